@@ -1,0 +1,450 @@
+//! Content blocks: the closed vocabulary of what a message is made of.
+//!
+//! A block is decoded tolerantly: a block whose `type` is not in the vocabulary, or whose
+//! fields do not have the types the vocabulary requires, is kept as [`Block::Unrecognized`]
+//! with every field it had, so the event around it still decodes and the block can be
+//! reported and passed on. Encoding is strict: an unrecognized block, or a fidelity outside
+//! the vocabulary, is an error.
+
+use serde::ser::{Error as _, SerializeMap};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// Who produced a block or a tool payload.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Fidelity {
+    /// Synthesized by the executor at its tool router seam: ground truth for in-process calls.
+    Router,
+    /// Reported by the agent itself in its output stream.
+    AgentEmitted,
+    /// A value outside the vocabulary, kept as read (empty when the field was missing).
+    /// Readers surface it; writers refuse it.
+    Unknown(String),
+}
+
+impl Fidelity {
+    /// The wire spelling.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Fidelity::Router => "router",
+            Fidelity::AgentEmitted => "agent_emitted",
+            Fidelity::Unknown(other) => other,
+        }
+    }
+
+    /// Reads a wire spelling; anything outside the vocabulary becomes [`Fidelity::Unknown`].
+    pub fn from_wire(text: &str) -> Self {
+        match text {
+            "router" => Fidelity::Router,
+            "agent_emitted" => Fidelity::AgentEmitted,
+            other => Fidelity::Unknown(other.to_owned()),
+        }
+    }
+}
+
+impl Serialize for Fidelity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Fidelity::Unknown(other) => Err(S::Error::custom(format_args!(
+                "fidelity {other:?} is not in the vocabulary (router, agent_emitted)"
+            ))),
+            known => serializer.serialize_str(known.as_str()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Fidelity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(Fidelity::from_wire(&text))
+    }
+}
+
+/// One typed unit of agent exchange content, with its provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentBlock {
+    /// Who produced the block.
+    pub fidelity: Fidelity,
+    /// What the block carries.
+    pub block: Block,
+}
+
+/// The six block types of the vocabulary, plus what a reader could not recognize.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// `text`: plain text, verbatim (NUL and every other code point preserved).
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// `thinking`: reasoning output.
+    Thinking {
+        /// The reasoning text; empty when the provider redacted it.
+        thinking: String,
+        /// Opaque token the provider needs to accept this reasoning when it is replayed
+        /// (Anthropic `signature`, or the `data` of `redacted_thinking`; OpenAI
+        /// `encrypted_content`; Gemini `thought_signature`). Extension field.
+        signature: Option<String>,
+        /// The provider withheld the text (Anthropic `redacted_thinking`). Extension field.
+        redacted: bool,
+    },
+    /// `tool_use`: the agent asked for a tool to run.
+    ToolUse {
+        /// Tool name as the provider advertises it.
+        tool_name: String,
+        /// Correlation token linking this call to its `tool_result`.
+        tool_id: String,
+        /// Arguments as provided; a string when the provider's arguments were not valid JSON.
+        tool_input: Value,
+        /// The provider ran the tool itself (Anthropic `server_tool_use`), so no executor
+        /// result is expected. Extension field.
+        server: bool,
+        /// The call was cut off before its arguments were complete; `tool_input` holds what
+        /// arrived. Extension field.
+        incomplete: bool,
+    },
+    /// `tool_result`: what a tool returned.
+    ToolResult {
+        /// The `tool_id` of the call this answers.
+        tool_id: String,
+        /// Output as observed: a string, structured value, or null.
+        tool_content: Value,
+        /// The tool failed (Anthropic `is_error`, a failed or declined command, an MCP error).
+        /// Extension field.
+        is_error: bool,
+        /// Exit status of a shell command, when the provider reported one. Extension field.
+        exit_code: Option<i64>,
+    },
+    /// `command`: a shell command that was executed.
+    Command {
+        /// The command line, as resolved.
+        command: String,
+        /// The `tool_id` of the tool call that ran it, when there was one. Extension field.
+        tool_id: Option<String>,
+    },
+    /// `stream`: one chunk of partial output, for replays that keep partials.
+    Stream {
+        /// The chunk. Written as `chunk`; read from `chunk`, or from `text` when `chunk` is
+        /// absent (the seed's table names both).
+        chunk: String,
+    },
+    /// A block this reader could not map onto the vocabulary, kept field for field.
+    Unrecognized(UnrecognizedBlock),
+}
+
+/// A block kept verbatim because it is outside the vocabulary or malformed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnrecognizedBlock {
+    /// Every field of the block as read, `type` and `fidelity` included.
+    pub raw: Value,
+    /// Why it could not be recognized.
+    pub reason: UnrecognizedReason,
+}
+
+/// Why a block was kept as [`Block::Unrecognized`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnrecognizedReason {
+    /// Its `type` is not one of the six (the forward-compatible path: a newer writer).
+    UnknownType(String),
+    /// It is not an object, has no string `type`, or a field has the wrong JSON type.
+    Malformed(String),
+}
+
+impl Block {
+    /// The wire name of the block type (`"text"`, `"tool_use"`, ...), or for an
+    /// unrecognized block the type it declared, if any.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Block::Text { .. } => "text",
+            Block::Thinking { .. } => "thinking",
+            Block::ToolUse { .. } => "tool_use",
+            Block::ToolResult { .. } => "tool_result",
+            Block::Command { .. } => "command",
+            Block::Stream { .. } => "stream",
+            Block::Unrecognized(unrecognized) => unrecognized
+                .raw
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        }
+    }
+}
+
+impl ContentBlock {
+    /// A block with the given provenance.
+    pub fn new(fidelity: Fidelity, block: Block) -> Self {
+        ContentBlock { fidelity, block }
+    }
+
+    /// A `text` block.
+    pub fn text(fidelity: Fidelity, text: impl Into<String>) -> Self {
+        Self::new(fidelity, Block::Text { text: text.into() })
+    }
+
+    /// A `thinking` block with no signature.
+    pub fn thinking(fidelity: Fidelity, thinking: impl Into<String>) -> Self {
+        let thinking = thinking.into();
+        Self::new(
+            fidelity,
+            Block::Thinking {
+                thinking,
+                signature: None,
+                redacted: false,
+            },
+        )
+    }
+
+    /// A complete `tool_use` block run by the executor.
+    pub fn tool_use(
+        fidelity: Fidelity,
+        tool_name: impl Into<String>,
+        tool_id: impl Into<String>,
+        tool_input: Value,
+    ) -> Self {
+        let block = Block::ToolUse {
+            tool_name: tool_name.into(),
+            tool_id: tool_id.into(),
+            tool_input,
+            server: false,
+            incomplete: false,
+        };
+        Self::new(fidelity, block)
+    }
+
+    /// A successful `tool_result` block.
+    pub fn tool_result(
+        fidelity: Fidelity,
+        tool_id: impl Into<String>,
+        tool_content: Value,
+    ) -> Self {
+        let block = Block::ToolResult {
+            tool_id: tool_id.into(),
+            tool_content,
+            is_error: false,
+            exit_code: None,
+        };
+        Self::new(fidelity, block)
+    }
+
+    /// A `command` block not tied to a tool call.
+    pub fn command(fidelity: Fidelity, command: impl Into<String>) -> Self {
+        let block = Block::Command {
+            command: command.into(),
+            tool_id: None,
+        };
+        Self::new(fidelity, block)
+    }
+
+    /// A `stream` block.
+    pub fn stream(fidelity: Fidelity, chunk: impl Into<String>) -> Self {
+        Self::new(
+            fidelity,
+            Block::Stream {
+                chunk: chunk.into(),
+            },
+        )
+    }
+
+    /// Decodes one block from JSON, tolerantly: never fails, see the module docs.
+    pub fn from_json(value: Value) -> Self {
+        let Value::Object(fields) = value else {
+            let reason = UnrecognizedReason::Malformed("a block must be a JSON object".into());
+            return Self::unrecognized(value, reason);
+        };
+        let fidelity = match fields.get("fidelity") {
+            Some(Value::String(text)) => Fidelity::from_wire(text),
+            None | Some(Value::Null) => Fidelity::Unknown(String::new()),
+            Some(_) => {
+                let reason = UnrecognizedReason::Malformed("`fidelity` must be a string".into());
+                return Self::unrecognized(Value::Object(fields), reason);
+            }
+        };
+        match decode_known(&fields) {
+            Ok(block) => ContentBlock { fidelity, block },
+            Err(reason) => Self::unrecognized(Value::Object(fields), reason),
+        }
+    }
+
+    fn unrecognized(raw: Value, reason: UnrecognizedReason) -> Self {
+        // The fidelity of a block we cannot read is whatever it said, kept in `raw`.
+        let fidelity = match raw.get("fidelity").and_then(Value::as_str) {
+            Some(text) => Fidelity::from_wire(text),
+            None => Fidelity::Unknown(String::new()),
+        };
+        ContentBlock {
+            fidelity,
+            block: Block::Unrecognized(UnrecognizedBlock { raw, reason }),
+        }
+    }
+}
+
+/// Reads the fields of a block whose `type` is in the vocabulary.
+fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason> {
+    let block_type = match fields.get("type") {
+        Some(Value::String(text)) => text.as_str(),
+        Some(_) => return Err(malformed("`type` must be a string")),
+        None => return Err(malformed("a block needs a `type`")),
+    };
+    let block = match block_type {
+        "text" => Block::Text {
+            text: string(fields, "text")?.unwrap_or_default(),
+        },
+        "thinking" => Block::Thinking {
+            thinking: string(fields, "thinking")?.unwrap_or_default(),
+            signature: string(fields, "signature")?.filter(|s| !s.is_empty()),
+            redacted: flag(fields, "redacted")?,
+        },
+        "tool_use" => Block::ToolUse {
+            tool_name: string(fields, "tool_name")?.unwrap_or_default(),
+            tool_id: string(fields, "tool_id")?.unwrap_or_default(),
+            tool_input: fields.get("tool_input").cloned().unwrap_or(Value::Null),
+            server: flag(fields, "server")?,
+            incomplete: flag(fields, "incomplete")?,
+        },
+        "tool_result" => Block::ToolResult {
+            tool_id: string(fields, "tool_id")?.unwrap_or_default(),
+            tool_content: fields.get("tool_content").cloned().unwrap_or(Value::Null),
+            is_error: flag(fields, "is_error")?,
+            exit_code: match fields.get("exit_code") {
+                None | Some(Value::Null) => None,
+                Some(value) => Some(
+                    value
+                        .as_i64()
+                        .ok_or_else(|| malformed("`exit_code` must be an integer"))?,
+                ),
+            },
+        },
+        "command" => Block::Command {
+            command: string(fields, "command")?.unwrap_or_default(),
+            tool_id: string(fields, "tool_id")?.filter(|s| !s.is_empty()),
+        },
+        "stream" => Block::Stream {
+            chunk: match string(fields, "chunk")? {
+                Some(chunk) => chunk,
+                None => string(fields, "text")?.unwrap_or_default(),
+            },
+        },
+        other => return Err(UnrecognizedReason::UnknownType(other.to_owned())),
+    };
+    Ok(block)
+}
+
+fn malformed(reason: &str) -> UnrecognizedReason {
+    UnrecognizedReason::Malformed(reason.to_owned())
+}
+
+/// A string field; absent or null reads as `None` (Go writers omit empty strings).
+fn string(fields: &Map<String, Value>, name: &str) -> Result<Option<String>, UnrecognizedReason> {
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(UnrecognizedReason::Malformed(format!(
+            "`{name}` must be a string"
+        ))),
+    }
+}
+
+/// A boolean extension field; absent or null reads as false.
+fn flag(fields: &Map<String, Value>, name: &str) -> Result<bool, UnrecognizedReason> {
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(value)) => Ok(*value),
+        Some(_) => Err(UnrecognizedReason::Malformed(format!(
+            "`{name}` must be a boolean"
+        ))),
+    }
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Block::Unrecognized(unrecognized) = &self.block {
+            return Err(S::Error::custom(match &unrecognized.reason {
+                UnrecognizedReason::UnknownType(name) => {
+                    format!("block type {name:?} is not in the vocabulary")
+                }
+                UnrecognizedReason::Malformed(reason) => format!("malformed block: {reason}"),
+            }));
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", self.block.type_name())?;
+        map.serialize_entry("fidelity", &self.fidelity)?;
+        match &self.block {
+            Block::Text { text } => map.serialize_entry("text", text)?,
+            Block::Thinking {
+                thinking,
+                signature,
+                redacted,
+            } => {
+                map.serialize_entry("thinking", thinking)?;
+                if let Some(signature) = signature {
+                    map.serialize_entry("signature", non_empty::<S>("signature", signature)?)?;
+                }
+                if *redacted {
+                    map.serialize_entry("redacted", &true)?;
+                }
+            }
+            Block::ToolUse {
+                tool_name,
+                tool_id,
+                tool_input,
+                server,
+                incomplete,
+            } => {
+                map.serialize_entry("tool_name", tool_name)?;
+                map.serialize_entry("tool_id", tool_id)?;
+                map.serialize_entry("tool_input", tool_input)?;
+                if *server {
+                    map.serialize_entry("server", &true)?;
+                }
+                if *incomplete {
+                    map.serialize_entry("incomplete", &true)?;
+                }
+            }
+            Block::ToolResult {
+                tool_id,
+                tool_content,
+                is_error,
+                exit_code,
+            } => {
+                map.serialize_entry("tool_id", tool_id)?;
+                map.serialize_entry("tool_content", tool_content)?;
+                if *is_error {
+                    map.serialize_entry("is_error", &true)?;
+                }
+                if let Some(exit_code) = exit_code {
+                    map.serialize_entry("exit_code", exit_code)?;
+                }
+            }
+            Block::Command { command, tool_id } => {
+                map.serialize_entry("command", command)?;
+                if let Some(tool_id) = tool_id {
+                    map.serialize_entry("tool_id", non_empty::<S>("tool_id", tool_id)?)?;
+                }
+            }
+            Block::Stream { chunk } => map.serialize_entry("chunk", chunk)?,
+            Block::Unrecognized(_) => unreachable!("refused above"),
+        }
+        map.end()
+    }
+}
+
+/// Optional string fields are either absent or non-empty: an empty one would be omitted on
+/// the wire and so could not be read back as it was written.
+pub(crate) fn non_empty<'a, S: Serializer>(
+    field: &str,
+    value: &'a str,
+) -> Result<&'a str, S::Error> {
+    if value.is_empty() {
+        Err(S::Error::custom(format_args!(
+            "optional field `{field}` is present but empty; use None"
+        )))
+    } else {
+        Ok(value)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(ContentBlock::from_json)
+    }
+}

@@ -1,0 +1,155 @@
+//! The Agent Exchange Transcript: the canonical wire format and its Rust model.
+//!
+//! This module owns the vocabulary and the JSON shapes. It does not read files, assign
+//! sequence numbers or know any provider: framing belongs to the normalizers, sequence
+//! numbers to the recorder, and provider dialects to their adapters.
+//!
+//! # Wire format
+//!
+//! A transcript is a file of [JSON Lines]: UTF-8, one JSON object per line, each line ended by
+//! a single LF. Every line is one *event*. Within a file, `seq` starts at 1 and increases by
+//! exactly 1 per line, in file order. One file holds one run; a sub-run invoked by a run is
+//! written to its own file and linked in both directions (see `parent_run_id` and
+//! `child_run_id`).
+//!
+//! Writers are strict, readers are tolerant. A writer ([`encode_event`]) emits only values of
+//! the closed vocabularies below and refuses anything else before a byte is written. A reader
+//! ([`decode_event`]) accepts any well-formed event: values outside the vocabularies are kept
+//! intact and listed by [`warnings`], never a reason to reject the line.
+//!
+//! ## The envelope
+//!
+//! Every event is an object with these fields, written in this order:
+//!
+//! * `seq` - unsigned 64-bit integer. The event's position in the file, from 1, strictly
+//!   increasing by 1 in file order. Assigned by the recorder and by nothing else.
+//! * `run_id` - string, non-empty. The run the file belongs to; also the file's name
+//!   (`<run_id>.jsonl`). A UUID where the executor has one.
+//! * `parent_run_id` - string, optional. Present on *every* event of a sub-run: the run that
+//!   invoked it. Omitted when there is none (never written empty).
+//! * `child_run_id` - string, optional. Present on `step.call_workflow.started` and
+//!   `step.call_workflow.completed`, and only there: the sub-run they invoke.
+//! * `type` - string. One of the ten [event types](#event-types).
+//! * `path` - string. The dot-separated step path (`analyze`, `parallel_block.branch_a`);
+//!   empty on run-level events.
+//! * `iteration` - unsigned integer. Zero-based loop or retry counter; 0 outside loops.
+//! * `timestamp` - string. RFC 3339 date-time of emission. agx writes UTC with microseconds
+//!   (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision and keep the
+//!   text as it was.
+//! * `payload` - the event's data, shaped by `type`; `null` on run events that carry none.
+//!
+//! ## Event types
+//!
+//! | `type`                          | payload            |
+//! |---------------------------------|--------------------|
+//! | `run.started`, `run.completed`  | step payload, or `null` |
+//! | `step.started`, `step.completed`| step payload       |
+//! | `step.call_workflow.started`, `step.call_workflow.completed` | step payload; the envelope has `child_run_id` |
+//! | `message.user`                  | message payload, `role` `"user"`: the resolved prompt, then the composed system prompt when there is one |
+//! | `message.assistant`             | message payload, `role` `"assistant"`: the agent's reply |
+//! | `tool.call`, `tool.result`      | tool payload       |
+//!
+//! ## Payloads
+//!
+//! The *step payload* (`run.*`, `step.*`):
+//!
+//! * `name` - string. Step name, or the workflow name on `run.*` events.
+//! * `kind` - string. Step type: `agent`, `command`, `operation`, `terminal`, `parallel`,
+//!   `for_each`, `while`, `call_workflow`, or a custom type name.
+//! * `error` - string, optional. Failure description on `*.completed`; omitted on success.
+//! * `result` - any JSON, optional. The step's result on `*.completed`; omitted when null.
+//!
+//! The *message payload* (`message.*`):
+//!
+//! * `role` - `"user"` or `"assistant"`, matching the event type.
+//! * `blocks` - array of [content blocks](#content-blocks), in order.
+//!
+//! The *tool payload* (`tool.*`):
+//!
+//! * `name` - string. Tool name (`Read`, `Bash`, an MCP tool, ...).
+//! * `call_id` - string. Links a `tool.call` to its `tool.result`.
+//! * `input` - any JSON. The arguments; always written, `null` on `tool.result`.
+//! * `output` - any JSON. The return value; always written, `null` on `tool.call`.
+//! * `error` - string, optional. Failure description on `tool.result`; omitted on success.
+//! * `fidelity` - `"router"` or `"agent_emitted"`, as on blocks.
+//!
+//! A reader picks the payload shape from the JSON alone (the schema's tolerant dispatch): an
+//! array is a list of blocks; an object with `role` is a message payload, else one with
+//! `call_id` a tool payload, else one with `kind` a step payload; any other value is kept as
+//! raw JSON; `null` or a missing `payload` is no payload. An object whose keys select a shape
+//! it does not fit (say `role` is a number) is kept as read and reported as
+//! [`DecodeWarning::MalformedPayload`]. See [`Payload`].
+//!
+//! ## Content blocks
+//!
+//! Every block has:
+//!
+//! * `type` - one of `text`, `thinking`, `tool_use`, `tool_result`, `command`, `stream`.
+//! * `fidelity` - `"router"`: synthesized by the executor at its tool router seam, the
+//!   authoritative record of an in-process call; `"agent_emitted"`: reported by the agent in
+//!   its own output. Consumers use it to avoid counting one call seen on two channels twice.
+//!   Everything agx normalizes from provider output is `agent_emitted`.
+//!
+//! and, by type, the fields below. The fields the seed defines are always written for their
+//! type, even when empty. Fields marked *extension* carry what the seed's fields cannot; they
+//! are omitted when false or absent, so a seed-only reader never sees them on ordinary data
+//! and ignores them otherwise.
+//!
+//! * `text`: `text` (string, verbatim; NUL and every other code point preserved).
+//! * `thinking`: `thinking` (string); `signature` (*extension*, string: the opaque token a
+//!   provider needs to accept the reasoning when it is replayed to it: Anthropic `signature`
+//!   or the `data` of `redacted_thinking`, OpenAI `encrypted_content`, Gemini
+//!   `thought_signature`); `redacted` (*extension*, `true` when the provider withheld the
+//!   text, which is then empty).
+//! * `tool_use`: `tool_name` (string), `tool_id` (string), `tool_input` (any JSON: the
+//!   arguments; a string when the provider's arguments were not valid JSON); `server`
+//!   (*extension*, `true` when the provider ran the tool itself, such as Anthropic
+//!   `server_tool_use`, so no executor result will follow); `incomplete` (*extension*,
+//!   `true` when the stream ended before the arguments were complete).
+//! * `tool_result`: `tool_id` (string: the `tool_id` of the `tool_use` it answers),
+//!   `tool_content` (any JSON: string, structured value, or `null`); `is_error`
+//!   (*extension*, `true` when the tool failed); `exit_code` (*extension*, integer: the exit
+//!   status of a shell command, when known).
+//! * `command`: `command` (string: the command line as run); `tool_id` (*extension*,
+//!   string: the tool call that ran it, when there was one).
+//! * `stream`: `chunk` (string: one chunk of partial output). The seed's table says both
+//!   "`chunk`" and "in `text` field", so the spelling is ambiguous. **Decision:** writers
+//!   write `chunk`; readers read `chunk`, and fall back to `text` when `chunk` is absent.
+//!
+//! A block whose `type` is not one of the six, or whose fields have the wrong JSON types, is
+//! kept whole as [`Block::Unrecognized`] and reported ([`DecodeWarning::UnknownBlockType`],
+//! [`DecodeWarning::MalformedBlock`]); the event around it still decodes.
+//!
+//! ## Versioning and forward compatibility
+//!
+//! * **Adding an envelope or payload field** is compatible: readers ignore fields they do not
+//!   know (agx's reader does not keep them). New fields are optional and omitted when empty.
+//! * **Adding an event type, block type, fidelity or role** is compatible for tolerant
+//!   readers, which surface the value intact and warn; every consumer must handle that path.
+//!   Writers never emit a value until it is in their vocabulary.
+//! * **Removing or renaming** any value, or changing a field's type or meaning, is a breaking
+//!   change and needs a coordinated schema version bump. The format has no version field
+//!   today; such a bump would add one to `run.started`.
+//! * Strings are JSON strings: any code point, escaped as JSON requires (control characters
+//!   including NUL as `\u0000`), so a line never contains a raw LF.
+//! * An optional string field is either absent or non-empty; writers refuse `Some("")`
+//!   because it could not be read back as written.
+//! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
+//!   so no input can exhaust the stack.
+//!
+//! [JSON Lines]: https://jsonlines.org/
+
+mod block;
+mod codec;
+mod event;
+mod payload;
+mod timestamp;
+
+pub use block::{Block, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
+pub use codec::{
+    DecodeCategory, DecodeError, DecodeWarning, EncodeError, decode_event, encode_event, validate,
+    warnings,
+};
+pub use event::{EventType, ExchangeEvent};
+pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
+pub use timestamp::{Timestamp, TimestampError};

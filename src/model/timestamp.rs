@@ -1,0 +1,307 @@
+//! RFC 3339 timestamps as they travel on the wire.
+//!
+//! A [`Timestamp`] keeps the exact text it was read from, so that a transcript read back and
+//! written again is byte-for-byte the same in this field whatever precision or offset the
+//! original writer chose. Writers produce UTC with microsecond precision
+//! (`2026-06-08T08:14:42.123456Z`); readers accept any RFC 3339 date-time, and only a writer
+//! insists that the text is one.
+//!
+//! Formatting and parsing are written out here rather than taken from a date crate: the
+//! transcript needs exactly one format, and `now()` sits on the recorder's per-event path.
+
+use std::fmt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An RFC 3339 date-time, kept as the text it was read from or written as.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Timestamp(String);
+
+/// Why a text is not an RFC 3339 date-time.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid RFC 3339 timestamp {text:?}: {reason}")]
+pub struct TimestampError {
+    text: String,
+    reason: &'static str,
+}
+
+impl Timestamp {
+    /// The current time, in UTC with microsecond precision.
+    pub fn now() -> Self {
+        Self::from_system_time(SystemTime::now())
+    }
+
+    /// A system time, formatted in UTC with microsecond precision.
+    pub fn from_system_time(time: SystemTime) -> Self {
+        let nanos = match time.duration_since(UNIX_EPOCH) {
+            Ok(after) => after.as_nanos() as i128,
+            Err(before) => -(before.duration().as_nanos() as i128),
+        };
+        Self::from_unix_nanos(nanos)
+    }
+
+    /// Nanoseconds since the Unix epoch, formatted in UTC with microsecond precision
+    /// (sub-microsecond digits are truncated toward the past).
+    ///
+    /// Years outside 0000..=9999 cannot be written in RFC 3339 and are clamped to its range.
+    pub fn from_unix_nanos(nanos: i128) -> Self {
+        const MIN: i128 = -62_167_219_200 * NANOS_PER_SEC; // 0000-01-01T00:00:00Z
+        const MAX: i128 = 253_402_300_799 * NANOS_PER_SEC + 999_999_999; // 9999-12-31T23:59:59.999999999Z
+        let nanos = nanos.clamp(MIN, MAX);
+        let secs = nanos.div_euclid(NANOS_PER_SEC) as i64;
+        let micros = (nanos.rem_euclid(NANOS_PER_SEC) / 1_000) as u32;
+        let days = secs.div_euclid(86_400);
+        let second_of_day = secs.rem_euclid(86_400) as u32;
+        let (year, month, day) = civil_from_days(days);
+        let (hour, minute, second) = (
+            second_of_day / 3_600,
+            second_of_day / 60 % 60,
+            second_of_day % 60,
+        );
+
+        let mut text = String::with_capacity(27);
+        push_digits(&mut text, year as u32, 4);
+        text.push('-');
+        push_digits(&mut text, month, 2);
+        text.push('-');
+        push_digits(&mut text, day, 2);
+        text.push('T');
+        push_digits(&mut text, hour, 2);
+        text.push(':');
+        push_digits(&mut text, minute, 2);
+        text.push(':');
+        push_digits(&mut text, second, 2);
+        text.push('.');
+        push_digits(&mut text, micros, 6);
+        text.push('Z');
+        Timestamp(text)
+    }
+
+    /// Checks that `text` is an RFC 3339 date-time and keeps it as it is.
+    pub fn parse(text: &str) -> Result<Self, TimestampError> {
+        parse_unix_nanos(text)?;
+        Ok(Timestamp(text.to_owned()))
+    }
+
+    /// Keeps `text` as it is, without checking it: what a tolerant reader does.
+    ///
+    /// [`Timestamp::unix_nanos`] tells later whether it was valid.
+    pub fn from_raw(text: impl Into<String>) -> Self {
+        Timestamp(text.into())
+    }
+
+    /// The text as written on the wire.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Nanoseconds since the Unix epoch, or why the text is not an RFC 3339 date-time.
+    pub fn unix_nanos(&self) -> Result<i128, TimestampError> {
+        parse_unix_nanos(&self.0)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Timestamp)
+    }
+}
+
+const NANOS_PER_SEC: i128 = 1_000_000_000;
+
+fn push_digits(text: &mut String, value: u32, width: u32) {
+    let mut divisor = 10u32.pow(width - 1);
+    while divisor > 0 {
+        text.push(char::from(b'0' + (value / divisor % 10) as u8));
+        divisor /= 10;
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
+/// Howard Hinnant's `civil_from_days`, exact for every representable day.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// (year, month, day) to days since 1970-01-01; the inverse of [`civil_from_days`].
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = year - i64::from(month <= 2);
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let month = i64::from(month);
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// `YYYY-MM-DD(T|t| )hh:mm:ss(.fraction)?(Z|z|(+|-)hh:mm)`, RFC 3339 section 5.6.
+fn parse_unix_nanos(text: &str) -> Result<i128, TimestampError> {
+    let fail = |reason| TimestampError {
+        text: text.to_owned(),
+        reason,
+    };
+    let bytes = text.as_bytes();
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        let digits = bytes.get(range)?;
+        digits.iter().try_fold(0u32, |acc, &b| {
+            b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0'))
+        })
+    };
+    let expect = |at: usize, allowed: &[u8]| bytes.get(at).is_some_and(|b| allowed.contains(b));
+
+    let year = number(0..4).ok_or_else(|| fail("expected a four-digit year"))?;
+    let month = number(5..7).filter(|_| expect(4, b"-"));
+    let month = month.ok_or_else(|| fail("expected -MM after the year"))?;
+    let day = number(8..10).filter(|_| expect(7, b"-"));
+    let day = day.ok_or_else(|| fail("expected -DD after the month"))?;
+    if !expect(10, b"Tt ") {
+        return Err(fail("expected T between date and time"));
+    }
+    let hour = number(11..13).ok_or_else(|| fail("expected a two-digit hour"))?;
+    let minute = number(14..16).filter(|_| expect(13, b":"));
+    let minute = minute.ok_or_else(|| fail("expected :MM after the hour"))?;
+    let second = number(17..19).filter(|_| expect(16, b":"));
+    let second = second.ok_or_else(|| fail("expected :SS after the minute"))?;
+
+    let year = i64::from(year);
+    if !(1..=12).contains(&month) {
+        return Err(fail("month out of range"));
+    }
+    if day == 0 || day > days_in_month(year, month) {
+        return Err(fail("day out of range for the month"));
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return Err(fail("time of day out of range"));
+    }
+
+    let mut at = 19;
+    let mut fraction_nanos = 0i128;
+    if bytes.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 9 {
+                fraction_nanos = fraction_nanos * 10 + i128::from(bytes[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return Err(fail("expected digits after the decimal point"));
+        }
+        for _ in (at - start)..9 {
+            fraction_nanos *= 10;
+        }
+    }
+
+    let offset_secs: i64 = match bytes.get(at) {
+        Some(b'Z' | b'z') if at + 1 == bytes.len() => 0,
+        Some(&sign @ (b'+' | b'-')) if at + 6 == bytes.len() && bytes[at + 3] == b':' => {
+            let hours = number(at + 1..at + 3).filter(|h| *h <= 23);
+            let minutes = number(at + 4..at + 6).filter(|m| *m <= 59);
+            let (Some(hours), Some(minutes)) = (hours, minutes) else {
+                return Err(fail("invalid UTC offset"));
+            };
+            let magnitude = i64::from(hours * 3_600 + minutes * 60);
+            if sign == b'+' { magnitude } else { -magnitude }
+        }
+        _ => return Err(fail("expected Z or a ±hh:mm offset at the end")),
+    };
+
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + i64::from(hour * 3_600 + minute * 60 + second) - offset_secs;
+    Ok(i128::from(secs) * NANOS_PER_SEC + fraction_nanos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case(0, "1970-01-01T00:00:00.000000Z")]
+    #[case(1_780_906_482_123_000_000, "2026-06-08T08:14:42.123000Z")]
+    #[case(951_782_400_000_000_000, "2000-02-29T00:00:00.000000Z")]
+    #[case(-1, "1969-12-31T23:59:59.999999Z")]
+    #[case(i128::MAX, "9999-12-31T23:59:59.999999Z")]
+    #[case(i128::MIN, "0000-01-01T00:00:00.000000Z")]
+    fn formats_utc_with_microseconds(#[case] nanos: i128, #[case] expected: &str) {
+        assert_eq!(Timestamp::from_unix_nanos(nanos).as_str(), expected);
+    }
+
+    #[rstest]
+    #[case("2026-06-08T08:14:42.123Z", 1_780_906_482_123_000_000)]
+    #[case("2026-06-08T08:14:42Z", 1_780_906_482_000_000_000)]
+    #[case("2026-06-08t08:14:42z", 1_780_906_482_000_000_000)]
+    #[case("2026-06-08 10:14:42+02:00", 1_780_906_482_000_000_000)]
+    #[case("2026-06-08T03:44:42.5-04:30", 1_780_906_482_500_000_000)]
+    #[case("2026-06-08T08:14:42.1234567891234Z", 1_780_906_482_123_456_789)]
+    #[case("1969-12-31T23:59:59.999999Z", -1_000)]
+    fn parses_rfc3339(#[case] text: &str, #[case] nanos: i128) {
+        assert_eq!(Timestamp::parse(text).unwrap().unix_nanos(), Ok(nanos));
+    }
+
+    #[rstest]
+    #[case("", "expected a four-digit year")]
+    #[case("2026-13-01T00:00:00Z", "month out of range")]
+    #[case("2025-02-29T00:00:00Z", "day out of range for the month")]
+    #[case("2026-06-08T24:00:00Z", "time of day out of range")]
+    #[case("2026-06-08T08:14:42", "expected Z or a ±hh:mm offset at the end")]
+    #[case("2026-06-08T08:14:42.Z", "expected digits after the decimal point")]
+    #[case("2026-06-08T08:14:42+0200", "expected Z or a ±hh:mm offset at the end")]
+    #[case("2026-06-08T08:14:42Zjunk", "expected Z or a ±hh:mm offset at the end")]
+    #[case("2026-06-08", "expected T between date and time")]
+    #[case("２０２６-06-08T08:14:42Z", "expected a four-digit year")]
+    fn rejects_what_is_not_rfc3339(#[case] text: &str, #[case] reason: &str) {
+        let error = Timestamp::parse(text).unwrap_err();
+        assert_eq!(error.reason, reason);
+    }
+
+    #[test]
+    fn formatting_and_parsing_agree_across_four_centuries() {
+        for days in (-719_162..2_932_896).step_by(997) {
+            let nanos = i128::from(days) * 86_400 * NANOS_PER_SEC + 45_296_789_012_000;
+            let stamp = Timestamp::from_unix_nanos(nanos);
+            assert_eq!(stamp.unix_nanos(), Ok(nanos), "{stamp}");
+        }
+    }
+
+    #[test]
+    fn now_is_valid_and_utc() {
+        let now = Timestamp::now();
+        assert!(now.as_str().ends_with('Z'));
+        assert!(now.unix_nanos().is_ok());
+    }
+}

@@ -1,0 +1,4 @@
+//! agx's integration tests: one binary, one module per area.
+
+mod cli;
+mod model;
