@@ -63,6 +63,9 @@
 //!
 //! * `role` - `"user"` or `"assistant"`, matching the event type.
 //! * `blocks` - array of [content blocks](#content-blocks), in order.
+//! * `message_id` - string, optional (*extension*). The provider's id of the message the
+//!   blocks belong to; one provider message may be spread over several events (Claude Code
+//!   sends one block per line), and they share it.
 //!
 //! The *tool payload* (`tool.*`):
 //!
@@ -72,6 +75,8 @@
 //! * `output` - any JSON. The return value; always written, `null` on `tool.call`.
 //! * `error` - string, optional. Failure description on `tool.result`; omitted on success.
 //! * `fidelity` - `"router"` or `"agent_emitted"`, as on blocks.
+//! * `exit_code` - integer, optional (*extension*). On `tool.result` of a shell command: its
+//!   exit status, when known.
 //!
 //! A reader picks the payload shape from the JSON alone (the schema's tolerant dispatch): an
 //! array is a list of blocks; an object with `role` is a message payload, else one with

@@ -122,6 +122,10 @@ pub struct MessagePayload {
     pub role: Role,
     /// Ordered content.
     pub blocks: Vec<ContentBlock>,
+    /// The provider's id of the message these blocks belong to. One provider message may
+    /// be spread over several events (Claude Code sends one block per line); they share it.
+    /// Extension field.
+    pub message_id: Option<String>,
 }
 
 /// A tool invocation or its completion.
@@ -139,6 +143,8 @@ pub struct ToolPayload {
     pub error: Option<String>,
     /// Who reported the call.
     pub fidelity: Fidelity,
+    /// Exit status of a shell command, on `tool.result`, when known. Extension field.
+    pub exit_code: Option<i64>,
 }
 
 impl Payload {
@@ -206,7 +212,12 @@ fn decode_message(fields: &Map<String, Value>) -> Result<MessagePayload, String>
         None | Some(Value::Null) => Vec::new(),
         Some(_) => return Err("`blocks` must be an array".into()),
     };
-    Ok(MessagePayload { role, blocks })
+    let message_id = string(fields, "message_id")?.filter(|id| !id.is_empty());
+    Ok(MessagePayload {
+        role,
+        blocks,
+        message_id,
+    })
 }
 
 fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
@@ -219,6 +230,10 @@ fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
         fidelity: match string(fields, "fidelity")? {
             Some(text) => Fidelity::from_wire(&text),
             None => Fidelity::Unknown(String::new()),
+        },
+        exit_code: match fields.get("exit_code") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(value.as_i64().ok_or("`exit_code` must be an integer")?),
         },
     })
 }
@@ -279,9 +294,12 @@ impl Serialize for MessagePayload {
                 "message role {role:?} is not in the vocabulary (user, assistant)"
             )));
         }
-        let mut map = serializer.serialize_map(Some(2))?;
+        let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("role", self.role.as_str())?;
         map.serialize_entry("blocks", &self.blocks)?;
+        if let Some(id) = &self.message_id {
+            map.serialize_entry("message_id", non_empty::<S>("message_id", id)?)?;
+        }
         map.end()
     }
 }
@@ -297,6 +315,9 @@ impl Serialize for ToolPayload {
             map.serialize_entry("error", non_empty::<S>("error", error)?)?;
         }
         map.serialize_entry("fidelity", &self.fidelity)?;
+        if let Some(exit_code) = self.exit_code {
+            map.serialize_entry("exit_code", &exit_code)?;
+        }
         map.end()
     }
 }

@@ -105,6 +105,7 @@ mod seed_examples {
                 Fidelity::Router,
                 "Review main.go for bugs.",
             )],
+            message_id: None,
         };
         assert_eq!(event.payload, Payload::Message(expected));
         assert_eq!(encode(&event), wire);
@@ -126,6 +127,7 @@ mod seed_examples {
             output: Value::Null,
             error: None,
             fidelity: Fidelity::Router,
+            exit_code: None,
         };
         assert_eq!(event.payload, Payload::Tool(expected));
         assert_eq!(encode(&event), wire);
@@ -568,6 +570,7 @@ mod strict_writer {
         Payload::Message(MessagePayload {
             role: Role::Assistant,
             blocks,
+            message_id: None,
         })
     }
 
@@ -833,17 +836,26 @@ mod round_trip {
                 Just(EventType::CallWorkflowCompleted)
             ]
             .prop_flat_map(|t| (Just(t), step())),
-            (any::<bool>(), prop::collection::vec(block(), 0..5)).prop_map(|(user, blocks)| {
-                let (event_type, role) = if user {
-                    (EventType::MessageUser, Role::User)
-                } else {
-                    (EventType::MessageAssistant, Role::Assistant)
-                };
-                (
-                    event_type,
-                    Payload::Message(MessagePayload { role, blocks }),
-                )
-            }),
+            (
+                any::<bool>(),
+                prop::collection::vec(block(), 0..5),
+                proptest::option::of(non_empty()),
+            )
+                .prop_map(|(user, blocks, message_id)| {
+                    let (event_type, role) = if user {
+                        (EventType::MessageUser, Role::User)
+                    } else {
+                        (EventType::MessageAssistant, Role::Assistant)
+                    };
+                    (
+                        event_type,
+                        Payload::Message(MessagePayload {
+                            role,
+                            blocks,
+                            message_id,
+                        }),
+                    )
+                }),
             (
                 prop_oneof![Just(EventType::ToolCall), Just(EventType::ToolResult)],
                 any::<String>(),
@@ -851,21 +863,25 @@ mod round_trip {
                 json_value(),
                 json_value(),
                 proptest::option::of(non_empty()),
-                fidelity()
+                fidelity(),
+                any::<Option<i64>>(),
             )
-                .prop_map(|(t, name, call_id, input, output, error, fidelity)| {
-                    (
-                        t,
-                        Payload::Tool(ToolPayload {
-                            name,
-                            call_id,
-                            input,
-                            output,
-                            error,
-                            fidelity,
-                        }),
-                    )
-                }),
+                .prop_map(
+                    |(t, name, call_id, input, output, error, fidelity, exit_code)| {
+                        (
+                            t,
+                            Payload::Tool(ToolPayload {
+                                name,
+                                call_id,
+                                input,
+                                output,
+                                error,
+                                fidelity,
+                                exit_code,
+                            }),
+                        )
+                    }
+                ),
         ];
         (
             1..u64::MAX,
