@@ -1,0 +1,78 @@
+//! Subcommands, argument parsing and exit codes.
+//!
+//! Exit codes: 0 when the input was clean (warnings may have been printed); 1 when input
+//! problems were found and reported on stderr (the valid data around them is still
+//! written); 2 for usage and I/O errors. A closed stdout (`agx ... | head`) ends the command
+//! quietly with 0.
+
+// The command line is where output is printed.
+#![allow(clippy::print_stderr, clippy::print_stdout)]
+
+mod cat;
+mod normalize;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "agx",
+    version,
+    about = "Canonical transcripts for AI coding agents"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Normalize(normalize::Args),
+    Cat(cat::Args),
+}
+
+/// How a subcommand ended, when it ended normally.
+pub(crate) enum Outcome {
+    Clean,
+    /// Problems in the input were reported on stderr: exit 1.
+    InputProblems,
+}
+
+pub(crate) fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Normalize(args) => normalize::run(args),
+        Command::Cat(args) => cat::run(args),
+    };
+    match outcome {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::InputProblems) => ExitCode::from(1),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("agx: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A file, or stdin for `-`.
+pub(crate) fn open(path: &Path) -> io::Result<Box<dyn Read>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdin().lock()));
+    }
+    let file = File::open(path).map_err(|error| with_path(path, error))?;
+    Ok(Box::new(file))
+}
+
+pub(crate) fn with_path(path: &Path, error: io::Error) -> io::Error {
+    io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+}
+
+/// The name diagnostics use for an input.
+pub(crate) fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,144 @@
+//! `agx normalize`: provider output in, canonical transcript out.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
+
+use super::{Outcome, display_name, open};
+
+/// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
+///
+/// Input is read as it arrives, so `agent ... | agx normalize` works live. Problems in the
+/// input are printed to stderr as FILE:LINE: byte OFFSET: severity[kind]: message; the valid
+/// data around them is still transcribed. Exit status: 0 when there was no error (warnings
+/// such as a tool call without a result are printed but do not count), 1 when the input had
+/// errors, 2 on usage or I/O errors.
+///
+/// Example: agx normalize corpus/claude/ok/plain-session-thinking-text-bash.jsonl
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The provider whose output this is; `auto` recognizes it from the first record.
+    #[arg(long, short, value_enum, default_value_t = ProviderArg::Auto)]
+    provider: ProviderArg,
+
+    /// The transcript's run id (default: the provider's session id, else a new UUID).
+    #[arg(long)]
+    run_id: Option<String>,
+
+    /// The largest record accepted, in bytes; longer ones are skipped and reported.
+    #[arg(long, default_value_t = DEFAULT_MAX_RECORD_BYTES)]
+    max_record_bytes: usize,
+
+    /// Provider output file, or `-` for stdin.
+    #[arg(default_value = "-")]
+    file: PathBuf,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ProviderArg {
+    Auto,
+    Claude,
+}
+
+/// How much output auto-detection looks at before it decides.
+const DETECT_BYTES: usize = 1 << 20;
+
+pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    let name = display_name(&args.file);
+    let mut input = open(&args.file)?;
+    let mut chunk = vec![0u8; 1 << 20];
+
+    // Auto-detection needs the first record; keep what it reads to feed it afterwards.
+    let mut head = Vec::new();
+    let provider = match args.provider {
+        ProviderArg::Claude => Provider::Claude,
+        ProviderArg::Auto => loop {
+            if let Some(provider) = Provider::detect(&head) {
+                break provider;
+            }
+            let read = read_some(&mut input, &mut chunk)?;
+            if read == 0 && !head.ends_with(b"\n") && !head.is_empty() {
+                head.push(b'\n'); // let a last record without LF be looked at too
+                if let Some(provider) = Provider::detect(&head) {
+                    head.pop();
+                    break provider;
+                }
+                head.pop();
+            }
+            if read == 0 || head.len() >= DETECT_BYTES {
+                let seen = if head.is_empty() {
+                    "the input is empty"
+                } else {
+                    "no provider's records recognized"
+                };
+                let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{name}: cannot detect the provider ({seen}); pass --provider ({})",
+                        choices.join("|")
+                    ),
+                ));
+            }
+            head.extend_from_slice(&chunk[..read]);
+        },
+    };
+
+    let options = Options {
+        max_record_bytes: args.max_record_bytes,
+    };
+    let events = EventOptions {
+        run_id: args.run_id,
+        ..EventOptions::default()
+    };
+    let mut transcriber = Transcriber::new(provider, options, events);
+    let mut errors = 0usize;
+    let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    let mut sink = JsonlSink::new(stdout, |diagnostic: Diagnostic| {
+        if diagnostic.severity() == Severity::Error {
+            errors += 1;
+        }
+        print_diagnostic(&name, &diagnostic)
+    });
+    transcriber.push(&head, &mut sink)?;
+    loop {
+        let read = read_some(&mut input, &mut chunk)?;
+        if read == 0 {
+            break;
+        }
+        transcriber.push(&chunk[..read], &mut sink)?;
+    }
+    transcriber.finish(&mut sink)?;
+    sink.into_inner().flush()?;
+    Ok(if errors > 0 {
+        Outcome::InputProblems
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn print_diagnostic(name: &str, diagnostic: &Diagnostic) -> io::Result<()> {
+    let severity = match diagnostic.severity() {
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    };
+    writeln!(
+        io::stderr().lock(),
+        "{name}:{}: byte {}: {severity}[{}]: {}",
+        diagnostic.line,
+        diagnostic.offset,
+        diagnostic.kind.as_str(),
+        diagnostic.message
+    )
+}
+
+fn read_some(input: &mut dyn Read, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buffer) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}

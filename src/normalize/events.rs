@@ -1,0 +1,516 @@
+//! How a normalized agent run becomes transcript events.
+//!
+//! One agent run is one transcript run. The mapping, in the order events are produced:
+//!
+//! | when | event | `path` | payload |
+//! |------|-------|--------|---------|
+//! | before the first item | `run.started` | `""` | step: `name` = provider, `kind` = `agent` |
+//! |  | `step.started` | `agent` | step: `name` = `agent`, `kind` = `agent` |
+//! | first item of a sub-agent | `step.started` | `agent.<id>` | step: `name` = the sub-agent's type when the spawning call said it, `kind` = `agent` |
+//! | assistant blocks of one record | `message.assistant` | the scope's path | message: the blocks (`text`, `thinking`, `tool_use`, `command`, server tool results), `message_id` |
+//! | each `tool_use` in it | `tool.call` | same | tool: `name`, `call_id` = `tool_id`, `input`, fidelity `agent_emitted` |
+//! | user text of one record | `message.user` | same | message: the text blocks |
+//! | each user-side `tool_result` | `tool.result` | same | tool: `name` of the call, `call_id`, `output` = `tool_content`, `error` when it failed, `exit_code` |
+//! | the result that ends a sub-agent's spawning call | `step.completed` | `agent.<id>` | step |
+//! | end of input | `step.completed` for every open sub-agent, then for `agent` | | step: `error` when the run failed or was incomplete |
+//! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON |
+//!
+//! A sub-agent's path is `agent.` followed by the id of the tool call that spawned it
+//! (Claude `parent_tool_use_id`), so its events sit under the spawning step in a tree.
+//! Blocks are grouped into one `message.*` event per input record (and message), which
+//! makes the events the same however the input was chunked, and lets each record's blocks
+//! be written as soon as they are complete. Every block is `agent_emitted`.
+//!
+//! The run id is the caller's, else the provider's session id if it is known when the first
+//! event is made, else a fresh UUID v4. Timestamps come from a clock the caller can replace
+//! (tests use a fixed one). Events leave here with `seq` 0; whoever writes them numbers them.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use super::{Diagnostic, Item, Normalizer, Options, Output, Provider, RunMeta, RunStatus};
+use crate::model::{
+    Block, ContentBlock, EncodeError, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
+    Role, StepPayload, Timestamp, ToolPayload, encode_event,
+};
+
+/// The step path of the main agent thread.
+pub const AGENT_PATH: &str = "agent";
+
+/// Where timestamps come from.
+pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
+
+/// How events are made.
+pub struct EventOptions {
+    /// The run id; see the module docs for the default.
+    pub run_id: Option<String>,
+    /// The timestamp source; `Timestamp::now` by default.
+    pub clock: Clock,
+}
+
+impl Default for EventOptions {
+    fn default() -> Self {
+        EventOptions {
+            run_id: None,
+            clock: Box::new(Timestamp::now),
+        }
+    }
+}
+
+impl std::fmt::Debug for EventOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventOptions")
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Turns items into events incrementally, as described in the module docs.
+pub struct EventMapper {
+    provider: Provider,
+    options: EventOptions,
+    run_id: Option<String>,
+    /// Tool names by call id, for `tool.result` events.
+    tool_names: HashMap<String, String>,
+    /// Sub-agent types by the id of the call that spawns them.
+    subagent_names: HashMap<String, String>,
+    /// Sub-agent scopes whose step has started and not completed, in start order.
+    open_scopes: Vec<String>,
+    closed_scopes: HashSet<String>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for EventMapper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventMapper")
+            .field("provider", &self.provider)
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventMapper {
+    /// A mapper for one run of `provider`.
+    pub fn new(provider: Provider, options: EventOptions) -> Self {
+        EventMapper {
+            provider,
+            options,
+            run_id: None,
+            tool_names: HashMap::new(),
+            subagent_names: HashMap::new(),
+            open_scopes: Vec::new(),
+            closed_scopes: HashSet::new(),
+            finished: false,
+        }
+    }
+
+    /// The run id, once the first event has been made.
+    pub fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+
+    /// Maps completed items; `meta` is the normalizer's metadata so far.
+    pub fn items(&mut self, items: &[Item], meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
+        if items.is_empty() {
+            return;
+        }
+        self.start(meta, out);
+        let mut rest = items;
+        while let Some(first) = rest.first() {
+            let group = rest
+                .iter()
+                .take_while(|item| same_group(first, item))
+                .count();
+            self.group(&rest[..group], out);
+            rest = &rest[group..];
+        }
+    }
+
+    /// Ends the run: closes open steps and writes the run's metadata.
+    pub fn finish(&mut self, meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
+        if self.finished {
+            return;
+        }
+        self.start(meta, out);
+        self.finished = true;
+        let error = match meta.status {
+            RunStatus::Completed => None,
+            RunStatus::Failed => Some(
+                meta.errors
+                    .iter()
+                    .rev()
+                    .find(|error| error.fatal)
+                    .map_or_else(|| "the run failed".to_owned(), |e| e.message.clone()),
+            ),
+            RunStatus::Incomplete => {
+                Some("incomplete: the output ended before the run's terminal record".to_owned())
+            }
+        };
+        for scope in std::mem::take(&mut self.open_scopes) {
+            let name = self.subagent_name(&scope);
+            let payload = step(
+                &name,
+                Some("the sub-agent's spawning call never returned".into()),
+                Value::Null,
+            );
+            let path = scope_path(Some(&scope));
+            out.push(self.event(EventType::StepCompleted, path, payload));
+        }
+        let agent = step(AGENT_PATH, error.clone(), Value::Null);
+        out.push(self.event(EventType::StepCompleted, AGENT_PATH.into(), agent));
+        let result = serde_json::to_value(meta).unwrap_or(Value::Null);
+        let run = step(self.provider.as_str(), error, result);
+        out.push(self.event(EventType::RunCompleted, String::new(), run));
+    }
+
+    fn start(&mut self, meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
+        if self.run_id.is_some() {
+            return;
+        }
+        let run_id = self
+            .options
+            .run_id
+            .clone()
+            .or_else(|| meta.session_id.clone())
+            .unwrap_or_else(new_run_id);
+        self.run_id = Some(run_id);
+        let run = step(self.provider.as_str(), None, Value::Null);
+        out.push(self.event(EventType::RunStarted, String::new(), run));
+        let agent = step(AGENT_PATH, None, Value::Null);
+        out.push(self.event(EventType::StepStarted, AGENT_PATH.into(), agent));
+    }
+
+    fn group(&mut self, group: &[Item], out: &mut Vec<ExchangeEvent>) {
+        let first = &group[0];
+        let scope = first.agent.as_deref();
+        if let Some(scope) = scope
+            && !self.closed_scopes.contains(scope)
+            && !self.open_scopes.iter().any(|s| s == scope)
+        {
+            self.open_scopes.push(scope.to_owned());
+            let name = self.subagent_name(scope);
+            let payload = step(&name, None, Value::Null);
+            out.push(self.event(EventType::StepStarted, scope_path(Some(scope)), payload));
+        }
+        let path = scope_path(scope);
+        let (results, blocks): (Vec<&ContentBlock>, Vec<&ContentBlock>) =
+            group.iter().map(|item| &item.block).partition(|block| {
+                first.role == Role::User && matches!(block.block, Block::ToolResult { .. })
+            });
+        if !blocks.is_empty() {
+            let (event_type, role) = match first.role {
+                Role::User => (EventType::MessageUser, Role::User),
+                _ => (EventType::MessageAssistant, Role::Assistant),
+            };
+            let message = MessagePayload {
+                role,
+                blocks: blocks.iter().map(|block| (*block).clone()).collect(),
+                message_id: first.message_id.clone(),
+            };
+            out.push(self.event(event_type, path.clone(), Payload::Message(message)));
+        }
+        for block in blocks {
+            if let Block::ToolUse {
+                tool_name,
+                tool_id,
+                tool_input,
+                ..
+            } = &block.block
+            {
+                self.tool_names.insert(tool_id.clone(), tool_name.clone());
+                if let Some(kind) = tool_input.get("subagent_type").and_then(Value::as_str) {
+                    self.subagent_names.insert(tool_id.clone(), kind.to_owned());
+                }
+                let call = ToolPayload {
+                    name: tool_name.clone(),
+                    call_id: tool_id.clone(),
+                    input: tool_input.clone(),
+                    output: Value::Null,
+                    error: None,
+                    fidelity: Fidelity::AgentEmitted,
+                    exit_code: None,
+                };
+                out.push(self.event(EventType::ToolCall, path.clone(), Payload::Tool(call)));
+            }
+        }
+        for block in results {
+            let Block::ToolResult {
+                tool_id,
+                tool_content,
+                is_error,
+                exit_code,
+            } = &block.block
+            else {
+                continue;
+            };
+            let name = self.tool_names.get(tool_id).cloned().unwrap_or_default();
+            let error = is_error.then(|| {
+                let text = content_text(tool_content);
+                if text.is_empty() {
+                    "the tool reported an error".to_owned()
+                } else {
+                    text
+                }
+            });
+            let result = ToolPayload {
+                name,
+                call_id: tool_id.clone(),
+                input: Value::Null,
+                output: tool_content.clone(),
+                error,
+                fidelity: Fidelity::AgentEmitted,
+                exit_code: *exit_code,
+            };
+            out.push(self.event(EventType::ToolResult, path.clone(), Payload::Tool(result)));
+            // The result of a call that spawned a sub-agent ends that sub-agent.
+            if let Some(at) = self.open_scopes.iter().position(|s| s == tool_id) {
+                let scope = self.open_scopes.remove(at);
+                self.closed_scopes.insert(scope.clone());
+                let name = self.subagent_name(&scope);
+                let payload = step(&name, None, Value::Null);
+                out.push(self.event(EventType::StepCompleted, scope_path(Some(&scope)), payload));
+            }
+        }
+    }
+
+    fn subagent_name(&self, scope: &str) -> String {
+        self.subagent_names
+            .get(scope)
+            .cloned()
+            .unwrap_or_else(|| "subagent".to_owned())
+    }
+
+    fn event(&mut self, event_type: EventType, path: String, payload: Payload) -> ExchangeEvent {
+        ExchangeEvent {
+            seq: 0,
+            run_id: self.run_id.clone().unwrap_or_default(),
+            parent_run_id: None,
+            child_run_id: None,
+            event_type,
+            path,
+            iteration: 0,
+            timestamp: (self.options.clock)(),
+            payload,
+        }
+    }
+}
+
+/// Items from one record, of one role, message and scope, make one message event.
+fn same_group(first: &Item, item: &Item) -> bool {
+    item.source == first.source
+        && item.role == first.role
+        && item.message_id == first.message_id
+        && item.agent == first.agent
+}
+
+fn scope_path(scope: Option<&str>) -> String {
+    match scope {
+        None => AGENT_PATH.to_owned(),
+        Some(id) => format!("{AGENT_PATH}.{id}"),
+    }
+}
+
+fn step(name: &str, error: Option<String>, result: Value) -> Payload {
+    Payload::Step(StepPayload {
+        name: name.to_owned(),
+        kind: "agent".to_owned(),
+        error,
+        result,
+    })
+}
+
+/// The text of a tool result's content: a string, or the text parts of a block array.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A random UUID v4 from the operating system's generator.
+fn new_run_id() -> String {
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        // No /dev/urandom: time and process id still make a run id unique in practice.
+        let nanos = Timestamp::now().unix_nanos().unwrap_or(0) as u128;
+        bytes = (nanos ^ (u128::from(std::process::id()) << 64)).to_le_bytes();
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Maps a whole normalized run in one go.
+pub fn to_events(normalized: &super::Normalized, options: EventOptions) -> Vec<ExchangeEvent> {
+    let mut mapper = EventMapper::new(normalized.meta.provider, options);
+    let mut events = Vec::new();
+    mapper.items(&normalized.items, &normalized.meta, &mut events);
+    mapper.finish(&normalized.meta, &mut events);
+    events
+}
+
+/// Where a [`Transcriber`] delivers what it makes.
+pub trait EventSink {
+    /// A transcript event, `seq` 0: the sink numbers it (a recorder, or [`JsonlSink`]).
+    fn event(&mut self, event: ExchangeEvent) -> io::Result<()>;
+    /// A problem found in the input.
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()>;
+}
+
+/// Provider bytes in, transcript events out, incrementally: a [`Normalizer`] and an
+/// [`EventMapper`] in one.
+pub struct Transcriber {
+    normalizer: Box<dyn Normalizer + Send>,
+    mapper: EventMapper,
+    output: Output,
+    events: Vec<ExchangeEvent>,
+}
+
+impl std::fmt::Debug for Transcriber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transcriber")
+            .field("mapper", &self.mapper)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transcriber {
+    /// A transcriber for one run of `provider`.
+    pub fn new(provider: Provider, options: Options, events: EventOptions) -> Self {
+        Transcriber {
+            normalizer: provider.normalizer(options),
+            mapper: EventMapper::new(provider, events),
+            output: Output::default(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Feeds bytes; every event and diagnostic they complete goes to `sink` before this
+    /// returns.
+    pub fn push(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> io::Result<()> {
+        self.normalizer.push(bytes, &mut self.output);
+        self.deliver(sink)
+    }
+
+    /// Ends the input; the run's closing events go to `sink`.
+    pub fn finish(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
+        self.normalizer.finish(&mut self.output);
+        self.deliver(sink)?;
+        self.mapper.finish(self.normalizer.meta(), &mut self.events);
+        self.events
+            .drain(..)
+            .try_for_each(|event| sink.event(event))
+    }
+
+    /// The run's metadata so far; final after [`Transcriber::finish`].
+    pub fn meta(&self) -> &RunMeta {
+        self.normalizer.meta()
+    }
+
+    /// The run id, once the first event has been made.
+    pub fn run_id(&self) -> Option<&str> {
+        self.mapper.run_id()
+    }
+
+    fn deliver(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
+        let meta = self.normalizer.meta();
+        self.mapper
+            .items(&self.output.items, meta, &mut self.events);
+        self.output.items.clear();
+        self.output
+            .diagnostics
+            .drain(..)
+            .try_for_each(|d| sink.diagnostic(d))?;
+        self.events
+            .drain(..)
+            .try_for_each(|event| sink.event(event))
+    }
+}
+
+/// Numbers events from 1 and writes them as JSONL: a transcript on any `Write`.
+/// Diagnostics are handed to a callback.
+pub struct JsonlSink<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> {
+    out: W,
+    on_diagnostic: D,
+    seq: u64,
+    line: Vec<u8>,
+}
+
+impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> JsonlSink<W, D> {
+    /// A sink writing to `out`.
+    pub fn new(out: W, on_diagnostic: D) -> Self {
+        JsonlSink {
+            out,
+            on_diagnostic,
+            seq: 0,
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    /// How many events were written.
+    pub fn written(&self) -> u64 {
+        self.seq
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W, D> {
+    fn event(&mut self, mut event: ExchangeEvent) -> io::Result<()> {
+        self.seq += 1;
+        event.seq = self.seq;
+        self.line.clear();
+        encode_event(&event, &mut self.line).map_err(|error: EncodeError| {
+            // The mapper only makes events the vocabulary allows; this is a bug in agx.
+            io::Error::other(format!("agx made an event it cannot write: {error}"))
+        })?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)
+    }
+
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+        (self.on_diagnostic)(diagnostic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn run_ids_are_uuid_v4() {
+        let id = new_run_id();
+        assert_eq!(id.len(), 36);
+        assert_eq!(&id[14..15], "4");
+        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
+        assert_ne!(id, new_run_id());
+    }
+
+    #[test]
+    fn content_text_joins_text_parts() {
+        let content = json!([{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}]);
+        assert_eq!(content_text(&content), "a\nb");
+    }
+}

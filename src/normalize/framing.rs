@@ -1,0 +1,251 @@
+//! Splitting a byte stream into records, shared by every line-based adapter.
+//!
+//! Records end at LF bytes, found with `memchr` in the raw bytes: never in decoded text, so
+//! a chunk boundary inside a multi-byte character, or a raw U+2028 inside a JSON string
+//! (which text-based line readers treat as a line break), cannot split a record. One CR
+//! before the LF is dropped, a UTF-8 byte order mark at the start of the stream is dropped,
+//! and blank records are skipped. A record longer than the limit is skipped up to its LF and
+//! reported, so memory is bounded by the limit, not by the input.
+//!
+//! The framer knows nothing of JSON; it hands each record to the adapter with its line
+//! number and byte offset.
+
+use memchr::memchr;
+
+/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
+/// integrators have had to raise limits to 8 MiB.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One record, without its line terminator.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record<'a> {
+    pub(crate) bytes: &'a [u8],
+    /// 1-based line number.
+    pub(crate) line: u64,
+    /// Byte offset of the record's first byte in the stream.
+    pub(crate) offset: u64,
+    /// False for a last record that ended without LF (complete or cut off).
+    pub(crate) terminated: bool,
+}
+
+/// What the framer hands on.
+pub(crate) enum Frame<'a> {
+    Record(Record<'a>),
+    /// A record over the limit was skipped; `size` is its length (so far, if unterminated).
+    TooLarge {
+        line: u64,
+        offset: u64,
+        size: u64,
+        terminated: bool,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) struct LineFramer {
+    max_record_bytes: usize,
+    /// The start of a record whose LF has not arrived yet.
+    partial: Vec<u8>,
+    /// Line number of the record being read.
+    line: u64,
+    /// Stream offset of the record being read.
+    record_offset: u64,
+    /// Bytes of an over-long record skipped so far, while waiting for its LF.
+    skipping: Option<u64>,
+    /// Stream offset of the next byte pushed.
+    position: u64,
+}
+
+impl LineFramer {
+    pub(crate) fn new(max_record_bytes: usize) -> Self {
+        LineFramer {
+            max_record_bytes,
+            partial: Vec::new(),
+            line: 1,
+            record_offset: 0,
+            skipping: None,
+            position: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, mut bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        while !bytes.is_empty() {
+            let Some(at) = memchr(b'\n', bytes) else {
+                self.accumulate(bytes);
+                self.position += bytes.len() as u64;
+                return;
+            };
+            let (head, rest) = (&bytes[..at], &bytes[at + 1..]);
+            if let Some(skipped) = self.skipping.take() {
+                each(self.too_large(skipped + head.len() as u64, true));
+            } else if self.partial.is_empty() {
+                // The common case: the whole record is in this chunk; no copy.
+                self.deliver_or_reject(head, true, each);
+            } else if self.partial.len() + head.len() > self.max_record_bytes {
+                let size = (self.partial.len() + head.len()) as u64;
+                self.partial.clear();
+                each(self.too_large(size, true));
+            } else {
+                let mut partial = std::mem::take(&mut self.partial);
+                partial.extend_from_slice(head);
+                self.deliver_or_reject(&partial, true, each);
+                partial.clear();
+                self.partial = partial; // keep the allocation for the next long record
+            }
+            self.position += at as u64 + 1;
+            self.record_offset = self.position;
+            self.line += 1;
+            bytes = rest;
+        }
+    }
+
+    /// The end of the input: a last record without LF is still a record.
+    pub(crate) fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
+        if let Some(skipped) = self.skipping.take() {
+            each(self.too_large(skipped, false));
+        } else if !self.partial.is_empty() {
+            let partial = std::mem::take(&mut self.partial);
+            self.deliver_or_reject(&partial, false, each);
+        }
+    }
+
+    fn accumulate(&mut self, bytes: &[u8]) {
+        if let Some(skipped) = &mut self.skipping {
+            *skipped += bytes.len() as u64;
+        } else if self.partial.len() + bytes.len() > self.max_record_bytes {
+            self.skipping = Some((self.partial.len() + bytes.len()) as u64);
+            self.partial = Vec::new(); // give the memory back; reported when the record ends
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    fn too_large(&self, size: u64, terminated: bool) -> Frame<'static> {
+        Frame::TooLarge {
+            line: self.line,
+            offset: self.record_offset,
+            size,
+            terminated,
+        }
+    }
+
+    fn deliver_or_reject(&self, record: &[u8], terminated: bool, each: &mut dyn FnMut(Frame<'_>)) {
+        if record.len() > self.max_record_bytes {
+            each(self.too_large(record.len() as u64, terminated));
+            return;
+        }
+        let mut bytes = record.strip_suffix(b"\r").unwrap_or(record);
+        let mut offset = self.record_offset;
+        if offset == 0 && bytes.starts_with(BOM) {
+            bytes = &bytes[BOM.len()..];
+            offset = BOM.len() as u64;
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        each(Frame::Record(Record {
+            bytes,
+            line: self.line,
+            offset,
+            terminated,
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Record(String, u64, u64, bool),
+        TooLarge(u64, u64, u64, bool),
+    }
+
+    fn frame(input: &[u8], max: usize, chunk: usize) -> Vec<Seen> {
+        let mut framer = LineFramer::new(max);
+        let mut seen = Vec::new();
+        let mut each = |frame: Frame<'_>| {
+            seen.push(match frame {
+                Frame::Record(r) => Seen::Record(
+                    String::from_utf8_lossy(r.bytes).into_owned(),
+                    r.line,
+                    r.offset,
+                    r.terminated,
+                ),
+                Frame::TooLarge {
+                    line,
+                    offset,
+                    size,
+                    terminated,
+                } => Seen::TooLarge(line, offset, size, terminated),
+            })
+        };
+        for piece in input.chunks(chunk.max(1)) {
+            framer.push(piece, &mut each);
+        }
+        framer.finish(&mut each);
+        seen
+    }
+
+    fn record(text: &str, line: u64, offset: u64) -> Seen {
+        Seen::Record(text.to_owned(), line, offset, true)
+    }
+
+    #[test]
+    fn splits_on_lf_only_whatever_the_chunking() {
+        let input = "{\"a\":\"x\u{2028}y→z\"}\r\n\n  \n{\"b\":2}\n{\"c\":3}".as_bytes();
+        let expected = vec![
+            record("{\"a\":\"x\u{2028}y→z\"}", 1, 0),
+            record("{\"b\":2}", 4, 23),
+            Seen::Record("{\"c\":3}".into(), 5, 31, false),
+        ];
+        for chunk in [1, 2, 3, 7, input.len()] {
+            assert_eq!(frame(input, 1 << 20, chunk), expected, "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn drops_a_bom_only_at_the_start() {
+        let input = b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}\n";
+        let seen = frame(input, 1 << 20, 1);
+        assert_eq!(seen[0], record("{\"a\":1}", 1, 3));
+        assert_eq!(seen[1], record("\u{FEFF}{\"b\":2}", 2, 11));
+    }
+
+    #[test]
+    fn skips_and_reports_over_long_records_with_bounded_memory() {
+        let long = "x".repeat(100);
+        let input = format!("{{\"a\":1}}\n{long}\n{{\"b\":2}}\n{long}");
+        for chunk in [1, 5, 64, input.len()] {
+            assert_eq!(
+                frame(input.as_bytes(), 50, chunk),
+                vec![
+                    record("{\"a\":1}", 1, 0),
+                    Seen::TooLarge(2, 8, 100, true),
+                    record("{\"b\":2}", 3, 109),
+                    Seen::TooLarge(4, 117, 100, false),
+                ],
+                "chunk {chunk}"
+            );
+        }
+        let mut framer = LineFramer::new(50);
+        framer.push(long.as_bytes(), &mut |_| {});
+        framer.push(long.as_bytes(), &mut |_| {});
+        assert_eq!(
+            framer.partial.capacity(),
+            0,
+            "nothing of a skipped record is kept"
+        );
+    }
+
+    #[test]
+    fn a_record_exactly_at_the_limit_is_kept() {
+        let input = format!("{}\n", "y".repeat(50));
+        assert_eq!(
+            frame(input.as_bytes(), 50, 3),
+            vec![record(&"y".repeat(50), 1, 0)]
+        );
+    }
+}

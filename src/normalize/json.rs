@@ -1,0 +1,274 @@
+//! The one place that parses provider JSON.
+//!
+//! The hot path is simd-json's serde deserializer into each adapter's typed, borrowed record
+//! struct, with the scratch copy and simd-json's internal buffers reused from record to
+//! record (simd-json parses in place, so each record is copied once into the scratch buffer).
+//! A record that fails is looked at again, off the hot path:
+//!
+//! * raw control characters inside JSON strings (a NUL from terminal output, say) are
+//!   escaped as `\u00XX` and the record parsed again: the code point is kept, the record is
+//!   not corrupted, and a warning says so;
+//! * bytes that are not UTF-8 are replaced with U+FFFD and the record parsed again, with an
+//!   error diagnostic naming the first bad byte;
+//! * anything else is re-parsed with serde_json, whose errors carry a column, to say
+//!   precisely what was wrong: not JSON, cut off, or JSON of an unexpected shape.
+
+use std::borrow::Cow;
+
+use bstr::ByteSlice;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::framing::Record;
+use super::{Diagnostic, DiagnosticKind};
+
+/// A typed record struct that borrows from the record's bytes: `Of<'a>` is the struct for
+/// bytes that live for `'a`.
+pub(crate) trait RecordShape {
+    type Of<'a>: Deserialize<'a>;
+}
+
+#[derive(Default)]
+pub(crate) struct JsonParser {
+    scratch: Vec<u8>,
+    buffers: simd_json::Buffers,
+}
+
+/// How a record was prepared for an attempt.
+#[derive(Clone, Copy, PartialEq)]
+enum Preparation {
+    AsIs,
+    /// Control characters inside strings escaped; invalid UTF-8 replaced.
+    Repaired,
+}
+
+impl JsonParser {
+    /// Parses `record` as `S` and hands the value, and `diagnostics`, to `handle`; `None`,
+    /// with a diagnostic, when the record cannot be read as `S`.
+    pub(crate) fn parse<S: RecordShape, R>(
+        &mut self,
+        record: Record<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+        handle: impl FnOnce(S::Of<'_>, &mut Vec<Diagnostic>) -> R,
+    ) -> Option<R> {
+        let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            diagnostics.push(not_json(record));
+            return None;
+        }
+        let mut preparation = Preparation::AsIs;
+        loop {
+            self.scratch.clear();
+            match preparation {
+                Preparation::AsIs => self.scratch.extend_from_slice(record.bytes),
+                Preparation::Repaired => repair(record.bytes, &mut self.scratch),
+            }
+            let parsed = simd_json::serde::from_slice_with_buffers::<S::Of<'_>>(
+                &mut self.scratch,
+                &mut self.buffers,
+            );
+            match parsed {
+                Ok(value) => return Some(handle(value, diagnostics)),
+                Err(_) if preparation == Preparation::AsIs && needs_repair(record.bytes) => {
+                    diagnostics.extend(repair_diagnostics(record));
+                    preparation = Preparation::Repaired;
+                }
+                Err(_) => {
+                    diagnostics.push(explain::<S>(record, preparation));
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// A whole record as a JSON value, for the rare records kept verbatim (passthrough metadata,
+/// unknown block types). Repairs it as the hot path would; `Null` if it is still not JSON.
+pub(crate) fn to_value(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap_or_else(|_| {
+        let mut repaired = Vec::with_capacity(bytes.len() + 16);
+        repair(bytes, &mut repaired);
+        serde_json::from_slice(&repaired).unwrap_or(serde_json::Value::Null)
+    })
+}
+
+fn needs_repair(bytes: &[u8]) -> bool {
+    bytes.iter().any(|b| *b < 0x20) || std::str::from_utf8(bytes).is_err()
+}
+
+/// What repairing a record changes, said once per record.
+fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    if let Err(error) = std::str::from_utf8(record.bytes) {
+        let at = error.valid_up_to();
+        found.push(Diagnostic::new(
+            DiagnosticKind::InvalidUtf8,
+            record.line,
+            record.offset + at as u64,
+            format!("invalid UTF-8 at byte {at} of the record; read with U+FFFD in its place"),
+        ));
+    }
+    let controls = count_controls_in_strings(record.bytes);
+    if controls > 0 {
+        let first = record
+            .bytes
+            .iter()
+            .position(|b| *b < 0x20 && *b != b'\t')
+            .unwrap_or(0);
+        found.push(Diagnostic::new(
+            DiagnosticKind::ControlCharacters,
+            record.line,
+            record.offset + first as u64,
+            format!("{controls} raw control character(s) inside JSON strings; kept as code points"),
+        ));
+    }
+    found
+}
+
+/// Copies `bytes` into `out`, escaping raw control characters inside JSON strings and
+/// replacing invalid UTF-8 with U+FFFD. Outside strings nothing changes.
+fn repair(bytes: &[u8], out: &mut Vec<u8>) {
+    let text: Cow<'_, str> = bytes.to_str_lossy();
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            } else if byte < 0x20 {
+                out.extend_from_slice(format!("\\u{byte:04x}").as_bytes());
+                continue;
+            }
+        } else if byte == b'"' {
+            in_string = true;
+        }
+        out.push(byte);
+    }
+}
+
+fn count_controls_in_strings(bytes: &[u8]) -> usize {
+    let (mut in_string, mut escaped, mut count) = (false, false, 0);
+    for &byte in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            } else if byte < 0x20 {
+                count += 1;
+            }
+        } else if byte == b'"' {
+            in_string = true;
+        }
+    }
+    count
+}
+
+fn not_json(record: Record<'_>) -> Diagnostic {
+    const SHOWN: usize = 60;
+    let shown = &record.bytes[..record.bytes.len().min(SHOWN)];
+    let ellipsis = if record.bytes.len() > SHOWN {
+        "..."
+    } else {
+        ""
+    };
+    Diagnostic::new(
+        DiagnosticKind::NotJson,
+        record.line,
+        record.offset,
+        format!(
+            "not a JSON record, skipped: \"{}{ellipsis}\"",
+            shown.as_bstr()
+        ),
+    )
+}
+
+/// Says why a record failed, with serde_json's position. Only called on failure.
+fn explain<S: RecordShape>(record: Record<'_>, preparation: Preparation) -> Diagnostic {
+    let mut repaired = Vec::new();
+    let bytes = match preparation {
+        Preparation::AsIs => record.bytes,
+        Preparation::Repaired => {
+            repair(record.bytes, &mut repaired);
+            &repaired
+        }
+    };
+    let at = |error: &serde_json::Error| {
+        // Columns are 1-based byte positions within the (single-line) record.
+        record.offset + error.column().saturating_sub(1) as u64
+    };
+    let message = |error: &serde_json::Error| {
+        let text = error.to_string();
+        match text.rfind(" at line ") {
+            Some(end) => format!("{} at column {}", &text[..end], error.column()),
+            None => text,
+        }
+    };
+    match serde_json::from_slice::<IgnoredAny>(bytes) {
+        Err(error) if error.is_eof() => {
+            let (kind, what) = if record.terminated {
+                (DiagnosticKind::InvalidJson, "record ends inside its JSON")
+            } else {
+                (
+                    DiagnosticKind::Truncated,
+                    "input ends inside the last record",
+                )
+            };
+            Diagnostic::new(
+                kind,
+                record.line,
+                at(&error),
+                format!("{what}: {}", message(&error)),
+            )
+        }
+        Err(error) => Diagnostic::new(
+            DiagnosticKind::InvalidJson,
+            record.line,
+            at(&error),
+            format!("invalid JSON, record skipped: {}", message(&error)),
+        ),
+        Ok(_) => match serde_json::from_slice::<S::Of<'_>>(bytes) {
+            Err(error) => Diagnostic::new(
+                DiagnosticKind::UnexpectedShape,
+                record.line,
+                at(&error),
+                format!("unexpected record shape, skipped: {}", message(&error)),
+            ),
+            // serde_json accepts what simd-json refused: report without a position.
+            Ok(_) => Diagnostic::new(
+                DiagnosticKind::InvalidJson,
+                record.line,
+                record.offset,
+                "record rejected by the JSON parser, skipped",
+            ),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repair_escapes_controls_only_inside_strings() {
+        let mut out = Vec::new();
+        repair(b"{\"a\":\"x\0y\x1b\",\t\"b\\\"\x01\":1}", &mut out);
+        assert_eq!(out, b"{\"a\":\"x\\u0000y\\u001b\",\t\"b\\\"\\u0001\":1}");
+        assert_eq!(
+            count_controls_in_strings(b"{\"a\":\"x\0y\x1b\",\t\"b\":1}"),
+            2
+        );
+    }
+
+    #[test]
+    fn repair_replaces_invalid_utf8() {
+        let mut out = Vec::new();
+        repair(b"{\"a\":\"\xE2\x86\"}", &mut out);
+        assert_eq!(out, "{\"a\":\"\u{FFFD}\"}".as_bytes());
+    }
+}

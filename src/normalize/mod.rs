@@ -1,0 +1,539 @@
+//! Provider output in, canonical content blocks out.
+//!
+//! ```text
+//! provider bytes -> framing (records) -> adapter -> Item* + RunMeta + Diagnostic*
+//! ```
+//!
+//! A [`Normalizer`] takes bytes as they arrive ([`Normalizer::push`]) and hands out every
+//! content block as soon as it is complete; [`Normalizer::finish`] flushes what is still open
+//! at the end (partial text, tool calls that never got a result). Each block comes as an
+//! [`Item`] that says which message and which sub-agent it belongs to and which input lines
+//! it came from. Alongside the blocks a normalizer keeps the run's metadata ([`RunMeta`]:
+//! session, model, usage, cost, stop reason, status, errors) and reports every problem in
+//! the input as a [`Diagnostic`] with its line and byte offset, then carries on.
+//!
+//! Two entry points sit on top, as a tolerant and a strict pair: [`normalize_lossy`] never
+//! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
+//! wrapper that fails on the first error diagnostic.
+//!
+//! This module owns the provider dialects and nothing downstream of them: turning items into
+//! transcript events is [`events`], writing them is the recorder's.
+//!
+//! Adapters: [`claude`] (Claude Code `--output-format stream-json`).
+
+pub mod claude;
+pub mod events;
+mod framing;
+mod json;
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::{Block, ContentBlock, Role};
+
+pub use framing::DEFAULT_MAX_RECORD_BYTES;
+
+/// The providers agx reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Claude Code, `claude -p --output-format stream-json --verbose`.
+    Claude,
+}
+
+impl Provider {
+    /// Every provider, for help texts and detection.
+    pub const ALL: [Provider; 1] = [Provider::Claude];
+
+    /// Lower-case name used on the command line and in transcripts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Claude => "claude",
+        }
+    }
+
+    /// A normalizer for this provider's output.
+    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
+        match self {
+            Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
+        }
+    }
+
+    /// Guesses the provider from the first bytes of its output: the first complete JSON
+    /// record that some adapter recognizes decides. `None` when nothing fits (yet).
+    pub fn detect(head: &[u8]) -> Option<Provider> {
+        let complete = &head[..head
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |at| at + 1)];
+        complete
+            .split(|b| *b == b'\n')
+            .map(|line| line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line))
+            .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
+            .map(json::to_value)
+            .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
+    }
+
+    fn claims(self, record: &Value) -> bool {
+        match self {
+            Provider::Claude => claude::claims(record),
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a normalizer treats its input.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Largest record (one line, without its terminator) accepted. A longer record is
+    /// skipped up to its end and reported; memory stays bounded by this size.
+    pub max_record_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        }
+    }
+}
+
+/// Incremental provider-output normalization: what every adapter provides.
+pub trait Normalizer {
+    /// Which provider's output this reads.
+    fn provider(&self) -> Provider;
+
+    /// Feeds the next bytes of output, split anywhere (inside a record, inside a UTF-8
+    /// character). Blocks completed by these bytes, and problems found in them, are appended
+    /// to `out`.
+    fn push(&mut self, bytes: &[u8], out: &mut Output);
+
+    /// Ends the input: flushes an unterminated last record, emits what is still open
+    /// (partial blocks, marked incomplete), reports tool calls left without a result, and
+    /// settles the run's status. Pushing after `finish` is a logic error (ignored).
+    fn finish(&mut self, out: &mut Output);
+
+    /// The run's metadata as known so far; final after [`Normalizer::finish`].
+    fn meta(&self) -> &RunMeta;
+}
+
+/// Where a normalizer appends what it produces; drain it as often as you like.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// Completed blocks, in order.
+    pub items: Vec<Item>,
+    /// Problems found in the input, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One completed content block and where it belongs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// The block, with fidelity `agent_emitted`.
+    pub block: ContentBlock,
+    /// Whose turn produced it: `Assistant` for model output, `User` for prompts and for the
+    /// tool results a provider returns on the user side.
+    pub role: Role,
+    /// The provider's message id, when it has one; blocks of one message share it.
+    pub message_id: Option<String>,
+    /// The sub-agent scope: the id of the tool call that spawned the sub-agent (Claude
+    /// `parent_tool_use_id`); `None` for the main thread.
+    pub agent: Option<String>,
+    /// The input records it was made from.
+    pub source: Source,
+}
+
+/// A span of input records: every block can be traced back to its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// 1-based line of the first record.
+    pub line: u64,
+    /// 1-based line of the last record (the same line for single-record blocks).
+    pub end_line: u64,
+    /// Byte offset of the first record's first byte in the input.
+    pub offset: u64,
+}
+
+impl Source {
+    /// A span of one record.
+    pub fn record(line: u64, offset: u64) -> Self {
+        Source {
+            line,
+            end_line: line,
+            offset,
+        }
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; everything in the record was still read.
+    Warning,
+    /// Part of the input could not be read, or is inconsistent.
+    Error,
+}
+
+/// What kind of problem a diagnostic reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiagnosticKind {
+    /// A record that is not JSON (a banner, debug output); skipped.
+    NotJson,
+    /// A record that starts like JSON but does not parse; skipped.
+    InvalidJson,
+    /// A record with bytes that are not UTF-8; read with U+FFFD in their place.
+    InvalidUtf8,
+    /// A record with raw control characters inside JSON strings; read with them kept.
+    ControlCharacters,
+    /// A record longer than the limit; skipped.
+    RecordTooLarge,
+    /// The input ended inside a record (a torn or truncated last line).
+    Truncated,
+    /// Valid JSON that does not have the shape the provider documents; skipped.
+    UnexpectedShape,
+    /// A content block type this adapter does not know; kept in the run metadata.
+    UnknownBlockType,
+    /// A block still open when the input ended (its deltas never finished).
+    IncompleteBlock,
+    /// A tool call that never received a result.
+    DanglingToolUse,
+    /// A tool result whose call was never seen.
+    OrphanToolResult,
+    /// The stream ended without the provider's terminal record.
+    MissingTerminal,
+    /// A block assembled from partial-message deltas differs from the consolidated copy.
+    StreamMismatch,
+}
+
+impl DiagnosticKind {
+    /// The kebab-case name, as in JSON reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticKind::NotJson => "not-json",
+            DiagnosticKind::InvalidJson => "invalid-json",
+            DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::ControlCharacters => "control-characters",
+            DiagnosticKind::RecordTooLarge => "record-too-large",
+            DiagnosticKind::Truncated => "truncated",
+            DiagnosticKind::UnexpectedShape => "unexpected-shape",
+            DiagnosticKind::UnknownBlockType => "unknown-block-type",
+            DiagnosticKind::IncompleteBlock => "incomplete-block",
+            DiagnosticKind::DanglingToolUse => "dangling-tool-use",
+            DiagnosticKind::OrphanToolResult => "orphan-tool-result",
+            DiagnosticKind::MissingTerminal => "missing-terminal",
+            DiagnosticKind::StreamMismatch => "stream-mismatch",
+        }
+    }
+
+    /// How bad this kind is.
+    pub fn severity(self) -> Severity {
+        match self {
+            DiagnosticKind::ControlCharacters
+            | DiagnosticKind::UnknownBlockType
+            | DiagnosticKind::IncompleteBlock
+            | DiagnosticKind::DanglingToolUse
+            | DiagnosticKind::MissingTerminal
+            | DiagnosticKind::StreamMismatch => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+/// A problem in the input, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// 1-based line of the record.
+    pub line: u64,
+    /// Byte offset in the input: the record's first byte, or the exact byte where known.
+    pub offset: u64,
+    /// What kind of problem.
+    pub kind: DiagnosticKind,
+    /// What was wrong, for a person.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `kind` at `line` / `offset`.
+    pub fn new(kind: DiagnosticKind, line: u64, offset: u64, message: impl Into<String>) -> Self {
+        Diagnostic {
+            line,
+            offset,
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// How bad it is.
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let severity = match self.severity() {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(
+            f,
+            "line {} (byte {}): {severity}[{}]: {}",
+            self.line,
+            self.offset,
+            self.kind.as_str(),
+            self.message
+        )
+    }
+}
+
+/// Token counts, with every kind kept apart.
+///
+/// `input_tokens` counts only input that was neither read from nor written to a prompt
+/// cache, so the four input kinds add up to the whole prompt. Providers that report cached
+/// tokens as part of their input (OpenAI, Codex, Gemini) are converted to this convention.
+/// `reasoning_tokens` is the part of `output_tokens` spent on reasoning, where the provider
+/// says (it is included in `output_tokens`, as OpenAI counts it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write_tokens: u64,
+    /// Output tokens spent on reasoning (part of `output_tokens`).
+    pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+    }
+}
+
+/// Why the model stopped, normalized, with the provider's own words kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StopReason {
+    /// The normalized reason.
+    pub kind: StopKind,
+    /// The provider's value, verbatim.
+    pub raw: String,
+}
+
+/// The normalized stop reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// The model finished its turn.
+    EndTurn,
+    /// The model stopped to call tools.
+    ToolUse,
+    /// The output token limit was reached.
+    MaxTokens,
+    /// The agent's turn limit was reached.
+    MaxTurns,
+    /// A stop sequence matched.
+    StopSequence,
+    /// The model refused, or a content filter stopped it.
+    Refusal,
+    /// The run was interrupted or aborted.
+    Aborted,
+    /// The provider stopped on an error.
+    Error,
+    /// A value agx does not map; see `raw`.
+    Other,
+}
+
+/// How the run ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// No terminal record seen (yet).
+    #[default]
+    Incomplete,
+    /// The provider reported success.
+    Completed,
+    /// The provider reported failure.
+    Failed,
+}
+
+/// An error the provider reported about the run (not a problem with the input).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RunError {
+    /// What the provider said.
+    pub message: String,
+    /// Whether it ended the run.
+    pub fatal: bool,
+    /// The line that reported it.
+    pub line: u64,
+}
+
+/// A provider record agx keeps but does not turn into blocks (rate limits, hooks, ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Passthrough {
+    /// The line it was on.
+    pub line: u64,
+    /// Its type (and subtype), as `type` or `type/subtype`.
+    pub kind: String,
+    /// The record, or the part of it that was not otherwise read.
+    pub raw: Value,
+}
+
+/// What a run's output says about the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunMeta {
+    /// The provider.
+    pub provider: Provider,
+    /// The agent CLI's version, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_version: Option<String>,
+    /// The provider's session (thread, conversation) id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The model that answered (the last one seen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Token usage for the whole run.
+    pub usage: Usage,
+    /// The provider's usage record, verbatim, when it reported one for the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_usage: Option<Value>,
+    /// Cost in US dollars, when the provider reports one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Why the model stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// Errors the provider reported, fatal or not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<RunError>,
+    /// Wall-clock duration in milliseconds, as the provider measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Agent turns, as the provider counted them (old Claude Code versions wrote -1 for a
+    /// run with no model turn; kept as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_turns: Option<i64>,
+    /// Records kept as they were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passthrough: Vec<Passthrough>,
+}
+
+impl RunMeta {
+    /// Empty metadata for a provider's run.
+    pub fn new(provider: Provider) -> Self {
+        RunMeta {
+            provider,
+            provider_version: None,
+            session_id: None,
+            model: None,
+            usage: Usage::default(),
+            raw_usage: None,
+            cost_usd: None,
+            stop_reason: None,
+            status: RunStatus::Incomplete,
+            errors: Vec::new(),
+            duration_ms: None,
+            num_turns: None,
+            passthrough: Vec::new(),
+        }
+    }
+}
+
+/// Everything one normalization produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Normalized {
+    /// Completed blocks, in order.
+    pub items: Vec<Item>,
+    /// The run's metadata.
+    pub meta: RunMeta,
+    /// Problems found in the input, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Normalized {
+    /// The blocks alone, in order.
+    pub fn blocks(&self) -> impl Iterator<Item = &ContentBlock> {
+        self.items.iter().map(|item| &item.block)
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity() == Severity::Error)
+    }
+}
+
+/// The strict entry point failed: the input had an error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{provider} output: {diagnostic}")]
+pub struct NormalizeError {
+    /// Which provider's output it was.
+    pub provider: Provider,
+    /// The first error found.
+    pub diagnostic: Diagnostic,
+}
+
+/// Reads a whole output tolerantly: never fails; what could be read plus diagnostics.
+pub fn normalize_lossy(provider: Provider, input: &[u8], options: Options) -> Normalized {
+    let mut normalizer = provider.normalizer(options);
+    let mut out = Output::default();
+    normalizer.push(input, &mut out);
+    normalizer.finish(&mut out);
+    Normalized {
+        items: out.items,
+        meta: normalizer.meta().clone(),
+        diagnostics: out.diagnostics,
+    }
+}
+
+/// Reads a whole output strictly: the first error diagnostic is an error.
+/// Warnings (a dangling tool call, say) do not fail it; they are in the result.
+pub fn normalize(
+    provider: Provider,
+    input: &[u8],
+    options: Options,
+) -> Result<Normalized, NormalizeError> {
+    let normalized = normalize_lossy(provider, input, options);
+    match normalized
+        .diagnostics
+        .iter()
+        .find(|d| d.severity() == Severity::Error)
+    {
+        Some(diagnostic) => Err(NormalizeError {
+            provider,
+            diagnostic: diagnostic.clone(),
+        }),
+        None => Ok(normalized),
+    }
+}
+
+/// Short description of a block for diagnostics and summaries: its type and identity.
+pub(crate) fn describe(block: &Block) -> String {
+    match block {
+        Block::ToolUse {
+            tool_name, tool_id, ..
+        } => format!("tool_use {tool_name} ({tool_id})"),
+        Block::ToolResult { tool_id, .. } => format!("tool_result ({tool_id})"),
+        other => other.type_name().to_owned(),
+    }
+}
