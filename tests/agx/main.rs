@@ -1,4 +1,6 @@
 //! agx's integration tests: one binary, one module per area.
 
 mod cli;
+mod golden;
 mod model;
+mod normalize;

@@ -1,0 +1,331 @@
+//! Normalizer behaviour beyond the snapshots: exact values for the rules that matter most,
+//! the strict entry point, and the seed documents' jq recipes on real `agx normalize` output.
+
+use std::process::Command;
+
+use agx::model::Block;
+use agx::normalize::{
+    DiagnosticKind, Options, Provider, RunStatus, Usage, normalize, normalize_lossy,
+};
+use serde_json::{Value, json};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{ROOT}/corpus/claude/{name}")).unwrap()
+}
+
+#[test]
+fn usage_is_the_last_snapshot_per_message_when_no_result_says_otherwise() {
+    // The fixture's result line holds the authoritative total; without it, agx must arrive at
+    // the same figures from the per-line copies: 3 lines of message 1 (output 12, 58, 131) and
+    // 2 of message 2 (7, 44). Summing lines would give 252 output tokens, first-wins 19.
+    let input = fixture("ok/usage-dedup-growing-snapshots.jsonl");
+    let without_result: Vec<&[u8]> = input
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.starts_with(br#"{"type":"result""#))
+        .collect();
+    let normalized = normalize_lossy(
+        Provider::Claude,
+        &without_result.join(&b'\n'),
+        Options::default(),
+    );
+    assert_eq!(
+        normalized.meta.usage,
+        Usage {
+            input_tokens: 4,
+            output_tokens: 175,
+            cache_read_tokens: 36_748,
+            cache_write_tokens: 5_484,
+            reasoning_tokens: 0,
+        }
+    );
+    assert_eq!(normalized.meta.status, RunStatus::Incomplete);
+    let kinds: Vec<_> = normalized.diagnostics.iter().map(|d| d.kind).collect();
+    assert_eq!(kinds, [DiagnosticKind::MissingTerminal]);
+}
+
+#[test]
+fn strict_entry_point_fails_on_the_first_error_and_accepts_warnings() {
+    let ok = normalize(
+        Provider::Claude,
+        &fixture("ok/dangling-tool-use-interrupted.jsonl"),
+        Options::default(),
+    );
+    let ok = ok.expect("a dangling tool call is a warning, not an error");
+    assert_eq!(ok.diagnostics.len(), 1);
+
+    let error = normalize(
+        Provider::Claude,
+        &fixture("err/non-json-sandbox-banner-and-blank-line.jsonl"),
+        Options::default(),
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(error, @r#"claude output: line 3 (byte 1569): error[not-json]: not a JSON record, skipped: "[SandboxDebug] Seccomp filter applied successfully; network ...""#);
+}
+
+#[test]
+fn raw_nul_bytes_keep_their_code_point() {
+    let normalized = normalize_lossy(
+        Provider::Claude,
+        &fixture("ok/nul-bytes-in-tool-result-and-text.jsonl"),
+        Options::default(),
+    );
+    let texts: Vec<&str> = normalized
+        .blocks()
+        .filter_map(|block| match &block.block {
+            Block::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(texts.iter().any(|text| text.contains('\0')), "{texts:?}");
+    let output = normalized.blocks().find_map(|block| match &block.block {
+        Block::ToolResult { tool_content, .. } => tool_content.as_str(),
+        _ => None,
+    });
+    assert!(output.unwrap().contains('\0'));
+}
+
+#[test]
+fn sub_agent_blocks_keep_their_scope() {
+    let normalized = normalize_lossy(
+        Provider::Claude,
+        &fixture("ok/subagent-agent-tool-parent-tool-use-id.jsonl"),
+        Options::default(),
+    );
+    let scoped: Vec<_> = normalized
+        .items
+        .iter()
+        .map(|item| (item.block.block.type_name(), item.agent.as_deref()))
+        .collect();
+    let spawner = Some("toolu_014xf2MvQyGplpErf87038J1");
+    assert_eq!(
+        scoped,
+        [
+            ("text", None),
+            ("tool_use", None),
+            ("text", spawner),
+            ("tool_use", spawner),
+            ("tool_result", spawner),
+            ("text", spawner),
+            ("tool_result", None),
+            ("text", None),
+        ]
+    );
+}
+
+fn agx(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn cli_exit_codes_and_diagnostics() {
+    let clean = agx(&[
+        "normalize",
+        "corpus/claude/ok/plain-session-thinking-text-bash.jsonl",
+    ]);
+    assert_eq!(clean.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&clean.stderr), "");
+
+    let warned = agx(&[
+        "normalize",
+        "corpus/claude/ok/dangling-tool-use-interrupted.jsonl",
+    ]);
+    assert_eq!(
+        warned.status.code(),
+        Some(0),
+        "warnings do not fail the run"
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: warning[dangling-tool-use]: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+
+    let broken = agx(&[
+        "normalize",
+        "--max-record-bytes",
+        "65536",
+        "corpus/claude/err/record-over-64kib.jsonl",
+    ]);
+    assert_eq!(broken.status.code(), Some(1));
+    insta::assert_snapshot!(String::from_utf8_lossy(&broken.stderr), @r"
+    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: error[record-too-large]: record of 69014 bytes is over the limit, skipped
+    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: warning[dangling-tool-use]: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
+    ");
+    assert!(
+        !broken.stdout.is_empty(),
+        "the valid data around the problem is still written"
+    );
+
+    let unknown = agx(&["normalize", "corpus/transcript/ok/plain-run.jsonl"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"agx: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude)");
+}
+
+/// Runs a jq program over a transcript and returns its output as JSON values.
+fn jq(program: &[&str], transcript: &str) -> Vec<Value> {
+    let output = Command::new("jq")
+        .args(program)
+        .arg(transcript)
+        .output()
+        .expect(
+            "jq is installed (.ci/run installs it): the seed's recipes are part of the contract",
+        );
+    assert!(
+        output.status.success(),
+        "jq {program:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|_| {
+            // `jq -r` prints raw text: one string per line.
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(|l| json!(l))
+                .collect()
+        })
+}
+
+/// Every recipe of the "Querying the Transcript" sections of transcript-schema.txt and
+/// transcript-guide.txt, on agx's transcript of a session with a sub-agent.
+#[test]
+fn the_seed_jq_recipes_answer_correctly() {
+    let dir = std::env::temp_dir().join(format!("agx-jq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("run.jsonl");
+    let normalized = agx(&[
+        "normalize",
+        "--run-id",
+        "run-1",
+        "corpus/claude/ok/subagent-agent-tool-parent-tool-use-id.jsonl",
+    ]);
+    assert_eq!(normalized.status.code(), Some(0));
+    std::fs::write(&transcript, &normalized.stdout).unwrap();
+    let path = transcript.to_str().unwrap();
+    let (agent, grep) = (
+        "toolu_014xf2MvQyGplpErf87038J1",
+        "toolu_019ubusu9jXPA383NR0esNm5",
+    );
+
+    // Pretty-print an entire run: every line is one JSON object.
+    assert_eq!(jq(&["."], path).len(), 16);
+
+    // Extract every tool call with its result.
+    let calls = jq(
+        &[
+            "-s",
+            r#"[.[] | select(.type == "tool.call" or .type == "tool.result")]
+            | group_by(.payload.call_id)
+            | map({call_id: .[0].payload.call_id, name: .[0].payload.name,
+                   input: (map(select(.type == "tool.call"))[0].payload.input),
+                   output: (map(select(.type == "tool.result"))[0].payload.output)})"#,
+        ],
+        path,
+    );
+    let calls = calls[0].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    for call in calls {
+        assert!(call["input"].is_object(), "{call}");
+        assert!(!call["output"].is_null(), "{call}");
+    }
+    let names: Vec<_> = calls
+        .iter()
+        .map(|c| (c["call_id"].as_str().unwrap(), c["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [(agent, "Agent"), (grep, "Grep")]);
+    let guide = jq(
+        &[
+            "-c",
+            r#"select(.type == "tool.call" or .type == "tool.result") | .type"#,
+        ],
+        path,
+    );
+    assert_eq!(
+        guide,
+        [
+            json!("tool.call"),
+            json!("tool.call"),
+            json!("tool.result"),
+            json!("tool.result")
+        ]
+    );
+
+    // List all assistant text content blocks (the same filter, printed as JSON strings so a
+    // text with newlines stays one value).
+    let texts = jq(
+        &[
+            "-c",
+            r#"select(.type == "message.assistant") | .payload.blocks[] | select(.type == "text") | .text"#,
+        ],
+        path,
+    );
+    assert_eq!(texts.len(), 3, "the sub-agent prompt is a message.user");
+    assert_eq!(
+        texts[0],
+        json!("I'll ask an Explore subagent to find the remaining users of the hook.")
+    );
+
+    // seq is monotonic.
+    assert_eq!(jq(&["-s", "[.[].seq] | . == (sort)"], path), [json!(true)]);
+
+    // Reconstruct the step path tree.
+    let steps = jq(
+        &[
+            "-r",
+            r#"select(.type == "step.started") | "\(.seq)\t\(.path)\t\(.payload.kind)\t\(.payload.name)""#,
+        ],
+        path,
+    );
+    assert_eq!(
+        steps,
+        [
+            json!("2\tagent\tagent\tagent"),
+            json!(format!("6\tagent.{agent}\tagent\tExplore"))
+        ]
+    );
+    let guide_steps = jq(
+        &[
+            "-r",
+            r#"select(.type == "step.started") | "\(.seq)\t\(.path)\t\(.payload.kind)""#,
+        ],
+        path,
+    );
+    assert_eq!(guide_steps.len(), 2);
+
+    // Child runs: a normalized agent run invokes no sub-workflow (sub-agents are steps).
+    assert!(
+        jq(
+            &[
+                "-r",
+                r#"select(.type == "step.call_workflow.started") | .child_run_id"#
+            ],
+            path
+        )
+        .is_empty()
+    );
+
+    // Tool calls by fidelity; and the router-only filter.
+    let fidelity = jq(
+        &[
+            "-s",
+            r#"[.[] | select(.type == "tool.call")] | group_by(.payload.fidelity) | map({fidelity: .[0].payload.fidelity, count: length})"#,
+        ],
+        path,
+    );
+    assert_eq!(
+        fidelity,
+        [json!([{"fidelity": "agent_emitted", "count": 2}])]
+    );
+    assert!(
+        jq(
+            &[r#"select(.type == "tool.call" and .payload.fidelity == "router")"#],
+            path
+        )
+        .is_empty()
+    );
+
+    std::fs::remove_dir_all(&dir).unwrap();
+}
