@@ -108,18 +108,16 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
             format!("invalid UTF-8 at byte {at} of the record; read with U+FFFD in its place"),
         ));
     }
-    let controls = count_controls_in_strings(record.bytes);
-    if controls > 0 {
-        let first = record
-            .bytes
-            .iter()
-            .position(|b| *b < 0x20 && *b != b'\t')
-            .unwrap_or(0);
+    let controls = controls_in_strings(record.bytes);
+    if let Some(first) = controls.first() {
         found.push(Diagnostic::new(
             DiagnosticKind::ControlCharacters,
             record.line,
-            record.offset + first as u64,
-            format!("{controls} raw control character(s) inside JSON strings; kept as code points"),
+            record.offset + *first as u64,
+            format!(
+                "{} raw control character(s) inside JSON strings; kept as code points",
+                controls.len()
+            ),
         ));
     }
     found
@@ -129,44 +127,34 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
 /// replacing invalid UTF-8 with U+FFFD. Outside strings nothing changes.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) {
     let text: Cow<'_, str> = bytes.to_str_lossy();
-    let (mut in_string, mut escaped) = (false, false);
-    for &byte in text.as_bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            } else if byte < 0x20 {
-                out.extend_from_slice(format!("\\u{byte:04x}").as_bytes());
-                continue;
-            }
-        } else if byte == b'"' {
-            in_string = true;
-        }
-        out.push(byte);
+    let text = text.as_bytes();
+    let mut copied = 0;
+    for at in controls_in_strings(text) {
+        out.extend_from_slice(&text[copied..at]);
+        out.extend_from_slice(format!("\\u{:04x}", text[at]).as_bytes());
+        copied = at + 1;
     }
+    out.extend_from_slice(&text[copied..]);
 }
 
-fn count_controls_in_strings(bytes: &[u8]) -> usize {
-    let (mut in_string, mut escaped, mut count) = (false, false, 0);
-    for &byte in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            } else if byte < 0x20 {
-                count += 1;
-            }
+/// Positions of raw control characters (U+0000 to U+001F) inside JSON strings, where JSON
+/// forbids them; outside strings such bytes are whitespace or plain syntax errors.
+fn controls_in_strings(bytes: &[u8]) -> Vec<usize> {
+    let (mut in_string, mut escaped, mut found) = (false, false, Vec::new());
+    for (at, &byte) in bytes.iter().enumerate() {
+        if !in_string {
+            in_string = byte == b'"';
+        } else if escaped {
+            escaped = false;
+        } else if byte == b'\\' {
+            escaped = true;
         } else if byte == b'"' {
-            in_string = true;
+            in_string = false;
+        } else if byte < 0x20 {
+            found.push(at);
         }
     }
-    count
+    found
 }
 
 fn not_json(record: Record<'_>) -> Diagnostic {
@@ -260,8 +248,8 @@ mod tests {
         repair(b"{\"a\":\"x\0y\x1b\",\t\"b\\\"\x01\":1}", &mut out);
         assert_eq!(out, b"{\"a\":\"x\\u0000y\\u001b\",\t\"b\\\"\\u0001\":1}");
         assert_eq!(
-            count_controls_in_strings(b"{\"a\":\"x\0y\x1b\",\t\"b\":1}"),
-            2
+            controls_in_strings(b"{\"a\":\"x\0y\x1b\",\t\"b\":1}"),
+            [7, 9]
         );
     }
 
