@@ -184,10 +184,11 @@ impl FanOut {
         }
     }
 
-    /// Offers `event` to every subscriber without waiting for any of them.
-    pub(crate) fn publish(&mut self, event: ExchangeEvent, run_id: &str) {
+    /// Offers `event` to every subscriber without waiting for any of them. Gives the event
+    /// back when there is no subscriber, so the caller can free it after releasing its lock.
+    pub(crate) fn publish(&mut self, event: ExchangeEvent, run_id: &str) -> Option<ExchangeEvent> {
         if self.senders.is_empty() {
-            return;
+            return Some(event);
         }
         let seq = event.seq;
         let event = Arc::new(event);
@@ -211,6 +212,7 @@ impl FanOut {
         });
         self.delivered += delivered;
         self.dropped_total += dropped;
+        None
     }
 
     /// Hangs up on every subscriber: each receives what is buffered, then a final

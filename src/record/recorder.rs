@@ -125,7 +125,6 @@ impl Recorder {
         options: RecorderOptions,
     ) -> Result<Recorder, RecordError> {
         let dir = dir.as_ref();
-        check_run_id(run_id)?;
         if let Some(parent) = &options.parent_run_id {
             check_run_id(parent)?;
         }
@@ -211,7 +210,10 @@ impl Recorder {
             state.fanout.close(state.last_seq, &self.run_id);
             return Err(RecordError::io(&self.path, error));
         }
-        state.fanout.publish(event, &self.run_id);
+        let unsent = state.fanout.publish(event, &self.run_id);
+        drop(guard);
+        // Freeing the event's strings is the caller's time, not the other writers'.
+        drop(unsent);
         Ok(seq)
     }
 

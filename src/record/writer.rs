@@ -7,7 +7,7 @@
 //! LF), and only after copying them, synced, to a sidecar file.
 
 use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -110,10 +110,10 @@ impl RunFile {
         // Read access only serves recovery (`pread` of the tail); every write goes through
         // O_APPEND, so each line lands at the end of the file whatever the file offset says.
         options.read(true).append(true).mode(0o600);
-        let (file, created) = match options.clone().create_new(true).open(&path) {
-            Ok(file) => (file, true),
+        let file = match options.clone().create_new(true).open(&path) {
+            Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {
-                (options.open(&path).map_err(io_error)?, false)
+                options.open(&path).map_err(io_error)?
             }
             Err(error) => return Err(io_error(error)),
         };
@@ -122,9 +122,10 @@ impl RunFile {
             Err(TryLockError::WouldBlock) => return Err(RecordError::Busy { path }),
             Err(TryLockError::Error(error)) => return Err(io_error(error)),
         }
-        if created && sync_metadata {
+        if sync_metadata {
             // The file's name lives in the directory: without this, a power loss can lose
-            // the whole file even though its lines were synced.
+            // the whole file even though its lines were synced. Also on a reopen, since the
+            // file may have been created under a policy that did not sync.
             sync_dir(dir)?;
         }
         let len = file.metadata().map_err(io_error)?.len();
@@ -211,8 +212,7 @@ impl RunFile {
     /// it, the sidecar is already durable. The sync costs nothing in the common case, since
     /// recovery only runs after a crash, so it is done whatever the durability policy.
     fn move_torn_tail(&mut self, offset: u64) -> Result<TornTail, RecordError> {
-        let bytes = read_range(&self.file, offset, self.len)
-            .map_err(|source| RecordError::io(&self.path, source))?;
+        let len = self.len - offset;
         let name = self
             .path
             .file_name()
@@ -238,10 +238,21 @@ impl RunFile {
                 Err(error) => return Err(RecordError::io(&candidate, error)),
             }
         };
-        sidecar_file
-            .write_all(&bytes)
-            .and_then(|()| sidecar_file.sync_all())
+        // Streamed, not read whole: after a crash the tail can be anything, of any size. The
+        // read offset is free to move, since every write to the run file is O_APPEND.
+        (&self.file)
+            .seek(SeekFrom::Start(offset))
+            .map_err(|source| RecordError::io(&self.path, source))?;
+        let copied = io::copy(&mut (&self.file).take(len), &mut sidecar_file)
+            .and_then(|copied| sidecar_file.sync_all().map(|()| copied))
             .map_err(|source| RecordError::io(&sidecar, source))?;
+        if copied != len {
+            let short = io::Error::new(
+                ErrorKind::UnexpectedEof,
+                "the torn tail shrank while copied",
+            );
+            return Err(RecordError::io(&self.path, short));
+        }
         sync_dir(dir)?;
         self.file
             .set_len(offset)
@@ -250,7 +261,7 @@ impl RunFile {
         self.len = offset;
         Ok(TornTail {
             offset,
-            len: bytes.len() as u64,
+            len,
             sidecar,
         })
     }
