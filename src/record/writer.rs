@@ -62,7 +62,8 @@ pub(crate) struct Recovered {
     pub(crate) torn: Option<TornTail>,
 }
 
-/// A torn final line that [`RunFile::open`] moved aside.
+/// A torn final line that opening the run file found and moved aside
+/// ([`Recorder::torn_tail`](super::Recorder::torn_tail)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TornTail {
     /// Byte offset in the run file where the torn line started (the file's length now).
