@@ -19,6 +19,13 @@ lint: ## cargo fmt --check and clippy with warnings denied
 fmt: ## Format the code
 	$(CARGO) fmt --all
 
+# Each bench is a `harness = false` target printing its own report; add new ones to BENCHES.
+BENCHES ?= recorder
+
+.PHONY: bench
+bench: ## Run the benchmarks (release build; figures on stdout)
+	@for bench in $(BENCHES); do $(CARGO) bench --locked --bench $$bench || exit 1; done
+
 .PHONY: golden
 golden: ## Regenerate the golden snapshots; review them with git diff before committing
 	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test agx

@@ -7,9 +7,13 @@
 //! * [`normalize`]: provider output in, content blocks, run metadata and diagnostics out;
 //!   one adapter per provider behind the [`normalize::Normalizer`] trait, and
 //!   [`normalize::events`], the mapping of a normalized run onto transcript events.
+//! * [`record`]: writing a run: the recorder (sole owner of `seq`), the append-only run file
+//!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
 
 pub mod model;
 pub mod normalize;
+#[cfg(unix)]
+pub mod record;
 
 pub use model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,

@@ -4,3 +4,4 @@ mod cli;
 mod golden;
 mod model;
 mod normalize;
+mod record;

@@ -1,0 +1,211 @@
+//! Recorder append throughput against a raw `write(2)` loop of the same bytes.
+//!
+//! `make bench` (or `cargo bench --bench recorder`). Single-threaded, ~280-byte lines shaped
+//! like performance.md section 4. Each repetition times a fresh file; the raw loop writes the
+//! exact lines the recorder wrote, one `write_all` per line on an `O_APPEND` file, in the
+//! same process and interleaved with the recorder's repetitions, so that machine noise hits
+//! both alike. The recorder's time runs from `create` to `close` and includes the encode;
+//! the events are built before the clock starts, except on the `None + building events` row,
+//! where each is built in the loop as a caller would (clone of a template, then
+//! `Timestamp::now()`).
+//!
+//! Environment: `AGX_BENCH_DIR` (default: the system temp dir; use a real disk for the
+//! sync policies), `AGX_BENCH_EVENTS` (default 200,000), `AGX_BENCH_SYNC_EVENTS` (per-event
+//! sync policies, default 2,000), `AGX_BENCH_REPS` (default 9).
+
+#![allow(clippy::print_stdout)] // A benchmark's report is its output.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use agx::model::{
+    ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, Timestamp,
+    encode_event,
+};
+use agx::record::{Durability, Recorder, RecorderOptions};
+
+const LINE_BYTES: usize = 279;
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A `message.assistant` event whose line, seq and LF included, is about `LINE_BYTES` long.
+fn template() -> ExchangeEvent {
+    let event = |text: String| {
+        let payload = Payload::Message(MessagePayload {
+            role: Role::Assistant,
+            blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+            message_id: None,
+        });
+        let mut event =
+            ExchangeEvent::new("run-0001", EventType::MessageAssistant, "step[0]", payload);
+        event.seq = 100_000;
+        event
+    };
+    let mut line = Vec::new();
+    encode_event(&event(String::new()), &mut line).unwrap();
+    let text = "lorem ipsum dolor sit amet ".repeat(10);
+    event(text[..LINE_BYTES.saturating_sub(line.len() + 1)].to_owned())
+}
+
+struct Bench {
+    dir: PathBuf,
+    template: ExchangeEvent,
+}
+
+impl Bench {
+    fn event(&self) -> ExchangeEvent {
+        let mut event = self.template.clone();
+        event.timestamp = Timestamp::now();
+        event
+    }
+
+    /// Records `events` events, built before the clock starts, in a fresh file; returns the
+    /// elapsed time (create to close) and the file.
+    fn recorder(&self, durability: Durability, events: usize, name: &str) -> (Duration, PathBuf) {
+        let prepared: Vec<ExchangeEvent> = (0..events).map(|_| self.event()).collect();
+        let (path, recorder) = self.create(durability, name);
+        let start = Instant::now();
+        let recorder = recorder();
+        for event in prepared {
+            recorder.record(event).unwrap();
+        }
+        recorder.close().unwrap();
+        (start.elapsed(), path)
+    }
+
+    /// As [`Bench::recorder`], but each event is built in the loop as a caller would
+    /// (clone of a template, `Timestamp::now()`): the end-to-end cost per event.
+    fn end_to_end(&self, events: usize) -> Duration {
+        let (path, recorder) = self.create(Durability::None, "e2e");
+        let start = Instant::now();
+        let recorder = recorder();
+        for _ in 0..events {
+            recorder.record(self.event()).unwrap();
+        }
+        recorder.close().unwrap();
+        let elapsed = start.elapsed();
+        let _ = fs::remove_file(&path);
+        elapsed
+    }
+
+    fn create(
+        &self,
+        durability: Durability,
+        name: &str,
+    ) -> (PathBuf, impl FnOnce() -> Recorder + '_) {
+        let run_id = format!("bench-{name}");
+        let path = self.dir.join(format!("{run_id}.jsonl"));
+        let _ = fs::remove_file(&path);
+        let options = RecorderOptions::default().durability(durability);
+        (path, move || {
+            Recorder::create(&self.dir, &run_id, options).unwrap()
+        })
+    }
+
+    /// Writes `lines` one `write_all` each to a fresh O_APPEND file.
+    fn raw(&self, lines: &[&[u8]]) -> Duration {
+        let path = self.dir.join("bench-raw.jsonl");
+        let _ = fs::remove_file(&path);
+        let start = Instant::now();
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)
+            .unwrap();
+        for line in lines {
+            file.write_all(line).unwrap();
+        }
+        drop(file);
+        let elapsed = start.elapsed();
+        let _ = fs::remove_file(&path);
+        elapsed
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort_unstable();
+    times[times.len() / 2]
+}
+
+fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Option<f64>) {
+    let seconds = time.as_secs_f64();
+    let rate = events as f64 / seconds;
+    let ratio = baseline.map_or_else(
+        || "-".to_owned(),
+        |raw| format!("{:.0}%", 100.0 * rate / raw),
+    );
+    println!(
+        "| {name:<24} | {events:>9} | {:>10.0} | {:>7.1} | {:>9.2} | {ratio:>6} |",
+        rate,
+        bytes as f64 / seconds / 1e6,
+        1e6 * seconds / events as f64,
+    );
+}
+
+fn main() {
+    let events = env_number("AGX_BENCH_EVENTS", 200_000);
+    let sync_events = env_number("AGX_BENCH_SYNC_EVENTS", 1_000);
+    let reps = env_number("AGX_BENCH_REPS", 9).max(1);
+    let base = std::env::var_os("AGX_BENCH_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let dir = base.join(format!("agx-bench-{}", std::process::id()));
+    let bench = Bench {
+        dir: dir.clone(),
+        template: template(),
+    };
+
+    // The raw loop's lines: exactly what the recorder writes.
+    let (_, sample) = bench.recorder(Durability::None, events, "sample");
+    let bytes = fs::read(&sample).unwrap();
+    fs::remove_file(&sample).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|byte| *byte == b'\n').collect();
+    let sync_lines = &lines[..sync_events.min(lines.len())];
+    let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
+
+    let mut times: [Vec<Duration>; 7] = Default::default();
+    for _ in 0..reps {
+        times[0].push(bench.raw(&lines));
+        times[1].push(bench.recorder(Durability::None, events, "none").0);
+        times[2].push(bench.end_to_end(events));
+        times[3].push(bench.recorder(Durability::FsyncOnClose, events, "close").0);
+        times[4].push(bench.raw(sync_lines));
+        times[5].push(bench.recorder(Durability::Flush, sync_events, "flush").0);
+        times[6].push(bench.recorder(Durability::Fsync, sync_events, "fsync").0);
+    }
+    let [raw, none, e2e, on_close, raw_small, flush, fsync] = times.map(median);
+    let raw_rate = events as f64 / raw.as_secs_f64();
+    let raw_small_rate = sync_lines.len() as f64 / raw_small.as_secs_f64();
+
+    println!(
+        "recorder append, {} B/line average, {} in {}, medians of {reps} interleaved repetitions",
+        bytes.len() / lines.len(),
+        events,
+        base.display()
+    );
+    println!(
+        "| {:<24} | {:>9} | {:>10} | {:>7} | {:>9} | {:>6} |",
+        "method", "events", "events/s", "MB/s", "µs/event", "vs raw"
+    );
+    println!(
+        "|{:-<26}|{:->11}|{:->12}|{:->9}|{:->11}|{:->8}|",
+        "", "", "", "", "", ""
+    );
+    let big = |name, time, baseline| report(name, events, bytes.len(), time, baseline);
+    big("raw write(2) loop", raw, None);
+    big("Durability::None", none, Some(raw_rate));
+    big("None + building events", e2e, Some(raw_rate));
+    big("Durability::FsyncOnClose", on_close, Some(raw_rate));
+    let small = |name, time, baseline| report(name, sync_lines.len(), sync_bytes, time, baseline);
+    small("raw write(2) loop", raw_small, None);
+    small("Durability::Flush", flush, Some(raw_small_rate));
+    small("Durability::Fsync", fsync, Some(raw_small_rate));
+    let _ = fs::remove_dir_all(&dir);
+}

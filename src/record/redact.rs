@@ -1,0 +1,220 @@
+//! Masking credentials in events: a reusable redactor, usable as a recorder mask and by
+//! any other writer (exporters) that must not leak what the recorder would have masked.
+//!
+//! The redactor replaces each credential with `[REDACTED:<kind>]`, so a reader sees that
+//! something was there and what it was, never its value. Where a credential is recognized by
+//! the text around it (`Bearer <token>`, `aws_secret_access_key = <key>`), only the value is
+//! replaced and the context is kept.
+//!
+//! It masks *content*, not identifiers: every string a model, a tool or a step produced or
+//! was given (block text, thinking, commands, stream chunks, tool inputs and outputs, step
+//! results, error texts, and every string nested inside their JSON values). It leaves alone
+//! run ids, paths, names, tool and call ids, timestamps, object keys, and thinking
+//! signatures: those are opaque provider tokens a replay must send back unchanged, and a
+//! base64 signature could contain a run of characters that looks like a key.
+//!
+//! Patterns are deliberately specific (known prefixes, or a key name before the value):
+//! a false positive damages a transcript as surely as a miss leaks a secret. Generic
+//! high-entropy detection is out of scope.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+use serde_json::Value;
+
+use crate::model::{Block, ContentBlock, ExchangeEvent, Payload};
+
+/// One kind of credential: a name for the marker and a pattern. When the pattern has a
+/// capture group 1, only that group is replaced.
+#[derive(Clone, Debug)]
+struct Rule {
+    kind: String,
+    regex: Regex,
+}
+
+/// Replaces credentials in strings, JSON values and events with `[REDACTED:<kind>]`.
+///
+/// Cheap to share (`&Redactor` across threads). Rules apply in order, so a more specific
+/// kind listed first wins over a generic one that would match the same text.
+#[derive(Clone, Debug)]
+pub struct Redactor {
+    rules: Vec<Rule>,
+    /// All patterns at once: most strings contain no secret, and one pass of the set tells.
+    any: RegexSet,
+}
+
+/// The built-in credential patterns, in the order they apply.
+const CREDENTIALS: &[(&str, &str)] = &[
+    // Whole block, armor included; an unterminated block (cut output) is masked to the end.
+    (
+        "private_key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+    ),
+    // Before openai_key: `sk-ant-...` would match `sk-...` too.
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    // Project/service keys contain `-` and `_`; the classic form is alphanumeric only, which
+    // keeps words like `sk-learn-compatible-estimators` out.
+    (
+        "openai_key",
+        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20,}",
+    ),
+    (
+        "github_token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    ("aws_access_key_id", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
+    // A secret key is 40 base64 characters with no prefix: only recognizable by its name.
+    (
+        "aws_secret_access_key",
+        r#"(?i)\baws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})"#,
+    ),
+    // At least 16 characters, so "bearer of bad news" stays as it is.
+    (
+        "bearer_token",
+        r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)",
+    ),
+];
+
+static CREDENTIAL_REDACTOR: LazyLock<Redactor> = LazyLock::new(|| {
+    Redactor::new(CREDENTIALS.iter().copied()).expect("the built-in patterns compile")
+});
+
+impl Redactor {
+    /// The built-in redactor for common credentials: `private_key` (PEM private key
+    /// blocks), `anthropic_key` (`sk-ant-...`), `openai_key` (`sk-...`, `sk-proj-...`),
+    /// `github_token` (`ghp_...`, `gho_...`, `ghu_...`, `ghs_...`, `ghr_...`,
+    /// `github_pat_...`), `aws_access_key_id` (`AKIA...`, `ASIA...`),
+    /// `aws_secret_access_key` (the value after an `aws_secret_access_key` name), and
+    /// `bearer_token` (the token after `Bearer`).
+    pub fn credentials() -> &'static Redactor {
+        &CREDENTIAL_REDACTOR
+    }
+
+    /// A redactor with rules of your own: `(kind, pattern)` pairs in the `regex` crate's
+    /// syntax, applied in order. When a pattern has a capture group, only the first group
+    /// is replaced.
+    pub fn new<'a>(
+        rules: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Redactor, regex::Error> {
+        let rules = rules
+            .into_iter()
+            .map(|(kind, pattern)| {
+                Ok(Rule {
+                    kind: kind.to_owned(),
+                    regex: Regex::new(pattern)?,
+                })
+            })
+            .collect::<Result<Vec<_>, regex::Error>>()?;
+        let any = RegexSet::new(rules.iter().map(|rule| rule.regex.as_str()))?;
+        Ok(Redactor { rules, any })
+    }
+
+    /// `text` with every credential replaced; borrowed when there was none.
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.redact_counted(text).0
+    }
+
+    /// Redacts `text` in place; returns how many credentials were replaced.
+    pub fn redact_string(&self, text: &mut String) -> usize {
+        match self.redact_counted(text) {
+            (Cow::Borrowed(_), _) => 0,
+            (Cow::Owned(replaced), count) => {
+                *text = replaced;
+                count
+            }
+        }
+    }
+
+    fn redact_counted<'t>(&self, text: &'t str) -> (Cow<'t, str>, usize) {
+        let matched = self.any.matches(text);
+        let mut text = Cow::Borrowed(text);
+        let mut count = 0;
+        for index in matched.iter() {
+            // A rule can find nothing left to replace when an earlier one covered its match.
+            if let Some((replaced, found)) = self.rules[index].apply(&text) {
+                text = Cow::Owned(replaced);
+                count += found;
+            }
+        }
+        (text, count)
+    }
+
+    /// Redacts every string inside `value` (not object keys); returns how many credentials
+    /// were replaced.
+    pub fn redact_value(&self, value: &mut Value) -> usize {
+        match value {
+            Value::String(text) => self.redact_string(text),
+            Value::Array(items) => items.iter_mut().map(|item| self.redact_value(item)).sum(),
+            Value::Object(fields) => fields
+                .values_mut()
+                .map(|field| self.redact_value(field))
+                .sum(),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+    }
+
+    /// Redacts one content block's content (see the module documentation for what is
+    /// content); returns how many credentials were replaced.
+    pub fn redact_block(&self, block: &mut ContentBlock) -> usize {
+        match &mut block.block {
+            Block::Text { text } => self.redact_string(text),
+            Block::Thinking { thinking, .. } => self.redact_string(thinking),
+            Block::ToolUse { tool_input, .. } => self.redact_value(tool_input),
+            Block::ToolResult { tool_content, .. } => self.redact_value(tool_content),
+            Block::Command { command, .. } => self.redact_string(command),
+            Block::Stream { chunk } => self.redact_string(chunk),
+            Block::Unrecognized(unrecognized) => self.redact_value(&mut unrecognized.raw),
+        }
+    }
+
+    /// Redacts an event's content; returns how many credentials were replaced.
+    pub fn redact_event(&self, event: &mut ExchangeEvent) -> usize {
+        match &mut event.payload {
+            Payload::None => 0,
+            Payload::Blocks(blocks) => self.redact_blocks(blocks),
+            Payload::Message(message) => self.redact_blocks(&mut message.blocks),
+            Payload::Tool(tool) => {
+                self.redact_value(&mut tool.input)
+                    + self.redact_value(&mut tool.output)
+                    + tool.error.as_mut().map_or(0, |e| self.redact_string(e))
+            }
+            Payload::Step(step) => {
+                self.redact_value(&mut step.result)
+                    + step.error.as_mut().map_or(0, |e| self.redact_string(e))
+            }
+            Payload::Raw(value) | Payload::Malformed { value, .. } => self.redact_value(value),
+        }
+    }
+
+    fn redact_blocks(&self, blocks: &mut [ContentBlock]) -> usize {
+        blocks
+            .iter_mut()
+            .map(|block| self.redact_block(block))
+            .sum()
+    }
+}
+
+impl Rule {
+    /// `text` with this rule's matches replaced and how many there were; `None` for none.
+    fn apply(&self, text: &str) -> Option<(String, usize)> {
+        let marker = format!("[REDACTED:{}]", self.kind);
+        let mut out = String::new();
+        let mut copied = 0;
+        let mut count = 0;
+        for captures in self.regex.captures_iter(text) {
+            let Some(secret) = captures.get(1).or_else(|| captures.get(0)) else {
+                continue;
+            };
+            out.push_str(&text[copied..secret.start()]);
+            out.push_str(&marker);
+            copied = secret.end();
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        out.push_str(&text[copied..]);
+        Some((out, count))
+    }
+}
