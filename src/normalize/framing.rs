@@ -12,6 +12,8 @@
 
 use memchr::memchr;
 
+use super::{Diagnostic, DiagnosticKind};
+
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
 pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
@@ -40,6 +42,32 @@ pub(crate) enum Frame<'a> {
         size: u64,
         terminated: bool,
     },
+}
+
+impl Frame<'_> {
+    /// The diagnostic for a skipped over-long record; `None` for a record.
+    pub(crate) fn too_large(&self) -> Option<Diagnostic> {
+        let Frame::TooLarge {
+            line,
+            offset,
+            size,
+            terminated,
+        } = *self
+        else {
+            return None;
+        };
+        let ending = if terminated {
+            ""
+        } else {
+            " (and unterminated)"
+        };
+        Some(Diagnostic::new(
+            DiagnosticKind::RecordTooLarge,
+            line,
+            offset,
+            format!("record of {size} bytes is over the limit{ending}, skipped"),
+        ))
+    }
 }
 
 #[derive(Debug)]

@@ -19,12 +19,15 @@
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is [`events`], writing them is the recorder's.
 //!
-//! Adapters: [`claude`] (Claude Code `--output-format stream-json`).
+//! Adapters: [`claude`] (Claude Code `--output-format stream-json`), [`codex`] (Codex CLI
+//! `exec --json`).
 
 pub mod claude;
+pub mod codex;
 pub mod events;
 mod framing;
 mod json;
+mod tools;
 
 use std::fmt;
 
@@ -41,16 +44,19 @@ pub use framing::DEFAULT_MAX_RECORD_BYTES;
 pub enum Provider {
     /// Claude Code, `claude -p --output-format stream-json --verbose`.
     Claude,
+    /// OpenAI Codex CLI, `codex exec --json` (all three generations of its output).
+    Codex,
 }
 
 impl Provider {
     /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 1] = [Provider::Claude];
+    pub const ALL: [Provider; 2] = [Provider::Claude, Provider::Codex];
 
     /// Lower-case name used on the command line and in transcripts.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
+            Provider::Codex => "codex",
         }
     }
 
@@ -58,6 +64,7 @@ impl Provider {
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
         match self {
             Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
+            Provider::Codex => Box::new(codex::CodexNormalizer::new(options)),
         }
     }
 
@@ -79,6 +86,7 @@ impl Provider {
     fn claims(self, record: &Value) -> bool {
         match self {
             Provider::Claude => claude::claims(record),
+            Provider::Codex => codex::claims(record),
         }
     }
 }

@@ -1,0 +1,1136 @@
+//! OpenAI Codex CLI: `codex exec --json`, in all three of its generations.
+//!
+//! The generation is recognised per record, so a stream is read whichever CLI wrote it:
+//!
+//! * **current** (0.44 and later): `thread.started`, `turn.started|completed|failed`,
+//!   `item.started|updated|completed` with `item.type`, top-level `error`;
+//! * **interim** (0.42–0.43): the same events with `item.item_type`, `assistant_message`
+//!   for `agent_message`, and `session.created` for `thread.started`;
+//! * **legacy** (0.41 and earlier): a config line (no `type`: `model`, `sandbox`,
+//!   `approval`, `workdir`, ...), a `{"prompt": ...}` line, then `{"id", "msg": {"type"}}`.
+//!
+//! How items become blocks (role in brackets; tool ids are item ids, legacy `call_id`s):
+//!
+//! * `agent_message` / `assistant_message` / legacy `agent_message` → `text` [assistant];
+//!   `reasoning` / legacy `agent_reasoning` → `thinking` [assistant]; the legacy prompt line
+//!   → `text` [user].
+//! * `command_execution` → `tool_use` named `shell` with input `{"command"}` (legacy: the
+//!   argv shell-quoted, plus `cwd`) and a `command` block [assistant], handed out as soon as
+//!   the command starts; its `tool_result` [user] at completion, with `aggregated_output`
+//!   (legacy: `aggregated_output`, else stdout then stderr), `exit_code`, and `is_error` when
+//!   the status is `failed`/`declined` or the exit code is not 0. `item.updated` repeats the
+//!   whole output so far: nothing is handed out for it, the latest copy is kept in case the
+//!   completion's output is empty (openai/codex#10141).
+//! * `file_change` / legacy `patch_apply_begin|end` → `tool_use` named `apply_patch` with
+//!   input `{"changes": [{path, kind, diff?, content?, move_path?}]}`, then its `tool_result`
+//!   (the status; legacy stdout and stderr); `kind` is read as a string or as `{"type"}`.
+//! * `mcp_tool_call` / legacy `mcp_tool_call_begin|end` → `tool_use` named
+//!   `mcp__<server>__<tool>` (the name Codex gives the model), input the call's `arguments`;
+//!   result `result.content`, else `error.message`; legacy `{"Ok": {content, isError}}` or
+//!   `{"Err": "..."}`.
+//! * `collab_tool_call` → `tool_use` named after its tool (`spawn_agent`, `wait`, ...) with
+//!   the thread ids and prompt as input; result the `agents_states`.
+//! * `web_search` / legacy `web_search_end` → `tool_use` named `web_search` with input
+//!   `{"query"}` (and `action` where the CLI gives one) and its `tool_result` (`results`, where
+//!   given), both at completion: the start carries no query yet.
+//! * `todo_list`, `plan` and item types added after this was written are kept as
+//!   passthrough metadata; an unknown type also gets an `unknown-block-type` warning.
+//!
+//! Run metadata: the session from `thread.started` / `session.created` / legacy
+//! `session_configured`; the model from the legacy config line or `session_configured`.
+//! Usage in `turn.completed` is the thread's running total, so each one replaces the last;
+//! legacy `token_count` is either that total (`info.total_token_usage`, replaces) or one
+//! model response's usage (flat, added up). Codex counts cached input inside
+//! `input_tokens`; agx's `input_tokens` is the uncached part. `error` records and items are
+//! non-fatal run errors (Codex reports transient retries that way); `turn.failed` is fatal
+//! and fails the run for good; `turn.completed` (and legacy `task_complete`) completes it.
+//! A stream that ends with a turn still open gets a `missing-terminal` warning and stays
+//! incomplete.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::framing::{Frame, LineFramer, Record};
+use super::json::{JsonParser, RecordShape, to_value};
+use super::tools::PendingTools;
+use super::{
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Passthrough, Provider, RunError,
+    RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
+};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
+
+/// Whether a record looks like `codex exec --json` output of any generation.
+pub(crate) fn claims(record: &Value) -> bool {
+    let Some(object) = record.as_object() else {
+        return false;
+    };
+    match object.get("type").and_then(Value::as_str) {
+        Some(kind) => {
+            kind == "session.created"
+                || ["thread.", "turn.", "item."]
+                    .iter()
+                    .any(|prefix| kind.starts_with(prefix))
+        }
+        None if object.contains_key("type") => false,
+        // Legacy: `{"id", "msg": {"type"}}`, the config line, the prompt line.
+        None => {
+            object
+                .get("msg")
+                .and_then(|msg| msg.get("type"))
+                .is_some_and(Value::is_string)
+                || (object.contains_key("model")
+                    && ["sandbox", "approval", "workdir"]
+                        .iter()
+                        .any(|key| object.contains_key(*key)))
+                || (object.len() == 1 && object.get("prompt").is_some_and(Value::is_string))
+        }
+    }
+}
+
+/// The `codex exec --json` normalizer.
+pub struct CodexNormalizer {
+    framer: LineFramer,
+    parser: JsonParser,
+    state: State,
+    finished: bool,
+}
+
+impl CodexNormalizer {
+    /// A normalizer at the start of a stream.
+    pub fn new(options: Options) -> Self {
+        CodexNormalizer {
+            framer: LineFramer::new(options.max_record_bytes),
+            parser: JsonParser::default(),
+            state: State::new(),
+            finished: false,
+        }
+    }
+}
+
+impl fmt::Debug for CodexNormalizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CodexNormalizer").finish_non_exhaustive()
+    }
+}
+
+impl Normalizer for CodexNormalizer {
+    fn provider(&self) -> Provider {
+        Provider::Codex
+    }
+
+    fn push(&mut self, bytes: &[u8], out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        let CodexNormalizer {
+            framer,
+            parser,
+            state,
+            ..
+        } = self;
+        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let CodexNormalizer {
+            framer,
+            parser,
+            state,
+            ..
+        } = self;
+        framer.finish(&mut |frame| state.frame(parser, frame, out));
+        state.finish(out);
+    }
+
+    fn meta(&self) -> &RunMeta {
+        &self.state.meta
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The record shapes: only the fields the normalizer reads, borrowed where possible. Fields
+// whose type differs between versions are read as `Value`.
+
+struct LineShape;
+impl RecordShape for LineShape {
+    type Of<'a> = Line<'a>;
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thread_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item: Option<RawItem<'a>>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    status: Option<Value>,
+    #[serde(default)]
+    duration_ms: Option<Value>,
+    // legacy
+    #[serde(borrow, default)]
+    msg: Option<Msg<'a>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    prompt: Option<Cow<'a, str>>,
+}
+
+/// An item of the current and interim formats, every type's fields side by side.
+#[derive(Deserialize)]
+struct RawItem<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    // command_execution
+    #[serde(default)]
+    command: Option<Value>,
+    #[serde(borrow, default)]
+    aggregated_output: Option<Cow<'a, str>>,
+    #[serde(default)]
+    exit_code: Option<i64>,
+    // file_change
+    #[serde(default)]
+    changes: Option<Value>,
+    // mcp_tool_call, collab_tool_call
+    #[serde(borrow, default)]
+    server: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    sender_thread_id: Option<Value>,
+    #[serde(default)]
+    receiver_thread_ids: Option<Value>,
+    #[serde(default)]
+    prompt: Option<Value>,
+    #[serde(default)]
+    agents_states: Option<Value>,
+    // web_search
+    #[serde(default)]
+    query: Option<Value>,
+    #[serde(default)]
+    action: Option<Value>,
+    #[serde(default)]
+    results: Option<Value>,
+}
+
+/// A legacy `msg`, every type's fields side by side.
+#[derive(Deserialize)]
+struct Msg<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    command: Option<Value>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stdout: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stderr: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    aggregated_output: Option<Cow<'a, str>>,
+    #[serde(default)]
+    exit_code: Option<i64>,
+    #[serde(default)]
+    changes: Option<Value>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    invocation: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    query: Option<Value>,
+}
+
+/// Codex token counts: `input_tokens` includes `cached_input_tokens`.
+#[derive(Deserialize, Clone, Copy, Default)]
+struct TokenUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cached_input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    reasoning_output_tokens: u64,
+}
+
+impl TokenUsage {
+    fn read(value: &Value) -> Option<Usage> {
+        let usage = TokenUsage::deserialize(value).ok()?;
+        Some(Usage {
+            input_tokens: usage.input_tokens.saturating_sub(usage.cached_input_tokens),
+            output_tokens: usage.output_tokens,
+            cache_read_tokens: usage.cached_input_tokens,
+            cache_write_tokens: 0,
+            reasoning_tokens: usage.reasoning_output_tokens,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The state between records.
+
+#[derive(Clone, Copy, PartialEq)]
+enum Phase {
+    Started,
+    Updated,
+    Completed,
+}
+
+/// A tool call as it is handed out: its name, its input, and the command it runs, if any.
+struct Call {
+    name: String,
+    input: Value,
+    command: Option<String>,
+}
+
+struct State {
+    meta: RunMeta,
+    tools: PendingTools,
+    /// The latest `aggregated_output` an `item.updated` carried, per running command.
+    latest_output: std::collections::HashMap<String, String>,
+    /// A terminal record was seen (`turn.completed`, `turn.failed`, `task_complete`).
+    saw_terminal: bool,
+    /// A turn (or legacy task) started after the last terminal record.
+    turn_open: bool,
+    /// Line number and end offset of the last record, where a missing terminal is reported.
+    last_record: (u64, u64),
+}
+
+impl State {
+    fn new() -> Self {
+        State {
+            meta: RunMeta::new(Provider::Codex),
+            tools: PendingTools::default(),
+            latest_output: Default::default(),
+            saw_terminal: false,
+            turn_open: false,
+            last_record: (0, 0),
+        }
+    }
+
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        if let Some(diagnostic) = frame.too_large() {
+            out.diagnostics.push(diagnostic);
+            return;
+        }
+        let Frame::Record(record) = frame else { return };
+        self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+        let Output { items, diagnostics } = out;
+        parser.parse::<LineShape, _>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
+        });
+    }
+
+    fn line(
+        &mut self,
+        line: Line<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(kind) = line.kind.clone() else {
+            return self.untyped(line, record, items, diagnostics);
+        };
+        let kind = &*kind;
+        let phase = match kind {
+            "item.started" => Some(Phase::Started),
+            "item.updated" => Some(Phase::Updated),
+            "item.completed" => Some(Phase::Completed),
+            _ => None,
+        };
+        if let Some(phase) = phase {
+            match line.item {
+                Some(item) => self.item(phase, kind, item, record, items, diagnostics),
+                None => diagnostics.push(shape(record, &format!("{kind} without `item`"))),
+            }
+            return;
+        }
+        match kind {
+            "thread.started" | "session.created" => {
+                if let Some(id) = line.thread_id.or(line.session_id) {
+                    self.meta.session_id = Some(id.into_owned());
+                }
+            }
+            "turn.started" => self.turn_open = true,
+            "turn.completed" => self.turn_completed(line, record),
+            "turn.failed" => {
+                let message = error_message(line.error.as_ref())
+                    .unwrap_or_else(|| "the turn failed".to_owned());
+                self.fail(message, record);
+            }
+            "error" => {
+                let message = match &line.message {
+                    Some(Value::String(text)) => text.clone(),
+                    _ => error_message(line.error.as_ref())
+                        .unwrap_or_else(|| "error record without a message".to_owned()),
+                };
+                self.error(message, record);
+            }
+            other => self.passthrough(record, other),
+        }
+    }
+
+    /// Records without `type`: the legacy generation.
+    fn untyped(
+        &mut self,
+        line: Line<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if let Some(msg) = line.msg {
+            return self.legacy(msg, record, items, diagnostics);
+        }
+        if let Some(prompt) = line.prompt {
+            let block = Block::Text {
+                text: prompt.into_owned(),
+            };
+            return emit(items, block, Role::User, record);
+        }
+        if let Some(model) = line.model {
+            self.meta.model = Some(model.into_owned());
+            return self.passthrough(record, "config");
+        }
+        diagnostics.push(shape(
+            record,
+            "a record with neither `type` nor `msg` nor the legacy config keys",
+        ));
+    }
+
+    fn turn_completed(&mut self, line: Line<'_>, record: Record<'_>) {
+        self.terminal();
+        if let Some(usage) = line.usage {
+            // The thread's running total: replace, never add.
+            if let Some(total) = TokenUsage::read(&usage) {
+                self.meta.usage = total;
+            }
+            self.meta.raw_usage = Some(usage);
+        }
+        if let Some(ms) = line.duration_ms.as_ref().and_then(Value::as_u64) {
+            *self.meta.duration_ms.get_or_insert(0) += ms;
+        }
+        match line.status.as_ref().and_then(Value::as_str) {
+            None | Some("completed") => {
+                if line.status.is_some() {
+                    self.meta.stop_reason = Some(StopReason {
+                        kind: StopKind::EndTurn,
+                        raw: "completed".to_owned(),
+                    });
+                }
+                if self.meta.status != RunStatus::Failed {
+                    self.meta.status = RunStatus::Completed;
+                }
+            }
+            Some(other) => {
+                let kind = match other {
+                    "interrupted" => StopKind::Aborted,
+                    "failed" => StopKind::Error,
+                    _ => StopKind::Other,
+                };
+                self.fail(format!("the turn ended with status {other}"), record);
+                self.meta.stop_reason = Some(StopReason {
+                    kind,
+                    raw: other.to_owned(),
+                });
+            }
+        }
+    }
+
+    fn terminal(&mut self) {
+        self.saw_terminal = true;
+        self.turn_open = false;
+    }
+
+    fn fail(&mut self, message: String, record: Record<'_>) {
+        self.terminal();
+        self.meta.status = RunStatus::Failed;
+        self.meta.stop_reason = Some(StopReason {
+            kind: StopKind::Error,
+            raw: "turn.failed".to_owned(),
+        });
+        self.meta.errors.push(RunError {
+            message,
+            fatal: true,
+            line: record.line,
+        });
+    }
+
+    fn error(&mut self, message: String, record: Record<'_>) {
+        self.meta.errors.push(RunError {
+            message,
+            fatal: false,
+            line: record.line,
+        });
+    }
+
+    fn passthrough(&mut self, record: Record<'_>, kind: &str) {
+        self.keep(record, kind, to_value(record.bytes));
+    }
+
+    fn keep(&mut self, record: Record<'_>, kind: &str, raw: Value) {
+        self.meta.passthrough.push(Passthrough {
+            line: record.line,
+            kind: kind.to_owned(),
+            raw,
+        });
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Current and interim items.
+
+    fn item(
+        &mut self,
+        phase: Phase,
+        event: &str,
+        item: RawItem<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let kind = item
+            .kind
+            .clone()
+            .or(item.item_type.clone())
+            .unwrap_or_default();
+        let kind = &*kind;
+        let done = phase == Phase::Completed;
+        match kind {
+            "agent_message" | "assistant_message" => {
+                if done {
+                    let text = owned(item.text);
+                    emit(items, Block::Text { text }, Role::Assistant, record);
+                }
+            }
+            "reasoning" => {
+                if done {
+                    let thinking = Block::Thinking {
+                        thinking: owned(item.text),
+                        signature: None,
+                        redacted: false,
+                    };
+                    emit(items, thinking, Role::Assistant, record);
+                }
+            }
+            "error" => {
+                if done {
+                    let message = item.message.or(item.text).map_or_else(
+                        || "error item without a message".to_owned(),
+                        Cow::into_owned,
+                    );
+                    self.error(message, record);
+                }
+            }
+            "command_execution" | "file_change" | "mcp_tool_call" | "collab_tool_call"
+            | "web_search" => {
+                let Some(id) = item.id.as_deref().filter(|id| !id.is_empty()) else {
+                    diagnostics.push(shape(record, &format!("a {kind} item without `id`")));
+                    return;
+                };
+                let id = id.to_owned();
+                if phase == Phase::Updated
+                    && let Some(output) = &item.aggregated_output
+                {
+                    self.latest_output.insert(id.clone(), output.to_string());
+                }
+                // A web search's start has no query yet: it is handed out when it completes.
+                if !self.tools.is_waiting(&id) && (done || kind != "web_search") {
+                    self.call(&id, item_call(kind, &item), record, items);
+                }
+                if done {
+                    let result = self.item_result(kind, &id, item);
+                    self.result(&id, result, record, items, diagnostics);
+                }
+            }
+            "todo_list" | "plan" => self.keep_item(event, kind, record),
+            other => {
+                self.keep_item(event, other, record);
+                if done {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::UnknownBlockType,
+                        record.line,
+                        record.offset,
+                        format!(
+                            "item type {other:?} has no canonical form; kept in the run metadata"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn keep_item(&mut self, event: &str, kind: &str, record: Record<'_>) {
+        let mut raw = to_value(record.bytes);
+        let item = raw.get_mut("item").map(Value::take).unwrap_or(raw);
+        self.keep(record, &format!("{event}/{kind}"), item);
+    }
+
+    fn item_result(&mut self, kind: &str, id: &str, item: RawItem<'_>) -> ToolOutcome {
+        let status = item.status.as_deref().unwrap_or("");
+        let failed = matches!(status, "failed" | "declined");
+        match kind {
+            "command_execution" => {
+                let latest = self.latest_output.remove(id).unwrap_or_default();
+                let output = match item.aggregated_output {
+                    Some(output) if !output.is_empty() => output.into_owned(),
+                    _ => latest,
+                };
+                ToolOutcome {
+                    content: Value::String(output),
+                    is_error: failed || item.exit_code.is_some_and(|code| code != 0),
+                    exit_code: item.exit_code,
+                }
+            }
+            "file_change" => ToolOutcome {
+                content: Value::String(status.to_owned()),
+                is_error: failed,
+                exit_code: None,
+            },
+            "mcp_tool_call" => {
+                let error = error_message(item.error.as_ref());
+                let content = match item.result {
+                    Some(Value::Object(mut result)) => {
+                        result.remove("content").unwrap_or(Value::Object(result))
+                    }
+                    Some(other) if !other.is_null() => other,
+                    _ => error.clone().map_or(Value::Null, Value::String),
+                };
+                ToolOutcome {
+                    content,
+                    is_error: failed || error.is_some(),
+                    exit_code: None,
+                }
+            }
+            "collab_tool_call" => ToolOutcome {
+                content: item.agents_states.unwrap_or(Value::Null),
+                is_error: failed,
+                exit_code: None,
+            },
+            _ => ToolOutcome {
+                content: item.results.unwrap_or(Value::Null),
+                is_error: failed,
+                exit_code: None,
+            },
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Legacy `{id, msg}` events.
+
+    fn legacy(
+        &mut self,
+        msg: Msg<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        match &*msg.kind {
+            "session_configured" => {
+                if let Some(id) = msg.session_id {
+                    self.meta.session_id = Some(id.into_owned());
+                }
+                if let Some(model) = msg.model {
+                    self.meta.model = Some(model.into_owned());
+                }
+            }
+            "task_started" => self.turn_open = true,
+            "task_complete" => {
+                self.terminal();
+                if self.meta.status != RunStatus::Failed {
+                    self.meta.status = RunStatus::Completed;
+                }
+            }
+            "agent_message" => {
+                let text = owned(msg.message);
+                emit(items, Block::Text { text }, Role::Assistant, record);
+            }
+            "agent_reasoning" => {
+                let thinking = Block::Thinking {
+                    thinking: owned(msg.text),
+                    signature: None,
+                    redacted: false,
+                };
+                emit(items, thinking, Role::Assistant, record);
+            }
+            // Deltas repeat what the complete events carry.
+            "agent_message_delta"
+            | "agent_reasoning_delta"
+            | "agent_reasoning_raw_content_delta"
+            | "agent_reasoning_section_break"
+            | "exec_command_output_delta" => {}
+            "exec_command_begin" => {
+                let command = match &msg.command {
+                    Some(Value::Array(argv)) => shell_join(argv),
+                    Some(Value::String(command)) => command.clone(),
+                    _ => String::new(),
+                };
+                let mut input = Map::new();
+                input.insert("command".into(), Value::String(command.clone()));
+                if let Some(cwd) = msg.cwd {
+                    input.insert("cwd".into(), Value::String(cwd.into_owned()));
+                }
+                let call = Call {
+                    name: "shell".into(),
+                    input: Value::Object(input),
+                    command: Some(command),
+                };
+                self.call(&owned(msg.call_id), call, record, items);
+            }
+            "exec_command_end" => {
+                let content = match msg.aggregated_output {
+                    Some(output) if !output.is_empty() => output.into_owned(),
+                    _ => owned(msg.stdout) + msg.stderr.as_deref().unwrap_or(""),
+                };
+                let outcome = ToolOutcome {
+                    content: Value::String(content),
+                    is_error: msg.exit_code.is_some_and(|code| code != 0),
+                    exit_code: msg.exit_code,
+                };
+                self.result(&owned(msg.call_id), outcome, record, items, diagnostics);
+            }
+            "patch_apply_begin" => {
+                let call = Call {
+                    name: "apply_patch".into(),
+                    input: json!({ "changes": changes(msg.changes.as_ref()) }),
+                    command: None,
+                };
+                self.call(&owned(msg.call_id), call, record, items);
+            }
+            "patch_apply_end" => {
+                let content = owned(msg.stdout) + msg.stderr.as_deref().unwrap_or("");
+                let outcome = ToolOutcome {
+                    content: Value::String(content),
+                    is_error: msg.success == Some(false),
+                    exit_code: None,
+                };
+                self.result(&owned(msg.call_id), outcome, record, items, diagnostics);
+            }
+            "mcp_tool_call_begin" | "mcp_tool_call_end" => {
+                let id = owned(msg.call_id);
+                if !self.tools.is_waiting(&id)
+                    && let Some(invocation) = &msg.invocation
+                {
+                    let call = mcp_call(
+                        invocation.get("server").and_then(Value::as_str),
+                        invocation.get("tool").and_then(Value::as_str),
+                        invocation.get("arguments").cloned(),
+                    );
+                    self.call(&id, call, record, items);
+                }
+                if msg.kind == "mcp_tool_call_end" {
+                    let outcome = legacy_mcp_result(msg.result);
+                    self.result(&id, outcome, record, items, diagnostics);
+                }
+            }
+            "web_search_begin" => {}
+            "web_search_end" => {
+                let id = owned(msg.call_id);
+                let call = Call {
+                    name: "web_search".into(),
+                    input: json!({ "query": msg.query.unwrap_or(Value::Null) }),
+                    command: None,
+                };
+                self.call(&id, call, record, items);
+                let outcome = ToolOutcome {
+                    content: Value::Null,
+                    is_error: false,
+                    exit_code: None,
+                };
+                self.result(&id, outcome, record, items, diagnostics);
+            }
+            "token_count" => self.token_count(record),
+            "error" | "stream_error" => {
+                let message = msg.message.map_or_else(
+                    || format!("{} without a message", msg.kind),
+                    Cow::into_owned,
+                );
+                self.error(message, record);
+            }
+            other => self.passthrough(record, other),
+        }
+    }
+
+    /// Legacy token counts: the running total (`info.total_token_usage`) replaces; the
+    /// older flat shape is one model response's usage and is added.
+    fn token_count(&mut self, record: Record<'_>) {
+        let raw = to_value(record.bytes);
+        let msg = &raw["msg"];
+        match msg.pointer("/info/total_token_usage") {
+            Some(total) => {
+                if let Some(usage) = TokenUsage::read(total) {
+                    self.meta.usage = usage;
+                    self.meta.raw_usage = Some(total.clone());
+                }
+            }
+            // `info: null` comes before the first response.
+            None if msg.get("info").is_some() => {}
+            None => {
+                if let Some(usage) = TokenUsage::read(msg) {
+                    self.meta.usage.add(&usage);
+                }
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Handing out calls and results.
+
+    fn call(&mut self, id: &str, call: Call, record: Record<'_>, items: &mut Vec<Item>) {
+        self.tools.open(id, &call.name, record.line, record.offset);
+        let tool_use = Block::ToolUse {
+            tool_name: call.name,
+            tool_id: id.to_owned(),
+            tool_input: call.input,
+            server: false,
+            incomplete: false,
+        };
+        emit(items, tool_use, Role::Assistant, record);
+        if let Some(command) = call.command {
+            let tool_id = Some(id.to_owned()).filter(|id| !id.is_empty());
+            emit(
+                items,
+                Block::Command { command, tool_id },
+                Role::Assistant,
+                record,
+            );
+        }
+    }
+
+    fn result(
+        &mut self,
+        id: &str,
+        outcome: ToolOutcome,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.tools
+            .answer(id, record.line, record.offset, diagnostics);
+        let result = Block::ToolResult {
+            tool_id: id.to_owned(),
+            tool_content: outcome.content,
+            is_error: outcome.is_error,
+            exit_code: outcome.exit_code,
+        };
+        emit(items, result, Role::User, record);
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        self.tools.report_dangling(&mut out.diagnostics);
+        if !self.saw_terminal || self.turn_open {
+            if self.meta.status != RunStatus::Failed {
+                self.meta.status = RunStatus::Incomplete;
+            }
+            let (line, offset) = self.last_record;
+            let what = if self.saw_terminal {
+                "the stream ended inside a turn (no turn.completed or turn.failed after its turn.started)"
+            } else {
+                "the stream ended without a terminal record (turn.completed, turn.failed or task_complete)"
+            };
+            out.diagnostics.push(Diagnostic::new(
+                DiagnosticKind::MissingTerminal,
+                line.max(1),
+                offset,
+                format!("{what}; the run is incomplete"),
+            ));
+        }
+    }
+}
+
+/// How a tool call ended.
+struct ToolOutcome {
+    content: Value,
+    is_error: bool,
+    exit_code: Option<i64>,
+}
+
+/// The tool call an item of a tool kind stands for.
+fn item_call(kind: &str, item: &RawItem<'_>) -> Call {
+    match kind {
+        "command_execution" => {
+            let command = match &item.command {
+                Some(Value::String(command)) => command.clone(),
+                Some(Value::Array(argv)) => shell_join(argv),
+                _ => String::new(),
+            };
+            Call {
+                name: "shell".into(),
+                input: json!({ "command": command }),
+                command: Some(command),
+            }
+        }
+        "file_change" => Call {
+            name: "apply_patch".into(),
+            input: json!({ "changes": changes(item.changes.as_ref()) }),
+            command: None,
+        },
+        "mcp_tool_call" => mcp_call(
+            item.server.as_deref(),
+            item.tool.as_deref(),
+            item.arguments.clone(),
+        ),
+        "collab_tool_call" => {
+            let mut input = Map::new();
+            for (key, value) in [
+                ("sender_thread_id", &item.sender_thread_id),
+                ("receiver_thread_ids", &item.receiver_thread_ids),
+                ("prompt", &item.prompt),
+            ] {
+                if let Some(value) = value.clone().filter(|v| !v.is_null()) {
+                    input.insert(key.into(), value);
+                }
+            }
+            Call {
+                name: item
+                    .tool
+                    .as_deref()
+                    .unwrap_or("collab_tool_call")
+                    .to_owned(),
+                input: Value::Object(input),
+                command: None,
+            }
+        }
+        _ => {
+            let mut input = json!({ "query": item.query.clone().unwrap_or(Value::Null) });
+            if let Some(action) = item.action.clone().filter(|a| !a.is_null()) {
+                input["action"] = action;
+            }
+            Call {
+                name: "web_search".into(),
+                input,
+                command: None,
+            }
+        }
+    }
+}
+
+/// An MCP call is named `mcp__<server>__<tool>`, as Codex names MCP tools to the model.
+fn mcp_call(server: Option<&str>, tool: Option<&str>, arguments: Option<Value>) -> Call {
+    Call {
+        name: format!("mcp__{}__{}", server.unwrap_or(""), tool.unwrap_or("")),
+        input: arguments
+            .filter(|a| !a.is_null())
+            .unwrap_or_else(|| Value::Object(Map::new())),
+        command: None,
+    }
+}
+
+/// A legacy MCP result: Rust's `Result` serialised, `{"Ok": {content, isError}}` or
+/// `{"Err": "..."}`.
+fn legacy_mcp_result(result: Option<Value>) -> ToolOutcome {
+    let (content, is_error) = match result {
+        Some(Value::Object(mut result)) => match (result.remove("Ok"), result.remove("Err")) {
+            (Some(Value::Object(mut ok)), _) => {
+                let is_error = ok
+                    .get("isError")
+                    .or(ok.get("is_error"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let content = ok.remove("content").unwrap_or(Value::Object(ok));
+                (content, is_error)
+            }
+            (Some(other), _) => (other, false),
+            (None, Some(error)) => (error, true),
+            (None, None) => (Value::Object(result), false),
+        },
+        other => (other.unwrap_or(Value::Null), false),
+    };
+    ToolOutcome {
+        content,
+        is_error,
+        exit_code: None,
+    }
+}
+
+/// File changes as `[{path, kind, diff?, content?, move_path?}]`, from the current list
+/// (`kind` a string or `{"type"}`) or the legacy map `{path: {"add"|"update"|"delete": {..}}}`.
+fn changes(raw: Option<&Value>) -> Value {
+    let mut out = Vec::new();
+    let mut push = |path: &Value, kind: &str, details: Option<&Value>, diff: Option<&Value>| {
+        let mut change = Map::new();
+        change.insert("path".into(), path.clone());
+        change.insert("kind".into(), Value::String(kind.to_owned()));
+        let field = |name: &str| details.and_then(|d| d.get(name)).filter(|v| !v.is_null());
+        if let Some(diff) = diff.filter(|v| !v.is_null()).or(field("unified_diff")) {
+            change.insert("diff".into(), diff.clone());
+        }
+        for name in ["content", "move_path"] {
+            if let Some(value) = field(name) {
+                change.insert(name.into(), value.clone());
+            }
+        }
+        out.push(Value::Object(change));
+    };
+    match raw {
+        Some(Value::Array(list)) => {
+            for change in list {
+                let path = change.get("path").unwrap_or(&Value::Null);
+                let (kind, details) = match change.get("kind") {
+                    Some(Value::String(kind)) => (kind.as_str(), None),
+                    Some(kind @ Value::Object(object)) => (
+                        object.get("type").and_then(Value::as_str).unwrap_or(""),
+                        Some(kind),
+                    ),
+                    _ => ("", None),
+                };
+                push(path, kind, details, change.get("diff"));
+            }
+        }
+        Some(Value::Object(map)) => {
+            for (path, change) in map {
+                let path = Value::String(path.clone());
+                match change.as_object() {
+                    Some(object) if object.contains_key("type") => {
+                        let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
+                        push(&path, kind, Some(change), None);
+                    }
+                    Some(object) => match object.iter().next() {
+                        Some((kind, details)) => push(&path, kind, Some(details), None),
+                        None => push(&path, "", None, None),
+                    },
+                    None => push(&path, change.as_str().unwrap_or(""), None, None),
+                }
+            }
+        }
+        _ => {}
+    }
+    Value::Array(out)
+}
+
+/// An argv as one shell command line, quoting only what needs it.
+fn shell_join(argv: &[Value]) -> String {
+    let quote = |arg: &str| {
+        let plain = !arg.is_empty()
+            && arg
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+        if plain {
+            arg.to_owned()
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    argv.iter()
+        .map(|arg| match arg {
+            Value::String(arg) => quote(arg),
+            other => quote(&other.to_string()),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `{"message": ...}` (or a bare string) as the error's text.
+fn error_message(error: Option<&Value>) -> Option<String> {
+    match error? {
+        Value::String(text) => Some(text.clone()),
+        Value::Null => None,
+        other => Some(match other.get("message") {
+            Some(Value::String(text)) => text.clone(),
+            _ => other.to_string(),
+        }),
+    }
+}
+
+fn owned(text: Option<Cow<'_, str>>) -> String {
+    text.map(Cow::into_owned).unwrap_or_default()
+}
+
+fn emit(items: &mut Vec<Item>, block: Block, role: Role, record: Record<'_>) {
+    items.push(Item {
+        block: ContentBlock::new(Fidelity::AgentEmitted, block),
+        role,
+        message_id: None,
+        agent: None,
+        source: Source::record(record.line, record.offset),
+    });
+}
+
+fn shape(record: Record<'_>, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        DiagnosticKind::UnexpectedShape,
+        record.line,
+        record.offset,
+        format!("{what}, skipped"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_join_quotes_only_what_needs_it() {
+        let argv = json!(["bash", "-lc", "ls -1 'a b'", "", "x=1"]);
+        assert_eq!(
+            shell_join(argv.as_array().unwrap()),
+            r"bash -lc 'ls -1 '\''a b'\''' '' x=1"
+        );
+    }
+
+    #[test]
+    fn claims_every_generation_and_nothing_of_claude() {
+        for record in [
+            json!({"type": "thread.started", "thread_id": "t"}),
+            json!({"type": "turn.completed", "usage": {}}),
+            json!({"type": "item.plan.delta", "item_id": "item_0", "delta": "x"}),
+            json!({"type": "session.created", "session_id": "s"}),
+            json!({"model": "codex-mini-latest", "sandbox": "read-only", "approval": "never"}),
+            json!({"prompt": "hi"}),
+            json!({"id": "0", "msg": {"type": "task_started"}}),
+        ] {
+            assert!(claims(&record), "{record}");
+        }
+        for record in [
+            json!({"type": "system", "subtype": "init", "session_id": "s", "model": "m"}),
+            json!({"type": "assistant", "message": {}, "session_id": "s"}),
+            json!({"type": "error", "message": "x"}),
+            json!({"model": "m"}),
+            json!({"prompt": "hi", "type": "user"}),
+        ] {
+            assert!(!claims(&record), "{record}");
+        }
+    }
+}

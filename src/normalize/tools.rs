@@ -1,0 +1,111 @@
+//! Tool calls waiting for their results, shared by the adapters.
+//!
+//! Every adapter pairs results with calls by id. This ledger remembers each call it was told
+//! about, reports a result whose call was never seen (an orphan, an error) when it arrives,
+//! and at the end of the input reports every call that never got a result (dangling, a
+//! warning), in the order the calls were seen.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Diagnostic, DiagnosticKind, describe};
+use crate::model::Block;
+
+/// A tool call seen, waiting for its result.
+struct Call {
+    name: String,
+    line: u64,
+    offset: u64,
+    answered: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct PendingTools {
+    calls: HashMap<String, Call>,
+    /// Tool ids in the order their calls were seen, for a stable dangling report.
+    order: Vec<String>,
+}
+
+impl PendingTools {
+    /// Remembers a call. A call already waiting is left as it is (a repeated copy of the
+    /// same call); an id whose call was already answered is opened again (Codex numbers its
+    /// items per turn, so `item_2` can name a new call in the next turn). Empty ids are not
+    /// tracked.
+    pub(crate) fn open(&mut self, tool_id: &str, name: &str, line: u64, offset: u64) {
+        if tool_id.is_empty() {
+            return;
+        }
+        match self.calls.get_mut(tool_id) {
+            Some(call) if !call.answered => {}
+            Some(call) => {
+                *call = Call {
+                    name: name.to_owned(),
+                    line,
+                    offset,
+                    answered: false,
+                };
+            }
+            None => {
+                self.order.push(tool_id.to_owned());
+                self.calls.insert(
+                    tool_id.to_owned(),
+                    Call {
+                        name: name.to_owned(),
+                        line,
+                        offset,
+                        answered: false,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Whether a call with this id was seen and still waits for its result.
+    pub(crate) fn is_waiting(&self, tool_id: &str) -> bool {
+        self.calls.get(tool_id).is_some_and(|call| !call.answered)
+    }
+
+    /// Marks the call answered, or reports the result as an orphan when no call with this
+    /// id was seen.
+    pub(crate) fn answer(
+        &mut self,
+        tool_id: &str,
+        line: u64,
+        offset: u64,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        match self.calls.get_mut(tool_id) {
+            Some(call) => call.answered = true,
+            None => diagnostics.push(Diagnostic::new(
+                DiagnosticKind::OrphanToolResult,
+                line,
+                offset,
+                format!("tool_result for {tool_id:?}, a tool call never seen"),
+            )),
+        }
+    }
+
+    /// Reports every call still waiting, in the order the calls were seen.
+    pub(crate) fn report_dangling(&self, diagnostics: &mut Vec<Diagnostic>) {
+        for id in &self.order {
+            let call = &self.calls[id];
+            if call.answered {
+                continue;
+            }
+            let what = describe(&Block::ToolUse {
+                tool_name: call.name.clone(),
+                tool_id: id.clone(),
+                tool_input: Value::Null,
+                server: false,
+                incomplete: false,
+            });
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::DanglingToolUse,
+                call.line,
+                call.offset,
+                format!("{what} never received a result"),
+            ));
+        }
+    }
+}
