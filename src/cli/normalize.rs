@@ -3,8 +3,9 @@
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 
-use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use agx::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
+use agx::record::{RecorderOptions, RecordingSink};
 
 use super::{Outcome, display_name, open};
 
@@ -30,6 +31,11 @@ pub(crate) struct Args {
     /// The largest record accepted, in bytes; longer ones are skipped and reported.
     #[arg(long, default_value_t = DEFAULT_MAX_RECORD_BYTES)]
     max_record_bytes: usize,
+
+    /// Write the transcript through the recorder to DIR/<run-id>.jsonl (mode 0600) instead
+    /// of stdout; the path is printed on stderr.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 
     /// Provider output file, or `-` for stdin.
     #[arg(default_value = "-")]
@@ -97,23 +103,39 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
-    let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    let mut sink = JsonlSink::new(stdout, |diagnostic: Diagnostic| {
+    let on_diagnostic = |diagnostic: Diagnostic| {
         if diagnostic.severity() == Severity::Error {
             errors += 1;
         }
         print_diagnostic(&name, &diagnostic)
-    });
-    transcriber.push(&head, &mut sink)?;
-    loop {
-        let read = read_some(&mut input, &mut chunk)?;
-        if read == 0 {
-            break;
+    };
+    let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
+        transcriber.push(&head, sink)?;
+        loop {
+            let read = read_some(&mut input, &mut chunk)?;
+            if read == 0 {
+                break;
+            }
+            transcriber.push(&chunk[..read], sink)?;
         }
-        transcriber.push(&chunk[..read], &mut sink)?;
+        transcriber.finish(sink)
+    };
+    match &args.out {
+        None => {
+            let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            let mut sink = JsonlSink::new(stdout, on_diagnostic);
+            feed(&mut sink)?;
+            sink.into_inner().flush()?;
+        }
+        Some(dir) => {
+            let mut sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic);
+            feed(&mut sink)?;
+            if let Some(recorder) = sink.recorder() {
+                recorder.close().map_err(io::Error::other)?;
+                writeln!(io::stderr(), "agx: wrote {}", recorder.path().display())?;
+            }
+        }
     }
-    transcriber.finish(&mut sink)?;
-    sink.into_inner().flush()?;
     Ok(if errors > 0 {
         Outcome::InputProblems
     } else {

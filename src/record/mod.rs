@@ -218,3 +218,57 @@ impl RecordError {
         }
     }
 }
+
+/// An [`EventSink`](crate::normalize::events::EventSink) that records: the recorder is
+/// created in `dir` when the first event arrives, named after that event's run id (which a
+/// transcriber settles only then: it may be the provider's session id). Diagnostics go to
+/// a callback.
+pub struct RecordingSink<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> {
+    dir: std::path::PathBuf,
+    options: Option<RecorderOptions>,
+    recorder: Option<Recorder>,
+    on_diagnostic: D,
+}
+
+impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> RecordingSink<D> {
+    /// A sink that will record into `dir` with `options`.
+    pub fn new(
+        dir: impl Into<std::path::PathBuf>,
+        options: RecorderOptions,
+        on_diagnostic: D,
+    ) -> Self {
+        RecordingSink {
+            dir: dir.into(),
+            options: Some(options),
+            recorder: None,
+            on_diagnostic,
+        }
+    }
+
+    /// The recorder, once the first event has created it.
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.as_ref()
+    }
+}
+
+impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>>
+    crate::normalize::events::EventSink for RecordingSink<D>
+{
+    fn event(&mut self, event: crate::model::ExchangeEvent) -> std::io::Result<()> {
+        if self.recorder.is_none() {
+            let options = self.options.take().unwrap_or_default();
+            let recorder = Recorder::create(&self.dir, &event.run_id, options)
+                .map_err(std::io::Error::other)?;
+            self.recorder = Some(recorder);
+        }
+        let recorder = self.recorder.as_ref().expect("created above");
+        recorder
+            .record(event)
+            .map(drop)
+            .map_err(std::io::Error::other)
+    }
+
+    fn diagnostic(&mut self, diagnostic: crate::normalize::Diagnostic) -> std::io::Result<()> {
+        (self.on_diagnostic)(diagnostic)
+    }
+}

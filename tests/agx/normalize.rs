@@ -329,3 +329,44 @@ fn the_seed_jq_recipes_answer_correctly() {
 
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--out DIR` records through the recorder: `DIR/<run-id>.jsonl`, mode 0600, the same
+/// events as on stdout apart from their timestamps.
+#[test]
+fn out_dir_records_the_same_transcript_as_stdout() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = std::env::temp_dir().join(format!("agx-out-{}", std::process::id()));
+    let fixture = "corpus/claude/ok/plain-session-thinking-text-bash.jsonl";
+    let recorded = agx(&["normalize", "--out", dir.to_str().unwrap(), fixture]);
+    assert_eq!(recorded.status.code(), Some(0));
+    assert!(recorded.stdout.is_empty());
+    let session = "cd613e30-d8f1-4adf-81b7-584a2265b1f5";
+    let path = dir.join(format!("{session}.jsonl"));
+    assert_eq!(
+        String::from_utf8_lossy(&recorded.stderr),
+        format!("agx: wrote {}\n", path.display())
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    let without_timestamps = |bytes: &[u8]| -> Vec<Value> {
+        bytes
+            .split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| {
+                let mut event: Value = serde_json::from_slice(line).unwrap();
+                event.as_object_mut().unwrap().remove("timestamp");
+                event
+            })
+            .collect()
+    };
+    let printed = agx(&["normalize", fixture]);
+    let file = std::fs::read(&path).unwrap();
+    assert_eq!(
+        without_timestamps(&file),
+        without_timestamps(&printed.stdout)
+    );
+    assert_eq!(without_timestamps(&file).len(), 10);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
