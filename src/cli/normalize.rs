@@ -40,6 +40,7 @@ pub(crate) struct Args {
 enum ProviderArg {
     Auto,
     Claude,
+    Gemini,
 }
 
 /// How much output auto-detection looks at before it decides.
@@ -54,6 +55,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut head = Vec::new();
     let provider = match args.provider {
         ProviderArg::Claude => Provider::Claude,
+        ProviderArg::Gemini => Provider::Gemini,
         ProviderArg::Auto => loop {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;

@@ -19,12 +19,15 @@
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is [`events`], writing them is the recorder's.
 //!
-//! Adapters: [`claude`] (Claude Code `--output-format stream-json`).
+//! Adapters: [`claude`] (Claude Code `--output-format stream-json`),
+//! [`gemini`] (Gemini CLI `--output-format stream-json` and `json`).
 
 pub mod claude;
 pub mod events;
 mod framing;
+pub mod gemini;
 mod json;
+mod tools;
 
 use std::fmt;
 
@@ -41,16 +44,19 @@ pub use framing::DEFAULT_MAX_RECORD_BYTES;
 pub enum Provider {
     /// Claude Code, `claude -p --output-format stream-json --verbose`.
     Claude,
+    /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
+    Gemini,
 }
 
 impl Provider {
     /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 1] = [Provider::Claude];
+    pub const ALL: [Provider; 2] = [Provider::Claude, Provider::Gemini];
 
     /// Lower-case name used on the command line and in transcripts.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
+            Provider::Gemini => "gemini",
         }
     }
 
@@ -58,6 +64,7 @@ impl Provider {
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
         match self {
             Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
+            Provider::Gemini => Box::new(gemini::GeminiNormalizer::new(options)),
         }
     }
 
@@ -74,11 +81,14 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
+            // Gemini's `--output-format json` is one pretty-printed, multi-line document.
+            .or_else(|| gemini::detect_document(complete).then_some(Provider::Gemini))
     }
 
     fn claims(self, record: &Value) -> bool {
         match self {
             Provider::Claude => claude::claims(record),
+            Provider::Gemini => gemini::claims(record),
         }
     }
 }

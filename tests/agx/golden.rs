@@ -361,6 +361,11 @@ fn claude() {
     golden(Provider::Claude);
 }
 
+#[test]
+fn gemini() {
+    golden(Provider::Gemini);
+}
+
 /// `make golden` can leave snapshots of deleted or renamed fixtures behind; they must go.
 #[test]
 fn no_snapshot_without_a_fixture() {
