@@ -41,6 +41,7 @@ enum ProviderArg {
     Auto,
     Claude,
     Gemini,
+    Copilot,
 }
 
 /// How much output auto-detection looks at before it decides.
@@ -56,6 +57,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let provider = match args.provider {
         ProviderArg::Claude => Provider::Claude,
         ProviderArg::Gemini => Provider::Gemini,
+        ProviderArg::Copilot => Provider::Copilot,
         ProviderArg::Auto => loop {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;

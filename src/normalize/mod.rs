@@ -20,9 +20,11 @@
 //! transcript events is [`events`], writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`),
-//! [`gemini`] (Gemini CLI `--output-format stream-json` and `json`).
+//! [`gemini`] (Gemini CLI `--output-format stream-json` and `json`),
+//! [`copilot`] (Copilot CLI `-p --output-format json`).
 
 pub mod claude;
+pub mod copilot;
 pub mod events;
 mod framing;
 pub mod gemini;
@@ -46,17 +48,20 @@ pub enum Provider {
     Claude,
     /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
     Gemini,
+    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`.
+    Copilot,
 }
 
 impl Provider {
     /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 2] = [Provider::Claude, Provider::Gemini];
+    pub const ALL: [Provider; 3] = [Provider::Claude, Provider::Gemini, Provider::Copilot];
 
     /// Lower-case name used on the command line and in transcripts.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
             Provider::Gemini => "gemini",
+            Provider::Copilot => "copilot",
         }
     }
 
@@ -65,6 +70,7 @@ impl Provider {
         match self {
             Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
             Provider::Gemini => Box::new(gemini::GeminiNormalizer::new(options)),
+            Provider::Copilot => Box::new(copilot::CopilotNormalizer::new(options)),
         }
     }
 
@@ -89,6 +95,7 @@ impl Provider {
         match self {
             Provider::Claude => claude::claims(record),
             Provider::Gemini => gemini::claims(record),
+            Provider::Copilot => copilot::claims(record),
         }
     }
 }
