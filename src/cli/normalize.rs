@@ -47,6 +47,8 @@ enum ProviderArg {
     Auto,
     Claude,
     Codex,
+    Gemini,
+    Copilot,
 }
 
 /// How much output auto-detection looks at before it decides.
@@ -62,6 +64,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let provider = match args.provider {
         ProviderArg::Claude => Provider::Claude,
         ProviderArg::Codex => Provider::Codex,
+        ProviderArg::Gemini => Provider::Gemini,
+        ProviderArg::Copilot => Provider::Copilot,
         ProviderArg::Auto => loop {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;

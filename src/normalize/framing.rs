@@ -12,7 +12,7 @@
 
 use memchr::memchr;
 
-use super::{Diagnostic, DiagnosticKind};
+use super::Diagnostic;
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
@@ -47,26 +47,15 @@ pub(crate) enum Frame<'a> {
 impl Frame<'_> {
     /// The diagnostic for a skipped over-long record; `None` for a record.
     pub(crate) fn too_large(&self) -> Option<Diagnostic> {
-        let Frame::TooLarge {
-            line,
-            offset,
-            size,
-            terminated,
-        } = *self
-        else {
-            return None;
-        };
-        let ending = if terminated {
-            ""
-        } else {
-            " (and unterminated)"
-        };
-        Some(Diagnostic::new(
-            DiagnosticKind::RecordTooLarge,
-            line,
-            offset,
-            format!("record of {size} bytes is over the limit{ending}, skipped"),
-        ))
+        match *self {
+            Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => Some(super::tools::too_large(line, offset, size, terminated)),
+            Frame::Record(_) => None,
+        }
     }
 }
 

@@ -20,12 +20,15 @@
 //! transcript events is [`events`], writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`), [`codex`] (Codex CLI
-//! `exec --json`).
+//! `exec --json`, all three generations), [`gemini`] (Gemini CLI `--output-format
+//! stream-json` and `json`), [`copilot`] (Copilot CLI `-p --output-format json`).
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod events;
 mod framing;
+pub mod gemini;
 mod json;
 mod tools;
 
@@ -46,17 +49,28 @@ pub enum Provider {
     Claude,
     /// OpenAI Codex CLI, `codex exec --json` (all three generations of its output).
     Codex,
+    /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
+    Gemini,
+    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`.
+    Copilot,
 }
 
 impl Provider {
     /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 2] = [Provider::Claude, Provider::Codex];
+    pub const ALL: [Provider; 4] = [
+        Provider::Claude,
+        Provider::Codex,
+        Provider::Gemini,
+        Provider::Copilot,
+    ];
 
     /// Lower-case name used on the command line and in transcripts.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
             Provider::Codex => "codex",
+            Provider::Gemini => "gemini",
+            Provider::Copilot => "copilot",
         }
     }
 
@@ -65,6 +79,8 @@ impl Provider {
         match self {
             Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
             Provider::Codex => Box::new(codex::CodexNormalizer::new(options)),
+            Provider::Gemini => Box::new(gemini::GeminiNormalizer::new(options)),
+            Provider::Copilot => Box::new(copilot::CopilotNormalizer::new(options)),
         }
     }
 
@@ -81,12 +97,16 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
+            // Gemini's `--output-format json` is one pretty-printed, multi-line document.
+            .or_else(|| gemini::detect_document(complete).then_some(Provider::Gemini))
     }
 
     fn claims(self, record: &Value) -> bool {
         match self {
             Provider::Claude => claude::claims(record),
             Provider::Codex => codex::claims(record),
+            Provider::Gemini => gemini::claims(record),
+            Provider::Copilot => copilot::claims(record),
         }
     }
 }

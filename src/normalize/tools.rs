@@ -1,9 +1,10 @@
-//! Tool calls waiting for their results, shared by the adapters.
+//! Bookkeeping every adapter shares: tool calls waiting for their results, and the
+//! diagnostics that do not depend on a provider's dialect.
 //!
-//! Every adapter pairs results with calls by id. This ledger remembers each call it was told
-//! about, reports a result whose call was never seen (an orphan, an error) when it arrives,
-//! and at the end of the input reports every call that never got a result (dangling, a
-//! warning), in the order the calls were seen.
+//! Every adapter pairs results with calls by id. [`PendingTools`] remembers each call it was
+//! told about, reports a result whose call was never seen (an orphan, an error) when it
+//! arrives, and at the end of the input reports every call that never got a result
+//! (dangling, a warning), in the order the calls were seen.
 
 use std::collections::HashMap;
 
@@ -28,16 +29,16 @@ pub(crate) struct PendingTools {
 }
 
 impl PendingTools {
-    /// Remembers a call. A call already waiting is left as it is (a repeated copy of the
-    /// same call); an id whose call was already answered is opened again (Codex numbers its
-    /// items per turn, so `item_2` can name a new call in the next turn). Empty ids are not
-    /// tracked.
-    pub(crate) fn open(&mut self, tool_id: &str, name: &str, line: u64, offset: u64) {
+    /// Remembers a call and says whether it is a new one. A call already waiting is left as
+    /// it is and gives false (a repeated copy of the same call: Copilot announces each call
+    /// twice); an id whose call was already answered is opened again (Codex numbers its items
+    /// per turn, so `item_2` can name a new call in the next turn). Empty ids are not tracked.
+    pub(crate) fn open(&mut self, tool_id: &str, name: &str, line: u64, offset: u64) -> bool {
         if tool_id.is_empty() {
-            return;
+            return false;
         }
         match self.calls.get_mut(tool_id) {
-            Some(call) if !call.answered => {}
+            Some(call) if !call.answered => return false,
             Some(call) => {
                 *call = Call {
                     name: name.to_owned(),
@@ -59,6 +60,7 @@ impl PendingTools {
                 );
             }
         }
+        true
     }
 
     /// Whether a call with this id was seen and still waits for its result.
@@ -93,19 +95,48 @@ impl PendingTools {
             if call.answered {
                 continue;
             }
-            let what = describe(&Block::ToolUse {
-                tool_name: call.name.clone(),
-                tool_id: id.clone(),
-                tool_input: Value::Null,
-                server: false,
-                incomplete: false,
-            });
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::DanglingToolUse,
                 call.line,
                 call.offset,
-                format!("{what} never received a result"),
+                format!("{} never received a result", describe_tool(&call.name, id)),
             ));
         }
     }
+}
+
+/// "tool_use NAME (ID)", as diagnostics name a call.
+pub(crate) fn describe_tool(name: &str, id: &str) -> String {
+    describe(&Block::ToolUse {
+        tool_name: name.to_owned(),
+        tool_id: id.to_owned(),
+        tool_input: Value::Null,
+        server: false,
+        incomplete: false,
+    })
+}
+
+/// The diagnostic for a record the framer skipped as too large.
+pub(crate) fn too_large(line: u64, offset: u64, size: u64, terminated: bool) -> Diagnostic {
+    let ending = if terminated {
+        ""
+    } else {
+        " (and unterminated)"
+    };
+    Diagnostic::new(
+        DiagnosticKind::RecordTooLarge,
+        line,
+        offset,
+        format!("record of {size} bytes is over the limit{ending}, skipped"),
+    )
+}
+
+/// The diagnostic for a stream that ended without its terminal record (`what`).
+pub(crate) fn missing_terminal(line: u64, offset: u64, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        DiagnosticKind::MissingTerminal,
+        line,
+        offset,
+        format!("the stream ended without {what}; the run is incomplete"),
+    )
 }

@@ -366,6 +366,16 @@ fn codex() {
     golden(Provider::Codex);
 }
 
+#[test]
+fn gemini() {
+    golden(Provider::Gemini);
+}
+
+#[test]
+fn copilot() {
+    golden(Provider::Copilot);
+}
+
 /// `make golden` can leave snapshots of deleted or renamed fixtures behind; they must go.
 #[test]
 fn no_snapshot_without_a_fixture() {

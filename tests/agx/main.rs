@@ -2,6 +2,7 @@
 
 mod cli;
 mod codex;
+mod gemini_copilot;
 mod golden;
 mod model;
 mod normalize;

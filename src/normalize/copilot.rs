@@ -1,0 +1,621 @@
+//! GitHub Copilot CLI: `copilot -p ... --output-format json --silent`.
+//!
+//! One JSON object a line, in two envelopes: session events `{id, timestamp, parentId,
+//! agentId?, ephemeral?, type, data}` (the Copilot SDK's vocabulary) and one flat terminal
+//! `{type: "result", sessionId, exitCode, usage}`. How each event is read:
+//!
+//! * `user.message`: user text.
+//! * `assistant.message`: `content` → text, verbatim (it may start with `"\n\n"`), skipped when
+//!   empty; `reasoningText` → thinking, with `reasoningOpaque` / `encryptedContent` as its
+//!   signature (an opaque value without text is a redacted thinking block); `toolRequests[]`
+//!   → tool_use blocks. `outputTokens` is summed over all messages (not only the last).
+//! * `assistant.reasoning`: thinking, held until the next event: when that is an
+//!   `assistant.message` carrying `reasoningText`, the message's consolidated reasoning (with
+//!   its signature) is the one kept, so the same reasoning is never delivered twice.
+//! * `assistant.message_delta`, `assistant.reasoning_delta`, `assistant.streaming_delta`,
+//!   `tool.execution_partial_result`, `tool.execution_progress`: ignored. They are ephemeral,
+//!   and the consolidated `assistant.message` / `tool.execution_complete` always follows.
+//! * `tool.execution_start`: the same call as the `toolRequests` entry with its
+//!   `toolCallId`. A call becomes one tool_use, at whichever of the two comes first.
+//! * `tool.execution_complete`: a user-side tool_result; `is_error` is `!success`; content is
+//!   `result.content` (what the model saw), else `result.detailedContent`, else
+//!   `result.contents`, else `error.message`.
+//! * A `command` block follows the tool_use of `bash` / `shell` calls with `arguments.command`.
+//! * `assistant.usage` (per API call; when present it replaces the `outputTokens` sum):
+//!   `inputTokens` is taken to include cache reads and writes, as in the OpenAI-style usage
+//!   Copilot's API reports, and is converted to agx's uncached convention. Its `cost` is a
+//!   premium-request multiplier, not dollars, so `cost_usd` stays empty; the record is kept.
+//! * `session.error`: a fatal run error; the run is failed. `session.warning`,
+//!   `subagent.failed`: non-fatal run errors. The model comes from `session.tools_updated`,
+//!   `tool.execution_complete` or `assistant.usage`.
+//! * `result`: session id, exit code (non-zero: failed), `sessionDurationMs`; its `usage` is
+//!   `raw_usage`.
+//! * Everything else (`session.*`, `subagent.*`, `permission.*`, turn markers, types added
+//!   later) is kept as passthrough metadata, except the ephemeral noise listed above.
+//!
+//! Sub-agent events carry the envelope's `agentId`: it becomes each item's `agent` scope.
+//! Copilot can exit 0 without writing anything: a stream without the `result` line ends with
+//! a missing-terminal warning and status incomplete.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::framing::{Frame, LineFramer, Record};
+use super::json::{JsonParser, RecordShape, to_value};
+use super::tools::{PendingTools, missing_terminal, too_large};
+use super::{
+    Diagnostic, Item, Normalizer, Options, Output, Passthrough, Provider, RunError, RunMeta,
+    RunStatus, Source, Usage,
+};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
+
+/// Whether the first record of an output looks like Copilot CLI JSONL: an enveloped session
+/// event with a dotted type, or the flat terminal `result` with `sessionId` and `exitCode`.
+pub(crate) fn claims(first: &Value) -> bool {
+    let Some(kind) = first.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    if kind == "result" {
+        return first.get("sessionId").is_some() && first.get("exitCode").is_some();
+    }
+    kind.contains('.')
+        && first.get("data").is_some_and(Value::is_object)
+        && first.get("id").is_some()
+        && first.get("timestamp").is_some()
+}
+
+/// The Copilot CLI normalizer.
+pub struct CopilotNormalizer {
+    framer: LineFramer,
+    parser: JsonParser,
+    state: State,
+    finished: bool,
+}
+
+impl CopilotNormalizer {
+    /// A normalizer at the start of a stream.
+    pub fn new(options: Options) -> Self {
+        CopilotNormalizer {
+            framer: LineFramer::new(options.max_record_bytes),
+            parser: JsonParser::default(),
+            state: State::new(),
+            finished: false,
+        }
+    }
+}
+
+impl fmt::Debug for CopilotNormalizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CopilotNormalizer").finish_non_exhaustive()
+    }
+}
+
+impl Normalizer for CopilotNormalizer {
+    fn provider(&self) -> Provider {
+        Provider::Copilot
+    }
+
+    fn push(&mut self, bytes: &[u8], out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        let CopilotNormalizer {
+            framer,
+            parser,
+            state,
+            ..
+        } = self;
+        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let CopilotNormalizer {
+            framer,
+            parser,
+            state,
+            ..
+        } = self;
+        framer.finish(&mut |frame| state.frame(parser, frame, out));
+        state.finish(out);
+    }
+
+    fn meta(&self) -> &RunMeta {
+        &self.state.meta
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The record shapes.
+
+struct EventShape;
+impl RecordShape for EventShape {
+    type Of<'a> = Event<'a>;
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    data: Option<Data<'a>>,
+    // The flat `result` line.
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    exit_code: Option<i64>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
+/// `data`, every event type's fields side by side. Fields whose JSON type differs between
+/// event types (`content`, `message`, `error`, `result`) are read as values.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Data<'a> {
+    #[serde(borrow, default)]
+    message_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(borrow, default)]
+    tool_requests: Option<Vec<ToolRequest<'a>>>,
+    #[serde(borrow, default)]
+    reasoning_text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning_opaque: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    encrypted_content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_tokens: Option<u64>,
+    #[serde(default)]
+    cache_write_tokens: Option<u64>,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(borrow, default)]
+    error_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolRequest<'a> {
+    #[serde(borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+// ---------------------------------------------------------------------------------------
+// The state between records.
+
+/// An `assistant.reasoning` waiting to see whether the next message consolidates it.
+struct HeldReasoning {
+    text: String,
+    agent: Option<String>,
+    source: Source,
+}
+
+struct State {
+    meta: RunMeta,
+    tools: PendingTools,
+    held: Vec<HeldReasoning>,
+    /// Sum of `assistant.message.outputTokens`.
+    message_output: u64,
+    /// Sum of `assistant.usage`, when the stream has any.
+    api_usage: Option<Usage>,
+    session_failed: bool,
+    saw_result: bool,
+    last_record: (u64, u64),
+}
+
+impl State {
+    fn new() -> Self {
+        State {
+            meta: RunMeta::new(Provider::Copilot),
+            tools: PendingTools::default(),
+            held: Vec::new(),
+            message_output: 0,
+            api_usage: None,
+            session_failed: false,
+            saw_result: false,
+            last_record: (0, 0),
+        }
+    }
+
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        match frame {
+            Frame::Record(record) => {
+                self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+                let Output { items, diagnostics } = out;
+                parser.parse::<EventShape, _>(record, diagnostics, |event, diagnostics| {
+                    self.event(event, record, items, diagnostics)
+                });
+            }
+            Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => out
+                .diagnostics
+                .push(too_large(line, offset, size, terminated)),
+        }
+    }
+
+    fn event(
+        &mut self,
+        event: Event<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let kind = &*event.kind;
+        if matches!(
+            kind,
+            "assistant.message_delta"
+                | "assistant.reasoning_delta"
+                | "assistant.streaming_delta"
+                | "tool.execution_partial_result"
+                | "tool.execution_progress"
+        ) {
+            return;
+        }
+        let agent = event.agent_id.as_deref().map(str::to_owned);
+        let at = Place {
+            agent,
+            message_id: None,
+            source: Source::record(record.line, record.offset),
+        };
+        if kind == "assistant.reasoning" {
+            let text = event.data.and_then(|d| d.content).map(value_text);
+            if let Some(text) = text.filter(|t| !t.is_empty()) {
+                self.held.push(HeldReasoning {
+                    text,
+                    agent: at.agent,
+                    source: at.source,
+                });
+            }
+            return;
+        }
+        if kind != "assistant.message" {
+            self.release_reasoning(None, items);
+        }
+        if kind == "result" {
+            self.result(event, record);
+            return;
+        }
+        let Some(data) = event.data else {
+            self.keep(record, kind);
+            return;
+        };
+        match kind {
+            "user.message" => {
+                if let Some(text) = data.content.map(value_text).filter(|t| !t.is_empty()) {
+                    let block = ContentBlock::text(Fidelity::AgentEmitted, text);
+                    items.push(at.item(block, Role::User));
+                }
+            }
+            "assistant.message" => self.assistant_message(data, at, record, items),
+            "tool.execution_start" => {
+                if let Some(model) = data.model.as_deref() {
+                    self.meta.model = Some(model.to_owned());
+                }
+                let tool_id = data.tool_call_id.as_deref().unwrap_or("");
+                let name = data.tool_name.as_deref().unwrap_or("");
+                self.tool_use(tool_id, name, data.arguments, &at, record, items);
+            }
+            "tool.execution_complete" => {
+                if let Some(model) = data.model.as_deref() {
+                    self.meta.model = Some(model.to_owned());
+                }
+                let tool_id = data.tool_call_id.map(Cow::into_owned).unwrap_or_default();
+                self.tools
+                    .answer(&tool_id, record.line, record.offset, diagnostics);
+                let success = data.success.unwrap_or(true);
+                let result = data.result.unwrap_or(Value::Null);
+                let content = ["content", "detailedContent", "contents"]
+                    .iter()
+                    .find_map(|field| result.get(*field).filter(|v| !v.is_null()).cloned())
+                    .or_else(|| data.error.as_ref().and_then(|e| e.get("message")).cloned())
+                    .unwrap_or(Value::Null);
+                let block = Block::ToolResult {
+                    tool_id,
+                    tool_content: content,
+                    is_error: !success,
+                    exit_code: None,
+                };
+                let block = ContentBlock::new(Fidelity::AgentEmitted, block);
+                items.push(at.item(block, Role::User));
+            }
+            "assistant.usage" => {
+                if let Some(model) = data.model.as_deref() {
+                    self.meta.model = Some(model.to_owned());
+                }
+                let cache_read = data.cache_read_tokens.unwrap_or(0);
+                let cache_write = data.cache_write_tokens.unwrap_or(0);
+                let usage = Usage {
+                    input_tokens: data
+                        .input_tokens
+                        .unwrap_or(0)
+                        .saturating_sub(cache_read + cache_write),
+                    output_tokens: data.output_tokens.unwrap_or(0),
+                    cache_read_tokens: cache_read,
+                    cache_write_tokens: cache_write,
+                    reasoning_tokens: data.reasoning_tokens.unwrap_or(0),
+                };
+                self.api_usage
+                    .get_or_insert_with(Usage::default)
+                    .add(&usage);
+                // `cost` is a premium-request multiplier, not dollars: kept verbatim only.
+                self.keep(record, kind);
+            }
+            "session.tools_updated" => {
+                if let Some(model) = data.model.as_deref() {
+                    self.meta.model = Some(model.to_owned());
+                }
+                self.keep(record, kind);
+            }
+            "session.error" => {
+                self.session_failed = true;
+                let message = data.message.map(value_text).unwrap_or_default();
+                let message = match data.error_type.as_deref() {
+                    Some(kind) if !kind.is_empty() => format!("{kind}: {message}"),
+                    _ => message,
+                };
+                self.error(message, true, record);
+                self.keep(record, kind);
+            }
+            "session.warning" | "subagent.failed" => {
+                let message = data
+                    .message
+                    .or(data.error)
+                    .map(value_text)
+                    .unwrap_or_else(|| kind.to_owned());
+                self.error(message, false, record);
+                self.keep(record, kind);
+            }
+            _ => self.keep(record, kind),
+        }
+    }
+
+    fn assistant_message(
+        &mut self,
+        data: Data<'_>,
+        at: Place,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+    ) {
+        let at = Place {
+            message_id: data.message_id.as_deref().map(str::to_owned),
+            ..at
+        };
+        self.message_output += data.output_tokens.unwrap_or(0);
+        let signature = data
+            .reasoning_opaque
+            .or(data.encrypted_content)
+            .map(Cow::into_owned)
+            .filter(|s| !s.is_empty());
+        match data.reasoning_text.filter(|t| !t.is_empty()) {
+            // The consolidated reasoning replaces the `assistant.reasoning` events before it.
+            Some(text) => {
+                self.held.clear();
+                let block = Block::Thinking {
+                    thinking: text.into_owned(),
+                    signature,
+                    redacted: false,
+                };
+                items.push(at.item(
+                    ContentBlock::new(Fidelity::AgentEmitted, block),
+                    Role::Assistant,
+                ));
+            }
+            // Reasoning the provider withheld: only its opaque token arrived.
+            None if self.held.is_empty() => {
+                if let Some(signature) = signature {
+                    let block = Block::Thinking {
+                        thinking: String::new(),
+                        signature: Some(signature),
+                        redacted: true,
+                    };
+                    let block = ContentBlock::new(Fidelity::AgentEmitted, block);
+                    items.push(at.item(block, Role::Assistant));
+                }
+            }
+            None => self.release_reasoning(signature, items),
+        }
+        if let Some(text) = data.content.map(value_text).filter(|t| !t.is_empty()) {
+            let block = ContentBlock::text(Fidelity::AgentEmitted, text);
+            items.push(at.item(block, Role::Assistant));
+        }
+        for request in data.tool_requests.unwrap_or_default() {
+            let tool_id = request.tool_call_id.as_deref().unwrap_or("");
+            let name = request.name.as_deref().unwrap_or("");
+            self.tool_use(tool_id, name, request.arguments, &at, record, items);
+        }
+    }
+
+    /// Hands out held `assistant.reasoning` blocks; an opaque signature from the message that
+    /// follows them goes on the last one (or on a redacted block of its own).
+    fn release_reasoning(&mut self, signature: Option<String>, items: &mut Vec<Item>) {
+        let held = std::mem::take(&mut self.held);
+        let count = held.len();
+        let mut signature = signature;
+        for (index, reasoning) in held.into_iter().enumerate() {
+            let block = Block::Thinking {
+                thinking: reasoning.text,
+                signature: if index + 1 == count {
+                    signature.take()
+                } else {
+                    None
+                },
+                redacted: false,
+            };
+            items.push(Item {
+                block: ContentBlock::new(Fidelity::AgentEmitted, block),
+                role: Role::Assistant,
+                message_id: None,
+                agent: reasoning.agent,
+                source: reasoning.source,
+            });
+        }
+    }
+
+    /// One tool_use per call id, from whichever of `toolRequests` / `execution_start` comes
+    /// first; plus its command block for shell tools.
+    fn tool_use(
+        &mut self,
+        tool_id: &str,
+        name: &str,
+        arguments: Option<Value>,
+        at: &Place,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+    ) {
+        if !self.tools.open(tool_id, name, record.line, record.offset) && !tool_id.is_empty() {
+            return;
+        }
+        let tool_input = arguments.unwrap_or(Value::Null);
+        let command = shell_command(name, &tool_input);
+        let block = ContentBlock::tool_use(Fidelity::AgentEmitted, name, tool_id, tool_input);
+        items.push(at.item(block, Role::Assistant));
+        if let Some(command) = command {
+            let block = Block::Command {
+                command,
+                tool_id: Some(tool_id.to_owned()).filter(|id| !id.is_empty()),
+            };
+            items.push(at.item(
+                ContentBlock::new(Fidelity::AgentEmitted, block),
+                Role::Assistant,
+            ));
+        }
+    }
+
+    fn result(&mut self, event: Event<'_>, record: Record<'_>) {
+        self.saw_result = true;
+        if let Some(session) = event.session_id {
+            self.meta.session_id = Some(session.into_owned());
+        }
+        let exit_code = event.exit_code.unwrap_or(0);
+        let failed = exit_code != 0 || self.session_failed;
+        self.meta.status = if failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Completed
+        };
+        if exit_code != 0 && !self.meta.errors.iter().any(|e| e.fatal) {
+            self.error(
+                format!("the CLI exited with code {exit_code}"),
+                true,
+                record,
+            );
+        }
+        if let Some(usage) = event.usage {
+            if let Some(ms) = usage.get("sessionDurationMs").and_then(Value::as_u64) {
+                self.meta.duration_ms = Some(ms);
+            }
+            self.meta.raw_usage = Some(usage);
+        }
+    }
+
+    fn error(&mut self, message: String, fatal: bool, record: Record<'_>) {
+        self.meta.errors.push(RunError {
+            message,
+            fatal,
+            line: record.line,
+        });
+    }
+
+    fn keep(&mut self, record: Record<'_>, kind: &str) {
+        self.meta.passthrough.push(Passthrough {
+            line: record.line,
+            kind: kind.to_owned(),
+            raw: to_value(record.bytes),
+        });
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        self.release_reasoning(None, &mut out.items);
+        self.tools.report_dangling(&mut out.diagnostics);
+        self.meta.usage = self.api_usage.unwrap_or(Usage {
+            output_tokens: self.message_output,
+            ..Usage::default()
+        });
+        if self.session_failed && !self.saw_result {
+            self.meta.status = RunStatus::Failed;
+        }
+        if !self.saw_result {
+            let (line, offset) = self.last_record;
+            out.diagnostics
+                .push(missing_terminal(line, offset, "the result line"));
+        }
+    }
+}
+
+/// Where an event's blocks belong.
+struct Place {
+    agent: Option<String>,
+    message_id: Option<String>,
+    source: Source,
+}
+
+impl Place {
+    fn item(&self, block: ContentBlock, role: Role) -> Item {
+        Item {
+            block,
+            role,
+            message_id: self.message_id.clone(),
+            agent: self.agent.clone(),
+            source: self.source,
+        }
+    }
+}
+
+/// A string as itself; anything else as its JSON text.
+fn value_text(value: Value) -> String {
+    match value {
+        Value::String(text) => text,
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The command line of a shell tool call, for its `command` block.
+fn shell_command(tool_name: &str, input: &Value) -> Option<String> {
+    if !matches!(tool_name, "bash" | "shell") {
+        return None;
+    }
+    input
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
