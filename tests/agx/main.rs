@@ -2,6 +2,7 @@
 
 mod cli;
 mod codex;
+mod equivalence;
 mod gemini_copilot;
 mod golden;
 mod model;
