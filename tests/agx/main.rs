@@ -1,4 +1,5 @@
 //! agx's integration tests: one binary, one module per area.
 
 mod cli;
+mod fuzz_regressions;
 mod model;
