@@ -13,8 +13,6 @@
 //! * anything else is re-parsed with serde_json, whose errors carry a column, to say
 //!   precisely what was wrong: not JSON, cut off, or JSON of an unexpected shape.
 
-use std::borrow::Cow;
-
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -128,9 +126,23 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
 /// Copies `bytes` into `out`, escaping raw control characters inside JSON strings and
 /// replacing invalid UTF-8 with U+FFFD. Outside strings nothing changes.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) {
-    let text: Cow<'_, str> = bytes.to_str_lossy();
+    repair_pieces(bytes, |_, piece| out.extend_from_slice(piece));
+}
+
+/// [`repair`], also saying for each repaired byte which byte of `bytes` it came from, so a
+/// parser's position in the repaired record can be reported as a position in the input.
+fn repair_mapped(bytes: &[u8], out: &mut Vec<u8>, origin: &mut Vec<usize>) {
+    repair_pieces(bytes, |at, piece| {
+        out.extend_from_slice(piece);
+        origin.extend(std::iter::repeat_n(at, piece.len()));
+    });
+}
+
+/// The repair as a sequence of pieces, each with the offset in `bytes` it replaces.
+fn repair_pieces(bytes: &[u8], mut emit: impl FnMut(usize, &[u8])) {
     let (mut in_string, mut escaped) = (false, false);
-    for &byte in text.as_bytes() {
+    let mut offset = 0;
+    let mut byte = |at: usize, byte: u8, emit: &mut dyn FnMut(usize, &[u8])| {
         if in_string {
             if escaped {
                 escaped = false;
@@ -139,13 +151,25 @@ fn repair(bytes: &[u8], out: &mut Vec<u8>) {
             } else if byte == b'"' {
                 in_string = false;
             } else if byte < 0x20 {
-                out.extend_from_slice(format!("\\u{byte:04x}").as_bytes());
-                continue;
+                emit(at, format!("\\u{byte:04x}").as_bytes());
+                return;
             }
         } else if byte == b'"' {
             in_string = true;
         }
-        out.push(byte);
+        emit(at, &[byte]);
+    };
+    for chunk in bytes.utf8_chunks() {
+        for &b in chunk.valid().as_bytes() {
+            byte(offset, b, &mut emit);
+            offset += 1;
+        }
+        if !chunk.invalid().is_empty() {
+            for &b in "\u{FFFD}".as_bytes() {
+                byte(offset, b, &mut emit);
+            }
+            offset += chunk.invalid().len();
+        }
     }
 }
 
@@ -190,17 +214,24 @@ fn not_json(record: Record<'_>) -> Diagnostic {
 
 /// Says why a record failed, with serde_json's position. Only called on failure.
 fn explain<S: RecordShape>(record: Record<'_>, preparation: Preparation) -> Diagnostic {
-    let mut repaired = Vec::new();
+    let (mut repaired, mut origin) = (Vec::new(), Vec::new());
     let bytes = match preparation {
         Preparation::AsIs => record.bytes,
         Preparation::Repaired => {
-            repair(record.bytes, &mut repaired);
+            repair_mapped(record.bytes, &mut repaired, &mut origin);
             &repaired
         }
     };
     let at = |error: &serde_json::Error| {
-        // Columns are 1-based byte positions within the (single-line) record.
-        record.offset + error.column().saturating_sub(1) as u64
+        // Columns are 1-based byte positions within the (single-line) record; in a repaired
+        // record they are mapped back to the input byte they came from (an escaped control
+        // is 6 bytes where the input had 1), so the offset never points past the record.
+        let column = error.column().saturating_sub(1);
+        let within = match preparation {
+            Preparation::AsIs => column,
+            Preparation::Repaired => origin.get(column).copied().unwrap_or(usize::MAX),
+        };
+        record.offset + within.min(record.bytes.len()) as u64
     };
     let message = |error: &serde_json::Error| {
         let text = error.to_string();
@@ -263,6 +294,14 @@ mod tests {
             count_controls_in_strings(b"{\"a\":\"x\0y\x1b\",\t\"b\":1}"),
             2
         );
+    }
+
+    #[test]
+    fn repaired_positions_map_back_to_the_input() {
+        let (mut out, mut origin) = (Vec::new(), Vec::new());
+        repair_mapped(b"{\"a\":\"\0\xE2\x86x", &mut out, &mut origin);
+        assert_eq!(out, "{\"a\":\"\\u0000\u{FFFD}x".as_bytes());
+        assert_eq!(origin, [0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6, 7, 7, 7, 9]);
     }
 
     #[test]
