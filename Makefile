@@ -24,6 +24,14 @@ golden: ## Regenerate the golden snapshots; review them with git diff before com
 	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test agx
 	@git status --short golden/ 2>/dev/null || true
 
+# Benchmarks: `bench` runs every bench-* target.
+.PHONY: bench
+bench: bench-normalize ## Run the benchmarks (AGX_BENCH_MB=20 for a quick run)
+
+.PHONY: bench-normalize
+bench-normalize: ## Claude normalize vs simd-json / serde_json parse, MB/s and ratios
+	$(CARGO) bench --locked --bench normalize
+
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
 FUZZ_TARGETS := claude_chunked decode_event
 FUZZ_SECONDS ?= 60
