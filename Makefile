@@ -4,7 +4,7 @@ CARGO ?= cargo
 
 .PHONY: help
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: test
 test: ## Run every test (unit, integration, golden snapshots, doc examples)
@@ -19,17 +19,43 @@ lint: ## cargo fmt --check and clippy with warnings denied
 fmt: ## Format the code
 	$(CARGO) fmt --all
 
-# Each bench is a `harness = false` target printing its own report; add new ones to BENCHES.
-BENCHES ?= recorder
-
-.PHONY: bench
-bench: ## Run the benchmarks (release build; figures on stdout)
-	@for bench in $(BENCHES); do $(CARGO) bench --locked --bench $$bench || exit 1; done
-
 .PHONY: golden
 golden: ## Regenerate the golden snapshots; review them with git diff before committing
 	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test agx
 	@git status --short golden/ 2>/dev/null || true
+
+# Benchmarks: each is a `harness = false` target printing its own report with ratios to a
+# baseline measured in the same run; `bench` runs every bench-* target.
+.PHONY: bench
+bench: bench-normalize bench-recorder ## Run the benchmarks (AGX_BENCH_MB=20 for a quick run)
+
+.PHONY: bench-normalize
+bench-normalize: ## Claude normalize vs simd-json / serde_json parse, MB/s and ratios
+	$(CARGO) bench --locked --bench normalize
+
+.PHONY: bench-recorder
+bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
+	$(CARGO) bench --locked --bench recorder
+
+# Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
+FUZZ_TARGETS := claude_chunked decode_event
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz-build
+fuzz-build: ## Build the fuzz targets (needs nightly and cargo-fuzz)
+	cd fuzz && $(CARGO) +nightly fuzz build
+
+.PHONY: fuzz
+fuzz: fuzz-build ## Run each fuzz target for FUZZ_SECONDS (60), seeded from corpus/
+	bash fuzz/init-corpus.sh
+	set -e; for target in $(FUZZ_TARGETS); do \
+	  (cd fuzz && $(CARGO) +nightly fuzz run $$target -- -dict=dict -max_len=16384 \
+	    -max_total_time=$(FUZZ_SECONDS)); \
+	done
+
+.PHONY: fuzz-repro
+fuzz-repro: ## Replay saved fuzz crashes and the corpus through the fuzz checks, on stable
+	$(CARGO) test --locked --test agx fuzz_regressions
 
 .PHONY: ready
 ready: ## Run what CI runs (.ci/run)

@@ -13,8 +13,6 @@
 //! * anything else is re-parsed with serde_json, whose errors carry a column, to say
 //!   precisely what was wrong: not JSON, cut off, or JSON of an unexpected shape.
 
-use std::borrow::Cow;
-
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -126,34 +124,63 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
 /// Copies `bytes` into `out`, escaping raw control characters inside JSON strings and
 /// replacing invalid UTF-8 with U+FFFD. Outside strings nothing changes.
 fn repair(bytes: &[u8], out: &mut Vec<u8>) {
-    let text: Cow<'_, str> = bytes.to_str_lossy();
-    let text = text.as_bytes();
-    let mut copied = 0;
-    for at in controls_in_strings(text) {
-        out.extend_from_slice(&text[copied..at]);
-        out.extend_from_slice(format!("\\u{:04x}", text[at]).as_bytes());
-        copied = at + 1;
+    repair_pieces(bytes, |_, piece| out.extend_from_slice(piece));
+}
+
+/// [`repair`], also saying for each repaired byte which byte of `bytes` it came from, so a
+/// parser's position in the repaired record can be reported as a position in the input.
+fn repair_mapped(bytes: &[u8], out: &mut Vec<u8>, origin: &mut Vec<usize>) {
+    repair_pieces(bytes, |at, piece| {
+        out.extend_from_slice(piece);
+        origin.extend(std::iter::repeat_n(at, piece.len()));
+    });
+}
+
+/// The repair as a sequence of pieces, each with the offset in `bytes` it replaces.
+fn repair_pieces(bytes: &[u8], mut emit: impl FnMut(usize, &[u8])) {
+    let (mut in_string, mut escaped) = (false, false);
+    let mut offset = 0;
+    let mut byte = |at: usize, byte: u8, emit: &mut dyn FnMut(usize, &[u8])| {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            } else if byte < 0x20 {
+                emit(at, format!("\\u{byte:04x}").as_bytes());
+                return;
+            }
+        } else if byte == b'"' {
+            in_string = true;
+        }
+        emit(at, &[byte]);
+    };
+    for chunk in bytes.utf8_chunks() {
+        for &b in chunk.valid().as_bytes() {
+            byte(offset, b, &mut emit);
+            offset += 1;
+        }
+        if !chunk.invalid().is_empty() {
+            for &b in "\u{FFFD}".as_bytes() {
+                byte(offset, b, &mut emit);
+            }
+            offset += chunk.invalid().len();
+        }
     }
-    out.extend_from_slice(&text[copied..]);
 }
 
 /// Positions of raw control characters (U+0000 to U+001F) inside JSON strings, where JSON
-/// forbids them; outside strings such bytes are whitespace or plain syntax errors.
+/// forbids them; outside strings such bytes are whitespace or plain syntax errors. They are
+/// the bytes the repair escapes (six-byte pieces; U+FFFD goes out a byte at a time).
 fn controls_in_strings(bytes: &[u8]) -> Vec<usize> {
-    let (mut in_string, mut escaped, mut found) = (false, false, Vec::new());
-    for (at, &byte) in bytes.iter().enumerate() {
-        if !in_string {
-            in_string = byte == b'"';
-        } else if escaped {
-            escaped = false;
-        } else if byte == b'\\' {
-            escaped = true;
-        } else if byte == b'"' {
-            in_string = false;
-        } else if byte < 0x20 {
+    let mut found = Vec::new();
+    repair_pieces(bytes, |at, piece| {
+        if piece.len() > 1 {
             found.push(at);
         }
-    }
+    });
     found
 }
 
@@ -178,17 +205,24 @@ fn not_json(record: Record<'_>) -> Diagnostic {
 
 /// Says why a record failed, with serde_json's position. Only called on failure.
 fn explain<S: RecordShape>(record: Record<'_>, preparation: Preparation) -> Diagnostic {
-    let mut repaired = Vec::new();
+    let (mut repaired, mut origin) = (Vec::new(), Vec::new());
     let bytes = match preparation {
         Preparation::AsIs => record.bytes,
         Preparation::Repaired => {
-            repair(record.bytes, &mut repaired);
+            repair_mapped(record.bytes, &mut repaired, &mut origin);
             &repaired
         }
     };
     let at = |error: &serde_json::Error| {
-        // Columns are 1-based byte positions within the (single-line) record.
-        record.offset + error.column().saturating_sub(1) as u64
+        // Columns are 1-based byte positions within the (single-line) record; in a repaired
+        // record they are mapped back to the input byte they came from (an escaped control
+        // is 6 bytes where the input had 1), so the offset never points past the record.
+        let column = error.column().saturating_sub(1);
+        let within = match preparation {
+            Preparation::AsIs => column,
+            Preparation::Repaired => origin.get(column).copied().unwrap_or(usize::MAX),
+        };
+        record.offset + within.min(record.bytes.len()) as u64
     };
     let message = |error: &serde_json::Error| {
         let text = error.to_string();
@@ -251,6 +285,14 @@ mod tests {
             controls_in_strings(b"{\"a\":\"x\0y\x1b\",\t\"b\":1}"),
             [7, 9]
         );
+    }
+
+    #[test]
+    fn repaired_positions_map_back_to_the_input() {
+        let (mut out, mut origin) = (Vec::new(), Vec::new());
+        repair_mapped(b"{\"a\":\"\0\xE2\x86x", &mut out, &mut origin);
+        assert_eq!(out, "{\"a\":\"\\u0000\u{FFFD}x".as_bytes());
+        assert_eq!(origin, [0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6, 7, 7, 7, 9]);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! agx's integration tests: one binary, one module per area.
 
+mod bench_stream;
 mod cli;
 mod codex;
 mod equivalence;
+mod fuzz_regressions;
 mod gemini_copilot;
 mod golden;
 mod model;

@@ -1,0 +1,86 @@
+//! The fuzz targets' checks on stable Rust: every saved crash in `fuzz/regressions/<target>/`
+//! and every corpus fixture, fed in several chunkings. A crash the fuzzer finds is minimized
+//! (`cargo +nightly fuzz tmin`), saved there with its fix, and replayed here for good.
+
+mod check;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut found = Vec::new();
+    let mut pending = vec![root];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("a readable directory").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.to_string_lossy().ends_with(suffix) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn replay(target: &str, run: fn(&[u8])) {
+    for path in files(&format!("fuzz/regressions/{target}"), "") {
+        let data = fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| run(&data));
+        assert!(outcome.is_ok(), "{} fails again", path.display());
+    }
+}
+
+#[test]
+fn claude_chunked_regressions() {
+    replay("claude_chunked", check::claude_chunked);
+}
+
+#[test]
+fn decode_event_regressions() {
+    replay("decode_event", check::decode_round_trip);
+}
+
+#[test]
+fn claude_corpus_under_every_kind_of_chunking() {
+    let fixtures = files("corpus/claude", ".jsonl");
+    assert!(fixtures.len() >= 20, "the corpus is where it should be");
+    for path in fixtures {
+        let input = fs::read(&path).unwrap();
+        // Every maximum chunk size (1 byte to whole), with two generator seeds each.
+        for seed in (0..8u16).chain(0x100..0x108) {
+            let chunks = check::chunk_sizes(seed, input.len());
+            let outcome = std::panic::catch_unwind(|| check::check_claude(&input, &chunks));
+            assert!(
+                outcome.is_ok(),
+                "{} with chunking seed {seed}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn transcript_corpus_round_trips() {
+    for path in files("corpus/transcript", ".jsonl") {
+        for line in fs::read(&path).unwrap().split(|b| *b == b'\n') {
+            check::decode_round_trip(line);
+        }
+    }
+}
+
+#[test]
+fn chunk_sizes_cover_the_input_and_reach_single_bytes() {
+    for seed in [0, 1, 5, 7, 0xFFFF] {
+        for len in [0, 1, 10, 5000] {
+            assert_eq!(check::chunk_sizes(seed, len).iter().sum::<usize>(), len);
+        }
+    }
+    assert!(check::chunk_sizes(0, 10).iter().all(|size| *size == 1));
+    assert_eq!(check::chunk_sizes(7, 10), vec![10]);
+}
