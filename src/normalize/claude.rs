@@ -34,11 +34,13 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::framing::{Frame, LineFramer, Record};
+use super::driver::{LineAdapter, LineNormalizer};
+use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::tools::{PendingTools, missing_terminal};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Passthrough, Provider, RunError,
-    RunMeta, RunStatus, Source, StopKind, StopReason, Usage, describe,
+    RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -51,67 +53,25 @@ pub(crate) fn claims(first: &Value) -> bool {
     ) && (first.get("session_id").is_some() || first.get("message").is_some())
 }
 
-/// The Claude Code stream-json normalizer.
-pub struct ClaudeNormalizer {
-    framer: LineFramer,
-    parser: JsonParser,
-    state: State,
-    finished: bool,
+/// The Claude normalizer: the shared line driver around this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    let state = State::new();
+    LineNormalizer::new(&options, state)
 }
 
-impl ClaudeNormalizer {
-    /// A normalizer at the start of a stream.
-    pub fn new(options: Options) -> Self {
-        ClaudeNormalizer {
-            framer: LineFramer::new(options.max_record_bytes),
-            parser: JsonParser::default(),
-            state: State::new(),
-            finished: false,
-        }
-    }
-}
+impl LineAdapter for State {
+    const PROVIDER: Provider = Provider::Claude;
 
-impl fmt::Debug for ClaudeNormalizer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClaudeNormalizer").finish_non_exhaustive()
-    }
-}
-
-impl Normalizer for ClaudeNormalizer {
-    fn provider(&self) -> Provider {
-        Provider::Claude
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        let ClaudeNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        State::frame(self, parser, frame, out);
     }
 
     fn finish(&mut self, out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let ClaudeNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.finish(&mut |frame| state.frame(parser, frame, out));
-        state.finish(out);
+        State::finish(self, out);
     }
 
     fn meta(&self) -> &RunMeta {
-        &self.state.meta
+        &self.meta
     }
 }
 
@@ -321,14 +281,6 @@ struct Delta<'a> {
 // ---------------------------------------------------------------------------------------
 // The state between records.
 
-/// A tool call seen, waiting for its result.
-struct PendingTool {
-    name: String,
-    line: u64,
-    offset: u64,
-    answered: bool,
-}
-
 /// A content block being assembled from stream deltas.
 struct OpenBlock {
     kind: String,
@@ -358,9 +310,7 @@ struct Scope {
 
 struct State {
     meta: RunMeta,
-    tools: HashMap<String, PendingTool>,
-    /// Tool ids in the order their calls were seen, for a stable dangling report.
-    tool_order: Vec<String>,
+    tools: PendingTools,
     /// The last usage snapshot of each message, in first-seen order.
     message_usage: HashMap<String, MessageUsage>,
     message_order: Vec<String>,
@@ -379,8 +329,7 @@ impl State {
     fn new() -> Self {
         State {
             meta: RunMeta::new(Provider::Claude),
-            tools: HashMap::new(),
-            tool_order: Vec::new(),
+            tools: PendingTools::default(),
             message_usage: HashMap::new(),
             message_order: Vec::new(),
             streamed: HashMap::new(),
@@ -400,24 +349,7 @@ impl State {
                     self.line(line, record, items, diagnostics)
                 });
             }
-            Frame::TooLarge {
-                line,
-                offset,
-                size,
-                terminated,
-            } => {
-                let ending = if terminated {
-                    ""
-                } else {
-                    " (and unterminated)"
-                };
-                out.diagnostics.push(Diagnostic::new(
-                    DiagnosticKind::RecordTooLarge,
-                    line,
-                    offset,
-                    format!("record of {size} bytes is over the limit{ending}, skipped"),
-                ));
-            }
+            too_large => out.diagnostics.extend(too_large.too_large()),
         }
     }
 
@@ -988,19 +920,7 @@ impl State {
     }
 
     fn register_tool(&mut self, tool_id: &str, name: &str, record: Record<'_>) {
-        if tool_id.is_empty() || self.tools.contains_key(tool_id) {
-            return;
-        }
-        self.tool_order.push(tool_id.to_owned());
-        self.tools.insert(
-            tool_id.to_owned(),
-            PendingTool {
-                name: name.to_owned(),
-                line: record.line,
-                offset: record.offset,
-                answered: false,
-            },
-        );
+        self.tools.open(tool_id, name, record.line, record.offset);
     }
 
     fn answer_tool(
@@ -1009,15 +929,8 @@ impl State {
         record: Record<'_>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        match self.tools.get_mut(tool_id) {
-            Some(tool) => tool.answered = true,
-            None => diagnostics.push(Diagnostic::new(
-                DiagnosticKind::OrphanToolResult,
-                record.line,
-                record.offset,
-                format!("tool_result for {tool_id:?}, a tool call never seen"),
-            )),
-        }
+        self.tools
+            .answer(tool_id, record.line, record.offset, diagnostics);
     }
 
     fn item(
@@ -1070,17 +983,7 @@ impl State {
                 }
             }
         }
-        for id in &self.tool_order {
-            let tool = &self.tools[id];
-            if !tool.answered {
-                out.diagnostics.push(Diagnostic::new(
-                    DiagnosticKind::DanglingToolUse,
-                    tool.line,
-                    tool.offset,
-                    format!("{} never received a result", describe_tool(&tool.name, id)),
-                ));
-            }
-        }
+        self.tools.report_dangling(&mut out.diagnostics);
         self.meta.usage = match self.result_usage {
             Some(usage) => usage,
             None => {
@@ -1093,24 +996,10 @@ impl State {
         };
         if !self.saw_result {
             let (line, offset) = self.last_record;
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::MissingTerminal,
-                line,
-                offset,
-                "the stream ended without a result record; the run is incomplete",
-            ));
+            out.diagnostics
+                .push(missing_terminal(line, offset, "a result record"));
         }
     }
-}
-
-fn describe_tool(name: &str, id: &str) -> String {
-    describe(&Block::ToolUse {
-        tool_name: name.to_owned(),
-        tool_id: id.to_owned(),
-        tool_input: Value::Null,
-        server: false,
-        incomplete: false,
-    })
 }
 
 fn shape(record: Record<'_>, what: &str) -> Diagnostic {

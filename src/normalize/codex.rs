@@ -48,12 +48,12 @@
 //! incomplete.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::framing::{Frame, LineFramer, Record};
+use super::driver::{LineAdapter, LineNormalizer};
+use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::PendingTools;
 use super::{
@@ -90,67 +90,25 @@ pub(crate) fn claims(record: &Value) -> bool {
     }
 }
 
-/// The `codex exec --json` normalizer.
-pub struct CodexNormalizer {
-    framer: LineFramer,
-    parser: JsonParser,
-    state: State,
-    finished: bool,
+/// The Codex normalizer: the shared line driver around this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    let state = State::new();
+    LineNormalizer::new(&options, state)
 }
 
-impl CodexNormalizer {
-    /// A normalizer at the start of a stream.
-    pub fn new(options: Options) -> Self {
-        CodexNormalizer {
-            framer: LineFramer::new(options.max_record_bytes),
-            parser: JsonParser::default(),
-            state: State::new(),
-            finished: false,
-        }
-    }
-}
+impl LineAdapter for State {
+    const PROVIDER: Provider = Provider::Codex;
 
-impl fmt::Debug for CodexNormalizer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CodexNormalizer").finish_non_exhaustive()
-    }
-}
-
-impl Normalizer for CodexNormalizer {
-    fn provider(&self) -> Provider {
-        Provider::Codex
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        let CodexNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        State::frame(self, parser, frame, out);
     }
 
     fn finish(&mut self, out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let CodexNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.finish(&mut |frame| state.frame(parser, frame, out));
-        state.finish(out);
+        State::finish(self, out);
     }
 
     fn meta(&self) -> &RunMeta {
-        &self.state.meta
+        &self.meta
     }
 }
 

@@ -38,12 +38,12 @@
 //! a missing-terminal warning and status incomplete.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::framing::{Frame, LineFramer, Record};
+use super::driver::{LineAdapter, LineNormalizer};
+use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
@@ -67,67 +67,25 @@ pub(crate) fn claims(first: &Value) -> bool {
         && first.get("timestamp").is_some()
 }
 
-/// The Copilot CLI normalizer.
-pub struct CopilotNormalizer {
-    framer: LineFramer,
-    parser: JsonParser,
-    state: State,
-    finished: bool,
+/// The Copilot normalizer: the shared line driver around this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    let state = State::new();
+    LineNormalizer::new(&options, state)
 }
 
-impl CopilotNormalizer {
-    /// A normalizer at the start of a stream.
-    pub fn new(options: Options) -> Self {
-        CopilotNormalizer {
-            framer: LineFramer::new(options.max_record_bytes),
-            parser: JsonParser::default(),
-            state: State::new(),
-            finished: false,
-        }
-    }
-}
+impl LineAdapter for State {
+    const PROVIDER: Provider = Provider::Copilot;
 
-impl fmt::Debug for CopilotNormalizer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CopilotNormalizer").finish_non_exhaustive()
-    }
-}
-
-impl Normalizer for CopilotNormalizer {
-    fn provider(&self) -> Provider {
-        Provider::Copilot
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        let CopilotNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        State::frame(self, parser, frame, out);
     }
 
     fn finish(&mut self, out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let CopilotNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.finish(&mut |frame| state.frame(parser, frame, out));
-        state.finish(out);
+        State::finish(self, out);
     }
 
     fn meta(&self) -> &RunMeta {
-        &self.state.meta
+        &self.meta
     }
 }
 

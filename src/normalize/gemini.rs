@@ -38,12 +38,12 @@
 //! warning and status incomplete.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::framing::{Frame, LineFramer, Record};
+use super::driver::{LineAdapter, LineNormalizer};
+use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
@@ -108,67 +108,25 @@ fn document_start(record: &[u8]) -> Option<usize> {
 
 const ERROR_PREFIX: &[u8] = b"[ERROR] ";
 
-/// The Gemini CLI normalizer.
-pub struct GeminiNormalizer {
-    framer: LineFramer,
-    parser: JsonParser,
-    state: State,
-    finished: bool,
+/// The Gemini normalizer: the shared line driver around this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    let state = State::new(options.max_record_bytes);
+    LineNormalizer::new(&options, state)
 }
 
-impl GeminiNormalizer {
-    /// A normalizer at the start of a stream.
-    pub fn new(options: Options) -> Self {
-        GeminiNormalizer {
-            framer: LineFramer::new(options.max_record_bytes),
-            parser: JsonParser::default(),
-            state: State::new(options.max_record_bytes),
-            finished: false,
-        }
-    }
-}
+impl LineAdapter for State {
+    const PROVIDER: Provider = Provider::Gemini;
 
-impl fmt::Debug for GeminiNormalizer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiNormalizer").finish_non_exhaustive()
-    }
-}
-
-impl Normalizer for GeminiNormalizer {
-    fn provider(&self) -> Provider {
-        Provider::Gemini
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        let GeminiNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.push(bytes, &mut |frame| state.frame(parser, frame, out));
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        State::frame(self, parser, frame, out);
     }
 
     fn finish(&mut self, out: &mut Output) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let GeminiNormalizer {
-            framer,
-            parser,
-            state,
-            ..
-        } = self;
-        framer.finish(&mut |frame| state.frame(parser, frame, out));
-        state.finish(out);
+        State::finish(self, out);
     }
 
     fn meta(&self) -> &RunMeta {
-        &self.state.meta
+        &self.meta
     }
 }
 

@@ -26,6 +26,7 @@
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+mod driver;
 pub mod events;
 mod framing;
 pub mod gemini;
@@ -77,10 +78,10 @@ impl Provider {
     /// A normalizer for this provider's output.
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
         match self {
-            Provider::Claude => Box::new(claude::ClaudeNormalizer::new(options)),
-            Provider::Codex => Box::new(codex::CodexNormalizer::new(options)),
-            Provider::Gemini => Box::new(gemini::GeminiNormalizer::new(options)),
-            Provider::Copilot => Box::new(copilot::CopilotNormalizer::new(options)),
+            Provider::Claude => Box::new(claude::normalizer(options)),
+            Provider::Codex => Box::new(codex::normalizer(options)),
+            Provider::Gemini => Box::new(gemini::normalizer(options)),
+            Provider::Copilot => Box::new(copilot::normalizer(options)),
         }
     }
 
