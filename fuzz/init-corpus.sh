@@ -16,13 +16,16 @@ seed() { # seed TARGET LABEL PREFIX FILE...: PREFIX is written before each file'
 }
 
 shopt -s globstar nullglob
-claude=(corpus/claude/**/*.jsonl)
 transcripts=(corpus/transcript/**/*.jsonl)
 
-# claude_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks, whole).
-seed claude_chunked bytes '\x00\x00' "${claude[@]}"
-seed claude_chunked sevens '\x03\x00' "${claude[@]}"
-seed claude_chunked whole '\x07\x00' "${claude[@]}"
+# <provider>_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks,
+# whole), seeded from that provider's fixtures.
+for provider in claude codex gemini copilot; do
+  fixtures=(corpus/"$provider"/**/*.jsonl corpus/"$provider"/**/*.json)
+  seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
+  seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
+  seed "${provider}_chunked" whole '\x07\x00' "${fixtures[@]}"
+done
 
 # decode_event: one transcript line per seed file.
 mkdir -p fuzz/corpus/decode_event

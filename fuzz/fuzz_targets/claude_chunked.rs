@@ -1,4 +1,4 @@
-//! Claude stream-json fed in fuzzer-chosen chunks and whole: same items, diagnostics and
+//! claude output fed in fuzzer-chosen chunks and whole: same items, diagnostics and
 //! metadata; diagnostics inside the input; every event accepted by the strict writer.
 //! The first two bytes choose the chunking (see `check::chunk_sizes`).
 #![no_main]
@@ -7,4 +7,4 @@
 #[allow(dead_code)]
 mod check;
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| check::claude_chunked(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::chunked(agx::normalize::Provider::Claude, data));

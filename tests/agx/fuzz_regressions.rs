@@ -7,6 +7,8 @@ mod check;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use agx::normalize::Provider;
+
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut found = Vec::new();
@@ -28,7 +30,7 @@ fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     found
 }
 
-fn replay(target: &str, run: fn(&[u8])) {
+fn replay(target: &str, run: impl Fn(&[u8]) + std::panic::RefUnwindSafe) {
     for path in files(&format!("fuzz/regressions/{target}"), "") {
         let data = fs::read(&path).unwrap();
         let outcome = std::panic::catch_unwind(|| run(&data));
@@ -37,8 +39,12 @@ fn replay(target: &str, run: fn(&[u8])) {
 }
 
 #[test]
-fn claude_chunked_regressions() {
-    replay("claude_chunked", check::claude_chunked);
+fn chunked_regressions() {
+    for provider in Provider::ALL {
+        replay(&format!("{provider}_chunked"), |data| {
+            check::chunked(provider, data)
+        });
+    }
 }
 
 #[test]
@@ -47,15 +53,29 @@ fn decode_event_regressions() {
 }
 
 #[test]
-fn claude_corpus_under_every_kind_of_chunking() {
-    let fixtures = files("corpus/claude", ".jsonl");
-    assert!(fixtures.len() >= 20, "the corpus is where it should be");
+fn every_corpus_under_every_kind_of_chunking() {
+    for provider in Provider::ALL {
+        corpus_under_every_kind_of_chunking(provider);
+    }
+}
+
+fn corpus_under_every_kind_of_chunking(provider: Provider) {
+    let fixtures = files(&format!("corpus/{provider}"), "");
+    let fixtures: Vec<_> = fixtures
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
+        .collect();
+    assert!(
+        fixtures.len() >= 15,
+        "the {provider} corpus is where it should be"
+    );
     for path in fixtures {
         let input = fs::read(&path).unwrap();
         // Every maximum chunk size (1 byte to whole), with two generator seeds each.
         for seed in (0..8u16).chain(0x100..0x108) {
             let chunks = check::chunk_sizes(seed, input.len());
-            let outcome = std::panic::catch_unwind(|| check::check_claude(&input, &chunks));
+            let outcome =
+                std::panic::catch_unwind(|| check::check_chunked(provider, &input, &chunks));
             assert!(
                 outcome.is_ok(),
                 "{} with chunking seed {seed}",

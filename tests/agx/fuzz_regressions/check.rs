@@ -36,27 +36,28 @@ pub(crate) fn chunk_sizes(seed: u16, len: usize) -> Vec<usize> {
     sizes
 }
 
-/// The `claude_chunked` target: leading bytes choose the chunking, the rest is the input.
-pub(crate) fn claude_chunked(data: &[u8]) {
+/// The `<provider>_chunked` targets: leading bytes choose the chunking, the rest is the
+/// input of `provider`.
+pub(crate) fn chunked(provider: Provider, data: &[u8]) {
     if data.len() < CHUNKING_BYTES {
         return;
     }
     let seed = u16::from_le_bytes([data[0], data[1]]);
     let input = &data[CHUNKING_BYTES..];
-    check_claude(input, &chunk_sizes(seed, input.len()));
+    check_chunked(provider, input, &chunk_sizes(seed, input.len()));
 }
 
 /// Everything a chunked feed must satisfy: no panic; diagnostics point into the input; the
 /// blocks, diagnostics and metadata equal those of the whole feed; and the strict writer
 /// accepts every event the transcriber makes, which decode back.
-pub(crate) fn check_claude(input: &[u8], chunks: &[usize]) {
+pub(crate) fn check_chunked(provider: Provider, input: &[u8], chunks: &[usize]) {
     assert_eq!(
         chunks.iter().sum::<usize>(),
         input.len(),
         "chunks cover the input"
     );
-    let (whole, whole_meta) = normalize(input, &[input.len()]);
-    let (chunked, chunked_meta) = normalize(input, chunks);
+    let (whole, whole_meta) = normalize(provider, input, &[input.len()]);
+    let (chunked, chunked_meta) = normalize(provider, input, chunks);
     assert_eq!(whole.items, chunked.items, "items, chunks {chunks:?}");
     assert_eq!(
         whole.diagnostics, chunked.diagnostics,
@@ -76,9 +77,9 @@ pub(crate) fn check_claude(input: &[u8], chunks: &[usize]) {
         );
         assert!(source.offset <= input.len() as u64, "item {source:?}");
     }
-    let transcript = transcribe(input, chunks);
+    let transcript = transcribe(provider, input, chunks);
     assert_eq!(
-        transcribe(input, &[input.len()]),
+        transcribe(provider, input, &[input.len()]),
         transcript,
         "transcript, chunks {chunks:?}"
     );
@@ -92,11 +93,11 @@ pub(crate) fn check_claude(input: &[u8], chunks: &[usize]) {
     }
 }
 
-fn normalize(input: &[u8], chunks: &[usize]) -> (Output, RunMeta) {
+fn normalize(provider: Provider, input: &[u8], chunks: &[usize]) -> (Output, RunMeta) {
     let options = Options {
         max_record_bytes: MAX_RECORD_BYTES,
     };
-    let mut normalizer = Provider::Claude.normalizer(options);
+    let mut normalizer = provider.normalizer(options);
     let mut out = Output::default();
     let mut rest = input;
     for &size in chunks {
@@ -126,7 +127,7 @@ fn check_position(diagnostic: &Diagnostic, len: u64, lines: u64) {
 }
 
 /// The canonical JSONL of `input` fed in `chunks`, with a fixed run id and clock.
-fn transcribe(input: &[u8], chunks: &[usize]) -> Vec<u8> {
+fn transcribe(provider: Provider, input: &[u8], chunks: &[usize]) -> Vec<u8> {
     let events = EventOptions {
         run_id: Some("fuzz".to_owned()),
         clock: Box::new(|| Timestamp::from_unix_nanos(1_780_000_000_000_000_000)),
@@ -134,7 +135,7 @@ fn transcribe(input: &[u8], chunks: &[usize]) -> Vec<u8> {
     let options = Options {
         max_record_bytes: MAX_RECORD_BYTES,
     };
-    let mut transcriber = Transcriber::new(Provider::Claude, options, events);
+    let mut transcriber = Transcriber::new(provider, options, events);
     let mut sink = JsonlSink::new(Vec::new(), |_| Ok(()));
     let mut rest = input;
     let written = chunks
