@@ -111,20 +111,21 @@ impl EventMapper {
         self.run_id.as_deref()
     }
 
-    /// Maps completed items; `meta` is the normalizer's metadata so far.
-    pub fn items(&mut self, items: &[Item], meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
+    /// Maps completed items, taking them out of `items` (their blocks move into the events:
+    /// tool outputs, the largest strings of a run, are not copied); `meta` is the
+    /// normalizer's metadata so far.
+    pub fn items(&mut self, items: &mut Vec<Item>, meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
         if items.is_empty() {
             return;
         }
         self.start(meta, out);
-        let mut rest = items;
-        while let Some(first) = rest.first() {
-            let group = rest
-                .iter()
-                .take_while(|item| same_group(first, item))
-                .count();
-            self.group(&rest[..group], out);
-            rest = &rest[group..];
+        let mut items = items.drain(..).peekable();
+        while let Some(first) = items.next() {
+            let mut group = vec![first];
+            while let Some(next) = items.next_if(|item| same_group(&group[0], item)) {
+                group.push(next);
+            }
+            self.group(group, out);
         }
     }
 
@@ -182,9 +183,16 @@ impl EventMapper {
         out.push(self.event(EventType::StepStarted, AGENT_PATH.into(), agent));
     }
 
-    fn group(&mut self, group: &[Item], out: &mut Vec<ExchangeEvent>) {
-        let first = &group[0];
-        let scope = first.agent.as_deref();
+    fn group(&mut self, group: Vec<Item>, out: &mut Vec<ExchangeEvent>) {
+        let (role, message_id, agent) = {
+            let first = &group[0];
+            (
+                first.role.clone(),
+                first.message_id.clone(),
+                first.agent.clone(),
+            )
+        };
+        let scope = agent.as_deref();
         if let Some(scope) = scope
             && !self.closed_scopes.contains(scope)
             && !self.open_scopes.iter().any(|s| s == scope)
@@ -195,45 +203,29 @@ impl EventMapper {
             out.push(self.event(EventType::StepStarted, scope_path(Some(scope)), payload));
         }
         let path = scope_path(scope);
-        let (results, blocks): (Vec<&ContentBlock>, Vec<&ContentBlock>) =
-            group.iter().map(|item| &item.block).partition(|block| {
-                first.role == Role::User && matches!(block.block, Block::ToolResult { .. })
+        let (results, blocks): (Vec<ContentBlock>, Vec<ContentBlock>) =
+            group.into_iter().map(|item| item.block).partition(|block| {
+                role == Role::User && matches!(block.block, Block::ToolResult { .. })
             });
+        // The calls are read before the blocks move into their message event.
+        let calls: Vec<ToolPayload> = blocks
+            .iter()
+            .filter_map(|block| self.tool_call(block))
+            .collect();
         if !blocks.is_empty() {
-            let (event_type, role) = match first.role {
+            let (event_type, role) = match role {
                 Role::User => (EventType::MessageUser, Role::User),
                 _ => (EventType::MessageAssistant, Role::Assistant),
             };
             let message = MessagePayload {
                 role,
-                blocks: blocks.iter().map(|block| (*block).clone()).collect(),
-                message_id: first.message_id.clone(),
+                blocks,
+                message_id,
             };
             out.push(self.event(event_type, path.clone(), Payload::Message(message)));
         }
-        for block in blocks {
-            if let Block::ToolUse {
-                tool_name,
-                tool_id,
-                tool_input,
-                ..
-            } = &block.block
-            {
-                self.tool_names.insert(tool_id.clone(), tool_name.clone());
-                if let Some(kind) = tool_input.get("subagent_type").and_then(Value::as_str) {
-                    self.subagent_names.insert(tool_id.clone(), kind.to_owned());
-                }
-                let call = ToolPayload {
-                    name: tool_name.clone(),
-                    call_id: tool_id.clone(),
-                    input: tool_input.clone(),
-                    output: Value::Null,
-                    error: None,
-                    fidelity: Fidelity::AgentEmitted,
-                    exit_code: None,
-                };
-                out.push(self.event(EventType::ToolCall, path.clone(), Payload::Tool(call)));
-            }
+        for call in calls {
+            out.push(self.event(EventType::ToolCall, path.clone(), Payload::Tool(call)));
         }
         for block in results {
             let Block::ToolResult {
@@ -241,31 +233,32 @@ impl EventMapper {
                 tool_content,
                 is_error,
                 exit_code,
-            } = &block.block
+            } = block.block
             else {
                 continue;
             };
-            let name = self.tool_names.get(tool_id).cloned().unwrap_or_default();
+            let name = self.tool_names.get(&tool_id).cloned().unwrap_or_default();
             let error = is_error.then(|| {
-                let text = content_text(tool_content);
+                let text = content_text(&tool_content);
                 if text.is_empty() {
                     "the tool reported an error".to_owned()
                 } else {
                     text
                 }
             });
+            let ends_scope = self.open_scopes.iter().position(|s| *s == tool_id);
             let result = ToolPayload {
                 name,
-                call_id: tool_id.clone(),
+                call_id: tool_id,
                 input: Value::Null,
-                output: tool_content.clone(),
+                output: tool_content,
                 error,
                 fidelity: Fidelity::AgentEmitted,
-                exit_code: *exit_code,
+                exit_code,
             };
             out.push(self.event(EventType::ToolResult, path.clone(), Payload::Tool(result)));
             // The result of a call that spawned a sub-agent ends that sub-agent.
-            if let Some(at) = self.open_scopes.iter().position(|s| s == tool_id) {
+            if let Some(at) = ends_scope {
                 let scope = self.open_scopes.remove(at);
                 self.closed_scopes.insert(scope.clone());
                 let name = self.subagent_name(&scope);
@@ -273,6 +266,33 @@ impl EventMapper {
                 out.push(self.event(EventType::StepCompleted, scope_path(Some(&scope)), payload));
             }
         }
+    }
+
+    /// The `tool.call` payload of a `tool_use` block; remembers the call's name (and a
+    /// sub-agent's type) for its result.
+    fn tool_call(&mut self, block: &ContentBlock) -> Option<ToolPayload> {
+        let Block::ToolUse {
+            tool_name,
+            tool_id,
+            tool_input,
+            ..
+        } = &block.block
+        else {
+            return None;
+        };
+        self.tool_names.insert(tool_id.clone(), tool_name.clone());
+        if let Some(kind) = tool_input.get("subagent_type").and_then(Value::as_str) {
+            self.subagent_names.insert(tool_id.clone(), kind.to_owned());
+        }
+        Some(ToolPayload {
+            name: tool_name.clone(),
+            call_id: tool_id.clone(),
+            input: tool_input.clone(),
+            output: Value::Null,
+            error: None,
+            fidelity: Fidelity::AgentEmitted,
+            exit_code: None,
+        })
     }
 
     fn subagent_name(&self, scope: &str) -> String {
@@ -362,7 +382,7 @@ fn new_run_id() -> String {
 pub fn to_events(normalized: &super::Normalized, options: EventOptions) -> Vec<ExchangeEvent> {
     let mut mapper = EventMapper::new(normalized.meta.provider, options);
     let mut events = Vec::new();
-    mapper.items(&normalized.items, &normalized.meta, &mut events);
+    mapper.items(&mut normalized.items.clone(), &normalized.meta, &mut events);
     mapper.finish(&normalized.meta, &mut events);
     events
 }
@@ -433,8 +453,7 @@ impl Transcriber {
     fn deliver(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
         let meta = self.normalizer.meta();
         self.mapper
-            .items(&self.output.items, meta, &mut self.events);
-        self.output.items.clear();
+            .items(&mut self.output.items, meta, &mut self.events);
         self.output
             .diagnostics
             .drain(..)
