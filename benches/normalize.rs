@@ -26,6 +26,10 @@
 mod claude_stream;
 #[path = "codex_stream/mod.rs"]
 mod codex_stream;
+#[path = "copilot_stream/mod.rs"]
+mod copilot_stream;
+#[path = "gemini_stream/mod.rs"]
+mod gemini_stream;
 #[path = "gen_common/mod.rs"]
 mod gen_common;
 #[path = "typed/mod.rs"]
@@ -124,9 +128,11 @@ fn median(times: &mut [Duration]) -> Duration {
 type Generate = fn(usize, u64) -> Vec<u8>;
 
 /// The stream generator of each provider, in the order they run.
-const GENERATORS: [(Provider, Generate); 2] = [
+const GENERATORS: [(Provider, Generate); 4] = [
     (Provider::Claude, claude_stream::claude_stream),
     (Provider::Codex, codex_stream::codex_stream),
+    (Provider::Gemini, gemini_stream::gemini_stream),
+    (Provider::Copilot, copilot_stream::copilot_stream),
 ];
 
 /// The five modes, in table order.

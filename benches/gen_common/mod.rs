@@ -182,3 +182,14 @@ pub(crate) fn cut(rng: &mut Rng, rest: &str, lo: usize, hi: usize) -> usize {
     }
     at
 }
+
+/// An ISO timestamp `ms` milliseconds after 09:00 on a fixed day, as the CLIs write them.
+pub(crate) fn timestamp(ms: usize) -> String {
+    format!(
+        "2026-05-14T{:02}:{:02}:{:02}.{:03}Z",
+        9 + ms / 3_600_000 % 12,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}

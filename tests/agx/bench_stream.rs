@@ -6,6 +6,10 @@
 mod claude_stream;
 #[path = "../../benches/codex_stream/mod.rs"]
 mod codex_stream;
+#[path = "../../benches/copilot_stream/mod.rs"]
+mod copilot_stream;
+#[path = "../../benches/gemini_stream/mod.rs"]
+mod gemini_stream;
 #[path = "../../benches/gen_common/mod.rs"]
 mod gen_common;
 
@@ -102,5 +106,24 @@ fn generated_codex_stream_normalizes_cleanly() {
     assert!(
         (0.45..0.8).contains(&completed),
         "item.completed share {completed}"
+    );
+}
+
+#[test]
+fn generated_gemini_stream_normalizes_cleanly() {
+    let kinds = ["text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Gemini, gemini_stream::gemini_stream, &kinds);
+    let deltas = share(&input, b"{\"type\":\"message\"");
+    assert!((0.5..0.98).contains(&deltas), "message share {deltas}");
+}
+
+#[test]
+fn generated_copilot_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Copilot, copilot_stream::copilot_stream, &kinds);
+    let deltas = share(&input, b"{\"type\":\"assistant.message_delta\"");
+    assert!(
+        (0.4..0.95).contains(&deltas),
+        "message_delta share {deltas}"
     );
 }
