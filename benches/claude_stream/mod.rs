@@ -14,7 +14,7 @@
 //! `benches/normalize.rs` and a test (`tests/agx/bench_stream.rs`) that checks the
 //! output normalizes without a diagnostic, so the generator cannot drift from the format.
 
-use super::gen_common::{PROSE, Rng, cut, lit, output_size, text};
+use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 
 const TOOLS: &[&str] = &["Bash", "Read", "Grep", "Edit", "Glob", "TodoWrite"];
 
@@ -251,14 +251,12 @@ impl Session<'_> {
 
 /// Claude Code stream-json of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn claude_stream(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(bytes + (256 << 10));
-    while out.len() < bytes {
+    sessions(bytes, seed, |rng, out| {
         let id = rng.uuid();
         let partial = rng.chance(25);
         let mut session = Session {
-            rng: &mut rng,
-            out: &mut out,
+            rng,
+            out,
             id,
             partial,
         };
@@ -268,6 +266,5 @@ pub(crate) fn claude_stream(bytes: usize, seed: u64) -> Vec<u8> {
             session.turn();
         }
         session.result(turns);
-    }
-    out
+    })
 }

@@ -13,12 +13,12 @@
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
 //! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
 
-use super::gen_common::{PROSE, Rng, lit, output_size, text};
+use super::gen_common::{PROSE, Rng, lit, output_size, sessions, text};
 
 const COMMANDS: &[&str] = &[
     "cargo test --quiet",
-    "rg -n 'fn parse' src",
-    "sed -n '1,200p' src/lib.rs",
+    "rg -n \"fn parse\" src",
+    "sed -n \"1,200p\" src/lib.rs",
     "git diff --stat",
     "cargo build --release 2>&1 | tail -40",
     "ls -la src/normalize",
@@ -234,13 +234,11 @@ impl Thread<'_> {
 
 /// `codex exec --json` output of at least `bytes` bytes (whole threads), from `seed`.
 pub(crate) fn codex_stream(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(bytes + (512 << 10));
-    while out.len() < bytes {
+    sessions(bytes, seed, |rng, out| {
         let id = rng.uuid();
         let mut thread = Thread {
-            rng: &mut rng,
-            out: &mut out,
+            rng,
+            out,
             next_item: 0,
             usage: [0; 3],
         };
@@ -250,6 +248,5 @@ pub(crate) fn codex_stream(bytes: usize, seed: u64) -> Vec<u8> {
         for _ in 0..thread.rng.range(1, 4) {
             thread.turn();
         }
-    }
-    out
+    })
 }

@@ -15,7 +15,7 @@
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
 //! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
 
-use super::gen_common::{PROSE, Rng, cut, lit, output_size, text, timestamp};
+use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
 const MODEL: &str = "claude-sonnet-4.5";
 
@@ -154,22 +154,20 @@ impl Session<'_> {
 
 /// Copilot CLI JSONL of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn copilot_stream(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(bytes + (512 << 10));
-    while out.len() < bytes {
+    sessions(bytes, seed, |rng, out| {
         let interaction = rng.uuid();
         let mut session = Session {
-            rng: &mut rng,
-            out: &mut out,
+            rng,
+            out,
             clock: 0,
             parent: String::new(),
             interaction,
         };
         session.event(
-            "session.mcp_servers_loaded",
-            "{\"servers\":[{\"name\":\"github-mcp-server\",\"status\":\"connected\",\"source\":\"builtin\"}]}",
-            true,
-        );
+                "session.mcp_servers_loaded",
+                "{\"servers\":[{\"name\":\"github-mcp-server\",\"status\":\"connected\",\"source\":\"builtin\"}]}",
+                true,
+            );
         session.event(
             "session.tools_updated",
             &format!("{{\"model\":\"{MODEL}\"}}"),
@@ -196,6 +194,5 @@ pub(crate) fn copilot_stream(bytes: usize, seed: u64) -> Vec<u8> {
             session.clock
         );
         session.out.extend_from_slice(line.as_bytes());
-    }
-    out
+    })
 }

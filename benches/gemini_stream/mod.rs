@@ -11,7 +11,7 @@
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
 //! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
 
-use super::gen_common::{PROSE, Rng, cut, lit, output_size, text, timestamp};
+use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
 const MODEL: &str = "gemini-2.5-pro";
 
@@ -113,15 +113,9 @@ impl Session<'_> {
 
 /// Gemini CLI stream-json of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn gemini_stream(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(bytes + (512 << 10));
-    while out.len() < bytes {
+    sessions(bytes, seed, |rng, out| {
         let id = rng.uuid();
-        let mut session = Session {
-            rng: &mut rng,
-            out: &mut out,
-            clock: 0,
-        };
+        let mut session = Session { rng, out, clock: 0 };
         let head = session.open("init");
         session.line(&format!(
             "{head},\"session_id\":\"{id}\",\"model\":\"{MODEL}\""
@@ -153,6 +147,5 @@ pub(crate) fn gemini_stream(bytes: usize, seed: u64) -> Vec<u8> {
             tool_calls += calls;
         }
         session.result(tool_calls);
-    }
-    out
+    })
 }

@@ -193,3 +193,18 @@ pub(crate) fn timestamp(ms: usize) -> String {
         ms % 1000
     )
 }
+
+/// At least `bytes` bytes of whole sessions from `seed`: `session` writes one session to the
+/// output per call, until the output is long enough.
+pub(crate) fn sessions(
+    bytes: usize,
+    seed: u64,
+    mut session: impl FnMut(&mut Rng, &mut Vec<u8>),
+) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(bytes + (512 << 10));
+    while out.len() < bytes {
+        session(&mut rng, &mut out);
+    }
+    out
+}
