@@ -30,7 +30,7 @@ golden: ## Regenerate the golden snapshots; review them with git diff before com
 bench: bench-normalize bench-recorder ## Run the benchmarks (AGX_BENCH_MB=20 for a quick run)
 
 .PHONY: bench-normalize
-bench-normalize: ## Claude normalize vs simd-json / serde_json parse, MB/s and ratios
+bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AGX_BENCH_PROVIDERS=claude,codex)
 	$(CARGO) bench --locked --bench normalize
 
 .PHONY: bench-recorder

@@ -10,175 +10,11 @@
 //! as `stream_event` deltas of 3-40 characters; a `result` line ends each session. Each
 //! assistant block is its own line, as Claude Code writes it.
 //!
-//! Shared by `benches/normalize.rs` and a test (`tests/agx/bench_stream.rs`) that checks the
+//! The PRNG, text pools and output size mix come from `gen_common`. Shared by
+//! `benches/normalize.rs` and a test (`tests/agx/bench_stream.rs`) that checks the
 //! output normalizes without a diagnostic, so the generator cannot drift from the format.
 
-use std::fmt::Write as _;
-
-/// A small, fast, seeded PRNG (SplitMix64): the same seed always gives the same stream.
-struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next() % (hi - lo + 1) as u64) as usize
-    }
-
-    /// True `percent`% of the time.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick(&mut self, items: &[&'static str]) -> &'static str {
-        items[self.range(0, items.len() - 1)]
-    }
-
-    fn hex(&mut self, len: usize) -> String {
-        (0..len)
-            .map(|_| char::from(b"0123456789abcdef"[self.range(0, 15)]))
-            .collect()
-    }
-
-    fn base62(&mut self, len: usize) -> String {
-        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-        (0..len)
-            .map(|_| char::from(ALPHABET[self.range(0, ALPHABET.len() - 1)]))
-            .collect()
-    }
-
-    fn uuid(&mut self) -> String {
-        let h = self.hex(32);
-        format!(
-            "{}-{}-4{}-a{}-{}",
-            &h[..8],
-            &h[8..12],
-            &h[13..16],
-            &h[17..20],
-            &h[20..32]
-        )
-    }
-}
-
-const CODE: &[&str] = &[
-    "    let path = r\"C:\\Users\\dev\\src\\main.rs\";",
-    "    println!(\"{}: \\\"{}\\\"\", name, value);",
-    "\tif re.is_match(r\"^\\d{4}-\\d{2}-\\d{2}$\") {",
-    "fn parse(input: &str) -> Result<Config, Error> {",
-    "    return Err(format!(\"unexpected token '{}' at {}\", tok, pos).into());",
-    "}\n",
-    "const PATTERN = /\"([^\"\\\\]|\\\\.)*\"/g;",
-    "\t\tself.buffer.extend_from_slice(&bytes[start..end]);",
-];
-const LOG: &[&str] = &[
-    "\u{1b}[32m   Compiling\u{1b}[0m agx v0.1.0 (/home/dev/src/agx)",
-    "\u{1b}[1m\u{1b}[31merror[E0308]\u{1b}[0m: mismatched types",
-    "test normalize::tests::chunked ... \u{1b}[32mok\u{1b}[0m",
-    "npm WARN deprecated inflight@1.0.6: This module is not supported",
-    "2026-06-25T10:33:19.904Z INFO server listening on 0.0.0.0:8080",
-    "    Finished `test` profile [unoptimized + debuginfo] target(s) in 4.21s",
-];
-const PROSE: &[&str] = &[
-    "the",
-    "normalizer",
-    "reads",
-    "each",
-    "record",
-    "and",
-    "hands",
-    "out",
-    "blocks",
-    "as",
-    "soon",
-    "as",
-    "they",
-    "are",
-    "complete",
-    "which",
-    "keeps",
-    "memory",
-    "bounded",
-    "while",
-    "tool",
-    "results",
-    "arrive",
-    "in",
-    "any",
-    "order",
-    "so",
-    "we",
-    "correlate",
-    "by",
-    "id",
-];
-const NON_ASCII: &[&str] = &["é", "ß", "→", "✓", "…", "日本語", "한국어", "😀", "🚀", "€"];
-
-/// About `len` bytes of tool output, prose, code or logs.
-fn text(rng: &mut Rng, len: usize) -> String {
-    let mut out = String::with_capacity(len + 80);
-    let style = rng.range(0, 3);
-    let mut line_no = rng.range(1, 400);
-    while out.len() < len {
-        match style {
-            0 => {
-                out.push_str(rng.pick(CODE));
-                out.push('\n');
-            }
-            1 => {
-                out.push_str(rng.pick(LOG));
-                out.push('\n');
-            }
-            2 => {
-                let _ = write!(out, "{line_no:>6}\u{2192}");
-                line_no += 1;
-                out.push_str(rng.pick(CODE));
-                out.push('\n');
-            }
-            _ => {
-                for _ in 0..rng.range(4, 14) {
-                    out.push_str(if rng.chance(3) {
-                        rng.pick(NON_ASCII)
-                    } else {
-                        rng.pick(PROSE)
-                    });
-                    out.push(' ');
-                }
-                out.push_str(".\n");
-            }
-        }
-        if style != 3 && rng.chance(3) {
-            out.push_str(rng.pick(NON_ASCII));
-            out.push(' ');
-        }
-    }
-    out
-}
-
-fn output_size(rng: &mut Rng) -> usize {
-    match rng.range(0, 99) {
-        0..=54 => rng.range(20, 1024),
-        55..=82 => rng.range(1024, 10 * 1024),
-        83..=96 => rng.range(10 * 1024, 50 * 1024),
-        _ => rng.range(50 * 1024, 100 * 1024),
-    }
-}
-
-/// A JSON string literal.
-fn lit(value: &str) -> String {
-    serde_json::to_string(value).expect("a string serializes")
-}
+use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 
 const TOOLS: &[&str] = &["Bash", "Read", "Grep", "Edit", "Glob", "TodoWrite"];
 
@@ -273,11 +109,7 @@ impl Session<'_> {
     fn deltas(&mut self, index: usize, kind: &str, field: &str, text: &str) {
         let mut rest = text;
         while !rest.is_empty() {
-            let mut cut = self.rng.range(3, 40).min(rest.len());
-            while !rest.is_char_boundary(cut) {
-                cut += 1;
-            }
-            let (piece, tail) = rest.split_at(cut);
+            let (piece, tail) = rest.split_at(cut(self.rng, rest, 3, 40));
             rest = tail;
             self.stream_event(&format!(
                 "{{\"type\":\"content_block_delta\",\"index\":{index},\"delta\":{{\"type\":\"{kind}\",\"{field}\":{}}}}}",
@@ -419,14 +251,12 @@ impl Session<'_> {
 
 /// Claude Code stream-json of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn claude_stream(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::with_capacity(bytes + (256 << 10));
-    while out.len() < bytes {
+    sessions(bytes, seed, |rng, out| {
         let id = rng.uuid();
         let partial = rng.chance(25);
         let mut session = Session {
-            rng: &mut rng,
-            out: &mut out,
+            rng,
+            out,
             id,
             partial,
         };
@@ -436,6 +266,5 @@ pub(crate) fn claude_stream(bytes: usize, seed: u64) -> Vec<u8> {
             session.turn();
         }
         session.result(turns);
-    }
-    out
+    })
 }

@@ -1,42 +1,129 @@
-//! The benchmark's generated Claude stream is valid input: it normalizes without a single
-//! diagnostic and yields every kind of block, so the generator cannot drift from the format.
+//! The benchmark's generated provider streams are valid input: each normalizes through its
+//! adapter without a single diagnostic, yields every kind of block it should, and answers
+//! every tool call exactly once, so no generator can drift from its format.
 
 #[path = "../../benches/claude_stream/mod.rs"]
 mod claude_stream;
+#[path = "../../benches/codex_stream/mod.rs"]
+mod codex_stream;
+#[path = "../../benches/copilot_stream/mod.rs"]
+mod copilot_stream;
+#[path = "../../benches/gemini_stream/mod.rs"]
+mod gemini_stream;
+#[path = "../../benches/gen_common/mod.rs"]
+mod gen_common;
+
+use std::collections::HashSet;
 
 use agx::model::Block;
-use agx::normalize::{Options, Provider, RunStatus, normalize_lossy};
+use agx::normalize::{Normalized, Options, Provider, RunStatus, normalize_lossy};
+
+/// Generates a 2 MB sample twice (it must be the same), normalizes it and checks it.
+fn check(provider: Provider, generate: fn(usize, u64) -> Vec<u8>, kinds: &[&str]) -> Vec<u8> {
+    let input = generate(2 << 20, 7);
+    assert_eq!(input, generate(2 << 20, 7), "{provider}: deterministic");
+    assert!(
+        input.len() >= 2 << 20,
+        "{provider}: at least the size asked"
+    );
+    let normalized = normalize_lossy(provider, &input, Options::default());
+    assert_eq!(normalized.diagnostics, Vec::new(), "{provider}");
+    assert_eq!(normalized.meta.status, RunStatus::Completed, "{provider}");
+    for kind in kinds {
+        let count = normalized
+            .blocks()
+            .filter(|b| b.block.type_name() == *kind)
+            .count();
+        assert!(count > 0, "{provider}: no {kind} block");
+    }
+    each_call_answered_once(provider, &normalized);
+    input
+}
+
+/// Walks the blocks in order: a call opens its id, its result closes it; ids may be reused
+/// once answered (Codex numbers items per thread), never while open.
+fn each_call_answered_once(provider: Provider, normalized: &Normalized) {
+    let mut open = HashSet::new();
+    let (mut calls, mut results) = (0, 0);
+    for block in normalized.blocks() {
+        match &block.block {
+            Block::ToolUse { tool_id, .. } => {
+                calls += 1;
+                assert!(open.insert(tool_id), "{provider}: {tool_id} called twice");
+            }
+            Block::ToolResult { tool_id, .. } => {
+                results += 1;
+                assert!(open.remove(tool_id), "{provider}: {tool_id} answered twice");
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "{provider}: calls left without a result");
+    assert_eq!(calls, results, "{provider}");
+    assert!(calls > 0, "{provider}: no tool call");
+}
+
+fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> + Clone {
+    input.split(|b| *b == b'\n').filter(|l| !l.is_empty())
+}
+
+/// The share of lines that start with `prefix`.
+fn share(input: &[u8], prefix: &[u8]) -> f64 {
+    let all = lines(input);
+    let matching = all.clone().filter(|l| l.starts_with(prefix)).count();
+    matching as f64 / all.count() as f64
+}
 
 #[test]
 fn generated_claude_stream_normalizes_cleanly() {
-    let input = claude_stream::claude_stream(2 << 20, 7);
-    assert_eq!(
-        input,
-        claude_stream::claude_stream(2 << 20, 7),
-        "deterministic"
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Claude, claude_stream::claude_stream, &kinds);
+    let streamed = share(&input, b"{\"type\":\"stream_event\"");
+    assert!(
+        (0.6..0.95).contains(&streamed),
+        "stream_event share {streamed}"
     );
-    let normalized = normalize_lossy(Provider::Claude, &input, Options::default());
-    assert_eq!(normalized.diagnostics, Vec::new());
-    assert_eq!(normalized.meta.status, RunStatus::Completed);
-    let count = |kind: &str| {
-        normalized
-            .blocks()
-            .filter(|b| b.block.type_name() == kind)
-            .count()
-    };
-    for kind in ["thinking", "text", "tool_use", "command", "tool_result"] {
-        assert!(count(kind) > 0, "no {kind} block");
+}
+
+#[test]
+fn generated_codex_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Codex, codex_stream::codex_stream, &kinds);
+    for kind in [
+        "command_execution",
+        "file_change",
+        "todo_list",
+        "mcp_tool_call",
+        "web_search",
+    ] {
+        let needle = format!("\"type\":\"{kind}\"");
+        assert!(
+            lines(&input).any(|l| l.windows(needle.len()).any(|w| w == needle.as_bytes())),
+            "no {kind} item"
+        );
     }
-    let uses = normalized
-        .blocks()
-        .filter(|b| matches!(b.block, Block::ToolUse { .. }))
-        .count();
-    assert_eq!(uses, count("tool_result"), "every call answered once");
-    let lines = input.split(|b| *b == b'\n').filter(|l| !l.is_empty());
-    let streamed = lines
-        .clone()
-        .filter(|l| l.starts_with(b"{\"type\":\"stream_event\""))
-        .count();
-    let share = streamed as f64 / lines.count() as f64;
-    assert!((0.6..0.95).contains(&share), "stream_event share {share}");
+    let completed = share(&input, b"{\"type\":\"item.completed\"");
+    assert!(
+        (0.45..0.8).contains(&completed),
+        "item.completed share {completed}"
+    );
+}
+
+#[test]
+fn generated_gemini_stream_normalizes_cleanly() {
+    let kinds = ["text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Gemini, gemini_stream::gemini_stream, &kinds);
+    let deltas = share(&input, b"{\"type\":\"message\"");
+    assert!((0.5..0.98).contains(&deltas), "message share {deltas}");
+}
+
+#[test]
+fn generated_copilot_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Copilot, copilot_stream::copilot_stream, &kinds);
+    let deltas = share(&input, b"{\"type\":\"assistant.message_delta\"");
+    assert!(
+        (0.4..0.95).contains(&deltas),
+        "message_delta share {deltas}"
+    );
 }
