@@ -39,8 +39,8 @@ use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
-    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Passthrough, Provider, RunError,
-    RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
+    RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -409,11 +409,7 @@ impl State {
     }
 
     fn keep(&mut self, record: Record<'_>, kind: &str, raw: Value) {
-        self.meta.passthrough.push(Passthrough {
-            line: record.line,
-            kind: kind.to_owned(),
-            raw,
-        });
+        self.meta.keep(record.line, kind, || raw);
     }
 
     fn assistant(

@@ -47,8 +47,8 @@ use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
-    Diagnostic, Item, Normalizer, Options, Output, Passthrough, Provider, RunError, RunMeta,
-    RunStatus, Source, Usage,
+    Diagnostic, Item, Normalizer, Options, Output, Provider, RunError, RunMeta, RunStatus, Source,
+    Usage,
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -514,11 +514,7 @@ impl State {
     }
 
     fn keep(&mut self, record: Record<'_>, kind: &str) {
-        self.meta.passthrough.push(Passthrough {
-            line: record.line,
-            kind: kind.to_owned(),
-            raw: to_value(record.bytes),
-        });
+        self.meta.keep(record.line, kind, || to_value(record.bytes));
     }
 
     fn finish(&mut self, out: &mut Output) {

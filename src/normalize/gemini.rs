@@ -47,8 +47,8 @@ use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
-    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Passthrough, Provider, RunError,
-    RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
+    RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -646,11 +646,7 @@ impl State {
     }
 
     fn keep(&mut self, line: u64, kind: &str, raw: Value) {
-        self.meta.passthrough.push(Passthrough {
-            line,
-            kind: kind.to_owned(),
-            raw,
-        });
+        self.meta.keep(line, kind, || raw);
     }
 
     fn finish(&mut self, out: &mut Output) {

@@ -462,10 +462,17 @@ pub struct RunMeta {
     /// run with no model turn; kept as written).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub num_turns: Option<i64>,
-    /// Records kept as they were.
+    /// Records kept as they were, the first [`PASSTHROUGH_LIMIT`] of them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub passthrough: Vec<Passthrough>,
+    /// Passthrough records beyond the limit, counted by kind rather than kept, so that
+    /// metadata stays bounded however long the stream (the records are in the input).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub passthrough_omitted: std::collections::BTreeMap<String, u64>,
 }
+
+/// How many passthrough records a run's metadata keeps verbatim.
+pub const PASSTHROUGH_LIMIT: usize = 1_000;
 
 impl RunMeta {
     /// Empty metadata for a provider's run.
@@ -484,6 +491,22 @@ impl RunMeta {
             duration_ms: None,
             num_turns: None,
             passthrough: Vec::new(),
+            passthrough_omitted: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Keeps a record the adapter does not turn into blocks, or, past
+    /// [`PASSTHROUGH_LIMIT`], counts it by kind (`raw` is then never built).
+    pub(crate) fn keep(&mut self, line: u64, kind: &str, raw: impl FnOnce() -> Value) {
+        if self.passthrough.len() < PASSTHROUGH_LIMIT {
+            let kind = kind.to_owned();
+            self.passthrough.push(Passthrough {
+                line,
+                kind,
+                raw: raw(),
+            });
+        } else {
+            *self.passthrough_omitted.entry(kind.to_owned()).or_default() += 1;
         }
     }
 }

@@ -370,3 +370,29 @@ fn out_dir_records_the_same_transcript_as_stdout() {
     assert_eq!(without_timestamps(&file).len(), 10);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Metadata stays bounded however long the stream: past the limit, passthrough records are
+/// counted by kind instead of kept.
+#[test]
+fn passthrough_metadata_is_bounded_and_counts_what_it_does_not_keep() {
+    use agx::normalize::PASSTHROUGH_LIMIT;
+
+    let mut input = Vec::new();
+    for n in 0..PASSTHROUGH_LIMIT + 250 {
+        input.extend_from_slice(
+            format!(r#"{{"type":"rate_limit_event","rate_limit_info":{{"status":"allowed","n":{n}}},"session_id":"s"}}"#)
+                .as_bytes(),
+        );
+        input.push(b'\n');
+    }
+    let normalized = normalize_lossy(Provider::Claude, &input, Options::default());
+    assert_eq!(normalized.meta.passthrough.len(), PASSTHROUGH_LIMIT);
+    assert_eq!(
+        normalized.meta.passthrough[0].raw["rate_limit_info"]["n"],
+        json!(0)
+    );
+    assert_eq!(
+        normalized.meta.passthrough_omitted,
+        [("rate_limit_event".to_owned(), 250)].into_iter().collect()
+    );
+}
