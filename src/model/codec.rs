@@ -317,7 +317,7 @@ pub enum EncodeError {
 pub fn encode_event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     validate(event)?;
     let start = out.len();
-    serde_json::to_writer(&mut *out, event).map_err(|error| {
+    super::write::event(event, out).map_err(|error| {
         out.truncate(start);
         EncodeError::Json(error)
     })

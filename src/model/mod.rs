@@ -149,6 +149,7 @@ mod codec;
 mod event;
 mod payload;
 mod timestamp;
+mod write;
 
 pub use block::{Block, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
 pub use codec::{

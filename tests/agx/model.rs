@@ -936,6 +936,16 @@ mod round_trip {
             prop_assert!(warnings(&back).is_empty());
             prop_assert_eq!(back, event);
         }
+
+        /// The writer emits its JSON directly for speed; the model's `Serialize` impls,
+        /// through serde_json, are the reference it must equal byte for byte.
+        #[test]
+        fn the_fast_writer_writes_what_serde_json_writes(event in event()) {
+            let mut line = Vec::new();
+            encode_event(&event, &mut line).expect("generated events are valid");
+            let reference = serde_json::to_vec(&event).expect("serde accepts them too");
+            prop_assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(reference).unwrap());
+        }
     }
 }
 
