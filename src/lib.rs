@@ -9,11 +9,16 @@
 //!   [`normalize::events`], the mapping of a normalized run onto transcript events.
 //! * [`record`]: writing a run: the recorder (sole owner of `seq`), the append-only run file
 //!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
+//! * [`capture`]: the executor's seam: an agent's stdout normalized and recorded live while
+//!   the agent runs, its raw bytes kept beside the transcript (Unix only).
 
 pub mod model;
 pub mod normalize;
 #[cfg(unix)]
 pub mod record;
+
+#[cfg(unix)]
+pub mod capture;
 
 pub use model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,

@@ -6,6 +6,7 @@
 //! |------|-------|--------|---------|
 //! | before the first item | `run.started` | `""` | step: `name` = provider, `kind` = `agent` |
 //! |  | `step.started` | `agent` | step: `name` = `agent`, `kind` = `agent` |
+//! | when an executor starts the run with its prompt ([`EventMapper::start_run`]) | `message.user` | `agent` | message: the resolved prompt, then the system prompt, as `text` blocks with fidelity `router` |
 //! | first item of a sub-agent | `step.started` | `agent.<id>` | step: `name` = the sub-agent's type when the spawning call said it, `kind` = `agent` |
 //! | assistant blocks of one record | `message.assistant` | the scope's path | message: the blocks (`text`, `thinking`, `tool_use`, `command`, server tool results), `message_id` |
 //! | each `tool_use` in it | `tool.call` | same | tool: `name`, `call_id` = `tool_id`, `input`, fidelity `agent_emitted` |
@@ -13,13 +14,14 @@
 //! | each user-side `tool_result` | `tool.result` | same | tool: `name` of the call, `call_id`, `output` = `tool_content`, `error` when it failed, `exit_code` |
 //! | the result that ends a sub-agent's spawning call | `step.completed` | `agent.<id>` | step |
 //! | end of input | `step.completed` for every open sub-agent, then for `agent` | | step: `error` when the run failed or was incomplete |
-//! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON |
+//! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON (with how the agent's process ended, when an executor says it did not exit cleanly: [`Transcriber::finish_process`]) |
 //!
 //! A sub-agent's path is `agent.` followed by the id of the tool call that spawned it
 //! (Claude `parent_tool_use_id`), so its events sit under the spawning step in a tree.
 //! Blocks are grouped into one `message.*` event per input record (and message), which
 //! makes the events the same however the input was chunked, and lets each record's blocks
-//! be written as soon as they are complete. Every block is `agent_emitted`.
+//! be written as soon as they are complete. Every block the agent's output produced is
+//! `agent_emitted`; only the executor's prompt blocks are `router`.
 //!
 //! The run id is the caller's, else the provider's session id if it is known when the first
 //! event is made, else a fresh UUID v4. Timestamps come from a clock the caller can replace
@@ -30,7 +32,9 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::{Diagnostic, Item, Normalizer, Options, Output, Provider, RunMeta, RunStatus};
+use super::{
+    Diagnostic, Item, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta, RunStatus,
+};
 use crate::model::{
     Block, ContentBlock, EncodeError, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
     Role, StepPayload, Timestamp, ToolPayload, encode_event,
@@ -126,6 +130,30 @@ impl EventMapper {
                 group.push(next);
             }
             self.group(group, out);
+        }
+    }
+
+    /// Starts the run before any output: `run.started`, `step.started`, then, when `user`
+    /// has blocks, a `message.user` carrying them (an executor's resolved prompt and system
+    /// prompt). Does nothing once the run has started, so call it before the first items.
+    pub fn start_run(
+        &mut self,
+        meta: &RunMeta,
+        user: Vec<ContentBlock>,
+        out: &mut Vec<ExchangeEvent>,
+    ) {
+        if self.run_id.is_some() {
+            return;
+        }
+        self.start(meta, out);
+        if !user.is_empty() {
+            let message = MessagePayload {
+                role: Role::User,
+                blocks: user,
+                message_id: None,
+            };
+            let payload = Payload::Message(message);
+            out.push(self.event(EventType::MessageUser, AGENT_PATH.into(), payload));
         }
     }
 
@@ -356,7 +384,7 @@ fn content_text(content: &Value) -> String {
 }
 
 /// A random UUID v4 from the operating system's generator.
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     let mut bytes = [0u8; 16];
     let random = std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
@@ -430,6 +458,14 @@ impl Transcriber {
         self.deliver(sink)
     }
 
+    /// Starts the run before any output, with the executor's prompt blocks; see
+    /// [`EventMapper::start_run`].
+    pub fn start(&mut self, user: Vec<ContentBlock>, sink: &mut dyn EventSink) -> io::Result<()> {
+        self.mapper
+            .start_run(self.normalizer.meta(), user, &mut self.events);
+        self.deliver(sink)
+    }
+
     /// Ends the input; the run's closing events go to `sink`.
     pub fn finish(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
         self.normalizer.finish(&mut self.output);
@@ -438,6 +474,25 @@ impl Transcriber {
         self.events
             .drain(..)
             .try_for_each(|event| sink.event(event))
+    }
+
+    /// Ends the input of an agent whose process ended as `end`, and returns the run's final
+    /// metadata: the output's, with [`RunMeta::set_process`] applied, as `run.completed`
+    /// carries it.
+    pub fn finish_process(
+        &mut self,
+        end: ProcessEnd,
+        sink: &mut dyn EventSink,
+    ) -> io::Result<RunMeta> {
+        self.normalizer.finish(&mut self.output);
+        self.deliver(sink)?;
+        let mut meta = self.normalizer.meta().clone();
+        meta.set_process(end);
+        self.mapper.finish(&meta, &mut self.events);
+        self.events
+            .drain(..)
+            .try_for_each(|event| sink.event(event))?;
+        Ok(meta)
     }
 
     /// The run's metadata so far; final after [`Transcriber::finish`].

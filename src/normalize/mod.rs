@@ -410,7 +410,7 @@ pub struct RunError {
     pub message: String,
     /// Whether it ended the run.
     pub fatal: bool,
-    /// The line that reported it.
+    /// The line that reported it; 0 when the executor did ([`RunMeta::set_process`]).
     pub line: u64,
 }
 
@@ -469,6 +469,83 @@ pub struct RunMeta {
     /// metadata stays bounded however long the stream (the records are in the input).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub passthrough_omitted: std::collections::BTreeMap<String, u64>,
+    /// How the agent's process ended, when agx ran it ([`crate::capture`]) and it did not
+    /// simply exit with 0; normalizers, which only see output, leave it `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessEnd>,
+}
+
+/// How an agent's process ended, as an executor observed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProcessEnd {
+    /// The exit code, when the process exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that terminated it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// What else the executor knows: it never started, it had to be killed, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ProcessEnd {
+    /// A process that exited with `code`.
+    pub fn exited(code: i32) -> Self {
+        ProcessEnd {
+            exit_code: Some(code),
+            ..ProcessEnd::default()
+        }
+    }
+
+    /// How a process ended, from its wait status.
+    pub fn from_status(status: std::process::ExitStatus) -> Self {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        #[cfg(not(unix))]
+        let signal = None;
+        ProcessEnd {
+            exit_code: status.code(),
+            signal,
+            note: None,
+        }
+    }
+
+    /// Whether it exited with 0 and nothing else is worth saying.
+    pub fn is_clean(&self) -> bool {
+        self.exit_code == Some(0) && self.signal.is_none() && self.note.is_none()
+    }
+
+    /// Why this ending is a failure, in words; `None` for a clean exit.
+    pub fn failure(&self) -> Option<String> {
+        if self.is_clean() {
+            return None;
+        }
+        let status = match (self.exit_code, self.signal) {
+            (Some(code), _) => Some(format!("the agent exited with code {code}")),
+            (None, Some(signal)) => Some(format!(
+                "the agent was killed by signal {signal}{}",
+                signal_name(signal).map_or_else(String::new, |name| format!(" ({name})"))
+            )),
+            (None, None) => None,
+        };
+        let parts: Vec<String> = self.note.iter().cloned().chain(status).collect();
+        Some(parts.join(": "))
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return None,
+    })
 }
 
 /// How many passthrough records a run's metadata keeps verbatim.
@@ -492,7 +569,27 @@ impl RunMeta {
             num_turns: None,
             passthrough: Vec::new(),
             passthrough_omitted: std::collections::BTreeMap::new(),
+            process: None,
         }
+    }
+
+    /// Records how the agent's process ended. An ending that is not a clean exit makes the
+    /// run failed whatever its output said, with a fatal error (line 0: the executor, not
+    /// the output, reported it) that says why, and whether the output was cut short.
+    pub fn set_process(&mut self, end: ProcessEnd) {
+        let Some(mut message) = end.failure() else {
+            return;
+        };
+        if self.status == RunStatus::Incomplete {
+            message.push_str("; the output ended before the run's terminal record");
+        }
+        self.status = RunStatus::Failed;
+        self.errors.push(RunError {
+            message,
+            fatal: true,
+            line: 0,
+        });
+        self.process = Some(end);
     }
 
     /// Keeps a record the adapter does not turn into blocks, or, past
