@@ -3,12 +3,13 @@
 //! Exit codes: 0 when the input was clean (warnings may have been printed); 1 when input
 //! problems were found and reported on stderr (the valid data around them is still
 //! written); 2 for usage and I/O errors. A closed stdout (`agx ... | head`) ends the command
-//! quietly with 0.
+//! quietly with 0. `agx exec` exits with its agent's exit code instead.
 
 // The command line is where output is printed.
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod cat;
+mod exec;
 mod normalize;
 
 use std::fs::File;
@@ -33,6 +34,7 @@ struct Cli {
 enum Command {
     Normalize(normalize::Args),
     Cat(cat::Args),
+    Exec(exec::Args),
 }
 
 /// How a subcommand ended, when it ended normally.
@@ -40,6 +42,8 @@ pub(crate) enum Outcome {
     Clean,
     /// Problems in the input were reported on stderr: exit 1.
     InputProblems,
+    /// `agx exec`: the agent's exit code.
+    Exited(u8),
 }
 
 pub(crate) fn run() -> ExitCode {
@@ -47,10 +51,12 @@ pub(crate) fn run() -> ExitCode {
     let outcome = match cli.command {
         Command::Normalize(args) => normalize::run(args),
         Command::Cat(args) => cat::run(args),
+        Command::Exec(args) => exec::run(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::InputProblems) => ExitCode::from(1),
+        Ok(Outcome::Exited(code)) => ExitCode::from(code),
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("agx: {error}");

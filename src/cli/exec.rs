@@ -1,0 +1,394 @@
+//! `agx exec`: run an agent CLI and record its transcript live.
+//!
+//! The child's stdout is read on its own thread and handed over a bounded channel to the
+//! main thread, which feeds the capture and watches the child; so a child that closes its
+//! stdout but keeps running, and a child that exits while something it started keeps its
+//! stdout open, are both noticed and end after `--grace-secs`.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use agx::capture::{Capture, CaptureOptions};
+use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, Severity};
+use agx::record::{Delivery, Subscription};
+use agx::{Block, EventType, ExchangeEvent, Payload};
+
+use super::Outcome;
+
+/// Run an agent CLI, recording its transcript live to DIR/<run-id>.jsonl.
+///
+/// stdin is passed through to the agent and its stderr forwarded; its stdout, the provider
+/// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.jsonl.
+/// agx exits with the agent's exit code (128+N when a signal N ended it; 127 when it could
+/// not be started). A run whose agent failed, was killed or stopped mid-output is recorded
+/// as failed with the reason in run.completed.
+///
+/// Example: agx exec --provider claude --out runs --follow -- claude -p "fix it"
+/// --output-format stream-json --verbose
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The provider whose output the agent writes.
+    #[arg(long, short, value_parser = parse_provider)]
+    provider: Provider,
+
+    /// Where the transcript and the raw output go (created, mode 0700, when missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+
+    /// The run id (default: a new UUID v4).
+    #[arg(long)]
+    run_id: Option<String>,
+
+    /// The resolved prompt, recorded as the run's message.user.
+    #[arg(long)]
+    prompt: Option<String>,
+
+    /// The composed system prompt, recorded in the message.user after the prompt.
+    #[arg(long)]
+    system_prompt: Option<String>,
+
+    /// Print one line per message, tool call and tool result on stdout as they happen.
+    #[arg(long)]
+    follow: bool,
+
+    /// How long the agent may keep running after closing its stdout (or keep its stdout
+    /// open after exiting) before agx kills it (or stops reading).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    grace_secs: u64,
+
+    /// The largest record accepted, in bytes; longer ones are skipped and reported.
+    #[arg(long, default_value_t = DEFAULT_MAX_RECORD_BYTES)]
+    max_record_bytes: usize,
+
+    /// The agent's command line.
+    #[arg(required = true, last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+fn parse_provider(name: &str) -> Result<Provider, String> {
+    Provider::ALL
+        .into_iter()
+        .find(|provider| provider.as_str() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            format!("expected one of: {}", names.join(", "))
+        })
+}
+
+pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    let program = args.command[0].clone();
+    let options = CaptureOptions {
+        run_id: args.run_id,
+        prompt: args.prompt,
+        system_prompt: args.system_prompt,
+        max_record_bytes: args.max_record_bytes,
+        on_diagnostic: Some(Box::new(print_diagnostic)),
+        ..CaptureOptions::default()
+    };
+    let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
+    let follow = args
+        .follow
+        .then(|| {
+            let subscription = capture.subscribe();
+            thread::Builder::new()
+                .name("agx-follow".into())
+                .spawn(move || follow(subscription))
+        })
+        .transpose()?;
+
+    let spawned = Command::new(&program)
+        .args(&args.command[1..])
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn();
+    let (end, code) = match spawned {
+        Err(error) => {
+            let code = if error.kind() == io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+            eprintln!("agx: cannot run {program}: {error}");
+            let end = ProcessEnd {
+                note: Some(format!("agx could not start {program}: {error}")),
+                ..ProcessEnd::default()
+            };
+            (end, code)
+        }
+        Ok(mut child) => {
+            let grace = Duration::from_secs(args.grace_secs);
+            let end = supervise(&mut child, &mut capture, grace)?;
+            let code = exit_code(&end);
+            (end, code)
+        }
+    };
+    let path = capture.path().to_owned();
+    let finished = capture.finish(end);
+    if let Some(follow) = follow {
+        // The follow thread ends with the subscription, which `finish` closed.
+        let _ = follow.join();
+    }
+    finished.map_err(io::Error::other)?;
+    eprintln!("agx: wrote {}", path.display());
+    Ok(Outcome::Exited(code))
+}
+
+/// Feeds the child's stdout to the capture until it ends, then waits for the child, and
+/// returns how it ended. A recording failure is reported and the output still drained, so
+/// the agent is not stopped by agx's problem.
+fn supervise(child: &mut Child, capture: &mut Capture, grace: Duration) -> io::Result<ProcessEnd> {
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let chunks = read_on_a_thread(stdout)?;
+    let mut recording = true;
+    let mut exited_at: Option<(Instant, ProcessEnd)> = None;
+    let tick = Duration::from_millis(50);
+    loop {
+        match chunks.recv_timeout(tick) {
+            Ok(Ok(chunk)) => {
+                if recording && let Err(error) = capture.feed(&chunk) {
+                    eprintln!("agx: recording stopped: {error}");
+                    recording = false;
+                }
+                continue;
+            }
+            Ok(Err(error)) => {
+                eprintln!("agx: reading the agent's stdout failed: {error}");
+                break;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        // Quiet for a tick: has the child exited while its stdout is still open?
+        match &exited_at {
+            None => {
+                if let Some(status) = child.try_wait()? {
+                    exited_at = Some((Instant::now(), ProcessEnd::from_status(status)));
+                }
+            }
+            Some((when, end)) if when.elapsed() >= grace => {
+                let mut end = end.clone();
+                end.note = Some(format!(
+                    "the agent exited but its stdout was still open {} s later (held by a \
+                     process it started?); agx stopped reading",
+                    grace.as_secs()
+                ));
+                return Ok(end);
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((_, end)) = exited_at {
+        return Ok(end);
+    }
+    wait_or_kill(child, grace)
+}
+
+/// Reads `stdout` on its own thread; the channel ends when stdout does.
+fn read_on_a_thread(
+    mut stdout: impl Read + Send + 'static,
+) -> io::Result<Receiver<io::Result<Vec<u8>>>> {
+    // Bounded: when recording falls behind, the reader (and then the agent) waits.
+    let (send, receive) = mpsc::sync_channel(16);
+    thread::Builder::new()
+        .name("agx-stdout".into())
+        .spawn(move || {
+            let mut buffer = vec![0u8; 64 * 1024];
+            loop {
+                let chunk = match stdout.read(&mut buffer) {
+                    Ok(0) => return,
+                    Ok(read) => Ok(buffer[..read].to_vec()),
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(error) => Err(error),
+                };
+                let failed = chunk.is_err();
+                if send.send(chunk).is_err() || failed {
+                    return;
+                }
+            }
+        })?;
+    Ok(receive)
+}
+
+/// Waits for a child whose stdout has closed; kills it when it is still running after
+/// `grace`.
+fn wait_or_kill(child: &mut Child, grace: Duration) -> io::Result<ProcessEnd> {
+    let deadline = Instant::now() + grace;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(ProcessEnd::from_status(status));
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    // It may exit between the check and the kill; the kill then fails harmlessly.
+    let _ = child.kill();
+    let mut end = ProcessEnd::from_status(child.wait()?);
+    end.note = Some(format!(
+        "the agent closed its stdout but was still running {} s later; agx killed it",
+        grace.as_secs()
+    ));
+    Ok(end)
+}
+
+/// agx's exit code for the agent's ending: its own, or 128 + the signal, as shells do.
+fn exit_code(end: &ProcessEnd) -> u8 {
+    match (end.exit_code, end.signal) {
+        (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(1),
+        (None, Some(signal)) => u8::try_from((128 + signal) & 0xff).unwrap_or(1),
+        (None, None) => 1,
+    }
+}
+
+fn print_diagnostic(diagnostic: &Diagnostic) {
+    let severity = match diagnostic.severity() {
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    };
+    eprintln!(
+        "agx: agent stdout:{}: byte {}: {severity}[{}]: {}",
+        diagnostic.line,
+        diagnostic.offset,
+        diagnostic.kind.as_str(),
+        diagnostic.message
+    );
+}
+
+/// Prints the compact view of the run until the subscription ends. A closed stdout
+/// (`| head`) stops the printing, not the recording.
+fn follow(mut subscription: Subscription) {
+    let colour = io::stdout().is_terminal();
+    let mut stdout = io::stdout().lock();
+    while let Some(delivery) = subscription.recv() {
+        let line = match delivery {
+            Delivery::Event(event) => follow_line(&event, colour),
+            Delivery::Missed { from_seq, count } => Some(paint(
+                colour,
+                DIM,
+                &format!("... {count} events from seq {from_seq} not shown (they are in the file)"),
+            )),
+        };
+        if let Some(line) = line
+            && writeln!(stdout, "{line}")
+                .and_then(|()| stdout.flush())
+                .is_err()
+        {
+            return;
+        }
+    }
+}
+
+const DIM: &str = "2";
+const CYAN: &str = "36";
+const YELLOW: &str = "33";
+const GREEN: &str = "32";
+const RED: &str = "31";
+const BOLD: &str = "1";
+
+/// The longest a line of the follow view gets, in characters, before it is cut with `…`.
+const FOLLOW_WIDTH: usize = 160;
+
+/// One line for a message, tool call, tool result or the run's end; `None` for the rest.
+fn follow_line(event: &ExchangeEvent, colour: bool) -> Option<String> {
+    let (style, label, text) = match (&event.event_type, &event.payload) {
+        (EventType::MessageUser | EventType::MessageAssistant, Payload::Message(message)) => {
+            let user = event.event_type == EventType::MessageUser;
+            // Tool calls get lines of their own; results and opaque blocks are not text.
+            let text = message
+                .blocks
+                .iter()
+                .filter_map(|block| match &block.block {
+                    Block::Text { text } => Some(text.clone()),
+                    Block::Thinking { thinking, .. } => Some(format!("(thinking) {thinking}")),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            if text.is_empty() {
+                return None;
+            }
+            let (style, label) = if user {
+                (CYAN, "user")
+            } else {
+                ("", "assistant")
+            };
+            (style, label.to_owned(), text)
+        }
+        (EventType::ToolCall, Payload::Tool(tool)) => {
+            (YELLOW, format!("-> {}", tool.name), tool.input.to_string())
+        }
+        (EventType::ToolResult, Payload::Tool(tool)) => {
+            let output = match &tool.output {
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            match &tool.error {
+                Some(error) => (RED, format!("<- {} failed", tool.name), error.clone()),
+                None => (GREEN, format!("<- {}", tool.name), output),
+            }
+        }
+        (EventType::RunCompleted, Payload::Step(step)) => match &step.error {
+            Some(error) => (RED, "run failed".to_owned(), error.clone()),
+            None => (BOLD, "run completed".to_owned(), String::new()),
+        },
+        _ => return None,
+    };
+    let scope = event
+        .path
+        .strip_prefix("agent.")
+        .map_or_else(String::new, |id| format!("[{id}] "));
+    let line = format!("{scope}{label}: {}", one_line(&text));
+    let line = line.trim_end_matches([':', ' ']);
+    Some(paint(colour, style, line))
+}
+
+/// `text` on one line, cut to fit the follow view.
+fn one_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= FOLLOW_WIDTH {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(FOLLOW_WIDTH - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn paint(colour: bool, style: &str, text: &str) -> String {
+    if colour && !style.is_empty() {
+        format!("\x1b[{style}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_shell() {
+        assert_eq!(exit_code(&ProcessEnd::exited(3)), 3);
+        let killed = ProcessEnd {
+            signal: Some(9),
+            ..ProcessEnd::default()
+        };
+        assert_eq!(exit_code(&killed), 137);
+    }
+
+    #[test]
+    fn long_text_is_cut_to_one_line() {
+        assert_eq!(one_line("a\n b\tc"), "a b c");
+        let long = "x".repeat(500);
+        assert_eq!(one_line(&long).chars().count(), FOLLOW_WIDTH);
+    }
+}
