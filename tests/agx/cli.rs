@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn agx(args: &[&str], stdin: &[u8]) -> Output {
+pub(crate) fn agx(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agx"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -16,7 +16,7 @@ fn agx(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

@@ -4,6 +4,7 @@ mod bench_stream;
 mod cli;
 mod codex;
 mod equivalence;
+mod exec;
 mod fuzz_regressions;
 mod gemini_copilot;
 mod golden;

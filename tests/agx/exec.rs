@@ -1,0 +1,471 @@
+//! Live capture: `agx exec` around a stand-in agent, and the library's `Capture` seen by a
+//! subscriber while the agent runs.
+//!
+//! The stand-in, `scripts/replay-agent.py`, replays a corpus fixture on stdout in pieces
+//! (every line split across writes, optionally with delays), and can wait for a signal file,
+//! kill itself mid-record, or close its stdout and keep running.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use agx::capture::{Capture, CaptureOptions};
+use agx::model::{EventType, decode_event};
+use agx::normalize::events::{EventOptions, EventSink, Transcriber};
+use agx::normalize::{Diagnostic, Options, ProcessEnd, Provider};
+use agx::record::Delivery;
+use agx::{ExchangeEvent, Payload};
+use serde_json::Value;
+
+use super::cli::{agx, text};
+use super::record::TempDir;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn replay_agent() -> String {
+    format!("{ROOT}/scripts/replay-agent.py")
+}
+
+fn fixture(provider: Provider, name: &str) -> String {
+    format!("{ROOT}/corpus/{provider}/{name}.jsonl")
+}
+
+/// `agx exec --provider P --out DIR --run-id RUN EXTRA... -- python3 replay-agent.py AGENT...`
+fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&str]) -> Output {
+    let dir = dir.to_str().unwrap();
+    let agent_script = replay_agent();
+    let mut args = vec![
+        "exec",
+        "--provider",
+        provider.as_str(),
+        "--out",
+        dir,
+        "--run-id",
+        run_id,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", &agent_script]);
+    args.extend_from_slice(agent);
+    agx(&args, b"")
+}
+
+/// A transcript's events as JSON, timestamps removed, after checking every line decodes
+/// and `seq` counts from 1.
+fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
+    let text = std::str::from_utf8(jsonl).expect("a transcript is UTF-8");
+    text.lines()
+        .enumerate()
+        .map(|(at, line)| {
+            let event = decode_event(line.as_bytes())
+                .unwrap_or_else(|error| panic!("line {}: {error}: {line}", at + 1));
+            assert_eq!(event.seq, at as u64 + 1, "{line}");
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            value.as_object_mut().unwrap().remove("timestamp");
+            value
+        })
+        .collect()
+}
+
+fn transcript(dir: &Path, run_id: &str) -> Vec<Value> {
+    let path = dir.join(format!("{run_id}.jsonl"));
+    events_without_timestamps(&fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
+}
+
+/// The corpus fixtures of one provider, ok and err, by name (`ok/foo`).
+fn fixtures(provider: Provider) -> Vec<String> {
+    let mut names = Vec::new();
+    for outcome in ["ok", "err"] {
+        let dir = Path::new(ROOT)
+            .join("corpus")
+            .join(provider.as_str())
+            .join(outcome);
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "jsonl") {
+                let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
+                names.push(format!("{outcome}/{stem}"));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn live_transcripts_equal_normalize_for_every_fixture_of_every_provider() {
+    for provider in Provider::ALL {
+        let names = fixtures(provider);
+        assert!(!names.is_empty(), "{provider}: no fixtures");
+        let dir = TempDir::new(&format!("exec-eq-{provider}"));
+        std::thread::scope(|scope| {
+            for (at, name) in names.iter().enumerate() {
+                let dir = dir.path();
+                scope.spawn(move || {
+                    let path = fixture(provider, name);
+                    let run_id = format!("run-{at}");
+                    // The shared scenario goes slowly, the others as fast as the pipe allows.
+                    let delay = if name.contains("shared-scenario") {
+                        "2"
+                    } else {
+                        "0"
+                    };
+                    let agent = [path.as_str(), "--splits", "3", "--delay-ms", delay];
+                    let live = exec(provider, dir, &run_id, &[], &agent);
+                    assert_eq!(
+                        live.status.code(),
+                        Some(0),
+                        "{provider} {name}: {}",
+                        text(&live.stderr)
+                    );
+                    let normalized = agx(
+                        &[
+                            "normalize",
+                            "--provider",
+                            provider.as_str(),
+                            "--run-id",
+                            &run_id,
+                            &path,
+                        ],
+                        b"",
+                    );
+                    assert_eq!(
+                        transcript(dir, &run_id),
+                        events_without_timestamps(&normalized.stdout),
+                        "{provider} {name}"
+                    );
+                    let raw = fs::read(dir.join(format!("{run_id}.raw.jsonl"))).unwrap();
+                    assert!(
+                        raw == fs::read(&path).unwrap(),
+                        "{provider} {name}: raw output kept verbatim"
+                    );
+                });
+            }
+        });
+    }
+}
+
+fn last(events: &[Value]) -> &Value {
+    events.last().expect("a transcript has events")
+}
+
+#[test]
+fn a_prompt_and_system_prompt_open_the_run_as_router_blocks() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-prompt");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let prompt = [
+        "--prompt",
+        "How many Rust files?",
+        "--system-prompt",
+        "Be brief.",
+    ];
+    let output = exec(provider, dir.path(), "r", &prompt, &[&path]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let events = transcript(dir.path(), "r");
+    assert_eq!(events[2]["type"], "message.user");
+    assert_eq!(events[2]["path"], "agent");
+    assert_eq!(
+        events[2]["payload"],
+        serde_json::json!({"role": "user", "blocks": [
+            {"type": "text", "fidelity": "router", "text": "How many Rust files?"},
+            {"type": "text", "fidelity": "router", "text": "Be brief."},
+        ]})
+    );
+    // Apart from it, the run is what normalize makes of the output.
+    let normalized = agx(&["normalize", "--run-id", "r", &path], b"");
+    let mut expected = events_without_timestamps(&normalized.stdout);
+    for (at, event) in expected.iter_mut().enumerate().skip(2) {
+        event["seq"] = Value::from(at as u64 + 2);
+    }
+    let mut without_prompt = events.clone();
+    without_prompt.remove(2);
+    assert_eq!(without_prompt, expected);
+}
+
+#[test]
+fn a_child_killed_mid_record_is_a_failed_run_with_the_reason() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-killed");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let agent = [
+        path.as_str(),
+        "--kill-self-after-line",
+        "3",
+        "--cut-line-at",
+        "25",
+    ];
+    let output = exec(provider, dir.path(), "r", &[], &agent);
+    assert_eq!(output.status.code(), Some(137), "128 + SIGKILL");
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    assert_eq!(end["type"], "run.completed");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+    assert_eq!(end["payload"]["result"]["status"], "failed");
+    assert_eq!(
+        end["payload"]["result"]["process"],
+        serde_json::json!({"signal": 9})
+    );
+    // The raw output holds every byte the agent wrote, the torn record included.
+    let fixture_bytes = fs::read(&path).unwrap();
+    let three_lines: usize = fixture_bytes
+        .split_inclusive(|b| *b == b'\n')
+        .take(3)
+        .map(<[u8]>::len)
+        .sum();
+    let raw = fs::read(dir.path().join("r.raw.jsonl")).unwrap();
+    assert_eq!(raw, fixture_bytes[..three_lines + 25]);
+}
+
+#[test]
+fn a_stream_without_its_terminal_event_is_an_incomplete_run() {
+    let provider = Provider::Codex;
+    let dir = TempDir::new("exec-incomplete");
+    let path = fixture(provider, "ok/no-terminal-event");
+    let output = exec(provider, dir.path(), "r", &[], &[&path]);
+    assert_eq!(output.status.code(), Some(0));
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    assert_eq!(end["type"], "run.completed");
+    assert_eq!(end["payload"]["result"]["status"], "incomplete");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"incomplete: the output ended before the run's terminal record");
+}
+
+#[test]
+fn a_child_that_closes_stdout_and_keeps_running_is_killed_after_the_grace_period() {
+    let provider = Provider::Gemini;
+    let dir = TempDir::new("exec-lingers");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let started = Instant::now();
+    let agent = [path.as_str(), "--close-and-sleep", "60"];
+    let output = exec(provider, dir.path(), "r", &["--grace-secs", "1"], &agent);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "agx did not wait for the agent"
+    );
+    assert_eq!(output.status.code(), Some(137));
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent closed its stdout but was still running 1 s later; agx killed it: the agent was killed by signal 9 (SIGKILL)");
+    assert_eq!(
+        end["payload"]["result"]["process"]["note"],
+        "the agent closed its stdout but was still running 1 s later; agx killed it"
+    );
+}
+
+#[test]
+fn the_exit_code_propagates_stderr_is_forwarded_and_stdin_passed_through() {
+    let provider = Provider::Copilot;
+    let dir = TempDir::new("exec-exit");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let script = replay_agent();
+    let dir_arg = dir.path().to_str().unwrap();
+    let args = [
+        "exec",
+        "--provider",
+        "copilot",
+        "--out",
+        dir_arg,
+        "--run-id",
+        "r",
+        "--",
+        "python3",
+        &script,
+        &path,
+        "--exit",
+        "3",
+        "--stderr",
+        "agent says hi\n",
+        "--echo-stdin",
+    ];
+    let output = agx(&args, b"from the user\n");
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with("agent says hi\nfrom the user\n"),
+        "{stderr}"
+    );
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    assert_eq!(end["payload"]["error"], "the agent exited with code 3");
+    assert_eq!(end["payload"]["result"]["status"], "failed");
+    assert_eq!(
+        end["payload"]["result"]["process"],
+        serde_json::json!({"exit_code": 3})
+    );
+}
+
+#[test]
+fn an_agent_that_cannot_start_is_recorded_and_exits_127() {
+    let dir = TempDir::new("exec-missing");
+    let dir_arg = dir.path().to_str().unwrap();
+    let args = [
+        "exec",
+        "-p",
+        "claude",
+        "--out",
+        dir_arg,
+        "--run-id",
+        "r",
+        "--",
+        "no-such-agent-xyz",
+    ];
+    let output = agx(&args, b"");
+    assert_eq!(output.status.code(), Some(127));
+    let events = transcript(dir.path(), "r");
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "run.started",
+            "step.started",
+            "step.completed",
+            "run.completed"
+        ]
+    );
+    let error = last(&events)["payload"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("agx could not start no-such-agent-xyz: "),
+        "{error}"
+    );
+}
+
+#[test]
+fn follow_prints_one_line_per_message_tool_call_and_result() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-follow");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let prompt = ["--follow", "--prompt", "How many Rust files are in src?"];
+    let output = exec(provider, dir.path(), "r", &prompt, &[&path]);
+    assert_eq!(output.status.code(), Some(0));
+    insta::assert_snapshot!(text(&output.stdout), @r#"
+    user: How many Rust files are in src?
+    assistant: (thinking) Count the .rs files under src with find and wc.
+    -> Bash: {"command":"find src -name '*.rs' | wc -l","description":"Count Rust files in src"}
+    <- Bash: 12
+    assistant: There are 12 Rust files in src.
+    run completed
+    "#);
+}
+
+/// The 1-based line of `fixture` whose record completes the first event of `event_type`.
+fn line_completing(provider: Provider, fixture: &[u8], event_type: EventType) -> usize {
+    struct Found(bool, EventType);
+    impl EventSink for Found {
+        fn event(&mut self, event: ExchangeEvent) -> std::io::Result<()> {
+            self.0 |= event.event_type == self.1;
+            Ok(())
+        }
+        fn diagnostic(&mut self, _: Diagnostic) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut transcriber = Transcriber::new(provider, Options::default(), EventOptions::default());
+    let mut found = Found(false, event_type.clone());
+    for (at, line) in fixture.split_inclusive(|b| *b == b'\n').enumerate() {
+        transcriber.push(line, &mut found).unwrap();
+        if found.0 {
+            return at + 1;
+        }
+    }
+    panic!("{provider}: no {event_type:?} in the fixture");
+}
+
+#[test]
+fn a_subscriber_sees_each_block_while_the_agent_is_still_running() {
+    for provider in Provider::ALL {
+        let dir = TempDir::new(&format!("exec-live-{provider}"));
+        let path = fixture(provider, "ok/shared-scenario-shell-command");
+        let bytes = fs::read(&path).unwrap();
+        let line = line_completing(provider, &bytes, EventType::ToolCall);
+        let go = dir.path().join("go");
+        let mut child = Command::new("python3")
+            .arg(replay_agent())
+            .arg(&path)
+            .args([
+                "--splits",
+                "3",
+                "--delay-ms",
+                "1",
+                "--after-line",
+                &line.to_string(),
+            ])
+            .arg("--wait-for")
+            .arg(&go)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let options = CaptureOptions {
+            run_id: Some("live".into()),
+            prompt: Some("How many Rust files are in src?".into()),
+            ..CaptureOptions::default()
+        };
+        let mut capture = Capture::new(provider, dir.path().join("runs"), options).unwrap();
+        let mut subscription = capture.subscribe();
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            capture.run(stdout).unwrap();
+            capture
+        });
+
+        let mut seen = Vec::new();
+        loop {
+            let delivery = subscription
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("{provider}: no tool.call within 30 s: {seen:?}"));
+            let Delivery::Event(event) = delivery else {
+                panic!("{provider}: a subscriber with room missed events");
+            };
+            seen.push(event.event_type.clone());
+            if event.event_type == EventType::ToolCall {
+                break;
+            }
+        }
+        // The agent is parked on the signal file: everything so far arrived while it ran.
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{provider}: the agent had already exited"
+        );
+        assert_eq!(
+            seen[..3],
+            [
+                EventType::RunStarted,
+                EventType::StepStarted,
+                EventType::MessageUser
+            ],
+            "{provider}"
+        );
+        fs::write(&go, b"").unwrap();
+
+        let capture = reader.join().unwrap();
+        let status = child.wait().unwrap();
+        let meta = capture.finish(ProcessEnd::from_status(status)).unwrap();
+        assert!(
+            meta.process.is_none(),
+            "{provider}: a clean exit is not recorded as a failure"
+        );
+        let mut rest = Vec::new();
+        while let Some(delivery) = subscription.recv() {
+            if let Delivery::Event(event) = delivery {
+                rest.push(event);
+            }
+        }
+        assert!(
+            rest.iter().any(|e| e.event_type == EventType::ToolResult),
+            "{provider}"
+        );
+        let end = rest.last().unwrap();
+        assert_eq!(end.event_type, EventType::RunCompleted, "{provider}");
+        let Payload::Step(step) = &end.payload else {
+            panic!("{provider}: run.completed carries a step payload");
+        };
+        assert_eq!(step.error, None, "{provider}");
+        // Subscriber and file agree.
+        let file = transcript(&dir.path().join("runs"), "live");
+        assert_eq!(file.len(), seen.len() + rest.len(), "{provider}");
+        assert_eq!(file[2]["payload"]["blocks"][0]["fidelity"], "router");
+    }
+}
