@@ -471,9 +471,7 @@ impl Transcriber {
         self.normalizer.finish(&mut self.output);
         self.deliver(sink)?;
         self.mapper.finish(self.normalizer.meta(), &mut self.events);
-        self.events
-            .drain(..)
-            .try_for_each(|event| sink.event(event))
+        self.deliver(sink)
     }
 
     /// Ends the input of an agent whose process ended as `end`, and returns the run's final
@@ -489,9 +487,7 @@ impl Transcriber {
         let mut meta = self.normalizer.meta().clone();
         meta.set_process(end);
         self.mapper.finish(&meta, &mut self.events);
-        self.events
-            .drain(..)
-            .try_for_each(|event| sink.event(event))?;
+        self.deliver(sink)?;
         Ok(meta)
     }
 
@@ -580,6 +576,62 @@ mod tests {
         assert_eq!(&id[14..15], "4");
         assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
         assert_ne!(id, new_run_id());
+    }
+
+    #[test]
+    fn an_executor_started_run_opens_with_the_prompt_once() {
+        let options = EventOptions {
+            run_id: Some("r".into()),
+            ..EventOptions::default()
+        };
+        let mut mapper = EventMapper::new(Provider::Claude, options);
+        let meta = RunMeta::new(Provider::Claude);
+        let prompt = vec![ContentBlock::text(Fidelity::Router, "hi")];
+        let mut out = Vec::new();
+        mapper.start_run(&meta, prompt.clone(), &mut out);
+        mapper.start_run(&meta, prompt, &mut out);
+        let types: Vec<_> = out.iter().map(|e| e.event_type.clone()).collect();
+        let expected = [
+            EventType::RunStarted,
+            EventType::StepStarted,
+            EventType::MessageUser,
+        ];
+        assert_eq!(types, expected);
+        assert_eq!(out[2].path, AGENT_PATH);
+    }
+
+    #[test]
+    fn a_process_that_did_not_exit_cleanly_fails_the_run() {
+        let mut meta = RunMeta::new(Provider::Codex);
+        meta.status = RunStatus::Completed;
+        meta.set_process(ProcessEnd::exited(0));
+        assert_eq!(
+            (meta.status, meta.process.is_none()),
+            (RunStatus::Completed, true)
+        );
+
+        let mut meta = RunMeta::new(Provider::Codex);
+        let killed = ProcessEnd {
+            signal: Some(9),
+            ..ProcessEnd::default()
+        };
+        meta.set_process(killed);
+        assert_eq!(meta.status, RunStatus::Failed);
+        let mut mapper = EventMapper::new(Provider::Codex, EventOptions::default());
+        let mut out = Vec::new();
+        mapper.finish(&meta, &mut out);
+        let Payload::Step(run) = &out.last().unwrap().payload else {
+            panic!("run.completed carries a step");
+        };
+        assert_eq!(
+            run.error.as_deref(),
+            Some(
+                "the agent was killed by signal 9 (SIGKILL); the output ended before the run's \
+                 terminal record"
+            )
+        );
+        assert_eq!(run.result["process"], json!({"signal": 9}));
+        assert_eq!(run.result["errors"][0]["line"], 0);
     }
 
     #[test]
