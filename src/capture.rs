@@ -30,6 +30,14 @@
 //! waits and kills. An async caller reads its stream and hands each chunk to
 //! [`Capture::feed`], which does only file appends and in-memory work.
 //!
+//! # Cost
+//!
+//! Measured on a 2-CPU VM (release build): `agx exec -p claude -- cat` of a 100 MB Claude
+//! stream takes 0.57-0.61 s against 0.54-0.61 s for `agx normalize --out` of the same file,
+//! while also writing the 100 MB raw copy; peak memory 12.5 MB. From the agent's write of a
+//! record's last byte to a subscriber holding its event (pipe, reader thread, normalize,
+//! append, fan-out), over 2,000 single-record messages: median 8-27 µs, p99 28-58 µs.
+//!
 //! Whatever ends the run, the transcript stays valid: every line is whole (the recorder's
 //! guarantee), and `run.completed` is written unless the process running the capture itself
 //! dies, in which case a reader sees a run without its terminal event, and the raw file
