@@ -469,3 +469,40 @@ fn a_subscriber_sees_each_block_while_the_agent_is_still_running() {
         assert_eq!(file[2]["payload"]["blocks"][0]["fidelity"], "router");
     }
 }
+
+#[test]
+fn an_agent_whose_stdout_outlives_it_is_read_until_the_grace_period_ends() {
+    let dir = TempDir::new("exec-orphan");
+    let path = fixture(Provider::Claude, "ok/shared-scenario-shell-command");
+    // The background sleep keeps the agent's stdout open after the shell exits.
+    let script = format!("cat '{path}'; sleep 30 2>/dev/null & exit 0");
+    let dir_arg = dir.path().to_str().unwrap();
+    let args = [
+        "exec",
+        "-p",
+        "claude",
+        "--out",
+        dir_arg,
+        "--run-id",
+        "r",
+        "--grace-secs",
+        "1",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ];
+    let started = Instant::now();
+    let output = agx(&args, b"");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "agx waited for the grandchild"
+    );
+    assert_eq!(output.status.code(), Some(0), "the agent's own exit code");
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    assert_eq!(end["payload"]["result"]["status"], "failed");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent exited but its stdout was still open 1 s later (held by a process it started?); agx stopped reading: the agent exited with code 0");
+    // Everything written before it exited was recorded.
+    assert!(events.iter().any(|e| e["type"] == "tool.result"));
+}
