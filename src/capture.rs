@@ -108,14 +108,17 @@ pub enum CaptureError {
     /// The transcript could not be written.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// The raw output file could not be created or written, or the input could not be read.
+    /// The raw output file could not be created or written.
     #[error("{}: {source}", path.display())]
     Io {
-        /// The file (the raw output file, or the input).
+        /// The file.
         path: PathBuf,
         /// The operating system's error.
         source: io::Error,
     },
+    /// Reading the agent's output failed.
+    #[error("reading the agent's output: {0}")]
+    Read(io::Error),
     /// The run already has a transcript: a capture records a run from its start.
     #[error("{}: the run is already recorded", path.display())]
     Exists {
@@ -296,12 +299,7 @@ impl Capture {
                 Ok(0) => return Ok(()),
                 Ok(read) => read,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(source) => {
-                    return Err(CaptureError::Io {
-                        path: PathBuf::from("<agent stdout>"),
-                        source,
-                    });
-                }
+                Err(error) => return Err(CaptureError::Read(error)),
             };
             self.feed(&buffer[..read])?;
         }
