@@ -1,5 +1,6 @@
 //! Reading transcripts back: the tolerant, resumable [`Reader`] of one file, and the
-//! tree of a run and its sub-runs rebuilt across files with its links validated.
+//! [`tree`] of a run and its sub-runs rebuilt across files with its links validated, and
+//! [`Stats`], counts that merge across files.
 //!
 //! ```
 //! use agx::read::{ReadItem, Reader};
@@ -25,5 +26,8 @@
 //! ```
 
 mod reader;
+mod stats;
+pub mod tree;
 
 pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
+pub use stats::{Stats, Tokens, ToolStats};
