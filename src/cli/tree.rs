@@ -95,6 +95,10 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
                     duration(step.duration_ms)
                 )?;
                 write_children(out, &step.children, &deeper)?;
+                let read = step.children.iter().any(|n| matches!(n, Node::Run(_)));
+                if let (Some(child), false) = (&step.child_run_id, read) {
+                    writeln!(out, "{deeper}└─ run {child} not read (see the problems)")?;
+                }
             }
             Node::Message(message) => {
                 writeln!(out, "{lead}{}: {}", message.role, message.blocks.join(", "))?;

@@ -426,7 +426,10 @@ fn check_line(
                 DecodeCategory::TooDeep => "too deep: ",
                 _ => "",
             };
-            let message = format!("{detail}{} at column {}", error.message(), error.column());
+            let message = match error.category() {
+                DecodeCategory::InvalidUtf8 => format!("{} of the line", error.message()),
+                _ => format!("{detail}{} at column {}", error.message(), error.column()),
+            };
             problem(kind, message);
             return false;
         }

@@ -365,10 +365,7 @@ impl TreeBuilder {
             return None;
         }
         let Some(file) = self.locate(child) else {
-            let message = format!(
-                "child run {child:?}: no file holds it in {}",
-                self.dir.display()
-            );
+            let message = format!("child run {child:?}: no file of the directory holds it");
             let problem = TreeProblem::at(path, Some(line), LinkKind::MissingChild, message);
             self.problems.push(problem);
             return None;
@@ -491,7 +488,7 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
         }
         match locate(child) {
             None => {
-                let message = format!("child run {child:?}: no file holds it in {}", dir.display());
+                let message = format!("child run {child:?}: no file of the directory holds it");
                 problems.push(TreeProblem::at(path, at, LinkKind::MissingChild, message));
             }
             Some((_, parent)) if parent.as_deref() != Some(run_id) => {
@@ -513,8 +510,7 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
         });
         if !invoked {
             let message = format!(
-                "run {run_id:?} names parent {parent:?}, which does not invoke it (or has no file in {})",
-                dir.display()
+                "run {run_id:?} names parent {parent:?}, which does not invoke it (or has no file in the directory)"
             );
             problems.push(TreeProblem::at(path, Some(1), LinkKind::Orphan, message));
         }

@@ -10,3 +10,4 @@ mod golden;
 mod model;
 mod normalize;
 mod record;
+mod transcript;
