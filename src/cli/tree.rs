@@ -80,11 +80,7 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
                 } else {
                     format!(" {:?}", step.name)
                 };
-                let error = step
-                    .error
-                    .as_deref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default();
+                let error = failure(step.error.as_deref());
                 writeln!(
                     out,
                     "{lead}step {}{name} [{}] iteration {} {}{}{error}",
@@ -104,11 +100,7 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
                 writeln!(out, "{lead}{}: {}", message.role, message.blocks.join(", "))?;
             }
             Node::Tool(tool) => {
-                let error = tool
-                    .error
-                    .as_deref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default();
+                let error = failure(tool.error.as_deref());
                 writeln!(
                     out,
                     "{lead}tool {} ({}) {}{error}",
@@ -120,6 +112,10 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
         }
     }
     Ok(())
+}
+
+fn failure(error: Option<&str>) -> String {
+    error.map(|e| format!(": {e}")).unwrap_or_default()
 }
 
 fn duration(ms: Option<u64>) -> String {
