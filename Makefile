@@ -37,6 +37,10 @@ bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AGX_
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
+.PHONY: read-memory
+read-memory: ## Max RSS of agx check and stats on a ~1 GB transcript (AGX_READ_MB=1024; limit 64 MiB)
+	bash scripts/read-memory.sh
+
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
 FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked decode_event
 FUZZ_SECONDS ?= 60

@@ -9,11 +9,14 @@
 //!   [`normalize::events`], the mapping of a normalized run onto transcript events.
 //! * [`record`]: writing a run: the recorder (sole owner of `seq`), the append-only run file
 //!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
+//! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
+//!   rebuilt across linked files.
 //! * [`capture`]: the executor's seam: an agent's stdout normalized and recorded live while
 //!   the agent runs, its raw bytes kept beside the transcript (Unix only).
 
 pub mod model;
 pub mod normalize;
+pub mod read;
 #[cfg(unix)]
 pub mod record;
 

@@ -1,16 +1,19 @@
 //! Subcommands, argument parsing and exit codes.
 //!
-//! Exit codes: 0 when the input was clean (warnings may have been printed); 1 when input
-//! problems were found and reported on stderr (the valid data around them is still
-//! written); 2 for usage and I/O errors. A closed stdout (`agx ... | head`) ends the command
+//! Exit codes: 0 when the input was clean; 1 when input problems were found and reported
+//! (the valid data around them is still used); 2 for usage and I/O errors (a file that
+//! cannot be opened). A closed stdout (`agx ... | head`) ends the command
 //! quietly with 0. `agx exec` exits with its agent's exit code instead.
 
 // The command line is where output is printed.
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod cat;
+mod check;
 mod exec;
 mod normalize;
+mod stats;
+mod tree;
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -35,15 +38,20 @@ enum Command {
     Normalize(normalize::Args),
     Cat(cat::Args),
     Exec(exec::Args),
+    Check(check::Args),
+    Tree(tree::Args),
+    Stats(stats::Args),
 }
 
 /// How a subcommand ended, when it ended normally.
 pub(crate) enum Outcome {
     Clean,
-    /// Problems in the input were reported on stderr: exit 1.
+    /// Problems in the input were reported: exit 1.
     InputProblems,
     /// `agx exec`: the agent's exit code.
     Exited(u8),
+    /// An input could not be read (already reported on stderr): exit 2.
+    Failed,
 }
 
 pub(crate) fn run() -> ExitCode {
@@ -52,11 +60,15 @@ pub(crate) fn run() -> ExitCode {
         Command::Normalize(args) => normalize::run(args),
         Command::Cat(args) => cat::run(args),
         Command::Exec(args) => exec::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Tree(args) => tree::run(args),
+        Command::Stats(args) => stats::run(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::InputProblems) => ExitCode::from(1),
         Ok(Outcome::Exited(code)) => ExitCode::from(code),
+        Ok(Outcome::Failed) => ExitCode::from(2),
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("agx: {error}");

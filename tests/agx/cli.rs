@@ -52,9 +52,9 @@ fn cat_reports_bad_lines_keeps_good_ones_and_exits_1() {
         )
     );
     insta::assert_snapshot!(text(&output.stderr), @r#"
-    -:2: byte 119: invalid-json: expected value at line 1 column 2
+    -:2: byte 119: invalid-json: expected value at column 2
     -:4: byte 144: unknown-event-type: unknown event type "run.paused"
-    -:5: byte 261: truncated: EOF while parsing a string at line 1 column 61 (torn final line)
+    -:5: byte 261: torn-final-line: EOF while parsing a string at column 61
     "#);
 }
 

@@ -390,12 +390,13 @@ fn no_snapshot_without_a_fixture() {
         let stem = path.file_stem().unwrap().to_str().unwrap();
         let has_fixture = match parts.as_slice() {
             [_provider, "summary.snap"] => true,
+            // A transcript fixture in a subdirectory (ok/nested/a.jsonl) is nested__a.snap.
             [provider, outcome, _] => ["jsonl", "json", "sse"].iter().any(|ext| {
                 Path::new(ROOT)
                     .join("corpus")
                     .join(provider)
                     .join(outcome)
-                    .join(format!("{stem}.{ext}"))
+                    .join(format!("{}.{ext}", stem.replace("__", "/")))
                     .exists()
             }),
             _ => false,

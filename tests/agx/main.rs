@@ -10,4 +10,6 @@ mod gemini_copilot;
 mod golden;
 mod model;
 mod normalize;
+mod read;
 mod record;
+mod transcript;

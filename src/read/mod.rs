@@ -1,0 +1,33 @@
+//! Reading transcripts back: the tolerant, resumable [`Reader`] of one file, and the
+//! [`tree`] of a run and its sub-runs rebuilt across files with its links validated, and
+//! [`Stats`], counts that merge across files.
+//!
+//! ```
+//! use agx::read::{ReadItem, Reader};
+//!
+//! let file = concat!(
+//!     r#"{"seq":1,"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:14:42Z","payload":null}"#, "\n",
+//!     "not json\n",
+//!     r#"{"seq":3,"run_id":"r","type":"run.completed","path":"","iteration":0,"timestamp":"2026-06-08T08:14:43Z","payload":null}"#, "\n",
+//! );
+//! let mut events = 0;
+//! let mut problems = Vec::new();
+//! for item in Reader::new(file.as_bytes()) {
+//!     match item {
+//!         ReadItem::Event { .. } => events += 1,
+//!         ReadItem::Problem(problem) => problems.push(problem.to_string()),
+//!     }
+//! }
+//! assert_eq!(events, 2);
+//! assert_eq!(problems, [
+//!     "2: byte 118: invalid-json: expected ident at column 2",
+//!     "3: byte 127: seq-gap: seq 3, expected 2: 1 missing",
+//! ]);
+//! ```
+
+mod reader;
+mod stats;
+pub mod tree;
+
+pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
+pub use stats::{Stats, Tokens, ToolStats};

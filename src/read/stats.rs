@@ -1,0 +1,172 @@
+//! Counts over transcripts: events and blocks by type, tools, tokens, cost, duration.
+//!
+//! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
+//! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
+//! Tokens, cost and duration come from the run metadata that `run.completed` carries in
+//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `agx::normalize::events`); a
+//! run without `duration_ms` is timed from `run.started` to `run.completed`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::reader::{ProblemKind, ReadItem};
+use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
+
+/// Counts over one or more transcripts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Files counted.
+    pub files: u64,
+    /// Events read.
+    pub events: u64,
+    /// Events by type (unknown types under their own name).
+    pub event_types: BTreeMap<String, u64>,
+    /// Content blocks by type.
+    pub block_types: BTreeMap<String, u64>,
+    /// Tools by name.
+    pub tools: BTreeMap<String, ToolStats>,
+    /// Tokens by kind, summed over the runs' metadata.
+    pub tokens: Tokens,
+    /// Cost in US dollars, summed over the runs that report one.
+    pub cost_usd: f64,
+    /// Run durations in milliseconds, summed.
+    pub duration_ms: u64,
+    /// Runs completed (`run.completed` events).
+    pub runs: u64,
+    /// Problems by kind.
+    pub problems: BTreeMap<String, u64>,
+    #[serde(skip)]
+    started: Option<Timestamp>,
+}
+
+/// One tool's calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ToolStats {
+    /// `tool.call` events.
+    pub calls: u64,
+    /// `tool.result` events with an error or a non-zero exit code.
+    pub failures: u64,
+}
+
+/// Tokens by kind, as in the run metadata's `usage`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Output tokens, reasoning included.
+    pub output: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write: u64,
+    /// Output tokens spent on reasoning.
+    pub reasoning: u64,
+}
+
+impl Stats {
+    /// Counts one item of a [`Reader`](super::Reader).
+    pub fn item(&mut self, item: &ReadItem) {
+        match item {
+            ReadItem::Event { event, .. } => self.event(event),
+            ReadItem::Problem(problem) => self.problem(problem.kind),
+        }
+    }
+
+    /// Counts a problem.
+    pub fn problem(&mut self, kind: ProblemKind) {
+        *self.problems.entry(kind.as_str().to_owned()).or_default() += 1;
+    }
+
+    /// Counts an event.
+    pub fn event(&mut self, event: &ExchangeEvent) {
+        self.events += 1;
+        bump(&mut self.event_types, event.event_type.as_str());
+        for block in event.payload.blocks() {
+            bump(&mut self.block_types, block.block.type_name());
+        }
+        match (&event.event_type, &event.payload) {
+            (EventType::ToolCall, Payload::Tool(tool)) => {
+                self.tool(&tool.name).calls += 1;
+            }
+            (EventType::ToolResult, Payload::Tool(tool))
+                if tool.error.is_some() || tool.exit_code.is_some_and(|code| code != 0) =>
+            {
+                self.tool(&tool.name).failures += 1;
+            }
+            (EventType::RunStarted, _) => self.started = Some(event.timestamp.clone()),
+            (EventType::RunCompleted, payload) => {
+                self.runs += 1;
+                let result = match payload {
+                    Payload::Step(step) => &step.result,
+                    _ => &Value::Null,
+                };
+                let usage = &result["usage"];
+                let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
+                self.tokens.input += tokens("input_tokens");
+                self.tokens.output += tokens("output_tokens");
+                self.tokens.cache_read += tokens("cache_read_tokens");
+                self.tokens.cache_write += tokens("cache_write_tokens");
+                self.tokens.reasoning += tokens("reasoning_tokens");
+                self.cost_usd += result["cost_usd"].as_f64().unwrap_or(0.0);
+                let timed = self.started.take().and_then(|start| {
+                    let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
+                    u64::try_from(nanos / 1_000_000).ok()
+                });
+                self.duration_ms += result["duration_ms"].as_u64().or(timed).unwrap_or(0);
+            }
+            _ => {}
+        }
+    }
+
+    fn tool(&mut self, name: &str) -> &mut ToolStats {
+        if !self.tools.contains_key(name) {
+            self.tools.insert(name.to_owned(), ToolStats::default());
+        }
+        self.tools.get_mut(name).expect("inserted above")
+    }
+
+    /// Adds another count to this one.
+    pub fn merge(&mut self, other: &Stats) {
+        self.files += other.files;
+        self.events += other.events;
+        add_all(&mut self.event_types, &other.event_types);
+        add_all(&mut self.block_types, &other.block_types);
+        for (name, tool) in &other.tools {
+            let mine = self.tool(name);
+            mine.calls += tool.calls;
+            mine.failures += tool.failures;
+        }
+        let (mine, theirs) = (&mut self.tokens, &other.tokens);
+        mine.input += theirs.input;
+        mine.output += theirs.output;
+        mine.cache_read += theirs.cache_read;
+        mine.cache_write += theirs.cache_write;
+        mine.reasoning += theirs.reasoning;
+        self.cost_usd += other.cost_usd;
+        self.duration_ms += other.duration_ms;
+        self.runs += other.runs;
+        add_all(&mut self.problems, &other.problems);
+    }
+
+    /// Problems counted, all kinds.
+    pub fn problem_count(&self) -> u64 {
+        self.problems.values().sum()
+    }
+}
+
+fn bump(counts: &mut BTreeMap<String, u64>, key: &str) {
+    match counts.get_mut(key) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(key.to_owned(), 1);
+        }
+    }
+}
+
+fn add_all(counts: &mut BTreeMap<String, u64>, other: &BTreeMap<String, u64>) {
+    for (key, count) in other {
+        *counts.entry(key.clone()).or_default() += count;
+    }
+}

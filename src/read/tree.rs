@@ -1,0 +1,867 @@
+//! The execution tree of a run and its sub-runs, rebuilt across files, with its links checked.
+//!
+//! [`build`] reads a root run file, follows every `child_run_id` of its
+//! `step.call_workflow.*` events to the child's file in the same directory
+//! (`<dir>/<child_run_id>.jsonl`, or, when no file has that name, whichever file of the
+//! directory holds that run), and so on to any depth. Within a run, steps nest by path (a step
+//! `a.b` opened while `a` is open is `a`'s child; iterations of one path are siblings), and
+//! messages and tool calls go under the open step of their path. A child run goes under the
+//! `call_workflow` step that invoked it.
+//!
+//! Links are checked both ways, and what does not fit is reported as a [`TreeProblem`], never
+//! a failure: a child whose file is missing ([`LinkKind::MissingChild`]), a child whose
+//! `parent_run_id` is not the run that invoked it, or a run invoked twice
+//! ([`LinkKind::ParentMismatch`]), a run that invokes itself or an ancestor
+//! ([`LinkKind::Cycle`], not followed), a file of the directory whose `parent_run_id` names a
+//! run of the tree that does not invoke it ([`LinkKind::Orphan`]), and events that do not fit
+//! the structure ([`LinkKind::Structure`]: a step completed that was never started). Every
+//! problem the [`Reader`] finds in any file of the tree is reported too, with its file.
+//!
+//! The tree is held in memory (a run's messages are summarized, not kept); for a bounded-memory
+//! check of one file and its direct links, see [`check_links`].
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::reader::{Problem, ProblemKind, ReadItem, Reader};
+use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
+
+/// A run and everything under it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tree {
+    /// The root run.
+    pub root: Run,
+    /// Everything that did not fit, in every file of the tree.
+    pub problems: Vec<TreeProblem>,
+}
+
+/// One run: one file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Run {
+    /// The run's id (of its first event).
+    pub run_id: String,
+    /// The run that invoked it, as the file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// The workflow name of `run.started`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How it ended.
+    pub status: Status,
+    /// The failure of `run.completed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Duration: `duration_ms` of the run metadata when recorded, else between the
+    /// timestamps of `run.started` and `run.completed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Events read.
+    pub events: u64,
+    /// Top-level steps, messages and tool calls, in order.
+    pub children: Vec<Node>,
+}
+
+/// Something under a run or a step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "node", rename_all = "snake_case")]
+pub enum Node {
+    /// A step, with what happened inside it.
+    Step(Step),
+    /// A message, summarized.
+    Message(Message),
+    /// A tool call and its outcome.
+    Tool(ToolCall),
+    /// A sub-run, under the `call_workflow` step that invoked it.
+    Run(Run),
+}
+
+/// A step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Step {
+    /// Dot-separated path.
+    pub path: String,
+    /// Loop or retry iteration.
+    pub iteration: u64,
+    /// Step name.
+    pub name: String,
+    /// Step kind (`agent`, `command`, `call_workflow`, ...).
+    pub kind: String,
+    /// How it ended.
+    pub status: Status,
+    /// The failure of `step.completed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Between its start and end events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The sub-run it invoked (`call_workflow` steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child_run_id: Option<String>,
+    /// Line of its start event.
+    pub line: u64,
+    /// What happened inside, in order.
+    pub children: Vec<Node>,
+}
+
+/// A message, summarized: its role and the types of its blocks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Message {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// Block types in order.
+    pub blocks: Vec<String>,
+    /// Line of the event.
+    pub line: u64,
+}
+
+/// A tool call and its result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// Tool name.
+    pub name: String,
+    /// Correlation id.
+    pub call_id: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The failure of `tool.result`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Line of its first event.
+    pub line: u64,
+}
+
+/// How a run or step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// No end event (still running, or the file was cut).
+    Incomplete,
+    /// Ended without error.
+    Completed,
+    /// Ended with an error.
+    Failed,
+}
+
+/// How a tool call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// No `tool.result`.
+    Pending,
+    /// A result without error.
+    Ok,
+    /// A result with an error.
+    Error,
+    /// A `tool.result` with no `tool.call` before it.
+    NoCall,
+}
+
+impl Status {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Incomplete => "incomplete",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+impl Outcome {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pending => "pending",
+            Outcome::Ok => "ok",
+            Outcome::Error => "error",
+            Outcome::NoCall => "no-call",
+        }
+    }
+}
+
+/// What kind of tree problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LinkKind {
+    /// A problem in one file, found by the [`Reader`].
+    Read(ProblemKind),
+    /// A `child_run_id` with no file holding that run.
+    MissingChild,
+    /// A file whose `parent_run_id` names a run that does not invoke it.
+    Orphan,
+    /// A run that invokes itself or one of its ancestors.
+    Cycle,
+    /// A child whose `parent_run_id` is not its invoker, or a run invoked twice.
+    ParentMismatch,
+    /// Events that do not fit the step structure.
+    Structure,
+}
+
+impl LinkKind {
+    /// Short kebab-case name, stable for machine-readable reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Read(kind) => kind.as_str(),
+            LinkKind::MissingChild => "missing-child",
+            LinkKind::Orphan => "orphan",
+            LinkKind::Cycle => "cycle",
+            LinkKind::ParentMismatch => "parent-mismatch",
+            LinkKind::Structure => "structure",
+        }
+    }
+}
+
+/// A problem in a tree, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeProblem {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when the problem is at one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Byte offset of that line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// What kind.
+    #[serde(serialize_with = "kind_name")]
+    pub kind: LinkKind,
+    /// What exactly.
+    pub message: String,
+}
+
+fn kind_name<S: serde::Serializer>(kind: &LinkKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(kind.as_str())
+}
+
+impl TreeProblem {
+    fn read(file: &Path, problem: Problem) -> TreeProblem {
+        TreeProblem {
+            file: file.to_owned(),
+            line: Some(problem.line),
+            offset: Some(problem.offset),
+            kind: LinkKind::Read(problem.kind),
+            message: problem.message,
+        }
+    }
+
+    fn at(file: &Path, line: Option<u64>, kind: LinkKind, message: String) -> TreeProblem {
+        TreeProblem {
+            file: file.to_owned(),
+            line,
+            offset: None,
+            kind,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for TreeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(offset) = self.offset {
+            write!(f, ": byte {offset}")?;
+        }
+        write!(f, ": {}: {}", self.kind.as_str(), self.message)
+    }
+}
+
+/// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
+/// unreadable root gives an empty run and a problem.
+pub fn build(root: &Path) -> Tree {
+    let mut builder = TreeBuilder {
+        dir: root.parent().unwrap_or(Path::new(".")).to_owned(),
+        index: None,
+        loaded: HashSet::new(),
+        ancestors: Vec::new(),
+        problems: Vec::new(),
+    };
+    let run = builder.load(root, None);
+    builder.find_orphans();
+    Tree {
+        root: run,
+        problems: builder.problems,
+    }
+}
+
+/// A directory's runs: run id to file and `parent_run_id`, from each file's first event.
+type Index = HashMap<String, (PathBuf, Option<String>)>;
+
+struct TreeBuilder {
+    dir: PathBuf,
+    index: Option<Index>,
+    /// Runs loaded so far, with their files.
+    loaded: HashSet<String>,
+    ancestors: Vec<String>,
+    problems: Vec<TreeProblem>,
+}
+
+impl TreeBuilder {
+    /// Loads one run file and, recursively, its children. `invoked` is `(parent run, child
+    /// id)` when a parent names this run.
+    fn load(&mut self, path: &Path, invoked: Option<(&str, &str)>) -> Run {
+        let mut run = RunBuilder::new(path);
+        match Reader::open(path) {
+            Ok(reader) => {
+                for item in reader {
+                    match item {
+                        ReadItem::Problem(problem) => {
+                            self.problems.push(TreeProblem::read(path, problem));
+                        }
+                        ReadItem::Event { line, event, .. } => run.event(line, *event),
+                    }
+                }
+            }
+            Err(error) => self.problems.push(TreeProblem::at(
+                path,
+                None,
+                LinkKind::Read(ProblemKind::Io),
+                error.to_string(),
+            )),
+        }
+        self.problems.append(&mut run.problems);
+        let run_id = run.run_id.clone().unwrap_or_default();
+        if let Some((parent, child)) = invoked
+            && run.parent_run_id.as_deref() != Some(parent)
+        {
+            let names = run
+                .parent_run_id
+                .as_deref()
+                .map_or_else(|| "no parent".to_owned(), |p| format!("parent {p:?}"));
+            let message = format!("run {child:?} is invoked by {parent:?} but names {names}");
+            let problem = TreeProblem::at(path, None, LinkKind::ParentMismatch, message);
+            self.problems.push(problem);
+        }
+        self.loaded.insert(run_id.clone());
+        self.ancestors.push(run_id.clone());
+        let children = run.finish_steps();
+        let mut resolved = Vec::with_capacity(run.links.len());
+        for (child, line) in std::mem::take(&mut run.links) {
+            resolved.push(self.child(path, &run_id, &child, line));
+        }
+        self.ancestors.pop();
+        let children = assemble(&run.arena, &children, &mut resolved);
+        run.into_run(run_id, children)
+    }
+
+    fn child(&mut self, path: &Path, run_id: &str, child: &str, line: u64) -> Option<Run> {
+        if self.ancestors.iter().any(|a| a == child) {
+            let message = format!("run {child:?} is invoked by its own descendant {run_id:?}");
+            let problem = TreeProblem::at(path, Some(line), LinkKind::Cycle, message);
+            self.problems.push(problem);
+            return None;
+        }
+        if self.loaded.contains(child) {
+            let message = format!("run {child:?} is invoked a second time, here by {run_id:?}");
+            let problem = TreeProblem::at(path, Some(line), LinkKind::ParentMismatch, message);
+            self.problems.push(problem);
+            return None;
+        }
+        let Some(file) = self.locate(child) else {
+            let message = format!("child run {child:?}: no file of the directory holds it");
+            let problem = TreeProblem::at(path, Some(line), LinkKind::MissingChild, message);
+            self.problems.push(problem);
+            return None;
+        };
+        Some(self.load(&file, Some((run_id, child))))
+    }
+
+    /// The file of `run_id`: `<dir>/<run_id>.jsonl` when it holds that run, else the
+    /// directory index's.
+    fn locate(&mut self, run_id: &str) -> Option<PathBuf> {
+        let named = self.dir.join(format!("{run_id}.jsonl"));
+        if first_run(&named).is_some_and(|(id, _)| id == run_id) {
+            return Some(named);
+        }
+        self.index().get(run_id).map(|(file, _)| file.clone())
+    }
+
+    fn index(&mut self) -> &Index {
+        self.index.get_or_insert_with(|| index_dir(&self.dir))
+    }
+
+    /// Files of the directory whose parent is in the tree but that the tree did not reach.
+    fn find_orphans(&mut self) {
+        let index = self.index().clone();
+        let mut orphans: Vec<_> = index
+            .iter()
+            .filter(|(run_id, (_, parent))| {
+                !self.loaded.contains(*run_id)
+                    && parent.as_ref().is_some_and(|p| self.loaded.contains(p))
+            })
+            .collect();
+        orphans.sort();
+        for (run_id, (file, parent)) in orphans {
+            let parent = parent.as_deref().unwrap_or_default();
+            let message =
+                format!("run {run_id:?} names parent {parent:?}, which does not invoke it");
+            self.problems
+                .push(TreeProblem::at(file, Some(1), LinkKind::Orphan, message));
+        }
+    }
+}
+
+/// The run id and parent of a file's first event, if it has one.
+fn first_run(path: &Path) -> Option<(String, Option<String>)> {
+    let reader = Reader::open(path).ok()?;
+    reader.into_iter().find_map(|item| match item {
+        ReadItem::Event { event, .. } => Some((event.run_id, event.parent_run_id)),
+        ReadItem::Problem(_) => None,
+    })
+}
+
+fn index_dir(dir: &Path) -> Index {
+    let mut index = Index::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return index;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl") && path.is_file())
+        .collect();
+    files.sort();
+    for file in files {
+        if let Some((run_id, parent)) = first_run(&file) {
+            index.entry(run_id).or_insert((file, parent));
+        }
+    }
+    index
+}
+
+/// The direct links of one file, gathered while reading it (for [`check_links`]).
+#[derive(Clone, Debug, Default)]
+pub struct Links {
+    /// The run, from the first event.
+    pub run_id: Option<String>,
+    /// Its parent, from the first event.
+    pub parent_run_id: Option<String>,
+    /// Children named by `step.call_workflow.started`, with the line, in order.
+    pub children: Vec<(String, u64)>,
+}
+
+impl Links {
+    /// Notes what `event` (on `line`) says about links.
+    pub fn add(&mut self, line: u64, event: &ExchangeEvent) {
+        if self.run_id.is_none() {
+            self.run_id = Some(event.run_id.clone());
+            self.parent_run_id = event.parent_run_id.clone();
+        }
+        if event.event_type == EventType::CallWorkflowStarted
+            && let Some(child) = &event.child_run_id
+        {
+            self.children.push((child.clone(), line));
+        }
+    }
+}
+
+/// Checks the direct links of the file at `path` both ways, reading only the first event of
+/// each child's file and streaming the parent's file: every child it names has a file in
+/// the same directory whose `parent_run_id` is this run, and the parent it names (if any)
+/// has a file that invokes it.
+pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
+    let mut problems = Vec::new();
+    let Some(run_id) = links.run_id.as_deref() else {
+        return problems;
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut index = None;
+    let mut locate = |id: &str| -> Option<(PathBuf, Option<String>)> {
+        let named = dir.join(format!("{id}.jsonl"));
+        match first_run(&named) {
+            Some((found, parent)) if found == id => Some((named, parent)),
+            _ => index.get_or_insert_with(|| index_dir(dir)).get(id).cloned(),
+        }
+    };
+    for (child, line) in &links.children {
+        let at = Some(*line);
+        if child == run_id {
+            let message = format!("run {run_id:?} invokes itself");
+            problems.push(TreeProblem::at(path, at, LinkKind::Cycle, message));
+            continue;
+        }
+        match locate(child) {
+            None => {
+                let message = format!("child run {child:?}: no file of the directory holds it");
+                problems.push(TreeProblem::at(path, at, LinkKind::MissingChild, message));
+            }
+            Some((_, parent)) if parent.as_deref() != Some(run_id) => {
+                let names = parent.map_or_else(|| "no parent".to_owned(), |p| format!("{p:?}"));
+                let message = format!("child run {child:?} names {names} as its parent");
+                problems.push(TreeProblem::at(path, at, LinkKind::ParentMismatch, message));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(parent) = links.parent_run_id.as_deref() {
+        let invoked = locate(parent).is_some_and(|(file, _)| {
+            Reader::open(&file).is_ok_and(|reader| {
+                reader.into_iter().any(|item| match item {
+                    ReadItem::Event { event, .. } => event.child_run_id.as_deref() == Some(run_id),
+                    ReadItem::Problem(_) => false,
+                })
+            })
+        });
+        if !invoked {
+            let message = format!(
+                "run {run_id:?} names parent {parent:?}, which does not invoke it (or has no file in the directory)"
+            );
+            problems.push(TreeProblem::at(path, Some(1), LinkKind::Orphan, message));
+        }
+    }
+    problems
+}
+
+/// A node while the run is read: steps refer to their children by index.
+enum Slot {
+    Step {
+        step: Step,
+        kids: Vec<usize>,
+        started: Option<Timestamp>,
+        /// Opened by `step.call_workflow.started` itself (no `step.started`), so closed by
+        /// `step.call_workflow.completed`.
+        by_call: bool,
+    },
+    Message(Message),
+    Tool(ToolCall),
+    /// The place of a child run: index into the run's links.
+    Child(usize),
+}
+
+struct RunBuilder {
+    file: PathBuf,
+    run_id: Option<String>,
+    parent_run_id: Option<String>,
+    name: Option<String>,
+    status: Status,
+    error: Option<String>,
+    duration_ms: Option<u64>,
+    started: Option<Timestamp>,
+    events: u64,
+    arena: Vec<Slot>,
+    roots: Vec<usize>,
+    open: Vec<usize>,
+    tools: HashMap<String, usize>,
+    links: Vec<(String, u64)>,
+    problems: Vec<TreeProblem>,
+}
+
+impl RunBuilder {
+    fn new(file: &Path) -> Self {
+        RunBuilder {
+            file: file.to_owned(),
+            run_id: None,
+            parent_run_id: None,
+            name: None,
+            status: Status::Incomplete,
+            error: None,
+            duration_ms: None,
+            started: None,
+            events: 0,
+            arena: Vec::new(),
+            roots: Vec::new(),
+            open: Vec::new(),
+            tools: HashMap::new(),
+            links: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn event(&mut self, line: u64, event: ExchangeEvent) {
+        self.events += 1;
+        if self.run_id.is_none() {
+            self.run_id = Some(event.run_id.clone());
+            self.parent_run_id = event.parent_run_id.clone();
+        }
+        let step = match &event.payload {
+            Payload::Step(step) => Some(step),
+            _ => None,
+        };
+        match event.event_type {
+            EventType::RunStarted => {
+                self.name = step.map(|s| s.name.clone());
+                self.started = Some(event.timestamp);
+            }
+            EventType::RunCompleted => {
+                let result = step.map_or(&Value::Null, |s| &s.result);
+                self.error = step.and_then(|s| s.error.clone());
+                let failed = self.error.is_some() || result["status"] == "failed";
+                self.status = if failed {
+                    Status::Failed
+                } else {
+                    Status::Completed
+                };
+                self.duration_ms = result["duration_ms"]
+                    .as_u64()
+                    .or_else(|| millis(self.started.as_ref(), &event.timestamp));
+            }
+            EventType::StepStarted => self.open_step(line, &event, false),
+            EventType::StepCompleted => {
+                if let Some(at) = self.find_open(&event.path, event.iteration, |_| true) {
+                    let index = self.open.remove(at);
+                    self.close(index, &event);
+                } else {
+                    let message = format!(
+                        "step.completed of {:?} iteration {} with no step.started",
+                        event.path, event.iteration
+                    );
+                    let problem =
+                        TreeProblem::at(&self.file, Some(line), LinkKind::Structure, message);
+                    self.problems.push(problem);
+                }
+            }
+            EventType::CallWorkflowStarted => {
+                let child = event.child_run_id.clone().unwrap_or_default();
+                let existing = self.find_open(&event.path, event.iteration, |slot| {
+                    matches!(slot, Slot::Step { step, .. }
+                        if step.kind == "call_workflow" && step.child_run_id.is_none())
+                });
+                let index = match existing {
+                    Some(at) => self.open[at],
+                    None => {
+                        self.open_step(line, &event, true);
+                        self.arena.len() - 1
+                    }
+                };
+                let place = self.arena.len();
+                if let Slot::Step { step, kids, .. } = &mut self.arena[index] {
+                    step.child_run_id = Some(child.clone());
+                    kids.push(place);
+                }
+                self.arena.push(Slot::Child(self.links.len()));
+                self.links.push((child, line));
+            }
+            EventType::CallWorkflowCompleted => {
+                let child = event.child_run_id.as_deref();
+                let found = self.arena.iter().rposition(|slot| {
+                    matches!(slot, Slot::Step { step, .. } if step.child_run_id.as_deref() == child)
+                });
+                match found {
+                    Some(index) => {
+                        if matches!(self.arena[index], Slot::Step { by_call: true, .. })
+                            && let Some(at) = self.open.iter().rposition(|i| *i == index)
+                        {
+                            self.open.remove(at);
+                            self.close(index, &event);
+                        }
+                    }
+                    None => {
+                        let message = format!(
+                            "step.call_workflow.completed names child {child:?}, which no step.call_workflow.started invoked"
+                        );
+                        let problem = TreeProblem::at(
+                            &self.file,
+                            Some(line),
+                            LinkKind::ParentMismatch,
+                            message,
+                        );
+                        self.problems.push(problem);
+                    }
+                }
+            }
+            EventType::MessageUser | EventType::MessageAssistant => {
+                let role = match &event.payload {
+                    Payload::Message(message) => message.role.as_str().to_owned(),
+                    _ => event.event_type.as_str()["message.".len()..].to_owned(),
+                };
+                let blocks = event
+                    .payload
+                    .blocks()
+                    .iter()
+                    .map(|b| b.block.type_name().to_owned())
+                    .collect();
+                let slot = Slot::Message(Message { role, blocks, line });
+                self.attach(&event.path, event.iteration, slot);
+            }
+            EventType::ToolCall | EventType::ToolResult => {
+                let Payload::Tool(tool) = &event.payload else {
+                    return;
+                };
+                let known = self.tools.get(&tool.call_id).copied();
+                if event.event_type == EventType::ToolCall {
+                    let slot = Slot::Tool(ToolCall {
+                        name: tool.name.clone(),
+                        call_id: tool.call_id.clone(),
+                        outcome: Outcome::Pending,
+                        error: None,
+                        line,
+                    });
+                    self.tools.insert(tool.call_id.clone(), self.arena.len());
+                    self.attach(&event.path, event.iteration, slot);
+                    return;
+                }
+                let failed = tool.error.is_some() || tool.exit_code.is_some_and(|c| c != 0);
+                let outcome = if failed { Outcome::Error } else { Outcome::Ok };
+                match known.map(|index| &mut self.arena[index]) {
+                    Some(Slot::Tool(call)) => {
+                        call.outcome = outcome;
+                        call.error = tool.error.clone();
+                    }
+                    _ => {
+                        let slot = Slot::Tool(ToolCall {
+                            name: tool.name.clone(),
+                            call_id: tool.call_id.clone(),
+                            outcome: Outcome::NoCall,
+                            error: tool.error.clone(),
+                            line,
+                        });
+                        self.attach(&event.path, event.iteration, slot);
+                    }
+                }
+            }
+            EventType::Unknown(_) => {}
+        }
+    }
+
+    fn open_step(&mut self, line: u64, event: &ExchangeEvent, by_call: bool) {
+        let (name, kind) = match &event.payload {
+            Payload::Step(step) => (step.name.clone(), step.kind.clone()),
+            _ => (event.path.clone(), String::new()),
+        };
+        let slot = Slot::Step {
+            step: Step {
+                path: event.path.clone(),
+                iteration: event.iteration,
+                name,
+                kind,
+                status: Status::Incomplete,
+                error: None,
+                duration_ms: None,
+                child_run_id: None,
+                line,
+                children: Vec::new(),
+            },
+            kids: Vec::new(),
+            started: Some(event.timestamp.clone()),
+            by_call,
+        };
+        let parent = self.owner(&event.path, event.iteration, false);
+        let index = self.arena.len();
+        self.arena.push(slot);
+        self.link(parent, index);
+        self.open.push(index);
+    }
+
+    fn close(&mut self, index: usize, event: &ExchangeEvent) {
+        if let Slot::Step { step, started, .. } = &mut self.arena[index] {
+            let error = match &event.payload {
+                Payload::Step(payload) => payload.error.clone(),
+                _ => None,
+            };
+            step.status = if error.is_some() {
+                Status::Failed
+            } else {
+                Status::Completed
+            };
+            step.error = error;
+            step.duration_ms = millis(started.as_ref(), &event.timestamp);
+        }
+    }
+
+    /// The position in the open list of the most recent open step at exactly `path`,
+    /// preferring `iteration`, that `fits`.
+    fn find_open(&self, path: &str, iteration: u64, fits: impl Fn(&Slot) -> bool) -> Option<usize> {
+        let at = |same_iteration: bool| {
+            self.open.iter().rposition(|index| {
+                let Slot::Step { step, .. } = &self.arena[*index] else {
+                    return false;
+                };
+                step.path == path
+                    && (!same_iteration || step.iteration == iteration)
+                    && fits(&self.arena[*index])
+            })
+        };
+        at(true).or_else(|| at(false))
+    }
+
+    /// The open step a node at `path` belongs under: the one at exactly `path` (when
+    /// `exact` is allowed), else the deepest open step whose path is a dot-prefix.
+    fn owner(&self, path: &str, iteration: u64, exact: bool) -> Option<usize> {
+        let mut best: Option<(usize, usize, bool)> = None; // (depth, index, same iteration)
+        for &index in &self.open {
+            let Slot::Step { step, .. } = &self.arena[index] else {
+                continue;
+            };
+            let fits = (exact && step.path == path)
+                || (path.len() > step.path.len()
+                    && path.starts_with(&step.path)
+                    && path.as_bytes()[step.path.len()] == b'.');
+            if !fits {
+                continue;
+            }
+            let candidate = (step.path.len(), index, step.iteration == iteration);
+            // Deeper wins; at equal depth a matching iteration, then the most recent.
+            if best.is_none_or(|(depth, _, same)| {
+                candidate.0 > depth || (candidate.0 == depth && (candidate.2 || !same))
+            }) {
+                best = Some(candidate);
+            }
+        }
+        best.map(|(_, index, _)| index)
+    }
+
+    fn attach(&mut self, path: &str, iteration: u64, slot: Slot) {
+        let parent = self.owner(path, iteration, true);
+        let index = self.arena.len();
+        self.arena.push(slot);
+        self.link(parent, index);
+    }
+
+    fn link(&mut self, parent: Option<usize>, index: usize) {
+        match parent.map(|p| &mut self.arena[p]) {
+            Some(Slot::Step { kids, .. }) => kids.push(index),
+            _ => self.roots.push(index),
+        }
+    }
+
+    fn finish_steps(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.roots)
+    }
+
+    fn into_run(self, run_id: String, children: Vec<Node>) -> Run {
+        Run {
+            run_id,
+            parent_run_id: self.parent_run_id,
+            file: self.file,
+            name: self.name,
+            status: self.status,
+            error: self.error,
+            duration_ms: self.duration_ms,
+            events: self.events,
+            children,
+        }
+    }
+}
+
+/// Turns arena indices into owned nodes; child-run places take the next resolved link.
+fn assemble(arena: &[Slot], indices: &[usize], resolved: &mut [Option<Run>]) -> Vec<Node> {
+    let mut nodes = Vec::with_capacity(indices.len());
+    for &index in indices {
+        match &arena[index] {
+            Slot::Step { step, kids, .. } => {
+                let mut step = step.clone();
+                step.children = assemble(arena, kids, resolved);
+                nodes.push(Node::Step(step));
+            }
+            Slot::Message(message) => nodes.push(Node::Message(message.clone())),
+            Slot::Tool(tool) => nodes.push(Node::Tool(tool.clone())),
+            Slot::Child(link) => {
+                if let Some(run) = resolved.get_mut(*link).and_then(Option::take) {
+                    nodes.push(Node::Run(run));
+                }
+            }
+        }
+    }
+    nodes
+}
+
+fn millis(start: Option<&Timestamp>, end: &Timestamp) -> Option<u64> {
+    let (start, end) = (start?.unix_nanos().ok()?, end.unix_nanos().ok()?);
+    u64::try_from((end - start) / 1_000_000).ok()
+}

@@ -1,0 +1,262 @@
+//! Reading back what the recorder wrote: `agx tree` rebuilds the step graph a test recorded
+//! (the seed's "tree reconstruction tool produces the same step graph" test), and `agx
+//! check` / `agx stats` exit codes and reports. The tree is decoded from `agx tree --json`
+//! with test-local code, not the library's types.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use agx::model::{EventType, ExchangeEvent, Fidelity, Payload, StepPayload, ToolPayload};
+use agx::record::{Recorder, RecorderOptions};
+use serde_json::{Value, json};
+
+fn agx(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agx runs")
+}
+
+/// Records events and, alongside, the outline the tree must show.
+struct Recording<'a> {
+    rec: &'a Recorder,
+    depth: usize,
+    expected: &'a mut String,
+}
+
+fn step(event_type: EventType, path: &str, kind: &str, iteration: u64) -> ExchangeEvent {
+    let payload = Payload::Step(StepPayload {
+        name: path.to_owned(),
+        kind: kind.to_owned(),
+        error: None,
+        result: Value::Null,
+    });
+    let mut event = ExchangeEvent::new("", event_type, path, payload);
+    event.iteration = iteration;
+    event
+}
+
+impl Recording<'_> {
+    fn line(&mut self, depth: usize, text: String) {
+        writeln!(self.expected, "{}{text}", "  ".repeat(depth)).unwrap();
+    }
+
+    fn run(&mut self, name: &str, body: impl FnOnce(&mut Self)) {
+        let id = self.rec.run_id().to_owned();
+        self.line(self.depth, format!("run {id}"));
+        self.rec
+            .record(step(EventType::RunStarted, "", "workflow", 0))
+            .unwrap();
+        self.depth += 1;
+        body(self);
+        self.depth -= 1;
+        let mut done = step(EventType::RunCompleted, "", "workflow", 0);
+        if let Payload::Step(payload) = &mut done.payload {
+            payload.name = name.to_owned();
+        }
+        self.rec.record(done).unwrap();
+    }
+
+    fn step(&mut self, path: &str, kind: &str, iteration: u64, body: impl FnOnce(&mut Self)) {
+        self.line(
+            self.depth,
+            format!("step {path} [{kind}] #{iteration} completed"),
+        );
+        self.rec
+            .record(step(EventType::StepStarted, path, kind, iteration))
+            .unwrap();
+        self.depth += 1;
+        body(self);
+        self.depth -= 1;
+        self.rec
+            .record(step(EventType::StepCompleted, path, kind, iteration))
+            .unwrap();
+    }
+
+    fn tool(&mut self, path: &str, name: &str, call_id: &str, error: Option<&str>) {
+        let outcome = if error.is_some() { "error" } else { "ok" };
+        self.line(self.depth, format!("tool {name} {outcome}"));
+        for event_type in [EventType::ToolCall, EventType::ToolResult] {
+            let result = event_type == EventType::ToolResult;
+            let payload = Payload::Tool(ToolPayload {
+                name: name.to_owned(),
+                call_id: call_id.to_owned(),
+                input: json!({"cmd": name}),
+                output: Value::Null,
+                error: error.filter(|_| result).map(str::to_owned),
+                fidelity: Fidelity::Router,
+                exit_code: None,
+            });
+            self.rec
+                .record(ExchangeEvent::new("", event_type, path, payload))
+                .unwrap();
+        }
+    }
+
+    /// A call_workflow step whose sub-run is recorded by `body` into its own file.
+    fn call(&mut self, path: &str, child_id: &str, body: impl FnOnce(&mut Recording<'_>)) {
+        self.line(
+            self.depth,
+            format!("step {path} [call_workflow] #0 completed"),
+        );
+        self.rec
+            .record(step(EventType::StepStarted, path, "call_workflow", 0))
+            .unwrap();
+        let mut started = step(EventType::CallWorkflowStarted, path, "call_workflow", 0);
+        started.child_run_id = Some(child_id.to_owned());
+        self.rec.record(started).unwrap();
+        let child = self
+            .rec
+            .create_child(child_id, RecorderOptions::default())
+            .unwrap();
+        {
+            let mut inner = Recording {
+                rec: &child,
+                depth: self.depth + 1,
+                expected: self.expected,
+            };
+            body(&mut inner);
+        }
+        child.close().unwrap();
+        let mut completed = step(EventType::CallWorkflowCompleted, path, "call_workflow", 0);
+        completed.child_run_id = Some(child_id.to_owned());
+        self.rec.record(completed).unwrap();
+        self.rec
+            .record(step(EventType::StepCompleted, path, "call_workflow", 0))
+            .unwrap();
+    }
+}
+
+/// The outline of `agx tree --json`, decoded here from plain JSON.
+fn outline(node: &Value, depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    match node["node"].as_str() {
+        None | Some("run") => {
+            writeln!(out, "{pad}run {}", node["run_id"].as_str().unwrap()).unwrap();
+        }
+        Some("step") => writeln!(
+            out,
+            "{pad}step {} [{}] #{} {}",
+            node["path"].as_str().unwrap(),
+            node["kind"].as_str().unwrap(),
+            node["iteration"],
+            node["status"].as_str().unwrap()
+        )
+        .unwrap(),
+        Some("tool") => writeln!(
+            out,
+            "{pad}tool {} {}",
+            node["name"].as_str().unwrap(),
+            node["outcome"].as_str().unwrap()
+        )
+        .unwrap(),
+        Some(other) => panic!("unexpected node {other}"),
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        outline(child, depth + 1, out);
+    }
+}
+
+#[test]
+fn agx_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
+    let dir = std::env::temp_dir().join(format!("agx-read-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let root = Recorder::create(&dir, "root-run", RecorderOptions::default()).unwrap();
+    let mut expected = String::new();
+    let mut rec = Recording {
+        rec: &root,
+        depth: 0,
+        expected: &mut expected,
+    };
+    rec.run("release", |r| {
+        r.step("plan", "agent", 0, |r| r.tool("plan", "Read", "c1", None));
+        r.call("build", "child-run", |r| {
+            r.run("build", |r| {
+                for iteration in 0..2 {
+                    r.step("loop", "for_each", iteration, |r| {
+                        r.step("loop.cc", "command", iteration, |r| {
+                            let error = (iteration == 0).then_some("exit 1");
+                            r.tool("loop.cc", "Bash", &format!("b{iteration}"), error);
+                        });
+                    });
+                }
+                r.call("loop2", "grandchild-run", |r| {
+                    r.run("test", |r| {
+                        r.step("unit", "agent", 0, |r| r.tool("unit", "Grep", "g1", None));
+                    });
+                });
+            });
+        });
+        r.step("ship", "command", 0, |_| {});
+    });
+    root.close().unwrap();
+
+    let file = root.path().to_str().unwrap().to_owned();
+    let output = agx(&["tree", "--json", &file]);
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(0));
+    let tree: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(tree["problems"], json!([]));
+    let mut rebuilt = String::new();
+    outline(&tree["root"], 0, &mut rebuilt);
+    assert_eq!(rebuilt, expected);
+    assert_eq!(
+        expected
+            .lines()
+            .filter(|l| l.trim().starts_with("run "))
+            .count(),
+        3
+    );
+
+    // Every file of the tree is clean for `agx check`, links included.
+    let files: Vec<String> = ["root-run", "child-run", "grandchild-run"]
+        .iter()
+        .map(|id| dir.join(format!("{id}.jsonl")).to_str().unwrap().to_owned())
+        .collect();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    let output = agx(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_exits_1_with_problems_and_reports_json() {
+    let output = agx(&["check", "corpus/transcript/ok/plain-run.jsonl"]);
+    assert_eq!(output.status.code(), Some(0));
+    let output = agx(&["check", "--json", "corpus/transcript/err/seq-gap.jsonl"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["clean"], false);
+    assert_eq!(
+        report["files"][0]["problems"],
+        json!([{"line": 4, "offset": 526, "kind": "seq-gap", "message": "seq 6, expected 4: 2 missing"}])
+    );
+    let output = agx(&["check", "no/such.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "agx: no/such.jsonl: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn stats_walks_a_directory_and_totals() {
+    let output = agx(&["stats", "--json", "corpus/transcript/ok"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["files"].as_array().unwrap().len(), 5);
+    let total = &report["total"];
+    assert_eq!(total["files"], 5);
+    assert_eq!(total["runs"], 5);
+    assert_eq!(total["tools"]["Bash"], json!({"calls": 3, "failures": 1}));
+    assert_eq!(total["tokens"]["cache_read"], 15000);
+    let cost = total["cost_usd"].as_f64().unwrap();
+    assert!((cost - 0.3024).abs() < 1e-9, "{cost}");
+}
