@@ -38,7 +38,7 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
-FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked decode_event
+FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked openai_chunked decode_event
 FUZZ_SECONDS ?= 60
 
 .PHONY: fuzz-build

@@ -4,7 +4,8 @@
 //! a chunk boundary inside a multi-byte character, or a raw U+2028 inside a JSON string
 //! (which text-based line readers treat as a line break), cannot split a record. One CR
 //! before the LF is dropped, a UTF-8 byte order mark at the start of the stream is dropped,
-//! and blank records are skipped. A record longer than the limit is skipped up to its LF and
+//! and blank records are skipped (unless the reader asks for them: SSE dispatches on blank
+//! lines, see [`super::sse`]). A record longer than the limit is skipped up to its LF and
 //! reported, so memory is bounded by the limit, not by the input.
 //!
 //! The framer knows nothing of JSON; it hands each record to the adapter with its line
@@ -62,6 +63,8 @@ impl Frame<'_> {
 #[derive(Debug)]
 pub(crate) struct LineFramer {
     max_record_bytes: usize,
+    /// Hand blank records on too (as empty records) instead of skipping them.
+    keep_blank: bool,
     /// The start of a record whose LF has not arrived yet.
     partial: Vec<u8>,
     /// Line number of the record being read.
@@ -78,11 +81,21 @@ impl LineFramer {
     pub(crate) fn new(max_record_bytes: usize) -> Self {
         LineFramer {
             max_record_bytes,
+            keep_blank: false,
             partial: Vec::new(),
             line: 1,
             record_offset: 0,
             skipping: None,
             position: 0,
+        }
+    }
+
+    /// A framer that hands blank records on as empty records, for formats where a blank
+    /// line means something.
+    pub(crate) fn keeping_blank_lines(max_record_bytes: usize) -> Self {
+        LineFramer {
+            keep_blank: true,
+            ..LineFramer::new(max_record_bytes)
         }
     }
 
@@ -159,7 +172,11 @@ impl LineFramer {
             offset = BOM.len() as u64;
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
+            if self.keep_blank && terminated {
+                bytes = &bytes[..0];
+            } else {
+                return;
+            }
         }
         each(Frame::Record(Record {
             bytes,
@@ -167,6 +184,42 @@ impl LineFramer {
             offset,
             terminated,
         }));
+    }
+}
+
+/// Brace depth of JSON text, strings skipped; fed in pieces. Tells where a pretty-printed,
+/// multi-line JSON document (Gemini's json mode, an OpenAI response body) ends.
+#[derive(Default)]
+pub(crate) struct BraceDepth {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl BraceDepth {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if byte == b'\\' {
+                    self.escaped = true;
+                } else if byte == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match byte {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    pub(crate) fn closed(&self) -> bool {
+        self.depth <= 0 && !self.in_string
     }
 }
 
@@ -264,5 +317,14 @@ mod tests {
             frame(input.as_bytes(), 50, 3),
             vec![record(&"y".repeat(50), 1, 0)]
         );
+    }
+
+    #[test]
+    fn brace_depth_skips_strings() {
+        let mut depth = BraceDepth::default();
+        depth.feed(b"{\n  \"a\": \"}}\\\"{\",\n  \"b\": [1, {\"c\": 2}]\n");
+        assert!(!depth.closed());
+        depth.feed(b"}");
+        assert!(depth.closed());
     }
 }

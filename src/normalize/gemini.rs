@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::framing::{BraceDepth, Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
@@ -78,19 +78,18 @@ pub(crate) fn claims_document(document: &Value) -> bool {
             .any(|field| document.get(*field).is_some())
 }
 
-/// Recognises a pretty-printed Gemini json document at the start of `head` (after any
-/// non-JSON lines, such as a credentials notice): the first record that is `{` alone or
-/// `[ERROR] {...`, parsed through to the end of `head`.
-pub(crate) fn detect_document(head: &[u8]) -> bool {
+/// The pretty-printed JSON document at the start of `head` (after any non-JSON lines, such
+/// as a credentials notice): the first record that is `{` alone or `[ERROR] {...`, parsed
+/// through to the end of `head`. Detection asks each provider whether it is theirs.
+pub(crate) fn leading_document(head: &[u8]) -> Option<Value> {
     let mut at = 0;
     for line in head.split_inclusive(|b| *b == b'\n') {
         if let Some(start) = document_start(line) {
-            let document = &head[at + start..];
-            return serde_json::from_slice::<Value>(document).is_ok_and(|d| claims_document(&d));
+            return serde_json::from_slice::<Value>(&head[at + start..]).ok();
         }
         at += line.len();
     }
-    false
+    None
 }
 
 /// Where a document starts in a record that opens one: `{` alone, or after `[ERROR] `.
@@ -282,41 +281,6 @@ struct OpenDocument {
     size: u64,
     over_limit: bool,
     depth: BraceDepth,
-}
-
-/// Brace depth of JSON text, strings skipped; fed in pieces.
-#[derive(Default)]
-struct BraceDepth {
-    depth: i64,
-    in_string: bool,
-    escaped: bool,
-}
-
-impl BraceDepth {
-    fn feed(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                } else if byte == b'\\' {
-                    self.escaped = true;
-                } else if byte == b'"' {
-                    self.in_string = false;
-                }
-            } else {
-                match byte {
-                    b'"' => self.in_string = true,
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => self.depth -= 1,
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    fn closed(&self) -> bool {
-        self.depth <= 0 && !self.in_string
-    }
 }
 
 struct State {
@@ -740,14 +704,5 @@ mod tests {
         assert_eq!(document_start(b"[ERROR] {\"error\":{}}"), Some(8));
         assert_eq!(document_start(b"{\"type\":\"init\"}"), None);
         assert_eq!(document_start(b"[ERROR] boom"), None);
-    }
-
-    #[test]
-    fn brace_depth_skips_strings() {
-        let mut depth = BraceDepth::default();
-        depth.feed(b"{\n  \"a\": \"}}\\\"{\",\n  \"b\": [1, {\"c\": 2}]\n");
-        assert!(!depth.closed());
-        depth.feed(b"}");
-        assert!(depth.closed());
     }
 }
