@@ -9,4 +9,5 @@ mod gemini_copilot;
 mod golden;
 mod model;
 mod normalize;
+mod openai;
 mod record;
