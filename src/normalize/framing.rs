@@ -13,7 +13,7 @@
 
 use memchr::memchr;
 
-use super::Diagnostic;
+use super::{Diagnostic, DiagnosticKind, Source};
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
@@ -187,17 +187,107 @@ impl LineFramer {
     }
 }
 
+/// A pretty-printed, multi-line JSON document (Gemini's json mode, an OpenAI response body)
+/// collected record by record until its braces balance. Memory is bounded by the record
+/// limit: past it the bytes are dropped and only counted, and the whole document is reported
+/// as one record too large.
+pub(crate) struct Document {
+    bytes: Vec<u8>,
+    /// Line and offset of the document's first byte; line of its last record so far.
+    pub(crate) line: u64,
+    pub(crate) offset: u64,
+    pub(crate) end_line: u64,
+    /// Bytes collected so far, counted on even after the limit was passed.
+    size: u64,
+    over_limit: bool,
+    depth: BraceDepth,
+}
+
+impl Document {
+    pub(crate) fn new(line: u64, offset: u64) -> Self {
+        Document {
+            bytes: Vec::new(),
+            line,
+            offset,
+            end_line: line,
+            size: 0,
+            over_limit: false,
+            depth: BraceDepth::default(),
+        }
+    }
+
+    /// Adds the next record of the document; true when the document is complete.
+    pub(crate) fn feed(&mut self, record: Record<'_>, max_bytes: usize) -> bool {
+        self.end_line = record.line;
+        self.depth.feed(record.bytes);
+        self.size += record.bytes.len() as u64 + 1;
+        if self.size > max_bytes as u64 {
+            self.over_limit = true;
+            self.bytes = Vec::new();
+        } else if !self.over_limit {
+            self.bytes.extend_from_slice(record.bytes);
+            self.bytes.push(b'\n');
+        }
+        self.depth.closed()
+    }
+
+    /// A record inside the document was over the limit and skipped by the framer.
+    pub(crate) fn skipped(&mut self, size: u64) {
+        self.over_limit = true;
+        self.bytes = Vec::new();
+        self.size += size;
+    }
+
+    /// The complete document as one record, and the lines it spans; the diagnostic instead
+    /// when it was over the limit.
+    pub(crate) fn record(&self) -> Result<(Record<'_>, Source), Diagnostic> {
+        if self.over_limit {
+            return Err(super::tools::too_large(
+                self.line,
+                self.offset,
+                self.size,
+                true,
+            ));
+        }
+        let record = Record {
+            bytes: &self.bytes,
+            line: self.line,
+            offset: self.offset,
+            terminated: true,
+        };
+        let source = Source {
+            line: self.line,
+            end_line: self.end_line,
+            offset: self.offset,
+        };
+        Ok((record, source))
+    }
+
+    /// The diagnostic for an input that ended inside the document.
+    pub(crate) fn truncated(&self) -> Diagnostic {
+        Diagnostic::new(
+            DiagnosticKind::Truncated,
+            self.line,
+            self.offset,
+            format!(
+                "input ends inside the JSON document that starts here (lines {}-{})",
+                self.line, self.end_line
+            ),
+        )
+    }
+}
+
 /// Brace depth of JSON text, strings skipped; fed in pieces. Tells where a pretty-printed,
 /// multi-line JSON document (Gemini's json mode, an OpenAI response body) ends.
 #[derive(Default)]
-pub(crate) struct BraceDepth {
+struct BraceDepth {
     depth: i64,
     in_string: bool,
     escaped: bool,
 }
 
 impl BraceDepth {
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+    fn feed(&mut self, bytes: &[u8]) {
         for &byte in bytes {
             if self.in_string {
                 if self.escaped {
@@ -218,7 +308,7 @@ impl BraceDepth {
         }
     }
 
-    pub(crate) fn closed(&self) -> bool {
+    fn closed(&self) -> bool {
         self.depth <= 0 && !self.in_string
     }
 }

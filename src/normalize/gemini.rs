@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{BraceDepth, Frame, Record};
+use super::framing::{self, Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
@@ -271,16 +271,9 @@ struct OpenText {
 
 /// A pretty-printed json document being collected, line by line.
 struct OpenDocument {
-    bytes: Vec<u8>,
-    line: u64,
-    offset: u64,
-    end_line: u64,
+    document: framing::Document,
     /// Printed after `[ERROR] `: a fatal error whatever the document says.
     error_prefix: bool,
-    /// Bytes collected so far, counted on even after the limit was passed.
-    size: u64,
-    over_limit: bool,
-    depth: BraceDepth,
 }
 
 struct State {
@@ -317,14 +310,8 @@ impl State {
                     self.flush_text(&mut out.items);
                     let error_prefix = record.bytes[..start].trim_ascii() == b"[ERROR]";
                     self.document = Some(OpenDocument {
-                        bytes: Vec::new(),
-                        line: record.line,
-                        offset: record.offset + start as u64,
-                        end_line: record.line,
+                        document: framing::Document::new(record.line, record.offset + start as u64),
                         error_prefix,
-                        size: 0,
-                        over_limit: false,
-                        depth: BraceDepth::default(),
                     });
                     let rest = Record {
                         bytes: &record.bytes[start..],
@@ -491,54 +478,20 @@ impl State {
 
     fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let max = self.max_document_bytes;
-        let Some(document) = &mut self.document else {
+        let Some(open) = &mut self.document else {
             return;
         };
-        document.end_line = record.line;
-        document.depth.feed(record.bytes);
-        document.size += record.bytes.len() as u64 + 1;
-        if document.size > max as u64 {
-            document.over_limit = true;
-            document.bytes = Vec::new();
-        } else {
-            document.bytes.extend_from_slice(record.bytes);
-            document.bytes.push(b'\n');
-        }
-        if document.depth.closed() {
-            let document = self.document.take().expect("open above");
-            self.close_document(parser, document, out);
-        }
-    }
-
-    fn close_document(
-        &mut self,
-        parser: &mut JsonParser,
-        document: OpenDocument,
-        out: &mut Output,
-    ) {
-        if document.over_limit {
-            out.diagnostics.push(too_large(
-                document.line,
-                document.offset,
-                document.size,
-                true,
-            ));
+        if !open.document.feed(record, max) {
             return;
         }
-        let record = Record {
-            bytes: &document.bytes,
-            line: document.line,
-            offset: document.offset,
-            terminated: true,
-        };
-        let source = Source {
-            line: document.line,
-            end_line: document.end_line,
-            offset: document.offset,
+        let open = self.document.take().expect("open above");
+        let (record, source) = match open.document.record() {
+            Ok(found) => found,
+            Err(too_large) => return out.diagnostics.push(too_large),
         };
         let Output { items, diagnostics } = out;
         parser.parse::<DocumentShape, _>(record, diagnostics, |parsed, _| {
-            self.document(parsed, document.error_prefix, source, items)
+            self.document(parsed, open.error_prefix, source, items)
         });
     }
 
@@ -625,16 +578,8 @@ impl State {
             ));
         }
         self.flush_text(&mut out.items);
-        if let Some(document) = self.document.take() {
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::Truncated,
-                document.line,
-                document.offset,
-                format!(
-                    "input ends inside the JSON document that starts here (lines {}-{})",
-                    document.line, document.end_line
-                ),
-            ));
+        if let Some(open) = self.document.take() {
+            out.diagnostics.push(open.document.truncated());
         }
         self.tools.report_dangling(&mut out.diagnostics);
         if !self.saw_terminal {

@@ -77,7 +77,7 @@ use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visi
 use serde_json::Value;
 
 use super::codex::shell_join;
-use super::framing::{BraceDepth, Frame, LineFramer, Record};
+use super::framing::{Document, Frame, LineFramer, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::sse::{SseEvent, SseFrame, SseParser};
 use super::tools::{PendingTools, missing_terminal, too_large};
@@ -726,22 +726,11 @@ struct OpenItem {
     assembly: Assembly,
 }
 
-/// A pretty-printed JSON document being collected, line by line.
-struct OpenDocument {
-    bytes: Vec<u8>,
-    line: u64,
-    offset: u64,
-    end_line: u64,
-    size: u64,
-    over_limit: bool,
-    depth: BraceDepth,
-}
-
 struct State {
     meta: RunMeta,
     tools: PendingTools,
     max_document_bytes: usize,
-    document: Option<OpenDocument>,
+    document: Option<Document>,
     /// The input has shown an SSE field line.
     sse_seen: bool,
     /// The response being read: its id, and the usage of the responses before it.
@@ -801,9 +790,7 @@ impl State {
                 terminated,
             } => {
                 if let Some(document) = &mut self.document {
-                    document.over_limit = true;
-                    document.bytes = Vec::new();
-                    document.size += size;
+                    document.skipped(size);
                 } else if self.sse_seen {
                     sse.skipped_line(line, offset, size);
                 } else {
@@ -826,15 +813,7 @@ impl State {
         if record.bytes.is_empty() {
             sse.line(record, &mut |event| self.sse_event(parser, event, out));
         } else if record.bytes.trim_ascii() == b"{" {
-            self.document = Some(OpenDocument {
-                bytes: Vec::new(),
-                line: record.line,
-                offset: record.offset,
-                end_line: record.line,
-                size: 0,
-                over_limit: false,
-                depth: BraceDepth::default(),
-            });
+            self.document = Some(Document::new(record.line, record.offset));
             self.document_line(parser, record, out);
         } else if first == Some(&b'{') || !(self.sse_seen || SseParser::is_field_line(record.bytes))
         {
@@ -892,45 +871,18 @@ impl State {
     }
 
     fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
-        let max = self.max_document_bytes as u64;
+        let max = self.max_document_bytes;
         let Some(document) = &mut self.document else {
             return;
         };
-        document.end_line = record.line;
-        document.depth.feed(record.bytes);
-        document.size += record.bytes.len() as u64 + 1;
-        if document.size > max {
-            document.over_limit = true;
-            document.bytes = Vec::new();
-        } else if !document.over_limit {
-            document.bytes.extend_from_slice(record.bytes);
-            document.bytes.push(b'\n');
-        }
-        if !document.depth.closed() {
+        if !document.feed(record, max) {
             return;
         }
         let document = self.document.take().expect("open above");
-        if document.over_limit {
-            out.diagnostics.push(too_large(
-                document.line,
-                document.offset,
-                document.size,
-                true,
-            ));
-            return;
+        match document.record() {
+            Ok((record, span)) => self.json(parser, record, span, None, out),
+            Err(too_large) => out.diagnostics.push(too_large),
         }
-        let record = Record {
-            bytes: &document.bytes,
-            line: document.line,
-            offset: document.offset,
-            terminated: true,
-        };
-        let span = Source {
-            line: document.line,
-            end_line: document.end_line,
-            offset: document.offset,
-        };
-        self.json(parser, record, span, None, out);
     }
 
     /// One parsed record, whatever its kind.
@@ -1571,15 +1523,7 @@ impl State {
 
     fn finish(&mut self, out: &mut Output) {
         if let Some(document) = self.document.take() {
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::Truncated,
-                document.line,
-                document.offset,
-                format!(
-                    "input ends inside the JSON document that starts here (lines {}-{})",
-                    document.line, document.end_line
-                ),
-            ));
+            out.diagnostics.push(document.truncated());
         }
         let open = self.streaming || !self.choices.is_empty() || !self.items.is_empty();
         self.flush(false, &mut out.items, &mut out.diagnostics);
