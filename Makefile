@@ -42,7 +42,7 @@ read-memory: ## Max RSS of agx check and stats on a ~1 GB transcript (AGX_READ_M
 	bash scripts/read-memory.sh
 
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
-FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked decode_event
+FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked openai_chunked decode_event
 FUZZ_SECONDS ?= 60
 
 .PHONY: fuzz-build

@@ -2,7 +2,7 @@
 //! run.
 //!
 //! For each provider it generates a realistic stream in memory with a deterministic, seeded
-//! generator (`claude_stream`, `codex_stream`, `gemini_stream`, `copilot_stream`, sharing
+//! generator (`claude_stream`, `codex_stream`, `gemini_stream`, `copilot_stream`, `openai_stream`, sharing
 //! `gen_common`; about 200 MB each, set `AGX_BENCH_MB` for another size), then times five
 //! modes over it, interleaved repetition by repetition so host noise lands on all of them
 //! alike (`performance.md`: compare ratios taken in the same run, medians of at least 9
@@ -32,6 +32,8 @@ mod copilot_stream;
 mod gemini_stream;
 #[path = "gen_common/mod.rs"]
 mod gen_common;
+#[path = "openai_stream/mod.rs"]
+mod openai_stream;
 #[path = "typed/mod.rs"]
 mod typed;
 
@@ -71,7 +73,8 @@ fn simd_borrowed(input: &[u8]) -> usize {
     let mut ok = 0;
     for line in lines(input) {
         scratch.clear();
-        scratch.extend_from_slice(line);
+        // SSE (OpenAI): the JSON is the `data:` value; other SSE lines fail fast, as in agx.
+        scratch.extend_from_slice(line.strip_prefix(b"data: ").unwrap_or(line));
         if let Ok(value) = simd_json::to_borrowed_value_with_buffers(&mut scratch, &mut buffers) {
             ok += 1;
             black_box(&value);
@@ -128,11 +131,12 @@ fn median(times: &mut [Duration]) -> Duration {
 type Generate = fn(usize, u64) -> Vec<u8>;
 
 /// The stream generator of each provider, in the order they run.
-const GENERATORS: [(Provider, Generate); 4] = [
+const GENERATORS: [(Provider, Generate); 5] = [
     (Provider::Claude, claude_stream::claude_stream),
     (Provider::Codex, codex_stream::codex_stream),
     (Provider::Gemini, gemini_stream::gemini_stream),
     (Provider::Copilot, copilot_stream::copilot_stream),
+    (Provider::OpenAi, openai_stream::openai_stream),
 ];
 
 /// The five modes, in table order.

@@ -20,8 +20,8 @@ transcripts=(corpus/transcript/**/*.jsonl)
 
 # <provider>_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks,
 # whole), seeded from that provider's fixtures.
-for provider in claude codex gemini copilot; do
-  fixtures=(corpus/"$provider"/**/*.jsonl corpus/"$provider"/**/*.json)
+for provider in claude codex gemini copilot openai; do
+  fixtures=(corpus/"$provider"/**/*.jsonl corpus/"$provider"/**/*.json corpus/"$provider"/**/*.sse)
   seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
   seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
   seed "${provider}_chunked" whole '\x07\x00' "${fixtures[@]}"

@@ -266,6 +266,24 @@ struct CopilotResult<'a> {
     detailed_content: Option<Cow<'a, str>>,
 }
 
+/// OpenAI Responses events and request bodies: the fields a normalizer reads.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct OpenAiEvent<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    delta: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    response: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+}
+
 /// The typed parse of `provider`'s lines; the count of lines that parsed.
 pub(crate) fn parse<'a>(
     provider: agx::normalize::Provider,
@@ -277,5 +295,9 @@ pub(crate) fn parse<'a>(
         Provider::Codex => typed::<CodexLine<'a>>(lines),
         Provider::Gemini => typed::<GeminiLine<'a>>(lines),
         Provider::Copilot => typed::<CopilotLine<'a>>(lines),
+        // SSE: the JSON is each `data:` value.
+        Provider::OpenAi => typed::<OpenAiEvent<'a>>(
+            lines.map(|line: &'a [u8]| line.strip_prefix(b"data: ").unwrap_or(line)),
+        ),
     }
 }

@@ -49,6 +49,7 @@ enum ProviderArg {
     Codex,
     Gemini,
     Copilot,
+    Openai,
 }
 
 /// How much output auto-detection looks at before it decides.
@@ -66,6 +67,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         ProviderArg::Codex => Provider::Codex,
         ProviderArg::Gemini => Provider::Gemini,
         ProviderArg::Copilot => Provider::Copilot,
+        ProviderArg::Openai => Provider::OpenAi,
         ProviderArg::Auto => loop {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;

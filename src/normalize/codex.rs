@@ -995,7 +995,7 @@ fn changes(raw: Option<&Value>) -> Value {
 }
 
 /// An argv as one shell command line, quoting only what needs it.
-fn shell_join(argv: &[Value]) -> String {
+pub(crate) fn shell_join(argv: &[Value]) -> String {
     let quote = |arg: &str| {
         let plain = !arg.is_empty()
             && arg

@@ -4,7 +4,8 @@
 //! a chunk boundary inside a multi-byte character, or a raw U+2028 inside a JSON string
 //! (which text-based line readers treat as a line break), cannot split a record. One CR
 //! before the LF is dropped, a UTF-8 byte order mark at the start of the stream is dropped,
-//! and blank records are skipped. A record longer than the limit is skipped up to its LF and
+//! and blank records are skipped (unless the reader asks for them: SSE dispatches on blank
+//! lines, see [`super::sse`]). A record longer than the limit is skipped up to its LF and
 //! reported, so memory is bounded by the limit, not by the input.
 //!
 //! The framer knows nothing of JSON; it hands each record to the adapter with its line
@@ -12,7 +13,7 @@
 
 use memchr::memchr;
 
-use super::Diagnostic;
+use super::{Diagnostic, DiagnosticKind, Source};
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
@@ -62,6 +63,8 @@ impl Frame<'_> {
 #[derive(Debug)]
 pub(crate) struct LineFramer {
     max_record_bytes: usize,
+    /// Hand blank records on too (as empty records) instead of skipping them.
+    keep_blank: bool,
     /// The start of a record whose LF has not arrived yet.
     partial: Vec<u8>,
     /// Line number of the record being read.
@@ -78,11 +81,21 @@ impl LineFramer {
     pub(crate) fn new(max_record_bytes: usize) -> Self {
         LineFramer {
             max_record_bytes,
+            keep_blank: false,
             partial: Vec::new(),
             line: 1,
             record_offset: 0,
             skipping: None,
             position: 0,
+        }
+    }
+
+    /// A framer that hands blank records on as empty records, for formats where a blank
+    /// line means something.
+    pub(crate) fn keeping_blank_lines(max_record_bytes: usize) -> Self {
+        LineFramer {
+            keep_blank: true,
+            ..LineFramer::new(max_record_bytes)
         }
     }
 
@@ -159,7 +172,11 @@ impl LineFramer {
             offset = BOM.len() as u64;
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
+            if self.keep_blank && terminated {
+                bytes = &bytes[..0];
+            } else {
+                return;
+            }
         }
         each(Frame::Record(Record {
             bytes,
@@ -167,6 +184,132 @@ impl LineFramer {
             offset,
             terminated,
         }));
+    }
+}
+
+/// A pretty-printed, multi-line JSON document (Gemini's json mode, an OpenAI response body)
+/// collected record by record until its braces balance. Memory is bounded by the record
+/// limit: past it the bytes are dropped and only counted, and the whole document is reported
+/// as one record too large.
+pub(crate) struct Document {
+    bytes: Vec<u8>,
+    /// Line and offset of the document's first byte; line of its last record so far.
+    pub(crate) line: u64,
+    pub(crate) offset: u64,
+    pub(crate) end_line: u64,
+    /// Bytes collected so far, counted on even after the limit was passed.
+    size: u64,
+    over_limit: bool,
+    depth: BraceDepth,
+}
+
+impl Document {
+    pub(crate) fn new(line: u64, offset: u64) -> Self {
+        Document {
+            bytes: Vec::new(),
+            line,
+            offset,
+            end_line: line,
+            size: 0,
+            over_limit: false,
+            depth: BraceDepth::default(),
+        }
+    }
+
+    /// Adds the next record of the document; true when the document is complete.
+    pub(crate) fn feed(&mut self, record: Record<'_>, max_bytes: usize) -> bool {
+        self.end_line = record.line;
+        self.depth.feed(record.bytes);
+        self.size += record.bytes.len() as u64 + 1;
+        if self.size > max_bytes as u64 {
+            self.over_limit = true;
+            self.bytes = Vec::new();
+        } else if !self.over_limit {
+            self.bytes.extend_from_slice(record.bytes);
+            self.bytes.push(b'\n');
+        }
+        self.depth.closed()
+    }
+
+    /// A record inside the document was over the limit and skipped by the framer.
+    pub(crate) fn skipped(&mut self, size: u64) {
+        self.over_limit = true;
+        self.bytes = Vec::new();
+        self.size += size;
+    }
+
+    /// The complete document as one record, and the lines it spans; the diagnostic instead
+    /// when it was over the limit.
+    pub(crate) fn record(&self) -> Result<(Record<'_>, Source), Diagnostic> {
+        if self.over_limit {
+            return Err(super::tools::too_large(
+                self.line,
+                self.offset,
+                self.size,
+                true,
+            ));
+        }
+        let record = Record {
+            bytes: &self.bytes,
+            line: self.line,
+            offset: self.offset,
+            terminated: true,
+        };
+        let source = Source {
+            line: self.line,
+            end_line: self.end_line,
+            offset: self.offset,
+        };
+        Ok((record, source))
+    }
+
+    /// The diagnostic for an input that ended inside the document.
+    pub(crate) fn truncated(&self) -> Diagnostic {
+        Diagnostic::new(
+            DiagnosticKind::Truncated,
+            self.line,
+            self.offset,
+            format!(
+                "input ends inside the JSON document that starts here (lines {}-{})",
+                self.line, self.end_line
+            ),
+        )
+    }
+}
+
+/// Brace depth of JSON text, strings skipped; fed in pieces. Tells where a pretty-printed,
+/// multi-line JSON document (Gemini's json mode, an OpenAI response body) ends.
+#[derive(Default)]
+struct BraceDepth {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl BraceDepth {
+    fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if byte == b'\\' {
+                    self.escaped = true;
+                } else if byte == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match byte {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn closed(&self) -> bool {
+        self.depth <= 0 && !self.in_string
     }
 }
 
@@ -264,5 +407,14 @@ mod tests {
             frame(input.as_bytes(), 50, 3),
             vec![record(&"y".repeat(50), 1, 0)]
         );
+    }
+
+    #[test]
+    fn brace_depth_skips_strings() {
+        let mut depth = BraceDepth::default();
+        depth.feed(b"{\n  \"a\": \"}}\\\"{\",\n  \"b\": [1, {\"c\": 2}]\n");
+        assert!(!depth.closed());
+        depth.feed(b"}");
+        assert!(depth.closed());
     }
 }

@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::framing::{self, Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
@@ -78,19 +78,18 @@ pub(crate) fn claims_document(document: &Value) -> bool {
             .any(|field| document.get(*field).is_some())
 }
 
-/// Recognises a pretty-printed Gemini json document at the start of `head` (after any
-/// non-JSON lines, such as a credentials notice): the first record that is `{` alone or
-/// `[ERROR] {...`, parsed through to the end of `head`.
-pub(crate) fn detect_document(head: &[u8]) -> bool {
+/// The pretty-printed JSON document at the start of `head` (after any non-JSON lines, such
+/// as a credentials notice): the first record that is `{` alone or `[ERROR] {...`, parsed
+/// through to the end of `head`. Detection asks each provider whether it is theirs.
+pub(crate) fn leading_document(head: &[u8]) -> Option<Value> {
     let mut at = 0;
     for line in head.split_inclusive(|b| *b == b'\n') {
         if let Some(start) = document_start(line) {
-            let document = &head[at + start..];
-            return serde_json::from_slice::<Value>(document).is_ok_and(|d| claims_document(&d));
+            return serde_json::from_slice::<Value>(&head[at + start..]).ok();
         }
         at += line.len();
     }
-    false
+    None
 }
 
 /// Where a document starts in a record that opens one: `{` alone, or after `[ERROR] `.
@@ -272,51 +271,9 @@ struct OpenText {
 
 /// A pretty-printed json document being collected, line by line.
 struct OpenDocument {
-    bytes: Vec<u8>,
-    line: u64,
-    offset: u64,
-    end_line: u64,
+    document: framing::Document,
     /// Printed after `[ERROR] `: a fatal error whatever the document says.
     error_prefix: bool,
-    /// Bytes collected so far, counted on even after the limit was passed.
-    size: u64,
-    over_limit: bool,
-    depth: BraceDepth,
-}
-
-/// Brace depth of JSON text, strings skipped; fed in pieces.
-#[derive(Default)]
-struct BraceDepth {
-    depth: i64,
-    in_string: bool,
-    escaped: bool,
-}
-
-impl BraceDepth {
-    fn feed(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                } else if byte == b'\\' {
-                    self.escaped = true;
-                } else if byte == b'"' {
-                    self.in_string = false;
-                }
-            } else {
-                match byte {
-                    b'"' => self.in_string = true,
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => self.depth -= 1,
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    fn closed(&self) -> bool {
-        self.depth <= 0 && !self.in_string
-    }
 }
 
 struct State {
@@ -353,14 +310,8 @@ impl State {
                     self.flush_text(&mut out.items);
                     let error_prefix = record.bytes[..start].trim_ascii() == b"[ERROR]";
                     self.document = Some(OpenDocument {
-                        bytes: Vec::new(),
-                        line: record.line,
-                        offset: record.offset + start as u64,
-                        end_line: record.line,
+                        document: framing::Document::new(record.line, record.offset + start as u64),
                         error_prefix,
-                        size: 0,
-                        over_limit: false,
-                        depth: BraceDepth::default(),
                     });
                     let rest = Record {
                         bytes: &record.bytes[start..],
@@ -527,54 +478,20 @@ impl State {
 
     fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let max = self.max_document_bytes;
-        let Some(document) = &mut self.document else {
+        let Some(open) = &mut self.document else {
             return;
         };
-        document.end_line = record.line;
-        document.depth.feed(record.bytes);
-        document.size += record.bytes.len() as u64 + 1;
-        if document.size > max as u64 {
-            document.over_limit = true;
-            document.bytes = Vec::new();
-        } else {
-            document.bytes.extend_from_slice(record.bytes);
-            document.bytes.push(b'\n');
-        }
-        if document.depth.closed() {
-            let document = self.document.take().expect("open above");
-            self.close_document(parser, document, out);
-        }
-    }
-
-    fn close_document(
-        &mut self,
-        parser: &mut JsonParser,
-        document: OpenDocument,
-        out: &mut Output,
-    ) {
-        if document.over_limit {
-            out.diagnostics.push(too_large(
-                document.line,
-                document.offset,
-                document.size,
-                true,
-            ));
+        if !open.document.feed(record, max) {
             return;
         }
-        let record = Record {
-            bytes: &document.bytes,
-            line: document.line,
-            offset: document.offset,
-            terminated: true,
-        };
-        let source = Source {
-            line: document.line,
-            end_line: document.end_line,
-            offset: document.offset,
+        let open = self.document.take().expect("open above");
+        let (record, source) = match open.document.record() {
+            Ok(found) => found,
+            Err(too_large) => return out.diagnostics.push(too_large),
         };
         let Output { items, diagnostics } = out;
         parser.parse::<DocumentShape, _>(record, diagnostics, |parsed, _| {
-            self.document(parsed, document.error_prefix, source, items)
+            self.document(parsed, open.error_prefix, source, items)
         });
     }
 
@@ -661,16 +578,8 @@ impl State {
             ));
         }
         self.flush_text(&mut out.items);
-        if let Some(document) = self.document.take() {
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::Truncated,
-                document.line,
-                document.offset,
-                format!(
-                    "input ends inside the JSON document that starts here (lines {}-{})",
-                    document.line, document.end_line
-                ),
-            ));
+        if let Some(open) = self.document.take() {
+            out.diagnostics.push(open.document.truncated());
         }
         self.tools.report_dangling(&mut out.diagnostics);
         if !self.saw_terminal {
@@ -740,14 +649,5 @@ mod tests {
         assert_eq!(document_start(b"[ERROR] {\"error\":{}}"), Some(8));
         assert_eq!(document_start(b"{\"type\":\"init\"}"), None);
         assert_eq!(document_start(b"[ERROR] boom"), None);
-    }
-
-    #[test]
-    fn brace_depth_skips_strings() {
-        let mut depth = BraceDepth::default();
-        depth.feed(b"{\n  \"a\": \"}}\\\"{\",\n  \"b\": [1, {\"c\": 2}]\n");
-        assert!(!depth.closed());
-        depth.feed(b"}");
-        assert!(depth.closed());
     }
 }

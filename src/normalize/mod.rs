@@ -21,7 +21,9 @@
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`), [`codex`] (Codex CLI
 //! `exec --json`, all three generations), [`gemini`] (Gemini CLI `--output-format
-//! stream-json` and `json`), [`copilot`] (Copilot CLI `-p --output-format json`).
+//! stream-json` and `json`), [`copilot`] (Copilot CLI `-p --output-format json`), [`openai`]
+//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
+//! any compatible server).
 
 pub mod claude;
 pub mod codex;
@@ -31,6 +33,8 @@ pub mod events;
 mod framing;
 pub mod gemini;
 mod json;
+pub mod openai;
+mod sse;
 mod tools;
 
 use std::fmt;
@@ -54,15 +58,20 @@ pub enum Provider {
     Gemini,
     /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`.
     Copilot,
+    /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
+    /// bodies, SSE streams, request bodies.
+    #[serde(rename = "openai")]
+    OpenAi,
 }
 
 impl Provider {
     /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 5] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
+        Provider::OpenAi,
     ];
 
     /// Lower-case name used on the command line and in transcripts.
@@ -72,6 +81,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
+            Provider::OpenAi => "openai",
         }
     }
 
@@ -82,11 +92,14 @@ impl Provider {
             Provider::Codex => Box::new(codex::normalizer(options)),
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
+            Provider::OpenAi => Box::new(openai::normalizer(options)),
         }
     }
 
     /// Guesses the provider from the first bytes of its output: the first complete JSON
-    /// record that some adapter recognizes decides. `None` when nothing fits (yet).
+    /// record that some adapter recognizes decides; else an SSE stream (OpenAI's, by its
+    /// first `data` record); else a pretty-printed document (Gemini's json mode, an OpenAI
+    /// body). `None` when nothing fits (yet).
     pub fn detect(head: &[u8]) -> Option<Provider> {
         let complete = &head[..head
             .iter()
@@ -98,8 +111,17 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
-            // Gemini's `--output-format json` is one pretty-printed, multi-line document.
-            .or_else(|| gemini::detect_document(complete).then_some(Provider::Gemini))
+            .or_else(|| openai::detect_sse(complete).then_some(Provider::OpenAi))
+            // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
+            // is asked first; Gemini's `--output-format json` has no such marker.
+            .or_else(|| {
+                let document = gemini::leading_document(complete)?;
+                if openai::claims(&document) {
+                    Some(Provider::OpenAi)
+                } else {
+                    gemini::claims_document(&document).then_some(Provider::Gemini)
+                }
+            })
     }
 
     fn claims(self, record: &Value) -> bool {
@@ -108,6 +130,7 @@ impl Provider {
             Provider::Codex => codex::claims(record),
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
+            Provider::OpenAi => openai::claims(record),
         }
     }
 }
@@ -241,6 +264,8 @@ pub enum DiagnosticKind {
     MissingTerminal,
     /// A block assembled from partial-message deltas differs from the consolidated copy.
     StreamMismatch,
+    /// A tool call's final arguments are not valid JSON; kept as the raw string.
+    InvalidToolInput,
 }
 
 impl DiagnosticKind {
@@ -260,6 +285,7 @@ impl DiagnosticKind {
             DiagnosticKind::OrphanToolResult => "orphan-tool-result",
             DiagnosticKind::MissingTerminal => "missing-terminal",
             DiagnosticKind::StreamMismatch => "stream-mismatch",
+            DiagnosticKind::InvalidToolInput => "invalid-tool-input",
         }
     }
 
@@ -271,7 +297,8 @@ impl DiagnosticKind {
             | DiagnosticKind::IncompleteBlock
             | DiagnosticKind::DanglingToolUse
             | DiagnosticKind::MissingTerminal
-            | DiagnosticKind::StreamMismatch => Severity::Warning,
+            | DiagnosticKind::StreamMismatch
+            | DiagnosticKind::InvalidToolInput => Severity::Warning,
             _ => Severity::Error,
         }
     }

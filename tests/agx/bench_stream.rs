@@ -12,6 +12,8 @@ mod copilot_stream;
 mod gemini_stream;
 #[path = "../../benches/gen_common/mod.rs"]
 mod gen_common;
+#[path = "../../benches/openai_stream/mod.rs"]
+mod openai_stream;
 
 use std::collections::HashSet;
 
@@ -125,5 +127,16 @@ fn generated_copilot_stream_normalizes_cleanly() {
     assert!(
         (0.4..0.95).contains(&deltas),
         "message_delta share {deltas}"
+    );
+}
+
+#[test]
+fn generated_openai_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::OpenAi, openai_stream::openai_stream, &kinds);
+    let deltas = share(&input, b"data: {\"type\":\"response.output_text.delta\"");
+    assert!(
+        (0.15..0.5).contains(&deltas),
+        "output_text.delta share {deltas}"
     );
 }

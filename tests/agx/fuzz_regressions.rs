@@ -63,7 +63,10 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
     let fixtures = files(&format!("corpus/{provider}"), "");
     let fixtures: Vec<_> = fixtures
         .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+        })
         .collect();
     assert!(
         fixtures.len() >= 15,

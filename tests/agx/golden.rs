@@ -376,6 +376,11 @@ fn copilot() {
     golden(Provider::Copilot);
 }
 
+#[test]
+fn openai() {
+    golden(Provider::OpenAi);
+}
+
 /// `make golden` can leave snapshots of deleted or renamed fixtures behind; they must go.
 #[test]
 fn no_snapshot_without_a_fixture() {

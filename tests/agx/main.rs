@@ -10,6 +10,7 @@ mod gemini_copilot;
 mod golden;
 mod model;
 mod normalize;
+mod openai;
 mod read;
 mod record;
 mod transcript;

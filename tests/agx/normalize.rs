@@ -160,7 +160,7 @@ fn cli_exit_codes_and_diagnostics() {
 
     let unknown = agx(&["normalize", "corpus/transcript/ok/plain-run.jsonl"]);
     assert_eq!(unknown.status.code(), Some(2));
-    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"agx: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot)");
+    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"agx: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai)");
 }
 
 /// Runs a jq program over a transcript and returns its output as JSON values.

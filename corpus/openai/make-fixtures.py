@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""Writes every fixture of corpus/openai/ (deterministic). SSE framing is byte-exact (blank
+lines, CR LF, missing final LF), which editors damage, so the files are generated; edit here
+and re-run `python3 corpus/openai/make-fixtures.py`."""
+import json, os
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+MODEL = "gpt-4.1-2025-04-14"
+
+
+def c(obj):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def write(name, text):
+    with open(os.path.join(ROOT, name), "wb") as f:
+        f.write(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def sse(records, done=True, nl="\n"):
+    out = []
+    for r in records:
+        if isinstance(r, str):
+            out.append(r + nl)  # a raw line (comment, keep-alive, ...)
+        else:
+            out.append("data: " + c(r) + nl + nl)
+    if done:
+        out.append("data: [DONE]" + nl + nl)
+    return "".join(out)
+
+
+def events(records):
+    """Responses API: `event: <type>` + `data: {...}` per event."""
+    return "".join(f"event: {r['type']}\ndata: {c(r)}\n\n" for r in records)
+
+
+def chunk(cid, delta, finish=None, index=0, model=MODEL, usage="absent", **extra):
+    r = {"id": cid, "object": "chat.completion.chunk", "created": 1767225600, "model": model,
+         "system_fingerprint": "fp_b3f1157249",
+         "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    if usage != "absent":
+        r["usage"] = usage
+    r.update(extra)
+    return r
+
+
+def usage_chunk(cid, usage, model=MODEL):
+    return {"id": cid, "object": "chat.completion.chunk", "created": 1767225600, "model": model,
+            "system_fingerprint": "fp_b3f1157249", "choices": [], "usage": usage}
+
+
+def u(prompt, completion, cached=0, reasoning=0):
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0}}
+
+
+def text_deltas(cid, text, size=9, **kw):
+    return [chunk(cid, {"content": text[i:i + size]}, **kw) for i in range(0, len(text), size)]
+
+
+def call_deltas(cid, index, call_id, name, args, size=7, first_id_only=True):
+    out = [chunk(cid, {"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                        "function": {"name": name, "arguments": ""}}]})]
+    for i in range(0, len(args), size):
+        tc = {"index": index, "function": {"arguments": args[i:i + size]}}
+        if not first_id_only:
+            tc["id"] = call_id
+        out.append(chunk(cid, {"tool_calls": [tc]}))
+    return out
+
+
+SHELL_ARGS = c({"command": "find src -name '*.rs' | wc -l"})
+
+# --- the shared scenario: the final request (whole history) + the final response ---------
+request = {"model": MODEL, "messages": [
+    {"role": "system", "content": "You are a coding agent. Use the shell tool to inspect the repository."},
+    {"role": "user", "content": "How many Rust files are in src?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_Vq3kTz8mN1pR6sWx2yLb4cDe", "type": "function",
+         "function": {"name": "shell", "arguments": SHELL_ARGS}}]},
+    {"role": "tool", "tool_call_id": "call_Vq3kTz8mN1pR6sWx2yLb4cDe", "content": "12\n"}],
+    "tools": [{"type": "function", "function": {"name": "shell", "parameters": {
+        "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}]}
+response = {"id": "chatcmpl-C3xQ9aZr7bY2mK5nL8pT1vW4", "object": "chat.completion", "created": 1767225612,
+            "model": MODEL, "choices": [{"index": 0, "message": {
+                "role": "assistant", "content": "There are 12 Rust files in src.", "refusal": None,
+                "annotations": []}, "logprobs": None, "finish_reason": "stop"}],
+            "usage": u(412, 11, cached=256), "service_tier": "default",
+            "system_fingerprint": "fp_b3f1157249"}
+write("ok/shared-scenario-shell-command.jsonl", c(request) + "\n" + c(response) + "\n")
+
+# --- a non-streaming body, pretty-printed, with cached and reasoning tokens ---------------
+body = {"id": "chatcmpl-C3xR2bWq8cX3nL6oM9qU2wX5", "object": "chat.completion", "created": 1767225700,
+        "model": "o4-mini-2025-04-16", "choices": [{"index": 0, "message": {
+            "role": "assistant", "content": "I'll read both files.", "refusal": None,
+            "tool_calls": [
+                {"id": "call_A1", "type": "function", "function": {"name": "read_file", "arguments": c({"path": "src/lib.rs"})}},
+                {"id": "call_B2", "type": "function", "function": {"name": "read_file", "arguments": c({"path": "src/main.rs"})}}]},
+            "logprobs": None, "finish_reason": "tool_calls"}],
+        "usage": u(5120, 230, cached=4096, reasoning=192), "service_tier": "default",
+        "system_fingerprint": None}
+write("ok/vercel-4335-cached-and-reasoning-tokens-in-usage.json", json.dumps(body, indent=2) + "\n")
+
+# --- Ollama: finish_reason null on a complete body (pydantic-ai #6610) --------------------
+write("ok/pydantic-6610-ollama-null-finish-reason.json", c({
+    "id": "chatcmpl-417", "object": "chat.completion", "created": 1767225800, "model": "qwen3:8b",
+    "system_fingerprint": "fp_ollama", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": "Paris is the capital of France."}, "finish_reason": None}],
+    "usage": {"prompt_tokens": 14, "completion_tokens": 8, "total_tokens": 22}}) + "\n")
+
+# --- SSE framing: comments, keep-alives, multi-line data, id/retry, CRLF ------------------
+cid = "chatcmpl-C3xS5cXr9dY4oM7pN0rV3xY6"
+first = chunk(cid, {"role": "assistant", "content": "", "refusal": None})
+second = chunk(cid, {"content": "Hello → wörld, "})
+pretty = json.dumps(chunk(cid, {"content": "split across data lines."}), indent=1).split("\n")
+framing = (": OPENROUTER PROCESSING\r\n\r\n" + "retry: 3000\r\n" + "id: 1\r\n"
+           + "data: " + c(first) + "\r\n\r\n"
+           + ": ping\r\n\r\n"
+           + "data: :ping\r\n\r\n"
+           + "data:\r\n\r\n"
+           + "id: 2\r\ndata: " + c(second) + "\r\n\r\n"
+           + "".join("data: " + line + "\r\n" for line in pretty) + "\r\n"
+           + "data: " + c(chunk(cid, {}, finish="stop")) + "\r\n\r\n"
+           + "data: " + c(usage_chunk(cid, u(21, 9))) + "\r\n\r\n"
+           + "data: [DONE]\r\n\r\n")
+write("ok/sse-framing-comments-keepalives-multiline-crlf.sse", framing)
+
+# --- parallel calls interleaved by index, final usage-only chunk --------------------------
+cid = "chatcmpl-C3xT7dYs0eZ5pN8qO1sW4yZ7"
+a, b = c({"location": "Paris, France", "unit": "celsius"}), c({"location": "Tokyo, Japan", "unit": "celsius"})
+recs = [chunk(cid, {"role": "assistant", "content": None})]
+recs += [chunk(cid, {"tool_calls": [{"index": 0, "id": "call_P1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]})]
+recs += [chunk(cid, {"tool_calls": [{"index": 1, "id": "call_T2", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]})]
+for i in range(0, max(len(a), len(b)), 6):
+    if a[i:i + 6]:
+        recs.append(chunk(cid, {"tool_calls": [{"index": 0, "function": {"arguments": a[i:i + 6]}}]}))
+    if b[i:i + 6]:
+        recs.append(chunk(cid, {"tool_calls": [{"index": 1, "function": {"arguments": b[i:i + 6]}}]}))
+recs += [chunk(cid, {}, finish="tool_calls"), usage_chunk(cid, u(88, 52))]
+write("ok/parallel-tool-calls-interleaved-by-index.sse", sse(recs))
+
+# --- litellm #2716: content deltas before the tool-call deltas ----------------------------
+cid = "chatcmpl-2716"
+recs = [chunk(cid, {"role": "assistant", "content": ""})]
+recs += text_deltas(cid, "Let me look that up for you.")
+recs += call_deltas(cid, 0, "call_2716a", "search_docs", c({"query": "stream_chunk_builder tool_calls"}))
+recs += [chunk(cid, {}, finish="tool_calls"), usage_chunk(cid, u(120, 40))]
+write("ok/litellm-2716-content-before-tool-calls.sse", sse(recs))
+
+# --- litellm #7621: Groq sends each parallel call whole, every one at index 0 -------------
+cid = "chatcmpl-7621"
+recs = [chunk(cid, {"role": "assistant"}, model="llama-3.3-70b-versatile")]
+for n, city in enumerate(["Paris", "Berlin", "Rome"]):
+    recs.append(chunk(cid, {"tool_calls": [{"index": 0, "id": f"call_groq{n}", "type": "function",
+                                             "function": {"name": "get_weather", "arguments": c({"city": city})}}]},
+                      model="llama-3.3-70b-versatile"))
+recs.append(chunk(cid, {}, finish="tool_calls", model="llama-3.3-70b-versatile",
+                  x_groq={"id": "req_01k0", "usage": {"queue_time": 0.1, "prompt_tokens": 240, "completion_tokens": 60, "total_tokens": 300}}))
+write("ok/litellm-7621-parallel-calls-one-chunk-each.sse", sse(recs))
+
+# --- litellm #20711: only the first fragment of a call carries its id ---------------------
+cid = "chatcmpl-20711"
+args = c({"path": "src/normalize/openai.rs", "start_line": 1, "end_line": 400, "reason": "read the adapter before changing it"})
+recs = [chunk(cid, {"role": "assistant", "content": None})]
+recs += call_deltas(cid, 0, "call_20711", "read_file", args, size=4)
+recs += [chunk(cid, {}, finish="tool_calls"), usage_chunk(cid, u(300, 70))]
+write("ok/litellm-20711-id-only-on-first-fragment.sse", sse(recs))
+
+# --- usage with cached tokens in the final streamed chunk (litellm #5364) -----------------
+cid = "chatcmpl-5364"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, usage=None)]
+recs += text_deltas(cid, "Cached prompts are cheaper.", usage=None)
+recs += [chunk(cid, {}, finish="stop", usage=None), usage_chunk(cid, u(2006, 300, cached=1920))]
+write("ok/litellm-5364-cached-tokens-in-streamed-usage.sse", sse(recs))
+
+# --- no stream_options.include_usage: no usage chunk at all (litellm #23847) --------------
+cid = "chatcmpl-23847"
+recs = [chunk(cid, {"role": "assistant", "content": ""})] + text_deltas(cid, "No usage was asked for.") + [chunk(cid, {}, finish="stop")]
+write("ok/litellm-23847-stream-without-usage-chunk.sse", sse(recs))
+
+# --- DeepSeek reasoning_content (litellm #29518) ------------------------------------------
+cid = "8d1f2a3b-29518"
+M = "deepseek-reasoner"
+recs = [chunk(cid, {"role": "assistant", "content": None, "reasoning_content": ""}, model=M)]
+for piece in ["The user asks 2+2. ", "Basic arithmetic: ", "4."]:
+    recs.append(chunk(cid, {"content": None, "reasoning_content": piece}, model=M))
+for piece in ["2 + 2 ", "= 4."]:
+    recs.append(chunk(cid, {"content": piece, "reasoning_content": None}, model=M))
+recs.append(chunk(cid, {"content": "", "reasoning_content": None}, finish="stop", model=M,
+                  usage={"prompt_tokens": 13, "completion_tokens": 40, "total_tokens": 53,
+                         "prompt_tokens_details": {"cached_tokens": 0},
+                         "completion_tokens_details": {"reasoning_tokens": 31},
+                         "prompt_cache_hit_tokens": 0, "prompt_cache_miss_tokens": 13}))
+write("ok/litellm-29518-reasoning-content-to-thinking.sse", sse(recs))
+
+# --- vLLM `reasoning`, with a chunk carrying both fields at the switch (litellm #15233) ----
+cid = "chatcmpl-15233"
+M = "Qwen/Qwen3-32B"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, model=M),
+        chunk(cid, {"reasoning": "Need a short greeting"}, model=M),
+        chunk(cid, {"reasoning": " in French."}, model=M),
+        chunk(cid, {"reasoning": "", "content": "Bonjour"}, model=M),
+        chunk(cid, {"content": " !"}, model=M),
+        chunk(cid, {}, finish="stop", model=M)]
+write("ok/litellm-15233-reasoning-stays-out-of-content.sse", sse(recs))
+
+# --- Ollama `delta.reasoning` (rust-genai #106) -------------------------------------------
+cid = "chatcmpl-106"
+M = "gpt-oss:20b"
+recs = [chunk(cid, {"role": "assistant", "content": "", "reasoning": "User wants a haiku."}, model=M),
+        chunk(cid, {"role": "assistant", "content": "", "reasoning": " Five-seven-five."}, model=M),
+        chunk(cid, {"role": "assistant", "content": "Autumn moonlight—\na worm digs silently\ninto the chestnut."}, model=M),
+        chunk(cid, {"role": "assistant", "content": ""}, finish="stop", model=M)]
+write("ok/rust-genai-106-ollama-delta-reasoning.sse", sse(recs))
+
+# --- a whole tool call in one chunk, no `index` (rust-genai #46; bare JSONL of chunks) -----
+cid = "chatcmpl-46"
+M = "llama3.1:8b"
+recs = [chunk(cid, {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_ollama46", "type": "function", "function": {"name": "get_time", "arguments": c({"timezone": "Europe/Paris"})}}]}, model=M),
+        chunk(cid, {"role": "assistant", "content": ""}, finish="tool_calls", model=M)]
+for r in recs:
+    del r["system_fingerprint"]
+write("ok/rust-genai-46-whole-tool-call-without-index.jsonl", "".join(c(r) + "\n" for r in recs))
+
+# --- OpenRouter reasoning_details with a signature (OpenRouterTeam/ai-sdk-provider #423) ---
+cid = "gen-1767225900-423"
+M = "anthropic/claude-sonnet-4"
+recs = [": OPENROUTER PROCESSING\n",
+        chunk(cid, {"role": "assistant", "content": "", "reasoning": "Check the units first.",
+                    "reasoning_details": [{"type": "reasoning.text", "text": "Check the units first.", "format": "anthropic-claude-v1", "index": 0}]}, model=M),
+        chunk(cid, {"role": "assistant", "content": "", "reasoning": None,
+                    "reasoning_details": [{"type": "reasoning.text", "signature": "EqQBCkYIBxgCKkDk4fS1g", "format": "anthropic-claude-v1", "index": 0}]}, model=M),
+        chunk(cid, {"role": "assistant", "content": "It is 21 °C."}, model=M),
+        chunk(cid, {"role": "assistant", "content": ""}, finish="stop", model=M, native_finish_reason="end_turn",
+              usage={"prompt_tokens": 40, "completion_tokens": 25, "total_tokens": 65, "prompt_tokens_details": {"cached_tokens": 0}})]
+write("ok/openrouter-423-reasoning-details-signature.sse", sse(recs))
+
+# --- a tool call without arguments (vercel/ai #2103) --------------------------------------
+cid = "chatcmpl-2103"
+recs = [chunk(cid, {"role": "assistant", "content": None, "tool_calls": [
+            {"index": 0, "id": "call_noargs", "type": "function", "function": {"name": "get_current_time", "arguments": ""}}]}),
+        chunk(cid, {}, finish="tool_calls")]
+write("ok/vercel-2103-no-argument-tool-call.sse", sse(recs))
+
+# --- cut off after arguments that already parse (vercel/ai PR #13172) ---------------------
+cid = "chatcmpl-13172"
+recs = [chunk(cid, {"role": "assistant", "content": None})]
+recs += call_deltas(cid, 0, "call_13172", "delete_path", c({"path": "build"}), size=5)
+write("ok/vercel-13172-parsable-prefix-is-not-complete.sse", sse(recs, done=False))
+
+# --- cut off mid-call: unparsable arguments ------------------------------------------------
+cid = "chatcmpl-cut"
+recs = [chunk(cid, {"role": "assistant", "content": ""})] + text_deltas(cid, "Writing the file now.")
+recs += call_deltas(cid, 0, "call_cut", "write_file", c({"path": "notes.md", "content": "# Notes\n\nFirst line"})[:30], size=6)
+write("ok/stream-cut-mid-tool-call.sse", sse(recs, done=False))
+
+# --- final arguments that are not JSON ----------------------------------------------------
+cid = "chatcmpl-badargs"
+recs = [chunk(cid, {"role": "assistant", "content": None})]
+recs += call_deltas(cid, 0, "call_badargs", "shell", '{"command": "ls -la", }', size=8)
+recs += [chunk(cid, {}, finish="tool_calls")]
+write("ok/tool-arguments-not-json.sse", sse(recs))
+
+# --- an error object mid-stream with HTTP 200 (OpenRouter) --------------------------------
+cid = "gen-1767226000-err"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, model="openai/gpt-4o")]
+recs += text_deltas(cid, "The answer starts here and", model="openai/gpt-4o")
+recs += [{"id": cid, "object": "chat.completion.chunk", "created": 1767226001, "model": "openai/gpt-4o",
+          "provider": "OpenAI", "error": {"code": 502, "message": "Provider returned error", "metadata": {"provider_name": "OpenAI"}},
+          "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}]
+write("ok/in-stream-error-object-http-200.sse", sse(recs))
+
+# --- Responses API ------------------------------------------------------------------------
+RID = "resp_68af1c2e9f3481a2b7c4d5e6f7a8b9c0"
+RM = "o4-mini-2025-04-16"
+seq = [0]
+
+
+def ev(kind, **fields):
+    seq[0] += 1
+    r = {"type": kind, "sequence_number": seq[0]}
+    r.update(fields)
+    return r
+
+
+def resp(status, output, usage=None, **extra):
+    r = {"id": RID, "object": "response", "created_at": 1767226100, "status": status, "error": None,
+         "incomplete_details": None, "model": RM, "output": output, "parallel_tool_calls": True,
+         "usage": usage}
+    r.update(extra)
+    return r
+
+
+def ru(inp, out, cached=0, reasoning=0):
+    return {"input_tokens": inp, "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens": out, "output_tokens_details": {"reasoning_tokens": reasoning},
+            "total_tokens": inp + out}
+
+
+rs = {"id": "rs_01", "type": "reasoning", "summary": [{"type": "summary_text", "text": "**Plan**\n\nList the files, then count."}], "encrypted_content": "gAAAAABo1aS-enc01"}
+msg = {"id": "msg_02", "type": "message", "status": "completed", "role": "assistant",
+       "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": "I'll count them with find."}]}
+fc = {"id": "fc_03", "type": "function_call", "status": "completed", "arguments": SHELL_ARGS,
+      "call_id": "call_R3sp0nses", "name": "shell"}
+seq[0] = -1
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.in_progress", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "rs_01", "type": "reasoning", "summary": []}),
+        ev("response.reasoning_summary_part.added", item_id="rs_01", output_index=0, summary_index=0, part={"type": "summary_text", "text": ""}),
+        ev("response.reasoning_summary_text.delta", item_id="rs_01", output_index=0, summary_index=0, delta="**Plan**\n\n"),
+        ev("response.reasoning_summary_text.delta", item_id="rs_01", output_index=0, summary_index=0, delta="List the files, then count."),
+        ev("response.reasoning_summary_text.done", item_id="rs_01", output_index=0, summary_index=0, text="**Plan**\n\nList the files, then count."),
+        ev("response.reasoning_summary_part.done", item_id="rs_01", output_index=0, summary_index=0, part={"type": "summary_text", "text": "**Plan**\n\nList the files, then count."}),
+        ev("response.output_item.done", output_index=0, item=rs),
+        ev("response.output_item.added", output_index=1, item={"id": "msg_02", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.content_part.added", item_id="msg_02", output_index=1, content_index=0, part={"type": "output_text", "annotations": [], "text": ""}),
+        ev("response.output_text.delta", item_id="msg_02", output_index=1, content_index=0, delta="I'll count them", logprobs=[]),
+        ev("response.output_text.delta", item_id="msg_02", output_index=1, content_index=0, delta=" with find.", logprobs=[]),
+        ev("response.output_text.done", item_id="msg_02", output_index=1, content_index=0, text="I'll count them with find.", logprobs=[]),
+        ev("response.content_part.done", item_id="msg_02", output_index=1, content_index=0, part={"type": "output_text", "annotations": [], "text": "I'll count them with find."}),
+        ev("response.output_item.done", output_index=1, item=msg),
+        ev("response.output_item.added", output_index=2, item={"id": "fc_03", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_R3sp0nses", "name": "shell"})]
+for i in range(0, len(SHELL_ARGS), 8):
+    recs.append(ev("response.function_call_arguments.delta", item_id="fc_03", output_index=2, delta=SHELL_ARGS[i:i + 8]))
+recs += [ev("response.function_call_arguments.done", item_id="fc_03", output_index=2, arguments=SHELL_ARGS),
+         ev("response.output_item.done", output_index=2, item=fc),
+         ev("response.completed", response=resp("completed", [rs, msg, fc], ru(1200, 180, cached=1024, reasoning=128)))]
+write("ok/responses-stream-reasoning-text-function-call.sse", events(recs))
+
+# The same response as one body (non-streaming), for the streamed == non-streamed check.
+write("ok/responses-object-reasoning-text-function-call.json",
+      json.dumps(resp("completed", [rs, msg, fc], ru(1200, 180, cached=1024, reasoning=128)), indent=2) + "\n")
+
+# --- litellm #27144: arguments only in function_call_arguments.done -----------------------
+seq[0] = -1
+RID = "resp_27144"
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "fc_27144", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_27144", "name": "get_weather"}),
+        ev("response.function_call_arguments.done", item_id="fc_27144", output_index=0, arguments=c({"city": "Lisbon"})),
+        ev("response.completed", response=resp("completed", [], ru(90, 20)))]
+write("ok/litellm-27144-arguments-only-in-done-event.sse", events(recs))
+
+# --- litellm PR #38809: a reasoning item with a signature and no text ---------------------
+seq[0] = -1
+RID = "resp_38809"
+enc = {"id": "rs_38809", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAABo1aS-only-signature"}
+answer = {"id": "msg_38809", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "annotations": [], "text": "Done."}]}
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "rs_38809", "type": "reasoning", "summary": []}),
+        ev("response.output_item.done", output_index=0, item=enc),
+        ev("response.output_item.added", output_index=1, item={"id": "msg_38809", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.output_text.delta", item_id="msg_38809", output_index=1, content_index=0, delta="Done."),
+        ev("response.output_item.done", output_index=1, item=answer),
+        ev("response.completed", response=resp("completed", [enc, answer], ru(50, 70, reasoning=64)))]
+write("ok/litellm-38809-signature-only-reasoning-kept.sse", events(recs))
+
+# --- pydantic-ai #2149: two reasoning items stay two thinking blocks ----------------------
+seq[0] = -1
+RID = "resp_2149"
+r1 = {"id": "rs_2149a", "type": "reasoning", "summary": [{"type": "summary_text", "text": "First idea."}, {"type": "summary_text", "text": "Second part."}]}
+r2 = {"id": "rs_2149b", "type": "reasoning", "summary": [{"type": "summary_text", "text": "After the tool."}]}
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "rs_2149a", "type": "reasoning", "summary": []}),
+        ev("response.reasoning_summary_text.delta", item_id="rs_2149a", output_index=0, summary_index=0, delta="First idea."),
+        ev("response.reasoning_summary_text.delta", item_id="rs_2149a", output_index=0, summary_index=1, delta="Second part."),
+        ev("response.output_item.done", output_index=0, item=r1),
+        ev("response.output_item.added", output_index=1, item={"id": "rs_2149b", "type": "reasoning", "summary": []}),
+        ev("response.reasoning_summary_text.delta", item_id="rs_2149b", output_index=1, summary_index=0, delta="After the tool."),
+        ev("response.output_item.done", output_index=1, item=r2),
+        ev("response.completed", response=resp("completed", [r1, r2], ru(30, 90, reasoning=90)))]
+write("ok/pydantic-2149-separate-reasoning-items.sse", events(recs))
+
+# --- pydantic-ai #7911: response.incomplete (max_output_tokens) ---------------------------
+seq[0] = -1
+RID = "resp_7911"
+part = {"id": "msg_7911", "type": "message", "status": "incomplete", "role": "assistant", "content": [{"type": "output_text", "annotations": [], "text": "The first three steps are"}]}
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "msg_7911", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.output_text.delta", item_id="msg_7911", output_index=0, content_index=0, delta="The first three "),
+        ev("response.output_text.delta", item_id="msg_7911", output_index=0, content_index=0, delta="steps are"),
+        ev("response.output_item.done", output_index=0, item=part),
+        ev("response.incomplete", response=resp("incomplete", [part], ru(60, 16), incomplete_details={"reason": "max_output_tokens"}))]
+write("ok/pydantic-7911-responses-incomplete-max-output-tokens.sse", events(recs))
+
+# --- Responses error event + response.failed ----------------------------------------------
+seq[0] = -1
+RID = "resp_failed"
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "msg_f", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.output_text.delta", item_id="msg_f", output_index=0, content_index=0, delta="Partial answ"),
+        ev("error", code="server_error", message="The server had an error while processing your request.", param=None),
+        ev("response.failed", response=resp("failed", [], None, error={"code": "server_error", "message": "The server had an error while processing your request."}))]
+write("ok/responses-error-event-and-failed.sse", events(recs))
+
+# --- Responses request with function_call_output + the final response body ----------------
+RID = "resp_req"
+req = {"model": RM, "instructions": "You are a coding agent.", "input": [
+    {"role": "user", "content": [{"type": "input_text", "text": "How many Rust files are in src?"}]},
+    {"type": "reasoning", "id": "rs_01", "summary": [], "encrypted_content": "gAAAAABo1aS-enc01"},
+    {"type": "function_call", "id": "fc_03", "call_id": "call_R3sp0nses", "name": "shell", "arguments": SHELL_ARGS},
+    {"type": "function_call_output", "call_id": "call_R3sp0nses", "output": "12\n"}],
+    "tools": [{"type": "function", "name": "shell", "parameters": {"type": "object"}}], "store": False,
+    "include": ["reasoning.encrypted_content"]}
+final = resp("completed", [{"id": "msg_04", "type": "message", "status": "completed", "role": "assistant",
+                            "content": [{"type": "output_text", "annotations": [], "text": "There are 12 Rust files in src."}]}],
+             ru(1500, 12, cached=1152))
+write("ok/responses-request-function-call-output-and-body.jsonl", c(req) + "\n" + c(final) + "\n")
+
+# --- a conversation of two exchanges: requests repeat the history -------------------------
+q = {"role": "user", "content": "What is in Cargo.toml?"}
+call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_conv1", "type": "function", "function": {"name": "read_file", "arguments": c({"path": "Cargo.toml"})}}]}
+r1 = {"id": "chatcmpl-conv1", "object": "chat.completion", "created": 1767226200, "model": MODEL,
+      "choices": [{"index": 0, "message": call, "finish_reason": "tool_calls"}], "usage": u(100, 20)}
+r2 = {"id": "chatcmpl-conv2", "object": "chat.completion", "created": 1767226205, "model": MODEL,
+      "choices": [{"index": 0, "message": {"role": "assistant", "content": "It declares the agx package."}, "finish_reason": "stop"}],
+      "usage": u(160, 9, cached=100)}
+lines = [{"model": MODEL, "messages": [q]}, r1,
+         {"model": MODEL, "messages": [q, call, {"role": "tool", "tool_call_id": "call_conv1", "content": "[package]\nname = \"agx\"\n"}]}, r2]
+write("ok/conversation-two-exchanges-history-repeated.jsonl", "".join(c(x) + "\n" for x in lines))
+
+# --- errors -------------------------------------------------------------------------------
+cid = "chatcmpl-errs"
+recs = [chunk(cid, {"role": "assistant", "content": ""}), "data: upstream connect error or disconnect/reset before headers\n"]
+recs += text_deltas(cid, "Still here.") + [chunk(cid, {}, finish="stop")]
+write("err/sse-data-not-json.sse", sse(recs))
+
+recs = [chunk(cid, {"role": "assistant", "content": ""})] + text_deltas(cid, "Cut off")
+text = sse(recs, done=False) + "data: " + c(chunk(cid, {"content": " mid-record"}))[:40]
+write("err/truncated-last-event.sse", text)
+
+big = "x" * 70000
+recs = [chunk(cid, {"role": "assistant", "content": ""}), chunk(cid, {"content": big}), chunk(cid, {"content": "after"}), chunk(cid, {}, finish="stop")]
+write("err/record-over-64kib.sse", sse(recs))
+
+write("err/orphan-tool-result.jsonl", c({"model": MODEL, "messages": [
+    {"role": "user", "content": "Run the tests."},
+    {"role": "tool", "tool_call_id": "call_never_made", "content": "ok"}]}) + "\n" + c(response) + "\n")
+
+good = [chunk(cid, {"role": "assistant", "content": ""}), chunk(cid, {"content": "Fine."}), chunk(cid, {}, finish="stop")]
+write("err/corrupt-chunk-line.jsonl", c(good[0]) + "\n" + c(good[1])[:60] + "\n" + c(good[1]) + "\n" + c(good[2]) + "\n")
