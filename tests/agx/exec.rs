@@ -27,8 +27,13 @@ fn replay_agent() -> String {
     format!("{ROOT}/scripts/replay-agent.py")
 }
 
+/// A fixture by name: `ok/foo` is `ok/foo.jsonl`; a name with an extension is taken as is.
 fn fixture(provider: Provider, name: &str) -> String {
-    format!("{ROOT}/corpus/{provider}/{name}.jsonl")
+    if Path::new(name).extension().is_some() {
+        format!("{ROOT}/corpus/{provider}/{name}")
+    } else {
+        format!("{ROOT}/corpus/{provider}/{name}.jsonl")
+    }
 }
 
 /// `agx exec --provider P --out DIR --run-id RUN EXTRA... -- python3 replay-agent.py AGENT...`
@@ -72,7 +77,8 @@ fn transcript(dir: &Path, run_id: &str) -> Vec<Value> {
     events_without_timestamps(&fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
 }
 
-/// The corpus fixtures of one provider, ok and err, by name (`ok/foo`).
+/// The corpus fixtures of one provider, ok and err, with their extension (`ok/foo.sse`):
+/// line-framed JSONL, SSE streams and multi-line JSON bodies alike.
 fn fixtures(provider: Provider) -> Vec<String> {
     let mut names = Vec::new();
     for outcome in ["ok", "err"] {
@@ -85,9 +91,12 @@ fn fixtures(provider: Provider) -> Vec<String> {
         };
         for entry in entries {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|ext| ext == "jsonl") {
-                let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
-                names.push(format!("{outcome}/{stem}"));
+            if path
+                .extension()
+                .is_some_and(|ext| ext == "jsonl" || ext == "json" || ext == "sse")
+            {
+                let file = path.file_name().unwrap().to_str().unwrap().to_owned();
+                names.push(format!("{outcome}/{file}"));
             }
         }
     }
