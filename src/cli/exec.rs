@@ -8,9 +8,13 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use agx::capture::{Capture, CaptureOptions};
 use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, Severity};
@@ -100,6 +104,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         })
         .transpose()?;
 
+    // From here on a signal must not kill agx before the transcript is finished: it is
+    // noted, the agent (which a terminal's Ctrl-C reaches too) is given the grace period to
+    // end, and the run is recorded as it ended.
+    let signals = Arc::new(AtomicUsize::new(0));
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+        signal_hook::flag::register_usize(signal, Arc::clone(&signals), signal as usize)?;
+    }
     let spawned = Command::new(&program)
         .args(&args.command[1..])
         .stdin(Stdio::inherit())
@@ -122,8 +133,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         }
         Ok(mut child) => {
             let grace = Duration::from_secs(args.grace_secs);
-            let end = supervise(&mut child, &mut capture, grace)?;
-            let code = exit_code(&end);
+            let (end, interrupted) = supervise(&mut child, &mut capture, grace, &signals)?;
+            let code = match interrupted {
+                // agx itself was told to stop, and stopped the agent: exit as a shell would.
+                Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
+                _ => exit_code(&end),
+            };
             (end, code)
         }
     };
@@ -139,14 +154,25 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 }
 
 /// Feeds the child's stdout to the capture until it ends, then waits for the child, and
-/// returns how it ended. A recording failure is reported and the output still drained, so
-/// the agent is not stopped by agx's problem.
-fn supervise(child: &mut Child, capture: &mut Capture, grace: Duration) -> io::Result<ProcessEnd> {
+/// returns how it ended, and the signal agx received meanwhile, if any. A recording failure
+/// is reported and the output still drained, so the agent is not stopped by agx's problem.
+fn supervise(
+    child: &mut Child,
+    capture: &mut Capture,
+    grace: Duration,
+    signals: &AtomicUsize,
+) -> io::Result<(ProcessEnd, Option<i32>)> {
     let stdout = child.stdout.take().expect("stdout is piped");
     let chunks = read_on_a_thread(stdout)?;
     let mut recording = true;
     let mut exited_at: Option<(Instant, ProcessEnd)> = None;
+    let mut interrupted_at: Option<(Instant, i32)> = None;
     let tick = Duration::from_millis(50);
+    let received = || {
+        i32::try_from(signals.load(Ordering::Relaxed))
+            .ok()
+            .filter(|s| *s != 0)
+    };
     loop {
         match chunks.recv_timeout(tick) {
             Ok(Ok(chunk)) => {
@@ -163,6 +189,22 @@ fn supervise(child: &mut Child, capture: &mut Capture, grace: Duration) -> io::R
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {}
         }
+        if let Some(signal) = received() {
+            match interrupted_at {
+                None => interrupted_at = Some((Instant::now(), signal)),
+                Some((when, signal)) if when.elapsed() >= grace => {
+                    let _ = child.kill();
+                    let mut end = ProcessEnd::from_status(child.wait()?);
+                    end.note = Some(format!(
+                        "agx received {} and the agent was still running {} s later; agx killed it",
+                        signal_name(signal),
+                        grace.as_secs()
+                    ));
+                    return Ok((end, Some(signal)));
+                }
+                Some(_) => {}
+            }
+        }
         // Quiet for a tick: has the child exited while its stdout is still open?
         match &exited_at {
             None => {
@@ -177,15 +219,24 @@ fn supervise(child: &mut Child, capture: &mut Capture, grace: Duration) -> io::R
                      process it started?); agx stopped reading",
                     grace.as_secs()
                 ));
-                return Ok(end);
+                return Ok((end, received()));
             }
             Some(_) => {}
         }
     }
     if let Some((_, end)) = exited_at {
-        return Ok(end);
+        return Ok((end, received()));
     }
-    wait_or_kill(child, grace)
+    Ok((wait_or_kill(child, grace)?, received()))
+}
+
+fn signal_name(signal: i32) -> String {
+    match signal {
+        SIGINT => "SIGINT".to_owned(),
+        SIGTERM => "SIGTERM".to_owned(),
+        SIGHUP => "SIGHUP".to_owned(),
+        other => format!("signal {other}"),
+    }
 }
 
 /// Reads `stdout` on its own thread; the channel ends when stdout does.

@@ -515,3 +515,70 @@ fn an_agent_whose_stdout_outlives_it_is_read_until_the_grace_period_ends() {
     // Everything written before it exited was recorded.
     assert!(events.iter().any(|e| e["type"] == "tool.result"));
 }
+
+/// SIGINT (or SIGTERM) sent to agx alone does not cost the transcript: agx keeps reading,
+/// gives the agent the grace period to end, stops it, records why, and exits as a shell
+/// would (128 + 2).
+#[test]
+fn an_interrupted_agx_still_finishes_the_transcript() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-interrupted");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let never = dir.path().join("never-created");
+    let agent_script = replay_agent();
+    let out = dir.path().to_str().unwrap().to_owned();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_agx"))
+        .args([
+            "exec",
+            "--provider",
+            "claude",
+            "--out",
+            &out,
+            "--run-id",
+            "r",
+            "--grace-secs",
+            "1",
+        ])
+        .args([
+            "--",
+            "python3",
+            &agent_script,
+            &path,
+            "--after-line",
+            "3",
+            "--wait-for",
+        ])
+        .arg(&never)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the agent has written its first lines and is stalled.
+    let transcript_path = dir.path().join("r.jsonl");
+    let started = Instant::now();
+    while fs::read(&transcript_path).map_or(0, |t| t.iter().filter(|b| **b == b'\n').count()) < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = transcript(dir.path(), "r");
+    let end = last(&events);
+    assert_eq!(end["type"], "run.completed");
+    assert_eq!(end["payload"]["result"]["status"], "failed");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"agx received SIGINT and the agent was still running 1 s later; agx killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+}
