@@ -11,7 +11,10 @@
 //!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
 //! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
 //!   rebuilt across linked files.
+//! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 
+#[cfg(unix)]
+pub mod import;
 pub mod model;
 pub mod normalize;
 pub mod read;

@@ -10,6 +10,8 @@
 
 mod cat;
 mod check;
+#[cfg(unix)]
+mod import;
 mod normalize;
 mod stats;
 mod tree;
@@ -39,6 +41,8 @@ enum Command {
     Check(check::Args),
     Tree(tree::Args),
     Stats(stats::Args),
+    #[cfg(unix)]
+    Import(import::Args),
 }
 
 /// How a subcommand ended, when it ended normally.
@@ -58,6 +62,8 @@ pub(crate) fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
+        #[cfg(unix)]
+        Command::Import(args) => import::run(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

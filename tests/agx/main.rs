@@ -1,6 +1,7 @@
 //! agx's integration tests: one binary, one module per area.
 
 mod bench_stream;
+mod claude_code;
 mod cli;
 mod codex;
 mod equivalence;
