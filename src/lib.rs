@@ -11,8 +11,11 @@
 //!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
 //! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
 //!   rebuilt across linked files.
+//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 
+#[cfg(unix)]
+pub mod export;
 #[cfg(unix)]
 pub mod import;
 pub mod model;

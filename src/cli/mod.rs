@@ -11,6 +11,8 @@
 mod cat;
 mod check;
 #[cfg(unix)]
+mod export;
+#[cfg(unix)]
 mod import;
 mod normalize;
 mod stats;
@@ -43,6 +45,8 @@ enum Command {
     Stats(stats::Args),
     #[cfg(unix)]
     Import(import::Args),
+    #[cfg(unix)]
+    Export(export::Args),
 }
 
 /// How a subcommand ended, when it ended normally.
@@ -64,6 +68,8 @@ pub(crate) fn run() -> ExitCode {
         Command::Stats(args) => stats::run(args),
         #[cfg(unix)]
         Command::Import(args) => import::run(args),
+        #[cfg(unix)]
+        Command::Export(args) => export::run(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

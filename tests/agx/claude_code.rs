@@ -43,7 +43,10 @@ pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
     pub(crate) fn new(name: &str) -> Scratch {
-        let path = std::env::temp_dir().join(format!("agx-cc-{name}-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("agx-cc-{name}-{}-{unique}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         Scratch(path)

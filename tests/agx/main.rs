@@ -1,5 +1,6 @@
 //! agx's integration tests: one binary, one module per area.
 
+mod agentlog;
 mod bench_stream;
 mod claude_code;
 mod cli;
