@@ -10,6 +10,10 @@ help: ## List the targets
 test: ## Run every test (unit, integration, golden snapshots, doc examples)
 	INSTA_UPDATE=no $(CARGO) test --locked
 
+.PHONY: validate-agentlog
+validate-agentlog: ## Validate every AgentLog export snapshot against ../shared/agentlog's schema
+	python3 scripts/validate-agentlog.py
+
 .PHONY: lint
 lint: ## cargo fmt --check and clippy with warnings denied
 	$(CARGO) fmt --all --check

@@ -13,7 +13,13 @@
 //!   rebuilt across linked files.
 //! * [`capture`]: the executor's seam: an agent's stdout normalized and recorded live while
 //!   the agent runs, its raw bytes kept beside the transcript (Unix only).
+//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0).
+//! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 
+#[cfg(unix)]
+pub mod export;
+#[cfg(unix)]
+pub mod import;
 pub mod model;
 pub mod normalize;
 pub mod read;

@@ -11,6 +11,10 @@
 mod cat;
 mod check;
 mod exec;
+#[cfg(unix)]
+mod export;
+#[cfg(unix)]
+mod import;
 mod normalize;
 mod stats;
 mod tree;
@@ -41,6 +45,10 @@ enum Command {
     Check(check::Args),
     Tree(tree::Args),
     Stats(stats::Args),
+    #[cfg(unix)]
+    Import(import::Args),
+    #[cfg(unix)]
+    Export(export::Args),
 }
 
 /// How a subcommand ended, when it ended normally.
@@ -63,6 +71,10 @@ pub(crate) fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
+        #[cfg(unix)]
+        Command::Import(args) => import::run(args),
+        #[cfg(unix)]
+        Command::Export(args) => export::run(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -404,6 +404,15 @@ fn no_snapshot_without_a_fixture() {
                     .join(format!("{}.{ext}", stem.replace("__", "/")))
                     .exists()
             }),
+            // An export snapshot: golden/agentlog/<corpus>/<outcome>/<fixture>.snap.
+            ["agentlog", corpus, outcome, _] => ["jsonl", "json", "sse"].iter().any(|ext| {
+                Path::new(ROOT)
+                    .join("corpus")
+                    .join(corpus)
+                    .join(outcome)
+                    .join(format!("{}.{ext}", stem.replace("__", "/")))
+                    .exists()
+            }),
             _ => false,
         };
         assert!(

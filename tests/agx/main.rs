@@ -1,6 +1,8 @@
 //! agx's integration tests: one binary, one module per area.
 
+mod agentlog;
 mod bench_stream;
+mod claude_code;
 mod cli;
 mod codex;
 mod equivalence;

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Writes the Claude Code session-log fixtures (corpus/claude-code/{ok,err}/).
+
+Invented content in the shape Claude Code writes its logs (compact JSON, the field order of
+real 2.0.x / 2.1.x entries, one content block per assistant entry); no capture is copied.
+UUIDs are uuid5 of a name, so re-running the script gives the same bytes.
+"""
+import json
+import os
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NS = uuid.UUID("6f1c1d0e-5a1b-4c55-9c1e-0a6b0f3e9d21")
+CWD = "/home/dev/shop"
+
+
+def uid(name):
+    return str(uuid.uuid5(NS, name))
+
+
+def dump(path, entries):
+    path = os.path.join(HERE, path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="\n") as f:
+        for e in entries:
+            f.write(e if isinstance(e, str) else json.dumps(e, separators=(",", ":"), ensure_ascii=False))
+            f.write("\n")
+
+
+class Session:
+    def __init__(self, name, version="2.0.46", start=0):
+        self.sid = uid("session-" + name)
+        self.version = version
+        self.clock = start
+        self.name = name
+
+    def ts(self):
+        self.clock += 1
+        s = self.clock
+        return "2026-03-14T09:%02d:%02d.%03dZ" % (s // 60 % 60, s % 60, (s * 137) % 1000)
+
+    def base(self, key, parent, typ, sidechain=False, agent=None, **extra):
+        d = {"parentUuid": uid(self.name + parent) if parent else None, "isSidechain": sidechain,
+             "userType": "external", "cwd": CWD, "sessionId": self.sid, "version": self.version,
+             "gitBranch": "main"}
+        if agent:
+            d["agentId"] = agent
+        d["type"] = typ
+        d.update(extra)
+        d["uuid"] = uid(self.name + key)
+        d["timestamp"] = self.ts()
+        return d
+
+    def user(self, key, parent, content, **kw):
+        extra = {k: kw.pop(k) for k in list(kw) if k in ("toolUseResult", "isMeta", "isCompactSummary")}
+        d = self.base(key, parent, "user", message={"role": "user", "content": content}, **kw)
+        for k, v in extra.items():
+            d[k] = v
+        return d
+
+    def result(self, key, parent, tool_id, content, is_error=False, tool_use_result=None, **kw):
+        block = {"tool_use_id": tool_id, "type": "tool_result", "content": content}
+        if is_error:
+            block["is_error"] = True
+        return self.user(key, parent, [block], toolUseResult=tool_use_result if tool_use_result is not None else content, **kw)
+
+    def assistant(self, key, parent, msg, block, out, inp=4, cw=0, cr=0, stop=None, **kw):
+        usage = {"input_tokens": inp, "cache_creation_input_tokens": cw, "cache_read_input_tokens": cr,
+                 "output_tokens": out, "service_tier": "standard"}
+        message = {"id": msg, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                   "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+        return self.base(key, parent, "assistant", message=message,
+                         requestId="req_011C" + uid(msg)[:20].replace("-", "x"), **kw)
+
+
+def text(t):
+    return {"type": "text", "text": t}
+
+
+def tool(tid, name, inp):
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp}
+
+
+# ---------------------------------------------------------------------------------------------
+def sidechain_task():
+    s = Session("sidechain")
+    sc = dict(sidechain=True, agent="a7f3c2e1")
+    e = []
+    e.append({"type": "summary", "summary": "Rate limiter for the API", "leafUuid": uid("sidechaina8")})
+    e.append(s.user("u1", None, "Add a rate limiter to the API; first check how middleware is wired."))
+    e.append(s.assistant("a1", "u1", "msg_01Sc1AAAA", {"type": "thinking", "thinking": "Find the middleware registration first.", "signature": "EqQBCkYIBxgCKkDsig1"}, 10, cw=3100))
+    e.append(s.assistant("a2", "a1", "msg_01Sc1AAAA", text("I'll have an explorer find where middleware is registered."), 25, cw=3100))
+    e.append(s.assistant("a3", "a2", "msg_01Sc1AAAA", tool("toolu_01TaskAAAA", "Task", {"subagent_type": "Explore", "description": "Find middleware registration", "prompt": "Find how middleware is registered in src/"}), 182, cw=3100, stop="tool_use"))
+    e.append(s.user("s1", None, "Find how middleware is registered in src/", **sc))
+    e.append(s.assistant("s2", "s1", "msg_01Sc2BBBB", tool("toolu_01GrepBBBB", "Grep", {"pattern": "use_middleware", "path": "/home/dev/shop/src"}), 60, cw=900, stop="tool_use", **sc))
+    e.append(s.result("s3", "s2", "toolu_01GrepBBBB", "src/app.py:12:app.use_middleware(auth)", **sc))
+    e.append(s.assistant("s4", "s3", "msg_01Sc3CCCC", text("Middleware is registered in src/app.py line 12."), 31, cr=900, stop="end_turn", **sc))
+    e.append(s.result("r1", "a3", "toolu_01TaskAAAA", [text("Middleware is registered in src/app.py line 12.")],
+                      tool_use_result={"status": "completed", "prompt": "Find how middleware is registered in src/", "totalDurationMs": 4100, "totalTokens": 1891}, agent="a7f3c2e1"))
+    e.append(s.assistant("a4", "r1", "msg_01Sc4DDDD", tool("toolu_01ReadDDDD", "Read", {"file_path": "/home/dev/shop/src/app.py"}), 48, cr=3100, stop="tool_use"))
+    e.append(s.result("r2", "a4", "toolu_01ReadDDDD", "     1\tfrom shop import App, auth\n     2\tapp = App()\n    12\tapp.use_middleware(auth)\n",
+                      tool_use_result={"type": "text", "file": {"filePath": "/home/dev/shop/src/app.py", "numLines": 3, "startLine": 1, "totalLines": 3}}))
+    e.append(s.assistant("a5", "r2", "msg_01Sc5EEEE", tool("toolu_01EditEEEE", "Edit", {"file_path": "/home/dev/shop/src/app.py", "old_string": "app.use_middleware(auth)", "new_string": "app.use_middleware(auth)\napp.use_middleware(rate_limit)"}), 90, cr=3300, stop="tool_use"))
+    e.append(s.result("r3", "a5", "toolu_01EditEEEE", "The file /home/dev/shop/src/app.py has been updated."))
+    e.append(s.assistant("a6", "r3", "msg_01Sc6FFFF", tool("toolu_01WritFFFF", "Write", {"file_path": "/home/dev/shop/src/rate_limit.py", "content": "def rate_limit(request):\n    return request\n"}), 70, cr=3400, stop="tool_use"))
+    e.append(s.result("r4", "a6", "toolu_01WritFFFF", "File created successfully at: /home/dev/shop/src/rate_limit.py"))
+    e.append(s.assistant("a7", "r4", "msg_01Sc7GGGG", tool("toolu_01BashGGGG", "Bash", {"command": "pytest -q", "description": "Run the tests"}), 40, cr=3500, stop="tool_use"))
+    e.append(s.result("r5", "a7", "toolu_01BashGGGG", "Exit code 1\n1 failed, 11 passed in 0.42s", is_error=True))
+    e.append(s.assistant("a8", "r5", "msg_01Sc8HHHH", text("One test fails: test_limits expects a 429; I'll fix that next."), 33, cr=3600, stop="end_turn"))
+    e.append(s.base("h1", "a8", "system", subtype="stop_hook_summary", content="Stop hook ran: 1 hook", level="info", isMeta=False))
+    e.append({"type": "file-history-snapshot", "messageId": uid("sidechainu1"), "snapshot": {"messageId": uid("sidechainu1"), "trackedFileBackups": {}, "timestamp": "2026-03-14T09:00:01.137Z"}, "isSnapshotUpdate": False})
+    e.append({"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-03-14T09:00:30.000Z", "content": "also update the docs", "sessionId": s.sid})
+    dump("ok/sidechain-task-2.0-in-file.jsonl", e)
+
+
+def rewind_and_hook_fork():
+    s = Session("rewind")
+    e = []
+    e.append(s.user("u1", None, "Rename the helper to parse_args"))
+    e.append(s.assistant("a1a", "u1", "msg_01Rw1AAAA", text("Let me find its uses."), 12, cw=2500))
+    e.append(s.assistant("a1b", "a1a", "msg_01Rw1AAAA", tool("toolu_01GrepRwAA", "Bash", {"command": "grep -rn helper src", "description": "Find uses"}), 51, cw=2500, stop="tool_use"))
+    e.append(s.result("r1", "a1b", "toolu_01GrepRwAA", "src/cli.py:3:def helper():\nsrc/main.py:8:helper()\n", tool_use_result={"stdout": "src/cli.py:3:def helper():\nsrc/main.py:8:helper()\n", "stderr": "", "interrupted": False}))
+    e.append(s.assistant("a2", "r1", "msg_01Rw2BBBB", text("Found 2 uses. Shall I rename it?"), 14, cr=2500, stop="end_turn"))
+    # The abandoned branch: the user answered, then rewound to a2 and answered differently.
+    e.append(s.user("u2", "a2", "yes, go ahead"))
+    e.append(s.assistant("a3", "u2", "msg_01Rw3CCCC", text("Renaming to parse_args now."), 9, cr=2600, stop="end_turn"))
+    e.append(s.user("u3", "a2", "Actually, call it parse_cli instead"))
+    # A hook message hung off the prompt, beside the reply (claude-code-trace #16).
+    e.append(s.user("k1", "u3", "<user-prompt-submit-hook>lint: ok</user-prompt-submit-hook>", isMeta=True))
+    e.append(s.assistant("a4a", "u3", "msg_01Rw4DDDD", text("Renaming helper to parse_cli."), 10, cr=2700))
+    e.append(s.assistant("a4b", "a4a", "msg_01Rw4DDDD", tool("toolu_01EditRwDD", "Edit", {"file_path": "/home/dev/shop/src/cli.py", "old_string": "def helper():", "new_string": "def parse_cli():", "replace_all": False}), 64, cr=2700, stop="tool_use"))
+    e.append(s.result("r2", "a4b", "toolu_01EditRwDD", "The file /home/dev/shop/src/cli.py has been updated."))
+    e.append(s.assistant("a5", "r2", "msg_01Rw5EEEE", text("Done: helper is now parse_cli."), 11, cr=2800, stop="end_turn"))
+    dump("ok/rewind-and-hook-fork.jsonl", e)
+
+
+def compaction():
+    s = Session("compact")
+    e = []
+    e.append(s.user("u1", None, "Summarize the failing tests"))
+    e.append(s.assistant("a1", "u1", "msg_01Cp1AAAA", tool("toolu_01BashCpAA", "Bash", {"command": "pytest -q tests/", "description": "Run tests"}), 38, cw=4000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01BashCpAA", "FAILED tests/test_login.py::test_expired - AssertionError\n1 failed, 30 passed"))
+    e.append(s.assistant("a2", "r1", "msg_01Cp2BBBB", text("test_expired fails: expired tokens are accepted."), 22, cr=4000, stop="end_turn"))
+    b = s.base("cb", None, "system", subtype="compact_boundary", content="Conversation compacted", isMeta=False, level="info",
+               compactMetadata={"trigger": "auto", "preTokens": 155012})
+    b["logicalParentUuid"] = uid("compacta2")
+    e.append(b)
+    e.append(s.user("u2", "cb", "This session is being continued from a previous conversation that ran out of context. Summary: test_expired fails because expired tokens are accepted.", isCompactSummary=True))
+    e.append(s.user("u3", "u2", "Now fix test_expired"))
+    e.append(s.assistant("a3", "u3", "msg_01Cp3CCCC", tool("toolu_01EditCpCC", "Edit", {"file_path": "/home/dev/shop/src/auth.py", "old_string": "return True", "new_string": "return token.expiry > now()"}), 70, cw=1200, stop="tool_use"))
+    e.append(s.result("r2", "a3", "toolu_01EditCpCC", "The file /home/dev/shop/src/auth.py has been updated."))
+    e.append(s.assistant("a4", "r2", "msg_01Cp4DDDD", text("Expired tokens are now rejected."), 12, cr=1200, stop="end_turn"))
+    e.append({"type": "summary", "summary": "Failing login test", "leafUuid": uid("compacta2")})
+    dump("ok/compaction-boundary-and-summary.jsonl", e)
+
+
+def nested_subagents():
+    s = Session("nested", version="2.1.19")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Audit the payment module"))
+    e.append(s.assistant("a1a", "u1", "msg_01Ns1AAAA", tool("toolu_01AgentNsA", "Agent", {"subagent_type": "general-purpose", "description": "Audit payments", "prompt": "Audit src/payments for unsafe float math"}), 120, cw=5000))
+    e.append(s.assistant("a1b", "a1a", "msg_01Ns1AAAA", tool("toolu_01ReadNsAB", "Read", {"file_path": "/home/dev/shop/src/payments/README.md"}), 161, cw=5000, stop="tool_use"))
+    e.append(s.result("r1", "a1b", "toolu_01ReadNsAB", "# Payments\nAmounts are in cents.\n"))
+    # The Agent result hangs off its own call, not off the Read result: a parallel result.
+    e.append(s.result("r2", "a1a", "toolu_01AgentNsA", [text("Two float uses: src/payments/fx.py and src/payments/tax.py.")],
+                      tool_use_result={"status": "completed", "agentId": "b41c9e07", "totalTokens": 2210}))
+    e.append(s.assistant("a2", "r1", "msg_01Ns2BBBB", text("The audit found float math in fx.py and tax.py."), 19, cr=5000, stop="end_turn"))
+    dump("ok/nested-subagents/%s.jsonl" % sid, e)
+
+    b = Session("nested-b", version="2.1.19", start=100)
+    b.sid = sid
+    sc = dict(sidechain=True, agent="b41c9e07")
+    f = []
+    f.append(b.user("u1", None, "Audit src/payments for unsafe float math", **sc))
+    f.append(b.assistant("a1", "u1", "msg_01NsB1CCCC", tool("toolu_01TaskNsBC", "Task", {"subagent_type": "Explore", "description": "List float users", "prompt": "List every file in src/payments that uses float"}), 77, cw=1500, stop="tool_use", **sc))
+    f.append(b.result("r1", "a1", "toolu_01TaskNsBC", [text("src/payments/fx.py, src/payments/tax.py")], tool_use_result={"status": "completed", "agentId": "c93d0a11"}, **sc))
+    f.append(b.assistant("a2", "r1", "msg_01NsB2DDDD", text("Two float uses: src/payments/fx.py and src/payments/tax.py."), 24, cr=1500, stop="end_turn", **sc))
+    dump("ok/nested-subagents/%s/subagents/agent-b41c9e07.jsonl" % sid, f)
+    with open(os.path.join(HERE, "ok/nested-subagents/%s/subagents/agent-b41c9e07.meta.json" % sid), "w") as m:
+        m.write(json.dumps({"agentType": "general-purpose", "description": "Audit payments"}) + "\n")
+
+    c = Session("nested-c", version="2.1.19", start=200)
+    c.sid = sid
+    sc = dict(sidechain=True, agent="c93d0a11")
+    g = []
+    g.append(c.user("u1", None, "List every file in src/payments that uses float", **sc))
+    g.append(c.assistant("a1", "u1", "msg_01NsC1EEEE", tool("toolu_01TaskNsCE", "Task", {"subagent_type": "Explore", "description": "Check tax.py", "prompt": "Does src/payments/tax.py round with float?"}), 52, cw=800, stop="tool_use", **sc))
+    # No agentId on this result: the third level is linked by its prompt.
+    g.append(c.result("r1", "a1", "toolu_01TaskNsCE", [text("Yes: round(amount * 1.2, 2).")], tool_use_result={"status": "completed"}, **sc))
+    g.append(c.assistant("a2", "r1", "msg_01NsC2FFFF", text("src/payments/fx.py, src/payments/tax.py"), 18, cr=800, stop="end_turn", **sc))
+    dump("ok/nested-subagents/%s/subagents/agent-c93d0a11.jsonl" % sid, g)
+
+    d = Session("nested-d", version="2.1.19", start=300)
+    d.sid = sid
+    sc = dict(sidechain=True, agent="d2e8f4b6")
+    h = []
+    h.append(d.user("u1", None, "Does src/payments/tax.py round with float?", **sc))
+    h.append(d.assistant("a1", "u1", "msg_01NsD1GGGG", tool("toolu_01GrepNsDG", "Grep", {"pattern": "round\\(", "path": "/home/dev/shop/src/payments/tax.py"}), 41, cw=600, stop="tool_use", **sc))
+    h.append(d.result("r1", "a1", "toolu_01GrepNsDG", "12:    return round(amount * 1.2, 2)", **sc))
+    h.append(d.assistant("a2", "r1", "msg_01NsD2HHHH", text("Yes: round(amount * 1.2, 2)."), 13, cr=600, stop="end_turn", **sc))
+    dump("ok/nested-subagents/%s/subagents/agent-d2e8f4b6.jsonl" % sid, h)
+
+
+def simplified():
+    e = [
+        {"role": "user", "content": "Fix the bug in auth.ts"},
+        {"type": "text", "text": "I'll analyze the auth module..."},
+        {"type": "tool_use", "id": "toolu_01SeedAAAA", "name": "Read", "input": {"file_path": "/src/auth.ts"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SeedAAAA", "output": "export function check(token) { return true }", "is_error": False},
+        {"role": "assistant", "content": [{"type": "text", "text": "The token validation ignores expiry."},
+                                          {"type": "tool_use", "id": "toolu_01SeedBBBB", "name": "Edit", "input": {"file_path": "/src/auth.ts", "old_string": "return true", "new_string": "return !expired(token)"}}]},
+        {"type": "tool_result", "output": "File edited successfully", "is_error": False},
+        {"type": "tool_use", "name": "Bash", "input": {"command": "npm test"}},
+        {"type": "tool_result", "output": "All tests passed", "is_error": False},
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        {"type": "text", "text": "I've fixed the bug and verified tests pass."},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+        {"type": "result", "result": "Task completed successfully", "success": True},
+    ]
+    dump("ok/simplified-seed-format.jsonl", e)
+
+
+def broken():
+    s = Session("broken")
+    e = []
+    e.append(s.user("u1", None, "Check the deploy script"))
+    e.append(s.assistant("a1", "u1", "msg_01Br1AAAA", tool("toolu_01BashBrAA", "Bash", {"command": "bash -n deploy.sh"}), 30, cw=2000, stop="tool_use"))
+    e.append('{"parentUuid":"' + uid("brokena1") + '","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01Bash')
+    # A result for a call that is not in the log.
+    e.append(s.result("r2", "a1", "toolu_01NeverSeen", "ok"))
+    # A sidechain nobody spawned: no Task call names it or sent its prompt.
+    sc = dict(sidechain=True, agent="e5f60718")
+    e.append(s.user("s1", None, "Warm up the cache", **sc))
+    e.append(s.assistant("s2", "s1", "msg_01Br2BBBB", text("Cache warmed."), 5, cw=100, stop="end_turn", **sc))
+    e.append(s.assistant("a2", "r2", "msg_01Br3CCCC", text("The script parses."), 8, cr=2000, stop="end_turn"))
+    dump("err/torn-line-orphan-result-unlinked-sidechain.jsonl", e)
+
+
+if __name__ == "__main__":
+    sidechain_task()
+    rewind_and_hook_fork()
+    compaction()
+    nested_subagents()
+    simplified()
+    broken()

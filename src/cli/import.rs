@@ -1,0 +1,114 @@
+//! `agx import`: logs agents keep on disk in, canonical transcripts out.
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use agx::import::claude_code::{ImportOptions, import};
+use agx::normalize::Severity;
+
+use super::Outcome;
+
+/// Import an agent's on-disk logs as canonical transcripts.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    format: Format,
+}
+
+#[derive(clap::Subcommand)]
+enum Format {
+    ClaudeCode(ClaudeCode),
+}
+
+/// Claude Code session logs (~/.claude/projects) to canonical transcripts.
+///
+/// PATH is a session file, a project directory or the whole projects directory. Each
+/// session becomes DIR/<session-id>.jsonl; each sub-agent a child run,
+/// DIR/<session-id>.agent-<id>.jsonl, linked so that `agx tree` shows the whole session.
+/// Rewound branches, compactions and every entry type without a canonical form are kept in
+/// the run's metadata. Sessions are converted on every core; progress is shown on a
+/// terminal. Notes about the graph (a sub-agent that could not be linked, ...) and errors in
+/// the entries go to stderr.
+///
+/// Exit status: 0 clean, 1 some entries had errors or a session could not be imported, 2 on
+/// usage or I/O errors.
+///
+/// Example: agx import claude-code ~/.claude/projects --out transcripts/
+#[derive(clap::Args)]
+struct ClaudeCode {
+    /// A session file, a project directory, or the projects directory.
+    path: PathBuf,
+    /// Where the transcripts go (created when missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Overwrite runs DIR already has (re-importing the same session names the same files).
+    #[arg(long)]
+    replace: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    jobs: usize,
+}
+
+pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    let Format::ClaudeCode(args) = args.format;
+    let options = ImportOptions {
+        replace: args.replace,
+        jobs: args.jobs,
+    };
+    let terminal = io::stderr().is_terminal();
+    let progress = |done: usize, total: usize| {
+        if terminal {
+            eprint!("\ragx: imported {done}/{total} sessions");
+        }
+    };
+    let outcomes = import(&args.path, &args.out, &options, &progress)
+        .map_err(|error| super::with_path(&args.path, error))?;
+    if terminal && !outcomes.is_empty() {
+        eprintln!();
+    }
+    let mut stderr = io::stderr().lock();
+    let (mut runs, mut events, mut failed, mut errors) = (0usize, 0usize, 0usize, 0usize);
+    let mut notes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for outcome in &outcomes {
+        match &outcome.result {
+            Ok((session, written)) => {
+                runs += written.len();
+                events += session.runs.iter().map(|r| r.events.len()).sum::<usize>();
+                for note in &session.notes {
+                    *notes.entry(note.kind).or_default() += 1;
+                    if note.is_warning() {
+                        writeln!(stderr, "{note}")?;
+                    }
+                }
+                for diagnostic in &session.diagnostics {
+                    if diagnostic.diagnostic.severity() == Severity::Error {
+                        errors += 1;
+                        writeln!(stderr, "{diagnostic}")?;
+                    }
+                }
+            }
+            Err(error) => {
+                failed += 1;
+                writeln!(stderr, "agx: {error}")?;
+            }
+        }
+    }
+    let notes: Vec<String> = notes.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    writeln!(
+        stderr,
+        "agx: {} sessions, {runs} runs, {events} events written to {}; {failed} failed, {errors} entry errors{}",
+        outcomes.len(),
+        args.out.display(),
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; notes: {}", notes.join(", "))
+        }
+    )?;
+    Ok(if failed > 0 || errors > 0 {
+        Outcome::InputProblems
+    } else {
+        Outcome::Clean
+    })
+}

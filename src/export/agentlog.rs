@@ -1,0 +1,754 @@
+//! AgentLog 0.2.0: one JSON session document for a run and all its linked child runs.
+//!
+//! [`export`] reads the root transcript, follows every `child_run_id` of its
+//! `step.call_workflow.started` events to `<dir>/<child>.jsonl` (to any depth), and maps:
+//!
+//! | transcript | AgentLog |
+//! |---|---|
+//! | `message.*` text blocks | `message` (`role`, the texts joined) |
+//! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `agx:` properties) |
+//! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
+//! | `command` blocks and shell tools (`Bash`, `shell`, `run_shell_command`, ...) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
+//! | file tools (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`, `file_change`, Gemini and Copilot file tools) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
+//! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
+//! | a failed run, provider errors in the run metadata | `error` |
+//! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
+//!
+//! What AgentLog has no field for goes in `properties` with an `agx:` prefix (run ids, `seq`,
+//! call ids, fidelity, thinking signatures, off-chain usage of imported sessions). The
+//! project root is the run's `cwd` (the import's metadata or the `system/init` passthrough),
+//! or [`ExportOptions::root`]. With [`ExportOptions::redact`] every event goes through the
+//! recorder's credential [`Redactor`] first and the count is in `redactions`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Block, EventType, ExchangeEvent, Payload};
+use crate::read::{ReadItem, Reader};
+use crate::record::Redactor;
+
+/// The AgentLog version written.
+pub const SPEC_VERSION: &str = "0.2.0";
+
+/// How to export.
+#[derive(Clone, Debug, Default)]
+pub struct ExportOptions {
+    /// The project root paths are made relative to, when the run does not say.
+    pub root: Option<PathBuf>,
+    /// Mask credentials with [`Redactor::credentials`] before exporting.
+    pub redact: bool,
+}
+
+/// Why a transcript could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The root transcript could not be opened.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The root transcript has no event.
+    #[error("{}: no event to export", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// One run read back.
+struct RunData {
+    run_id: String,
+    parent_run_id: Option<String>,
+    events: Vec<ExchangeEvent>,
+    problems: u64,
+}
+
+fn load(path: &Path, redact: bool, redactions: &mut u64) -> Result<RunData, ExportError> {
+    let reader = Reader::open(path).map_err(|source| ExportError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut events = Vec::new();
+    let mut problems = 0;
+    for item in reader {
+        match item {
+            ReadItem::Event { event, .. } => {
+                let mut event = *event;
+                if redact {
+                    *redactions += Redactor::credentials().redact_event(&mut event) as u64;
+                }
+                events.push(event);
+            }
+            ReadItem::Problem(_) => problems += 1,
+        }
+    }
+    let first = events.first().ok_or_else(|| ExportError::Empty {
+        path: path.to_owned(),
+    })?;
+    Ok(RunData {
+        run_id: first.run_id.clone(),
+        parent_run_id: first.parent_run_id.clone(),
+        events,
+        problems,
+    })
+}
+
+/// The metadata `run.completed` carries (the normalizer's run metadata), or null.
+fn run_meta(run: &RunData) -> &Value {
+    run.events
+        .iter()
+        .rev()
+        .find(|e| e.event_type == EventType::RunCompleted)
+        .and_then(|e| match &e.payload {
+            Payload::Step(step) => Some(&step.result),
+            _ => None,
+        })
+        .unwrap_or(&Value::Null)
+}
+
+/// The working directory a run says it ran in.
+fn run_cwd(meta: &Value) -> Option<String> {
+    if let Some(cwd) = meta.pointer("/import/cwd").and_then(Value::as_str) {
+        return Some(cwd.to_owned());
+    }
+    meta.get("passthrough")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("kind").and_then(Value::as_str) == Some("system/init"))
+        .and_then(|p| p.pointer("/raw/cwd")?.as_str().map(str::to_owned))
+}
+
+fn agent_info(provider: &str) -> (&'static str, &'static str) {
+    match provider {
+        "claude" => ("Claude Code", "anthropic"),
+        "codex" => ("Codex CLI", "openai"),
+        "gemini" => ("Gemini CLI", "google"),
+        "copilot" => ("GitHub Copilot CLI", "github"),
+        _ => ("agx", "unknown"),
+    }
+}
+
+struct Exporter {
+    dir: PathBuf,
+    root: Option<String>,
+    redact: bool,
+    redactions: u64,
+    events: Vec<Value>,
+    runs: Vec<RunData>,
+    visited: HashSet<String>,
+    files: BTreeSet<String>,
+    tools: BTreeSet<String>,
+    models: BTreeSet<String>,
+    messages: u64,
+    tool_calls: u64,
+    notes: Vec<String>,
+}
+
+/// Reads the transcript at `root` and its linked child runs and returns the AgentLog
+/// document.
+pub fn export(root: &Path, options: &ExportOptions) -> Result<Value, ExportError> {
+    let mut exporter = Exporter {
+        dir: root.parent().unwrap_or(Path::new(".")).to_owned(),
+        root: options
+            .root
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        redact: options.redact,
+        redactions: 0,
+        events: Vec::new(),
+        runs: Vec::new(),
+        visited: HashSet::new(),
+        files: BTreeSet::new(),
+        tools: BTreeSet::new(),
+        models: BTreeSet::new(),
+        messages: 0,
+        tool_calls: 0,
+        notes: Vec::new(),
+    };
+    let mut redactions = 0;
+    let run = load(root, options.redact, &mut redactions)?;
+    exporter.redactions += redactions;
+    if exporter.root.is_none() {
+        exporter.root = run_cwd(run_meta(&run));
+    }
+    exporter.run(run, None, "agent");
+    Ok(exporter.document())
+}
+
+impl Exporter {
+    fn run(&mut self, run: RunData, parent_event: Option<String>, agent_name: &str) {
+        self.visited.insert(run.run_id.clone());
+        let meta = run_meta(&run).clone();
+        if let Some(model) = meta.get("model").and_then(Value::as_str) {
+            self.models.insert(model.to_owned());
+        }
+        let run_id = run.run_id.clone();
+        // Tool calls waiting for their result: call id -> (index in events, call event).
+        let mut open: HashMap<String, (usize, ExchangeEvent)> = HashMap::new();
+        let mut commands: HashMap<String, String> = HashMap::new();
+        for event in &run.events {
+            let id = format!("{run_id}:{}", event.seq);
+            let mut base = json!({"id": id, "timestamp": event.timestamp.as_str(),
+                "parentId": parent_event,
+                "properties": {"agx:runId": run_id, "agx:seq": event.seq}});
+            match (&event.event_type, &event.payload) {
+                (EventType::MessageUser | EventType::MessageAssistant, Payload::Message(m)) => {
+                    let role = m.role.as_str().to_owned();
+                    let mut texts = Vec::new();
+                    for block in &m.blocks {
+                        match &block.block {
+                            Block::Text { text } => texts.push(text.clone()),
+                            Block::Thinking {
+                                thinking,
+                                signature,
+                                redacted,
+                            } => {
+                                let mut r = base.clone();
+                                r["id"] = format!("{id}:reasoning").into();
+                                r["type"] = "reasoning".into();
+                                r["intent"] = "reasoning".into();
+                                r["rationale"] = thinking.clone().into();
+                                r["visible"] = (!redacted).into();
+                                if let Some(sig) = signature {
+                                    r["properties"]["agx:signature"] = sig.clone().into();
+                                }
+                                if *redacted {
+                                    r["properties"]["agx:redacted"] = true.into();
+                                }
+                                self.events.push(r);
+                            }
+                            Block::Command {
+                                command,
+                                tool_id: Some(tool_id),
+                            } => {
+                                commands.insert(tool_id.clone(), command.clone());
+                            }
+                            _ => {}
+                        }
+                    }
+                    if !texts.is_empty() {
+                        base["type"] = "message".into();
+                        base["role"] = role.into();
+                        base["content"] = texts.join("\n").into();
+                        if let Some(mid) = &m.message_id {
+                            base["properties"]["agx:messageId"] = mid.clone().into();
+                        }
+                        self.messages += 1;
+                        self.events.push(base);
+                    }
+                }
+                (EventType::ToolCall, Payload::Tool(tool)) => {
+                    self.tool_calls += 1;
+                    self.tools.insert(tool.name.clone());
+                    base["type"] = "toolCall".into();
+                    base["name"] = tool.name.clone().into();
+                    base["input"] = match &tool.input {
+                        Value::Object(_) => tool.input.clone(),
+                        Value::Null => json!({}),
+                        other => json!({"value": other}),
+                    };
+                    base["output"] = Value::Null;
+                    base["status"] = "cancelled".into();
+                    base["properties"]["agx:callId"] = tool.call_id.clone().into();
+                    base["properties"]["agx:fidelity"] = tool.fidelity.as_str().into();
+                    base["properties"]["agx:noResult"] = true.into();
+                    open.insert(tool.call_id.clone(), (self.events.len(), event.clone()));
+                    self.events.push(base);
+                }
+                (EventType::ToolResult, Payload::Tool(result)) => {
+                    let Some((at, call)) = open.remove(&result.call_id) else {
+                        self.notes.push(format!(
+                            "{id}: result for call {} without a call",
+                            result.call_id
+                        ));
+                        continue;
+                    };
+                    let output = text_of(&result.output);
+                    let failed = result.error.is_some() || result.exit_code.is_some_and(|c| c != 0);
+                    let call_event = &mut self.events[at];
+                    call_event["output"] = output.clone().into();
+                    call_event["status"] = if failed { "error" } else { "success" }.into();
+                    if let Some(props) = call_event["properties"].as_object_mut() {
+                        props.remove("agx:noResult");
+                    }
+                    if let Some(ms) = millis(&call, event) {
+                        call_event["durationMs"] = ms.into();
+                    }
+                    let call_id = call_event["id"].clone();
+                    let Payload::Tool(call_tool) = &call.payload else {
+                        continue;
+                    };
+                    let command = commands
+                        .remove(&result.call_id)
+                        .or_else(|| shell_command(&call_tool.name, &call_tool.input));
+                    if let Some(command) = command {
+                        let mut c = base.clone();
+                        c["id"] = format!("{id}:command").into();
+                        c["type"] = "terminalCommand".into();
+                        c["parentId"] = call_id.clone();
+                        c["command"] = command.into();
+                        c["cwd"] = self.root.clone().into();
+                        c["stdout"] = output.clone().into();
+                        c["exitCode"] = result
+                            .exit_code
+                            .or_else(|| exit_code(&output, failed))
+                            .into();
+                        self.events.push(c);
+                    }
+                    if !failed {
+                        for (n, op) in file_operations(&call_tool.name, &call_tool.input)
+                            .into_iter()
+                            .enumerate()
+                        {
+                            let path = self.relative(&op.path);
+                            self.files.insert(path.clone());
+                            let mut f = base.clone();
+                            f["id"] = format!("{id}:file{n}").into();
+                            f["type"] = "fileOperation".into();
+                            f["parentId"] = call_id.clone();
+                            f["operation"] = op.operation.into();
+                            f["path"] = path.into();
+                            if let Some(diff) = op.diff {
+                                let (added, removed) = diff_counts(&diff);
+                                f["diff"] = diff.into();
+                                f["diffFormat"] = "unified".into();
+                                f["linesAdded"] = added.into();
+                                f["linesRemoved"] = removed.into();
+                            }
+                            self.events.push(f);
+                        }
+                    }
+                }
+                (EventType::CallWorkflowStarted, Payload::Step(step)) => {
+                    let child = event.child_run_id.clone().unwrap_or_default();
+                    let completed = run.events.iter().find(|e| {
+                        e.event_type == EventType::CallWorkflowCompleted
+                            && e.child_run_id.as_deref() == Some(child.as_str())
+                    });
+                    let error = completed.and_then(|e| match &e.payload {
+                        Payload::Step(s) => s.error.clone(),
+                        _ => None,
+                    });
+                    let call_id = event.path.rsplit('.').next().unwrap_or("");
+                    let prompt = open
+                        .get(call_id)
+                        .and_then(|(_, call)| match &call.payload {
+                            Payload::Tool(t) => t.input.get("prompt").and_then(Value::as_str),
+                            _ => None,
+                        })
+                        .map(str::to_owned);
+                    base["type"] = "handoff".into();
+                    base["fromAgent"] = agent_name.into();
+                    base["toAgent"] = step.name.clone().into();
+                    base["contextTransferred"] = prompt.into();
+                    base["status"] = match (completed, &error) {
+                        (None, _) => "initiated",
+                        (Some(_), None) => "completed",
+                        (Some(_), Some(_)) => "failed",
+                    }
+                    .into();
+                    base["properties"]["agx:childRunId"] = child.clone().into();
+                    if let Some(ms) = completed.and_then(|c| millis(event, c)) {
+                        base["durationMs"] = ms.into();
+                    }
+                    self.events.push(base);
+                    let at = self.events.len() - 1;
+                    self.child(&child, at, &run_id, &step.name);
+                }
+                (EventType::RunCompleted, Payload::Step(step)) => {
+                    if let Some(error) = &step.error {
+                        base["type"] = "error".into();
+                        base["message"] = error.clone().into();
+                        base["resolved"] = false.into();
+                        base["category"] = "unknown".into();
+                        self.events.push(base.clone());
+                    }
+                    if let Some(errors) = step.result.get("errors").and_then(Value::as_array) {
+                        for (n, e) in errors.iter().enumerate() {
+                            let fatal = e.get("fatal").and_then(Value::as_bool).unwrap_or(false);
+                            if fatal && step.error.is_some() {
+                                continue;
+                            }
+                            let mut r = base.clone();
+                            r["id"] = format!("{id}:error{n}").into();
+                            r["type"] = "error".into();
+                            r["message"] = e.get("message").cloned().unwrap_or_default();
+                            r["resolved"] = (!fatal).into();
+                            r["category"] = "unknown".into();
+                            self.events.push(r);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.runs.push(run);
+    }
+
+    fn child(&mut self, child: &str, handoff: usize, parent: &str, name: &str) {
+        if self.visited.contains(child) {
+            self.notes.push(format!(
+                "run {child} is invoked twice or in a cycle; exported once"
+            ));
+            return;
+        }
+        let path = self.dir.join(format!("{child}.jsonl"));
+        let mut redactions = 0;
+        match load(&path, self.redact, &mut redactions) {
+            Ok(run) => {
+                self.redactions += redactions;
+                if run.parent_run_id.as_deref() != Some(parent) {
+                    self.notes
+                        .push(format!("run {child} does not name {parent} as its parent"));
+                }
+                let id = self.events[handoff]["id"].as_str().map(str::to_owned);
+                self.run(run, id, name);
+            }
+            Err(error) => self.notes.push(format!("child run {child}: {error}")),
+        }
+    }
+
+    fn relative(&self, path: &str) -> String {
+        if let Some(root) = &self.root {
+            let root = root.trim_end_matches(['/', '\\']);
+            for sep in ['/', '\\'] {
+                if let Some(rest) = path.strip_prefix(root).and_then(|r| r.strip_prefix(sep)) {
+                    return rest.to_owned();
+                }
+            }
+        }
+        path.to_owned()
+    }
+
+    fn document(self) -> Value {
+        // Children finish first: the root run is the last one read.
+        let root = self.runs.last().expect("the root run is read");
+        let meta = run_meta(root);
+        let first = root.events.first().expect("load refuses an empty run");
+        let last = root.events.last().expect("load refuses an empty run");
+        let provider = root
+            .events
+            .iter()
+            .find(|e| e.event_type == EventType::RunStarted)
+            .and_then(|e| match &e.payload {
+                Payload::Step(s) => Some(s.name.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let (name, vendor) = agent_info(&provider);
+        let completed = root
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.event_type == EventType::RunCompleted);
+        let status = match completed.map(|e| &e.payload) {
+            None => "interrupted",
+            Some(Payload::Step(s)) if s.error.is_some() || s.result["status"] == "failed" => {
+                "failed"
+            }
+            Some(_) => "completed",
+        };
+        let mut usage = [0u64; 5];
+        let mut cost: Option<f64> = None;
+        let mut off_chain = [0u64; 4];
+        let mut problems = 0;
+        let mut runs = Vec::new();
+        for run in &self.runs {
+            let meta = run_meta(run);
+            for (n, key) in [
+                "input_tokens",
+                "output_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "reasoning_tokens",
+            ]
+            .iter()
+            .enumerate()
+            {
+                usage[n] += meta
+                    .pointer(&format!("/usage/{key}"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            }
+            for (n, key) in [
+                "input_tokens",
+                "output_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+            ]
+            .iter()
+            .enumerate()
+            {
+                off_chain[n] += meta
+                    .pointer(&format!("/import/off_chain_usage/{key}"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            }
+            if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
+                *cost.get_or_insert(0.0) += c;
+            }
+            problems += run.problems;
+            runs.push(
+                json!({"runId": run.run_id, "parentRunId": run.parent_run_id,
+                "provider": provider, "events": run.events.len()}),
+            );
+        }
+        let duration_ms = meta.get("duration_ms").and_then(Value::as_u64).or_else(|| {
+            let a = first.timestamp.unix_nanos().ok()?;
+            let b = last.timestamp.unix_nanos().ok()?;
+            (b >= a).then(|| ((b - a) / 1_000_000) as u64)
+        });
+        let children: Vec<String> = root
+            .events
+            .iter()
+            .filter(|e| e.event_type == EventType::CallWorkflowStarted)
+            .filter_map(|e| e.child_run_id.clone())
+            .collect();
+        let mut properties = Map::new();
+        properties.insert("agx:runs".into(), runs.into());
+        properties.insert(
+            "agx:exporter".into(),
+            format!("agx {}", env!("CARGO_PKG_VERSION")).into(),
+        );
+        if off_chain.iter().any(|n| *n > 0) {
+            properties.insert("agx:offChainUsage".into(), json!({"inputTokens": off_chain[0],
+                "outputTokens": off_chain[1], "cacheReadTokens": off_chain[2], "cacheWriteTokens": off_chain[3]}));
+        }
+        if problems > 0 {
+            properties.insert("agx:readProblems".into(), problems.into());
+        }
+        if !self.notes.is_empty() {
+            properties.insert("agx:notes".into(), self.notes.clone().into());
+        }
+        if let Some(session) = meta.get("session_id") {
+            properties.insert("agx:sessionId".into(), session.clone());
+        }
+        let project = self.root.as_ref().map(|root| {
+            let name = root
+                .trim_end_matches(['/', '\\'])
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or(root);
+            json!({"name": name, "workingDirectory": root,
+                "branch": meta.pointer("/import/git_branch"), "properties": {}})
+        });
+        let mut document = json!({
+            "specVersion": SPEC_VERSION,
+            "id": root.run_id,
+            "startTime": first.timestamp.as_str(),
+            "endTime": last.timestamp.as_str(),
+            "status": status,
+            "agent": {"name": name, "version": meta.get("provider_version"),
+                "model": meta.get("model"), "provider": vendor, "properties": {}},
+            "project": project,
+            "events": self.events,
+            "metrics": {
+                "messageCount": self.messages,
+                "toolCallCount": self.tool_calls,
+                "filesTouchedCount": self.files.len(),
+                "durationMinutes": duration_ms.map(|ms| (ms + 30_000) / 60_000),
+                "tokenUsage": {"inputTokens": usage[0], "outputTokens": usage[1],
+                    "cacheReadTokens": usage[2], "cacheWriteTokens": usage[3],
+                    "reasoningTokens": usage[4]},
+                "estimatedCostUsd": cost,
+                "filesTouched": self.files.iter().collect::<Vec<_>>(),
+                "toolsUsed": self.tools.iter().collect::<Vec<_>>(),
+                "modelsUsed": self.models.iter().collect::<Vec<_>>(),
+                "properties": {"agx:durationMs": duration_ms},
+            },
+            "relationships": {"parentSession": root.parent_run_id, "childSessions": children,
+                "properties": {}},
+            "properties": properties,
+        });
+        if self.redact {
+            document["redactions"] =
+                json!([{"category": "api_key", "count": self.redactions, "redactedBy": "agx"}]);
+        }
+        document
+    }
+}
+
+fn millis(from: &ExchangeEvent, to: &ExchangeEvent) -> Option<u64> {
+    let a = from.timestamp.unix_nanos().ok()?;
+    let b = to.timestamp.unix_nanos().ok()?;
+    (b >= a).then(|| ((b - a) / 1_000_000) as u64)
+}
+
+/// A tool output as text: a string, the text parts of a block array, else its JSON.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        Value::Array(parts) if parts.iter().all(|p| p.get("text").is_some()) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+/// The command line of a shell tool call.
+fn shell_command(name: &str, input: &Value) -> Option<String> {
+    if !matches!(
+        name,
+        "Bash" | "bash" | "shell" | "run_shell_command" | "local_shell"
+    ) {
+        return None;
+    }
+    match input.get("command")? {
+        Value::String(command) => Some(command.clone()),
+        Value::Array(argv) => Some(
+            argv.iter()
+                .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    }
+}
+
+/// Claude Code reports a failed command's status as the first line, `Exit code N`.
+fn exit_code(output: &str, failed: bool) -> Option<i64> {
+    let rest = output.strip_prefix("Exit code ")?;
+    let code = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    (failed || code == 0).then_some(code)
+}
+
+struct FileOp {
+    operation: &'static str,
+    path: String,
+    diff: Option<String>,
+}
+
+/// The file operations of a file tool call.
+fn file_operations(name: &str, input: &Value) -> Vec<FileOp> {
+    let path = ["file_path", "path", "absolute_path", "notebook_path"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::to_owned);
+    let single = |operation, diff| {
+        path.clone()
+            .map(|path| {
+                vec![FileOp {
+                    operation,
+                    path,
+                    diff,
+                }]
+            })
+            .unwrap_or_default()
+    };
+    match name {
+        "Read" | "read_file" | "view" | "read_many_files" => single("read", None),
+        "Write" | "write_file" | "create" => single("create", None),
+        "Edit" | "replace" | "edit" | "str_replace" => {
+            let diff = edit_diff(path.as_deref().unwrap_or(""), &[input]);
+            single("edit", diff)
+        }
+        "MultiEdit" => {
+            let edits: Vec<&Value> = input
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(|e| e.iter().collect())
+                .unwrap_or_default();
+            let diff = edit_diff(path.as_deref().unwrap_or(""), &edits);
+            single("edit", diff)
+        }
+        "NotebookEdit" => single("edit", None),
+        "apply_patch" | "file_change" => input
+            .get("changes")
+            .and_then(Value::as_array)
+            .map(|changes| {
+                changes
+                    .iter()
+                    .filter_map(|c| {
+                        let path = c.get("path")?.as_str()?.to_owned();
+                        let operation = match c.get("kind") {
+                            Some(Value::String(k)) => k.as_str(),
+                            Some(Value::Object(k)) => {
+                                k.get("type").and_then(Value::as_str).unwrap_or("update")
+                            }
+                            _ => "update",
+                        };
+                        let operation = match operation {
+                            "add" | "create" => "create",
+                            "delete" | "remove" => "delete",
+                            _ => "edit",
+                        };
+                        let diff = c
+                            .get("diff")
+                            .or(c.get("unified_diff"))
+                            .and_then(Value::as_str)
+                            .map(str::to_owned);
+                        Some(FileOp {
+                            operation,
+                            path,
+                            diff,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// A unified diff of `old_string` -> `new_string` edits (no line numbers: the tool input
+/// does not say where in the file they are).
+fn edit_diff(path: &str, edits: &[&Value]) -> Option<String> {
+    let mut diff = format!("--- a/{path}\n+++ b/{path}\n");
+    let mut any = false;
+    for edit in edits {
+        let (Some(old), Some(new)) = (
+            edit.get("old_string").and_then(Value::as_str),
+            edit.get("new_string").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        any = true;
+        let (o, n) = (old.lines().count(), new.lines().count());
+        diff.push_str(&format!("@@ -{o} +{n} @@\n"));
+        for line in old.lines() {
+            diff.push_str(&format!("-{line}\n"));
+        }
+        for line in new.lines() {
+            diff.push_str(&format!("+{line}\n"));
+        }
+    }
+    any.then_some(diff)
+}
+
+fn diff_counts(diff: &str) -> (u64, u64) {
+    let mut counts = (0, 0);
+    for line in diff.lines() {
+        if line.starts_with('+') && !line.starts_with("+++") {
+            counts.0 += 1;
+        } else if line.starts_with('-') && !line.starts_with("---") {
+            counts.1 += 1;
+        }
+    }
+    counts
+}
+
+/// Tool names agx maps to AgentLog events beyond `toolCall`, for documentation and tests.
+pub fn mapped_tools() -> BTreeMap<&'static str, &'static str> {
+    BTreeMap::from([
+        ("Bash", "terminalCommand"),
+        ("Edit", "fileOperation"),
+        ("MultiEdit", "fileOperation"),
+        ("Read", "fileOperation"),
+        ("Write", "fileOperation"),
+        ("apply_patch", "fileOperation"),
+        ("file_change", "fileOperation"),
+        ("shell", "terminalCommand"),
+    ])
+}

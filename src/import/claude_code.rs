@@ -1,0 +1,1465 @@
+//! Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, with sub-agents
+//! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
+//! (newer versions, with an optional `agent-<id>.meta.json` beside them).
+//!
+//! # What a session becomes
+//!
+//! One session is one root run, its run id the session id (the file name's stem when no entry
+//! names a session), so importing the same session again names the same files. Every
+//! sub-agent is a child run, `<session>.agent-<agentId>` (`<session>.sidechain-<uuid>` when
+//! the log has no agent id), linked both ways: its events carry `parent_run_id`, and the run
+//! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
+//! call and `step.call_workflow.completed` right after that call's result, both with
+//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth.
+//!
+//! # The graph
+//!
+//! A session file is a graph, not a list: every entry has a `uuid` and a `parentUuid`.
+//! * **The thread.** The run is the chain that ends at the last user or assistant entry of
+//!   the file (outside sidechains), followed back through `parentUuid`; a `compact_boundary`
+//!   entry (its `parentUuid` is null) continues through its `logicalParentUuid`, so what
+//!   happened before a compaction stays in the run. Entries are then read in file order.
+//! * **Parallel tool results.** A `tool_result` entry off the chain that answers a tool call
+//!   on the chain is put back into the thread (some versions hang each parallel result off its
+//!   own call).
+//! * **Everything else off the chain is kept, not dropped**, in the run's metadata
+//!   (`run.completed` result, `passthrough`, kind `agx-import/off-chain`, with the whole entry):
+//!   a branch with user or assistant messages is a *rewind* (the user went back and the log
+//!   kept the abandoned branch), reported as a note; a branch of only system, hook or
+//!   progress entries (hook messages forking the chain) is kept silently. The tokens of
+//!   rewound assistant messages were spent: they are added up apart, in
+//!   `import.off_chain_usage`, never mixed into the run's usage.
+//! * **Compaction.** `compact_boundary` entries are passthrough like every `system` entry; the
+//!   compaction summary (`isCompactSummary`, a user entry the user never typed) is kept as
+//!   passthrough `agx-import/compact-summary` rather than as a user message.
+//! * `summary` (`leafUuid`), `file-history-snapshot`, `queue-operation`, `attachment`,
+//!   `progress` and every other entry type are passthrough metadata, never an error.
+//!
+//! # Messages and usage
+//!
+//! The entries of the thread are read by the Claude Code stream-json adapter
+//! ([`normalize::claude`](crate::normalize::claude)): on-disk entries carry the same
+//! `message` shapes, one content block per entry. So a message spread over several entries
+//! shares its `message_id`, a `Bash` call gets its `command` block, results are paired with
+//! calls, and usage is counted once per `message.id`, from its *last* snapshot. The log has
+//! no terminal record: the run is closed as completed, its duration the span of the entry
+//! timestamps. Diagnostics name the line of the session file.
+//!
+//! # The seed's simplified format
+//!
+//! A file whose first record is `{"type":"tool_use"|"tool_result"|"text"|"error"|"stop"|
+//! "result"}` or `{"role", "content"}` is read as the simplified event format instead: each
+//! line is rewritten into the stream-json line it stands for (a `tool_result` without
+//! `tool_use_id` answers the oldest unanswered call; `stop` and `result` make one terminal
+//! record). Its run id is the file's stem.
+//!
+//! # Writing
+//!
+//! [`write`] refuses to touch a run file that exists unless told to replace it: the recorder
+//! would continue the old file, and the same id can belong to a transcript made otherwise
+//! (`agx normalize` of the same session names its run after the session too). Memory: one
+//! session file is held while its graph is resolved (the thread is known only at its end);
+//! sessions are independent and [`import`] converts them on every core.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::model::{EventType, ExchangeEvent, Payload, StepPayload, Timestamp};
+use crate::normalize::events::{EventOptions, EventSink, Transcriber};
+use crate::normalize::{Diagnostic, Options, Provider, Severity};
+use crate::record::{RecordError, Recorder, RecorderOptions};
+
+/// The files of one session: its log and its sub-agent logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionFiles {
+    /// The session log (`<session>.jsonl`); `None` for sub-agent files whose session log
+    /// is missing (each is then imported as a session of its own).
+    pub main: Option<PathBuf>,
+    /// `<session>/subagents/agent-*.jsonl`, sorted.
+    pub subagents: Vec<PathBuf>,
+}
+
+/// One run of an imported session, events in order (`seq` still 0).
+#[derive(Clone, Debug)]
+pub struct ImportedRun {
+    /// The run id.
+    pub run_id: String,
+    /// The run that spawned it.
+    pub parent_run_id: Option<String>,
+    /// The file its entries came from.
+    pub source: PathBuf,
+    /// The events.
+    pub events: Vec<ExchangeEvent>,
+}
+
+/// Something the importer observed about the session graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, 0 when the note is about the whole file.
+    pub line: u64,
+    /// What kind: `rewound-branch`, `compaction`, `unlinked-subagent`, `missing-parent`,
+    /// `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
+    pub kind: &'static str,
+    /// What exactly.
+    pub message: String,
+}
+
+impl Note {
+    /// Whether the note deserves the user's attention (data could not be placed as the log
+    /// meant it), as opposed to a structural fact.
+    pub fn is_warning(&self) -> bool {
+        matches!(
+            self.kind,
+            "unlinked-subagent" | "missing-parent" | "duplicate-uuid" | "orphan-subagent-file"
+        )
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.file.display(),
+            self.line,
+            self.kind,
+            self.message
+        )
+    }
+}
+
+/// A normalizer diagnostic, its line mapped back to the session file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileDiagnostic {
+    /// The file.
+    pub file: PathBuf,
+    /// The diagnostic, `line` and `offset` in that file.
+    pub diagnostic: Diagnostic,
+}
+
+impl std::fmt::Display for FileDiagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = &self.diagnostic;
+        let severity = match d.severity() {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(
+            f,
+            "{}:{}: byte {}: {severity}[{}]: {}",
+            self.file.display(),
+            d.line,
+            d.offset,
+            d.kind.as_str(),
+            d.message
+        )
+    }
+}
+
+/// A converted session: its runs (root first), notes and diagnostics.
+#[derive(Clone, Debug)]
+pub struct Session {
+    /// The session id (the root run's id).
+    pub session_id: String,
+    /// Root run first, then sub-agents in the order their logs were read.
+    pub runs: Vec<ImportedRun>,
+    /// What the graph showed.
+    pub notes: Vec<Note>,
+    /// What the adapter found in the entries.
+    pub diagnostics: Vec<FileDiagnostic>,
+}
+
+impl Session {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.diagnostic.severity() == Severity::Error)
+    }
+}
+
+/// Why a session could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The run's file exists and replacing was not asked for.
+    #[error("{}: run {run_id} already exists; pass --replace to overwrite it", path.display())]
+    Exists {
+        /// The run.
+        run_id: String,
+        /// Its file.
+        path: PathBuf,
+    },
+    /// The recorder failed.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+// ---------------------------------------------------------------------------------------
+// Finding sessions.
+
+/// The sessions under `path`: a session file, a project directory, or the whole projects
+/// directory (searched recursively). Sub-agent logs are attached to their session. Sorted.
+pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
+    let meta = std::fs::metadata(path)?;
+    let mut files = Vec::new();
+    if meta.is_file() {
+        files.push(path.to_owned());
+        // A session file given alone still brings its sub-agents.
+        let dir = path.with_extension("").join("subagents");
+        files.extend(jsonl_under(&dir));
+    } else {
+        files.extend(jsonl_under(path));
+    }
+    let mut sessions: Vec<SessionFiles> = Vec::new();
+    let mut by_main: HashMap<PathBuf, usize> = HashMap::new();
+    let mut orphans = Vec::new();
+    for file in &files {
+        if subagent_session(file).is_none() {
+            by_main.insert(file.clone(), sessions.len());
+            sessions.push(SessionFiles {
+                main: Some(file.clone()),
+                subagents: Vec::new(),
+            });
+        }
+    }
+    for file in files {
+        if let Some(session) = subagent_session(&file) {
+            match by_main.get(&session) {
+                Some(at) => sessions[*at].subagents.push(file),
+                None => orphans.push(file),
+            }
+        }
+    }
+    for orphan in orphans {
+        sessions.push(SessionFiles {
+            main: None,
+            subagents: vec![orphan],
+        });
+    }
+    for session in &mut sessions {
+        session.subagents.sort();
+    }
+    sessions.sort_by(|a, b| (&a.main, &a.subagents).cmp(&(&b.main, &b.subagents)));
+    Ok(sessions)
+}
+
+fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// `<dir>/<session>/subagents/agent-x.jsonl` -> `<dir>/<session>.jsonl`.
+fn subagent_session(file: &Path) -> Option<PathBuf> {
+    let parent = file.parent()?;
+    if parent.file_name()? != "subagents" {
+        return None;
+    }
+    let session_dir = parent.parent()?;
+    let mut main = session_dir.as_os_str().to_owned();
+    main.push(".jsonl");
+    Some(PathBuf::from(main))
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading entries.
+
+/// The fields of an entry the graph needs; the content is left to the adapter.
+#[derive(Deserialize, Default)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent: Option<Cow<'a, str>>,
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    logical_parent: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    sidechain: Option<bool>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "isCompactSummary", default)]
+    compact_summary: Option<bool>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    version: Option<Cow<'a, str>>,
+    #[serde(rename = "gitBranch", borrow, default)]
+    git_branch: Option<Cow<'a, str>>,
+    #[serde(default)]
+    role: Option<Value>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry of a log: where it is and the graph fields.
+#[derive(Clone, Debug, Default)]
+struct Entry {
+    line: u64,
+    range: Range<usize>,
+    /// Parsed as JSON at all.
+    json: bool,
+    kind: String,
+    subtype: Option<String>,
+    uuid: Option<String>,
+    parent: Option<String>,
+    logical_parent: Option<String>,
+    sidechain: bool,
+    agent_id: Option<String>,
+    session_id: Option<String>,
+    timestamp: Option<Timestamp>,
+    compact_summary: bool,
+    cwd: Option<String>,
+    version: Option<String>,
+    git_branch: Option<String>,
+    role: bool,
+    /// `toolUseResult.agentId`: the sub-agent a Task result came from.
+    result_agent: Option<String>,
+}
+
+impl Entry {
+    fn is_message(&self) -> bool {
+        matches!(self.kind.as_str(), "user" | "assistant")
+    }
+}
+
+/// A log file read whole, its entries indexed.
+struct Log {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+impl Log {
+    fn read(path: &Path) -> Result<Log, ImportError> {
+        let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut entries = Vec::new();
+        let mut start = 0;
+        let mut line = 0;
+        while start < bytes.len() {
+            line += 1;
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |at| start + at);
+            let mut body = start..end;
+            if bytes[body.clone()].ends_with(b"\r") {
+                body.end -= 1;
+            }
+            if line == 1 && bytes[body.clone()].starts_with(b"\xEF\xBB\xBF") {
+                body.start += 3;
+            }
+            if !bytes[body.clone()].iter().all(u8::is_ascii_whitespace) {
+                entries.push(entry(line, body, &bytes));
+            }
+            start = end + 1;
+        }
+        Ok(Log {
+            path: path.to_owned(),
+            bytes,
+            entries,
+        })
+    }
+
+    fn raw(&self, entry: &Entry) -> &[u8] {
+        &self.bytes[entry.range.clone()]
+    }
+
+    fn value(&self, entry: &Entry) -> Value {
+        serde_json::from_slice(self.raw(entry)).unwrap_or(Value::Null)
+    }
+}
+
+fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
+    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).filter(|t| !t.is_empty());
+    let Ok(head) = serde_json::from_slice::<Head<'_>>(&bytes[range.clone()]) else {
+        return Entry {
+            line,
+            range,
+            ..Entry::default()
+        };
+    };
+    let result_agent = head.tool_use_result.and_then(|raw| {
+        #[derive(Deserialize)]
+        struct AgentResult {
+            #[serde(rename = "agentId")]
+            agent_id: Option<String>,
+        }
+        serde_json::from_str::<AgentResult>(raw.get())
+            .ok()
+            .and_then(|r| r.agent_id)
+    });
+    Entry {
+        line,
+        range,
+        json: true,
+        kind: owned(head.kind).unwrap_or_default(),
+        subtype: owned(head.subtype),
+        uuid: owned(head.uuid),
+        parent: owned(head.parent),
+        logical_parent: owned(head.logical_parent),
+        sidechain: head.sidechain.unwrap_or(false),
+        agent_id: owned(head.agent_id),
+        session_id: owned(head.session_id),
+        timestamp: head
+            .timestamp
+            .as_deref()
+            .and_then(|t| Timestamp::parse(t).ok()),
+        compact_summary: head.compact_summary.unwrap_or(false),
+        cwd: owned(head.cwd),
+        version: owned(head.version),
+        git_branch: owned(head.git_branch),
+        role: head.role.is_some(),
+        result_agent: result_agent.filter(|a| !a.is_empty()),
+    }
+}
+
+/// Whether a log is in the seed's simplified event format.
+fn is_simplified(log: &Log) -> bool {
+    log.entries.iter().find(|e| e.json).is_some_and(|first| {
+        first.uuid.is_none()
+            && first.session_id.is_none()
+            && (first.role
+                || matches!(
+                    first.kind.as_str(),
+                    "tool_use" | "tool_result" | "text" | "error" | "stop" | "result"
+                ))
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Converting a session.
+
+/// A thread to transcribe: the entries of one run, before linking.
+struct Thread {
+    run_id: String,
+    /// The sub-agent's id, for linking (`None` for the root).
+    agent: Option<String>,
+    source: PathBuf,
+    /// Lines to feed the adapter, with where they came from.
+    feed: Vec<Feed>,
+    /// Metadata merged into `run.completed`'s result under `import`.
+    import: Map<String, Value>,
+    /// The sub-agent's name (its `agentType` or the spawning call's `subagent_type`).
+    name: Option<String>,
+    /// The first user text, to link by prompt when ids do not say.
+    prompt: Option<String>,
+    /// Tool call id -> the agent id its result names.
+    spawned: HashMap<String, String>,
+    /// `(session, version, cwd, branch)` for the run metadata.
+    session_id: Option<String>,
+    version: Option<String>,
+}
+
+/// One line fed to the adapter.
+struct Feed {
+    bytes: Vec<u8>,
+    /// The file's line and the entry's byte offset.
+    line: u64,
+    offset: u64,
+    timestamp: Option<Timestamp>,
+}
+
+impl Feed {
+    fn entry(log: &Log, entry: &Entry) -> Feed {
+        Feed {
+            bytes: log.raw(entry).to_vec(),
+            line: entry.line,
+            offset: entry.range.start as u64,
+            timestamp: entry.timestamp.clone(),
+        }
+    }
+
+    fn note(value: Value, entry: &Entry) -> Feed {
+        Feed {
+            bytes: serde_json::to_vec(&value).expect("a JSON value serializes"),
+            line: entry.line,
+            offset: entry.range.start as u64,
+            timestamp: entry.timestamp.clone(),
+        }
+    }
+}
+
+/// Reads a session's files and makes its runs. Pure: nothing is written.
+pub fn convert(files: &SessionFiles) -> Result<Session, ImportError> {
+    let mut notes = Vec::new();
+    let mut threads = Vec::new();
+    let main_log = files.main.as_deref().map(Log::read).transpose()?;
+    let fallback_id = files
+        .main
+        .as_deref()
+        .or(files.subagents.first().map(PathBuf::as_path))
+        .and_then(Path::file_stem)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".to_owned());
+    let session_id = main_log
+        .as_ref()
+        .filter(|log| !is_simplified(log))
+        .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
+        .unwrap_or_else(|| fallback_id.clone());
+    let session_id = sanitize(&session_id);
+
+    if let Some(log) = &main_log {
+        if is_simplified(log) {
+            notes.push(Note {
+                file: log.path.clone(),
+                line: 0,
+                kind: "simplified-format",
+                message:
+                    "read as the simplified event format (tool_use / tool_result / text lines)"
+                        .into(),
+            });
+            threads.push(simplified_thread(log, &session_id));
+        } else {
+            threads.extend(session_threads(log, &session_id, &mut notes));
+        }
+    } else {
+        for file in &files.subagents {
+            notes.push(Note {
+                file: file.clone(),
+                line: 0,
+                kind: "orphan-subagent-file",
+                message: "sub-agent log without its session log; imported as a session of its own"
+                    .into(),
+            });
+        }
+    }
+    for file in &files.subagents {
+        let log = Log::read(file)?;
+        let agent = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .map(|s| s.strip_prefix("agent-").map(str::to_owned).unwrap_or(s))
+            .or_else(|| log.entries.iter().find_map(|e| e.agent_id.clone()))
+            .unwrap_or_default();
+        let run_id = if main_log.is_some() {
+            format!("{session_id}.agent-{}", sanitize(&agent))
+        } else {
+            sanitize(&fallback_id)
+        };
+        let all: Vec<usize> = (0..log.entries.len()).collect();
+        let by_uuid = uuid_index(&log, &mut notes);
+        let selected = select(&log, &all, &by_uuid, &mut notes);
+        let mut thread = thread_from(&log, &all, &selected, run_id, Some(agent), &mut notes);
+        let meta_path = file.with_extension("meta.json");
+        if let Ok(text) = std::fs::read(&meta_path)
+            && let Ok(meta) = serde_json::from_slice::<Value>(&text)
+        {
+            thread.name = meta
+                .get("agentType")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            thread.import.insert("subagent_meta".into(), meta);
+        }
+        threads.push(thread);
+    }
+
+    let mut runs: Vec<ImportedRun> = Vec::new();
+    let mut diagnostics = Vec::new();
+    for thread in &mut threads {
+        let (events, found) = transcribe(thread);
+        diagnostics.extend(found.into_iter().map(|diagnostic| FileDiagnostic {
+            file: thread.source.clone(),
+            diagnostic,
+        }));
+        runs.push(ImportedRun {
+            run_id: thread.run_id.clone(),
+            parent_run_id: None,
+            source: thread.source.clone(),
+            events,
+        });
+    }
+    if main_log.is_some() {
+        link(&threads, &mut runs, &mut notes);
+    }
+    Ok(Session {
+        session_id,
+        runs,
+        notes,
+        diagnostics,
+    })
+}
+
+/// Run ids become file names: keep them to a safe alphabet.
+fn sanitize(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_owned()
+}
+
+/// The root thread and the in-file sidechains of a session log.
+fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Thread> {
+    let entries = &log.entries;
+    let by_uuid = uuid_index(log, notes);
+    let main: Vec<usize> = (0..entries.len())
+        .filter(|at| !entries[*at].sidechain)
+        .collect();
+    let mut threads = Vec::new();
+    let chain = select(log, &main, &by_uuid, notes);
+    threads.push(thread_from(
+        log,
+        &main,
+        &chain,
+        session_id.to_owned(),
+        None,
+        notes,
+    ));
+
+    // Sidechains: grouped by agent id, else by the root of their chain.
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if !entry.sidechain {
+            continue;
+        }
+        let key = match &entry.agent_id {
+            Some(agent) => agent.clone(),
+            None => format!("sidechain-{}", sidechain_root(entries, at, &by_uuid)),
+        };
+        let index = *group_of.entry(key.clone()).or_insert_with(|| {
+            groups.push((key, Vec::new()));
+            groups.len() - 1
+        });
+        groups[index].1.push(at);
+    }
+    for (key, members) in groups {
+        let chain = select(log, &members, &by_uuid, notes);
+        let (run_id, agent) = match key.strip_prefix("sidechain-") {
+            Some(root) if entries[members[0]].agent_id.is_none() => (
+                format!("{session_id}.sidechain-{}", sanitize(root)),
+                Some(key.clone()),
+            ),
+            _ => (
+                format!("{session_id}.agent-{}", sanitize(&key)),
+                Some(key.clone()),
+            ),
+        };
+        threads.push(thread_from(log, &members, &chain, run_id, agent, notes));
+    }
+    threads
+}
+
+/// Entries by uuid; a uuid seen twice is reported, and its later entry is the one linked.
+fn uuid_index<'a>(log: &'a Log, notes: &mut Vec<Note>) -> HashMap<&'a str, usize> {
+    let mut by_uuid: HashMap<&str, usize> = HashMap::new();
+    for (at, entry) in log.entries.iter().enumerate() {
+        if let Some(uuid) = &entry.uuid
+            && by_uuid.insert(uuid, at).is_some()
+        {
+            notes.push(Note {
+                file: log.path.clone(),
+                line: entry.line,
+                kind: "duplicate-uuid",
+                message: format!("uuid {uuid} appears again; the later entry is the one linked"),
+            });
+        }
+    }
+    by_uuid
+}
+
+/// The uuid (or line) of the first entry of a sidechain.
+fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usize>) -> String {
+    let mut seen = HashSet::new();
+    while let Some(parent) = entries[at].parent.as_deref().and_then(|p| by_uuid.get(p))
+        && entries[*parent].sidechain
+        && seen.insert(*parent)
+    {
+        at = *parent;
+    }
+    entries[at]
+        .uuid
+        .as_deref()
+        .map(|u| u.chars().take(8).collect())
+        .unwrap_or_else(|| format!("line{}", entries[at].line))
+}
+
+/// The entries of one thread, in file order: the chain to the last message, parallel
+/// results put back, everything else off the chain marked for the metadata.
+fn select(
+    log: &Log,
+    members: &[usize],
+    by_uuid: &HashMap<&str, usize>,
+    notes: &mut Vec<Note>,
+) -> Vec<usize> {
+    let entries = &log.entries;
+    let in_group: HashSet<usize> = members.iter().copied().collect();
+    let Some(leaf) = members
+        .iter()
+        .rev()
+        .find(|at| entries[**at].is_message() && entries[**at].uuid.is_some())
+        .copied()
+    else {
+        // No message at all: every entry is metadata, in file order.
+        return members.to_vec();
+    };
+    let mut chain = HashSet::new();
+    let mut at = leaf;
+    loop {
+        if !chain.insert(at) {
+            break;
+        }
+        let entry = &entries[at];
+        let parent = entry.parent.as_deref().or(entry.logical_parent.as_deref());
+        let Some(parent) = parent else { break };
+        match by_uuid.get(parent) {
+            Some(next) if in_group.contains(next) => at = *next,
+            // A sidechain's root may point into the main thread: that is its spawn point.
+            Some(_) => break,
+            None => {
+                notes.push(Note {
+                    file: log.path.clone(),
+                    line: entry.line,
+                    kind: "missing-parent",
+                    message: format!("parent {parent} is not in the file; the thread starts here"),
+                });
+                break;
+            }
+        }
+    }
+    // Entries without a uuid (summary, file-history-snapshot, ...) are not part of the
+    // graph: they stay, in file order, as metadata.
+    for at in members {
+        if entries[*at].uuid.is_none() {
+            chain.insert(*at);
+        }
+    }
+    // Tool results hung off the chain, answering calls on it.
+    let calls = chain_tool_calls(log, &chain);
+    for at in members {
+        if chain.contains(at) || entries[*at].kind != "user" {
+            continue;
+        }
+        if tool_result_ids(log, &entries[*at])
+            .iter()
+            .any(|id| calls.contains(id))
+        {
+            chain.insert(*at);
+        }
+    }
+    let mut selected: Vec<usize> = chain.into_iter().collect();
+    selected.sort_unstable();
+    selected
+}
+
+fn chain_tool_calls(log: &Log, chain: &HashSet<usize>) -> HashSet<String> {
+    let mut calls = HashSet::new();
+    for at in chain {
+        let entry = &log.entries[*at];
+        if entry.kind != "assistant" || memchr::memmem::find(log.raw(entry), b"tool_use").is_none()
+        {
+            continue;
+        }
+        if let Some(Value::Array(blocks)) = log.value(entry).pointer("/message/content") {
+            calls.extend(blocks.iter().filter_map(|b| {
+                (b.get("type")? == "tool_use")
+                    .then(|| b.get("id")?.as_str().map(str::to_owned))
+                    .flatten()
+            }));
+        }
+    }
+    calls
+}
+
+fn tool_result_ids(log: &Log, entry: &Entry) -> Vec<String> {
+    if memchr::memmem::find(log.raw(entry), b"tool_result").is_none() {
+        return Vec::new();
+    }
+    match log.value(entry).pointer("/message/content") {
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter_map(|b| b.get("tool_use_id")?.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The text of a user entry's message, when it is a prompt.
+fn user_text(log: &Log, entry: &Entry) -> Option<String> {
+    match log.value(entry).pointer("/message/content")? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(blocks) => blocks
+            .iter()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .and_then(|b| b.get("text")?.as_str().map(str::to_owned)),
+        _ => None,
+    }
+}
+
+/// A thread from the selected entries of a log; the unselected ones of the same group
+/// (sidechain entries are their own groups) become off-chain metadata.
+fn thread_from(
+    log: &Log,
+    members: &[usize],
+    selected: &[usize],
+    run_id: String,
+    agent: Option<String>,
+    notes: &mut Vec<Note>,
+) -> Thread {
+    let entries = &log.entries;
+    let chosen: HashSet<usize> = selected.iter().copied().collect();
+    let sidechain = agent.is_some();
+    let mut feed = Vec::with_capacity(selected.len());
+    let mut prompt = None;
+    let mut spawned = HashMap::new();
+    let mut session_id = None;
+    let mut version = None;
+    let mut cwd = None;
+    let mut branch = None;
+    let mut compactions = 0u64;
+    for at in selected {
+        let entry = &entries[*at];
+        session_id = session_id.or(entry.session_id.clone());
+        version = entry.version.clone().or(version);
+        cwd = cwd.or(entry.cwd.clone());
+        branch = branch.or(entry.git_branch.clone());
+        if entry.kind == "system" && entry.subtype.as_deref() == Some("compact_boundary") {
+            compactions += 1;
+            notes.push(Note {
+                file: log.path.clone(),
+                line: entry.line,
+                kind: "compaction",
+                message: "compact boundary: the thread continues through logicalParentUuid".into(),
+            });
+        }
+        if entry.compact_summary {
+            let note = json!({"type": "agx-import", "subtype": "compact-summary",
+                "line": entry.line, "entry": log.value(entry)});
+            feed.push(Feed::note(note, entry));
+            continue;
+        }
+        if entry.kind == "user" {
+            if prompt.is_none() {
+                prompt = user_text(log, entry);
+            }
+            // A Task result names the sub-agent it came from: `toolUseResult.agentId`, or
+            // (Claude Code 2.0) the entry's own `agentId` on the main thread.
+            let named = entry
+                .result_agent
+                .clone()
+                .or_else(|| entry.agent_id.clone().filter(|_| !sidechain));
+            if let Some(named) = named {
+                for id in tool_result_ids(log, entry) {
+                    spawned.insert(id, named.clone());
+                }
+            }
+        }
+        feed.push(Feed::entry(log, entry));
+    }
+    // Off-chain entries of this thread's group.
+    let mut off_chain = 0u64;
+    let mut off_usage: HashMap<String, Value> = HashMap::new();
+    let mut branch_note: Option<(u64, u64)> = None;
+    for at in members {
+        if chosen.contains(at) {
+            continue;
+        }
+        let entry = &entries[*at];
+        off_chain += 1;
+        let value = log.value(entry);
+        let rewound = entry.kind == "assistant"
+            || (entry.kind == "user" && value.get("isMeta") != Some(&Value::Bool(true)));
+        if entry.kind == "assistant"
+            && let (Some(id), Some(usage)) = (
+                value.pointer("/message/id").and_then(Value::as_str),
+                value.pointer("/message/usage"),
+            )
+        {
+            off_usage.insert(id.to_owned(), usage.clone());
+        }
+        if rewound {
+            let (first, count) = branch_note.get_or_insert((entry.line, 0));
+            let _ = first;
+            *count += 1;
+        }
+        let reason = if rewound { "rewound" } else { "side-branch" };
+        let note = json!({"type": "agx-import", "subtype": "off-chain", "reason": reason,
+            "line": entry.line, "entry": value});
+        // Kept at the end of the run, so their times must not move its clock back.
+        let mut note = Feed::note(note, entry);
+        note.timestamp = None;
+        feed.push(note);
+    }
+    if let Some((line, count)) = branch_note {
+        notes.push(Note {
+            file: log.path.clone(),
+            line,
+            kind: "rewound-branch",
+            message: format!(
+                "{count} message entries are off the thread (a rewind); kept as off-chain metadata"
+            ),
+        });
+    }
+    let mut import = Map::new();
+    import.insert("format".into(), "claude-code-session".into());
+    import.insert(
+        "source".into(),
+        log.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .into(),
+    );
+    import.insert("entries".into(), entries.len().into());
+    import.insert("off_chain".into(), off_chain.into());
+    import.insert("compactions".into(), compactions.into());
+    if let Some(cwd) = cwd {
+        import.insert("cwd".into(), cwd.into());
+    }
+    if let Some(branch) = branch {
+        import.insert("git_branch".into(), branch.into());
+    }
+    if let Some(agent) = &agent {
+        import.insert("agent_id".into(), agent.clone().into());
+    }
+    if !off_usage.is_empty() {
+        let mut total = json!({"input_tokens": 0, "output_tokens": 0,
+            "cache_read_tokens": 0, "cache_write_tokens": 0});
+        for usage in off_usage.values() {
+            for (to, from) in [
+                ("input_tokens", "input_tokens"),
+                ("output_tokens", "output_tokens"),
+                ("cache_read_tokens", "cache_read_input_tokens"),
+                ("cache_write_tokens", "cache_creation_input_tokens"),
+            ] {
+                let add = usage.get(from).and_then(Value::as_u64).unwrap_or(0);
+                total[to] = (total[to].as_u64().unwrap_or(0) + add).into();
+            }
+        }
+        import.insert("off_chain_usage".into(), total);
+    }
+    Thread {
+        run_id,
+        agent,
+        source: log.path.clone(),
+        feed,
+        import,
+        name: None,
+        prompt,
+        spawned,
+        session_id,
+        version,
+    }
+}
+
+/// The seed's simplified format, rewritten line by line into stream-json lines.
+fn simplified_thread(log: &Log, run_id: &str) -> Thread {
+    let mut feed = Vec::new();
+    let mut pending: std::collections::VecDeque<String> = Default::default();
+    let mut terminal: Option<(Option<Value>, Option<Value>, bool)> = None;
+    let mut prompt = None;
+    let mut generated = 0u64;
+    for entry in &log.entries {
+        let value = log.value(entry);
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        let line = if let Some(role) = value.get("role").and_then(Value::as_str) {
+            let content = value.get("content").cloned().unwrap_or(Value::Null);
+            if role == "user" && prompt.is_none() {
+                prompt = content.as_str().map(str::to_owned);
+            }
+            if let Value::Array(blocks) = &content {
+                for block in blocks {
+                    if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                        && let Some(id) = block.get("id").and_then(Value::as_str)
+                    {
+                        pending.push_back(id.to_owned());
+                    }
+                }
+            }
+            let kind = if role == "assistant" {
+                "assistant"
+            } else {
+                "user"
+            };
+            json!({"type": kind, "message": {"role": role, "content": content}})
+        } else {
+            match kind {
+                "text" => json!({"type": "assistant", "message": {"role": "assistant",
+                    "content": [{"type": "text", "text": value.get("text")}]}}),
+                "tool_use" => {
+                    let id = match value.get("id").and_then(Value::as_str) {
+                        Some(id) => id.to_owned(),
+                        None => {
+                            generated += 1;
+                            format!("agx-tool-{generated}")
+                        }
+                    };
+                    pending.push_back(id.clone());
+                    json!({"type": "assistant", "message": {"role": "assistant",
+                        "content": [{"type": "tool_use", "id": id, "name": value.get("name"),
+                            "input": value.get("input").cloned().unwrap_or(json!({}))}]}})
+                }
+                "tool_result" => {
+                    let id = match value.get("tool_use_id").and_then(Value::as_str) {
+                        Some(id) => {
+                            pending.retain(|p| p != id);
+                            id.to_owned()
+                        }
+                        None => pending.pop_front().unwrap_or_default(),
+                    };
+                    let content = value
+                        .get("output")
+                        .or(value.get("content"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    json!({"type": "user", "message": {"role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": id,
+                            "content": content, "is_error": value.get("is_error")}]}})
+                }
+                "error" => {
+                    let error = value.get("error").cloned().unwrap_or(Value::Null);
+                    let message = match &error {
+                        Value::Object(fields) => format!(
+                            "{}: {}",
+                            fields
+                                .get("type")
+                                .and_then(Value::as_str)
+                                .unwrap_or("error"),
+                            fields.get("message").and_then(Value::as_str).unwrap_or("")
+                        ),
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    json!({"type": "assistant", "error": message,
+                        "message": {"role": "assistant", "content": []}})
+                }
+                "stop" | "result" => {
+                    let slot = terminal.get_or_insert((None, None, true));
+                    if kind == "stop" {
+                        slot.0 = value.get("stop_reason").cloned();
+                    } else {
+                        slot.1 = value.get("result").cloned();
+                    }
+                    if value.get("success") == Some(&Value::Bool(false)) {
+                        slot.2 = false;
+                    }
+                    continue;
+                }
+                _ => value.clone(),
+            }
+        };
+        feed.push(Feed::note(line, entry));
+    }
+    let mut thread = Thread {
+        run_id: run_id.to_owned(),
+        agent: None,
+        source: log.path.clone(),
+        feed,
+        import: Map::new(),
+        name: None,
+        prompt,
+        spawned: HashMap::new(),
+        session_id: None,
+        version: None,
+    };
+    thread
+        .import
+        .insert("format".into(), "claude-code-simplified".into());
+    if let Some((stop, result, success)) = terminal {
+        let last = log.entries.last().cloned().unwrap_or_default();
+        let mut record = json!({"type": "result", "subtype": if success { "success" } else { "error_during_execution" },
+            "is_error": !success});
+        if let Some(stop) = stop {
+            record["stop_reason"] = stop;
+        }
+        if let Some(result) = result {
+            record["result"] = result;
+        }
+        thread.feed.push(Feed::note(record, &last));
+        thread.import.insert("terminal".into(), true.into());
+    }
+    thread
+}
+
+// ---------------------------------------------------------------------------------------
+// Transcribing a thread with the stream-json adapter.
+
+#[derive(Default)]
+struct Collect {
+    events: Vec<ExchangeEvent>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl EventSink for Collect {
+    fn event(&mut self, event: ExchangeEvent) -> io::Result<()> {
+        self.events.push(event);
+        Ok(())
+    }
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+        self.diagnostics.push(diagnostic);
+        Ok(())
+    }
+}
+
+fn transcribe(thread: &mut Thread) -> (Vec<ExchangeEvent>, Vec<Diagnostic>) {
+    let first = thread.feed.iter().find_map(|f| f.timestamp.clone());
+    let last = thread.feed.iter().rev().find_map(|f| f.timestamp.clone());
+    let epoch = || Timestamp::parse("1970-01-01T00:00:00Z").expect("a valid timestamp");
+    let now = Arc::new(Mutex::new(first.clone().unwrap_or_else(epoch)));
+    let clock_now = Arc::clone(&now);
+    let options = EventOptions {
+        run_id: Some(thread.run_id.clone()),
+        clock: Box::new(move || clock_now.lock().expect("clock lock").clone()),
+    };
+    let mut transcriber = Transcriber::new(Provider::Claude, Options::default(), options);
+    let mut sink = Collect::default();
+    // Synthetic line n (1-based) came from `lines[n - 1]`: (synthetic offset, line, offset).
+    let mut lines = Vec::with_capacity(thread.feed.len() + 1);
+    let mut synthetic = 0u64;
+    let terminal = thread.import.contains_key("terminal");
+    let mut push = |bytes: &[u8], line: u64, offset: u64, sink: &mut Collect| {
+        lines.push((synthetic, line, offset));
+        synthetic += bytes.len() as u64 + 1;
+        let mut record = Vec::with_capacity(bytes.len() + 1);
+        record.extend_from_slice(bytes);
+        record.push(b'\n');
+        // Collect never fails.
+        let _ = transcriber.push(&record, sink);
+    };
+    for feed in &thread.feed {
+        if let Some(ts) = &feed.timestamp {
+            *now.lock().expect("clock lock") = ts.clone();
+        }
+        push(&feed.bytes, feed.line, feed.offset, &mut sink);
+    }
+    if !terminal {
+        // The log has no terminal record: the run is what the file holds.
+        let duration = match (&first, &last) {
+            (Some(a), Some(b)) => match (a.unix_nanos(), b.unix_nanos()) {
+                (Ok(a), Ok(b)) if b >= a => Some(((b - a) / 1_000_000) as u64),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut record = json!({"type": "result", "subtype": "success", "is_error": false});
+        if let Some(ms) = duration {
+            record["duration_ms"] = ms.into();
+        }
+        let (line, offset) = thread.feed.last().map_or((0, 0), |f| (f.line, f.offset));
+        let bytes = serde_json::to_vec(&record).expect("a JSON value serializes");
+        push(&bytes, line, offset, &mut sink);
+    }
+    let _ = transcriber.finish(&mut sink);
+    let map = |line: u64, offset: u64| -> (u64, u64) {
+        match line.checked_sub(1).and_then(|i| lines.get(i as usize)) {
+            Some((start, line, original)) => (*line, original + offset.saturating_sub(*start)),
+            None => (0, 0),
+        }
+    };
+    let diagnostics = sink
+        .diagnostics
+        .into_iter()
+        .map(|mut d| {
+            (d.line, d.offset) = map(d.line, d.offset);
+            d
+        })
+        .collect();
+    let mut events = sink.events;
+    if let Some(completed) = events.last_mut()
+        && let Payload::Step(step) = &mut completed.payload
+        && let Value::Object(result) = &mut step.result
+    {
+        for key in ["passthrough", "errors"] {
+            if let Some(Value::Array(items)) = result.get_mut(key) {
+                for item in items {
+                    if let Some(line) = item.get("line").and_then(Value::as_u64) {
+                        item["line"] = map(line, 0).0.into();
+                    }
+                }
+            }
+        }
+        if !result.contains_key("session_id")
+            && let Some(session) = &thread.session_id
+        {
+            result.insert("session_id".into(), session.clone().into());
+        }
+        if !result.contains_key("provider_version")
+            && let Some(version) = &thread.version
+        {
+            result.insert("provider_version".into(), version.clone().into());
+        }
+        result.insert("import".into(), Value::Object(thread.import.clone()));
+    }
+    (events, diagnostics)
+}
+
+// ---------------------------------------------------------------------------------------
+// Linking sub-agents to the calls that spawned them.
+
+fn link(threads: &[Thread], runs: &mut [ImportedRun], notes: &mut Vec<Note>) {
+    // Every Task / Agent call of every run: (run index, call id, subagent_type, prompt).
+    let mut calls: Vec<(usize, String, Option<String>, Option<String>)> = Vec::new();
+    for (index, run) in runs.iter().enumerate() {
+        for event in &run.events {
+            if event.event_type == EventType::ToolCall
+                && let Payload::Tool(tool) = &event.payload
+                && matches!(tool.name.as_str(), "Task" | "Agent")
+            {
+                let text = |key: &str| {
+                    tool.input
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                };
+                calls.push((
+                    index,
+                    tool.call_id.clone(),
+                    text("subagent_type"),
+                    text("prompt"),
+                ));
+            }
+        }
+    }
+    let mut claimed: HashSet<String> = HashSet::new();
+    // (parent index, call id or None, child index, name)
+    let mut links: Vec<(usize, Option<String>, usize, String)> = Vec::new();
+    for (child, thread) in threads.iter().enumerate().skip(1) {
+        let agent = thread.agent.as_deref().unwrap_or("");
+        let by_id = threads.iter().enumerate().find_map(|(parent, t)| {
+            t.spawned
+                .iter()
+                .find(|(call, named)| *named == agent && !claimed.contains(*call))
+                .map(|(call, _)| (parent, call.clone()))
+        });
+        let by_prompt = || {
+            calls
+                .iter()
+                .find(|(_, call, _, prompt)| {
+                    !claimed.contains(call)
+                        && prompt.is_some()
+                        && prompt.as_deref() == thread.prompt.as_deref()
+                })
+                .map(|(parent, call, _, _)| (*parent, call.clone()))
+        };
+        let found = by_id.or_else(by_prompt);
+        let kind_of = |call: &str| {
+            calls
+                .iter()
+                .find(|(_, id, _, _)| id == call)
+                .and_then(|(_, _, kind, _)| kind.clone())
+        };
+        match found {
+            Some((parent, call)) if parent != child => {
+                claimed.insert(call.clone());
+                let name = thread
+                    .name
+                    .clone()
+                    .or_else(|| kind_of(&call))
+                    .unwrap_or_else(|| "subagent".into());
+                links.push((parent, Some(call), child, name));
+            }
+            _ => {
+                notes.push(Note {
+                    file: thread.source.clone(),
+                    line: 0,
+                    kind: "unlinked-subagent",
+                    message: format!(
+                        "sub-agent {agent:?}: no Task/Agent call names it or sent its prompt; linked to the session's end"
+                    ),
+                });
+                let name = thread.name.clone().unwrap_or_else(|| "subagent".into());
+                links.push((0, None, child, name));
+            }
+        }
+    }
+    for (parent, call, child, name) in links {
+        let child_id = runs[child].run_id.clone();
+        let parent_id = runs[parent].run_id.clone();
+        runs[child].parent_run_id = Some(parent_id.clone());
+        for event in &mut runs[child].events {
+            event.parent_run_id = Some(parent_id.clone());
+        }
+        inject(&mut runs[parent].events, call.as_deref(), &child_id, &name);
+    }
+}
+
+/// Puts `step.call_workflow.started` after the spawning call and `.completed` after its
+/// result (or, for an unlinked child or a call that never returned, before the agent step
+/// closes).
+fn inject(events: &mut Vec<ExchangeEvent>, call: Option<&str>, child: &str, name: &str) {
+    let path = format!(
+        "agent.{}",
+        call.map_or_else(|| format!("unlinked-{child}"), str::to_owned)
+    );
+    let is = |event: &ExchangeEvent, kind: EventType| {
+        event.event_type == kind
+            && matches!(&event.payload, Payload::Tool(t) if Some(t.call_id.as_str()) == call)
+    };
+    // The closing `step.completed` of `agent` and `run.completed` are the last two events.
+    let closing = events.len().saturating_sub(2);
+    let started_at = events
+        .iter()
+        .position(|e| is(e, EventType::ToolCall))
+        .map_or(closing, |at| at + 1);
+    let result = events.iter().position(|e| is(e, EventType::ToolResult));
+    let error = result.and_then(|at| match &events[at].payload {
+        Payload::Tool(t) => t.error.clone(),
+        _ => None,
+    });
+    let make = |kind: EventType, template: &ExchangeEvent, error: Option<String>| {
+        let mut event = template.clone();
+        event.event_type = kind;
+        event.path = path.clone();
+        event.child_run_id = Some(child.to_owned());
+        event.payload = Payload::Step(StepPayload {
+            name: name.to_owned(),
+            kind: "call_workflow".to_owned(),
+            error,
+            result: Value::Null,
+        });
+        event
+    };
+    let template = events[started_at.saturating_sub(1)].clone();
+    let started = make(EventType::CallWorkflowStarted, &template, None);
+    events.insert(started_at, started);
+    let (completed_at, error) = match result {
+        Some(at) => (at + 2, error),
+        None => (
+            events.len().saturating_sub(2),
+            call.map(|_| "the spawning call never returned".to_owned()),
+        ),
+    };
+    let template = events[completed_at.min(events.len()) - 1].clone();
+    let completed = make(EventType::CallWorkflowCompleted, &template, error);
+    events.insert(completed_at, completed);
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing.
+
+/// Writes a converted session's runs into `dir`, root first; returns the files.
+pub fn write(session: &Session, dir: &Path, replace: bool) -> Result<Vec<PathBuf>, ImportError> {
+    for run in &session.runs {
+        let path = dir.join(format!("{}.jsonl", run.run_id));
+        if path.exists() {
+            if !replace {
+                return Err(ImportError::Exists {
+                    run_id: run.run_id.clone(),
+                    path,
+                });
+            }
+            std::fs::remove_file(&path).map_err(|source| ImportError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    let mut written = Vec::new();
+    for run in &session.runs {
+        let mut options = RecorderOptions::default();
+        if let Some(parent) = &run.parent_run_id {
+            options = options.parent_run_id(parent);
+        }
+        let recorder = Recorder::create(dir, &run.run_id, options)?;
+        for event in &run.events {
+            recorder.record(event.clone())?;
+        }
+        recorder.close()?;
+        written.push(recorder.path().to_owned());
+    }
+    Ok(written)
+}
+
+/// How [`import`] works.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Overwrite runs that exist in the output directory.
+    pub replace: bool,
+    /// Worker threads; 0 for one per core.
+    pub jobs: usize,
+}
+
+/// What happened to one session.
+#[derive(Debug)]
+pub struct SessionOutcome {
+    /// Its files.
+    pub files: SessionFiles,
+    /// The converted session and the files written, or why not.
+    pub result: Result<(Session, Vec<PathBuf>), ImportError>,
+}
+
+/// Imports every session under `path` into `dir`, in parallel; `progress(done, total)` is
+/// called after each session. Outcomes are in the order of [`discover`].
+pub fn import(
+    path: &Path,
+    dir: &Path,
+    options: &ImportOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<Vec<SessionOutcome>> {
+    let sessions = discover(path)?;
+    let total = sessions.len();
+    let jobs = match options.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<SessionOutcome>>> =
+        Mutex::new((0..total).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(files) = sessions.get(at) else { break };
+                    let result = convert(files).and_then(|session| {
+                        let written = write(&session, dir, options.replace)?;
+                        Ok((session, written))
+                    });
+                    let outcome = SessionOutcome {
+                        files: files.clone(),
+                        result,
+                    };
+                    results.lock().expect("results lock")[at] = Some(outcome);
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                }
+            });
+        }
+    });
+    Ok(results
+        .into_inner()
+        .expect("results lock")
+        .into_iter()
+        .flatten()
+        .collect())
+}

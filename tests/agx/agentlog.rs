@@ -1,0 +1,280 @@
+//! AgentLog export: every `ok/` fixture of every provider corpus is normalized to a
+//! transcript, and every Claude Code session of `corpus/claude-code/` imported, then
+//! exported; the documents are golden snapshots in `golden/agentlog/<corpus>/<outcome>/`,
+//! which `scripts/validate-agentlog.py` (run by CI) checks against the published schema.
+//!
+//! The round trip Claude Code session -> canonical -> AgentLog keeps every tool call with
+//! its output and status, every file touched and the token totals: counted here straight
+//! from the session files and compared with the document.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use agx::Timestamp;
+use agx::export::agentlog::{ExportOptions, export};
+use agx::import::claude_code::{convert, write};
+use agx::normalize::events::{EventOptions, Transcriber};
+use agx::normalize::{Options, Provider};
+use agx::record::{RecorderOptions, RecordingSink};
+use serde_json::Value;
+
+use crate::claude_code::{Scratch, corpus, sessions, stem};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn snapshot(dir: &str, outcome: &str, name: &str, document: &Value) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(
+        Path::new(ROOT)
+            .join("golden/agentlog")
+            .join(dir)
+            .join(outcome),
+    );
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let text = serde_json::to_string_pretty(document).unwrap();
+    settings.bind(|| insta::assert_snapshot!(name.to_owned(), text));
+}
+
+fn check_shape(name: &str, document: &Value) {
+    for key in [
+        "specVersion",
+        "id",
+        "startTime",
+        "status",
+        "agent",
+        "events",
+    ] {
+        assert!(document.get(key).is_some(), "{name}: {key} is required");
+    }
+    let mut ids = BTreeSet::new();
+    for event in document["events"].as_array().unwrap() {
+        let id = event["id"].as_str().unwrap();
+        assert!(ids.insert(id.to_owned()), "{name}: event id {id} twice");
+    }
+}
+
+#[test]
+fn provider_fixtures_export() {
+    for provider in Provider::ALL {
+        let dir = Path::new(ROOT)
+            .join("corpus")
+            .join(provider.as_str())
+            .join("ok");
+        let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+            })
+            .collect();
+        fixtures.sort();
+        for fixture in fixtures {
+            let name = fixture.file_stem().unwrap().to_str().unwrap().to_owned();
+            let scratch = Scratch::new(&format!("export-{provider}-{name}"));
+            let events = EventOptions {
+                run_id: Some(format!("{provider}-{name}")),
+                clock: Box::new(|| Timestamp::parse("2026-06-08T08:14:42.123Z").unwrap()),
+            };
+            let mut transcriber = Transcriber::new(provider, Options::default(), events);
+            let mut sink = RecordingSink::new(&scratch.0, RecorderOptions::default(), |_| Ok(()));
+            transcriber
+                .push(&std::fs::read(&fixture).unwrap(), &mut sink)
+                .unwrap();
+            transcriber.finish(&mut sink).unwrap();
+            let path = sink.recorder().unwrap().path().to_owned();
+            sink.recorder().unwrap().close().unwrap();
+            let document = export(&path, &ExportOptions::default()).unwrap();
+            check_shape(&name, &document);
+            snapshot(provider.as_str(), "ok", &name, &document);
+        }
+    }
+}
+
+fn export_session(outcome: &str, files: &agx::import::claude_code::SessionFiles) -> Value {
+    let name = stem(files, outcome);
+    let session = convert(files).unwrap();
+    let scratch = Scratch::new(&format!("export-cc-{name}"));
+    let written = write(&session, &scratch.0, false).unwrap();
+    export(&written[0], &ExportOptions::default()).unwrap()
+}
+
+#[test]
+fn claude_code_sessions_export() {
+    for outcome in ["ok", "err"] {
+        for files in sessions(outcome) {
+            let name = stem(&files, outcome);
+            let document = export_session(outcome, &files);
+            check_shape(&name, &document);
+            snapshot("claude-code", outcome, &name, &document);
+        }
+    }
+}
+
+/// What a session's files say, counted without agx: tool calls with their status, files
+/// touched (relative to the cwd), token totals (per message id, last snapshot).
+#[derive(Debug, Default, PartialEq)]
+struct Counted {
+    calls: BTreeMap<String, String>,
+    files: BTreeSet<String>,
+    tokens: [u64; 4],
+}
+
+fn count_directly(files: &agx::import::claude_code::SessionFiles) -> Counted {
+    let mut counted = Counted::default();
+    let mut usage: HashMap<String, Value> = HashMap::new();
+    let mut inputs: HashMap<String, (String, Value)> = HashMap::new();
+    let mut results: HashMap<String, bool> = HashMap::new();
+    let mut cwd = String::new();
+    let paths = files.main.iter().chain(&files.subagents);
+    for path in paths {
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let Ok(entry) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if let Some(dir) = entry["cwd"].as_str() {
+                cwd = dir.to_owned();
+            }
+            if let (Some(id), Some(u)) = (
+                entry["message"]["id"].as_str(),
+                entry["message"].get("usage"),
+            ) {
+                usage.insert(id.to_owned(), u.clone()); // later snapshots replace earlier ones
+            }
+            let Some(blocks) = entry["message"]["content"].as_array() else {
+                continue;
+            };
+            for block in blocks {
+                match block["type"].as_str() {
+                    Some("tool_use") => {
+                        let id = block["id"].as_str().unwrap().to_owned();
+                        inputs.insert(
+                            id,
+                            (
+                                block["name"].as_str().unwrap().to_owned(),
+                                block["input"].clone(),
+                            ),
+                        );
+                    }
+                    Some("tool_result") => {
+                        let id = block["tool_use_id"].as_str().unwrap().to_owned();
+                        results.insert(id, block["is_error"] == Value::Bool(true));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for (id, (name, input)) in &inputs {
+        let status = match results.get(id) {
+            Some(true) => "error",
+            Some(false) => "success",
+            None => "cancelled",
+        };
+        counted.calls.insert(id.clone(), status.to_owned());
+        if matches!(name.as_str(), "Read" | "Write" | "Edit") && results.get(id) == Some(&false) {
+            let path = input["file_path"].as_str().unwrap();
+            let relative = path.strip_prefix(&format!("{cwd}/")).unwrap_or(path);
+            counted.files.insert(relative.to_owned());
+        }
+    }
+    for u in usage.values() {
+        for (n, key) in [
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ]
+        .iter()
+        .enumerate()
+        {
+            counted.tokens[n] += u[key].as_u64().unwrap_or(0);
+        }
+    }
+    counted
+}
+
+#[test]
+fn claude_code_round_trip_keeps_calls_files_and_tokens() {
+    for files in sessions("ok") {
+        let name = stem(&files, "ok");
+        if name.starts_with("simplified") {
+            continue; // no uuids, no usage: not an on-disk session
+        }
+        let direct = count_directly(&files);
+        let document = export_session("ok", &files);
+        let mut exported = Counted::default();
+        for event in document["events"].as_array().unwrap() {
+            if event["type"] == "toolCall" {
+                let id = event["properties"]["agx:callId"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                let status = event["status"].as_str().unwrap().to_owned();
+                if status != "cancelled" {
+                    assert!(event["output"].is_string(), "{name}: {id} lost its output");
+                }
+                exported.calls.insert(id, status);
+            }
+        }
+        exported.files = document["metrics"]["filesTouched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect();
+        let usage = &document["metrics"]["tokenUsage"];
+        let off = &document["properties"]["agx:offChainUsage"];
+        for (n, key) in [
+            "inputTokens",
+            "outputTokens",
+            "cacheReadTokens",
+            "cacheWriteTokens",
+        ]
+        .iter()
+        .enumerate()
+        {
+            exported.tokens[n] = usage[key].as_u64().unwrap() + off[key].as_u64().unwrap_or(0);
+        }
+        assert_eq!(exported, direct, "{name}: the round trip lost something");
+        assert_eq!(
+            document["metrics"]["toolCallCount"].as_u64().unwrap() as usize,
+            direct.calls.len(),
+            "{name}"
+        );
+    }
+    assert!(corpus().exists());
+}
+
+#[test]
+fn export_redacts_credentials_when_asked() {
+    let scratch = Scratch::new("export-redact");
+    let line = r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://x"}}]},"session_id":"s"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA"}]},"session_id":"s"}
+{"type":"result","subtype":"success","is_error":false,"session_id":"s"}
+"#;
+    let mut transcriber = Transcriber::new(
+        Provider::Claude,
+        Options::default(),
+        EventOptions::default(),
+    );
+    let mut sink = RecordingSink::new(&scratch.0, RecorderOptions::default(), |_| Ok(()));
+    transcriber.push(line.as_bytes(), &mut sink).unwrap();
+    transcriber.finish(&mut sink).unwrap();
+    let path = sink.recorder().unwrap().path().to_owned();
+    let plain = export(&path, &ExportOptions::default())
+        .unwrap()
+        .to_string();
+    assert!(plain.contains("sk-ant-api03-AAAA") && plain.contains("abcdefghijklmnop1234"));
+    let options = ExportOptions {
+        redact: true,
+        ..ExportOptions::default()
+    };
+    let document = export(&path, &options).unwrap();
+    let text = document.to_string();
+    assert!(!text.contains("sk-ant-api03-AAAA"), "{text}");
+    assert!(!text.contains("abcdefghijklmnop1234"), "{text}");
+    assert!(text.contains("[REDACTED:anthropic_key]"));
+    assert!(document["redactions"][0]["count"].as_u64().unwrap() >= 2);
+}

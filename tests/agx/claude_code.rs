@@ -1,0 +1,214 @@
+//! The Claude Code session-log corpus: every session under `corpus/claude-code/{ok,err}/` is
+//! imported, checked against invariants, written through the recorder and read back as a
+//! tree, and compared with its snapshot in `golden/claude-code/{ok,err}/` (a session in a
+//! subdirectory, `ok/nested/<id>.jsonl`, is `nested__<id>.snap`).
+//!
+//! Invariants first: `ok/` sessions give no error diagnostic and no warning note, `err/`
+//! sessions at least one of either; every event passes the strict writer and decodes back;
+//! the written tree has no problem for `ok/` sessions; every session is in the README.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use agx::import::claude_code::{SessionFiles, convert, discover, write};
+use agx::model::{decode_event, encode_event};
+use agx::read::tree::build;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+pub(crate) fn corpus() -> PathBuf {
+    Path::new(ROOT).join("corpus").join("claude-code")
+}
+
+pub(crate) fn sessions(outcome: &str) -> Vec<SessionFiles> {
+    discover(&corpus().join(outcome)).expect("the corpus is readable")
+}
+
+/// `nested-subagents/<id>.jsonl` -> `nested-subagents__<id>`.
+pub(crate) fn stem(files: &SessionFiles, outcome: &str) -> String {
+    let main = files
+        .main
+        .as_ref()
+        .expect("corpus sessions have a session log");
+    let relative = main.strip_prefix(corpus().join(outcome)).unwrap();
+    relative
+        .with_extension("")
+        .to_str()
+        .unwrap()
+        .replace('/', "__")
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub(crate) struct Scratch(pub(crate) PathBuf);
+
+impl Scratch {
+    pub(crate) fn new(name: &str) -> Scratch {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("agx-cc-{name}-{}-{unique}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn claude_code_sessions() {
+    let readme = std::fs::read_to_string(corpus().join("README.md"))
+        .expect("corpus/claude-code/README.md describes every session");
+    let mut failures = Vec::new();
+    for outcome in ["ok", "err"] {
+        for files in sessions(outcome) {
+            let name = stem(&files, outcome);
+            let file_name = files.main.as_ref().unwrap().file_name().unwrap();
+            assert!(
+                readme.contains(file_name.to_str().unwrap()),
+                "the README must describe {name}"
+            );
+            let session = convert(&files).unwrap();
+            let warnings = session.notes.iter().filter(|n| n.is_warning()).count();
+            match outcome {
+                "ok" => assert!(
+                    !session.has_errors() && warnings == 0,
+                    "{name}: an ok session gives no error and no warning note: {:#?} {:#?}",
+                    session.diagnostics,
+                    session.notes
+                ),
+                _ => assert!(
+                    session.has_errors() || warnings > 0,
+                    "{name}: an err session gives an error or a warning note"
+                ),
+            }
+            let base = corpus().join(outcome);
+            let mut text = format!(
+                "# corpus/claude-code/{outcome}/{}\n",
+                name.replace("__", "/")
+            );
+            for run in &session.runs {
+                writeln!(
+                    text,
+                    "\n## Run {}{} ({})",
+                    run.run_id,
+                    run.parent_run_id
+                        .as_deref()
+                        .map(|p| format!(" <- {p}"))
+                        .unwrap_or_default(),
+                    run.source.strip_prefix(&base).unwrap().display()
+                )
+                .unwrap();
+                for (seq, event) in run.events.iter().enumerate() {
+                    let mut event = event.clone();
+                    event.seq = seq as u64 + 1;
+                    let mut line = Vec::new();
+                    encode_event(&event, &mut line)
+                        .unwrap_or_else(|e| panic!("{name}: event {seq} refused: {e}"));
+                    decode_event(&line).unwrap();
+                    text.push_str(std::str::from_utf8(&line).unwrap());
+                    text.push('\n');
+                }
+            }
+            text.push_str("\n## Notes\n");
+            if session.notes.is_empty() {
+                text.push_str("(none)\n");
+            }
+            for note in &session.notes {
+                let file = note.file.strip_prefix(&base).unwrap();
+                writeln!(
+                    text,
+                    "{}:{}: {}: {}",
+                    file.display(),
+                    note.line,
+                    note.kind,
+                    note.message
+                )
+                .unwrap();
+            }
+            text.push_str("\n## Diagnostics\n");
+            if session.diagnostics.is_empty() {
+                text.push_str("(none)\n");
+            }
+            for d in &session.diagnostics {
+                let file = d.file.strip_prefix(&base).unwrap();
+                writeln!(text, "{}:{}", file.display(), d.diagnostic).unwrap();
+            }
+
+            // Written through the recorder, the session reads back as one tree.
+            let scratch = Scratch::new(&name);
+            let written = write(&session, &scratch.0, false).unwrap();
+            assert!(
+                write(&session, &scratch.0, false).is_err(),
+                "{name}: a second import must not continue the first"
+            );
+            write(&session, &scratch.0, true).unwrap();
+            let tree = build(&written[0]);
+            if outcome == "ok" {
+                assert!(tree.problems.is_empty(), "{name}: {:#?}", tree.problems);
+            }
+            text.push_str("\n## Tree\n");
+            outline(&tree.root, 0, &mut text);
+
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(Path::new(ROOT).join("golden/claude-code").join(outcome));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.set_omit_expression(true);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                settings.bind(|| insta::assert_snapshot!(name.clone(), text));
+            }));
+            if result.is_err() {
+                failures.push(name);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "snapshots differ for: {failures:#?}");
+}
+
+fn outline(run: &agx::read::tree::Run, depth: usize, text: &mut String) {
+    use agx::read::tree::Node;
+    let pad = "  ".repeat(depth);
+    writeln!(
+        text,
+        "{pad}run {} {} {} events",
+        run.run_id,
+        run.status.as_str(),
+        run.events
+    )
+    .unwrap();
+    fn nodes(children: &[Node], depth: usize, text: &mut String) {
+        let pad = "  ".repeat(depth);
+        for node in children {
+            match node {
+                Node::Run(run) => outline(run, depth, text),
+                Node::Step(step) => {
+                    writeln!(
+                        text,
+                        "{pad}step {} [{}] {}",
+                        step.path,
+                        step.kind,
+                        step.status.as_str()
+                    )
+                    .unwrap();
+                    nodes(&step.children, depth + 1, text);
+                }
+                Node::Message(m) => {
+                    writeln!(text, "{pad}{}: {}", m.role, m.blocks.join(", ")).unwrap()
+                }
+                Node::Tool(t) => writeln!(
+                    text,
+                    "{pad}tool {} {} {}",
+                    t.name,
+                    t.call_id,
+                    t.outcome.as_str()
+                )
+                .unwrap(),
+            }
+        }
+    }
+    nodes(&run.children, depth + 1, text);
+}
