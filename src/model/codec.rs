@@ -331,7 +331,7 @@ pub fn validate(event: &ExchangeEvent) -> Result<(), EncodeError> {
     if event.run_id.is_empty() {
         return Err(EncodeError::EmptyRunId);
     }
-    event.timestamp.unix_nanos()?;
+    event.timestamp.check()?;
     let kind = event.payload.kind();
     let malformed = matches!(event.payload, Payload::Malformed { .. });
     let (fits, expected) = match &event.event_type {

@@ -15,8 +15,41 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An RFC 3339 date-time, kept as the text it was read from or written as.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Timestamp(String);
+///
+/// Equality, ordering and hashing are those of the text.
+#[derive(Clone, Debug)]
+pub struct Timestamp {
+    text: String,
+    /// Made by this module (`now`, `from_unix_nanos`, `parse`), so already known to be
+    /// RFC 3339: the strict writer need not parse it again for every event.
+    checked: bool,
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl std::hash::Hash for Timestamp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
 
 /// Why a text is not an RFC 3339 date-time.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -75,48 +108,66 @@ impl Timestamp {
         text.push('.');
         push_digits(&mut text, micros, 6);
         text.push('Z');
-        Timestamp(text)
+        Timestamp {
+            text,
+            checked: true,
+        }
     }
 
     /// Checks that `text` is an RFC 3339 date-time and keeps it as it is.
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
         parse_unix_nanos(text)?;
-        Ok(Timestamp(text.to_owned()))
+        Ok(Timestamp {
+            text: text.to_owned(),
+            checked: true,
+        })
     }
 
     /// Keeps `text` as it is, without checking it: what a tolerant reader does.
     ///
     /// [`Timestamp::unix_nanos`] tells later whether it was valid.
     pub fn from_raw(text: impl Into<String>) -> Self {
-        Timestamp(text.into())
+        Timestamp {
+            text: text.into(),
+            checked: false,
+        }
     }
 
     /// The text as written on the wire.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 
     /// Nanoseconds since the Unix epoch, or why the text is not an RFC 3339 date-time.
     pub fn unix_nanos(&self) -> Result<i128, TimestampError> {
-        parse_unix_nanos(&self.0)
+        parse_unix_nanos(&self.text)
+    }
+
+    /// Whether the text is RFC 3339; free for a timestamp this module made.
+    pub(crate) fn check(&self) -> Result<(), TimestampError> {
+        if self.checked {
+            Ok(())
+        } else {
+            self.unix_nanos().map(drop)
+        }
     }
 }
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
+        serializer.serialize_str(&self.text)
     }
 }
 
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Timestamp)
+        String::deserialize(deserializer).map(Timestamp::from_raw)
     }
 }
 

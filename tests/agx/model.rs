@@ -960,3 +960,15 @@ fn encode_error_is_usable_as_a_std_error() {
         Some(EncodeError::NoSeq)
     ));
 }
+
+/// Timestamps the model made are known to be RFC 3339; one read from the wire is checked by
+/// the writer like anything else it did not make.
+#[test]
+fn a_timestamp_read_from_the_wire_is_still_checked_by_the_writer() {
+    let line = br#"{"seq":1,"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"yesterday","payload":null}"#;
+    let event = decode_event(line).expect("readers keep any timestamp text");
+    assert_eq!(event.timestamp.as_str(), "yesterday");
+    let error = encode_event(&event, &mut Vec::new()).unwrap_err();
+    assert_snapshot!(error, @r#"invalid RFC 3339 timestamp "yesterday": expected a four-digit year"#);
+    assert_eq!(event.timestamp, Timestamp::from_raw("yesterday"));
+}
