@@ -70,19 +70,19 @@
 //!
 //! | policy | events | events/s | MB/s | µs/event | vs. the raw loop |
 //! |---|---|---|---|---|---|
-//! | raw `write(2)` loop | 200,000 | 2,412 k | 681 | 0.41 | 100% |
-//! | **`None` (default)** | 200,000 | **1,211 k** | 342 | 0.83 | 50% |
-//! | `None`, caller builds each event in the loop | 200,000 | 993 k | 281 | 1.01 | 41% |
-//! | `FsyncOnClose` (one 56 MB fsync included) | 200,000 | 863 k | 244 | 1.16 | 36% |
-//! | `Flush` | 1,000 | 325 | 0.1 | 3,081 | 0.01% |
-//! | `Fsync` | 1,000 | 348 | 0.1 | 2,872 | 0.01% |
+//! | raw `write(2)` loop | 200,000 | 3,721 k | 1,051 | 0.27 | 100% |
+//! | **`None` (default)** | 200,000 | **2,497 k** | 705 | 0.40 | 67% |
+//! | `None`, caller builds each event in the loop | 200,000 | 1,861 k | 526 | 0.54 | 50% |
+//! | `FsyncOnClose` (one 56 MB fsync included) | 200,000 | 1,980 k | 559 | 0.50 | 53% |
+//! | `Flush` | 1,000 | 36.5 k | 10.2 | 27.4 | 1% |
+//! | `Fsync` | 1,000 | 36.7 k | 10.3 | 27.3 | 1% |
 //!
-//! So the default costs about 0.4 µs per event on top of the `write(2)` itself: the strict
-//! encode (`serde_json`, about 0.25 µs for such a line) and the lock. Across three runs on
-//! the same VM, `None` ranged from 0.95 to 1.87 M events/s at 41-51% of the raw loop, which
-//! itself ranged from 2.2 to 3.7 M/s (a `dd bs=279 oflag=append` ceiling measured 2.1 M/s),
-//! and one disk flush from 3 ms down to 30 µs depending on the virtual disk's cache: measure
-//! the sync policies on the disk you will use (`AGX_BENCH_DIR`).
+//! So the default costs about 0.13 µs per event on top of the `write(2)` itself: the lock,
+//! the strict encode (written directly, not through serde: `model/write.rs`), and freeing
+//! the event the caller handed over. The raw loop itself ranged from 2.4 to 3.7 M lines/s
+//! between runs on this VM (a `dd bs=279 oflag=append` ceiling measured 2.1 M/s), `None`
+//! from 50% to 67% of it, and one disk flush from 3 ms down to 27 µs depending on the virtual
+//! disk's cache: measure the sync policies on the disk you will use (`AGX_BENCH_DIR`).
 //!
 //! # Live fan-out
 //!
