@@ -55,7 +55,7 @@
 //!
 //! # Writing
 //!
-//! [`write`] refuses to touch a run file that exists unless told to replace it: the recorder
+//! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
 //! would continue the old file, and the same id can belong to a transcript made otherwise
 //! (`agx normalize` of the same session names its run after the session too). Memory: one
 //! session file is held while its graph is resolved (the thread is known only at its end);

@@ -11,12 +11,12 @@
 //!
 //! How items become blocks (role in brackets; tool ids are item ids, legacy `call_id`s):
 //!
-//! * `agent_message` / `assistant_message` / legacy `agent_message` → `text` [assistant];
-//!   `reasoning` / legacy `agent_reasoning` → `thinking` [assistant]; the legacy prompt line
-//!   → `text` [user].
+//! * `agent_message` / `assistant_message` / legacy `agent_message` → `text` (assistant);
+//!   `reasoning` / legacy `agent_reasoning` → `thinking` (assistant); the legacy prompt line
+//!   → `text` (user).
 //! * `command_execution` → `tool_use` named `shell` with input `{"command"}` (legacy: the
-//!   argv shell-quoted, plus `cwd`) and a `command` block [assistant], handed out as soon as
-//!   the command starts; its `tool_result` [user] at completion, with `aggregated_output`
+//!   argv shell-quoted, plus `cwd`) and a `command` block (assistant), handed out as soon as
+//!   the command starts; its `tool_result` (user) at completion, with `aggregated_output`
 //!   (legacy: `aggregated_output`, else stdout then stderr), `exit_code`, and `is_error` when
 //!   the status is `failed`/`declined` or the exit code is not 0. `item.updated` repeats the
 //!   whole output so far: nothing is handed out for it, the latest copy is kept in case the

@@ -12,7 +12,7 @@
 //! * a JSON record on one line, or a pretty-printed document starting with a lone `{` line
 //!   (collected until its braces balance, bounded by the record limit);
 //! * SSE: `data:` / `event:` / `id:` / `retry:` / `:` lines, dispatched on blank lines by
-//!   [`super::sse`]; `data: [DONE]` ends a Chat Completions stream; data-only keep-alives
+//!   `sse.rs`; `data: [DONE]` ends a Chat Completions stream; data-only keep-alives
 //!   (`data: :ping`, empty data) are skipped. Once a stream has shown an SSE field, other
 //!   non-JSON lines are unknown SSE fields and ignored, as the format says.
 //!

@@ -213,7 +213,7 @@ impl Position {
     }
 }
 
-/// The tolerant, resumable reader. See the [module documentation](self).
+/// The tolerant, resumable reader. See the module documentation.
 pub struct Reader<R> {
     input: BufReader<R>,
     max_line_bytes: usize,
