@@ -15,9 +15,10 @@ validate-agentlog: ## Validate every AgentLog export snapshot against ../shared/
 	python3 scripts/validate-agentlog.py
 
 .PHONY: lint
-lint: ## cargo fmt --check and clippy with warnings denied
+lint: ## cargo fmt --check, clippy and rustdoc with warnings denied
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --locked --no-deps --quiet
 
 .PHONY: fmt
 fmt: ## Format the code
