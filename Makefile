@@ -46,6 +46,10 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 read-memory: ## Max RSS of agx check and stats on a ~1 GB transcript (AGX_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh
 
+.PHONY: import-memory
+import-memory: ## Time and max RSS of agx import on a ~50 MB session with 4,000 sidechains (limit 100 MiB)
+	bash scripts/import-memory.sh
+
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
 FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked openai_chunked decode_event
 FUZZ_SECONDS ?= 60

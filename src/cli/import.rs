@@ -72,9 +72,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut notes: BTreeMap<&'static str, usize> = BTreeMap::new();
     for outcome in &outcomes {
         match &outcome.result {
-            Ok((session, written)) => {
-                runs += written.len();
-                events += session.runs.iter().map(|r| r.events.len()).sum::<usize>();
+            Ok(session) => {
+                runs += session.runs.len();
+                events += session.runs.iter().map(|r| r.events).sum::<usize>();
                 for note in &session.notes {
                     *notes.entry(note.kind).or_default() += 1;
                     if note.is_warning() {

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agx::import::claude_code::{SessionFiles, convert, discover, write};
+use agx::import::claude_code::{SessionFiles, convert, discover, import_session, write};
 use agx::model::{decode_event, encode_event};
 use agx::read::tree::build;
 
@@ -167,6 +167,41 @@ fn claude_code_sessions() {
         }
     }
     assert!(failures.is_empty(), "snapshots differ for: {failures:#?}");
+}
+
+/// `import_session` streams each run into the recorder; it writes byte for byte what
+/// writing the in-memory conversion writes, and reports the same notes and diagnostics.
+#[test]
+fn streamed_import_writes_what_convert_writes() {
+    for outcome in ["ok", "err"] {
+        for files in sessions(outcome) {
+            let name = stem(&files, outcome);
+            let session = convert(&files).unwrap();
+            let converted = Scratch::new(&format!("{name}-converted"));
+            let written = write(&session, &converted.0, false).unwrap();
+            let streamed = Scratch::new(&format!("{name}-streamed"));
+            import_session(&files, &streamed.0, false).unwrap();
+            assert!(
+                import_session(&files, &streamed.0, false).is_err(),
+                "{name}"
+            );
+            let imported = import_session(&files, &streamed.0, true).unwrap();
+            assert_eq!(imported.runs.len(), written.len(), "{name}");
+            for (run, path) in imported.runs.iter().zip(&written) {
+                assert_eq!(&run.path.file_name(), &path.file_name(), "{name}");
+                let expected = std::fs::read(path).unwrap();
+                assert_eq!(
+                    std::fs::read(&run.path).unwrap(),
+                    expected,
+                    "{name}: {}",
+                    run.run_id
+                );
+                assert_eq!(run.events, expected.split(|b| *b == b'\n').count() - 1);
+            }
+            assert_eq!(imported.notes, session.notes, "{name}");
+            assert_eq!(imported.diagnostics, session.diagnostics, "{name}");
+        }
+    }
 }
 
 fn outline(run: &agx::read::tree::Run, depth: usize, text: &mut String) {
