@@ -6,6 +6,7 @@
 //! reported and passed on. Encoding is strict: an unrecognized block, or a fidelity outside
 //! the vocabulary, is an error.
 
+use super::refusal;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -45,9 +46,7 @@ impl Fidelity {
 impl Serialize for Fidelity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Fidelity::Unknown(other) => Err(S::Error::custom(format_args!(
-                "fidelity {other:?} is not in the vocabulary (router, agent_emitted)"
-            ))),
+            Fidelity::Unknown(other) => Err(S::Error::custom(refusal::fidelity(other))),
             known => serializer.serialize_str(known.as_str()),
         }
     }
@@ -358,12 +357,7 @@ fn flag(fields: &Map<String, Value>, name: &str) -> Result<bool, UnrecognizedRea
 impl Serialize for ContentBlock {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if let Block::Unrecognized(unrecognized) = &self.block {
-            return Err(S::Error::custom(match &unrecognized.reason {
-                UnrecognizedReason::UnknownType(name) => {
-                    format!("block type {name:?} is not in the vocabulary")
-                }
-                UnrecognizedReason::Malformed(reason) => format!("malformed block: {reason}"),
-            }));
+            return Err(S::Error::custom(refusal::block(&unrecognized.reason)));
         }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("type", self.block.type_name())?;
@@ -435,9 +429,7 @@ pub(crate) fn non_empty<'a, S: Serializer>(
     value: &'a str,
 ) -> Result<&'a str, S::Error> {
     if value.is_empty() {
-        Err(S::Error::custom(format_args!(
-            "optional field `{field}` is present but empty; use None"
-        )))
+        Err(S::Error::custom(refusal::empty_optional(field)))
     } else {
         Ok(value)
     }

@@ -1,5 +1,6 @@
 //! The envelope every transcript line shares, and the closed event vocabulary.
 
+use super::refusal;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::{Error as _, SerializeMap};
@@ -101,9 +102,7 @@ impl std::fmt::Display for EventType {
 impl Serialize for EventType {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            EventType::Unknown(other) => Err(S::Error::custom(format_args!(
-                "event type {other:?} is not in the vocabulary"
-            ))),
+            EventType::Unknown(other) => Err(S::Error::custom(refusal::event_type(other))),
             known => serializer.serialize_str(known.as_str()),
         }
     }

@@ -148,6 +148,7 @@ mod block;
 mod codec;
 mod event;
 mod payload;
+mod refusal;
 mod timestamp;
 mod write;
 

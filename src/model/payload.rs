@@ -6,6 +6,7 @@
 //! is no payload. An object that names a shape but does not fit it is kept as
 //! [`Payload::Malformed`] rather than failing the event.
 
+use super::refusal;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -263,10 +264,7 @@ impl Serialize for Payload {
             Payload::Tool(tool) => tool.serialize(serializer),
             Payload::Step(step) => step.serialize(serializer),
             Payload::Blocks(_) | Payload::Raw(_) | Payload::Malformed { .. } => {
-                Err(S::Error::custom(format_args!(
-                    "a {} payload is not in the vocabulary; writers emit none, step, message or tool payloads",
-                    self.kind().as_str()
-                )))
+                Err(S::Error::custom(refusal::payload(self.kind())))
             }
         }
     }
@@ -290,9 +288,7 @@ impl Serialize for StepPayload {
 impl Serialize for MessagePayload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if let Role::Unknown(role) = &self.role {
-            return Err(S::Error::custom(format_args!(
-                "message role {role:?} is not in the vocabulary (user, assistant)"
-            )));
+            return Err(S::Error::custom(refusal::role(role)));
         }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("role", self.role.as_str())?;

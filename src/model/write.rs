@@ -10,9 +10,10 @@
 use serde::ser::Error as _;
 use serde_json::Value;
 
-use super::block::{Block, ContentBlock, Fidelity, UnrecognizedReason};
+use super::block::{Block, ContentBlock, Fidelity};
 use super::event::ExchangeEvent;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
+use super::refusal;
 
 type Refusal = serde_json::Error;
 
@@ -35,10 +36,7 @@ pub(super) fn event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), Refu
         string(out, non_empty("child_run_id", child)?);
     }
     if !event.event_type.is_known() {
-        let name = event.event_type.as_str();
-        return Err(refuse(format!(
-            "event type {name:?} is not in the vocabulary"
-        )));
+        return Err(refuse(refusal::event_type(event.event_type.as_str())));
     }
     out.extend_from_slice(b",\"type\":");
     string(out, event.event_type.as_str());
@@ -61,10 +59,7 @@ fn payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), Refusal> {
         Payload::Tool(tool) => tool_payload(tool, out)?,
         Payload::Step(step) => step_payload(step, out)?,
         Payload::Blocks(_) | Payload::Raw(_) | Payload::Malformed { .. } => {
-            return Err(refuse(format!(
-                "a {} payload is not in the vocabulary; writers emit none, step, message or tool payloads",
-                payload.kind().as_str()
-            )));
+            return Err(refuse(refusal::payload(payload.kind())));
         }
     }
     Ok(())
@@ -89,9 +84,7 @@ fn step_payload(step: &StepPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
 
 fn message_payload(message: &MessagePayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if let Role::Unknown(role) = &message.role {
-        return Err(refuse(format!(
-            "message role {role:?} is not in the vocabulary (user, assistant)"
-        )));
+        return Err(refuse(refusal::role(role)));
     }
     out.extend_from_slice(b"{\"role\":");
     string(out, message.role.as_str());
@@ -136,12 +129,7 @@ fn tool_payload(tool: &ToolPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
 
 fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if let Block::Unrecognized(unrecognized) = &block.block {
-        return Err(refuse(match &unrecognized.reason {
-            UnrecognizedReason::UnknownType(name) => {
-                format!("block type {name:?} is not in the vocabulary")
-            }
-            UnrecognizedReason::Malformed(reason) => format!("malformed block: {reason}"),
-        }));
+        return Err(refuse(refusal::block(&unrecognized.reason)));
     }
     out.extend_from_slice(b"{\"type\":");
     string(out, block.block.type_name());
@@ -212,9 +200,7 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
 
 fn fidelity(fidelity: &Fidelity, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if let Fidelity::Unknown(other) = fidelity {
-        return Err(refuse(format!(
-            "fidelity {other:?} is not in the vocabulary (router, agent_emitted)"
-        )));
+        return Err(refuse(refusal::fidelity(other)));
     }
     string(out, fidelity.as_str());
     Ok(())
@@ -222,9 +208,7 @@ fn fidelity(fidelity: &Fidelity, out: &mut Vec<u8>) -> Result<(), Refusal> {
 
 fn non_empty<'a>(field: &str, text: &'a str) -> Result<&'a str, Refusal> {
     if text.is_empty() {
-        Err(refuse(format!(
-            "optional field `{field}` is present but empty; use None"
-        )))
+        Err(refuse(refusal::empty_optional(field)))
     } else {
         Ok(text)
     }
