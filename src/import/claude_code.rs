@@ -1081,9 +1081,7 @@ fn thread_from(
         off_chain += 1;
         let rewound = entry.kind == "assistant" || (entry.kind == "user" && !entry.meta);
         if rewound {
-            let (first, count) = branch_note.get_or_insert((entry.line, 0));
-            let _ = first;
-            *count += 1;
+            branch_note.get_or_insert((entry.line, 0)).1 += 1;
         }
         let reason = if rewound { "rewound" } else { "side-branch" };
         // Kept at the end of the run, so their times must not move its clock back.

@@ -274,8 +274,6 @@ struct Delta<'a> {
     signature: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     partial_json: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    stop_reason: Option<Cow<'a, str>>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -732,7 +730,6 @@ impl State {
                 if let (Some(id), Some(usage)) = (scope.message_id.clone(), event.usage) {
                     self.usage_snapshot(&id, usage);
                 }
-                let _ = event.delta.and_then(|delta| delta.stop_reason);
             }
             _ => {}
         }
