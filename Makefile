@@ -1,4 +1,4 @@
-# agx: `make` lists the targets; `make ready` runs exactly what CI runs.
+# axt: `make` lists the targets; `make ready` runs exactly what CI runs.
 
 CARGO ?= cargo
 
@@ -26,16 +26,16 @@ fmt: ## Format the code
 
 .PHONY: golden
 golden: ## Regenerate the golden snapshots; review them with git diff before committing
-	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test agx
+	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test axt
 	@git status --short golden/ 2>/dev/null || true
 
 # Benchmarks: each is a `harness = false` target printing its own report with ratios to a
 # baseline measured in the same run; `bench` runs every bench-* target.
 .PHONY: bench
-bench: bench-normalize bench-recorder ## Run the benchmarks (AGX_BENCH_MB=20 for a quick run)
+bench: bench-normalize bench-recorder ## Run the benchmarks (AXT_BENCH_MB=20 for a quick run)
 
 .PHONY: bench-normalize
-bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AGX_BENCH_PROVIDERS=claude,codex)
+bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_BENCH_PROVIDERS=claude,codex)
 	$(CARGO) bench --locked --bench normalize
 
 .PHONY: bench-recorder
@@ -43,11 +43,11 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
 .PHONY: read-memory
-read-memory: ## Max RSS of agx check and stats on a ~1 GB transcript (AGX_READ_MB=1024; limit 64 MiB)
+read-memory: ## Max RSS of axt check and stats on a ~1 GB transcript (AXT_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh
 
 .PHONY: import-memory
-import-memory: ## Time and max RSS of agx import on a ~50 MB session with 4,000 sidechains (limit 100 MiB)
+import-memory: ## Time and max RSS of axt import on a ~50 MB session with 4,000 sidechains (limit 100 MiB)
 	bash scripts/import-memory.sh
 
 # Fuzzing (cargo-fuzz, nightly): fuzz/ is its own workspace; see fuzz/README.md.
@@ -68,7 +68,7 @@ fuzz: fuzz-build ## Run each fuzz target for FUZZ_SECONDS (60), seeded from corp
 
 .PHONY: fuzz-repro
 fuzz-repro: ## Replay saved fuzz crashes and the corpus through the fuzz checks, on stable
-	$(CARGO) test --locked --test agx fuzz_regressions
+	$(CARGO) test --locked --test axt fuzz_regressions
 
 .PHONY: ready
 ready: ## Run what CI runs (.ci/run)

@@ -3,22 +3,22 @@
 //!
 //! For each provider it generates a realistic stream in memory with a deterministic, seeded
 //! generator (`claude_stream`, `codex_stream`, `gemini_stream`, `copilot_stream`, `openai_stream`, sharing
-//! `gen_common`; about 200 MB each, set `AGX_BENCH_MB` for another size), then times five
+//! `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
 //! modes over it, interleaved repetition by repetition so host noise lands on all of them
 //! alike (`performance.md`: compare ratios taken in the same run, medians of at least 9
-//! repetitions; `AGX_BENCH_REPS` changes the count):
+//! repetitions; `AXT_BENCH_REPS` changes the count):
 //!
 //! 1. memchr line split;
 //! 2. simd-json `BorrowedValue` per line, each line copied into a reused scratch buffer,
 //!    with reused `Buffers`;
 //! 3. serde_json into the provider's borrowed typed struct (the fields a normalizer reads,
 //!    `typed`);
-//! 4. agx: provider bytes to blocks (the streaming `Normalizer`, fed 1 MiB chunks);
-//! 5. agx: provider bytes to canonical JSONL (`Transcriber` + `JsonlSink`).
+//! 4. axt: provider bytes to blocks (the streaming `Normalizer`, fed 1 MiB chunks);
+//! 5. axt: provider bytes to canonical JSONL (`Transcriber` + `JsonlSink`).
 //!
-//! and prints MB/s, lines/s and the ratios of the agx rows to the two parse baselines, then
+//! and prints MB/s, lines/s and the ratios of the axt rows to the two parse baselines, then
 //! a summary over the providers. Providers run one after another, each stream dropped before
-//! the next is generated; `AGX_BENCH_PROVIDERS=claude,codex` picks some (default: all).
+//! the next is generated; `AXT_BENCH_PROVIDERS=claude,codex` picks some (default: all).
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
@@ -41,8 +41,8 @@ use std::hint::black_box;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
-use agx::normalize::{Options, Output, Provider};
+use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use axt::normalize::{Options, Output, Provider};
 use memchr::memchr_iter;
 
 const CHUNK: usize = 1 << 20;
@@ -73,7 +73,7 @@ fn simd_borrowed(input: &[u8]) -> usize {
     let mut ok = 0;
     for line in lines(input) {
         scratch.clear();
-        // SSE (OpenAI): the JSON is the `data:` value; other SSE lines fail fast, as in agx.
+        // SSE (OpenAI): the JSON is the `data:` value; other SSE lines fail fast, as in axt.
         scratch.extend_from_slice(line.strip_prefix(b"data: ").unwrap_or(line));
         if let Ok(value) = simd_json::to_borrowed_value_with_buffers(&mut scratch, &mut buffers) {
             ok += 1;
@@ -83,7 +83,7 @@ fn simd_borrowed(input: &[u8]) -> usize {
     ok
 }
 
-fn agx_blocks(provider: Provider, input: &[u8]) -> usize {
+fn axt_blocks(provider: Provider, input: &[u8]) -> usize {
     let mut normalizer = provider.normalizer(Options::default());
     let mut out = Output::default();
     let mut items = 0;
@@ -110,7 +110,7 @@ impl Write for Count {
     }
 }
 
-fn agx_jsonl(provider: Provider, input: &[u8]) -> usize {
+fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     let mut transcriber = Transcriber::new(provider, Options::default(), EventOptions::default());
     let mut sink = JsonlSink::new(Count(0), |_| Ok(()));
     for chunk in input.chunks(CHUNK) {
@@ -144,8 +144,8 @@ const MODES: [&str; 5] = [
     "memchr line split",
     "simd-json borrowed, reused buffers",
     "serde_json typed borrowed",
-    "agx normalize -> blocks",
-    "agx normalize -> canonical JSONL",
+    "axt normalize -> blocks",
+    "axt normalize -> canonical JSONL",
 ];
 
 fn run(mode: usize, provider: Provider, input: &[u8]) -> usize {
@@ -153,8 +153,8 @@ fn run(mode: usize, provider: Provider, input: &[u8]) -> usize {
         0 => split(input),
         1 => simd_borrowed(input),
         2 => typed::parse(provider, lines(input)),
-        3 => agx_blocks(provider, input),
-        _ => agx_jsonl(provider, input),
+        3 => axt_blocks(provider, input),
+        _ => axt_jsonl(provider, input),
     }
 }
 
@@ -209,13 +209,13 @@ fn bench(provider: Provider, generate: Generate, mb: usize, reps: usize) -> Summ
             results[mode]
         );
     }
-    let ratio = |agx: usize, base: usize| 100.0 * rates[agx].0 / rates[base].0;
+    let ratio = |axt: usize, base: usize| 100.0 * rates[axt].0 / rates[base].0;
     println!("ratios (same run):");
-    for (agx, name) in [(3, "blocks"), (4, "canonical JSONL")] {
+    for (axt, name) in [(3, "blocks"), (4, "canonical JSONL")] {
         println!(
-            "  agx {name:<16} = {:>5.1}% of simd-json borrowed, {:>5.1}% of serde_json typed",
-            ratio(agx, 1),
-            ratio(agx, 2)
+            "  axt {name:<16} = {:>5.1}% of simd-json borrowed, {:>5.1}% of serde_json typed",
+            ratio(axt, 1),
+            ratio(axt, 2)
         );
     }
     let summary = Summary {
@@ -236,9 +236,9 @@ fn met(yes: bool) -> &'static str {
     if yes { "met" } else { "MISSED" }
 }
 
-/// The providers `AGX_BENCH_PROVIDERS` names (comma-separated), or all of them.
+/// The providers `AXT_BENCH_PROVIDERS` names (comma-separated), or all of them.
 fn selected() -> Vec<(Provider, Generate)> {
-    let Ok(names) = std::env::var("AGX_BENCH_PROVIDERS") else {
+    let Ok(names) = std::env::var("AXT_BENCH_PROVIDERS") else {
         return GENERATORS.to_vec();
     };
     let names: Vec<&str> = names
@@ -249,7 +249,7 @@ fn selected() -> Vec<(Provider, Generate)> {
     for name in &names {
         assert!(
             GENERATORS.iter().any(|(p, _)| p.as_str() == *name),
-            "AGX_BENCH_PROVIDERS: unknown provider {name:?}"
+            "AXT_BENCH_PROVIDERS: unknown provider {name:?}"
         );
     }
     GENERATORS
@@ -259,13 +259,13 @@ fn selected() -> Vec<(Provider, Generate)> {
 }
 
 fn main() {
-    let mb = env_usize("AGX_BENCH_MB", 200);
-    let reps = env_usize("AGX_BENCH_REPS", 9).max(1);
+    let mb = env_usize("AXT_BENCH_MB", 200);
+    let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()
         .into_iter()
         .map(|(provider, generate)| bench(provider, generate, mb, reps))
         .collect();
-    println!("\nsummary: agx normalize -> canonical JSONL");
+    println!("\nsummary: axt normalize -> canonical JSONL");
     println!(
         "{:<9} {:>9} {:>14} {:>16}",
         "provider", "MB/s", "% simd-json", "% serde typed"

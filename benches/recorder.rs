@@ -9,9 +9,9 @@
 //! where each is built in the loop as a caller would (clone of a template, then
 //! `Timestamp::now()`).
 //!
-//! Environment: `AGX_BENCH_DIR` (default: the system temp dir; use a real disk for the
-//! sync policies), `AGX_BENCH_EVENTS` (default 200,000), `AGX_BENCH_SYNC_EVENTS` (per-event
-//! sync policies, default 2,000), `AGX_BENCH_REPS` (default 9).
+//! Environment: `AXT_BENCH_DIR` (default: the system temp dir; use a real disk for the
+//! sync policies), `AXT_BENCH_EVENTS` (default 200,000), `AXT_BENCH_SYNC_EVENTS` (per-event
+//! sync policies, default 2,000), `AXT_BENCH_REPS` (default 9).
 
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
@@ -21,11 +21,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use agx::model::{
+use axt::model::{
     ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, Timestamp,
     encode_event,
 };
-use agx::record::{Durability, Recorder, RecorderOptions};
+use axt::record::{Durability, Recorder, RecorderOptions};
 
 const LINE_BYTES: usize = 279;
 
@@ -152,11 +152,11 @@ fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Opt
 }
 
 fn main() {
-    let events = env_number("AGX_BENCH_EVENTS", 200_000);
-    let sync_events = env_number("AGX_BENCH_SYNC_EVENTS", 1_000);
-    let reps = env_number("AGX_BENCH_REPS", 9).max(1);
-    let base = std::env::var_os("AGX_BENCH_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
-    let dir = base.join(format!("agx-bench-{}", std::process::id()));
+    let events = env_number("AXT_BENCH_EVENTS", 200_000);
+    let sync_events = env_number("AXT_BENCH_SYNC_EVENTS", 1_000);
+    let reps = env_number("AXT_BENCH_REPS", 9).max(1);
+    let base = std::env::var_os("AXT_BENCH_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let dir = base.join(format!("axt-bench-{}", std::process::id()));
     let bench = Bench {
         dir: dir.clone(),
         template: template(),

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Imports one large Claude Code session (an in-file sidechain per Task call) with
-# `agx import claude-code` under /usr/bin/time -v and prints the wall time and the maximum
+# `axt import claude-code` under /usr/bin/time -v and prints the wall time and the maximum
 # resident set size; fails if the RSS exceeds the limit.
 #
 #   scripts/import-memory.sh                      # ~50 MiB, 4000 sidechains, limit 100 MiB
-#   AGX_IMPORT_MB=200 AGX_IMPORT_AGENTS=16000 scripts/import-memory.sh
-#   AGX_IMPORT_KEEP=/tmp/out scripts/import-memory.sh   # keep the session and the runs
+#   AXT_IMPORT_MB=200 AXT_IMPORT_AGENTS=16000 scripts/import-memory.sh
+#   AXT_IMPORT_KEEP=/tmp/out scripts/import-memory.sh   # keep the session and the runs
 #
 # The session is written by a small generator (the shape of Claude Code 2.0 logs, as in
 # corpus/claude-code/make-fixtures.py): a main thread of Task calls, each answered by a
@@ -14,20 +14,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MB=${AGX_IMPORT_MB:-50}
-AGENTS=${AGX_IMPORT_AGENTS:-4000}
-LIMIT_MB=${AGX_IMPORT_LIMIT_MB:-100}
-if [ -n "${AGX_IMPORT_KEEP:-}" ]; then
-  TMP=$AGX_IMPORT_KEEP
+MB=${AXT_IMPORT_MB:-50}
+AGENTS=${AXT_IMPORT_AGENTS:-4000}
+LIMIT_MB=${AXT_IMPORT_LIMIT_MB:-100}
+if [ -n "${AXT_IMPORT_KEEP:-}" ]; then
+  TMP=$AXT_IMPORT_KEEP
   rm -rf "$TMP" && mkdir -p "$TMP"
 else
-  TMP=$(mktemp -d "${TMPDIR:-/tmp}/agx-import-memory.XXXXXX")
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-import-memory.XXXXXX")
   trap 'rm -rf "$TMP"' EXIT
 fi
 FILE="$TMP/00000000-0000-4000-8000-000000000001.jsonl"
 
 cargo build --release --locked --quiet
-AGX=${AGX:-target/release/agx}
+AXT=${AXT:-target/release/axt}
 
 python3 - "$FILE" "$MB" "$AGENTS" <<'PY'
 import json, sys
@@ -105,13 +105,13 @@ printf 'session: %s bytes (%d MiB), %s lines, %s sidechains\n' "$SIZE" $((SIZE >
   "$(wc -l < "$FILE")" "$AGENTS"
 
 OUT="$TMP/out"
-/usr/bin/time -v "$AGX" import claude-code "$FILE" --out "$OUT" > "$TMP/import.out" 2> "$TMP/import.time" || {
-  echo "agx import failed:"; cat "$TMP/import.out" "$TMP/import.time"; exit 1; }
+/usr/bin/time -v "$AXT" import claude-code "$FILE" --out "$OUT" > "$TMP/import.out" 2> "$TMP/import.time" || {
+  echo "axt import failed:"; cat "$TMP/import.out" "$TMP/import.time"; exit 1; }
 rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/import.time")
 wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$TMP/import.time")
-printf 'agx import max RSS %.1f MiB (%.2fx the session), wall %s\n' "$(echo "$rss_kb / 1024" | bc -l)" \
+printf 'axt import max RSS %.1f MiB (%.2fx the session), wall %s\n' "$(echo "$rss_kb / 1024" | bc -l)" \
   "$(echo "$rss_kb * 1024 / $SIZE" | bc -l)" "$wall"
-grep '^agx: ' "$TMP/import.time" | tail -n 1
+grep '^axt: ' "$TMP/import.time" | tail -n 1
 if [ "$rss_kb" -gt $((LIMIT_MB * 1024)) ]; then
   echo "over the limit of $LIMIT_MB MiB"; exit 1
 fi

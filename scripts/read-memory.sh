@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Reads a ~1 GB transcript with `agx check` and `agx stats` under /usr/bin/time -v and
+# Reads a ~1 GB transcript with `axt check` and `axt stats` under /usr/bin/time -v and
 # prints the maximum resident set size of each; fails if either exceeds the limit.
 #
 #   scripts/read-memory.sh            # 1024 MiB, limit 64 MiB
-#   AGX_READ_MB=200 scripts/read-memory.sh
+#   AXT_READ_MB=200 scripts/read-memory.sh
 #
 # The transcript is written directly (a run of one agent step repeated: user message,
 # assistant message with thinking and tool_use, tool.call, tool.result; ~1.3 KB lines) into
@@ -11,14 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MB=${AGX_READ_MB:-1024}
-LIMIT_MB=${AGX_READ_LIMIT_MB:-64}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agx-read-memory.XXXXXX")
+MB=${AXT_READ_MB:-1024}
+LIMIT_MB=${AXT_READ_LIMIT_MB:-64}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-read-memory.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 FILE="$TMP/mem-run.jsonl"
 
 cargo build --release --locked --quiet
-AGX=target/release/agx
+AXT=target/release/axt
 
 python3 - "$FILE" "$MB" <<'PY'
 import json, sys
@@ -55,11 +55,11 @@ printf 'transcript: %s bytes (%d MiB), %s lines\n' "$SIZE" $((SIZE >> 20)) "$LIN
 
 status=0
 for cmd in check stats; do
-  /usr/bin/time -v "$AGX" "$cmd" "$FILE" > "$TMP/$cmd.out" 2> "$TMP/$cmd.time" || {
-    echo "agx $cmd failed:"; cat "$TMP/$cmd.out" "$TMP/$cmd.time"; exit 1; }
+  /usr/bin/time -v "$AXT" "$cmd" "$FILE" > "$TMP/$cmd.out" 2> "$TMP/$cmd.time" || {
+    echo "axt $cmd failed:"; cat "$TMP/$cmd.out" "$TMP/$cmd.time"; exit 1; }
   rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/$cmd.time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$TMP/$cmd.time")
-  printf 'agx %-5s max RSS %6.1f MiB, wall %s (%s)\n' "$cmd" "$(echo "$rss_kb / 1024" | bc -l)" "$wall" \
+  printf 'axt %-5s max RSS %6.1f MiB, wall %s (%s)\n' "$cmd" "$(echo "$rss_kb / 1024" | bc -l)" "$wall" \
     "$(tail -n 1 "$TMP/$cmd.out" | cut -c1-60)"
   if [ "$rss_kb" -gt $((LIMIT_MB * 1024)) ]; then
     echo "  over the limit of $LIMIT_MB MiB"; status=1

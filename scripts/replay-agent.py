@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in agent CLI for `agx exec` tests: replays a provider output fixture on stdout.
+"""A stand-in agent CLI for `axt exec` tests: replays a provider output fixture on stdout.
 
 Each line is written in pieces (split at --splits points, flushed separately, with --delay-ms
 between writes), so the reader sees records cut across reads as it would from a real agent.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates every AgentLog document agx exports against the published JSON Schema.
+"""Validates every AgentLog document axt exports against the published JSON Schema.
 
 The documents are the export golden snapshots, golden/agentlog/**/*.snap (an insta header,
 then the JSON). The schema is reference material kept beside the repository, not in it:

@@ -17,23 +17,23 @@
 //!   prompt as `text` blocks of fidelity `router` (the executor supplied them, not the
 //!   agent).
 //! * [`Capture::feed`] (or [`Capture::run`] over any [`Read`]) appends the bytes to the raw
-//!   file *before* normalizing them, so a crash of agx never loses output it had read, and
+//!   file *before* normalizing them, so a crash of axt never loses output it had read, and
 //!   records every event those bytes complete: a subscriber sees a message, tool call or
 //!   tool result as soon as the agent has written its last byte.
 //! * [`Capture::finish`] ends the run with how the process ended ([`ProcessEnd`]): a clean
-//!   exit leaves the transcript exactly what `agx normalize` makes of the same bytes (same
+//!   exit leaves the transcript exactly what `axt normalize` makes of the same bytes (same
 //!   run id), apart from timestamps and the prompt; anything else (an exit code, a signal,
 //!   an agent killed because it kept running after closing its stdout) makes the run failed
 //!   with the reason in `run.completed` (`payload.error`, and `payload.result.process`).
 //!
-//! The capture does not run processes: the caller (an executor, or `agx exec`) spawns,
+//! The capture does not run processes: the caller (an executor, or `axt exec`) spawns,
 //! waits and kills. An async caller reads its stream and hands each chunk to
 //! [`Capture::feed`], which does only file appends and in-memory work.
 //!
 //! # Cost
 //!
-//! Measured on a 2-CPU VM (release build): `agx exec -p claude -- cat` of a 100 MB Claude
-//! stream takes 0.57-0.61 s against 0.54-0.61 s for `agx normalize --out` of the same file,
+//! Measured on a 2-CPU VM (release build): `axt exec -p claude -- cat` of a 100 MB Claude
+//! stream takes 0.57-0.61 s against 0.54-0.61 s for `axt normalize --out` of the same file,
 //! while also writing the 100 MB raw copy; peak memory 12.5 MB. From the agent's write of a
 //! record's last byte to a subscriber holding its event (pipe, reader thread, normalize,
 //! append, fan-out), over 2,000 single-record messages: median 8-27 µs, p99 28-58 µs.

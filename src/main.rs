@@ -1,4 +1,4 @@
-//! The `agx` command line: a thin layer over the library; see `cli/` for the subcommands.
+//! The `axt` command line: a thin layer over the library; see `cli/` for the subcommands.
 
 mod cli;
 

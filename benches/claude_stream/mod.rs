@@ -11,7 +11,7 @@
 //! assistant block is its own line, as Claude Code writes it.
 //!
 //! The PRNG, text pools and output size mix come from `gen_common`. Shared by
-//! `benches/normalize.rs` and a test (`tests/agx/bench_stream.rs`) that checks the
+//! `benches/normalize.rs` and a test (`tests/axt/bench_stream.rs`) that checks the
 //! output normalizes without a diagnostic, so the generator cannot drift from the format.
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
@@ -19,7 +19,7 @@ use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 const TOOLS: &[&str] = &["Bash", "Read", "Grep", "Edit", "Glob", "TodoWrite"];
 
 fn tool_input(rng: &mut Rng, tool: &str) -> String {
-    let path = format!("/home/dev/src/agx/src/{}.rs", rng.pick(PROSE));
+    let path = format!("/home/dev/src/axt/src/{}.rs", rng.pick(PROSE));
     match tool {
         "Bash" => format!(
             "{{\"command\":{},\"description\":{}}}",
@@ -91,7 +91,7 @@ impl Session<'_> {
     fn init(&mut self) {
         let tail = self.tail();
         let body = format!(
-            "{{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/home/dev/src/agx\",\"session_id\":{},\"tools\":[\"Task\",\"Bash\",\"Glob\",\"Grep\",\"Read\",\"Edit\",\"Write\",\"NotebookEdit\",\"WebFetch\",\"TodoWrite\",\"WebSearch\",\"BashOutput\",\"KillShell\",\"SlashCommand\"],\"mcp_servers\":[],\"model\":\"{MODEL}\",\"permissionMode\":\"bypassPermissions\",\"slash_commands\":[\"compact\",\"context\",\"cost\",\"init\",\"review\",\"security-review\",\"pr-comments\",\"release-notes\",\"todos\"],\"apiKeySource\":\"none\",\"claude_code_version\":\"2.1.178\",\"output_style\":\"default\",\"agents\":[\"general-purpose\",\"statusline-setup\",\"Explore\",\"Plan\"],\"skills\":[],\"plugins\":[],\"memory_paths\":{{\"auto\":\"/home/dev/.claude/projects/-home-dev-src-agx/memory/\"}},\"fast_mode_state\":\"off\",{}}}",
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"cwd\":\"/home/dev/src/axt\",\"session_id\":{},\"tools\":[\"Task\",\"Bash\",\"Glob\",\"Grep\",\"Read\",\"Edit\",\"Write\",\"NotebookEdit\",\"WebFetch\",\"TodoWrite\",\"WebSearch\",\"BashOutput\",\"KillShell\",\"SlashCommand\"],\"mcp_servers\":[],\"model\":\"{MODEL}\",\"permissionMode\":\"bypassPermissions\",\"slash_commands\":[\"compact\",\"context\",\"cost\",\"init\",\"review\",\"security-review\",\"pr-comments\",\"release-notes\",\"todos\"],\"apiKeySource\":\"none\",\"claude_code_version\":\"2.1.178\",\"output_style\":\"default\",\"agents\":[\"general-purpose\",\"statusline-setup\",\"Explore\",\"Plan\"],\"skills\":[],\"plugins\":[],\"memory_paths\":{{\"auto\":\"/home/dev/.claude/projects/-home-dev-src-axt/memory/\"}},\"fast_mode_state\":\"off\",{}}}",
             lit(&self.id),
             &tail[tail.find("\"uuid\"").unwrap_or(0)..]
         );
@@ -214,7 +214,7 @@ impl Session<'_> {
                 lit(&output)
             ),
             "Read" => format!(
-                ",\"tool_use_result\":{{\"type\":\"text\",\"file\":{{\"filePath\":\"/home/dev/src/agx/src/lib.rs\",\"content\":{},\"numLines\":{},\"startLine\":1,\"totalLines\":{}}}}}",
+                ",\"tool_use_result\":{{\"type\":\"text\",\"file\":{{\"filePath\":\"/home/dev/src/axt/src/lib.rs\",\"content\":{},\"numLines\":{},\"startLine\":1,\"totalLines\":{}}}}}",
                 lit(&output),
                 output.lines().count(),
                 output.lines().count()

@@ -11,7 +11,7 @@
 //! the size mix) and 3% `web_search`; each turn ends with an `agent_message` (40-3000 B).
 //!
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
-//! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
+//! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
 use super::gen_common::{PROSE, Rng, lit, output_size, sessions, text};
 
@@ -103,7 +103,7 @@ impl Thread<'_> {
         let id = self.item_id();
         let changes: Vec<String> = (0..self.rng.range(1, 3))
             .map(|_| {
-                let path = lit(&format!("/home/dev/src/agx/src/{}.rs", self.rng.pick(PROSE)));
+                let path = lit(&format!("/home/dev/src/axt/src/{}.rs", self.rng.pick(PROSE)));
                 if self.rng.chance(20) {
                     format!("{{\"path\":{path},\"kind\":\"add\"}}")
                 } else {

@@ -13,7 +13,7 @@
 //! envelope `id`, `timestamp` and `parentId` (the previous event).
 //!
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
-//! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
+//! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
@@ -66,7 +66,7 @@ impl Session<'_> {
     /// A tool request: its id, name and arguments.
     fn request(&mut self) -> (String, &'static str, String) {
         let id = format!("toolu_vrtx_01{}", self.rng.hex(22));
-        let path = format!("/home/dev/src/agx/src/{}.rs", self.rng.pick(PROSE));
+        let path = format!("/home/dev/src/axt/src/{}.rs", self.rng.pick(PROSE));
         if self.rng.chance(55) {
             let command = format!("cargo test --quiet {} 2>&1", self.rng.pick(PROSE));
             let arguments = format!(

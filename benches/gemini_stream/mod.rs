@@ -9,7 +9,7 @@
 //! `result` line with stats ends the session. Every line carries an ISO `timestamp`.
 //!
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
-//! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
+//! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
@@ -61,7 +61,7 @@ impl Session<'_> {
             1_778_749_334_015 + self.clock,
             self.rng.hex(13)
         );
-        let path = format!("/home/dev/src/agx/src/{}.rs", self.rng.pick(PROSE));
+        let path = format!("/home/dev/src/axt/src/{}.rs", self.rng.pick(PROSE));
         let parameters = if shell {
             format!(
                 "{{\"command\":{},\"description\":\"Run the tests\"}}",

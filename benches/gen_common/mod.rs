@@ -74,7 +74,7 @@ const CODE: &[&str] = &[
     "\t\tself.buffer.extend_from_slice(&bytes[start..end]);",
 ];
 const LOG: &[&str] = &[
-    "\u{1b}[32m   Compiling\u{1b}[0m agx v0.1.0 (/home/dev/src/agx)",
+    "\u{1b}[32m   Compiling\u{1b}[0m axt v0.1.0 (/home/dev/src/axt)",
     "\u{1b}[1m\u{1b}[31merror[E0308]\u{1b}[0m: mismatched types",
     "test normalize::tests::chunked ... \u{1b}[32mok\u{1b}[0m",
     "npm WARN deprecated inflight@1.0.6: This module is not supported",

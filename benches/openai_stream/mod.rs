@@ -13,7 +13,7 @@
 //! no calls.
 //!
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
-//! `tests/agx/bench_stream.rs` to normalize without a diagnostic.
+//! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 

@@ -286,10 +286,10 @@ struct OpenAiEvent<'a> {
 
 /// The typed parse of `provider`'s lines; the count of lines that parsed.
 pub(crate) fn parse<'a>(
-    provider: agx::normalize::Provider,
+    provider: axt::normalize::Provider,
     lines: impl Iterator<Item = &'a [u8]>,
 ) -> usize {
-    use agx::normalize::Provider;
+    use axt::normalize::Provider;
     match provider {
         Provider::Claude => typed::<ClaudeLine<'a>>(lines),
         Provider::Codex => typed::<CodexLine<'a>>(lines),

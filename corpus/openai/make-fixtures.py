@@ -417,10 +417,10 @@ call = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_conv1"
 r1 = {"id": "chatcmpl-conv1", "object": "chat.completion", "created": 1767226200, "model": MODEL,
       "choices": [{"index": 0, "message": call, "finish_reason": "tool_calls"}], "usage": u(100, 20)}
 r2 = {"id": "chatcmpl-conv2", "object": "chat.completion", "created": 1767226205, "model": MODEL,
-      "choices": [{"index": 0, "message": {"role": "assistant", "content": "It declares the agx package."}, "finish_reason": "stop"}],
+      "choices": [{"index": 0, "message": {"role": "assistant", "content": "It declares the axt package."}, "finish_reason": "stop"}],
       "usage": u(160, 9, cached=100)}
 lines = [{"model": MODEL, "messages": [q]}, r1,
-         {"model": MODEL, "messages": [q, call, {"role": "tool", "tool_call_id": "call_conv1", "content": "[package]\nname = \"agx\"\n"}]}, r2]
+         {"model": MODEL, "messages": [q, call, {"role": "tool", "tool_call_id": "call_conv1", "content": "[package]\nname = \"axt\"\n"}]}, r2]
 write("ok/conversation-two-exchanges-history-repeated.jsonl", "".join(c(x) + "\n" for x in lines))
 
 # --- errors -------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! decode again to the same event.
 #![no_main]
 
-#[path = "../../tests/agx/fuzz_regressions/check.rs"]
+#[path = "../../tests/axt/fuzz_regressions/check.rs"]
 #[allow(dead_code)]
 mod check;
 

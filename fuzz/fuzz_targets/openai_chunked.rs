@@ -3,8 +3,8 @@
 //! The first two bytes choose the chunking (see `check::chunk_sizes`).
 #![no_main]
 
-#[path = "../../tests/agx/fuzz_regressions/check.rs"]
+#[path = "../../tests/axt/fuzz_regressions/check.rs"]
 #[allow(dead_code)]
 mod check;
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| check::chunked(agx::normalize::Provider::OpenAi, data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::chunked(axt::normalize::Provider::OpenAi, data));

@@ -1,10 +1,10 @@
-//! `agx cat`: decode a transcript and write it back through the strict encoder.
+//! `axt cat`: decode a transcript and write it back through the strict encoder.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use agx::model::encode_event;
-use agx::read::{ReadItem, Reader};
+use axt::model::encode_event;
+use axt::read::{ReadItem, Reader};
 
 use super::{Outcome, display_name, open};
 
@@ -17,7 +17,7 @@ use super::{Outcome, display_name, open};
 ///
 /// Exit status: 0 clean, 1 problems reported, 2 usage or I/O error.
 ///
-/// Example: agx cat corpus/transcript/ok/plain-run.jsonl
+/// Example: axt cat corpus/transcript/ok/plain-run.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// Transcript file, or `-` for stdin.

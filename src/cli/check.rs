@@ -1,11 +1,11 @@
-//! `agx check`: validate transcripts, one summary per file.
+//! `axt check`: validate transcripts, one summary per file.
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use agx::read::tree::{Links, TreeProblem, check_links};
-use agx::read::{Problem, ReadItem, Reader};
+use axt::read::tree::{Links, TreeProblem, check_links};
+use axt::read::{Problem, ReadItem, Reader};
 use serde_json::json;
 
 use super::{Outcome, display_name, open};
@@ -19,13 +19,13 @@ const LISTED: usize = 1000;
 /// final line, unknown event or block types, non-canonical events, seq gaps, repeats and
 /// regressions, run_id mismatches), then its direct links are checked both ways: every
 /// child it names has a file in the same directory that names it as parent, and the parent
-/// it names has a file that invokes it (`agx tree` checks a whole tree). Each problem is
+/// it names has a file that invokes it (`axt tree` checks a whole tree). Each problem is
 /// printed as FILE:LINE: byte OFFSET: KIND: MESSAGE, then a summary line per file.
 ///
 /// Exit status: 0 every file clean, 1 a problem found, 2 usage error or a file that cannot
 /// be opened.
 ///
-/// Example: agx check storage/transcripts/*.jsonl
+/// Example: axt check storage/transcripts/*.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// Transcript files, or `-` for stdin.
@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             Err(error) => {
                 unreadable = true;
                 out.flush()?;
-                eprintln!("agx: {error}");
+                eprintln!("axt: {error}");
             }
         }
     }

@@ -1,4 +1,4 @@
-//! `agx exec`: run an agent CLI and record its transcript live.
+//! `axt exec`: run an agent CLI and record its transcript live.
 //!
 //! The child's stdout is read on its own thread and handed over a bounded channel to the
 //! main thread, which feeds the capture and watches the child; so a child that closes its
@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use agx::capture::{Capture, CaptureOptions};
-use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, Severity};
-use agx::record::{Delivery, Subscription};
-use agx::{Block, EventType, ExchangeEvent, Payload};
+use axt::capture::{Capture, CaptureOptions};
+use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, Severity};
+use axt::record::{Delivery, Subscription};
+use axt::{Block, EventType, ExchangeEvent, Payload};
 
 use super::Outcome;
 
@@ -27,11 +27,11 @@ use super::Outcome;
 ///
 /// stdin is passed through to the agent and its stderr forwarded; its stdout, the provider
 /// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.jsonl.
-/// agx exits with the agent's exit code (128+N when a signal N ended it; 127 when it could
+/// axt exits with the agent's exit code (128+N when a signal N ended it; 127 when it could
 /// not be started). A run whose agent failed, was killed or stopped mid-output is recorded
 /// as failed with the reason in run.completed.
 ///
-/// Example: agx exec --provider claude --out runs --follow -- claude -p "fix it"
+/// Example: axt exec --provider claude --out runs --follow -- claude -p "fix it"
 /// --output-format stream-json --verbose
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -60,7 +60,7 @@ pub(crate) struct Args {
     follow: bool,
 
     /// How long the agent may keep running after closing its stdout (or keep its stdout
-    /// open after exiting) before agx kills it (or stops reading).
+    /// open after exiting) before axt kills it (or stops reading).
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     grace_secs: u64,
 
@@ -99,12 +99,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         .then(|| {
             let subscription = capture.subscribe();
             thread::Builder::new()
-                .name("agx-follow".into())
+                .name("axt-follow".into())
                 .spawn(move || follow(subscription))
         })
         .transpose()?;
 
-    // From here on a signal must not kill agx before the transcript is finished: it is
+    // From here on a signal must not kill axt before the transcript is finished: it is
     // noted, the agent (which a terminal's Ctrl-C reaches too) is given the grace period to
     // end, and the run is recorded as it ended.
     let signals = Arc::new(AtomicUsize::new(0));
@@ -124,9 +124,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             } else {
                 126
             };
-            eprintln!("agx: cannot run {program}: {error}");
+            eprintln!("axt: cannot run {program}: {error}");
             let end = ProcessEnd {
-                note: Some(format!("agx could not start {program}: {error}")),
+                note: Some(format!("axt could not start {program}: {error}")),
                 ..ProcessEnd::default()
             };
             (end, code)
@@ -135,7 +135,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             let grace = Duration::from_secs(args.grace_secs);
             let (end, interrupted) = supervise(&mut child, &mut capture, grace, &signals)?;
             let code = match interrupted {
-                // agx itself was told to stop, and stopped the agent: exit as a shell would.
+                // axt itself was told to stop, and stopped the agent: exit as a shell would.
                 Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
                 _ => exit_code(&end),
             };
@@ -149,13 +149,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         let _ = follow.join();
     }
     finished.map_err(io::Error::other)?;
-    eprintln!("agx: wrote {}", path.display());
+    eprintln!("axt: wrote {}", path.display());
     Ok(Outcome::Exited(code))
 }
 
 /// Feeds the child's stdout to the capture until it ends, then waits for the child, and
-/// returns how it ended, and the signal agx received meanwhile, if any. A recording failure
-/// is reported and the output still drained, so the agent is not stopped by agx's problem.
+/// returns how it ended, and the signal axt received meanwhile, if any. A recording failure
+/// is reported and the output still drained, so the agent is not stopped by axt's problem.
 fn supervise(
     child: &mut Child,
     capture: &mut Capture,
@@ -177,13 +177,13 @@ fn supervise(
         match chunks.recv_timeout(tick) {
             Ok(Ok(chunk)) => {
                 if recording && let Err(error) = capture.feed(&chunk) {
-                    eprintln!("agx: recording stopped: {error}");
+                    eprintln!("axt: recording stopped: {error}");
                     recording = false;
                 }
                 continue;
             }
             Ok(Err(error)) => {
-                eprintln!("agx: reading the agent's stdout failed: {error}");
+                eprintln!("axt: reading the agent's stdout failed: {error}");
                 break;
             }
             Err(RecvTimeoutError::Disconnected) => break,
@@ -196,7 +196,7 @@ fn supervise(
                     let _ = child.kill();
                     let mut end = ProcessEnd::from_status(child.wait()?);
                     end.note = Some(format!(
-                        "agx received {} and the agent was still running {} s later; agx killed it",
+                        "axt received {} and the agent was still running {} s later; axt killed it",
                         signal_name(signal),
                         grace.as_secs()
                     ));
@@ -216,7 +216,7 @@ fn supervise(
                 let mut end = end.clone();
                 end.note = Some(format!(
                     "the agent exited but its stdout was still open {} s later (held by a \
-                     process it started?); agx stopped reading",
+                     process it started?); axt stopped reading",
                     grace.as_secs()
                 ));
                 return Ok((end, received()));
@@ -246,7 +246,7 @@ fn read_on_a_thread(
     // Bounded: when recording falls behind, the reader (and then the agent) waits.
     let (send, receive) = mpsc::sync_channel(16);
     thread::Builder::new()
-        .name("agx-stdout".into())
+        .name("axt-stdout".into())
         .spawn(move || {
             let mut buffer = vec![0u8; 64 * 1024];
             loop {
@@ -282,13 +282,13 @@ fn wait_or_kill(child: &mut Child, grace: Duration) -> io::Result<ProcessEnd> {
     let _ = child.kill();
     let mut end = ProcessEnd::from_status(child.wait()?);
     end.note = Some(format!(
-        "the agent closed its stdout but was still running {} s later; agx killed it",
+        "the agent closed its stdout but was still running {} s later; axt killed it",
         grace.as_secs()
     ));
     Ok(end)
 }
 
-/// agx's exit code for the agent's ending: its own, or 128 + the signal, as shells do.
+/// axt's exit code for the agent's ending: its own, or 128 + the signal, as shells do.
 fn exit_code(end: &ProcessEnd) -> u8 {
     match (end.exit_code, end.signal) {
         (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(1),
@@ -303,7 +303,7 @@ fn print_diagnostic(diagnostic: &Diagnostic) {
         Severity::Error => "error",
     };
     eprintln!(
-        "agx: agent stdout:{}: byte {}: {severity}[{}]: {}",
+        "axt: agent stdout:{}: byte {}: {severity}[{}]: {}",
         diagnostic.line,
         diagnostic.offset,
         diagnostic.kind.as_str(),

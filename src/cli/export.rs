@@ -1,9 +1,9 @@
-//! `agx export`: a canonical transcript out to another format.
+//! `axt export`: a canonical transcript out to another format.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use agx::export::agentlog::{ExportOptions, export};
+use axt::export::agentlog::{ExportOptions, export};
 
 use super::Outcome;
 
@@ -13,7 +13,7 @@ use super::Outcome;
 /// one AgentLog 0.2.0 JSON document to stdout or OUT. Paths are made relative to the
 /// project root: the run's recorded cwd, or --root.
 ///
-/// Example: agx export --to agentlog transcripts/<session-id>.jsonl -o session.agentlog.json
+/// Example: axt export --to agentlog transcripts/<session-id>.jsonl -o session.agentlog.json
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The target format.
@@ -54,10 +54,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             out.flush()?;
         }
     }
-    let notes = document["properties"]["agx:notes"]
+    let notes = document["properties"]["axt:notes"]
         .as_array()
         .map_or(0, Vec::len);
-    let problems = document["properties"]["agx:readProblems"]
+    let problems = document["properties"]["axt:readProblems"]
         .as_u64()
         .unwrap_or(0);
     Ok(if notes > 0 || problems > 0 {

@@ -1,11 +1,11 @@
-//! `agx import`: logs agents keep on disk in, canonical transcripts out.
+//! `axt import`: logs agents keep on disk in, canonical transcripts out.
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use agx::import::claude_code::{ImportOptions, import};
-use agx::normalize::Severity;
+use axt::import::claude_code::{ImportOptions, import};
+use axt::normalize::Severity;
 
 use super::Outcome;
 
@@ -25,7 +25,7 @@ enum Format {
 ///
 /// PATH is a session file, a project directory or the whole projects directory. Each
 /// session becomes DIR/<session-id>.jsonl; each sub-agent a child run,
-/// DIR/<session-id>.agent-<id>.jsonl, linked so that `agx tree` shows the whole session.
+/// DIR/<session-id>.agent-<id>.jsonl, linked so that `axt tree` shows the whole session.
 /// Rewound branches, compactions and every entry type without a canonical form are kept in
 /// the run's metadata. Sessions are converted on every core; progress is shown on a
 /// terminal. Notes about the graph (a sub-agent that could not be linked, ...) and errors in
@@ -34,7 +34,7 @@ enum Format {
 /// Exit status: 0 clean, 1 some entries had errors or a session could not be imported, 2 on
 /// usage or I/O errors.
 ///
-/// Example: agx import claude-code ~/.claude/projects --out transcripts/
+/// Example: axt import claude-code ~/.claude/projects --out transcripts/
 #[derive(clap::Args)]
 struct ClaudeCode {
     /// A session file, a project directory, or the projects directory.
@@ -59,7 +59,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let terminal = io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
         if terminal {
-            eprint!("\ragx: imported {done}/{total} sessions");
+            eprint!("\raxt: imported {done}/{total} sessions");
         }
     };
     let outcomes = import(&args.path, &args.out, &options, &progress)
@@ -90,14 +90,14 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             }
             Err(error) => {
                 failed += 1;
-                writeln!(stderr, "agx: {error}")?;
+                writeln!(stderr, "axt: {error}")?;
             }
         }
     }
     let notes: Vec<String> = notes.iter().map(|(k, n)| format!("{k} {n}")).collect();
     writeln!(
         stderr,
-        "agx: {} sessions, {runs} runs, {events} events written to {}; {failed} failed, {errors} entry errors{}",
+        "axt: {} sessions, {runs} runs, {events} events written to {}; {failed} failed, {errors} entry errors{}",
         outcomes.len(),
         args.out.display(),
         if notes.is_empty() {

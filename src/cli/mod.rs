@@ -2,8 +2,8 @@
 //!
 //! Exit codes: 0 when the input was clean; 1 when input problems were found and reported
 //! (the valid data around them is still used); 2 for usage and I/O errors (a file that
-//! cannot be opened). A closed stdout (`agx ... | head`) ends the command
-//! quietly with 0. `agx exec` exits with its agent's exit code instead.
+//! cannot be opened). A closed stdout (`axt ... | head`) ends the command
+//! quietly with 0. `axt exec` exits with its agent's exit code instead.
 
 // The command line is where output is printed.
 #![allow(clippy::print_stderr, clippy::print_stdout)]
@@ -28,7 +28,7 @@ use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
-    name = "agx",
+    name = "axt",
     version,
     about = "Canonical transcripts for AI coding agents"
 )]
@@ -56,7 +56,7 @@ pub(crate) enum Outcome {
     Clean,
     /// Problems in the input were reported: exit 1.
     InputProblems,
-    /// `agx exec`: the agent's exit code.
+    /// `axt exec`: the agent's exit code.
     Exited(u8),
     /// An input could not be read (already reported on stderr): exit 2.
     Failed,
@@ -83,7 +83,7 @@ pub(crate) fn run() -> ExitCode {
         Ok(Outcome::Failed) => ExitCode::from(2),
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("agx: {error}");
+            eprintln!("axt: {error}");
             ExitCode::from(2)
         }
     }

@@ -1,23 +1,23 @@
-//! `agx normalize`: provider output in, canonical transcript out.
+//! `axt normalize`: provider output in, canonical transcript out.
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 
-use agx::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
-use agx::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
-use agx::record::{RecorderOptions, RecordingSink};
+use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
+use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
+use axt::record::{RecorderOptions, RecordingSink};
 
 use super::{Outcome, display_name, open};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
-/// Input is read as it arrives, so `agent ... | agx normalize` works live. Problems in the
+/// Input is read as it arrives, so `agent ... | axt normalize` works live. Problems in the
 /// input are printed to stderr as FILE:LINE: byte OFFSET: severity[kind]: message; the valid
 /// data around them is still transcribed. Exit status: 0 when there was no error (warnings
 /// such as a tool call without a result are printed but do not count), 1 when the input had
 /// errors, 2 on usage or I/O errors.
 ///
-/// Example: agx normalize corpus/claude/ok/plain-session-thinking-text-bash.jsonl
+/// Example: axt normalize corpus/claude/ok/plain-session-thinking-text-bash.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The provider whose output this is; `auto` recognizes it from the first record.
@@ -138,7 +138,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             feed(&mut sink)?;
             if let Some(recorder) = sink.recorder() {
                 recorder.close().map_err(io::Error::other)?;
-                writeln!(io::stderr(), "agx: wrote {}", recorder.path().display())?;
+                writeln!(io::stderr(), "axt: wrote {}", recorder.path().display())?;
             }
         }
     }

@@ -1,4 +1,4 @@
-//! `agx stats`: counts per transcript and in total, files read in parallel.
+//! `axt stats`: counts per transcript and in total, files read in parallel.
 
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agx::read::{Reader, Stats};
+use axt::read::{Reader, Stats};
 use serde_json::json;
 
 use super::{Outcome, display_name, open, with_path};
@@ -24,7 +24,7 @@ const PROGRESS_BYTES: u64 = 64 << 20;
 ///
 /// Exit status: 0 clean, 1 problems found in the input, 2 usage or I/O error.
 ///
-/// Example: agx stats storage/transcripts/
+/// Example: axt stats storage/transcripts/
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// Transcript files or directories, or `-` for stdin.
@@ -57,7 +57,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             }
             Err(error) => {
                 failed = true;
-                eprintln!("agx: {error}");
+                eprintln!("axt: {error}");
             }
         }
     }

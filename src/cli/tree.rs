@@ -1,9 +1,9 @@
-//! `agx tree`: print a run's execution tree across its linked files.
+//! `axt tree`: print a run's execution tree across its linked files.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use agx::read::tree::{Node, Run, build};
+use axt::read::tree::{Node, Run, build};
 
 use super::Outcome;
 
@@ -17,7 +17,7 @@ use super::Outcome;
 ///
 /// Exit status: 0 clean, 1 problems reported, 2 usage error.
 ///
-/// Example: agx tree storage/transcripts/550e8400-e29b-41d4-a716-446655440000.jsonl
+/// Example: axt tree storage/transcripts/550e8400-e29b-41d4-a716-446655440000.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The root run's transcript file.

@@ -6,7 +6,7 @@
 //! | transcript | AgentLog |
 //! |---|---|
 //! | `message.*` text blocks | `message` (`role`, the texts joined) |
-//! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `agx:` properties) |
+//! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `axt:` properties) |
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
 //! | `command` blocks and shell tools (`Bash`, `shell`, `run_shell_command`, ...) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
 //! | file tools (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`, `file_change`, Gemini and Copilot file tools) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
@@ -14,7 +14,7 @@
 //! | a failed run, provider errors in the run metadata | `error` |
 //! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
 //!
-//! What AgentLog has no field for goes in `properties` with an `agx:` prefix (run ids, `seq`,
+//! What AgentLog has no field for goes in `properties` with an `axt:` prefix (run ids, `seq`,
 //! call ids, fidelity, thinking signatures, off-chain usage of imported sessions). The
 //! project root is the run's `cwd` (the import's metadata or the `system/init` passthrough),
 //! or [`ExportOptions::root`]. With [`ExportOptions::redact`] every event goes through the
@@ -129,7 +129,7 @@ fn agent_info(provider: &str) -> (&'static str, &'static str) {
         "codex" => ("Codex CLI", "openai"),
         "gemini" => ("Gemini CLI", "google"),
         "copilot" => ("GitHub Copilot CLI", "github"),
-        _ => ("agx", "unknown"),
+        _ => ("axt", "unknown"),
     }
 }
 
@@ -195,7 +195,7 @@ impl Exporter {
             let id = format!("{run_id}:{}", event.seq);
             let mut base = json!({"id": id, "timestamp": event.timestamp.as_str(),
                 "parentId": parent_event,
-                "properties": {"agx:runId": run_id, "agx:seq": event.seq}});
+                "properties": {"axt:runId": run_id, "axt:seq": event.seq}});
             match (&event.event_type, &event.payload) {
                 (EventType::MessageUser | EventType::MessageAssistant, Payload::Message(m)) => {
                     let role = m.role.as_str().to_owned();
@@ -215,10 +215,10 @@ impl Exporter {
                                 r["rationale"] = thinking.clone().into();
                                 r["visible"] = (!redacted).into();
                                 if let Some(sig) = signature {
-                                    r["properties"]["agx:signature"] = sig.clone().into();
+                                    r["properties"]["axt:signature"] = sig.clone().into();
                                 }
                                 if *redacted {
-                                    r["properties"]["agx:redacted"] = true.into();
+                                    r["properties"]["axt:redacted"] = true.into();
                                 }
                                 self.events.push(r);
                             }
@@ -236,7 +236,7 @@ impl Exporter {
                         base["role"] = role.into();
                         base["content"] = texts.join("\n").into();
                         if let Some(mid) = &m.message_id {
-                            base["properties"]["agx:messageId"] = mid.clone().into();
+                            base["properties"]["axt:messageId"] = mid.clone().into();
                         }
                         self.messages += 1;
                         self.events.push(base);
@@ -254,9 +254,9 @@ impl Exporter {
                     };
                     base["output"] = Value::Null;
                     base["status"] = "cancelled".into();
-                    base["properties"]["agx:callId"] = tool.call_id.clone().into();
-                    base["properties"]["agx:fidelity"] = tool.fidelity.as_str().into();
-                    base["properties"]["agx:noResult"] = true.into();
+                    base["properties"]["axt:callId"] = tool.call_id.clone().into();
+                    base["properties"]["axt:fidelity"] = tool.fidelity.as_str().into();
+                    base["properties"]["axt:noResult"] = true.into();
                     open.insert(tool.call_id.clone(), (self.events.len(), event.clone()));
                     self.events.push(base);
                 }
@@ -274,7 +274,7 @@ impl Exporter {
                     call_event["output"] = output.clone().into();
                     call_event["status"] = if failed { "error" } else { "success" }.into();
                     if let Some(props) = call_event["properties"].as_object_mut() {
-                        props.remove("agx:noResult");
+                        props.remove("axt:noResult");
                     }
                     if let Some(ms) = millis(&call, event) {
                         call_event["durationMs"] = ms.into();
@@ -352,7 +352,7 @@ impl Exporter {
                         (Some(_), Some(_)) => "failed",
                     }
                     .into();
-                    base["properties"]["agx:childRunId"] = child.clone().into();
+                    base["properties"]["axt:childRunId"] = child.clone().into();
                     if let Some(ms) = completed.and_then(|c| millis(event, c)) {
                         base["durationMs"] = ms.into();
                     }
@@ -510,23 +510,23 @@ impl Exporter {
             .filter_map(|e| e.child_run_id.clone())
             .collect();
         let mut properties = Map::new();
-        properties.insert("agx:runs".into(), runs.into());
+        properties.insert("axt:runs".into(), runs.into());
         properties.insert(
-            "agx:exporter".into(),
-            format!("agx {}", env!("CARGO_PKG_VERSION")).into(),
+            "axt:exporter".into(),
+            format!("axt {}", env!("CARGO_PKG_VERSION")).into(),
         );
         if off_chain.iter().any(|n| *n > 0) {
-            properties.insert("agx:offChainUsage".into(), json!({"inputTokens": off_chain[0],
+            properties.insert("axt:offChainUsage".into(), json!({"inputTokens": off_chain[0],
                 "outputTokens": off_chain[1], "cacheReadTokens": off_chain[2], "cacheWriteTokens": off_chain[3]}));
         }
         if problems > 0 {
-            properties.insert("agx:readProblems".into(), problems.into());
+            properties.insert("axt:readProblems".into(), problems.into());
         }
         if !self.notes.is_empty() {
-            properties.insert("agx:notes".into(), self.notes.clone().into());
+            properties.insert("axt:notes".into(), self.notes.clone().into());
         }
         if let Some(session) = meta.get("session_id") {
-            properties.insert("agx:sessionId".into(), session.clone());
+            properties.insert("axt:sessionId".into(), session.clone());
         }
         let project = self.root.as_ref().map(|root| {
             let name = root
@@ -559,7 +559,7 @@ impl Exporter {
                 "filesTouched": self.files.iter().collect::<Vec<_>>(),
                 "toolsUsed": self.tools.iter().collect::<Vec<_>>(),
                 "modelsUsed": self.models.iter().collect::<Vec<_>>(),
-                "properties": {"agx:durationMs": duration_ms},
+                "properties": {"axt:durationMs": duration_ms},
             },
             "relationships": {"parentSession": root.parent_run_id, "childSessions": children,
                 "properties": {}},
@@ -567,7 +567,7 @@ impl Exporter {
         });
         if self.redact {
             document["redactions"] =
-                json!([{"category": "api_key", "count": self.redactions, "redactedBy": "agx"}]);
+                json!([{"category": "api_key", "count": self.redactions, "redactedBy": "axt"}]);
         }
         document
     }
@@ -739,7 +739,7 @@ fn diff_counts(diff: &str) -> (u64, u64) {
     counts
 }
 
-/// Tool names agx maps to AgentLog events beyond `toolCall`, for documentation and tests.
+/// Tool names axt maps to AgentLog events beyond `toolCall`, for documentation and tests.
 pub fn mapped_tools() -> BTreeMap<&'static str, &'static str> {
     BTreeMap::from([
         ("Bash", "terminalCommand"),

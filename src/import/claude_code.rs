@@ -23,7 +23,7 @@
 //!   on the chain is put back into the thread (some versions hang each parallel result off its
 //!   own call).
 //! * **Everything else off the chain is kept, not dropped**, in the run's metadata
-//!   (`run.completed` result, `passthrough`, kind `agx-import/off-chain`, with the whole entry):
+//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry):
 //!   a branch with user or assistant messages is a *rewind* (the user went back and the log
 //!   kept the abandoned branch), reported as a note; a branch of only system, hook or
 //!   progress entries (hook messages forking the chain) is kept silently. The tokens of
@@ -31,7 +31,7 @@
 //!   `import.off_chain_usage`, never mixed into the run's usage.
 //! * **Compaction.** `compact_boundary` entries are passthrough like every `system` entry; the
 //!   compaction summary (`isCompactSummary`, a user entry the user never typed) is kept as
-//!   passthrough `agx-import/compact-summary` rather than as a user message.
+//!   passthrough `axt-import/compact-summary` rather than as a user message.
 //! * `summary` (`leafUuid`), `file-history-snapshot`, `queue-operation`, `attachment`,
 //!   `progress` and every other entry type are passthrough metadata, never an error.
 //!
@@ -57,7 +57,7 @@
 //!
 //! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
 //! would continue the old file, and the same id can belong to a transcript made otherwise
-//! (`agx normalize` of the same session names its run after the session too).
+//! (`axt normalize` of the same session names its run after the session too).
 //!
 //! # Memory
 //!
@@ -1176,7 +1176,7 @@ fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
                         Some(id) => id.to_owned(),
                         None => {
                             generated += 1;
-                            format!("agx-tool-{generated}")
+                            format!("axt-tool-{generated}")
                         }
                     };
                     pending.push_back(id.clone());
@@ -1523,7 +1523,7 @@ fn transcribe(
             }
             What::CompactSummary => {
                 let entry = reader.expect("a reader").value(&feed.range)?;
-                let bytes = note(json!({"type": "agx-import", "subtype": "compact-summary",
+                let bytes = note(json!({"type": "axt-import", "subtype": "compact-summary",
                     "line": feed.line, "entry": entry}));
                 push(&bytes, feed.line, feed.offset(), &mut sink)?;
             }
@@ -1537,7 +1537,7 @@ fn transcribe(
                 {
                     off_usage.insert(id.to_owned(), usage.clone());
                 }
-                let bytes = note(json!({"type": "agx-import", "subtype": "off-chain",
+                let bytes = note(json!({"type": "axt-import", "subtype": "off-chain",
                     "reason": reason, "line": feed.line, "entry": entry}));
                 push(&bytes, feed.line, feed.offset(), &mut sink)?;
             }

@@ -33,7 +33,7 @@
 //! * `path` - string. The dot-separated step path (`analyze`, `parallel_block.branch_a`);
 //!   empty on run-level events.
 //! * `iteration` - unsigned integer. Zero-based loop or retry counter; 0 outside loops.
-//! * `timestamp` - string. RFC 3339 date-time of emission. agx writes UTC with microseconds
+//! * `timestamp` - string. RFC 3339 date-time of emission. axt writes UTC with microseconds
 //!   (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision and keep the
 //!   text as it was.
 //! * `payload` - the event's data, shaped by `type`; `null` on run events that carry none.
@@ -93,7 +93,7 @@
 //! * `fidelity` - `"router"`: synthesized by the executor at its tool router seam, the
 //!   authoritative record of an in-process call; `"agent_emitted"`: reported by the agent in
 //!   its own output. Consumers use it to avoid counting one call seen on two channels twice.
-//!   Everything agx normalizes from provider output is `agent_emitted`.
+//!   Everything axt normalizes from provider output is `agent_emitted`.
 //!
 //! and, by type, the fields below. The fields the seed defines are always written for their
 //! type, even when empty. Fields marked *extension* carry what the seed's fields cannot; they
@@ -128,7 +128,7 @@
 //! ## Versioning and forward compatibility
 //!
 //! * **Adding an envelope or payload field** is compatible: readers ignore fields they do not
-//!   know (agx's reader does not keep them). New fields are optional and omitted when empty.
+//!   know (axt's reader does not keep them). New fields are optional and omitted when empty.
 //! * **Adding an event type, block type, fidelity or role** is compatible for tolerant
 //!   readers, which surface the value intact and warn; every consumer must handle that path.
 //!   Writers never emit a value until it is in their vocabulary.

@@ -41,7 +41,7 @@
 //! Usage in `turn.completed` is the thread's running total, so each one replaces the last;
 //! legacy `token_count` is either that total (`info.total_token_usage`, replaces) or one
 //! model response's usage (flat, added up). Codex counts cached input inside
-//! `input_tokens`; agx's `input_tokens` is the uncached part. `error` records and items are
+//! `input_tokens`; axt's `input_tokens` is the uncached part. `error` records and items are
 //! non-fatal run errors (Codex reports transient retries that way); `turn.failed` is fatal
 //! and fails the run for good; `turn.completed` (and legacy `task_complete`) completes it.
 //! A stream that ends with a turn still open gets a `missing-terminal` warning and stays

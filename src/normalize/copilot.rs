@@ -23,7 +23,7 @@
 //! * A `command` block follows the tool_use of `bash` / `shell` calls with `arguments.command`.
 //! * `assistant.usage` (per API call; when present it replaces the `outputTokens` sum):
 //!   `inputTokens` is taken to include cache reads and writes, as in the OpenAI-style usage
-//!   Copilot's API reports, and is converted to agx's uncached convention. Its `cost` is a
+//!   Copilot's API reports, and is converted to axt's uncached convention. Its `cost` is a
 //!   premium-request multiplier, not dollars, so `cost_usd` stays empty; the record is kept.
 //! * `session.error`: a fatal run error; the run is failed. `session.warning`,
 //!   `subagent.failed`: non-fatal run errors. The model comes from `session.tools_updated`,

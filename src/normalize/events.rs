@@ -552,8 +552,8 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W
         event.seq = self.seq;
         self.line.clear();
         encode_event(&event, &mut self.line).map_err(|error: EncodeError| {
-            // The mapper only makes events the vocabulary allows; this is a bug in agx.
-            io::Error::other(format!("agx made an event it cannot write: {error}"))
+            // The mapper only makes events the vocabulary allows; this is a bug in axt.
+            io::Error::other(format!("axt made an event it cannot write: {error}"))
         })?;
         self.line.push(b'\n');
         self.out.write_all(&self.line)

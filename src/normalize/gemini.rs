@@ -31,7 +31,7 @@
 //! following records are collected (bounded by the record limit) until its braces balance;
 //! then it is parsed whole. `response` becomes one text block; `stats.models.*.tokens` the
 //! usage (`prompt` includes `cached`, `input` is uncached where present, `tool` is tool-use
-//! prompt input, `thoughts` is reasoning, counted in the output as agx's usage convention
+//! prompt input, `thoughts` is reasoning, counted in the output as axt's usage convention
 //! wants); `error` (or the `[ERROR]` prefix) makes the run failed.
 //!
 //! A stream without `result` (and without a json document) ends with a missing-terminal

@@ -46,7 +46,7 @@ use crate::model::{Block, ContentBlock, Role};
 
 pub use framing::DEFAULT_MAX_RECORD_BYTES;
 
-/// The providers agx reads.
+/// The providers axt reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
@@ -413,7 +413,7 @@ pub enum StopKind {
     Aborted,
     /// The provider stopped on an error.
     Error,
-    /// A value agx does not map; see `raw`.
+    /// A value axt does not map; see `raw`.
     Other,
 }
 
@@ -441,7 +441,7 @@ pub struct RunError {
     pub line: u64,
 }
 
-/// A provider record agx keeps but does not turn into blocks (rate limits, hooks, ...).
+/// A provider record axt keeps but does not turn into blocks (rate limits, hooks, ...).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Passthrough {
     /// The line it was on.
@@ -496,7 +496,7 @@ pub struct RunMeta {
     /// metadata stays bounded however long the stream (the records are in the input).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub passthrough_omitted: std::collections::BTreeMap<String, u64>,
-    /// How the agent's process ended, when agx ran it ([`crate::capture`]) and it did not
+    /// How the agent's process ended, when axt ran it ([`crate::capture`]) and it did not
     /// simply exit with 0; normalizers, which only see output, leave it `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessEnd>,

@@ -1553,7 +1553,7 @@ fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
     }
 }
 
-/// Usage of either API, in agx's convention (cached input taken out of the input).
+/// Usage of either API, in axt's convention (cached input taken out of the input).
 fn usage_of(raw: &Value) -> Usage {
     let count = |path: &[&str]| {
         path.iter()

@@ -3,7 +3,7 @@
 //! [`Stats`], counts that merge across files.
 //!
 //! ```
-//! use agx::read::{ReadItem, Reader};
+//! use axt::read::{ReadItem, Reader};
 //!
 //! let file = concat!(
 //!     r#"{"seq":1,"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:14:42Z","payload":null}"#, "\n",

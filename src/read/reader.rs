@@ -19,7 +19,7 @@
 //! `tail -f` style consumer that resumes once the writer has finished it reads it whole.
 //!
 //! The reader owns no policy: it does not decide which problems matter (that is the
-//! caller's, `agx check` counts them all) and does not follow links between files
+//! caller's, `axt check` counts them all) and does not follow links between files
 //! ([`tree`](super::tree) does).
 
 use std::collections::VecDeque;

@@ -6,13 +6,13 @@
 //! transcript back except to continue one after a crash.
 //!
 //! ```no_run
-//! use agx::model::{EventType, ExchangeEvent, Payload};
-//! use agx::record::{Recorder, RecorderOptions};
+//! use axt::model::{EventType, ExchangeEvent, Payload};
+//! use axt::record::{Recorder, RecorderOptions};
 //!
 //! let rec = Recorder::create("storage/transcripts", "run-abc", RecorderOptions::default())?;
 //! rec.record(ExchangeEvent::new("run-abc", EventType::RunStarted, "", Payload::None))?;
 //! rec.close()?;
-//! # Ok::<(), agx::record::RecordError>(())
+//! # Ok::<(), axt::record::RecordError>(())
 //! ```
 //!
 //! # The file
@@ -82,7 +82,7 @@
 //! the event the caller handed over. The raw loop itself ranged from 2.4 to 3.7 M lines/s
 //! between runs on this VM (a `dd bs=279 oflag=append` ceiling measured 2.1 M/s), `None`
 //! from 50% to 67% of it, and one disk flush from 3 ms down to 27 µs depending on the virtual
-//! disk's cache: measure the sync policies on the disk you will use (`AGX_BENCH_DIR`).
+//! disk's cache: measure the sync policies on the disk you will use (`AXT_BENCH_DIR`).
 //!
 //! # Live fan-out
 //!
@@ -112,7 +112,7 @@
 //!   outside the run directory.
 //! * **Atomic append.** A reader never sees two lines interleaved; after a crash it may see a
 //!   torn final line, which the next recorder to open the file moves aside.
-//! * **The lock is advisory.** It keeps agx recorders apart; a process that ignores it can
+//! * **The lock is advisory.** It keeps axt recorders apart; a process that ignores it can
 //!   still write to the file.
 //!
 //! # Sub-runs

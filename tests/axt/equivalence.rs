@@ -6,9 +6,9 @@
 //! every provider must yield the same blocks in the same order, with the same command, output
 //! and answer, and the same sequence of transcript events.
 
-use agx::model::{Block, EventType, Role, decode_event};
-use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
-use agx::normalize::{Options, Provider, normalize};
+use axt::model::{Block, EventType, Role, decode_event};
+use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use axt::normalize::{Options, Provider, normalize};
 use serde_json::Value;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -111,7 +111,7 @@ fn every_provider_yields_the_same_events_for_the_shared_scenario() {
                     .map(|b| b.block.type_name())
                     .collect();
                 let status = match &event.payload {
-                    agx::Payload::Step(step) if event.event_type == EventType::RunCompleted => step
+                    axt::Payload::Step(step) if event.event_type == EventType::RunCompleted => step
                         .result
                         .get("status")
                         .and_then(Value::as_str)

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agx::model::decode_event;
-use agx::read::tree::{Links, Node, Run, build, check_links};
-use agx::read::{ReadItem, Reader};
+use axt::model::decode_event;
+use axt::read::tree::{Links, Node, Run, build, check_links};
+use axt::read::{ReadItem, Reader};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -155,7 +155,7 @@ fn transcript_corpus() {
         let tree_own = tree
             .problems
             .iter()
-            .filter(|p| !matches!(p.kind, agx::read::tree::LinkKind::Read(_)))
+            .filter(|p| !matches!(p.kind, axt::read::tree::LinkKind::Read(_)))
             .count();
         let total = problems.len() + link_problems.len() + tree_own;
         match outcome.as_str() {

@@ -1,4 +1,4 @@
-//! agx's integration tests: one binary, one module per area.
+//! axt's integration tests: one binary, one module per area.
 
 mod agentlog;
 mod bench_stream;

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use agx::model::Block;
-use agx::normalize::{
+use axt::model::Block;
+use axt::normalize::{
     DiagnosticKind, Normalized, Options, Provider, RunStatus, Severity, Usage, normalize_lossy,
 };
 use serde_json::{Value, json};

@@ -10,12 +10,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use agx::Timestamp;
-use agx::export::agentlog::{ExportOptions, export};
-use agx::import::claude_code::{convert, write};
-use agx::normalize::events::{EventOptions, Transcriber};
-use agx::normalize::{Options, Provider};
-use agx::record::{RecorderOptions, RecordingSink};
+use axt::Timestamp;
+use axt::export::agentlog::{ExportOptions, export};
+use axt::import::claude_code::{convert, write};
+use axt::normalize::events::{EventOptions, Transcriber};
+use axt::normalize::{Options, Provider};
+use axt::record::{RecorderOptions, RecordingSink};
 use serde_json::Value;
 
 use crate::claude_code::{Scratch, corpus, sessions, stem};
@@ -92,7 +92,7 @@ fn provider_fixtures_export() {
     }
 }
 
-fn export_session(outcome: &str, files: &agx::import::claude_code::SessionFiles) -> Value {
+fn export_session(outcome: &str, files: &axt::import::claude_code::SessionFiles) -> Value {
     let name = stem(files, outcome);
     let session = convert(files).unwrap();
     let scratch = Scratch::new(&format!("export-cc-{name}"));
@@ -112,7 +112,7 @@ fn claude_code_sessions_export() {
     }
 }
 
-/// What a session's files say, counted without agx: tool calls with their status, files
+/// What a session's files say, counted without axt: tool calls with their status, files
 /// touched (relative to the cwd), token totals (per message id, last snapshot).
 #[derive(Debug, Default, PartialEq)]
 struct Counted {
@@ -121,7 +121,7 @@ struct Counted {
     tokens: [u64; 4],
 }
 
-fn count_directly(files: &agx::import::claude_code::SessionFiles) -> Counted {
+fn count_directly(files: &axt::import::claude_code::SessionFiles) -> Counted {
     let mut counted = Counted::default();
     let mut usage: HashMap<String, Value> = HashMap::new();
     let mut inputs: HashMap<String, (String, Value)> = HashMap::new();
@@ -207,7 +207,7 @@ fn claude_code_round_trip_keeps_calls_files_and_tokens() {
         let mut exported = Counted::default();
         for event in document["events"].as_array().unwrap() {
             if event["type"] == "toolCall" {
-                let id = event["properties"]["agx:callId"]
+                let id = event["properties"]["axt:callId"]
                     .as_str()
                     .unwrap()
                     .to_owned();
@@ -225,7 +225,7 @@ fn claude_code_round_trip_keeps_calls_files_and_tokens() {
             .map(|f| f.as_str().unwrap().to_owned())
             .collect();
         let usage = &document["metrics"]["tokenUsage"];
-        let off = &document["properties"]["agx:offChainUsage"];
+        let off = &document["properties"]["axt:offChainUsage"];
         for (n, key) in [
             "inputTokens",
             "outputTokens",

@@ -18,10 +18,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agx::model::{Block, decode_event, warnings};
-use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
-use agx::normalize::{Diagnostic, DiagnosticKind, Normalized, Options, Output, Provider, Severity};
-use agx::{ContentBlock, Timestamp};
+use axt::model::{Block, decode_event, warnings};
+use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use axt::normalize::{Diagnostic, DiagnosticKind, Normalized, Options, Output, Provider, Severity};
+use axt::{ContentBlock, Timestamp};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -1,21 +1,21 @@
-//! Reading back what the recorder wrote: `agx tree` rebuilds the step graph a test recorded
-//! (the seed's "tree reconstruction tool produces the same step graph" test), and `agx
-//! check` / `agx stats` exit codes and reports. The tree is decoded from `agx tree --json`
+//! Reading back what the recorder wrote: `axt tree` rebuilds the step graph a test recorded
+//! (the seed's "tree reconstruction tool produces the same step graph" test), and `axt
+//! check` / `axt stats` exit codes and reports. The tree is decoded from `axt tree --json`
 //! with test-local code, not the library's types.
 
 use std::fmt::Write as _;
 use std::process::Command;
 
-use agx::model::{EventType, ExchangeEvent, Fidelity, Payload, StepPayload, ToolPayload};
-use agx::record::{Recorder, RecorderOptions};
+use axt::model::{EventType, ExchangeEvent, Fidelity, Payload, StepPayload, ToolPayload};
+use axt::record::{Recorder, RecorderOptions};
 use serde_json::{Value, json};
 
-fn agx(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_agx"))
+fn axt(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
-        .expect("agx runs")
+        .expect("axt runs")
 }
 
 /// Records events and, alongside, the outline the tree must show.
@@ -128,7 +128,7 @@ impl Recording<'_> {
     }
 }
 
-/// The outline of `agx tree --json`, decoded here from plain JSON.
+/// The outline of `axt tree --json`, decoded here from plain JSON.
 fn outline(node: &Value, depth: usize, out: &mut String) {
     let pad = "  ".repeat(depth);
     match node["node"].as_str() {
@@ -159,8 +159,8 @@ fn outline(node: &Value, depth: usize, out: &mut String) {
 }
 
 #[test]
-fn agx_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
-    let dir = std::env::temp_dir().join(format!("agx-read-tree-{}", std::process::id()));
+fn axt_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
+    let dir = std::env::temp_dir().join(format!("axt-read-tree-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let root = Recorder::create(&dir, "root-run", RecorderOptions::default()).unwrap();
     let mut expected = String::new();
@@ -193,7 +193,7 @@ fn agx_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
     root.close().unwrap();
 
     let file = root.path().to_str().unwrap().to_owned();
-    let output = agx(&["tree", "--json", &file]);
+    let output = axt(&["tree", "--json", &file]);
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
     let tree: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -209,14 +209,14 @@ fn agx_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
         3
     );
 
-    // Every file of the tree is clean for `agx check`, links included.
+    // Every file of the tree is clean for `axt check`, links included.
     let files: Vec<String> = ["root-run", "child-run", "grandchild-run"]
         .iter()
         .map(|id| dir.join(format!("{id}.jsonl")).to_str().unwrap().to_owned())
         .collect();
     let mut args = vec!["check"];
     args.extend(files.iter().map(String::as_str));
-    let output = agx(&args);
+    let output = axt(&args);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -228,9 +228,9 @@ fn agx_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
 
 #[test]
 fn check_exits_1_with_problems_and_reports_json() {
-    let output = agx(&["check", "corpus/transcript/ok/plain-run.jsonl"]);
+    let output = axt(&["check", "corpus/transcript/ok/plain-run.jsonl"]);
     assert_eq!(output.status.code(), Some(0));
-    let output = agx(&["check", "--json", "corpus/transcript/err/seq-gap.jsonl"]);
+    let output = axt(&["check", "--json", "corpus/transcript/err/seq-gap.jsonl"]);
     assert_eq!(output.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["clean"], false);
@@ -238,17 +238,17 @@ fn check_exits_1_with_problems_and_reports_json() {
         report["files"][0]["problems"],
         json!([{"line": 4, "offset": 526, "kind": "seq-gap", "message": "seq 6, expected 4: 2 missing"}])
     );
-    let output = agx(&["check", "no/such.jsonl"]);
+    let output = axt(&["check", "no/such.jsonl"]);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "agx: no/such.jsonl: No such file or directory (os error 2)\n"
+        "axt: no/such.jsonl: No such file or directory (os error 2)\n"
     );
 }
 
 #[test]
 fn stats_walks_a_directory_and_totals() {
-    let output = agx(&["stats", "--json", "corpus/transcript/ok"]);
+    let output = axt(&["stats", "--json", "corpus/transcript/ok"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["files"].as_array().unwrap().len(), 5);

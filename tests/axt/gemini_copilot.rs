@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use agx::model::Block;
-use agx::normalize::{
+use axt::model::Block;
+use axt::normalize::{
     DiagnosticKind, Normalized, Options, Provider, RunStatus, Severity, Usage, normalize_lossy,
 };
 use serde_json::json;
@@ -203,7 +203,7 @@ fn gemini_deltas_make_one_text_per_uninterrupted_run() {
     // However it is chunked, the text is the same.
     for chunk in [1, 5, 17] {
         let mut normalizer = Provider::Gemini.normalizer(Options::default());
-        let mut out = agx::normalize::Output::default();
+        let mut out = axt::normalize::Output::default();
         for piece in input.chunks(chunk) {
             normalizer.push(piece, &mut out);
         }

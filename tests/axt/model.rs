@@ -1,7 +1,7 @@
 //! The wire format: seed examples, forward compatibility, bad input, the strict writer, and
 //! the round trip. Expected JSON is compared as `serde_json::Value`, an independent decoder.
 
-use agx::model::{
+use axt::model::{
     Block, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType, ExchangeEvent,
     Fidelity, MessagePayload, Payload, PayloadKind, Role, StepPayload, Timestamp, ToolPayload,
     UnrecognizedReason, decode_event, encode_event, warnings,
@@ -459,7 +459,7 @@ mod forward_compatibility {
 mod bad_input {
     use super::*;
 
-    fn fails(line: &[u8]) -> agx::model::DecodeError {
+    fn fails(line: &[u8]) -> axt::model::DecodeError {
         decode_event(line).expect_err("must not decode")
     }
 

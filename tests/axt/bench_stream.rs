@@ -17,8 +17,8 @@ mod openai_stream;
 
 use std::collections::HashSet;
 
-use agx::model::Block;
-use agx::normalize::{Normalized, Options, Provider, RunStatus, normalize_lossy};
+use axt::model::Block;
+use axt::normalize::{Normalized, Options, Provider, RunStatus, normalize_lossy};
 
 /// Generates a 2 MB sample twice (it must be the same), normalizes it and checks it.
 fn check(provider: Provider, generate: fn(usize, u64) -> Vec<u8>, kinds: &[&str]) -> Vec<u8> {

@@ -7,7 +7,7 @@ mod check;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use agx::normalize::Provider;
+use axt::normalize::Provider;
 
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);

@@ -1,7 +1,7 @@
 //! OpenAI: the same model output, streamed or not, normalizes to the same blocks and metadata.
 
-use agx::ContentBlock;
-use agx::normalize::{Normalized, Options, Provider, normalize};
+use axt::ContentBlock;
+use axt::normalize::{Normalized, Options, Provider, normalize};
 use serde_json::{Value, json};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

@@ -1,11 +1,11 @@
 //! The fuzz targets' checks, written once: `fuzz/fuzz_targets/*.rs` include this file with
-//! `#[path]`, and `tests/agx/fuzz_regressions.rs` replays the saved crashes and the corpus
-//! through it on stable Rust (jiff's `shim.rs` idea). It uses only agx's public API and std,
+//! `#[path]`, and `tests/axt/fuzz_regressions.rs` replays the saved crashes and the corpus
+//! through it on stable Rust (jiff's `shim.rs` idea). It uses only axt's public API and std,
 //! so it compiles in both places.
 
-use agx::model::{Timestamp, decode_event, encode_event};
-use agx::normalize::events::{EventOptions, JsonlSink, Transcriber};
-use agx::normalize::{Diagnostic, DiagnosticKind, Options, Output, Provider, RunMeta};
+use axt::model::{Timestamp, decode_event, encode_event};
+use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
+use axt::normalize::{Diagnostic, DiagnosticKind, Options, Output, Provider, RunMeta};
 
 /// The record limit the chunked target runs with: small, so fuzzed inputs reach it.
 pub(crate) const MAX_RECORD_BYTES: usize = 4096;

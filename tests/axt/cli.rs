@@ -3,15 +3,15 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-pub(crate) fn agx(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agx"))
+pub(crate) fn axt(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("agx runs");
+        .expect("axt runs");
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
 }
@@ -23,7 +23,7 @@ pub(crate) fn text(bytes: &[u8]) -> String {
 #[test]
 fn cat_reproduces_a_canonical_transcript_byte_for_byte() {
     let path = "corpus/transcript/ok/plain-run.jsonl";
-    let output = agx(&["cat", path], b"");
+    let output = axt(&["cat", path], b"");
     assert_eq!(text(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(output.stdout, std::fs::read(path).unwrap());
@@ -40,7 +40,7 @@ fn cat_reports_bad_lines_keeps_good_ones_and_exits_1() {
         "\n",
         r#"{"seq":3,"run_id":"r","type":"run.completed","path":"","itera"#,
     );
-    let output = agx(&["cat", "-"], input.as_bytes());
+    let output = axt(&["cat", "-"], input.as_bytes());
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stdout),
@@ -60,14 +60,14 @@ fn cat_reports_bad_lines_keeps_good_ones_and_exits_1() {
 
 #[test]
 fn missing_file_is_an_io_error_with_exit_2() {
-    let output = agx(&["cat", "no/such/file.jsonl"], b"");
+    let output = axt(&["cat", "no/such/file.jsonl"], b"");
     assert_eq!(output.status.code(), Some(2));
-    insta::assert_snapshot!(text(&output.stderr), @"agx: no/such/file.jsonl: No such file or directory (os error 2)");
+    insta::assert_snapshot!(text(&output.stderr), @"axt: no/such/file.jsonl: No such file or directory (os error 2)");
 }
 
 #[test]
 fn usage_error_exits_2() {
-    let output = agx(&["frobnicate"], b"");
+    let output = axt(&["frobnicate"], b"");
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("unrecognized subcommand 'frobnicate'"));
 }
@@ -81,7 +81,7 @@ fn a_closed_stdout_is_not_an_error() {
         ).as_bytes());
         input.push(b'\n');
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agx"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(["cat", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

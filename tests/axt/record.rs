@@ -13,11 +13,11 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use agx::model::{
+use axt::model::{
     Block, ContentBlock, EncodeError, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
     Role, StepPayload, ToolPayload, decode_event,
 };
-use agx::record::{Delivery, Durability, RecordError, Recorder, RecorderOptions, Redactor};
+use axt::record::{Delivery, Durability, RecordError, Recorder, RecorderOptions, Redactor};
 use rstest::rstest;
 use serde_json::{Value, json};
 
@@ -32,7 +32,7 @@ impl TempDir {
             .unwrap()
             .as_nanos();
         let unique = format!(
-            "agx-{name}-{}-{nanos}-{}",
+            "axt-{name}-{}-{nanos}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
@@ -689,7 +689,7 @@ fn the_redactor_walks_every_content_string_of_an_event() {
     );
     assert_eq!(redactor.redact_event(&mut event), 7);
     let mut out = Vec::new();
-    agx::model::encode_event(&ExchangeEvent { seq: 1, ..event }, &mut out).unwrap();
+    axt::model::encode_event(&ExchangeEvent { seq: 1, ..event }, &mut out).unwrap();
     let wire: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         wire["payload"]["blocks"],
@@ -818,7 +818,7 @@ fn drops_are_warned_at_most_once_per_second_per_subscriber() {
 // Crash recovery under real SIGKILLs
 
 /// Set in the child process: the run directory to record into until killed.
-const KILL_CHILD_DIR: &str = "AGX_TEST_RECORD_UNTIL_KILLED";
+const KILL_CHILD_DIR: &str = "AXT_TEST_RECORD_UNTIL_KILLED";
 const KILL_RUN: &str = "run-killed";
 
 /// The test binary runs itself as the recording child and kills it with SIGKILL at random

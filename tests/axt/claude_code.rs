@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agx::import::claude_code::{SessionFiles, convert, discover, import_session, write};
-use agx::model::{decode_event, encode_event};
-use agx::read::tree::build;
+use axt::import::claude_code::{SessionFiles, convert, discover, import_session, write};
+use axt::model::{decode_event, encode_event};
+use axt::read::tree::build;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -46,7 +46,7 @@ impl Scratch {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let unique = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path =
-            std::env::temp_dir().join(format!("agx-cc-{name}-{}-{unique}", std::process::id()));
+            std::env::temp_dir().join(format!("axt-cc-{name}-{}-{unique}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         Scratch(path)
@@ -204,8 +204,8 @@ fn streamed_import_writes_what_convert_writes() {
     }
 }
 
-fn outline(run: &agx::read::tree::Run, depth: usize, text: &mut String) {
-    use agx::read::tree::Node;
+fn outline(run: &axt::read::tree::Run, depth: usize, text: &mut String) {
+    use axt::read::tree::Node;
     let pad = "  ".repeat(depth);
     writeln!(
         text,

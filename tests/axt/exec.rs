@@ -1,4 +1,4 @@
-//! Live capture: `agx exec` around a stand-in agent, and the library's `Capture` seen by a
+//! Live capture: `axt exec` around a stand-in agent, and the library's `Capture` seen by a
 //! subscriber while the agent runs.
 //!
 //! The stand-in, `scripts/replay-agent.py`, replays a corpus fixture on stdout in pieces
@@ -10,15 +10,15 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use agx::capture::{Capture, CaptureOptions};
-use agx::model::{EventType, decode_event};
-use agx::normalize::events::{EventOptions, EventSink, Transcriber};
-use agx::normalize::{Diagnostic, Options, ProcessEnd, Provider};
-use agx::record::Delivery;
-use agx::{ExchangeEvent, Payload};
+use axt::capture::{Capture, CaptureOptions};
+use axt::model::{EventType, decode_event};
+use axt::normalize::events::{EventOptions, EventSink, Transcriber};
+use axt::normalize::{Diagnostic, Options, ProcessEnd, Provider};
+use axt::record::Delivery;
+use axt::{ExchangeEvent, Payload};
 use serde_json::Value;
 
-use super::cli::{agx, text};
+use super::cli::{axt, text};
 use super::record::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -36,7 +36,7 @@ fn fixture(provider: Provider, name: &str) -> String {
     }
 }
 
-/// `agx exec --provider P --out DIR --run-id RUN EXTRA... -- python3 replay-agent.py AGENT...`
+/// `axt exec --provider P --out DIR --run-id RUN EXTRA... -- python3 replay-agent.py AGENT...`
 fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&str]) -> Output {
     let dir = dir.to_str().unwrap();
     let agent_script = replay_agent();
@@ -52,7 +52,7 @@ fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--", "python3", &agent_script]);
     args.extend_from_slice(agent);
-    agx(&args, b"")
+    axt(&args, b"")
 }
 
 /// A transcript's events as JSON, timestamps removed, after checking every line decodes
@@ -130,7 +130,7 @@ fn live_transcripts_equal_normalize_for_every_fixture_of_every_provider() {
                         "{provider} {name}: {}",
                         text(&live.stderr)
                     );
-                    let normalized = agx(
+                    let normalized = axt(
                         &[
                             "normalize",
                             "--provider",
@@ -185,7 +185,7 @@ fn a_prompt_and_system_prompt_open_the_run_as_router_blocks() {
         ]})
     );
     // Apart from it, the run is what normalize makes of the output.
-    let normalized = agx(&["normalize", "--run-id", "r", &path], b"");
+    let normalized = axt(&["normalize", "--run-id", "r", &path], b"");
     let mut expected = events_without_timestamps(&normalized.stdout);
     for (at, event) in expected.iter_mut().enumerate().skip(2) {
         event["seq"] = Value::from(at as u64 + 2);
@@ -253,15 +253,15 @@ fn a_child_that_closes_stdout_and_keeps_running_is_killed_after_the_grace_period
     let output = exec(provider, dir.path(), "r", &["--grace-secs", "1"], &agent);
     assert!(
         started.elapsed() < Duration::from_secs(20),
-        "agx did not wait for the agent"
+        "axt did not wait for the agent"
     );
     assert_eq!(output.status.code(), Some(137));
     let events = transcript(dir.path(), "r");
     let end = last(&events);
-    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent closed its stdout but was still running 1 s later; agx killed it: the agent was killed by signal 9 (SIGKILL)");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent closed its stdout but was still running 1 s later; axt killed it: the agent was killed by signal 9 (SIGKILL)");
     assert_eq!(
         end["payload"]["result"]["process"]["note"],
-        "the agent closed its stdout but was still running 1 s later; agx killed it"
+        "the agent closed its stdout but was still running 1 s later; axt killed it"
     );
 }
 
@@ -290,7 +290,7 @@ fn the_exit_code_propagates_stderr_is_forwarded_and_stdin_passed_through() {
         "agent says hi\n",
         "--echo-stdin",
     ];
-    let output = agx(&args, b"from the user\n");
+    let output = axt(&args, b"from the user\n");
     assert_eq!(output.status.code(), Some(3));
     let stderr = text(&output.stderr);
     assert!(
@@ -322,7 +322,7 @@ fn an_agent_that_cannot_start_is_recorded_and_exits_127() {
         "--",
         "no-such-agent-xyz",
     ];
-    let output = agx(&args, b"");
+    let output = axt(&args, b"");
     assert_eq!(output.status.code(), Some(127));
     let events = transcript(dir.path(), "r");
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -337,7 +337,7 @@ fn an_agent_that_cannot_start_is_recorded_and_exits_127() {
     );
     let error = last(&events)["payload"]["error"].as_str().unwrap();
     assert!(
-        error.starts_with("agx could not start no-such-agent-xyz: "),
+        error.starts_with("axt could not start no-such-agent-xyz: "),
         "{error}"
     );
 }
@@ -502,32 +502,32 @@ fn an_agent_whose_stdout_outlives_it_is_read_until_the_grace_period_ends() {
         &script,
     ];
     let started = Instant::now();
-    let output = agx(&args, b"");
+    let output = axt(&args, b"");
     assert!(
         started.elapsed() < Duration::from_secs(20),
-        "agx waited for the grandchild"
+        "axt waited for the grandchild"
     );
     assert_eq!(output.status.code(), Some(0), "the agent's own exit code");
     let events = transcript(dir.path(), "r");
     let end = last(&events);
     assert_eq!(end["payload"]["result"]["status"], "failed");
-    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent exited but its stdout was still open 1 s later (held by a process it started?); agx stopped reading: the agent exited with code 0");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent exited but its stdout was still open 1 s later (held by a process it started?); axt stopped reading: the agent exited with code 0");
     // Everything written before it exited was recorded.
     assert!(events.iter().any(|e| e["type"] == "tool.result"));
 }
 
-/// SIGINT (or SIGTERM) sent to agx alone does not cost the transcript: agx keeps reading,
+/// SIGINT (or SIGTERM) sent to axt alone does not cost the transcript: axt keeps reading,
 /// gives the agent the grace period to end, stops it, records why, and exits as a shell
 /// would (128 + 2).
 #[test]
-fn an_interrupted_agx_still_finishes_the_transcript() {
+fn an_interrupted_axt_still_finishes_the_transcript() {
     let provider = Provider::Claude;
     let dir = TempDir::new("exec-interrupted");
     let path = fixture(provider, "ok/shared-scenario-shell-command");
     let never = dir.path().join("never-created");
     let agent_script = replay_agent();
     let out = dir.path().to_str().unwrap().to_owned();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_agx"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_axt"))
         .args([
             "exec",
             "--provider",
@@ -580,5 +580,5 @@ fn an_interrupted_agx_still_finishes_the_transcript() {
     let end = last(&events);
     assert_eq!(end["type"], "run.completed");
     assert_eq!(end["payload"]["result"]["status"], "failed");
-    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"agx received SIGINT and the agent was still running 1 s later; agx killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"axt received SIGINT and the agent was still running 1 s later; axt killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
 }

@@ -1,10 +1,10 @@
 //! Normalizer behaviour beyond the snapshots: exact values for the rules that matter most,
-//! the strict entry point, and the seed documents' jq recipes on real `agx normalize` output.
+//! the strict entry point, and the seed documents' jq recipes on real `axt normalize` output.
 
 use std::process::Command;
 
-use agx::model::Block;
-use agx::normalize::{
+use axt::model::Block;
+use axt::normalize::{
     DiagnosticKind, Options, Provider, RunStatus, Usage, normalize, normalize_lossy,
 };
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ fn fixture(name: &str) -> Vec<u8> {
 
 #[test]
 fn usage_is_the_last_snapshot_per_message_when_no_result_says_otherwise() {
-    // The fixture's result line holds the authoritative total; without it, agx must arrive at
+    // The fixture's result line holds the authoritative total; without it, axt must arrive at
     // the same figures from the per-line copies: 3 lines of message 1 (output 12, 58, 131) and
     // 2 of message 2 (7, 44). Summing lines would give 252 output tokens, first-wins 19.
     let input = fixture("ok/usage-dedup-growing-snapshots.jsonl");
@@ -114,8 +114,8 @@ fn sub_agent_blocks_keep_their_scope() {
     );
 }
 
-fn agx(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_agx"))
+fn axt(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
         .current_dir(ROOT)
         .output()
@@ -124,14 +124,14 @@ fn agx(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_exit_codes_and_diagnostics() {
-    let clean = agx(&[
+    let clean = axt(&[
         "normalize",
         "corpus/claude/ok/plain-session-thinking-text-bash.jsonl",
     ]);
     assert_eq!(clean.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&clean.stderr), "");
 
-    let warned = agx(&[
+    let warned = axt(&[
         "normalize",
         "corpus/claude/ok/dangling-tool-use-interrupted.jsonl",
     ]);
@@ -142,7 +142,7 @@ fn cli_exit_codes_and_diagnostics() {
     );
     insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: warning[dangling-tool-use]: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
 
-    let broken = agx(&[
+    let broken = axt(&[
         "normalize",
         "--max-record-bytes",
         "65536",
@@ -158,9 +158,9 @@ fn cli_exit_codes_and_diagnostics() {
         "the valid data around the problem is still written"
     );
 
-    let unknown = agx(&["normalize", "corpus/transcript/ok/plain-run.jsonl"]);
+    let unknown = axt(&["normalize", "corpus/transcript/ok/plain-run.jsonl"]);
     assert_eq!(unknown.status.code(), Some(2));
-    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"agx: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai)");
+    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"axt: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai)");
 }
 
 /// Runs a jq program over a transcript and returns its output as JSON values.
@@ -190,13 +190,13 @@ fn jq(program: &[&str], transcript: &str) -> Vec<Value> {
 }
 
 /// Every recipe of the "Querying the Transcript" sections of transcript-schema.txt and
-/// transcript-guide.txt, on agx's transcript of a session with a sub-agent.
+/// transcript-guide.txt, on axt's transcript of a session with a sub-agent.
 #[test]
 fn the_seed_jq_recipes_answer_correctly() {
-    let dir = std::env::temp_dir().join(format!("agx-jq-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("axt-jq-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("run.jsonl");
-    let normalized = agx(&[
+    let normalized = axt(&[
         "normalize",
         "--run-id",
         "run-1",
@@ -336,16 +336,16 @@ fn the_seed_jq_recipes_answer_correctly() {
 fn out_dir_records_the_same_transcript_as_stdout() {
     use std::os::unix::fs::PermissionsExt;
 
-    let dir = std::env::temp_dir().join(format!("agx-out-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("axt-out-{}", std::process::id()));
     let fixture = "corpus/claude/ok/plain-session-thinking-text-bash.jsonl";
-    let recorded = agx(&["normalize", "--out", dir.to_str().unwrap(), fixture]);
+    let recorded = axt(&["normalize", "--out", dir.to_str().unwrap(), fixture]);
     assert_eq!(recorded.status.code(), Some(0));
     assert!(recorded.stdout.is_empty());
     let session = "cd613e30-d8f1-4adf-81b7-584a2265b1f5";
     let path = dir.join(format!("{session}.jsonl"));
     assert_eq!(
         String::from_utf8_lossy(&recorded.stderr),
-        format!("agx: wrote {}\n", path.display())
+        format!("axt: wrote {}\n", path.display())
     );
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -361,7 +361,7 @@ fn out_dir_records_the_same_transcript_as_stdout() {
             })
             .collect()
     };
-    let printed = agx(&["normalize", fixture]);
+    let printed = axt(&["normalize", fixture]);
     let file = std::fs::read(&path).unwrap();
     assert_eq!(
         without_timestamps(&file),
@@ -375,7 +375,7 @@ fn out_dir_records_the_same_transcript_as_stdout() {
 /// counted by kind instead of kept.
 #[test]
 fn passthrough_metadata_is_bounded_and_counts_what_it_does_not_keep() {
-    use agx::normalize::PASSTHROUGH_LIMIT;
+    use axt::normalize::PASSTHROUGH_LIMIT;
 
     let mut input = Vec::new();
     for n in 0..PASSTHROUGH_LIMIT + 250 {
