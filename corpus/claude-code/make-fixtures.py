@@ -202,6 +202,29 @@ def nested_subagents():
     dump("ok/nested-subagents/%s/subagents/agent-d2e8f4b6.jsonl" % sid, h)
 
 
+def parallel_calls():
+    s = Session("parallel", version="2.1.19")
+    e = []
+    e.append(s.user("u1", None, "Why does checkout fail on an empty cart? Look at the handler, its test and the log."))
+    e.append(s.assistant("a1", "u1", "msg_01Pa1AAAA", text("I'll read the handler, find the test and look at the log at once."), 28, cw=4200))
+    # One message, three parallel calls: a chain of entries, one tool_use each, same
+    # message.id and requestId.
+    e.append(s.assistant("a2", "a1", "msg_01Pa1AAAA", tool("toolu_01ReadPaAA", "Read", {"file_path": "/home/dev/shop/src/checkout.py"}), 96, cw=4200))
+    e.append(s.assistant("a3", "a2", "msg_01Pa1AAAA", tool("toolu_01GrepPaBB", "Grep", {"pattern": "def test_empty_cart", "path": "/home/dev/shop/tests", "output_mode": "content"}), 161, cw=4200))
+    e.append(s.assistant("a4", "a3", "msg_01Pa1AAAA", tool("toolu_01BashPaCC", "Bash", {"command": "tail -n 3 logs/checkout.log", "description": "Show the end of the checkout log"}), 230, cw=4200, stop="tool_use"))
+    # The results in the order the tools finished, each hung off its own call's entry.
+    e.append(s.result("r1", "a2", "toolu_01ReadPaAA", "     1\tdef checkout(cart):\n     2\t    total = sum(i.price for i in cart.items) / len(cart.items)\n",
+                      tool_use_result={"type": "text", "file": {"filePath": "/home/dev/shop/src/checkout.py", "content": "def checkout(cart):\n    total = sum(i.price for i in cart.items) / len(cart.items)\n", "numLines": 2, "startLine": 1, "totalLines": 2}}))
+    e.append(s.result("r3", "a4", "toolu_01BashPaCC", "ZeroDivisionError: division by zero\n  File \"src/checkout.py\", line 2, in checkout",
+                      tool_use_result={"stdout": "ZeroDivisionError: division by zero\n  File \"src/checkout.py\", line 2, in checkout", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.result("r2", "a3", "toolu_01GrepPaBB", "tests/test_checkout.py:14:def test_empty_cart():",
+                      tool_use_result={"mode": "content", "numFiles": 0, "filenames": [], "content": "tests/test_checkout.py:14:def test_empty_cart():", "numLines": 1}))
+    # The conversation goes on from the result written last (Grep's): the Bash call's entry
+    # and its result are off that parentUuid chain, yet part of the same turn.
+    e.append(s.assistant("a5", "r2", "msg_01Pa2BBBB", text("An empty cart divides by zero in checkout(): the average price needs a guard."), 41, cr=4200, stop="end_turn"))
+    dump("ok/parallel-calls-results-off-their-own-calls.jsonl", e)
+
+
 def simplified():
     e = [
         {"role": "user", "content": "Fix the bug in auth.ts"},
@@ -242,5 +265,6 @@ if __name__ == "__main__":
     rewind_and_hook_fork()
     compaction()
     nested_subagents()
+    parallel_calls()
     simplified()
     broken()

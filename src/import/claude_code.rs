@@ -19,9 +19,14 @@
 //!   the file (outside sidechains), followed back through `parentUuid`; a `compact_boundary`
 //!   entry (its `parentUuid` is null) continues through its `logicalParentUuid`, so what
 //!   happened before a compaction stays in the run. Entries are then read in file order.
-//! * **Parallel tool results.** A `tool_result` entry off the chain that answers a tool call
-//!   on the chain is put back into the thread (some versions hang each parallel result off its
-//!   own call).
+//! * **Parallel tool use.** Claude Code 2.x writes one message with several tool calls as a
+//!   chain of entries, one `tool_use` each, sharing `message.id`; each `tool_result` entry
+//!   hangs off its own call's entry, and the conversation goes on from only one of them. So
+//!   an assistant entry off the chain whose parent is an entry of the same message is part
+//!   of that message (`parallel-call`), and a `tool_result` entry off the chain answering a
+//!   call of the thread that has no result in it yet is put back (`parallel-result`). Both
+//!   are counted in the run's `import.rejoined`; every call and result stays in the thread,
+//!   in file order.
 //! * **Everything else off the chain is kept, not dropped**, in the run's metadata
 //!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry):
 //!   a branch with user or assistant messages is a *rewind* (the user went back and the log
@@ -74,7 +79,7 @@
 //! [`import`] converts them on every core.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, BufRead};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -335,6 +340,10 @@ struct Head<'a> {
     role: Option<Value>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a serde_json::value::RawValue>,
+    /// Raw, so that a `message` of an unexpected shape does not cost the entry its graph
+    /// fields.
+    #[serde(borrow, default)]
+    message: Option<&'a serde_json::value::RawValue>,
 }
 
 /// One entry of a log: where it is and the graph fields.
@@ -362,6 +371,8 @@ struct Entry {
     result_agent: Option<String>,
     /// `isMeta: true` (user entries).
     meta: bool,
+    /// `message.id` (assistant entries): the entries of one API response share it.
+    message_id: Option<String>,
     /// The ids of the `tool_use` blocks (assistant entries).
     tool_uses: Vec<String>,
     /// The `Task` / `Agent` calls among the tool blocks (assistant entries).
@@ -574,6 +585,16 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
             .ok()
             .and_then(|r| r.agent_id)
     });
+    let message_id = head
+        .message
+        .filter(|_| head.kind.as_deref() == Some("assistant"))
+        .and_then(|raw| {
+            #[derive(Deserialize)]
+            struct Message {
+                id: Option<String>,
+            }
+            serde_json::from_str::<Message>(raw.get()).ok()?.id
+        });
     let mut entry = Entry {
         line,
         range,
@@ -596,6 +617,7 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         git_branch: owned(head.git_branch),
         role: head.role.is_some(),
         result_agent: result_agent.filter(|a| !a.is_empty()),
+        message_id: message_id.filter(|id| !id.is_empty()),
         ..Entry::default()
     };
     content(&mut entry, bytes);
@@ -923,16 +945,27 @@ fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usiz
         .unwrap_or_else(|| format!("line{}", entries[at].line))
 }
 
-/// The entries of one thread, in file order: the chain to the last message, parallel
-/// results put back, everything else off the chain marked for the metadata.
+/// The entries of one thread and how they were chosen.
+struct Selection {
+    /// The thread's entries, in file order.
+    entries: Vec<usize>,
+    /// Entries off the `parentUuid` chain that were put into the thread, by the rule that
+    /// put them there (`parallel-call`, `parallel-result`).
+    rejoined: BTreeMap<&'static str, u64>,
+}
+
+/// The entries of one thread, in file order: the chain to the last message, the parallel
+/// calls and results forking off it put back, everything else off the chain left for the
+/// metadata.
 fn select(
     log: &Log,
     members: &[usize],
     by_uuid: &HashMap<&str, usize>,
     notes: &mut Vec<Note>,
-) -> Vec<usize> {
+) -> Selection {
     let entries = &log.entries;
     let in_group: HashSet<usize> = members.iter().copied().collect();
+    let mut rejoined = BTreeMap::new();
     let Some(leaf) = members
         .iter()
         .rev()
@@ -940,7 +973,10 @@ fn select(
         .copied()
     else {
         // No message at all: every entry is metadata, in file order.
-        return members.to_vec();
+        return Selection {
+            entries: members.to_vec(),
+            rejoined,
+        };
     };
     let mut chain = HashSet::new();
     let mut at = leaf;
@@ -973,27 +1009,71 @@ fn select(
             chain.insert(*at);
         }
     }
-    // Tool results hung off the chain, answering calls on it.
-    let calls: HashSet<&str> = chain
+    // Parallel tool use (Claude Code 2.x): one message is written as a chain of entries, one
+    // `tool_use` each, sharing `message.id`; each result hangs off its own call's entry, and
+    // the conversation goes on from one of them. The other calls fork off the chain where
+    // their message does: an assistant entry whose parent is an entry of the same message
+    // is that message, not a rewind.
+    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
+    for at in members {
+        if let Some(parent) = entries[*at].parent.as_deref() {
+            children.entry(parent).or_default().push(*at);
+        }
+    }
+    let mut calls: HashSet<&str> = chain
         .iter()
-        .filter(|at| entries[**at].kind == "assistant")
         .flat_map(|at| entries[*at].tool_uses.iter().map(String::as_str))
         .collect();
+    let mut pending: Vec<usize> = chain
+        .iter()
+        .copied()
+        .filter(|at| entries[*at].message_id.is_some())
+        .collect();
+    while let Some(at) = pending.pop() {
+        let (Some(uuid), Some(message)) = (&entries[at].uuid, &entries[at].message_id) else {
+            continue;
+        };
+        for child in children.get(uuid.as_str()).into_iter().flatten() {
+            let entry = &entries[*child];
+            let same_message =
+                entry.kind == "assistant" && entry.message_id.as_ref() == Some(message);
+            // A copy of calls the thread has already is no parallel call.
+            let new_calls = entry
+                .tool_uses
+                .iter()
+                .all(|id| !calls.contains(id.as_str()));
+            if same_message && new_calls && chain.insert(*child) {
+                calls.extend(entry.tool_uses.iter().map(String::as_str));
+                *rejoined.entry("parallel-call").or_default() += 1;
+                pending.push(*child);
+            }
+        }
+    }
+    // Tool results off the chain answering calls of the thread that have no result in it
+    // yet (each parallel result hangs off its own call); a second result for an answered
+    // call stays off the thread, so that no call is answered twice.
+    let mut answered: HashSet<&str> = chain
+        .iter()
+        .flat_map(|at| entries[*at].tool_results.iter().map(String::as_str))
+        .collect();
     for at in members {
-        if chain.contains(at) || entries[*at].kind != "user" {
+        let entry = &entries[*at];
+        if chain.contains(at) || entry.kind != "user" {
             continue;
         }
-        if entries[*at]
-            .tool_results
-            .iter()
-            .any(|id| calls.contains(id.as_str()))
-        {
+        let answers = |id: &String| calls.contains(id.as_str()) && !answered.contains(id.as_str());
+        if entry.tool_results.iter().any(answers) {
             chain.insert(*at);
+            answered.extend(entry.tool_results.iter().map(String::as_str));
+            *rejoined.entry("parallel-result").or_default() += 1;
         }
     }
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
-    selected
+    Selection {
+        entries: selected,
+        rejoined,
+    }
 }
 
 /// The text of a user entry's message, when it is a prompt.
@@ -1013,12 +1093,13 @@ fn user_text(entry: &Value) -> Option<String> {
 fn thread_from(
     log: &Log,
     members: &[usize],
-    selected: &[usize],
+    selection: &Selection,
     run_id: String,
     agent: Option<String>,
     notes: &mut Vec<Note>,
 ) -> Thread {
     let entries = &log.entries;
+    let selected = &selection.entries;
     let chosen: HashSet<usize> = selected.iter().copied().collect();
     let sidechain = agent.is_some();
     let mut feed = Vec::with_capacity(selected.len());
@@ -1110,6 +1191,7 @@ fn thread_from(
     );
     import.insert("entries".into(), entries.len().into());
     import.insert("off_chain".into(), off_chain.into());
+    import.insert("rejoined".into(), json!(selection.rejoined));
     import.insert("compactions".into(), compactions.into());
     if let Some(cwd) = cwd {
         import.insert("cwd".into(), cwd.into());

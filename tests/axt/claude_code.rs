@@ -10,8 +10,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use axt::import::claude_code::{SessionFiles, convert, discover, import_session, write};
-use axt::model::{decode_event, encode_event};
+use axt::import::claude_code::{
+    ImportedRun, Session, SessionFiles, convert, discover, import_session, write,
+};
+use axt::model::{EventType, Payload, decode_event, encode_event};
 use axt::read::tree::build;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -246,4 +248,64 @@ fn outline(run: &axt::read::tree::Run, depth: usize, text: &mut String) {
         }
     }
     nodes(&run.children, depth + 1, text);
+}
+
+/// The session of the corpus whose log is `<outcome>/<name>.jsonl`.
+fn session(outcome: &str, name: &str) -> Session {
+    let files = sessions(outcome)
+        .into_iter()
+        .find(|files| stem(files, outcome) == name)
+        .unwrap_or_else(|| panic!("no session {outcome}/{name} in the corpus"));
+    convert(&files).unwrap()
+}
+
+/// A run's tool events, in order: `call <id>` / `result <id>`.
+fn tool_events(run: &ImportedRun) -> Vec<String> {
+    run.events
+        .iter()
+        .filter_map(|event| match (&event.event_type, &event.payload) {
+            (EventType::ToolCall, Payload::Tool(tool)) => Some(format!("call {}", tool.call_id)),
+            (EventType::ToolResult, Payload::Tool(tool)) => {
+                Some(format!("result {}", tool.call_id))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `import` metadata of a run's `run.completed`.
+fn import_meta(run: &ImportedRun) -> serde_json::Value {
+    let completed = run.events.last().expect("a run has events");
+    assert_eq!(completed.event_type, EventType::RunCompleted);
+    let Payload::Step(step) = &completed.payload else {
+        panic!("run.completed has a step payload")
+    };
+    step.result["import"].clone()
+}
+
+#[test]
+fn parallel_calls_and_their_results_all_stay_in_the_thread_in_file_order() {
+    let session = session("ok", "parallel-calls-results-off-their-own-calls");
+    assert_eq!(session.runs.len(), 1);
+    let run = &session.runs[0];
+    assert_eq!(
+        tool_events(run),
+        [
+            "call toolu_01ReadPaAA",
+            "call toolu_01GrepPaBB",
+            "call toolu_01BashPaCC",
+            "result toolu_01ReadPaAA",
+            "result toolu_01BashPaCC",
+            "result toolu_01GrepPaBB",
+        ]
+    );
+    let import = import_meta(run);
+    assert_eq!(import["off_chain"], 0);
+    assert_eq!(
+        import["rejoined"],
+        serde_json::json!({"parallel-call": 1, "parallel-result": 2})
+    );
+    assert!(import.get("off_chain_usage").is_none());
+    assert_eq!(session.notes, []);
+    assert_eq!(session.diagnostics, []);
 }
