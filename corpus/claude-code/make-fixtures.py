@@ -225,6 +225,44 @@ def parallel_calls():
     dump("ok/parallel-calls-results-off-their-own-calls.jsonl", e)
 
 
+def compaction_lost_parent():
+    s = Session("lostparent", version="2.1.19")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Move the orders table to the v2 schema"))
+    e.append(s.assistant("a1", "u1", "msg_01Lp1AAAA", tool("toolu_01AgentLpA", "Agent", {"subagent_type": "Explore", "description": "Map the orders table", "prompt": "List every column of the orders table and where the code uses it"}), 140, cw=6000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01AgentLpA", [text("orders has id, customer_id, total_cents, status; status is read in src/orders/report.py.")],
+                      tool_use_result={"status": "completed", "agentId": "f1e2d3c4", "totalTokens": 3120}))
+    e.append(s.assistant("a2", "r1", "msg_01Lp2BBBB", tool("toolu_01BashLpBB", "Bash", {"command": "alembic revision -m 'orders v2'", "description": "Create the migration"}), 52, cr=6000, stop="tool_use"))
+    e.append(s.result("r2", "a2", "toolu_01BashLpBB", "Generating migrations/versions/0042_orders_v2.py ...  done",
+                      tool_use_result={"stdout": "Generating migrations/versions/0042_orders_v2.py ...  done", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.assistant("a3", "r2", "msg_01Lp3CCCC", tool("toolu_01EditLpCC", "Edit", {"file_path": "/home/dev/shop/migrations/versions/0042_orders_v2.py", "old_string": "    pass", "new_string": "    op.add_column('orders', sa.Column('currency', sa.String(3)))"}), 88, cr=6100, stop="tool_use"))
+    e.append(s.result("r3", "a3", "toolu_01EditLpCC", "The file /home/dev/shop/migrations/versions/0042_orders_v2.py has been updated."))
+    e.append(s.assistant("a4", "r3", "msg_01Lp4DDDD", text("The migration adds a currency column."), 15, cr=6200, stop="end_turn"))
+    # The boundary's logical parent was never written to this file.
+    b = s.base("cb", None, "system", subtype="compact_boundary", content="Conversation compacted", isMeta=False, level="info",
+               compactMetadata={"trigger": "auto", "preTokens": 167433})
+    b["logicalParentUuid"] = uid("lostparent-never-written")
+    e.append(b)
+    e.append(s.user("cs", "cb", "This session is being continued from a previous conversation that ran out of context. Summary: a migration adding orders.currency was written.", isCompactSummary=True))
+    e.append(s.user("u2", "cs", "Now apply it"))
+    e.append(s.assistant("a5", "u2", "msg_01Lp5EEEE", tool("toolu_01BashLpEE", "Bash", {"command": "alembic upgrade head", "description": "Apply the migration"}), 40, cw=2100, stop="tool_use"))
+    e.append(s.result("r5", "a5", "toolu_01BashLpEE", "INFO  Running upgrade 0041 -> 0042, orders v2",
+                      tool_use_result={"stdout": "INFO  Running upgrade 0041 -> 0042, orders v2", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.assistant("a6", "r5", "msg_01Lp6FFFF", text("Applied: orders now has a currency column."), 12, cr=2100, stop="end_turn"))
+    dump("err/compaction-logical-parent-outside-file/%s.jsonl" % sid, e)
+
+    x = Session("lostparent-x", version="2.1.19", start=400)
+    x.sid = sid
+    sc = dict(sidechain=True, agent="f1e2d3c4")
+    f = []
+    f.append(x.user("u1", None, "List every column of the orders table and where the code uses it", **sc))
+    f.append(x.assistant("a1", "u1", "msg_01LpX1GGGG", tool("toolu_01GrepLpXG", "Grep", {"pattern": "orders\\.", "path": "/home/dev/shop/src", "output_mode": "files_with_matches"}), 45, cw=900, stop="tool_use", **sc))
+    f.append(x.result("r1", "a1", "toolu_01GrepLpXG", "Found 1 file\nsrc/orders/report.py", **sc))
+    f.append(x.assistant("a2", "r1", "msg_01LpX2HHHH", text("orders has id, customer_id, total_cents, status; status is read in src/orders/report.py."), 30, cr=900, stop="end_turn", **sc))
+    dump("err/compaction-logical-parent-outside-file/%s/subagents/agent-f1e2d3c4.jsonl" % sid, f)
+
+
 def simplified():
     e = [
         {"role": "user", "content": "Fix the bug in auth.ts"},
@@ -266,5 +304,6 @@ if __name__ == "__main__":
     compaction()
     nested_subagents()
     parallel_calls()
+    compaction_lost_parent()
     simplified()
     broken()

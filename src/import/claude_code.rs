@@ -19,6 +19,11 @@
 //!   the file (outside sidechains), followed back through `parentUuid`; a `compact_boundary`
 //!   entry (its `parentUuid` is null) continues through its `logicalParentUuid`, so what
 //!   happened before a compaction stays in the run. Entries are then read in file order.
+//! * **A parent not in the file.** When the chain reaches a `logicalParentUuid` (note
+//!   `compaction-fallback`) or `parentUuid` (note `missing-parent`) that names no entry of
+//!   the file, it goes on in file order, from the last message before that entry: the history
+//!   before a compaction, or before a parent Claude Code never wrote, is never lost. Both
+//!   notes are warnings; the entries placed so are counted in `import.rejoined.file-order`.
 //! * **Parallel tool use.** Claude Code 2.x writes one message with several tool calls as a
 //!   chain of entries, one `tool_use` each, sharing `message.id`; each `tool_result` entry
 //!   hangs off its own call's entry, and the conversation goes on from only one of them. So
@@ -125,8 +130,8 @@ pub struct Note {
     pub file: PathBuf,
     /// 1-based line, 0 when the note is about the whole file.
     pub line: u64,
-    /// What kind: `rewound-branch`, `compaction`, `unlinked-subagent`, `missing-parent`,
-    /// `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
+    /// What kind: `rewound-branch`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
+    /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
     pub kind: &'static str,
     /// What exactly.
     pub message: String,
@@ -138,7 +143,11 @@ impl Note {
     pub fn is_warning(&self) -> bool {
         matches!(
             self.kind,
-            "unlinked-subagent" | "missing-parent" | "duplicate-uuid" | "orphan-subagent-file"
+            "unlinked-subagent"
+                | "missing-parent"
+                | "compaction-fallback"
+                | "duplicate-uuid"
+                | "orphan-subagent-file"
         )
     }
 }
@@ -979,6 +988,8 @@ fn select(
         };
     };
     let mut chain = HashSet::new();
+    // The chain's length at the first fallback to file order.
+    let mut fallback = None;
     let mut at = leaf;
     loop {
         if !chain.insert(at) {
@@ -992,15 +1003,43 @@ fn select(
             // A sidechain's root may point into the main thread: that is its spawn point.
             Some(_) => break,
             None => {
+                // The parent was never written to this file (a compaction whose logical
+                // parent is elsewhere, or a phantom parentUuid): starting the thread here
+                // would cost it everything before. Go on in file order instead, from the
+                // last message before this entry.
+                let (kind, field) = match entry.parent.is_none() {
+                    true => ("compaction-fallback", "logicalParentUuid"),
+                    false => ("missing-parent", "parentUuid"),
+                };
+                let before = &members[..members.partition_point(|m| *m < at)];
+                let previous = before.iter().rev().copied().find(|m| {
+                    let e = &entries[*m];
+                    e.is_message() && e.uuid.is_some() && !chain.contains(m)
+                });
+                let message = match previous {
+                    Some(previous) => format!(
+                        "{field} {parent} is not in the file; the thread goes on in file order, from line {}",
+                        entries[previous].line
+                    ),
+                    None => format!(
+                        "{field} {parent} is not in the file and no message comes before it; the thread starts here"
+                    ),
+                };
                 notes.push(Note {
                     file: log.path.clone(),
                     line: entry.line,
-                    kind: "missing-parent",
-                    message: format!("parent {parent} is not in the file; the thread starts here"),
+                    kind,
+                    message,
                 });
-                break;
+                let Some(previous) = previous else { break };
+                fallback.get_or_insert(chain.len());
+                at = previous;
             }
         }
+    }
+    // Everything the walk took in after a fallback is on the thread by file order.
+    if let Some(from) = fallback {
+        rejoined.insert("file-order", (chain.len() - from) as u64);
     }
     // Entries without a uuid (summary, file-history-snapshot, ...) are not part of the
     // graph: they stay, in file order, as metadata.
@@ -1123,7 +1162,8 @@ fn thread_from(
                 file: log.path.clone(),
                 line: entry.line,
                 kind: "compaction",
-                message: "compact boundary: the thread continues through logicalParentUuid".into(),
+                message: "compact boundary: what came before the compaction stays in the run"
+                    .into(),
             });
         }
         if entry.compact_summary {

@@ -197,13 +197,17 @@ fn count_directly(files: &axt::import::claude_code::SessionFiles) -> Counted {
 
 #[test]
 fn claude_code_round_trip_keeps_calls_files_and_tokens() {
-    for files in sessions("ok") {
-        let name = stem(&files, "ok");
+    // `err/` too: a session with a problem still keeps every call it has.
+    let all = ["ok", "err"]
+        .into_iter()
+        .flat_map(|outcome| sessions(outcome).into_iter().map(move |f| (outcome, f)));
+    for (outcome, files) in all {
+        let name = stem(&files, outcome);
         if name.starts_with("simplified") {
             continue; // no uuids, no usage: not an on-disk session
         }
         let direct = count_directly(&files);
-        let document = export_session("ok", &files);
+        let document = export_session(outcome, &files);
         let mut exported = Counted::default();
         for event in document["events"].as_array().unwrap() {
             if event["type"] == "toolCall" {

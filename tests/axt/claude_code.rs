@@ -309,3 +309,61 @@ fn parallel_calls_and_their_results_all_stay_in_the_thread_in_file_order() {
     assert_eq!(session.notes, []);
     assert_eq!(session.diagnostics, []);
 }
+
+#[test]
+fn a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_history_before_it() {
+    let id = "6294ba3c-2804-5866-afc5-6039c8a18395";
+    let session = session(
+        "err",
+        &format!("compaction-logical-parent-outside-file__{id}"),
+    );
+    let root = &session.runs[0];
+    assert_eq!(
+        tool_events(root),
+        [
+            "call toolu_01AgentLpA",
+            "result toolu_01AgentLpA",
+            "call toolu_01BashLpBB",
+            "result toolu_01BashLpBB",
+            "call toolu_01EditLpCC",
+            "result toolu_01EditLpCC",
+            "call toolu_01BashLpEE",
+            "result toolu_01BashLpEE",
+        ]
+    );
+    // The Agent call is in the thread, so its sub-agent links to it.
+    let child = format!("{id}.agent-f1e2d3c4");
+    let spawn: Vec<(&EventType, &str)> = root
+        .events
+        .iter()
+        .filter(|e| e.child_run_id.as_deref() == Some(child.as_str()))
+        .map(|e| (&e.event_type, e.path.as_str()))
+        .collect();
+    assert_eq!(
+        spawn,
+        [
+            (&EventType::CallWorkflowStarted, "agent.toolu_01AgentLpA"),
+            (&EventType::CallWorkflowCompleted, "agent.toolu_01AgentLpA"),
+        ]
+    );
+    assert_eq!(session.runs[1].run_id, child);
+    assert_eq!(session.runs[1].parent_run_id.as_deref(), Some(id));
+    let import = import_meta(root);
+    assert_eq!(import["off_chain"], 0);
+    // u1, a1, r1, a2, r2, a3, r3, a4: the thread before the boundary, placed by file order.
+    assert_eq!(import["rejoined"], serde_json::json!({"file-order": 8}));
+    let notes: Vec<String> = session
+        .notes
+        .iter()
+        .map(|n| format!("{}: {}: {}", n.line, n.kind, n.message))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "9: compaction-fallback: logicalParentUuid a860ea13-af07-53f1-af61-ac2a744d1978 is not in the file; the thread goes on in file order, from line 8",
+            "9: compaction: compact boundary: what came before the compaction stays in the run",
+        ]
+    );
+    assert!(session.notes[0].is_warning());
+    assert_eq!(session.diagnostics, []);
+}
