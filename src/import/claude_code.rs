@@ -33,17 +33,31 @@
 //!   are counted in the run's `import.rejoined`; every call and result stays in the thread,
 //!   in file order.
 //! * **Everything else off the chain is kept, not dropped**, in the run's metadata
-//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry):
-//!   a branch with user or assistant messages is a *rewind* (the user went back and the log
-//!   kept the abandoned branch), reported as a note; a branch of only system, hook or
-//!   progress entries (hook messages forking the chain) is kept silently. The tokens of
-//!   rewound assistant messages were spent: they are added up apart, in
-//!   `import.off_chain_usage`, never mixed into the run's usage.
+//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry
+//!   and its `reason`), branch by branch: a branch with a message the user or the model wrote
+//!   is `rewound` (the user went back and the log kept the abandoned branch); a branch of only
+//!   system, hook or progress entries (hook messages forking the chain) is a `side-branch`.
+//!   Nothing leaves the event stream unannounced: each run's `import.kept_out` counts these
+//!   entries by reason, and a `kept-out` note (printed by `axt import`) says how many
+//!   messages, tool calls and tool results they hold. The tokens of rewound assistant
+//!   messages were spent: they are added up apart, in `import.off_chain_usage`, never mixed
+//!   into the run's usage.
 //! * **Compaction.** `compact_boundary` entries are passthrough like every `system` entry; the
 //!   compaction summary (`isCompactSummary`, a user entry the user never typed) is kept as
 //!   passthrough `axt-import/compact-summary` rather than as a user message.
 //! * `summary` (`leafUuid`), `file-history-snapshot`, `queue-operation`, `attachment`,
 //!   `progress` and every other entry type are passthrough metadata, never an error.
+//!
+//! # The run's `import` metadata
+//!
+//! `run.completed`'s result has an `import` object: `format` (`claude-code-session`, or
+//! `claude-code-simplified`), `source` (the log's file name), `entries` (the entries of that
+//! file), `thread` (those in this run's thread), `off_chain` (those of this run's group kept
+//! out of it), `kept_out` (the same by reason: `rewound`, `side-branch`), `rejoined` (entries
+//! off the `parentUuid` chain placed in the thread, by rule: `parallel-call`,
+//! `parallel-result`, `file-order`), `compactions`, and when known `cwd`, `git_branch`,
+//! `agent_id`, `subagent_meta`, `off_chain_usage`. Over the runs made from one file,
+//! `thread` plus `off_chain` adds up to `entries`: every entry is in a thread or counted.
 //!
 //! # Messages and usage
 //!
@@ -130,7 +144,7 @@ pub struct Note {
     pub file: PathBuf,
     /// 1-based line, 0 when the note is about the whole file.
     pub line: u64,
-    /// What kind: `rewound-branch`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
+    /// What kind: `kept-out`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
     /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
     pub kind: &'static str,
     /// What exactly.
@@ -205,6 +219,9 @@ pub struct Session<R = ImportedRun> {
     pub notes: Vec<Note>,
     /// What the adapter found in the entries.
     pub diagnostics: Vec<FileDiagnostic>,
+    /// How many entries of the session's logs were kept out of its runs' threads (in their
+    /// metadata instead), by reason: `rewound`, `side-branch`.
+    pub kept_out: BTreeMap<&'static str, u64>,
 }
 
 impl<R> Session<R> {
@@ -404,6 +421,11 @@ struct Task {
 impl Entry {
     fn is_message(&self) -> bool {
         matches!(self.kind.as_str(), "user" | "assistant")
+    }
+
+    /// A message the model or the user wrote (not a hook's `isMeta` user entry).
+    fn is_written(&self) -> bool {
+        self.kind == "assistant" || (self.kind == "user" && !self.meta)
     }
 }
 
@@ -670,6 +692,45 @@ struct Thread {
     /// `(session, version, cwd, branch)` for the run metadata.
     session_id: Option<String>,
     version: Option<String>,
+    /// Entries of the thread's group kept out of it, by reason.
+    kept_out: BTreeMap<&'static str, u64>,
+}
+
+/// What the entries kept out of a thread for one reason hold.
+#[derive(Default)]
+struct KeptOut {
+    entries: u64,
+    /// Messages the user or the model wrote.
+    messages: u64,
+    calls: u64,
+    results: u64,
+}
+
+impl KeptOut {
+    /// `3 (2 messages: 1 tool call, 1 tool result)`.
+    fn describe(&self) -> String {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut text = self.entries.to_string();
+        if self.messages > 0 {
+            text.push_str(&format!(
+                " ({}",
+                plural(self.messages, "message", "messages")
+            ));
+            let mut tools = Vec::new();
+            if self.calls > 0 {
+                tools.push(plural(self.calls, "tool call", "tool calls"));
+            }
+            if self.results > 0 {
+                tools.push(plural(self.results, "tool result", "tool results"));
+            }
+            if !tools.is_empty() {
+                text.push_str(&format!(": {}", tools.join(", ")));
+            }
+            text.push(')');
+        }
+        text
+    }
 }
 
 /// What one line fed to the adapter is.
@@ -726,6 +787,15 @@ struct Plan {
 }
 
 impl Plan {
+    /// The entries kept out of the threads, by reason, over all of them.
+    fn kept_out(&self) -> BTreeMap<&'static str, u64> {
+        let mut total = BTreeMap::new();
+        for (reason, n) in self.threads.iter().flat_map(|t| &t.kept_out) {
+            *total.entry(*reason).or_default() += n;
+        }
+        total
+    }
+
     fn parent_run_id(&self, at: usize) -> Option<&str> {
         self.parents[at].map(|parent| self.threads[parent].run_id.as_str())
     }
@@ -751,6 +821,7 @@ pub fn convert(files: &SessionFiles) -> Result<Session, ImportError> {
         });
     }
     Ok(Session {
+        kept_out: plan.kept_out(),
         session_id: plan.session_id,
         runs,
         notes: plan.notes,
@@ -818,7 +889,7 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         let all: Vec<usize> = (0..log.entries.len()).collect();
         let by_uuid = uuid_index(&log, &mut notes);
         let selected = select(&log, &all, &by_uuid, &mut notes);
-        let mut thread = thread_from(&log, &all, &selected, run_id, Some(agent), &mut notes);
+        let mut thread = thread_from(&log, &selected, run_id, Some(agent), &mut notes);
         let meta_path = file.with_extension("meta.json");
         if let Ok(text) = std::fs::read(&meta_path)
             && let Ok(meta) = serde_json::from_slice::<Value>(&text)
@@ -877,14 +948,7 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
         .collect();
     let mut threads = Vec::new();
     let chain = select(log, &main, &by_uuid, notes);
-    threads.push(thread_from(
-        log,
-        &main,
-        &chain,
-        session_id.to_owned(),
-        None,
-        notes,
-    ));
+    threads.push(thread_from(log, &chain, session_id.to_owned(), None, notes));
 
     // Sidechains: grouped by agent id, else by the root of their chain.
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
@@ -915,7 +979,7 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
                 Some(key.clone()),
             ),
         };
-        threads.push(thread_from(log, &members, &chain, run_id, agent, notes));
+        threads.push(thread_from(log, &chain, run_id, agent, notes));
     }
     threads
 }
@@ -959,8 +1023,12 @@ struct Selection {
     /// The thread's entries, in file order.
     entries: Vec<usize>,
     /// Entries off the `parentUuid` chain that were put into the thread, by the rule that
-    /// put them there (`parallel-call`, `parallel-result`).
+    /// put them there (`parallel-call`, `parallel-result`, `file-order`).
     rejoined: BTreeMap<&'static str, u64>,
+    /// The group's other entries, in file order, with why they are not in the thread:
+    /// `rewound` (a branch with a message the user or the model wrote: the user went back),
+    /// `side-branch` (a branch of only hook, system and progress entries).
+    kept_out: Vec<(usize, &'static str)>,
 }
 
 /// The entries of one thread, in file order: the chain to the last message, the parallel
@@ -985,6 +1053,7 @@ fn select(
         return Selection {
             entries: members.to_vec(),
             rejoined,
+            kept_out: Vec::new(),
         };
     };
     let mut chain = HashSet::new();
@@ -1107,11 +1176,46 @@ fn select(
             *rejoined.entry("parallel-result").or_default() += 1;
         }
     }
+    // What is left is kept out, branch by branch: an entry whose parent is kept out too is
+    // in its parent's branch, and a branch is a rewind when anyone wrote in it.
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
+    let mut rewound: HashSet<usize> = HashSet::new();
+    for at in members {
+        if chain.contains(at) {
+            continue;
+        }
+        let entry = &entries[*at];
+        let root = entry
+            .parent
+            .as_deref()
+            .and_then(|parent| branch_of.get(by_uuid.get(parent)?))
+            .copied()
+            .unwrap_or(*at);
+        branch_of.insert(*at, root);
+        if entry.is_written() {
+            rewound.insert(root);
+        }
+    }
+    let kept_out = members
+        .iter()
+        .filter_map(|at| {
+            let root = branch_of.get(at)?;
+            Some((
+                *at,
+                if rewound.contains(root) {
+                    "rewound"
+                } else {
+                    "side-branch"
+                },
+            ))
+        })
+        .collect();
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
     Selection {
         entries: selected,
         rejoined,
+        kept_out,
     }
 }
 
@@ -1131,7 +1235,6 @@ fn user_text(entry: &Value) -> Option<String> {
 /// (sidechain entries are their own groups) become off-chain metadata.
 fn thread_from(
     log: &Log,
-    members: &[usize],
     selection: &Selection,
     run_id: String,
     agent: Option<String>,
@@ -1139,7 +1242,6 @@ fn thread_from(
 ) -> Thread {
     let entries = &log.entries;
     let selected = &selection.entries;
-    let chosen: HashSet<usize> = selected.iter().copied().collect();
     let sidechain = agent.is_some();
     let mut feed = Vec::with_capacity(selected.len());
     let mut prompt = None;
@@ -1191,32 +1293,35 @@ fn thread_from(
         }
         feed.push(Feed::entry(What::Entry, entry));
     }
-    // Off-chain entries of this thread's group (their usage is added up as they stream).
-    let mut off_chain = 0u64;
-    let mut branch_note: Option<(u64, u64)> = None;
-    for at in members {
-        if chosen.contains(at) {
-            continue;
-        }
+    // Entries kept out of the thread go to the run's metadata, and a note says what and how
+    // much (their usage is added up apart as they stream).
+    let mut kept_out: BTreeMap<&'static str, KeptOut> = BTreeMap::new();
+    for (at, reason) in &selection.kept_out {
         let entry = &entries[*at];
-        off_chain += 1;
-        let rewound = entry.kind == "assistant" || (entry.kind == "user" && !entry.meta);
-        if rewound {
-            branch_note.get_or_insert((entry.line, 0)).1 += 1;
-        }
-        let reason = if rewound { "rewound" } else { "side-branch" };
+        let count = kept_out.entry(reason).or_default();
+        count.entries += 1;
+        count.messages += u64::from(entry.is_written());
+        count.calls += entry.tool_uses.len() as u64;
+        count.results += entry.tool_results.len() as u64;
         // Kept at the end of the run, so their times must not move its clock back.
         let mut note = Feed::entry(What::OffChain(reason), entry);
         note.timestamp = None;
         feed.push(note);
     }
-    if let Some((line, count)) = branch_note {
+    if let Some((first, _)) = selection.kept_out.first() {
+        let total = selection.kept_out.len();
+        let reasons: Vec<String> = kept_out
+            .iter()
+            .map(|(reason, count)| format!("{reason} {}", count.describe()))
+            .collect();
         notes.push(Note {
             file: log.path.clone(),
-            line,
-            kind: "rewound-branch",
+            line: entries[*first].line,
+            kind: "kept-out",
             message: format!(
-                "{count} message entries are off the thread (a rewind); kept as off-chain metadata"
+                "{total} {} kept out of the thread, as off-chain metadata: {}",
+                if total == 1 { "entry" } else { "entries" },
+                reasons.join(", ")
             ),
         });
     }
@@ -1230,7 +1335,10 @@ fn thread_from(
             .into(),
     );
     import.insert("entries".into(), entries.len().into());
-    import.insert("off_chain".into(), off_chain.into());
+    import.insert("thread".into(), selected.len().into());
+    import.insert("off_chain".into(), selection.kept_out.len().into());
+    let counts: BTreeMap<&str, u64> = kept_out.iter().map(|(r, c)| (*r, c.entries)).collect();
+    import.insert("kept_out".into(), json!(counts));
     import.insert("rejoined".into(), json!(selection.rejoined));
     import.insert("compactions".into(), compactions.into());
     if let Some(cwd) = cwd {
@@ -1254,6 +1362,7 @@ fn thread_from(
         calls,
         session_id,
         version,
+        kept_out: kept_out.iter().map(|(r, c)| (*r, c.entries)).collect(),
     }
 }
 
@@ -1374,6 +1483,7 @@ fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
         calls,
         session_id: None,
         version: None,
+        kept_out: BTreeMap::new(),
     };
     thread
         .import
@@ -1965,6 +2075,7 @@ pub fn import_session(
         });
     }
     Ok(Imported {
+        kept_out: plan.kept_out(),
         session_id: plan.session_id,
         runs,
         notes: plan.notes,

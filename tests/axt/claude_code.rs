@@ -88,6 +88,33 @@ fn claude_code_sessions() {
                     "{name}: an err session gives an error or a warning note"
                 ),
             }
+            // Every entry of every log is in a thread or counted as kept out of one.
+            let mut accounted: std::collections::BTreeMap<&Path, (u64, u64)> = Default::default();
+            for run in &session.runs {
+                let import = import_meta(run);
+                let Some(entries) = import["entries"].as_u64() else {
+                    continue; // the simplified format has no graph
+                };
+                let placed = import["thread"].as_u64().unwrap();
+                let kept: u64 = import["kept_out"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|n| n.as_u64().unwrap())
+                    .sum();
+                assert_eq!(import["off_chain"].as_u64(), Some(kept), "{name}");
+                let file = accounted.entry(&run.source).or_default();
+                file.0 = entries;
+                file.1 += placed + kept;
+            }
+            for (file, (entries, placed)) in accounted {
+                assert_eq!(
+                    placed,
+                    entries,
+                    "{name}: {} has {entries} entries, {placed} in threads or kept out",
+                    file.display()
+                );
+            }
             let base = corpus().join(outcome);
             let mut text = format!(
                 "# corpus/claude-code/{outcome}/{}\n",
@@ -301,6 +328,7 @@ fn parallel_calls_and_their_results_all_stay_in_the_thread_in_file_order() {
     );
     let import = import_meta(run);
     assert_eq!(import["off_chain"], 0);
+    assert_eq!(import["kept_out"], serde_json::json!({}));
     assert_eq!(
         import["rejoined"],
         serde_json::json!({"parallel-call": 1, "parallel-result": 2})
@@ -350,6 +378,7 @@ fn a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_history_before
     assert_eq!(session.runs[1].parent_run_id.as_deref(), Some(id));
     let import = import_meta(root);
     assert_eq!(import["off_chain"], 0);
+    assert_eq!(import["kept_out"], serde_json::json!({}));
     // u1, a1, r1, a2, r2, a3, r3, a4: the thread before the boundary, placed by file order.
     assert_eq!(import["rejoined"], serde_json::json!({"file-order": 8}));
     let notes: Vec<String> = session
@@ -366,4 +395,73 @@ fn a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_history_before
     );
     assert!(session.notes[0].is_warning());
     assert_eq!(session.diagnostics, []);
+}
+
+#[test]
+fn entries_kept_out_of_the_thread_are_counted_by_reason_and_reported() {
+    let session = session("ok", "rewind-and-hook-fork");
+    let import = import_meta(&session.runs[0]);
+    // The abandoned answer and its reply; the hook message forking off the prompt.
+    assert_eq!(
+        import["kept_out"],
+        serde_json::json!({"rewound": 2, "side-branch": 1})
+    );
+    assert_eq!(import["off_chain"], 3);
+    assert_eq!(import["thread"], 10);
+    assert_eq!(import["entries"], 13);
+    assert_eq!(
+        session.kept_out,
+        [("rewound", 2), ("side-branch", 1)].into_iter().collect()
+    );
+    let kept: Vec<String> = session
+        .notes
+        .iter()
+        .filter(|n| n.kind == "kept-out")
+        .map(|n| format!("{}: {}", n.line, n.message))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            "6: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1"
+        ]
+    );
+    // Each kept-out entry is in the run's metadata, whole, with its reason.
+    let completed = session.runs[0].events.last().unwrap();
+    let Payload::Step(step) = &completed.payload else {
+        panic!("run.completed has a step payload")
+    };
+    let off: Vec<(u64, &str)> = step.result["passthrough"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "axt-import/off-chain")
+        .map(|p| {
+            (
+                p["line"].as_u64().unwrap(),
+                p["raw"]["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(off, [(6, "rewound"), (7, "rewound"), (9, "side-branch")]);
+}
+
+#[test]
+fn the_cli_prints_what_it_kept_out_of_each_thread() {
+    let out = Scratch::new("cli-kept-out");
+    let output = crate::cli::axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/claude-code/ok/rewind-and-hook-fork.jsonl",
+            "--out",
+            out.0.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = crate::cli::text(&output.stderr).replace(out.0.to_str().unwrap(), "OUT");
+    insta::assert_snapshot!(stderr, @r"
+    corpus/claude-code/ok/rewind-and-hook-fork.jsonl:6: kept-out: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
+    axt: 1 sessions, 1 runs, 16 events written to OUT; 0 failed, 0 entry errors; entries kept out of the threads: rewound 2, side-branch 1; notes: kept-out 1
+    ");
 }
