@@ -282,6 +282,47 @@ def simplified():
     dump("ok/simplified-seed-format.jsonl", e)
 
 
+def seed_transcripts_layout():
+    # The seed's layout: {project}/{session-id}/transcripts/{agent-id}.jsonl, each agent a file
+    # of its own in the seed's event format; two sessions that both have an agent-a.jsonl.
+    base = "ok/seed-transcripts-layout/%s/transcripts/%s.jsonl"
+    one = uid("seed-session-one")
+    dump(base % (one, "agent-a"), [
+        {"role": "user", "content": "Add input validation to the signup form"},
+        {"type": "text", "text": "I'll have a helper list the form's fields first."},
+        {"type": "tool_use", "id": "toolu_01SdOneAAAA", "name": "Task", "input": {"prompt": "List the fields of the signup form in src/forms/signup.ts", "run_in_background": False}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneAAAA", "output": "email, password, display_name", "is_error": False},
+        {"type": "tool_use", "id": "toolu_01SdOneBBBB", "name": "Edit", "input": {"file_path": "/src/forms/signup.ts", "old_string": "fields: [email, password, display_name]", "new_string": "fields: [email, password, display_name].map(required)"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneBBBB", "output": "File edited successfully", "is_error": False},
+        {"type": "text", "text": "Every signup field is now required."},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    dump(base % (one, "agent-b"), [
+        {"role": "user", "content": "List the fields of the signup form in src/forms/signup.ts"},
+        {"type": "tool_use", "id": "toolu_01SdOneCCCC", "name": "Read", "input": {"file_path": "/src/forms/signup.ts"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneCCCC", "output": "export const signup = form({ fields: [email, password, display_name] })", "is_error": False},
+        {"type": "text", "text": "email, password, display_name"},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    # In the second session the root is agent-b: which agent is the root comes from the
+    # calls, not from the file names.
+    two = uid("seed-session-two")
+    dump(base % (two, "agent-a"), [
+        {"role": "user", "content": "Read the last nightly CI log and say which step failed"},
+        {"type": "tool_use", "id": "toolu_01SdTwoAAAA", "name": "Bash", "input": {"command": "gh run view --log-failed", "description": "Show the failed steps"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdTwoAAAA", "output": "lint  src/ci.ts:1:8  'fs' is defined but never used", "is_error": False},
+        {"type": "text", "text": "The lint step failed: an unused import in src/ci.ts."},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    dump(base % (two, "agent-b"), [
+        {"role": "user", "content": "Why is the nightly build red?"},
+        {"type": "tool_use", "id": "toolu_01SdTwoBBBB", "name": "Task", "input": {"prompt": "Read the last nightly CI log and say which step failed"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdTwoBBBB", "output": "The lint step failed: an unused import in src/ci.ts.", "is_error": False},
+        {"type": "text", "text": "The nightly build fails at lint: an unused import in src/ci.ts."},
+        {"type": "result", "result": "Nightly failure explained", "success": True},
+    ])
+
+
 def broken():
     s = Session("broken")
     e = []
@@ -306,4 +347,5 @@ if __name__ == "__main__":
     parallel_calls()
     compaction_lost_parent()
     simplified()
+    seed_transcripts_layout()
     broken()

@@ -26,6 +26,9 @@ enum Format {
 /// PATH is a session file, a project directory or the whole projects directory. Each
 /// session becomes DIR/<session-id>.jsonl; each sub-agent a child run,
 /// DIR/<session-id>.agent-<id>.jsonl, linked so that `axt tree` shows the whole session.
+/// A session without a session log (the layout <session-id>/transcripts/<agent-id>.jsonl)
+/// makes DIR/<session-id>.agent-<agent-id>.jsonl for every agent, the one no call spawned
+/// being the root.
 /// Rewound branches, hook side branches and every entry type without a canonical form are
 /// kept in the run's metadata; how many entries each run kept out of its thread, and why,
 /// is printed. Sessions are converted on every core; progress is shown on a

@@ -1,6 +1,7 @@
 //! Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, with sub-agents
 //! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
-//! (newer versions, with an optional `agent-<id>.meta.json` beside them).
+//! (newer versions, with an optional `agent-<id>.meta.json` beside them); and the seed's
+//! layout, `<project>/<session>/transcripts/<agent-id>.jsonl`, every agent a log of its own.
 //!
 //! # What a session becomes
 //!
@@ -11,6 +12,14 @@
 //! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
 //! call and `step.call_workflow.completed` right after that call's result, both with
 //! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth.
+//!
+//! A session known only by its agents' logs (the seed's `<session>/transcripts/*.jsonl`, or
+//! `<session>/subagents/` whose `<session>.jsonl` is gone, noted `orphan-subagent-file`) has
+//! no session log to be its root: every agent is a run `<session>.agent-<id>`, `<session>`
+//! being the directory's name and `<id>` the file's stem without its `agent-` prefix (so
+//! `agent-a.jsonl` of two sessions gives two runs, and a sub-agent's run id does not change
+//! when its session log goes missing). Its root is the agent no call of another spawned
+//! (by agent id or by prompt), the others are linked to the calls that spawned them.
 //!
 //! # The graph
 //!
@@ -114,13 +123,15 @@ use crate::normalize::events::{EventOptions, EventSink, Transcriber};
 use crate::normalize::{Diagnostic, Options, Provider, Severity};
 use crate::record::{RecordError, Recorder, RecorderOptions};
 
-/// The files of one session: its log and its sub-agent logs.
+/// The files of one session: its log and its agents' logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionFiles {
-    /// The session log (`<session>.jsonl`); `None` for sub-agent files whose session log
-    /// is missing (each is then imported as a session of its own).
+    /// The session log (`<session>.jsonl`); `None` for a session known only by its agents'
+    /// logs: the seed's layout `<session>/transcripts/<agent>.jsonl`, or sub-agent logs
+    /// whose session log is missing.
     pub main: Option<PathBuf>,
-    /// `<session>/subagents/agent-*.jsonl`, sorted.
+    /// `<session>/subagents/agent-*.jsonl` (or, without a session log, every
+    /// `<session>/transcripts/*.jsonl`), sorted.
     pub subagents: Vec<PathBuf>,
 }
 
@@ -261,7 +272,9 @@ pub enum ImportError {
 // Finding sessions.
 
 /// The sessions under `path`: a session file, a project directory, or the whole projects
-/// directory (searched recursively). Sub-agent logs are attached to their session. Sorted.
+/// directory (searched recursively). Sub-agent logs are attached to their session; agent
+/// logs without a session log (`<session>/transcripts/*.jsonl`, or `<session>/subagents/`
+/// beside no `<session>.jsonl`) make one session per `<session>` directory. Sorted.
 pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     let meta = std::fs::metadata(path)?;
     let mut files = Vec::new();
@@ -275,9 +288,8 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     }
     let mut sessions: Vec<SessionFiles> = Vec::new();
     let mut by_main: HashMap<PathBuf, usize> = HashMap::new();
-    let mut orphans = Vec::new();
     for file in &files {
-        if subagent_session(file).is_none() {
+        if agent_session(file).is_none() {
             by_main.insert(file.clone(), sessions.len());
             sessions.push(SessionFiles {
                 main: Some(file.clone()),
@@ -285,18 +297,21 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
             });
         }
     }
+    let mut without_log: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for file in files {
-        if let Some(session) = subagent_session(&file) {
-            match by_main.get(&session) {
-                Some(at) => sessions[*at].subagents.push(file),
-                None => orphans.push(file),
+        if let Some((session, layout)) = agent_session(&file) {
+            let mut main = session.as_os_str().to_owned();
+            main.push(".jsonl");
+            match by_main.get(Path::new(&main)) {
+                Some(at) if layout == "subagents" => sessions[*at].subagents.push(file),
+                _ => without_log.entry(session).or_default().push(file),
             }
         }
     }
-    for orphan in orphans {
+    for (_, subagents) in without_log {
         sessions.push(SessionFiles {
             main: None,
-            subagents: vec![orphan],
+            subagents,
         });
     }
     for session in &mut sessions {
@@ -318,16 +333,22 @@ fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `<dir>/<session>/subagents/agent-x.jsonl` -> `<dir>/<session>.jsonl`.
-fn subagent_session(file: &Path) -> Option<PathBuf> {
+/// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), and
+/// likewise for the seed's `<dir>/<session>/transcripts/<agent>.jsonl`.
+fn agent_session(file: &Path) -> Option<(PathBuf, &'static str)> {
     let parent = file.parent()?;
-    if parent.file_name()? != "subagents" {
-        return None;
-    }
-    let session_dir = parent.parent()?;
-    let mut main = session_dir.as_os_str().to_owned();
-    main.push(".jsonl");
-    Some(PathBuf::from(main))
+    let layout = match parent.file_name()?.to_str()? {
+        "subagents" => "subagents",
+        "transcripts" => "transcripts",
+        _ => return None,
+    };
+    Some((parent.parent()?.to_owned(), layout))
+}
+
+/// The session id of agent logs without a session log: their `<session>` directory's name.
+fn session_dir_id(file: &Path) -> Option<String> {
+    let (session, _) = agent_session(file)?;
+    Some(session.file_name()?.to_string_lossy().into_owned())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -834,62 +855,71 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
     let mut notes = Vec::new();
     let mut threads = Vec::new();
     let main_log = files.main.as_deref().map(Log::read).transpose()?;
-    let fallback_id = files
-        .main
-        .as_deref()
-        .or(files.subagents.first().map(PathBuf::as_path))
-        .and_then(Path::file_stem)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".to_owned());
+    // Without a session log the session is its `<session>` directory, so that two sessions
+    // with an `agent-a.jsonl` each name different runs.
+    let fallback_id = match &files.main {
+        Some(main) => main.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        None => files.subagents.first().and_then(|f| {
+            session_dir_id(f).or_else(|| Some(f.file_stem()?.to_string_lossy().into_owned()))
+        }),
+    }
+    .unwrap_or_else(|| "session".to_owned());
     let session_id = main_log
         .as_ref()
         .filter(|log| !is_simplified(log))
         .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
         .unwrap_or_else(|| fallback_id.clone());
     let session_id = sanitize(&session_id);
+    let simplified_note = |log: &Log| Note {
+        file: log.path.clone(),
+        line: 0,
+        kind: "simplified-format",
+        message: "read as the simplified event format (tool_use / tool_result / text lines)".into(),
+    };
 
     if let Some(log) = &main_log {
         if is_simplified(log) {
-            notes.push(Note {
-                file: log.path.clone(),
-                line: 0,
-                kind: "simplified-format",
-                message:
-                    "read as the simplified event format (tool_use / tool_result / text lines)"
-                        .into(),
-            });
+            notes.push(simplified_note(log));
             threads.push(simplified_thread(log, &session_id)?);
         } else {
             threads.extend(session_threads(log, &session_id, &mut notes));
         }
-    } else {
-        for file in &files.subagents {
+    }
+    for file in &files.subagents {
+        let log = Log::read(file)?;
+        if main_log.is_none()
+            && agent_session(file).is_some_and(|(_, layout)| layout == "subagents")
+        {
             notes.push(Note {
                 file: file.clone(),
                 line: 0,
                 kind: "orphan-subagent-file",
-                message: "sub-agent log without its session log; imported as a session of its own"
-                    .into(),
+                message:
+                    "sub-agent log without its session log; the session is made of its agents' logs"
+                        .into(),
             });
         }
-    }
-    for file in &files.subagents {
-        let log = Log::read(file)?;
         let agent = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .map(|s| s.strip_prefix("agent-").map(str::to_owned).unwrap_or(s))
             .or_else(|| log.entries.iter().find_map(|e| e.agent_id.clone()))
             .unwrap_or_default();
-        let run_id = if main_log.is_some() {
-            format!("{session_id}.agent-{}", sanitize(&agent))
+        let run_id = format!("{session_id}.agent-{}", sanitize(&agent));
+        let mut thread = if is_simplified(&log) {
+            notes.push(simplified_note(&log));
+            let mut thread = simplified_thread(&log, &run_id)?;
+            thread
+                .import
+                .insert("agent_id".into(), agent.clone().into());
+            thread.agent = Some(agent);
+            thread
         } else {
-            sanitize(&fallback_id)
+            let all: Vec<usize> = (0..log.entries.len()).collect();
+            let by_uuid = uuid_index(&log, &mut notes);
+            let selected = select(&log, &all, &by_uuid, &mut notes);
+            thread_from(&log, &selected, run_id, Some(agent), &mut notes)
         };
-        let all: Vec<usize> = (0..log.entries.len()).collect();
-        let by_uuid = uuid_index(&log, &mut notes);
-        let selected = select(&log, &all, &by_uuid, &mut notes);
-        let mut thread = thread_from(&log, &selected, run_id, Some(agent), &mut notes);
         let meta_path = file.with_extension("meta.json");
         if let Ok(text) = std::fs::read(&meta_path)
             && let Ok(meta) = serde_json::from_slice::<Value>(&text)
@@ -902,18 +932,22 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         }
         threads.push(thread);
     }
+    if main_log.is_none() && !threads.is_empty() {
+        // No session log: the root is the agent no call spawned.
+        let root = root_agent(&threads);
+        let thread = threads.remove(root);
+        threads.insert(0, thread);
+    }
 
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
-    if main_log.is_some() {
-        for link in link(&threads, &mut notes) {
-            parents[link.child] = Some(link.parent);
-            spawns[link.parent].push(Spawn {
-                call: link.call,
-                child: threads[link.child].run_id.clone(),
-                name: link.name,
-            });
-        }
+    for link in link(&threads, &mut notes) {
+        parents[link.child] = Some(link.parent);
+        spawns[link.parent].push(Spawn {
+            call: link.call,
+            child: threads[link.child].run_id.clone(),
+            name: link.name,
+        });
     }
     Ok(Plan {
         session_id,
@@ -1488,6 +1522,13 @@ fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
     thread
         .import
         .insert("format".into(), "claude-code-simplified".into());
+    thread.import.insert(
+        "source".into(),
+        log.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .into(),
+    );
     if let Some((stop, result, success)) = terminal {
         let last = log.entries.last().cloned().unwrap_or_default();
         let mut record = json!({"type": "result", "subtype": if success { "success" } else { "error_during_execution" },
@@ -1883,6 +1924,37 @@ impl<T> Queue<T> {
         }
         self.items.get(self.next)
     }
+}
+
+/// Of agent threads without a session log, the first that no call of another spawned (by
+/// agent id or by prompt); the first when every one was spawned.
+fn root_agent(threads: &[Thread]) -> usize {
+    // Who names each agent id and who sent each prompt.
+    let mut naming: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut sending: HashMap<u128, Vec<usize>> = HashMap::new();
+    for (at, thread) in threads.iter().enumerate() {
+        for agent in thread.spawned.values() {
+            naming.entry(agent).or_default().push(at);
+        }
+        for prompt in thread.calls.iter().filter_map(|c| c.prompt) {
+            sending.entry(prompt).or_default().push(at);
+        }
+    }
+    let by_other =
+        |by: Option<&Vec<usize>>, at: usize| by.is_some_and(|by| by.iter().any(|b| *b != at));
+    (0..threads.len())
+        .find(|at| {
+            let thread = &threads[*at];
+            let named = thread
+                .agent
+                .as_deref()
+                .is_some_and(|a| by_other(naming.get(a), *at));
+            let sent = thread
+                .prompt
+                .is_some_and(|p| by_other(sending.get(&p), *at));
+            !named && !sent
+        })
+        .unwrap_or(0)
 }
 
 /// Links every sub-agent thread to the call that spawned it: the call whose result names

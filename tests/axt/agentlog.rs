@@ -203,8 +203,12 @@ fn claude_code_round_trip_keeps_calls_files_and_tokens() {
         .flat_map(|outcome| sessions(outcome).into_iter().map(move |f| (outcome, f)));
     for (outcome, files) in all {
         let name = stem(&files, outcome);
-        if name.starts_with("simplified") {
-            continue; // no uuids, no usage: not an on-disk session
+        let first = files.main.as_ref().unwrap_or_else(|| &files.subagents[0]);
+        if !std::fs::read_to_string(first)
+            .unwrap()
+            .contains("\"sessionId\"")
+        {
+            continue; // the seed's simplified format: no uuids, no usage
         }
         let direct = count_directly(&files);
         let document = export_session(outcome, &files);

@@ -26,18 +26,24 @@ pub(crate) fn sessions(outcome: &str) -> Vec<SessionFiles> {
     discover(&corpus().join(outcome)).expect("the corpus is readable")
 }
 
-/// `nested-subagents/<id>.jsonl` -> `nested-subagents__<id>`.
+/// `nested-subagents/<id>.jsonl` -> `nested-subagents__<id>`; a session without a session
+/// log is named by its directory: `seed-transcripts-layout/<id>/transcripts/*.jsonl` ->
+/// `seed-transcripts-layout__<id>`.
 pub(crate) fn stem(files: &SessionFiles, outcome: &str) -> String {
-    let main = files
-        .main
-        .as_ref()
-        .expect("corpus sessions have a session log");
-    let relative = main.strip_prefix(corpus().join(outcome)).unwrap();
-    relative
-        .with_extension("")
-        .to_str()
-        .unwrap()
-        .replace('/', "__")
+    let relative = match &files.main {
+        Some(main) => main
+            .strip_prefix(corpus().join(outcome))
+            .unwrap()
+            .with_extension(""),
+        None => files.subagents[0]
+            .strip_prefix(corpus().join(outcome))
+            .unwrap()
+            .parent()
+            .and_then(Path::parent)
+            .expect("agent logs are in <session>/transcripts or <session>/subagents")
+            .to_owned(),
+    };
+    relative.to_str().unwrap().replace('/', "__")
 }
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -69,9 +75,9 @@ fn claude_code_sessions() {
     for outcome in ["ok", "err"] {
         for files in sessions(outcome) {
             let name = stem(&files, outcome);
-            let file_name = files.main.as_ref().unwrap().file_name().unwrap();
+            let entry = name.split("__").next().unwrap();
             assert!(
-                readme.contains(file_name.to_str().unwrap()),
+                readme.contains(&format!("`{outcome}/{entry}")),
                 "the README must describe {name}"
             );
             let session = convert(&files).unwrap();
@@ -464,4 +470,101 @@ fn the_cli_prints_what_it_kept_out_of_each_thread() {
     corpus/claude-code/ok/rewind-and-hook-fork.jsonl:6: kept-out: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
     axt: 1 sessions, 1 runs, 16 events written to OUT; 0 failed, 0 entry errors; entries kept out of the threads: rewound 2, side-branch 1; notes: kept-out 1
     ");
+}
+
+#[test]
+fn seed_layout_sessions_with_the_same_agent_file_names_get_their_own_linked_runs() {
+    let one = "29c2e1f8-6f9b-5c74-abbc-87ea549dd2c6";
+    let two = "3dce523c-e6ff-56b6-bc4a-1545c32bb556";
+    let layout = corpus().join("ok/seed-transcripts-layout");
+    let found = discover(&layout).unwrap();
+    let agents = |session: &str| -> Vec<PathBuf> {
+        ["agent-a.jsonl", "agent-b.jsonl"]
+            .iter()
+            .map(|f| layout.join(session).join("transcripts").join(f))
+            .collect()
+    };
+    assert_eq!(
+        found,
+        [
+            SessionFiles {
+                main: None,
+                subagents: agents(one)
+            },
+            SessionFiles {
+                main: None,
+                subagents: agents(two)
+            },
+        ]
+    );
+    // Both into one directory: no run id collides, and again with --replace the same files.
+    let out = Scratch::new("seed-layout");
+    let runs = |replace: bool| -> Vec<(String, Option<String>)> {
+        found
+            .iter()
+            .flat_map(|files| import_session(files, &out.0, replace).unwrap().runs)
+            .map(|run| {
+                assert_eq!(run.path, out.0.join(format!("{}.jsonl", run.run_id)));
+                (run.run_id, run.parent_run_id)
+            })
+            .collect()
+    };
+    let expected = [
+        (format!("{one}.agent-a"), None),
+        (format!("{one}.agent-b"), Some(format!("{one}.agent-a"))),
+        (format!("{two}.agent-b"), None),
+        (format!("{two}.agent-a"), Some(format!("{two}.agent-b"))),
+    ];
+    assert_eq!(runs(false), expected);
+    assert_eq!(runs(true), expected);
+    let mut names: Vec<String> = std::fs::read_dir(&out.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 4);
+    // Each sub-agent hangs under the Task call that sent its prompt.
+    let session = convert(&found[1]).unwrap();
+    assert_eq!(session.session_id, two);
+    let spawn: Vec<(&EventType, &str, Option<&str>)> = session.runs[0]
+        .events
+        .iter()
+        .filter(|e| e.child_run_id.is_some())
+        .map(|e| (&e.event_type, e.path.as_str(), e.child_run_id.as_deref()))
+        .collect();
+    let child = format!("{two}.agent-a");
+    assert_eq!(
+        spawn,
+        [
+            (
+                &EventType::CallWorkflowStarted,
+                "agent.toolu_01SdTwoBBBB",
+                Some(child.as_str())
+            ),
+            (
+                &EventType::CallWorkflowCompleted,
+                "agent.toolu_01SdTwoBBBB",
+                Some(child.as_str())
+            ),
+        ]
+    );
+    assert!(session.notes.iter().all(|n| n.kind == "simplified-format"));
+}
+
+#[test]
+fn the_cli_imports_the_seed_layout_of_two_sessions_into_one_directory() {
+    let out = Scratch::new("cli-seed-layout");
+    let output = crate::cli::axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/claude-code/ok/seed-transcripts-layout",
+            "--out",
+            out.0.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let stderr = crate::cli::text(&output.stderr).replace(out.0.to_str().unwrap(), "OUT");
+    insta::assert_snapshot!(stderr, @"axt: 2 sessions, 4 runs, 44 events written to OUT; 0 failed, 0 entry errors; notes: simplified-format 4");
+    assert_eq!(output.status.code(), Some(0));
 }
