@@ -339,6 +339,30 @@ def broken():
     dump("err/torn-line-orphan-result-unlinked-sidechain.jsonl", e)
 
 
+def not_a_session_log():
+    # An empty file where a session log was expected.
+    dump("err/empty-session-log.jsonl", [])
+    # `claude -p --output-format stream-json --verbose` output (2.1.x record shapes: snake
+    # case session_id, no parentUuid / sessionId) handed to the importer by mistake.
+    sid = uid("stream-json-session")
+    init = {"type": "system", "subtype": "init", "cwd": CWD, "session_id": sid, "tools": ["Task", "Bash", "Edit", "Read"],
+            "mcp_servers": [], "model": "claude-sonnet-4-6", "permissionMode": "default", "apiKeySource": "none",
+            "claude_code_version": "2.1.30", "output_style": "default", "uuid": uid("sj-init")}
+    msg = {"id": "msg_01SjAAAA", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+           "content": [tool("toolu_01SjBashAA", "Bash", {"command": "git status --short", "description": "Show changes"})],
+           "stop_reason": None, "stop_sequence": None,
+           "usage": {"input_tokens": 4, "cache_creation_input_tokens": 3900, "cache_read_input_tokens": 0, "output_tokens": 60, "service_tier": "standard"}}
+    assistant = {"type": "assistant", "message": msg, "parent_tool_use_id": None, "session_id": sid, "uuid": uid("sj-a1")}
+    result_block = {"tool_use_id": "toolu_01SjBashAA", "type": "tool_result", "content": " M src/app.py", "is_error": False}
+    user = {"type": "user", "message": {"role": "user", "content": [result_block]}, "parent_tool_use_id": None,
+            "session_id": sid, "uuid": uid("sj-u1"), "tool_use_result": {"stdout": " M src/app.py", "stderr": "", "interrupted": False, "isImage": False}}
+    result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 4211, "duration_api_ms": 3977,
+              "num_turns": 2, "result": "One file changed: src/app.py.", "session_id": sid, "total_cost_usd": 0.0163,
+              "usage": {"input_tokens": 8, "cache_creation_input_tokens": 3900, "cache_read_input_tokens": 3900, "output_tokens": 81},
+              "uuid": uid("sj-result")}
+    dump("err/stream-json-not-a-session-log.jsonl", [init, assistant, user, result])
+
+
 if __name__ == "__main__":
     sidechain_task()
     rewind_and_hook_fork()
@@ -349,3 +373,4 @@ if __name__ == "__main__":
     simplified()
     seed_transcripts_layout()
     broken()
+    not_a_session_log()

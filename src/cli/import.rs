@@ -35,8 +35,11 @@ enum Format {
 /// terminal. Notes about the graph (a sub-agent that could not be linked, ...) and errors in
 /// the entries go to stderr.
 ///
-/// Exit status: 0 clean, 1 some entries had errors or a session could not be imported, 2 on
-/// usage or I/O errors.
+/// A file that is no session log (empty, or `claude -p` stream-json output, which
+/// `axt normalize` reads) is refused with an error naming it.
+///
+/// Exit status: 0 clean, 1 some entries had errors, a session could not be imported or
+/// nothing was found, 2 on usage or I/O errors.
 ///
 /// Example: axt import claude-code ~/.claude/projects --out transcripts/
 #[derive(clap::Args)]
@@ -72,6 +75,15 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         eprintln!();
     }
     let mut stderr = io::stderr().lock();
+    if outcomes.is_empty() {
+        // Importing nothing is not a success: the path is likely the wrong one.
+        writeln!(
+            stderr,
+            "axt: {}: no .jsonl file there; nothing imported",
+            args.path.display()
+        )?;
+        return Ok(Outcome::InputProblems);
+    }
     let (mut runs, mut events, mut failed, mut errors) = (0usize, 0usize, 0usize, 0usize);
     let mut notes: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut kept_out: BTreeMap<&'static str, u64> = BTreeMap::new();

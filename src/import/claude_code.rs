@@ -86,6 +86,15 @@
 //! `tool_use_id` answers the oldest unanswered call; `stop` and `result` make one terminal
 //! record). Its run id is the file's stem.
 //!
+//! # Not a session log
+//!
+//! A file with no entry, or whose entries are not session-log entries (none names its
+//! `sessionId`, none is a `summary` or `file-history-snapshot`: `claude -p` stream-json
+//! output, say, which `axt normalize` reads), is refused with
+//! [`ImportError::NotASession`], naming the line that shows it; nothing of its session is
+//! written. Importing it would "succeed" with an empty run, or one whose every record was
+//! taken for a rewind.
+//!
 //! # Writing
 //!
 //! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
@@ -263,6 +272,19 @@ pub enum ImportError {
         /// Its file.
         path: PathBuf,
     },
+    /// The file is not a Claude Code session log (empty, or another tool's output): nothing
+    /// of the session is written.
+    #[error("{}:{line}: byte {offset}: not a Claude Code session log: {reason}", path.display())]
+    NotASession {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the entry that shows it, 0 for the whole file.
+        line: u64,
+        /// That entry's byte offset.
+        offset: u64,
+        /// What it is instead.
+        reason: String,
+    },
     /// The recorder failed.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -373,6 +395,9 @@ struct Head<'a> {
     agent_id: Option<Cow<'a, str>>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<Cow<'a, str>>,
+    /// `session_id`, snake case: stream-json output (`claude -p`), not a session log.
+    #[serde(rename = "session_id", default)]
+    stream_session: Option<serde::de::IgnoredAny>,
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "isCompactSummary", default)]
@@ -408,6 +433,8 @@ struct Entry {
     sidechain: bool,
     agent_id: Option<String>,
     session_id: Option<String>,
+    /// Has `session_id` (snake case), as stream-json records do.
+    stream_session: bool,
     timestamp: Option<Timestamp>,
     compact_summary: bool,
     cwd: Option<String>,
@@ -455,6 +482,8 @@ impl Entry {
 struct Log {
     path: PathBuf,
     entries: Vec<Entry>,
+    /// The file's size in bytes.
+    size: usize,
 }
 
 impl Log {
@@ -495,6 +524,7 @@ impl Log {
         Ok(Log {
             path: path.to_owned(),
             entries,
+            size: start,
         })
     }
 }
@@ -659,6 +689,7 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         sidechain: head.sidechain.unwrap_or(false),
         agent_id: owned(head.agent_id),
         session_id: owned(head.session_id),
+        stream_session: head.stream_session.is_some(),
         timestamp: head
             .timestamp
             .as_deref()
@@ -674,6 +705,42 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
     };
     content(&mut entry, bytes);
     entry
+}
+
+/// Refuses a log that is no session log at all: importing it would "succeed" with a run of
+/// nothing, or of every record taken for a rewind.
+fn check(log: &Log) -> Result<(), ImportError> {
+    let refuse = |entry: Option<&Entry>, reason: String| ImportError::NotASession {
+        path: log.path.clone(),
+        line: entry.map_or(0, |e| e.line),
+        offset: entry.map_or(0, |e| e.range.start as u64),
+        reason,
+    };
+    let Some(first) = log.entries.first() else {
+        let what = match log.size {
+            0 => "the file is empty",
+            _ => "the file has only blank lines",
+        };
+        return Err(refuse(None, what.into()));
+    };
+    // Every session-log entry but `summary` and `file-history-snapshot` names its session.
+    let session = |e: &Entry| {
+        e.session_id.is_some() || matches!(e.kind.as_str(), "summary" | "file-history-snapshot")
+    };
+    if is_simplified(log) || log.entries.iter().any(session) {
+        return Ok(());
+    }
+    Err(match log.entries.iter().find(|e| e.stream_session) {
+        Some(entry) => refuse(
+            Some(entry),
+            "this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`".into(),
+        ),
+        None => refuse(
+            Some(first),
+            "no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
+                .into(),
+        ),
+    })
 }
 
 /// Whether a log is in the seed's simplified event format.
@@ -855,6 +922,9 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
     let mut notes = Vec::new();
     let mut threads = Vec::new();
     let main_log = files.main.as_deref().map(Log::read).transpose()?;
+    if let Some(log) = &main_log {
+        check(log)?;
+    }
     // Without a session log the session is its `<session>` directory, so that two sessions
     // with an `agent-a.jsonl` each name different runs.
     let fallback_id = match &files.main {
@@ -887,6 +957,7 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
     }
     for file in &files.subagents {
         let log = Log::read(file)?;
+        check(&log)?;
         if main_log.is_none()
             && agent_session(file).is_some_and(|(_, layout)| layout == "subagents")
         {

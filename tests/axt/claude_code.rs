@@ -80,7 +80,29 @@ fn claude_code_sessions() {
                 readme.contains(&format!("`{outcome}/{entry}")),
                 "the README must describe {name}"
             );
-            let session = convert(&files).unwrap();
+            let base = corpus().join(outcome);
+            let session = match convert(&files) {
+                Ok(session) => session,
+                Err(error) => {
+                    // Refused whole (no session log at all): an err/ file, nothing written.
+                    assert_eq!(outcome, "err", "{name}: {error}");
+                    let scratch = Scratch::new(&name);
+                    let streamed = import_session(&files, &scratch.0, false).unwrap_err();
+                    assert_eq!(streamed.to_string(), error.to_string());
+                    assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 0);
+                    let error = error
+                        .to_string()
+                        .replace(&format!("{}/", base.display()), "");
+                    let text = format!(
+                        "# corpus/claude-code/{outcome}/{}\n\n## Refused\n{error}\n",
+                        name.replace("__", "/")
+                    );
+                    if !snapshot(outcome, &name, text) {
+                        failures.push(name);
+                    }
+                    continue;
+                }
+            };
             let warnings = session.notes.iter().filter(|n| n.is_warning()).count();
             match outcome {
                 "ok" => assert!(
@@ -121,7 +143,6 @@ fn claude_code_sessions() {
                     file.display()
                 );
             }
-            let base = corpus().join(outcome);
             let mut text = format!(
                 "# corpus/claude-code/{outcome}/{}\n",
                 name.replace("__", "/")
@@ -189,19 +210,24 @@ fn claude_code_sessions() {
             text.push_str("\n## Tree\n");
             outline(&tree.root, 0, &mut text);
 
-            let mut settings = insta::Settings::clone_current();
-            settings.set_snapshot_path(Path::new(ROOT).join("golden/claude-code").join(outcome));
-            settings.set_prepend_module_to_snapshot(false);
-            settings.set_omit_expression(true);
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                settings.bind(|| insta::assert_snapshot!(name.clone(), text));
-            }));
-            if result.is_err() {
+            if !snapshot(outcome, &name, text) {
                 failures.push(name);
             }
         }
     }
     assert!(failures.is_empty(), "snapshots differ for: {failures:#?}");
+}
+
+/// Compares `text` with `golden/claude-code/<outcome>/<name>.snap`; false when it differs.
+fn snapshot(outcome: &str, name: &str, text: String) -> bool {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(ROOT).join("golden/claude-code").join(outcome));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        settings.bind(|| insta::assert_snapshot!(name.to_owned(), text));
+    }))
+    .is_ok()
 }
 
 /// `import_session` streams each run into the recorder; it writes byte for byte what
@@ -211,7 +237,9 @@ fn streamed_import_writes_what_convert_writes() {
     for outcome in ["ok", "err"] {
         for files in sessions(outcome) {
             let name = stem(&files, outcome);
-            let session = convert(&files).unwrap();
+            let Ok(session) = convert(&files) else {
+                continue; // refused whole: claude_code_sessions checks both refuse alike
+            };
             let converted = Scratch::new(&format!("{name}-converted"));
             let written = write(&session, &converted.0, false).unwrap();
             let streamed = Scratch::new(&format!("{name}-streamed"));
@@ -567,4 +595,79 @@ fn the_cli_imports_the_seed_layout_of_two_sessions_into_one_directory() {
     let stderr = crate::cli::text(&output.stderr).replace(out.0.to_str().unwrap(), "OUT");
     insta::assert_snapshot!(stderr, @"axt: 2 sessions, 4 runs, 44 events written to OUT; 0 failed, 0 entry errors; notes: simplified-format 4");
     assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1() {
+    let out = Scratch::new("cli-refused");
+    let dir = out.0.to_str().unwrap();
+    let run = |path: &str| {
+        let output = crate::cli::axt(&["import", "claude-code", path, "--out", dir], b"");
+        let stderr = crate::cli::text(&output.stderr).replace(dir, "OUT");
+        (output.status.code(), stderr)
+    };
+    let (code, stderr) = run("corpus/claude-code/err/empty-session-log.jsonl");
+    assert_eq!(code, Some(1));
+    insta::assert_snapshot!(stderr, @r"
+    axt: corpus/claude-code/err/empty-session-log.jsonl:0: byte 0: not a Claude Code session log: the file is empty
+    axt: 1 sessions, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    ");
+    let (code, stderr) = run("corpus/claude-code/err/stream-json-not-a-session-log.jsonl");
+    assert_eq!(code, Some(1));
+    insta::assert_snapshot!(stderr, @r"
+    axt: corpus/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not a Claude Code session log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
+    axt: 1 sessions, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    ");
+    assert_eq!(
+        std::fs::read_dir(&out.0).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    let empty = Scratch::new("cli-empty-dir");
+    let (code, stderr) = run(empty.0.to_str().unwrap());
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "axt: {}: no .jsonl file there; nothing imported\n",
+            empty.0.display()
+        )
+    );
+}
+
+#[test]
+fn files_that_are_no_session_log_are_refused_with_the_line_that_shows_it() {
+    let dir = Scratch::new("not-a-session");
+    let refusal = |name: &str, text: &str| {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        let files = SessionFiles {
+            main: Some(path.clone()),
+            subagents: Vec::new(),
+        };
+        let error = convert(&files).unwrap_err().to_string();
+        error.replace(&format!("{}/", dir.0.display()), "")
+    };
+    assert_eq!(
+        refusal("blank.jsonl", "\n  \r\n\n"),
+        "blank.jsonl:0: byte 0: not a Claude Code session log: the file has only blank lines"
+    );
+    // An axt transcript is JSON Lines too, but none of its records is a session-log entry.
+    assert_eq!(
+        refusal(
+            "transcript.jsonl",
+            "\n{\"seq\":1,\"run_id\":\"r\",\"type\":\"run.started\",\"path\":\"\",\"iteration\":0,\"timestamp\":\"2026-06-08T08:14:42Z\",\"payload\":null}\n"
+        ),
+        "transcript.jsonl:2: byte 1: not a Claude Code session log: no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
+    );
+    // One sub-agent log that is no session log refuses its session, naming that file.
+    let main = corpus().join("ok/parallel-calls-results-off-their-own-calls.jsonl");
+    let files = SessionFiles {
+        main: Some(main),
+        subagents: vec![dir.0.join("blank.jsonl")],
+    };
+    assert!(matches!(
+        convert(&files),
+        Err(axt::import::claude_code::ImportError::NotASession { line: 0, .. })
+    ));
 }
