@@ -113,6 +113,30 @@ def sidechain_task():
     dump("ok/sidechain-task-2.0-in-file.jsonl", e)
 
 
+def sidechain_agent_id_on_user_entries():
+    # Claude Code 2.0.46 as in daaain/claude-code-log test/test_data/sidechain_integrated.jsonl:
+    # in a sidechain, the user entries (prompt, tool results) carry agentId, the assistant
+    # entries do not; the main thread's Task result names the agent at the entry level.
+    s = Session("agentid")
+    a = dict(sidechain=True, agent="c3d4e5f6")
+    n = dict(sidechain=True)
+    e = []
+    e.append(s.user("u1", None, "Is data-border-color still used anywhere?"))
+    e.append(s.assistant("a1", "u1", "msg_01Ai1AAAA", tool("toolu_01TaskAiAA", "Task", {"subagent_type": "general-purpose", "description": "Find data-border-color uses", "prompt": "Find every use of data-border-color in the templates and the CSS"}), 150, cw=9000, stop="tool_use"))
+    e.append(s.user("s1", None, "Find every use of data-border-color in the templates and the CSS", **a))
+    e.append(s.assistant("s2", "s1", "msg_01AiS1BBBB", text("I'll search the templates and the stylesheets."), 20, cw=1900, **n))
+    e.append(s.assistant("s3", "s2", "msg_01AiS1BBBB", tool("toolu_01GrepAiBB", "Grep", {"pattern": "data-border-color", "output_mode": "files_with_matches"}), 71, cw=1900, stop="tool_use", **n))
+    e.append(s.result("s4", "s3", "toolu_01GrepAiBB", "Found 2 files\ntemplates/card.html\nstatic/card.css",
+                      tool_use_result={"mode": "files_with_matches", "filenames": ["templates/card.html", "static/card.css"], "numFiles": 2}, **a))
+    e.append(s.assistant("s5", "s4", "msg_01AiS2CCCC", tool("toolu_01ReadAiCC", "Read", {"file_path": "/home/dev/shop/static/card.css"}), 40, cr=1900, stop="tool_use", **n))
+    e.append(s.result("s6", "s5", "toolu_01ReadAiCC", "     1\t.card[data-border-color] { border: 1px solid attr(data-border-color); }\n", **a))
+    e.append(s.assistant("s7", "s6", "msg_01AiS3DDDD", text("Used in templates/card.html and static/card.css (a border rule)."), 25, cr=2000, stop="end_turn", **n))
+    e.append(s.result("r1", "a1", "toolu_01TaskAiAA", [text("Used in templates/card.html and static/card.css (a border rule).")],
+                      tool_use_result={"status": "completed", "prompt": "Find every use of data-border-color in the templates and the CSS", "totalDurationMs": 5200}, agent="c3d4e5f6"))
+    e.append(s.assistant("a2", "r1", "msg_01Ai2EEEE", text("Yes: the card template and its stylesheet still use it."), 18, cr=9000, stop="end_turn"))
+    dump("ok/sidechain-agent-id-on-user-entries-only.jsonl", e)
+
+
 def rewind_and_hook_fork():
     s = Session("rewind")
     e = []
@@ -365,6 +389,7 @@ def not_a_session_log():
 
 if __name__ == "__main__":
     sidechain_task()
+    sidechain_agent_id_on_user_entries()
     rewind_and_hook_fork()
     compaction()
     nested_subagents()

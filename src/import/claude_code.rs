@@ -11,7 +11,10 @@
 //! the log has no agent id), linked both ways: its events carry `parent_run_id`, and the run
 //! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
 //! call and `step.call_workflow.completed` right after that call's result, both with
-//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth.
+//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth. The entries
+//! of one in-file sidechain are those its `parentUuid` links connect together with those
+//! sharing its `agentId` (Claude Code 2.0.46 writes `agentId` on a sidechain's user entries,
+//! not on its assistant entries); parts naming different agents are never joined.
 //!
 //! A session known only by its agents' logs (the seed's `<session>/transcripts/*.jsonl`, or
 //! `<session>/subagents/` whose `<session>.jsonl` is gone, noted `orphan-subagent-file`) has
@@ -1055,38 +1058,105 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
     let chain = select(log, &main, &by_uuid, notes);
     threads.push(thread_from(log, &chain, session_id.to_owned(), None, notes));
 
-    // Sidechains: grouped by agent id, else by the root of their chain.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut group_of: HashMap<String, usize> = HashMap::new();
+    // Sidechains: one sub-agent is the entries its parentUuid links connect, with those that
+    // share its agent id. Neither alone makes the group: Claude Code 2.0.46 writes agentId on
+    // a sidechain's user entries only, not on its assistant entries. Two parts that name
+    // different agents stay apart (a nested sub-agent's root may point into its parent's).
+    let mut groups = Groups::new(entries.len());
+    let mut by_agent: HashMap<&str, usize> = HashMap::new();
     for (at, entry) in entries.iter().enumerate() {
         if !entry.sidechain {
             continue;
         }
-        let key = match &entry.agent_id {
-            Some(agent) => agent.clone(),
-            None => format!("sidechain-{}", sidechain_root(entries, at, &by_uuid)),
-        };
-        let index = *group_of.entry(key.clone()).or_insert_with(|| {
-            groups.push((key, Vec::new()));
-            groups.len() - 1
-        });
-        groups[index].1.push(at);
+        groups.name(at, entry.agent_id.as_deref());
+        if let Some(parent) = entry.parent.as_deref().and_then(|p| by_uuid.get(p))
+            && entries[*parent].sidechain
+        {
+            groups.join(at, *parent);
+        }
+        if let Some(agent) = entry.agent_id.as_deref() {
+            let first = *by_agent.entry(agent).or_insert(at);
+            groups.join(at, first);
+        }
     }
-    for (key, members) in groups {
-        let chain = select(log, &members, &by_uuid, notes);
-        let (run_id, agent) = match key.strip_prefix("sidechain-") {
-            Some(root) if entries[members[0]].agent_id.is_none() => (
-                format!("{session_id}.sidechain-{}", sanitize(root)),
-                Some(key.clone()),
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if entry.sidechain {
+            let root = groups.find(at);
+            let index = *group_of.entry(root).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            members[index].push(at);
+        }
+    }
+    for members in members {
+        let root = groups.find(members[0]);
+        let (run_id, agent) = match groups.agent[root] {
+            Some(agent) => (
+                format!("{session_id}.agent-{}", sanitize(agent)),
+                agent.to_owned(),
             ),
-            _ => (
-                format!("{session_id}.agent-{}", sanitize(&key)),
-                Some(key.clone()),
-            ),
+            None => {
+                let root = sidechain_root(entries, members[0], &by_uuid);
+                (
+                    format!("{session_id}.sidechain-{}", sanitize(&root)),
+                    format!("sidechain-{root}"),
+                )
+            }
         };
-        threads.push(thread_from(log, &chain, run_id, agent, notes));
+        let chain = select(log, &members, &by_uuid, notes);
+        threads.push(thread_from(log, &chain, run_id, Some(agent), notes));
     }
     threads
+}
+
+/// Entries joined into groups (union-find), each group named by at most one agent id.
+struct Groups<'a> {
+    up: Vec<usize>,
+    /// Per group root, the agent id its entries name.
+    agent: Vec<Option<&'a str>>,
+}
+
+impl<'a> Groups<'a> {
+    fn new(len: usize) -> Self {
+        Groups {
+            up: (0..len).collect(),
+            agent: vec![None; len],
+        }
+    }
+
+    fn find(&mut self, mut at: usize) -> usize {
+        while self.up[at] != at {
+            self.up[at] = self.up[self.up[at]];
+            at = self.up[at];
+        }
+        at
+    }
+
+    fn name(&mut self, at: usize, agent: Option<&'a str>) {
+        let root = self.find(at);
+        if self.agent[root].is_none() {
+            self.agent[root] = agent;
+        }
+    }
+
+    /// Joins the groups of `a` and `b` unless they name different agents.
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        let agent = match (self.agent[a], self.agent[b]) {
+            (Some(x), Some(y)) if x != y => return,
+            (x, y) => x.or(y),
+        };
+        // The earlier entry stays the root, so groups keep the order of their first entry.
+        let (root, other) = (a.min(b), a.max(b));
+        self.up[other] = root;
+        self.agent[root] = agent;
+    }
 }
 
 /// Entries by uuid; a uuid seen twice is reported, and its later entry is the one linked.

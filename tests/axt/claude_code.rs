@@ -671,3 +671,40 @@ fn files_that_are_no_session_log_are_refused_with_the_line_that_shows_it() {
         Err(axt::import::claude_code::ImportError::NotASession { line: 0, .. })
     ));
 }
+
+#[test]
+fn a_sidechain_with_agent_id_on_its_user_entries_only_is_one_linked_run() {
+    let session = session("ok", "sidechain-agent-id-on-user-entries-only");
+    let runs: Vec<(&str, Option<&str>)> = session
+        .runs
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.parent_run_id.as_deref()))
+        .collect();
+    let root = session.session_id.as_str();
+    let child = format!("{root}.agent-c3d4e5f6");
+    assert_eq!(runs, [(root, None), (child.as_str(), Some(root))]);
+    assert_eq!(
+        tool_events(&session.runs[0]),
+        ["call toolu_01TaskAiAA", "result toolu_01TaskAiAA"]
+    );
+    assert_eq!(
+        tool_events(&session.runs[1]),
+        [
+            "call toolu_01GrepAiBB",
+            "result toolu_01GrepAiBB",
+            "call toolu_01ReadAiCC",
+            "result toolu_01ReadAiCC",
+        ]
+    );
+    assert!(
+        session.runs[0]
+            .events
+            .iter()
+            .any(|e| e.event_type == EventType::CallWorkflowStarted
+                && e.path == "agent.toolu_01TaskAiAA"
+                && e.child_run_id.as_deref() == Some(child.as_str()))
+    );
+    assert_eq!(import_meta(&session.runs[1])["thread"], 7);
+    assert_eq!(session.notes, []);
+    assert_eq!(session.diagnostics, []);
+}
