@@ -287,6 +287,35 @@ def compaction_lost_parent():
     dump("err/compaction-logical-parent-outside-file/%s/subagents/agent-f1e2d3c4.jsonl" % sid, f)
 
 
+def workflow_agent_nested():
+    # The Workflow tool's layout as daaain/claude-code-log models it (test/test_data/
+    # workflow_scriptpath, 2.1.x): agent logs in subagents/workflows/<run>/ with a
+    # journal.jsonl beside them; the async launch's result names the run, not the agent.
+    s = Session("workflow", version="2.1.2")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Run the docs sweep workflow"))
+    e.append(s.assistant("a1", "u1", "msg_01Wf1AAAA", tool("toolu_01WorkflowA", "Workflow", {"scriptPath": "/home/dev/sweeps/docs-sweep.workflow.js", "args": {"target": "docs/"}}), 60, cw=3000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01WorkflowA", "Workflow launched in background. Task ID: task_wf01",
+                      tool_use_result={"isAsync": True, "status": "async_launched", "runId": "wf_01", "taskId": "task_wf01", "transcriptDir": "%s/subagents/workflows/wf_01" % sid}))
+    e.append(s.assistant("a2", "r1", "msg_01Wf2BBBB", text("The sweep runs in the background."), 12, cr=3000, stop="end_turn"))
+    dump("err/workflow-agent-log-nested-in-subagents/%s.jsonl" % sid, e)
+    w = Session("workflow-w", version="2.1.2", start=500)
+    w.sid = sid
+    sc = dict(sidechain=True, agent="wf01ag01")
+    f = []
+    f.append(w.user("u1", None, "Sweep docs/ for stale pages", **sc))
+    f.append(w.assistant("a1", "u1", "msg_01WfW1CCCC", tool("toolu_01GlobWfCC", "Glob", {"pattern": "docs/**/*.md"}), 30, cw=800, stop="tool_use", **sc))
+    f.append(w.result("r1", "a1", "toolu_01GlobWfCC", "docs/index.md\ndocs/old-api.md", **sc))
+    f.append(w.assistant("a2", "r1", "msg_01WfW2DDDD", text("docs/old-api.md is stale."), 14, cr=800, stop="end_turn", **sc))
+    run = "err/workflow-agent-log-nested-in-subagents/%s/subagents/workflows/wf_01/" % sid
+    dump(run + "agent-wf01ag01.jsonl", f)
+    with open(os.path.join(HERE, run + "agent-wf01ag01.meta.json"), "w") as m:
+        m.write(json.dumps({"agentType": "workflow-subagent"}) + "\n")
+    dump(run + "journal.jsonl", [{"type": "started", "key": "v2:sweep0", "agentId": "wf01ag01"},
+                                 {"type": "result", "key": "v2:sweep0", "agentId": "wf01ag01", "result": "docs/old-api.md is stale."}])
+
+
 def simplified():
     e = [
         {"role": "user", "content": "Fix the bug in auth.ts"},
@@ -395,6 +424,7 @@ if __name__ == "__main__":
     nested_subagents()
     parallel_calls()
     compaction_lost_parent()
+    workflow_agent_nested()
     simplified()
     seed_transcripts_layout()
     broken()

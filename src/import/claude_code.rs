@@ -1,6 +1,8 @@
 //! Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, with sub-agents
 //! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
-//! (newer versions, with an optional `agent-<id>.meta.json` beside them); and the seed's
+//! (newer versions, with an optional `agent-<id>.meta.json` beside them; at any depth below
+//! `subagents/`, as `subagents/workflows/<run>/agent-<id>.jsonl`, where a file not named
+//! `agent-*.jsonl` is noted `not-an-agent-log` and not imported); and the seed's
 //! layout, `<project>/<session>/transcripts/<agent-id>.jsonl`, every agent a log of its own.
 //!
 //! # What a session becomes
@@ -142,8 +144,9 @@ pub struct SessionFiles {
     /// logs: the seed's layout `<session>/transcripts/<agent>.jsonl`, or sub-agent logs
     /// whose session log is missing.
     pub main: Option<PathBuf>,
-    /// `<session>/subagents/agent-*.jsonl` (or, without a session log, every
-    /// `<session>/transcripts/*.jsonl`), sorted.
+    /// Every `.jsonl` under `<session>/subagents/` (or, without a session log, every
+    /// `<session>/transcripts/*.jsonl`), sorted; those not named `agent-*.jsonl` are noted
+    /// and not imported.
     pub subagents: Vec<PathBuf>,
 }
 
@@ -168,7 +171,8 @@ pub struct Note {
     /// 1-based line, 0 when the note is about the whole file.
     pub line: u64,
     /// What kind: `kept-out`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
-    /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
+    /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `not-an-agent-log`,
+    /// `simplified-format`.
     pub kind: &'static str,
     /// What exactly.
     pub message: String,
@@ -185,6 +189,7 @@ impl Note {
                 | "compaction-fallback"
                 | "duplicate-uuid"
                 | "orphan-subagent-file"
+                | "not-an-agent-log"
         )
     }
 }
@@ -358,16 +363,18 @@ fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), and
-/// likewise for the seed's `<dir>/<session>/transcripts/<agent>.jsonl`.
+/// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), at any
+/// depth below `subagents/` (`subagents/workflows/<run>/agent-x.jsonl`); and the seed's
+/// `<dir>/<session>/transcripts/<agent>.jsonl` -> (`<dir>/<session>`, `transcripts`).
 fn agent_session(file: &Path) -> Option<(PathBuf, &'static str)> {
     let parent = file.parent()?;
-    let layout = match parent.file_name()?.to_str()? {
-        "subagents" => "subagents",
-        "transcripts" => "transcripts",
-        _ => return None,
-    };
-    Some((parent.parent()?.to_owned(), layout))
+    if parent.file_name()? == "transcripts" {
+        return Some((parent.parent()?.to_owned(), "transcripts"));
+    }
+    let subagents = parent
+        .ancestors()
+        .find(|dir| dir.file_name() == Some("subagents".as_ref()))?;
+    Some((subagents.parent()?.to_owned(), "subagents"))
 }
 
 /// The session id of agent logs without a session log: their `<session>` directory's name.
@@ -959,11 +966,21 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         }
     }
     for file in &files.subagents {
+        let layout = agent_session(file).map(|(_, layout)| layout);
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        if layout == Some("subagents") && !stem.starts_with("agent-") {
+            // Beside the agent logs (a workflow's journal.jsonl, ...): not an agent's log.
+            notes.push(Note {
+                file: file.clone(),
+                line: 0,
+                kind: "not-an-agent-log",
+                message: "in subagents/ but not named agent-<id>.jsonl; not imported".into(),
+            });
+            continue;
+        }
         let log = Log::read(file)?;
         check(&log)?;
-        if main_log.is_none()
-            && agent_session(file).is_some_and(|(_, layout)| layout == "subagents")
-        {
+        if main_log.is_none() && layout == Some("subagents") {
             notes.push(Note {
                 file: file.clone(),
                 line: 0,

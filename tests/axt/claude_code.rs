@@ -708,3 +708,45 @@ fn a_sidechain_with_agent_id_on_its_user_entries_only_is_one_linked_run() {
     assert_eq!(session.notes, []);
     assert_eq!(session.diagnostics, []);
 }
+
+#[test]
+fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
+    let id = "eda2d9ad-f6fa-5306-9bae-3869e22a7fd6";
+    let session = session(
+        "err",
+        &format!("workflow-agent-log-nested-in-subagents__{id}"),
+    );
+    let child = format!("{id}.agent-wf01ag01");
+    let runs: Vec<(&str, Option<&str>)> = session
+        .runs
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.parent_run_id.as_deref()))
+        .collect();
+    assert_eq!(runs, [(id, None), (child.as_str(), Some(id))]);
+    assert_eq!(
+        tool_events(&session.runs[1]),
+        ["call toolu_01GlobWfCC", "result toolu_01GlobWfCC"]
+    );
+    let notes: Vec<(&str, String)> = session
+        .notes
+        .iter()
+        .map(|n| {
+            let file = n.file.file_name().unwrap().to_str().unwrap();
+            (n.kind, format!("{file}:{}: {}", n.line, n.message))
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "not-an-agent-log",
+                "journal.jsonl:0: in subagents/ but not named agent-<id>.jsonl; not imported".to_owned()
+            ),
+            (
+                "unlinked-subagent",
+                "agent-wf01ag01.jsonl:0: sub-agent \"wf01ag01\": no Task/Agent call names it or sent its prompt; linked to the session's end".to_owned()
+            ),
+        ]
+    );
+    assert!(session.notes.iter().all(|n| n.is_warning()));
+}
