@@ -89,7 +89,8 @@
 //! "result"}` or `{"role", "content"}` is read as the simplified event format instead: each
 //! line is rewritten into the stream-json line it stands for (a `tool_result` without
 //! `tool_use_id` answers the oldest unanswered call; `stop` and `result` make one terminal
-//! record). Its run id is the file's stem.
+//! record). As a session log its run id is the file's stem; as an agent log of the seed's
+//! layout, `<session>.agent-<id>` like every agent.
 //!
 //! # Not a session log
 //!
