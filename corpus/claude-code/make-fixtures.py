@@ -113,6 +113,30 @@ def sidechain_task():
     dump("ok/sidechain-task-2.0-in-file.jsonl", e)
 
 
+def sidechain_agent_id_on_user_entries():
+    # Claude Code 2.0.46 as in daaain/claude-code-log test/test_data/sidechain_integrated.jsonl:
+    # in a sidechain, the user entries (prompt, tool results) carry agentId, the assistant
+    # entries do not; the main thread's Task result names the agent at the entry level.
+    s = Session("agentid")
+    a = dict(sidechain=True, agent="c3d4e5f6")
+    n = dict(sidechain=True)
+    e = []
+    e.append(s.user("u1", None, "Is data-border-color still used anywhere?"))
+    e.append(s.assistant("a1", "u1", "msg_01Ai1AAAA", tool("toolu_01TaskAiAA", "Task", {"subagent_type": "general-purpose", "description": "Find data-border-color uses", "prompt": "Find every use of data-border-color in the templates and the CSS"}), 150, cw=9000, stop="tool_use"))
+    e.append(s.user("s1", None, "Find every use of data-border-color in the templates and the CSS", **a))
+    e.append(s.assistant("s2", "s1", "msg_01AiS1BBBB", text("I'll search the templates and the stylesheets."), 20, cw=1900, **n))
+    e.append(s.assistant("s3", "s2", "msg_01AiS1BBBB", tool("toolu_01GrepAiBB", "Grep", {"pattern": "data-border-color", "output_mode": "files_with_matches"}), 71, cw=1900, stop="tool_use", **n))
+    e.append(s.result("s4", "s3", "toolu_01GrepAiBB", "Found 2 files\ntemplates/card.html\nstatic/card.css",
+                      tool_use_result={"mode": "files_with_matches", "filenames": ["templates/card.html", "static/card.css"], "numFiles": 2}, **a))
+    e.append(s.assistant("s5", "s4", "msg_01AiS2CCCC", tool("toolu_01ReadAiCC", "Read", {"file_path": "/home/dev/shop/static/card.css"}), 40, cr=1900, stop="tool_use", **n))
+    e.append(s.result("s6", "s5", "toolu_01ReadAiCC", "     1\t.card[data-border-color] { border: 1px solid attr(data-border-color); }\n", **a))
+    e.append(s.assistant("s7", "s6", "msg_01AiS3DDDD", text("Used in templates/card.html and static/card.css (a border rule)."), 25, cr=2000, stop="end_turn", **n))
+    e.append(s.result("r1", "a1", "toolu_01TaskAiAA", [text("Used in templates/card.html and static/card.css (a border rule).")],
+                      tool_use_result={"status": "completed", "prompt": "Find every use of data-border-color in the templates and the CSS", "totalDurationMs": 5200}, agent="c3d4e5f6"))
+    e.append(s.assistant("a2", "r1", "msg_01Ai2EEEE", text("Yes: the card template and its stylesheet still use it."), 18, cr=9000, stop="end_turn"))
+    dump("ok/sidechain-agent-id-on-user-entries-only.jsonl", e)
+
+
 def rewind_and_hook_fork():
     s = Session("rewind")
     e = []
@@ -202,6 +226,96 @@ def nested_subagents():
     dump("ok/nested-subagents/%s/subagents/agent-d2e8f4b6.jsonl" % sid, h)
 
 
+def parallel_calls():
+    s = Session("parallel", version="2.1.19")
+    e = []
+    e.append(s.user("u1", None, "Why does checkout fail on an empty cart? Look at the handler, its test and the log."))
+    e.append(s.assistant("a1", "u1", "msg_01Pa1AAAA", text("I'll read the handler, find the test and look at the log at once."), 28, cw=4200))
+    # One message, three parallel calls: a chain of entries, one tool_use each, same
+    # message.id and requestId.
+    e.append(s.assistant("a2", "a1", "msg_01Pa1AAAA", tool("toolu_01ReadPaAA", "Read", {"file_path": "/home/dev/shop/src/checkout.py"}), 96, cw=4200))
+    e.append(s.assistant("a3", "a2", "msg_01Pa1AAAA", tool("toolu_01GrepPaBB", "Grep", {"pattern": "def test_empty_cart", "path": "/home/dev/shop/tests", "output_mode": "content"}), 161, cw=4200))
+    e.append(s.assistant("a4", "a3", "msg_01Pa1AAAA", tool("toolu_01BashPaCC", "Bash", {"command": "tail -n 3 logs/checkout.log", "description": "Show the end of the checkout log"}), 230, cw=4200, stop="tool_use"))
+    # The results in the order the tools finished, each hung off its own call's entry.
+    e.append(s.result("r1", "a2", "toolu_01ReadPaAA", "     1\tdef checkout(cart):\n     2\t    total = sum(i.price for i in cart.items) / len(cart.items)\n",
+                      tool_use_result={"type": "text", "file": {"filePath": "/home/dev/shop/src/checkout.py", "content": "def checkout(cart):\n    total = sum(i.price for i in cart.items) / len(cart.items)\n", "numLines": 2, "startLine": 1, "totalLines": 2}}))
+    e.append(s.result("r3", "a4", "toolu_01BashPaCC", "ZeroDivisionError: division by zero\n  File \"src/checkout.py\", line 2, in checkout",
+                      tool_use_result={"stdout": "ZeroDivisionError: division by zero\n  File \"src/checkout.py\", line 2, in checkout", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.result("r2", "a3", "toolu_01GrepPaBB", "tests/test_checkout.py:14:def test_empty_cart():",
+                      tool_use_result={"mode": "content", "numFiles": 0, "filenames": [], "content": "tests/test_checkout.py:14:def test_empty_cart():", "numLines": 1}))
+    # The conversation goes on from the result written last (Grep's): the Bash call's entry
+    # and its result are off that parentUuid chain, yet part of the same turn.
+    e.append(s.assistant("a5", "r2", "msg_01Pa2BBBB", text("An empty cart divides by zero in checkout(): the average price needs a guard."), 41, cr=4200, stop="end_turn"))
+    dump("ok/parallel-calls-results-off-their-own-calls.jsonl", e)
+
+
+def compaction_lost_parent():
+    s = Session("lostparent", version="2.1.19")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Move the orders table to the v2 schema"))
+    e.append(s.assistant("a1", "u1", "msg_01Lp1AAAA", tool("toolu_01AgentLpA", "Agent", {"subagent_type": "Explore", "description": "Map the orders table", "prompt": "List every column of the orders table and where the code uses it"}), 140, cw=6000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01AgentLpA", [text("orders has id, customer_id, total_cents, status; status is read in src/orders/report.py.")],
+                      tool_use_result={"status": "completed", "agentId": "f1e2d3c4", "totalTokens": 3120}))
+    e.append(s.assistant("a2", "r1", "msg_01Lp2BBBB", tool("toolu_01BashLpBB", "Bash", {"command": "alembic revision -m 'orders v2'", "description": "Create the migration"}), 52, cr=6000, stop="tool_use"))
+    e.append(s.result("r2", "a2", "toolu_01BashLpBB", "Generating migrations/versions/0042_orders_v2.py ...  done",
+                      tool_use_result={"stdout": "Generating migrations/versions/0042_orders_v2.py ...  done", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.assistant("a3", "r2", "msg_01Lp3CCCC", tool("toolu_01EditLpCC", "Edit", {"file_path": "/home/dev/shop/migrations/versions/0042_orders_v2.py", "old_string": "    pass", "new_string": "    op.add_column('orders', sa.Column('currency', sa.String(3)))"}), 88, cr=6100, stop="tool_use"))
+    e.append(s.result("r3", "a3", "toolu_01EditLpCC", "The file /home/dev/shop/migrations/versions/0042_orders_v2.py has been updated."))
+    e.append(s.assistant("a4", "r3", "msg_01Lp4DDDD", text("The migration adds a currency column."), 15, cr=6200, stop="end_turn"))
+    # The boundary's logical parent was never written to this file.
+    b = s.base("cb", None, "system", subtype="compact_boundary", content="Conversation compacted", isMeta=False, level="info",
+               compactMetadata={"trigger": "auto", "preTokens": 167433})
+    b["logicalParentUuid"] = uid("lostparent-never-written")
+    e.append(b)
+    e.append(s.user("cs", "cb", "This session is being continued from a previous conversation that ran out of context. Summary: a migration adding orders.currency was written.", isCompactSummary=True))
+    e.append(s.user("u2", "cs", "Now apply it"))
+    e.append(s.assistant("a5", "u2", "msg_01Lp5EEEE", tool("toolu_01BashLpEE", "Bash", {"command": "alembic upgrade head", "description": "Apply the migration"}), 40, cw=2100, stop="tool_use"))
+    e.append(s.result("r5", "a5", "toolu_01BashLpEE", "INFO  Running upgrade 0041 -> 0042, orders v2",
+                      tool_use_result={"stdout": "INFO  Running upgrade 0041 -> 0042, orders v2", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.assistant("a6", "r5", "msg_01Lp6FFFF", text("Applied: orders now has a currency column."), 12, cr=2100, stop="end_turn"))
+    dump("err/compaction-logical-parent-outside-file/%s.jsonl" % sid, e)
+
+    x = Session("lostparent-x", version="2.1.19", start=400)
+    x.sid = sid
+    sc = dict(sidechain=True, agent="f1e2d3c4")
+    f = []
+    f.append(x.user("u1", None, "List every column of the orders table and where the code uses it", **sc))
+    f.append(x.assistant("a1", "u1", "msg_01LpX1GGGG", tool("toolu_01GrepLpXG", "Grep", {"pattern": "orders\\.", "path": "/home/dev/shop/src", "output_mode": "files_with_matches"}), 45, cw=900, stop="tool_use", **sc))
+    f.append(x.result("r1", "a1", "toolu_01GrepLpXG", "Found 1 file\nsrc/orders/report.py", **sc))
+    f.append(x.assistant("a2", "r1", "msg_01LpX2HHHH", text("orders has id, customer_id, total_cents, status; status is read in src/orders/report.py."), 30, cr=900, stop="end_turn", **sc))
+    dump("err/compaction-logical-parent-outside-file/%s/subagents/agent-f1e2d3c4.jsonl" % sid, f)
+
+
+def workflow_agent_nested():
+    # The Workflow tool's layout as daaain/claude-code-log models it (test/test_data/
+    # workflow_scriptpath, 2.1.x): agent logs in subagents/workflows/<run>/ with a
+    # journal.jsonl beside them; the async launch's result names the run, not the agent.
+    s = Session("workflow", version="2.1.2")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Run the docs sweep workflow"))
+    e.append(s.assistant("a1", "u1", "msg_01Wf1AAAA", tool("toolu_01WorkflowA", "Workflow", {"scriptPath": "/home/dev/sweeps/docs-sweep.workflow.js", "args": {"target": "docs/"}}), 60, cw=3000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01WorkflowA", "Workflow launched in background. Task ID: task_wf01",
+                      tool_use_result={"isAsync": True, "status": "async_launched", "runId": "wf_01", "taskId": "task_wf01", "transcriptDir": "%s/subagents/workflows/wf_01" % sid}))
+    e.append(s.assistant("a2", "r1", "msg_01Wf2BBBB", text("The sweep runs in the background."), 12, cr=3000, stop="end_turn"))
+    dump("err/workflow-agent-log-nested-in-subagents/%s.jsonl" % sid, e)
+    w = Session("workflow-w", version="2.1.2", start=500)
+    w.sid = sid
+    sc = dict(sidechain=True, agent="wf01ag01")
+    f = []
+    f.append(w.user("u1", None, "Sweep docs/ for stale pages", **sc))
+    f.append(w.assistant("a1", "u1", "msg_01WfW1CCCC", tool("toolu_01GlobWfCC", "Glob", {"pattern": "docs/**/*.md"}), 30, cw=800, stop="tool_use", **sc))
+    f.append(w.result("r1", "a1", "toolu_01GlobWfCC", "docs/index.md\ndocs/old-api.md", **sc))
+    f.append(w.assistant("a2", "r1", "msg_01WfW2DDDD", text("docs/old-api.md is stale."), 14, cr=800, stop="end_turn", **sc))
+    run = "err/workflow-agent-log-nested-in-subagents/%s/subagents/workflows/wf_01/" % sid
+    dump(run + "agent-wf01ag01.jsonl", f)
+    with open(os.path.join(HERE, run + "agent-wf01ag01.meta.json"), "w") as m:
+        m.write(json.dumps({"agentType": "workflow-subagent"}) + "\n")
+    dump(run + "journal.jsonl", [{"type": "started", "key": "v2:sweep0", "agentId": "wf01ag01"},
+                                 {"type": "result", "key": "v2:sweep0", "agentId": "wf01ag01", "result": "docs/old-api.md is stale."}])
+
+
 def simplified():
     e = [
         {"role": "user", "content": "Fix the bug in auth.ts"},
@@ -221,6 +335,47 @@ def simplified():
     dump("ok/simplified-seed-format.jsonl", e)
 
 
+def seed_transcripts_layout():
+    # The seed's layout: {project}/{session-id}/transcripts/{agent-id}.jsonl, each agent a file
+    # of its own in the seed's event format; two sessions that both have an agent-a.jsonl.
+    base = "ok/seed-transcripts-layout/%s/transcripts/%s.jsonl"
+    one = uid("seed-session-one")
+    dump(base % (one, "agent-a"), [
+        {"role": "user", "content": "Add input validation to the signup form"},
+        {"type": "text", "text": "I'll have a helper list the form's fields first."},
+        {"type": "tool_use", "id": "toolu_01SdOneAAAA", "name": "Task", "input": {"prompt": "List the fields of the signup form in src/forms/signup.ts", "run_in_background": False}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneAAAA", "output": "email, password, display_name", "is_error": False},
+        {"type": "tool_use", "id": "toolu_01SdOneBBBB", "name": "Edit", "input": {"file_path": "/src/forms/signup.ts", "old_string": "fields: [email, password, display_name]", "new_string": "fields: [email, password, display_name].map(required)"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneBBBB", "output": "File edited successfully", "is_error": False},
+        {"type": "text", "text": "Every signup field is now required."},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    dump(base % (one, "agent-b"), [
+        {"role": "user", "content": "List the fields of the signup form in src/forms/signup.ts"},
+        {"type": "tool_use", "id": "toolu_01SdOneCCCC", "name": "Read", "input": {"file_path": "/src/forms/signup.ts"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdOneCCCC", "output": "export const signup = form({ fields: [email, password, display_name] })", "is_error": False},
+        {"type": "text", "text": "email, password, display_name"},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    # In the second session the root is agent-b: which agent is the root comes from the
+    # calls, not from the file names.
+    two = uid("seed-session-two")
+    dump(base % (two, "agent-a"), [
+        {"role": "user", "content": "Read the last nightly CI log and say which step failed"},
+        {"type": "tool_use", "id": "toolu_01SdTwoAAAA", "name": "Bash", "input": {"command": "gh run view --log-failed", "description": "Show the failed steps"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdTwoAAAA", "output": "lint  src/ci.ts:1:8  'fs' is defined but never used", "is_error": False},
+        {"type": "text", "text": "The lint step failed: an unused import in src/ci.ts."},
+        {"type": "stop", "stop_reason": "end_turn", "success": True},
+    ])
+    dump(base % (two, "agent-b"), [
+        {"role": "user", "content": "Why is the nightly build red?"},
+        {"type": "tool_use", "id": "toolu_01SdTwoBBBB", "name": "Task", "input": {"prompt": "Read the last nightly CI log and say which step failed"}},
+        {"type": "tool_result", "tool_use_id": "toolu_01SdTwoBBBB", "output": "The lint step failed: an unused import in src/ci.ts.", "is_error": False},
+        {"type": "text", "text": "The nightly build fails at lint: an unused import in src/ci.ts."},
+        {"type": "result", "result": "Nightly failure explained", "success": True},
+    ])
+
+
 def broken():
     s = Session("broken")
     e = []
@@ -237,10 +392,40 @@ def broken():
     dump("err/torn-line-orphan-result-unlinked-sidechain.jsonl", e)
 
 
+def not_a_session_log():
+    # An empty file where a session log was expected.
+    dump("err/empty-session-log.jsonl", [])
+    # `claude -p --output-format stream-json --verbose` output (2.1.x record shapes: snake
+    # case session_id, no parentUuid / sessionId) handed to the importer by mistake.
+    sid = uid("stream-json-session")
+    init = {"type": "system", "subtype": "init", "cwd": CWD, "session_id": sid, "tools": ["Task", "Bash", "Edit", "Read"],
+            "mcp_servers": [], "model": "claude-sonnet-4-6", "permissionMode": "default", "apiKeySource": "none",
+            "claude_code_version": "2.1.30", "output_style": "default", "uuid": uid("sj-init")}
+    msg = {"id": "msg_01SjAAAA", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+           "content": [tool("toolu_01SjBashAA", "Bash", {"command": "git status --short", "description": "Show changes"})],
+           "stop_reason": None, "stop_sequence": None,
+           "usage": {"input_tokens": 4, "cache_creation_input_tokens": 3900, "cache_read_input_tokens": 0, "output_tokens": 60, "service_tier": "standard"}}
+    assistant = {"type": "assistant", "message": msg, "parent_tool_use_id": None, "session_id": sid, "uuid": uid("sj-a1")}
+    result_block = {"tool_use_id": "toolu_01SjBashAA", "type": "tool_result", "content": " M src/app.py", "is_error": False}
+    user = {"type": "user", "message": {"role": "user", "content": [result_block]}, "parent_tool_use_id": None,
+            "session_id": sid, "uuid": uid("sj-u1"), "tool_use_result": {"stdout": " M src/app.py", "stderr": "", "interrupted": False, "isImage": False}}
+    result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 4211, "duration_api_ms": 3977,
+              "num_turns": 2, "result": "One file changed: src/app.py.", "session_id": sid, "total_cost_usd": 0.0163,
+              "usage": {"input_tokens": 8, "cache_creation_input_tokens": 3900, "cache_read_input_tokens": 3900, "output_tokens": 81},
+              "uuid": uid("sj-result")}
+    dump("err/stream-json-not-a-session-log.jsonl", [init, assistant, user, result])
+
+
 if __name__ == "__main__":
     sidechain_task()
+    sidechain_agent_id_on_user_entries()
     rewind_and_hook_fork()
     compaction()
     nested_subagents()
+    parallel_calls()
+    compaction_lost_parent()
+    workflow_agent_nested()
     simplified()
+    seed_transcripts_layout()
     broken()
+    not_a_session_log()

@@ -1,6 +1,9 @@
 //! Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, with sub-agents
 //! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
-//! (newer versions, with an optional `agent-<id>.meta.json` beside them).
+//! (newer versions, with an optional `agent-<id>.meta.json` beside them; at any depth below
+//! `subagents/`, as `subagents/workflows/<run>/agent-<id>.jsonl`, where a file not named
+//! `agent-*.jsonl` is noted `not-an-agent-log` and not imported); and the seed's
+//! layout, `<project>/<session>/transcripts/<agent-id>.jsonl`, every agent a log of its own.
 //!
 //! # What a session becomes
 //!
@@ -10,7 +13,18 @@
 //! the log has no agent id), linked both ways: its events carry `parent_run_id`, and the run
 //! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
 //! call and `step.call_workflow.completed` right after that call's result, both with
-//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth.
+//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth. The entries
+//! of one in-file sidechain are those its `parentUuid` links connect together with those
+//! sharing its `agentId` (Claude Code 2.0.46 writes `agentId` on a sidechain's user entries,
+//! not on its assistant entries); parts naming different agents are never joined.
+//!
+//! A session known only by its agents' logs (the seed's `<session>/transcripts/*.jsonl`, or
+//! `<session>/subagents/` whose `<session>.jsonl` is gone, noted `orphan-subagent-file`) has
+//! no session log to be its root: every agent is a run `<session>.agent-<id>`, `<session>`
+//! being the directory's name and `<id>` the file's stem without its `agent-` prefix (so
+//! `agent-a.jsonl` of two sessions gives two runs, and a sub-agent's run id does not change
+//! when its session log goes missing). Its root is the agent no call of another spawned
+//! (by agent id or by prompt), the others are linked to the calls that spawned them.
 //!
 //! # The graph
 //!
@@ -19,21 +33,45 @@
 //!   the file (outside sidechains), followed back through `parentUuid`; a `compact_boundary`
 //!   entry (its `parentUuid` is null) continues through its `logicalParentUuid`, so what
 //!   happened before a compaction stays in the run. Entries are then read in file order.
-//! * **Parallel tool results.** A `tool_result` entry off the chain that answers a tool call
-//!   on the chain is put back into the thread (some versions hang each parallel result off its
-//!   own call).
+//! * **A parent not in the file.** When the chain reaches a `logicalParentUuid` (note
+//!   `compaction-fallback`) or `parentUuid` (note `missing-parent`) that names no entry of
+//!   the file, it goes on in file order, from the last message before that entry: the history
+//!   before a compaction, or before a parent Claude Code never wrote, is never lost. Both
+//!   notes are warnings; the entries placed so are counted in `import.rejoined.file-order`.
+//! * **Parallel tool use.** Claude Code 2.x writes one message with several tool calls as a
+//!   chain of entries, one `tool_use` each, sharing `message.id`; each `tool_result` entry
+//!   hangs off its own call's entry, and the conversation goes on from only one of them. So
+//!   an assistant entry off the chain whose parent is an entry of the same message is part
+//!   of that message (`parallel-call`), and a `tool_result` entry off the chain answering a
+//!   call of the thread that has no result in it yet is put back (`parallel-result`). Both
+//!   are counted in the run's `import.rejoined`; every call and result stays in the thread,
+//!   in file order.
 //! * **Everything else off the chain is kept, not dropped**, in the run's metadata
-//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry):
-//!   a branch with user or assistant messages is a *rewind* (the user went back and the log
-//!   kept the abandoned branch), reported as a note; a branch of only system, hook or
-//!   progress entries (hook messages forking the chain) is kept silently. The tokens of
-//!   rewound assistant messages were spent: they are added up apart, in
-//!   `import.off_chain_usage`, never mixed into the run's usage.
+//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry
+//!   and its `reason`), branch by branch: a branch with a message the user or the model wrote
+//!   is `rewound` (the user went back and the log kept the abandoned branch); a branch of only
+//!   system, hook or progress entries (hook messages forking the chain) is a `side-branch`.
+//!   Nothing leaves the event stream unannounced: each run's `import.kept_out` counts these
+//!   entries by reason, and a `kept-out` note (printed by `axt import`) says how many
+//!   messages, tool calls and tool results they hold. The tokens of rewound assistant
+//!   messages were spent: they are added up apart, in `import.off_chain_usage`, never mixed
+//!   into the run's usage.
 //! * **Compaction.** `compact_boundary` entries are passthrough like every `system` entry; the
 //!   compaction summary (`isCompactSummary`, a user entry the user never typed) is kept as
 //!   passthrough `axt-import/compact-summary` rather than as a user message.
 //! * `summary` (`leafUuid`), `file-history-snapshot`, `queue-operation`, `attachment`,
 //!   `progress` and every other entry type are passthrough metadata, never an error.
+//!
+//! # The run's `import` metadata
+//!
+//! `run.completed`'s result has an `import` object: `format` (`claude-code-session`, or
+//! `claude-code-simplified`), `source` (the log's file name), `entries` (the entries of that
+//! file), `thread` (those in this run's thread), `off_chain` (those of this run's group kept
+//! out of it), `kept_out` (the same by reason: `rewound`, `side-branch`), `rejoined` (entries
+//! off the `parentUuid` chain placed in the thread, by rule: `parallel-call`,
+//! `parallel-result`, `file-order`), `compactions`, and when known `cwd`, `git_branch`,
+//! `agent_id`, `subagent_meta`, `off_chain_usage`. Over the runs made from one file,
+//! `thread` plus `off_chain` adds up to `entries`: every entry is in a thread or counted.
 //!
 //! # Messages and usage
 //!
@@ -51,7 +89,17 @@
 //! "result"}` or `{"role", "content"}` is read as the simplified event format instead: each
 //! line is rewritten into the stream-json line it stands for (a `tool_result` without
 //! `tool_use_id` answers the oldest unanswered call; `stop` and `result` make one terminal
-//! record). Its run id is the file's stem.
+//! record). As a session log its run id is the file's stem; as an agent log of the seed's
+//! layout, `<session>.agent-<id>` like every agent.
+//!
+//! # Not a session log
+//!
+//! A file with no entry, or whose entries are not session-log entries (none names its
+//! `sessionId`, none is a `summary` or `file-history-snapshot`: `claude -p` stream-json
+//! output, say, which `axt normalize` reads), is refused with
+//! [`ImportError::NotASession`], naming the line that shows it; nothing of its session is
+//! written. Importing it would "succeed" with an empty run, or one whose every record was
+//! taken for a rewind.
 //!
 //! # Writing
 //!
@@ -74,7 +122,7 @@
 //! [`import`] converts them on every core.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, BufRead};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -90,13 +138,16 @@ use crate::normalize::events::{EventOptions, EventSink, Transcriber};
 use crate::normalize::{Diagnostic, Options, Provider, Severity};
 use crate::record::{RecordError, Recorder, RecorderOptions};
 
-/// The files of one session: its log and its sub-agent logs.
+/// The files of one session: its log and its agents' logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionFiles {
-    /// The session log (`<session>.jsonl`); `None` for sub-agent files whose session log
-    /// is missing (each is then imported as a session of its own).
+    /// The session log (`<session>.jsonl`); `None` for a session known only by its agents'
+    /// logs: the seed's layout `<session>/transcripts/<agent>.jsonl`, or sub-agent logs
+    /// whose session log is missing.
     pub main: Option<PathBuf>,
-    /// `<session>/subagents/agent-*.jsonl`, sorted.
+    /// Every `.jsonl` under `<session>/subagents/` (or, without a session log, every
+    /// `<session>/transcripts/*.jsonl`), sorted; those not named `agent-*.jsonl` are noted
+    /// and not imported.
     pub subagents: Vec<PathBuf>,
 }
 
@@ -120,8 +171,9 @@ pub struct Note {
     pub file: PathBuf,
     /// 1-based line, 0 when the note is about the whole file.
     pub line: u64,
-    /// What kind: `rewound-branch`, `compaction`, `unlinked-subagent`, `missing-parent`,
-    /// `duplicate-uuid`, `orphan-subagent-file`, `simplified-format`.
+    /// What kind: `kept-out`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
+    /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `not-an-agent-log`,
+    /// `simplified-format`.
     pub kind: &'static str,
     /// What exactly.
     pub message: String,
@@ -133,7 +185,12 @@ impl Note {
     pub fn is_warning(&self) -> bool {
         matches!(
             self.kind,
-            "unlinked-subagent" | "missing-parent" | "duplicate-uuid" | "orphan-subagent-file"
+            "unlinked-subagent"
+                | "missing-parent"
+                | "compaction-fallback"
+                | "duplicate-uuid"
+                | "orphan-subagent-file"
+                | "not-an-agent-log"
         )
     }
 }
@@ -191,6 +248,9 @@ pub struct Session<R = ImportedRun> {
     pub notes: Vec<Note>,
     /// What the adapter found in the entries.
     pub diagnostics: Vec<FileDiagnostic>,
+    /// How many entries of the session's logs were kept out of its runs' threads (in their
+    /// metadata instead), by reason: `rewound`, `side-branch`.
+    pub kept_out: BTreeMap<&'static str, u64>,
 }
 
 impl<R> Session<R> {
@@ -221,6 +281,19 @@ pub enum ImportError {
         /// Its file.
         path: PathBuf,
     },
+    /// The file is not a Claude Code session log (empty, or another tool's output): nothing
+    /// of the session is written.
+    #[error("{}:{line}: byte {offset}: not a Claude Code session log: {reason}", path.display())]
+    NotASession {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the entry that shows it, 0 for the whole file.
+        line: u64,
+        /// That entry's byte offset.
+        offset: u64,
+        /// What it is instead.
+        reason: String,
+    },
     /// The recorder failed.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -230,7 +303,9 @@ pub enum ImportError {
 // Finding sessions.
 
 /// The sessions under `path`: a session file, a project directory, or the whole projects
-/// directory (searched recursively). Sub-agent logs are attached to their session. Sorted.
+/// directory (searched recursively). Sub-agent logs are attached to their session; agent
+/// logs without a session log (`<session>/transcripts/*.jsonl`, or `<session>/subagents/`
+/// beside no `<session>.jsonl`) make one session per `<session>` directory. Sorted.
 pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     let meta = std::fs::metadata(path)?;
     let mut files = Vec::new();
@@ -244,9 +319,8 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     }
     let mut sessions: Vec<SessionFiles> = Vec::new();
     let mut by_main: HashMap<PathBuf, usize> = HashMap::new();
-    let mut orphans = Vec::new();
     for file in &files {
-        if subagent_session(file).is_none() {
+        if agent_session(file).is_none() {
             by_main.insert(file.clone(), sessions.len());
             sessions.push(SessionFiles {
                 main: Some(file.clone()),
@@ -254,18 +328,21 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
             });
         }
     }
+    let mut without_log: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for file in files {
-        if let Some(session) = subagent_session(&file) {
-            match by_main.get(&session) {
-                Some(at) => sessions[*at].subagents.push(file),
-                None => orphans.push(file),
+        if let Some((session, layout)) = agent_session(&file) {
+            let mut main = session.as_os_str().to_owned();
+            main.push(".jsonl");
+            match by_main.get(Path::new(&main)) {
+                Some(at) if layout == "subagents" => sessions[*at].subagents.push(file),
+                _ => without_log.entry(session).or_default().push(file),
             }
         }
     }
-    for orphan in orphans {
+    for (_, subagents) in without_log {
         sessions.push(SessionFiles {
             main: None,
-            subagents: vec![orphan],
+            subagents,
         });
     }
     for session in &mut sessions {
@@ -287,16 +364,24 @@ fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `<dir>/<session>/subagents/agent-x.jsonl` -> `<dir>/<session>.jsonl`.
-fn subagent_session(file: &Path) -> Option<PathBuf> {
+/// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), at any
+/// depth below `subagents/` (`subagents/workflows/<run>/agent-x.jsonl`); and the seed's
+/// `<dir>/<session>/transcripts/<agent>.jsonl` -> (`<dir>/<session>`, `transcripts`).
+fn agent_session(file: &Path) -> Option<(PathBuf, &'static str)> {
     let parent = file.parent()?;
-    if parent.file_name()? != "subagents" {
-        return None;
+    if parent.file_name()? == "transcripts" {
+        return Some((parent.parent()?.to_owned(), "transcripts"));
     }
-    let session_dir = parent.parent()?;
-    let mut main = session_dir.as_os_str().to_owned();
-    main.push(".jsonl");
-    Some(PathBuf::from(main))
+    let subagents = parent
+        .ancestors()
+        .find(|dir| dir.file_name() == Some("subagents".as_ref()))?;
+    Some((subagents.parent()?.to_owned(), "subagents"))
+}
+
+/// The session id of agent logs without a session log: their `<session>` directory's name.
+fn session_dir_id(file: &Path) -> Option<String> {
+    let (session, _) = agent_session(file)?;
+    Some(session.file_name()?.to_string_lossy().into_owned())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -321,6 +406,9 @@ struct Head<'a> {
     agent_id: Option<Cow<'a, str>>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<Cow<'a, str>>,
+    /// `session_id`, snake case: stream-json output (`claude -p`), not a session log.
+    #[serde(rename = "session_id", default)]
+    stream_session: Option<serde::de::IgnoredAny>,
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "isCompactSummary", default)]
@@ -335,6 +423,10 @@ struct Head<'a> {
     role: Option<Value>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a serde_json::value::RawValue>,
+    /// Raw, so that a `message` of an unexpected shape does not cost the entry its graph
+    /// fields.
+    #[serde(borrow, default)]
+    message: Option<&'a serde_json::value::RawValue>,
 }
 
 /// One entry of a log: where it is and the graph fields.
@@ -352,6 +444,8 @@ struct Entry {
     sidechain: bool,
     agent_id: Option<String>,
     session_id: Option<String>,
+    /// Has `session_id` (snake case), as stream-json records do.
+    stream_session: bool,
     timestamp: Option<Timestamp>,
     compact_summary: bool,
     cwd: Option<String>,
@@ -362,6 +456,8 @@ struct Entry {
     result_agent: Option<String>,
     /// `isMeta: true` (user entries).
     meta: bool,
+    /// `message.id` (assistant entries): the entries of one API response share it.
+    message_id: Option<String>,
     /// The ids of the `tool_use` blocks (assistant entries).
     tool_uses: Vec<String>,
     /// The `Task` / `Agent` calls among the tool blocks (assistant entries).
@@ -385,6 +481,11 @@ impl Entry {
     fn is_message(&self) -> bool {
         matches!(self.kind.as_str(), "user" | "assistant")
     }
+
+    /// A message the model or the user wrote (not a hook's `isMeta` user entry).
+    fn is_written(&self) -> bool {
+        self.kind == "assistant" || (self.kind == "user" && !self.meta)
+    }
 }
 
 /// A log file's skeleton: every entry's graph fields and where its bytes are, not its
@@ -392,6 +493,8 @@ impl Entry {
 struct Log {
     path: PathBuf,
     entries: Vec<Entry>,
+    /// The file's size in bytes.
+    size: usize,
 }
 
 impl Log {
@@ -432,6 +535,7 @@ impl Log {
         Ok(Log {
             path: path.to_owned(),
             entries,
+            size: start,
         })
     }
 }
@@ -574,6 +678,16 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
             .ok()
             .and_then(|r| r.agent_id)
     });
+    let message_id = head
+        .message
+        .filter(|_| head.kind.as_deref() == Some("assistant"))
+        .and_then(|raw| {
+            #[derive(Deserialize)]
+            struct Message {
+                id: Option<String>,
+            }
+            serde_json::from_str::<Message>(raw.get()).ok()?.id
+        });
     let mut entry = Entry {
         line,
         range,
@@ -586,6 +700,7 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         sidechain: head.sidechain.unwrap_or(false),
         agent_id: owned(head.agent_id),
         session_id: owned(head.session_id),
+        stream_session: head.stream_session.is_some(),
         timestamp: head
             .timestamp
             .as_deref()
@@ -596,10 +711,47 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         git_branch: owned(head.git_branch),
         role: head.role.is_some(),
         result_agent: result_agent.filter(|a| !a.is_empty()),
+        message_id: message_id.filter(|id| !id.is_empty()),
         ..Entry::default()
     };
     content(&mut entry, bytes);
     entry
+}
+
+/// Refuses a log that is no session log at all: importing it would "succeed" with a run of
+/// nothing, or of every record taken for a rewind.
+fn check(log: &Log) -> Result<(), ImportError> {
+    let refuse = |entry: Option<&Entry>, reason: String| ImportError::NotASession {
+        path: log.path.clone(),
+        line: entry.map_or(0, |e| e.line),
+        offset: entry.map_or(0, |e| e.range.start as u64),
+        reason,
+    };
+    let Some(first) = log.entries.first() else {
+        let what = match log.size {
+            0 => "the file is empty",
+            _ => "the file has only blank lines",
+        };
+        return Err(refuse(None, what.into()));
+    };
+    // Every session-log entry but `summary` and `file-history-snapshot` names its session.
+    let session = |e: &Entry| {
+        e.session_id.is_some() || matches!(e.kind.as_str(), "summary" | "file-history-snapshot")
+    };
+    if is_simplified(log) || log.entries.iter().any(session) {
+        return Ok(());
+    }
+    Err(match log.entries.iter().find(|e| e.stream_session) {
+        Some(entry) => refuse(
+            Some(entry),
+            "this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`".into(),
+        ),
+        None => refuse(
+            Some(first),
+            "no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
+                .into(),
+        ),
+    })
 }
 
 /// Whether a log is in the seed's simplified event format.
@@ -639,6 +791,45 @@ struct Thread {
     /// `(session, version, cwd, branch)` for the run metadata.
     session_id: Option<String>,
     version: Option<String>,
+    /// Entries of the thread's group kept out of it, by reason.
+    kept_out: BTreeMap<&'static str, u64>,
+}
+
+/// What the entries kept out of a thread for one reason hold.
+#[derive(Default)]
+struct KeptOut {
+    entries: u64,
+    /// Messages the user or the model wrote.
+    messages: u64,
+    calls: u64,
+    results: u64,
+}
+
+impl KeptOut {
+    /// `3 (2 messages: 1 tool call, 1 tool result)`.
+    fn describe(&self) -> String {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut text = self.entries.to_string();
+        if self.messages > 0 {
+            text.push_str(&format!(
+                " ({}",
+                plural(self.messages, "message", "messages")
+            ));
+            let mut tools = Vec::new();
+            if self.calls > 0 {
+                tools.push(plural(self.calls, "tool call", "tool calls"));
+            }
+            if self.results > 0 {
+                tools.push(plural(self.results, "tool result", "tool results"));
+            }
+            if !tools.is_empty() {
+                text.push_str(&format!(": {}", tools.join(", ")));
+            }
+            text.push(')');
+        }
+        text
+    }
 }
 
 /// What one line fed to the adapter is.
@@ -695,6 +886,15 @@ struct Plan {
 }
 
 impl Plan {
+    /// The entries kept out of the threads, by reason, over all of them.
+    fn kept_out(&self) -> BTreeMap<&'static str, u64> {
+        let mut total = BTreeMap::new();
+        for (reason, n) in self.threads.iter().flat_map(|t| &t.kept_out) {
+            *total.entry(*reason).or_default() += n;
+        }
+        total
+    }
+
     fn parent_run_id(&self, at: usize) -> Option<&str> {
         self.parents[at].map(|parent| self.threads[parent].run_id.as_str())
     }
@@ -720,6 +920,7 @@ pub fn convert(files: &SessionFiles) -> Result<Session, ImportError> {
         });
     }
     Ok(Session {
+        kept_out: plan.kept_out(),
         session_id: plan.session_id,
         runs,
         notes: plan.notes,
@@ -732,62 +933,85 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
     let mut notes = Vec::new();
     let mut threads = Vec::new();
     let main_log = files.main.as_deref().map(Log::read).transpose()?;
-    let fallback_id = files
-        .main
-        .as_deref()
-        .or(files.subagents.first().map(PathBuf::as_path))
-        .and_then(Path::file_stem)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".to_owned());
+    if let Some(log) = &main_log {
+        check(log)?;
+    }
+    // Without a session log the session is its `<session>` directory, so that two sessions
+    // with an `agent-a.jsonl` each name different runs.
+    let fallback_id = match &files.main {
+        Some(main) => main.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        None => files.subagents.first().and_then(|f| {
+            session_dir_id(f).or_else(|| Some(f.file_stem()?.to_string_lossy().into_owned()))
+        }),
+    }
+    .unwrap_or_else(|| "session".to_owned());
     let session_id = main_log
         .as_ref()
         .filter(|log| !is_simplified(log))
         .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
         .unwrap_or_else(|| fallback_id.clone());
     let session_id = sanitize(&session_id);
+    let simplified_note = |log: &Log| Note {
+        file: log.path.clone(),
+        line: 0,
+        kind: "simplified-format",
+        message: "read as the simplified event format (tool_use / tool_result / text lines)".into(),
+    };
 
     if let Some(log) = &main_log {
         if is_simplified(log) {
-            notes.push(Note {
-                file: log.path.clone(),
-                line: 0,
-                kind: "simplified-format",
-                message:
-                    "read as the simplified event format (tool_use / tool_result / text lines)"
-                        .into(),
-            });
+            notes.push(simplified_note(log));
             threads.push(simplified_thread(log, &session_id)?);
         } else {
             threads.extend(session_threads(log, &session_id, &mut notes));
         }
-    } else {
-        for file in &files.subagents {
+    }
+    for file in &files.subagents {
+        let layout = agent_session(file).map(|(_, layout)| layout);
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        if layout == Some("subagents") && !stem.starts_with("agent-") {
+            // Beside the agent logs (a workflow's journal.jsonl, ...): not an agent's log.
+            notes.push(Note {
+                file: file.clone(),
+                line: 0,
+                kind: "not-an-agent-log",
+                message: "in subagents/ but not named agent-<id>.jsonl; not imported".into(),
+            });
+            continue;
+        }
+        let log = Log::read(file)?;
+        check(&log)?;
+        if main_log.is_none() && layout == Some("subagents") {
             notes.push(Note {
                 file: file.clone(),
                 line: 0,
                 kind: "orphan-subagent-file",
-                message: "sub-agent log without its session log; imported as a session of its own"
-                    .into(),
+                message:
+                    "sub-agent log without its session log; the session is made of its agents' logs"
+                        .into(),
             });
         }
-    }
-    for file in &files.subagents {
-        let log = Log::read(file)?;
         let agent = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .map(|s| s.strip_prefix("agent-").map(str::to_owned).unwrap_or(s))
             .or_else(|| log.entries.iter().find_map(|e| e.agent_id.clone()))
             .unwrap_or_default();
-        let run_id = if main_log.is_some() {
-            format!("{session_id}.agent-{}", sanitize(&agent))
+        let run_id = format!("{session_id}.agent-{}", sanitize(&agent));
+        let mut thread = if is_simplified(&log) {
+            notes.push(simplified_note(&log));
+            let mut thread = simplified_thread(&log, &run_id)?;
+            thread
+                .import
+                .insert("agent_id".into(), agent.clone().into());
+            thread.agent = Some(agent);
+            thread
         } else {
-            sanitize(&fallback_id)
+            let all: Vec<usize> = (0..log.entries.len()).collect();
+            let by_uuid = uuid_index(&log, &mut notes);
+            let selected = select(&log, &all, &by_uuid, &mut notes);
+            thread_from(&log, &selected, run_id, Some(agent), &mut notes)
         };
-        let all: Vec<usize> = (0..log.entries.len()).collect();
-        let by_uuid = uuid_index(&log, &mut notes);
-        let selected = select(&log, &all, &by_uuid, &mut notes);
-        let mut thread = thread_from(&log, &all, &selected, run_id, Some(agent), &mut notes);
         let meta_path = file.with_extension("meta.json");
         if let Ok(text) = std::fs::read(&meta_path)
             && let Ok(meta) = serde_json::from_slice::<Value>(&text)
@@ -800,18 +1024,22 @@ fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         }
         threads.push(thread);
     }
+    if main_log.is_none() && !threads.is_empty() {
+        // No session log: the root is the agent no call spawned.
+        let root = root_agent(&threads);
+        let thread = threads.remove(root);
+        threads.insert(0, thread);
+    }
 
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
-    if main_log.is_some() {
-        for link in link(&threads, &mut notes) {
-            parents[link.child] = Some(link.parent);
-            spawns[link.parent].push(Spawn {
-                call: link.call,
-                child: threads[link.child].run_id.clone(),
-                name: link.name,
-            });
-        }
+    for link in link(&threads, &mut notes) {
+        parents[link.child] = Some(link.parent);
+        spawns[link.parent].push(Spawn {
+            call: link.call,
+            child: threads[link.child].run_id.clone(),
+            name: link.name,
+        });
     }
     Ok(Plan {
         session_id,
@@ -846,47 +1074,107 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
         .collect();
     let mut threads = Vec::new();
     let chain = select(log, &main, &by_uuid, notes);
-    threads.push(thread_from(
-        log,
-        &main,
-        &chain,
-        session_id.to_owned(),
-        None,
-        notes,
-    ));
+    threads.push(thread_from(log, &chain, session_id.to_owned(), None, notes));
 
-    // Sidechains: grouped by agent id, else by the root of their chain.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut group_of: HashMap<String, usize> = HashMap::new();
+    // Sidechains: one sub-agent is the entries its parentUuid links connect, with those that
+    // share its agent id. Neither alone makes the group: Claude Code 2.0.46 writes agentId on
+    // a sidechain's user entries only, not on its assistant entries. Two parts that name
+    // different agents stay apart (a nested sub-agent's root may point into its parent's).
+    let mut groups = Groups::new(entries.len());
+    let mut by_agent: HashMap<&str, usize> = HashMap::new();
     for (at, entry) in entries.iter().enumerate() {
         if !entry.sidechain {
             continue;
         }
-        let key = match &entry.agent_id {
-            Some(agent) => agent.clone(),
-            None => format!("sidechain-{}", sidechain_root(entries, at, &by_uuid)),
-        };
-        let index = *group_of.entry(key.clone()).or_insert_with(|| {
-            groups.push((key, Vec::new()));
-            groups.len() - 1
-        });
-        groups[index].1.push(at);
+        groups.name(at, entry.agent_id.as_deref());
+        if let Some(parent) = entry.parent.as_deref().and_then(|p| by_uuid.get(p))
+            && entries[*parent].sidechain
+        {
+            groups.join(at, *parent);
+        }
+        if let Some(agent) = entry.agent_id.as_deref() {
+            let first = *by_agent.entry(agent).or_insert(at);
+            groups.join(at, first);
+        }
     }
-    for (key, members) in groups {
-        let chain = select(log, &members, &by_uuid, notes);
-        let (run_id, agent) = match key.strip_prefix("sidechain-") {
-            Some(root) if entries[members[0]].agent_id.is_none() => (
-                format!("{session_id}.sidechain-{}", sanitize(root)),
-                Some(key.clone()),
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if entry.sidechain {
+            let root = groups.find(at);
+            let index = *group_of.entry(root).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            members[index].push(at);
+        }
+    }
+    for members in members {
+        let root = groups.find(members[0]);
+        let (run_id, agent) = match groups.agent[root] {
+            Some(agent) => (
+                format!("{session_id}.agent-{}", sanitize(agent)),
+                agent.to_owned(),
             ),
-            _ => (
-                format!("{session_id}.agent-{}", sanitize(&key)),
-                Some(key.clone()),
-            ),
+            None => {
+                let root = sidechain_root(entries, members[0], &by_uuid);
+                (
+                    format!("{session_id}.sidechain-{}", sanitize(&root)),
+                    format!("sidechain-{root}"),
+                )
+            }
         };
-        threads.push(thread_from(log, &members, &chain, run_id, agent, notes));
+        let chain = select(log, &members, &by_uuid, notes);
+        threads.push(thread_from(log, &chain, run_id, Some(agent), notes));
     }
     threads
+}
+
+/// Entries joined into groups (union-find), each group named by at most one agent id.
+struct Groups<'a> {
+    up: Vec<usize>,
+    /// Per group root, the agent id its entries name.
+    agent: Vec<Option<&'a str>>,
+}
+
+impl<'a> Groups<'a> {
+    fn new(len: usize) -> Self {
+        Groups {
+            up: (0..len).collect(),
+            agent: vec![None; len],
+        }
+    }
+
+    fn find(&mut self, mut at: usize) -> usize {
+        while self.up[at] != at {
+            self.up[at] = self.up[self.up[at]];
+            at = self.up[at];
+        }
+        at
+    }
+
+    fn name(&mut self, at: usize, agent: Option<&'a str>) {
+        let root = self.find(at);
+        if self.agent[root].is_none() {
+            self.agent[root] = agent;
+        }
+    }
+
+    /// Joins the groups of `a` and `b` unless they name different agents.
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        let agent = match (self.agent[a], self.agent[b]) {
+            (Some(x), Some(y)) if x != y => return,
+            (x, y) => x.or(y),
+        };
+        // The earlier entry stays the root, so groups keep the order of their first entry.
+        let (root, other) = (a.min(b), a.max(b));
+        self.up[other] = root;
+        self.agent[root] = agent;
+    }
 }
 
 /// Entries by uuid; a uuid seen twice is reported, and its later entry is the one linked.
@@ -923,16 +1211,31 @@ fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usiz
         .unwrap_or_else(|| format!("line{}", entries[at].line))
 }
 
-/// The entries of one thread, in file order: the chain to the last message, parallel
-/// results put back, everything else off the chain marked for the metadata.
+/// The entries of one thread and how they were chosen.
+struct Selection {
+    /// The thread's entries, in file order.
+    entries: Vec<usize>,
+    /// Entries off the `parentUuid` chain that were put into the thread, by the rule that
+    /// put them there (`parallel-call`, `parallel-result`, `file-order`).
+    rejoined: BTreeMap<&'static str, u64>,
+    /// The group's other entries, in file order, with why they are not in the thread:
+    /// `rewound` (a branch with a message the user or the model wrote: the user went back),
+    /// `side-branch` (a branch of only hook, system and progress entries).
+    kept_out: Vec<(usize, &'static str)>,
+}
+
+/// The entries of one thread, in file order: the chain to the last message, the parallel
+/// calls and results forking off it put back, everything else off the chain left for the
+/// metadata.
 fn select(
     log: &Log,
     members: &[usize],
     by_uuid: &HashMap<&str, usize>,
     notes: &mut Vec<Note>,
-) -> Vec<usize> {
+) -> Selection {
     let entries = &log.entries;
     let in_group: HashSet<usize> = members.iter().copied().collect();
+    let mut rejoined = BTreeMap::new();
     let Some(leaf) = members
         .iter()
         .rev()
@@ -940,9 +1243,15 @@ fn select(
         .copied()
     else {
         // No message at all: every entry is metadata, in file order.
-        return members.to_vec();
+        return Selection {
+            entries: members.to_vec(),
+            rejoined,
+            kept_out: Vec::new(),
+        };
     };
     let mut chain = HashSet::new();
+    // The chain's length at the first fallback to file order.
+    let mut fallback = None;
     let mut at = leaf;
     loop {
         if !chain.insert(at) {
@@ -956,15 +1265,43 @@ fn select(
             // A sidechain's root may point into the main thread: that is its spawn point.
             Some(_) => break,
             None => {
+                // The parent was never written to this file (a compaction whose logical
+                // parent is elsewhere, or a phantom parentUuid): starting the thread here
+                // would cost it everything before. Go on in file order instead, from the
+                // last message before this entry.
+                let (kind, field) = match entry.parent.is_none() {
+                    true => ("compaction-fallback", "logicalParentUuid"),
+                    false => ("missing-parent", "parentUuid"),
+                };
+                let before = &members[..members.partition_point(|m| *m < at)];
+                let previous = before.iter().rev().copied().find(|m| {
+                    let e = &entries[*m];
+                    e.is_message() && e.uuid.is_some() && !chain.contains(m)
+                });
+                let message = match previous {
+                    Some(previous) => format!(
+                        "{field} {parent} is not in the file; the thread goes on in file order, from line {}",
+                        entries[previous].line
+                    ),
+                    None => format!(
+                        "{field} {parent} is not in the file and no message comes before it; the thread starts here"
+                    ),
+                };
                 notes.push(Note {
                     file: log.path.clone(),
                     line: entry.line,
-                    kind: "missing-parent",
-                    message: format!("parent {parent} is not in the file; the thread starts here"),
+                    kind,
+                    message,
                 });
-                break;
+                let Some(previous) = previous else { break };
+                fallback.get_or_insert(chain.len());
+                at = previous;
             }
         }
+    }
+    // Everything the walk took in after a fallback is on the thread by file order.
+    if let Some(from) = fallback {
+        rejoined.insert("file-order", (chain.len() - from) as u64);
     }
     // Entries without a uuid (summary, file-history-snapshot, ...) are not part of the
     // graph: they stay, in file order, as metadata.
@@ -973,27 +1310,106 @@ fn select(
             chain.insert(*at);
         }
     }
-    // Tool results hung off the chain, answering calls on it.
-    let calls: HashSet<&str> = chain
-        .iter()
-        .filter(|at| entries[**at].kind == "assistant")
-        .flat_map(|at| entries[*at].tool_uses.iter().map(String::as_str))
-        .collect();
+    // Parallel tool use (Claude Code 2.x): one message is written as a chain of entries, one
+    // `tool_use` each, sharing `message.id`; each result hangs off its own call's entry, and
+    // the conversation goes on from one of them. The other calls fork off the chain where
+    // their message does: an assistant entry whose parent is an entry of the same message
+    // is that message, not a rewind.
+    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
     for at in members {
-        if chain.contains(at) || entries[*at].kind != "user" {
-            continue;
-        }
-        if entries[*at]
-            .tool_results
-            .iter()
-            .any(|id| calls.contains(id.as_str()))
-        {
-            chain.insert(*at);
+        if let Some(parent) = entries[*at].parent.as_deref() {
+            children.entry(parent).or_default().push(*at);
         }
     }
+    let mut calls: HashSet<&str> = chain
+        .iter()
+        .flat_map(|at| entries[*at].tool_uses.iter().map(String::as_str))
+        .collect();
+    let mut pending: Vec<usize> = chain
+        .iter()
+        .copied()
+        .filter(|at| entries[*at].message_id.is_some())
+        .collect();
+    while let Some(at) = pending.pop() {
+        let (Some(uuid), Some(message)) = (&entries[at].uuid, &entries[at].message_id) else {
+            continue;
+        };
+        for child in children.get(uuid.as_str()).into_iter().flatten() {
+            let entry = &entries[*child];
+            let same_message =
+                entry.kind == "assistant" && entry.message_id.as_ref() == Some(message);
+            // A copy of calls the thread has already is no parallel call.
+            let new_calls = entry
+                .tool_uses
+                .iter()
+                .all(|id| !calls.contains(id.as_str()));
+            if same_message && new_calls && chain.insert(*child) {
+                calls.extend(entry.tool_uses.iter().map(String::as_str));
+                *rejoined.entry("parallel-call").or_default() += 1;
+                pending.push(*child);
+            }
+        }
+    }
+    // Tool results off the chain answering calls of the thread that have no result in it
+    // yet (each parallel result hangs off its own call); a second result for an answered
+    // call stays off the thread, so that no call is answered twice.
+    let mut answered: HashSet<&str> = chain
+        .iter()
+        .flat_map(|at| entries[*at].tool_results.iter().map(String::as_str))
+        .collect();
+    for at in members {
+        let entry = &entries[*at];
+        if chain.contains(at) || entry.kind != "user" {
+            continue;
+        }
+        let answers = |id: &String| calls.contains(id.as_str()) && !answered.contains(id.as_str());
+        if entry.tool_results.iter().any(answers) {
+            chain.insert(*at);
+            answered.extend(entry.tool_results.iter().map(String::as_str));
+            *rejoined.entry("parallel-result").or_default() += 1;
+        }
+    }
+    // What is left is kept out, branch by branch: an entry whose parent is kept out too is
+    // in its parent's branch, and a branch is a rewind when anyone wrote in it.
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
+    let mut rewound: HashSet<usize> = HashSet::new();
+    for at in members {
+        if chain.contains(at) {
+            continue;
+        }
+        let entry = &entries[*at];
+        let root = entry
+            .parent
+            .as_deref()
+            .and_then(|parent| branch_of.get(by_uuid.get(parent)?))
+            .copied()
+            .unwrap_or(*at);
+        branch_of.insert(*at, root);
+        if entry.is_written() {
+            rewound.insert(root);
+        }
+    }
+    let kept_out = members
+        .iter()
+        .filter_map(|at| {
+            let root = branch_of.get(at)?;
+            Some((
+                *at,
+                if rewound.contains(root) {
+                    "rewound"
+                } else {
+                    "side-branch"
+                },
+            ))
+        })
+        .collect();
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
-    selected
+    Selection {
+        entries: selected,
+        rejoined,
+        kept_out,
+    }
 }
 
 /// The text of a user entry's message, when it is a prompt.
@@ -1012,14 +1428,13 @@ fn user_text(entry: &Value) -> Option<String> {
 /// (sidechain entries are their own groups) become off-chain metadata.
 fn thread_from(
     log: &Log,
-    members: &[usize],
-    selected: &[usize],
+    selection: &Selection,
     run_id: String,
     agent: Option<String>,
     notes: &mut Vec<Note>,
 ) -> Thread {
     let entries = &log.entries;
-    let chosen: HashSet<usize> = selected.iter().copied().collect();
+    let selected = &selection.entries;
     let sidechain = agent.is_some();
     let mut feed = Vec::with_capacity(selected.len());
     let mut prompt = None;
@@ -1042,7 +1457,8 @@ fn thread_from(
                 file: log.path.clone(),
                 line: entry.line,
                 kind: "compaction",
-                message: "compact boundary: the thread continues through logicalParentUuid".into(),
+                message: "compact boundary: what came before the compaction stays in the run"
+                    .into(),
             });
         }
         if entry.compact_summary {
@@ -1070,32 +1486,35 @@ fn thread_from(
         }
         feed.push(Feed::entry(What::Entry, entry));
     }
-    // Off-chain entries of this thread's group (their usage is added up as they stream).
-    let mut off_chain = 0u64;
-    let mut branch_note: Option<(u64, u64)> = None;
-    for at in members {
-        if chosen.contains(at) {
-            continue;
-        }
+    // Entries kept out of the thread go to the run's metadata, and a note says what and how
+    // much (their usage is added up apart as they stream).
+    let mut kept_out: BTreeMap<&'static str, KeptOut> = BTreeMap::new();
+    for (at, reason) in &selection.kept_out {
         let entry = &entries[*at];
-        off_chain += 1;
-        let rewound = entry.kind == "assistant" || (entry.kind == "user" && !entry.meta);
-        if rewound {
-            branch_note.get_or_insert((entry.line, 0)).1 += 1;
-        }
-        let reason = if rewound { "rewound" } else { "side-branch" };
+        let count = kept_out.entry(reason).or_default();
+        count.entries += 1;
+        count.messages += u64::from(entry.is_written());
+        count.calls += entry.tool_uses.len() as u64;
+        count.results += entry.tool_results.len() as u64;
         // Kept at the end of the run, so their times must not move its clock back.
         let mut note = Feed::entry(What::OffChain(reason), entry);
         note.timestamp = None;
         feed.push(note);
     }
-    if let Some((line, count)) = branch_note {
+    if let Some((first, _)) = selection.kept_out.first() {
+        let total = selection.kept_out.len();
+        let reasons: Vec<String> = kept_out
+            .iter()
+            .map(|(reason, count)| format!("{reason} {}", count.describe()))
+            .collect();
         notes.push(Note {
             file: log.path.clone(),
-            line,
-            kind: "rewound-branch",
+            line: entries[*first].line,
+            kind: "kept-out",
             message: format!(
-                "{count} message entries are off the thread (a rewind); kept as off-chain metadata"
+                "{total} {} kept out of the thread, as off-chain metadata: {}",
+                if total == 1 { "entry" } else { "entries" },
+                reasons.join(", ")
             ),
         });
     }
@@ -1109,7 +1528,11 @@ fn thread_from(
             .into(),
     );
     import.insert("entries".into(), entries.len().into());
-    import.insert("off_chain".into(), off_chain.into());
+    import.insert("thread".into(), selected.len().into());
+    import.insert("off_chain".into(), selection.kept_out.len().into());
+    let counts: BTreeMap<&str, u64> = kept_out.iter().map(|(r, c)| (*r, c.entries)).collect();
+    import.insert("kept_out".into(), json!(counts));
+    import.insert("rejoined".into(), json!(selection.rejoined));
     import.insert("compactions".into(), compactions.into());
     if let Some(cwd) = cwd {
         import.insert("cwd".into(), cwd.into());
@@ -1132,6 +1555,7 @@ fn thread_from(
         calls,
         session_id,
         version,
+        kept_out: kept_out.iter().map(|(r, c)| (*r, c.entries)).collect(),
     }
 }
 
@@ -1252,10 +1676,18 @@ fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
         calls,
         session_id: None,
         version: None,
+        kept_out: BTreeMap::new(),
     };
     thread
         .import
         .insert("format".into(), "claude-code-simplified".into());
+    thread.import.insert(
+        "source".into(),
+        log.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .into(),
+    );
     if let Some((stop, result, success)) = terminal {
         let last = log.entries.last().cloned().unwrap_or_default();
         let mut record = json!({"type": "result", "subtype": if success { "success" } else { "error_during_execution" },
@@ -1653,6 +2085,37 @@ impl<T> Queue<T> {
     }
 }
 
+/// Of agent threads without a session log, the first that no call of another spawned (by
+/// agent id or by prompt); the first when every one was spawned.
+fn root_agent(threads: &[Thread]) -> usize {
+    // Who names each agent id and who sent each prompt.
+    let mut naming: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut sending: HashMap<u128, Vec<usize>> = HashMap::new();
+    for (at, thread) in threads.iter().enumerate() {
+        for agent in thread.spawned.values() {
+            naming.entry(agent).or_default().push(at);
+        }
+        for prompt in thread.calls.iter().filter_map(|c| c.prompt) {
+            sending.entry(prompt).or_default().push(at);
+        }
+    }
+    let by_other =
+        |by: Option<&Vec<usize>>, at: usize| by.is_some_and(|by| by.iter().any(|b| *b != at));
+    (0..threads.len())
+        .find(|at| {
+            let thread = &threads[*at];
+            let named = thread
+                .agent
+                .as_deref()
+                .is_some_and(|a| by_other(naming.get(a), *at));
+            let sent = thread
+                .prompt
+                .is_some_and(|p| by_other(sending.get(&p), *at));
+            !named && !sent
+        })
+        .unwrap_or(0)
+}
+
 /// Links every sub-agent thread to the call that spawned it: the call whose result names
 /// its agent id, else the first unclaimed `Task` / `Agent` call that sent its prompt. Both
 /// are looked up in indexes, so linking is linear in the number of calls and sub-agents.
@@ -1843,6 +2306,7 @@ pub fn import_session(
         });
     }
     Ok(Imported {
+        kept_out: plan.kept_out(),
         session_id: plan.session_id,
         runs,
         notes: plan.notes,

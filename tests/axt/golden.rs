@@ -393,26 +393,21 @@ fn no_snapshot_without_a_fixture() {
         let relative = path.strip_prefix(&golden).unwrap();
         let parts: Vec<_> = relative.iter().map(|p| p.to_str().unwrap()).collect();
         let stem = path.file_stem().unwrap().to_str().unwrap();
+        // A fixture in a subdirectory (ok/nested/a.jsonl) is nested__a.snap; a Claude Code
+        // session known only by its agents' logs is its directory (ok/layout/<id>/).
+        let fixture = |corpus: &str, outcome: &str| {
+            let base = Path::new(ROOT).join("corpus").join(corpus).join(outcome);
+            let path = stem.replace("__", "/");
+            base.join(&path).is_dir()
+                || ["jsonl", "json", "sse"]
+                    .iter()
+                    .any(|ext| base.join(format!("{path}.{ext}")).exists())
+        };
         let has_fixture = match parts.as_slice() {
             [_provider, "summary.snap"] => true,
-            // A transcript fixture in a subdirectory (ok/nested/a.jsonl) is nested__a.snap.
-            [provider, outcome, _] => ["jsonl", "json", "sse"].iter().any(|ext| {
-                Path::new(ROOT)
-                    .join("corpus")
-                    .join(provider)
-                    .join(outcome)
-                    .join(format!("{}.{ext}", stem.replace("__", "/")))
-                    .exists()
-            }),
+            [provider, outcome, _] => fixture(provider, outcome),
             // An export snapshot: golden/agentlog/<corpus>/<outcome>/<fixture>.snap.
-            ["agentlog", corpus, outcome, _] => ["jsonl", "json", "sse"].iter().any(|ext| {
-                Path::new(ROOT)
-                    .join("corpus")
-                    .join(corpus)
-                    .join(outcome)
-                    .join(format!("{}.{ext}", stem.replace("__", "/")))
-                    .exists()
-            }),
+            ["agentlog", corpus, outcome, _] => fixture(corpus, outcome),
             _ => false,
         };
         assert!(
