@@ -5,7 +5,7 @@
 //!
 //! | transcript | AgentLog |
 //! |---|---|
-//! | `message.*` text blocks | `message` (`role`, the texts joined) |
+//! | `message.*` text blocks | `message` (`role`, the texts joined; their citations in `axt:citations`, offsets counted in the joined text) |
 //! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `axt:` properties) |
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
 //! | `command` blocks and shell tools (`Bash`, `shell`, `run_shell_command`, ...) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Block, EventType, ExchangeEvent, Payload};
+use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload};
 use crate::read::{ReadItem, Reader};
 use crate::record::Redactor;
 
@@ -200,9 +200,13 @@ impl Exporter {
                 (EventType::MessageUser | EventType::MessageAssistant, Payload::Message(m)) => {
                     let role = m.role.as_str().to_owned();
                     let mut texts = Vec::new();
+                    let mut cited = Vec::new();
                     for block in &m.blocks {
                         match &block.block {
-                            Block::Text { text } => texts.push(text.clone()),
+                            Block::Text { text, citations } => {
+                                cited.extend(joined_citations(&texts, citations));
+                                texts.push(text.clone());
+                            }
                             Block::Thinking {
                                 thinking,
                                 signature,
@@ -237,6 +241,9 @@ impl Exporter {
                         base["content"] = texts.join("\n").into();
                         if let Some(mid) = &m.message_id {
                             base["properties"]["axt:messageId"] = mid.clone().into();
+                        }
+                        if !cited.is_empty() {
+                            base["properties"]["axt:citations"] = cited.into();
                         }
                         self.messages += 1;
                         self.events.push(base);
@@ -577,6 +584,25 @@ fn millis(from: &ExchangeEvent, to: &ExchangeEvent) -> Option<u64> {
     let a = from.timestamp.unix_nanos().ok()?;
     let b = to.timestamp.unix_nanos().ok()?;
     (b >= a).then(|| ((b - a) / 1_000_000) as u64)
+}
+
+/// A text block's citations for a `message` whose `content` joins the texts before it with
+/// newlines: their offsets are moved by the characters that precede the block there.
+fn joined_citations(before: &[String], citations: &[Citation]) -> Vec<Value> {
+    let shift = before
+        .iter()
+        .map(|text| text.chars().count() as u64 + 1)
+        .sum::<u64>();
+    citations
+        .iter()
+        .filter_map(|citation| {
+            let mut citation = citation.clone();
+            citation.start_index = citation.start_index.map(|at| at + shift);
+            citation.end_index = citation.end_index.map(|at| at + shift);
+            // The reader refused any citation the strict writer would, so this cannot fail.
+            serde_json::to_value(&citation).ok()
+        })
+        .collect()
 }
 
 /// A tool output as text: a string, the text parts of a block array, else its JSON.

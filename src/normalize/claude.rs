@@ -501,6 +501,7 @@ impl State {
         let block = match &*raw.kind {
             "text" => Block::Text {
                 text: owned(raw.text),
+                citations: Vec::new(),
             },
             "thinking" => Block::Thinking {
                 thinking: owned(raw.thinking),
@@ -618,6 +619,7 @@ impl State {
                 }
                 "text" => Block::Text {
                     text: raw.text.map(Cow::into_owned).unwrap_or_default(),
+                    citations: Vec::new(),
                 },
                 other => {
                     self.unknown_block(other, record, position, diagnostics);
@@ -746,7 +748,10 @@ impl State {
         let fidelity = Fidelity::AgentEmitted;
         let source = open.source;
         let block = match open.kind.as_str() {
-            "text" => Block::Text { text: open.text },
+            "text" => Block::Text {
+                text: open.text,
+                citations: Vec::new(),
+            },
             "thinking" => Block::Thinking {
                 thinking: open.text,
                 signature: Some(open.signature).filter(|s| !s.is_empty()),

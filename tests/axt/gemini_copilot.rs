@@ -40,7 +40,7 @@ fn sequence(normalized: &Normalized) -> Vec<String> {
         .map(|item| {
             let role = item.role.as_str();
             match &item.block.block {
-                Block::Text { text } => format!("{role} text {text:?}"),
+                Block::Text { text, .. } => format!("{role} text {text:?}"),
                 Block::Thinking { thinking, .. } => format!("{role} thinking {thinking:?}"),
                 Block::ToolUse {
                     tool_name, tool_id, ..
