@@ -387,6 +387,21 @@ recs = [ev("response.created", response=resp("in_progress", [])),
         ev("response.incomplete", response=resp("incomplete", [part], ru(60, 16), incomplete_details={"reason": "max_output_tokens"}))]
 write("ok/pydantic-7911-responses-incomplete-max-output-tokens.sse", events(recs))
 
+# --- a custom tool's free-form input streamed as deltas equal to the final copy ------------
+# (openai/codex's apply_patch custom tool; openai-python ResponseCustomToolCallInputDeltaEvent)
+seq[0] = -1
+RID = "resp_custom_patch"
+PATCH = "*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+First line\n*** End Patch"
+ct = {"type": "custom_tool_call", "id": "ctc_01", "status": "completed", "call_id": "call_patch01", "name": "apply_patch", "input": PATCH}
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"type": "custom_tool_call", "id": "ctc_01", "status": "in_progress", "call_id": "call_patch01", "name": "apply_patch", "input": ""})]
+for i in range(0, len(PATCH), 11):
+    recs.append(ev("response.custom_tool_call_input.delta", item_id="ctc_01", output_index=0, delta=PATCH[i:i + 11]))
+recs += [ev("response.custom_tool_call_input.done", item_id="ctc_01", output_index=0, input=PATCH),
+         ev("response.output_item.done", output_index=0, item=ct),
+         ev("response.completed", response=resp("completed", [ct], ru(410, 38)))]
+write("ok/custom-tool-input-deltas-equal-final-copy.sse", events(recs))
+
 # --- Responses error event + response.failed ----------------------------------------------
 seq[0] = -1
 RID = "resp_failed"

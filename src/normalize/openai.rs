@@ -469,10 +469,22 @@ struct OpenCall {
     index: Option<u64>,
     id: String,
     name: String,
+    /// What streams for the call, joined: JSON arguments (functions, MCP tools), or the
+    /// free-form input of a custom tool.
     arguments: String,
-    /// Arguments a server sent as a JSON value rather than a string.
-    value: Option<Value>,
+    /// How the input is made from `arguments`.
+    input: Input,
     span: Source,
+}
+
+/// How a call's input is made.
+enum Input {
+    /// `arguments` is JSON text, parsed when the call is handed out (`{}` when empty).
+    Json,
+    /// `arguments` is the input itself, a string (a custom tool's free-form input).
+    Text,
+    /// The input as the provider sent it, a JSON value; `arguments` is not read.
+    Value(Value),
 }
 
 fn widen(span: &mut Option<Source>, source: Source) {
@@ -584,7 +596,7 @@ impl Assembly {
                 id: String::new(),
                 name: String::new(),
                 arguments: String::new(),
-                value: None,
+                input: Input::Json,
                 span: source,
             });
             self.calls.len() - 1
@@ -600,7 +612,7 @@ impl Assembly {
         match arguments {
             Some(StrOr::Str(piece)) => call.arguments.push_str(&piece),
             Some(StrOr::Else(Value::Null)) | None => {}
-            Some(StrOr::Else(value)) => call.value = Some(value),
+            Some(StrOr::Else(value)) => call.input = Input::Value(value),
         }
     }
 
@@ -641,12 +653,13 @@ impl Assembly {
                 };
                 let id = item.call_id.as_deref().or(item.id.as_deref());
                 self.call_fragment(None, id, item.name.as_deref(), arguments, source);
-                if item.kind.as_deref() == Some("custom_tool_call") {
-                    // Free-form input is a string, not JSON arguments.
-                    if let Some(call) = self.calls.last_mut() {
-                        let raw = std::mem::take(&mut call.arguments);
-                        call.value.get_or_insert(Value::String(raw));
-                    }
+                if item.kind.as_deref() == Some("custom_tool_call")
+                    && let Some(call) = self.calls.last_mut()
+                    && matches!(call.input, Input::Json)
+                {
+                    // Free-form input is a string, not JSON arguments; it streams the same
+                    // way (`custom_tool_call_input.delta`).
+                    call.input = Input::Text;
                 }
             }
             "local_shell_call" => {
@@ -702,7 +715,9 @@ impl Assembly {
             return;
         }
         for (call, streamed) in self.calls.iter_mut().zip(streamed.calls) {
-            if call.arguments.is_empty() && call.value.is_none() {
+            if matches!(call.input, Input::Value(_)) {
+                // The copy's input is a JSON value: the deltas were its text, nothing to add.
+            } else if call.arguments.is_empty() {
                 call.arguments = streamed.arguments;
             } else if !streamed.arguments.is_empty() && streamed.arguments != call.arguments {
                 mismatch("tool arguments", Some(call.span));
@@ -1477,10 +1492,13 @@ impl State {
             let span = call.span;
             let what = super::tools::describe_tool(&call.name, &call.id);
             incomplete(diagnostics, &what, span);
-            let tool_input = match call.value {
-                Some(value) => value,
-                None if call.arguments.trim().is_empty() => Value::Object(Default::default()),
-                None => match serde_json::from_str::<Value>(&call.arguments) {
+            let tool_input = match call.input {
+                Input::Value(value) => value,
+                Input::Text => Value::String(call.arguments),
+                Input::Json if call.arguments.trim().is_empty() => {
+                    Value::Object(Default::default())
+                }
+                Input::Json => match serde_json::from_str::<Value>(&call.arguments) {
                     Ok(value) => value,
                     Err(error) => {
                         if complete {
