@@ -288,9 +288,9 @@ def ev(kind, **fields):
     return r
 
 
-def resp(status, output, usage=None, **extra):
+def resp(status, output, usage=None, model=None, **extra):
     r = {"id": RID, "object": "response", "created_at": 1767226100, "status": status, "error": None,
-         "incomplete_details": None, "model": RM, "output": output, "parallel_tool_calls": True,
+         "incomplete_details": None, "model": model or RM, "output": output, "parallel_tool_calls": True,
          "usage": usage}
     r.update(extra)
     return r
@@ -401,6 +401,161 @@ recs += [ev("response.custom_tool_call_input.done", item_id="ctc_01", output_ind
          ev("response.output_item.done", output_index=0, item=ct),
          ev("response.completed", response=resp("completed", [ct], ru(410, 38)))]
 write("ok/custom-tool-input-deltas-equal-final-copy.sse", events(recs))
+
+# --- Responses server tools: the provider runs them; each item carries its own result -----
+# Shapes: openai-python ResponseFunctionWebSearch, ResponseFileSearchToolCall,
+# ResponseCodeInterpreterToolCall, ImageGenerationCall (plus the fields the API sends beyond
+# the type: action, revised_prompt, size, quality, background, output_format), McpListTools,
+# McpCall; their progress events (response.<tool>.in_progress / searching / interpreting /
+# generating / partial_image / completed) and argument / code deltas.
+seq[0] = -1
+RID = "resp_server_tools"
+SM = "gpt-5.4-mini-2026-03-17"
+ws = {"id": "ws_01", "type": "web_search_call", "status": "completed",
+      "action": {"type": "search", "query": "rust 1.90 release notes",
+                 "sources": [{"type": "url", "url": "https://blog.rust-lang.org/releases/1.90.0/"}]}}
+fs = {"id": "fs_02", "type": "file_search_call", "status": "completed", "queries": ["MSRV policy"],
+      "results": [{"file_id": "file-9Kq2", "filename": "CONTRIBUTING.md", "score": 0.91,
+                   "text": "The minimum supported Rust version is the one in Cargo.toml.", "attributes": {}}]}
+CODE = "import math\nprint(math.comb(10, 3))"
+ci = {"id": "ci_03", "type": "code_interpreter_call", "status": "completed", "code": CODE,
+      "container_id": "cntr_68b1a2", "outputs": [{"type": "logs", "logs": "120\n"}]}
+ig = {"id": "ig_04", "type": "image_generation_call", "status": "completed", "action": "generate",
+      "background": "opaque", "output_format": "png", "quality": "low", "size": "1024x1024",
+      "revised_prompt": "A small crab logo, flat orange on white.", "result": "iVBORw0KGgoAAAANSUhEUg=="}
+ml = {"id": "mcpl_05", "type": "mcp_list_tools", "server_label": "deepwiki",
+      "tools": [{"name": "ask_question", "input_schema": {"type": "object", "properties": {"repoName": {"type": "string"}, "question": {"type": "string"}}},
+                 "description": "Ask a question about a repository", "annotations": None}]}
+MCP_ARGS = c({"repoName": "rust-lang/rust", "question": "Where is the MSRV documented?"})
+mc = {"id": "mcp_06", "type": "mcp_call", "status": "completed", "approval_request_id": None,
+      "arguments": MCP_ARGS, "error": None, "name": "ask_question", "server_label": "deepwiki",
+      "output": "In src/doc/rustc/src/platform-support.md."}
+answer = {"id": "msg_07", "type": "message", "status": "completed", "role": "assistant",
+          "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": "Rust 1.90 is out; comb(10, 3) is 120."}]}
+output = [ws, fs, ci, ig, ml, mc, answer]
+usage = ru(2210, 301, cached=1024, reasoning=64)
+
+
+def added(item, **blank):
+    r = dict(item)
+    r.update(status="in_progress", **blank)
+    return r
+
+
+recs = [ev("response.created", response=resp("in_progress", [], model=SM)),
+        ev("response.output_item.added", output_index=0, item=added(ws, action={"type": "search"})),
+        ev("response.web_search_call.in_progress", output_index=0, item_id="ws_01"),
+        ev("response.web_search_call.searching", output_index=0, item_id="ws_01"),
+        ev("response.web_search_call.completed", output_index=0, item_id="ws_01"),
+        ev("response.output_item.done", output_index=0, item=ws),
+        ev("response.output_item.added", output_index=1, item=added(fs, results=None)),
+        ev("response.file_search_call.in_progress", output_index=1, item_id="fs_02"),
+        ev("response.file_search_call.searching", output_index=1, item_id="fs_02"),
+        ev("response.file_search_call.completed", output_index=1, item_id="fs_02"),
+        ev("response.output_item.done", output_index=1, item=fs),
+        ev("response.output_item.added", output_index=2, item=added(ci, code="", outputs=None)),
+        ev("response.code_interpreter_call.in_progress", output_index=2, item_id="ci_03")]
+for i in range(0, len(CODE), 12):
+    recs.append(ev("response.code_interpreter_call_code.delta", output_index=2, item_id="ci_03", delta=CODE[i:i + 12]))
+recs += [ev("response.code_interpreter_call_code.done", output_index=2, item_id="ci_03", code=CODE),
+         ev("response.code_interpreter_call.interpreting", output_index=2, item_id="ci_03"),
+         ev("response.code_interpreter_call.completed", output_index=2, item_id="ci_03"),
+         ev("response.output_item.done", output_index=2, item=ci),
+         ev("response.output_item.added", output_index=3, item=added(ig, result=None)),
+         ev("response.image_generation_call.in_progress", output_index=3, item_id="ig_04"),
+         ev("response.image_generation_call.generating", output_index=3, item_id="ig_04"),
+         ev("response.image_generation_call.partial_image", output_index=3, item_id="ig_04",
+            partial_image_index=0, partial_image_b64="iVBORw0KGgo=", size="1024x1024", quality="low",
+            background="opaque", output_format="png"),
+         ev("response.image_generation_call.completed", output_index=3, item_id="ig_04"),
+         ev("response.output_item.done", output_index=3, item=ig),
+         ev("response.output_item.added", output_index=4, item={"id": "mcpl_05", "type": "mcp_list_tools", "server_label": "deepwiki", "tools": []}),
+         ev("response.mcp_list_tools.in_progress", output_index=4, item_id="mcpl_05"),
+         ev("response.mcp_list_tools.completed", output_index=4, item_id="mcpl_05"),
+         ev("response.output_item.done", output_index=4, item=ml),
+         ev("response.output_item.added", output_index=5, item=added(mc, arguments="", output=None)),
+         ev("response.mcp_call.in_progress", output_index=5, item_id="mcp_06")]
+for i in range(0, len(MCP_ARGS), 16):
+    recs.append(ev("response.mcp_call_arguments.delta", output_index=5, item_id="mcp_06", delta=MCP_ARGS[i:i + 16]))
+recs += [ev("response.mcp_call_arguments.done", output_index=5, item_id="mcp_06", arguments=MCP_ARGS),
+         ev("response.mcp_call.completed", output_index=5, item_id="mcp_06"),
+         ev("response.output_item.done", output_index=5, item=mc),
+         ev("response.output_item.added", output_index=6, item={"id": "msg_07", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+         ev("response.output_text.delta", item_id="msg_07", output_index=6, content_index=0, delta="Rust 1.90 is out; "),
+         ev("response.output_text.delta", item_id="msg_07", output_index=6, content_index=0, delta="comb(10, 3) is 120."),
+         ev("response.output_item.done", output_index=6, item=answer),
+         ev("response.completed", response=resp("completed", output, usage, model=SM))]
+write("ok/responses-server-tools-stream.sse", events(recs))
+# The same response as one body: the streamed and whole forms must agree.
+write("ok/responses-server-tools-body.json", json.dumps(resp("completed", output, usage, model=SM), indent=2) + "\n")
+
+# --- Responses tools the client runs: apply_patch, shell (local), computer, tool_search ----
+# A response asks for four calls; the next request (previous_response_id, so only new items)
+# carries their outputs; the last response answers. Shapes: openai-python
+# ResponseApplyPatchToolCall / ResponseFunctionShellToolCall / ResponseComputerToolCall /
+# ResponseToolSearchCall and the input items ApplyPatchCallOutput, ShellCallOutput,
+# ComputerCallOutput, ToolSearchOutput.
+RID = "resp_client_tools1"
+ap = {"type": "apply_patch_call", "id": "apc_01", "call_id": "call_ap1", "status": "completed",
+      "operation": {"type": "create_file", "path": "notes.md", "diff": "@@\n+# Notes\n"}}
+sh = {"type": "shell_call", "id": "shc_02", "call_id": "call_sh1", "status": "completed",
+      "action": {"commands": ["cargo fmt --check", "cargo test -q"], "timeout_ms": 120000, "max_output_length": 4096},
+      "environment": {"type": "local"}}
+cu = {"type": "computer_call", "id": "cu_03", "call_id": "call_cu1", "status": "completed",
+      "action": {"type": "screenshot"}, "pending_safety_checks": []}
+ts = {"type": "tool_search_call", "id": "tsc_04", "call_id": "call_ts1", "status": "completed",
+      "execution": "client", "arguments": {"query": "issue tracker"}}
+first = resp("completed", [ap, sh, cu, ts], ru(900, 140), model=SM)
+RID = "resp_client_tools2"
+followup = {"model": SM, "previous_response_id": "resp_client_tools1", "input": [
+    {"type": "apply_patch_call_output", "call_id": "call_ap1", "status": "failed", "output": "notes.md already exists"},
+    {"type": "shell_call_output", "call_id": "call_sh1", "max_output_length": 4096, "output": [
+        {"stdout": "", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}},
+        {"stdout": "running 3 tests\n", "stderr": "test parse ... FAILED\n", "outcome": {"type": "exit", "exit_code": 101}}]},
+    {"type": "computer_call_output", "call_id": "call_cu1", "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,iVBORw0KGgo="}},
+    {"type": "tool_search_output", "call_id": "call_ts1", "execution": "client", "status": "completed",
+     "tools": [{"type": "function", "name": "create_issue", "parameters": {"type": "object"}}]}]}
+last = resp("completed", [{"id": "msg_ct", "type": "message", "status": "completed", "role": "assistant",
+                           "content": [{"type": "output_text", "annotations": [], "text": "The patch failed and one test fails; I can file an issue."}]}],
+            ru(1400, 22, cached=896), model=SM)
+write("ok/responses-client-tools-apply-patch-shell-computer-search.jsonl",
+      "".join(c(x) + "\n" for x in [first, followup, last]))
+
+# --- MCP on the Responses API: listing, approval requests answered yes and no, a failed call
+RID = "resp_mcp1"
+ml2 = {"id": "mcpl_11", "type": "mcp_list_tools", "server_label": "gitmcp",
+       "tools": [{"name": "search_code", "input_schema": {"type": "object"}}, {"name": "delete_branch", "input_schema": {"type": "object"}}]}
+ar1 = {"id": "mcpr_12", "type": "mcp_approval_request", "server_label": "gitmcp", "name": "search_code", "arguments": c({"query": "fn main"})}
+ar2 = {"id": "mcpr_13", "type": "mcp_approval_request", "server_label": "gitmcp", "name": "delete_branch", "arguments": c({"branch": "main"})}
+asks = resp("completed", [ml2, ar1, ar2], ru(700, 60), model=SM)
+RID = "resp_mcp2"
+answers = {"model": SM, "previous_response_id": "resp_mcp1", "input": [
+    {"type": "mcp_approval_response", "approval_request_id": "mcpr_12", "approve": True},
+    {"type": "mcp_approval_response", "approval_request_id": "mcpr_13", "approve": False, "reason": "never delete main"}]}
+failed_call = {"id": "mcp_14", "type": "mcp_call", "status": "failed", "approval_request_id": "mcpr_12",
+               "server_label": "gitmcp", "name": "search_code", "arguments": c({"query": "fn main"}), "output": None,
+               "error": {"type": "mcp_protocol_error", "code": -32603, "message": "index not ready"}}
+after = resp("completed", [failed_call, {"id": "msg_15", "type": "message", "status": "completed", "role": "assistant",
+                                         "content": [{"type": "output_text", "annotations": [], "text": "The code search failed: the index is not ready."}]}],
+             ru(1100, 30), model=SM)
+write("ok/responses-mcp-approvals-and-failed-call.jsonl", "".join(c(x) + "\n" for x in [asks, answers, after]))
+
+# --- a shell in a hosted container and a server-side tool search: their outputs are items of
+# the response itself (openai-python ResponseFunctionShellToolCallOutput, ResponseToolSearchOutputItem)
+RID = "resp_hosted"
+hosted = {"type": "shell_call", "id": "shc_21", "call_id": "call_sh21", "status": "completed",
+          "action": {"commands": ["python3 --version"], "timeout_ms": 10000},
+          "environment": {"type": "container_reference", "container_id": "cntr_68b1a2"}}
+hosted_out = {"type": "shell_call_output", "id": "sho_22", "call_id": "call_sh21", "status": "completed",
+              "output": [{"stdout": "Python 3.12.4\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]}
+srv_ts = {"type": "tool_search_call", "id": "tsc_23", "call_id": "call_ts23", "status": "completed",
+          "execution": "server", "arguments": {"query": "weather"}}
+srv_out = {"type": "tool_search_output", "id": "tso_24", "call_id": "call_ts23", "status": "completed",
+           "execution": "server", "tools": [{"type": "function", "name": "get_forecast", "parameters": {"type": "object"}}]}
+done_msg = {"id": "msg_25", "type": "message", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "annotations": [], "text": "Python 3.12.4 is installed."}]}
+write("ok/responses-hosted-shell-and-server-tool-search-outputs.json",
+      json.dumps(resp("completed", [hosted, hosted_out, srv_ts, srv_out, done_msg], ru(800, 45), model=SM), indent=2) + "\n")
 
 # --- Responses error event + response.failed ----------------------------------------------
 seq[0] = -1

@@ -48,12 +48,40 @@
 //!   has no index). Responses calls are keyed by `item_id` and linked by `call_id`;
 //!   arguments that arrive only in `function_call_arguments.done` or `output_item.done` are
 //!   kept. The input is the parsed JSON of the final arguments, `{}` for empty arguments,
-//!   else the raw string and an `invalid-tool-input` warning. A call cut off by the end of
-//!   the stream is marked `incomplete`, with an `incomplete-block` warning. Shell tools
-//!   (`shell`, `bash`, `exec_command`, `local_shell`, with `command` or `cmd`) add a `command`.
+//!   else the raw string and an `invalid-tool-input` warning; a custom tool's free-form
+//!   input is its string. A call cut off by the end of the stream is marked `incomplete`,
+//!   with an `incomplete-block` warning. Shell tools (`shell`, `bash`, `exec_command`,
+//!   `local_shell`, with `command`, `cmd` or `commands`) add a `command` block per command.
+//! * Responses tools the client runs are tool calls like functions, `tool_id` = `call_id`:
+//!   `local_shell_call` (`local_shell`, input the action), `shell_call` (`shell`, the action),
+//!   `apply_patch_call` (`apply_patch`, the operation), `computer_call` (`computer`, the
+//!   action(s) and pending safety checks), `tool_search_call` (`tool_search`, the
+//!   arguments), `mcp_approval_request` (`mcp_approval_request`, input server label, tool
+//!   name and parsed arguments, `tool_id` = its id). Their results come back as items:
+//!   `*_call_output` (content the `output`; a `failed` status is an error; a shell output
+//!   is an error when a command timed out or exited non-zero, and gives the exit code when
+//!   it ran one command), `tool_search_output` (the tools), `mcp_approval_response` (the
+//!   approval; a declined one is an error). In a request they are user-side results; in a
+//!   response's output (a shell in a hosted container, a server-side tool search)
+//!   assistant-side.
+//! * Responses server tools (the provider runs them and reports the result in the same
+//!   item) are `tool_use` blocks with `server`, `tool_id` = the item id, each followed by its
+//!   assistant-side `tool_result`: `web_search_call` (`web_search`, input the action),
+//!   `file_search_call` (`file_search`, the queries), `code_interpreter_call`
+//!   (`code_interpreter`, code and container), `image_generation_call` (`image_generation`,
+//!   its parameters), `mcp_call` (`mcp__<server>__<tool>`, the parsed arguments),
+//!   `mcp_list_tools` (`mcp_list_tools`, the server label). The result is an object of the
+//!   item's `status` and every other field (results, outputs, the image, the MCP output and
+//!   error, fields added to the API later); a `failed` status or an `error` make it an error.
+//!   Streamed, their progress events (`response.<tool>.searching`, `.completed`, ...) update
+//!   the status, `mcp_call_arguments` and `code_interpreter_call_code` deltas build the
+//!   input, and `output_item.done` is the final copy; a server call cut off by the end of the
+//!   stream has no result (it dangles). Server calls do not make a Responses stop reason
+//!   `tool_use`.
 //! * Request side: user messages become user text, assistant messages assistant blocks,
 //!   `role: "tool"` messages and `function_call_output` items user-side `tool_result`s,
-//!   paired with their calls by id; system and developer messages are kept as metadata.
+//!   paired with their calls by id; system and developer messages are kept as metadata, and
+//!   so is every item kind not named here (whole).
 //! * Metadata: `model`; usage per response (the last usage of a response wins: some servers
 //!   repeat cumulative usage on every chunk), summed over responses, with cached tokens taken
 //!   out of the input (`prompt_tokens_details.cached_tokens`, `input_tokens_details`, or
@@ -74,7 +102,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::codex::shell_join;
 use super::framing::{Document, Frame, LineFramer, Record};
@@ -358,6 +386,49 @@ struct WireItem<'a> {
     output: Option<StrOr<'a, Value>>,
     #[serde(default)]
     action: Option<Value>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    /// Every other field: the inputs and results of the tool items, which differ by kind
+    /// and grow with the API, so what is not mapped is kept rather than dropped.
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+impl WireItem<'_> {
+    fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or("message")
+    }
+
+    /// The id results name the item by: `call_id`, else the item's `id`.
+    fn call_id(&self) -> &str {
+        self.call_id.as_deref().or(self.id.as_deref()).unwrap_or("")
+    }
+
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.rest.get(name).filter(|value| !value.is_null())
+    }
+
+    fn text_field(&self, name: &str) -> &str {
+        self.field(name).and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// An object of the item's fields other than `inputs` (and those read elsewhere): with
+    /// the item's `status`, what a server tool produced.
+    fn result_fields(&self, inputs: &[&str]) -> Map<String, Value> {
+        let mut result = Map::new();
+        if let Some(status) = &self.status {
+            result.insert("status".into(), Value::String(status.clone().into_owned()));
+        }
+        if let Some(output) = &self.output {
+            result.insert("output".into(), output.to_value());
+        }
+        for (name, value) in &self.rest {
+            if !inputs.contains(&name.as_str()) && !value.is_null() {
+                result.insert(name.clone(), value.clone());
+            }
+        }
+        result
+    }
 }
 
 /// A field that is usually a string and sometimes something else (content parts, an
@@ -427,6 +498,13 @@ impl<'a> StrOr<'a, Value> {
             StrOr::Else(value) => value,
         }
     }
+
+    fn to_value(&self) -> Value {
+        match self {
+            StrOr::Str(text) => Value::String(text.clone().into_owned()),
+            StrOr::Else(value) => value.clone(),
+        }
+    }
 }
 
 /// The text parts of a content array (or one part), joined with `separator`.
@@ -474,6 +552,11 @@ struct OpenCall {
     arguments: String,
     /// How the input is made from `arguments`.
     input: Input,
+    /// The provider runs the tool itself (a Responses server tool).
+    server: bool,
+    /// What the provider reported the tool produced, for a tool it ran and reports in the
+    /// same item: the content and whether it failed.
+    result: Option<(Value, bool)>,
     span: Source,
 }
 
@@ -485,6 +568,9 @@ enum Input {
     Text,
     /// The input as the provider sent it, a JSON value; `arguments` is not read.
     Value(Value),
+    /// These fields, with `code` set to `arguments` when code streamed or was given (the
+    /// code interpreter).
+    Code(Map<String, Value>),
 }
 
 fn widen(span: &mut Option<Source>, source: Source) {
@@ -597,6 +683,8 @@ impl Assembly {
                 name: String::new(),
                 arguments: String::new(),
                 input: Input::Json,
+                server: false,
+                result: None,
                 span: source,
             });
             self.calls.len() - 1
@@ -663,18 +751,171 @@ impl Assembly {
                 }
             }
             "local_shell_call" => {
-                let id = item.call_id.as_deref().or(item.id.as_deref());
                 let action = item.action.clone().unwrap_or(Value::Null);
-                self.call_fragment(
-                    None,
-                    id,
-                    Some("local_shell"),
-                    Some(StrOr::Else(action)),
+                self.tool_item(item, "local_shell", Input::Value(action), source);
+            }
+            "shell_call" => {
+                let action = item.action.clone().unwrap_or(Value::Null);
+                self.tool_item(item, "shell", Input::Value(action), source);
+                // A shell in a container the provider hosts runs there; its output comes
+                // back as a `shell_call_output` item of the response.
+                let hosted = item
+                    .field("environment")
+                    .and_then(|e| e.get("type"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| kind != "local");
+                self.last_call().server = hosted;
+            }
+            "apply_patch_call" => {
+                let operation = item.field("operation").cloned().unwrap_or(Value::Null);
+                self.tool_item(item, "apply_patch", Input::Value(operation), source);
+            }
+            "computer_call" => {
+                let mut input = pick(item, &["actions", "pending_safety_checks"]);
+                if let (Value::Object(fields), Some(action)) = (&mut input, &item.action) {
+                    fields.insert("action".into(), action.clone());
+                }
+                self.tool_item(item, "computer", Input::Value(input), source);
+            }
+            "tool_search_call" => {
+                let arguments = item.arguments.as_ref().map_or(Value::Null, StrOr::to_value);
+                self.tool_item(item, "tool_search", Input::Value(arguments), source);
+                self.last_call().server = item.text_field("execution") == "server";
+            }
+            "mcp_approval_request" => {
+                let arguments = item.arguments.as_ref().map_or(Value::Null, StrOr::to_value);
+                let mut input = pick(item, &["server_label"]);
+                if let (Value::Object(fields), Some(name)) = (&mut input, &item.name) {
+                    fields.insert("name".into(), Value::String(name.clone().into_owned()));
+                    fields.insert("arguments".into(), parsed(arguments));
+                }
+                let id = item.id.as_deref().unwrap_or("");
+                self.call_at(id, "mcp_approval_request", Input::Value(input), source);
+            }
+            "web_search_call" => {
+                let action = item.action.clone().unwrap_or(Value::Null);
+                let result = item.result_fields(&[]);
+                self.server_item(item, "web_search", Input::Value(action), result, source);
+            }
+            "file_search_call" => {
+                let input = pick(item, &["queries"]);
+                let result = item.result_fields(&["queries"]);
+                self.server_item(item, "file_search", Input::Value(input), result, source);
+            }
+            "code_interpreter_call" => {
+                let Value::Object(input) = pick(item, &["code", "container_id"]) else {
+                    unreachable!("pick makes an object")
+                };
+                let result = item.result_fields(&["code", "container_id"]);
+                self.server_item(item, "code_interpreter", Input::Code(input), result, source);
+                let code = item.text_field("code").to_owned();
+                self.last_call().arguments = code;
+            }
+            "image_generation_call" => {
+                const PARAMETERS: [&str; 5] = [
+                    "revised_prompt",
+                    "size",
+                    "quality",
+                    "background",
+                    "output_format",
+                ];
+                let mut input = pick(item, &PARAMETERS);
+                if let (Value::Object(fields), Some(action)) = (&mut input, &item.action) {
+                    fields.insert("action".into(), action.clone());
+                }
+                let result = item.result_fields(&PARAMETERS);
+                self.server_item(
+                    item,
+                    "image_generation",
+                    Input::Value(input),
+                    result,
                     source,
                 );
             }
+            "mcp_call" => {
+                let name = format!(
+                    "mcp__{}__{}",
+                    item.text_field("server_label"),
+                    item.name.as_deref().unwrap_or("")
+                );
+                let result = item.result_fields(&["server_label"]);
+                self.server_item(item, &name, Input::Json, result, source);
+                let id = item.id.as_deref();
+                let arguments = item.arguments.as_ref().map(|a| match a {
+                    StrOr::Str(text) => StrOr::Str(text.clone()),
+                    StrOr::Else(value) => StrOr::Else(value.clone()),
+                });
+                self.call_fragment(None, id, None, arguments, source);
+            }
+            "mcp_list_tools" => {
+                let input = pick(item, &["server_label"]);
+                let result = item.result_fields(&["server_label"]);
+                self.server_item(item, "mcp_list_tools", Input::Value(input), result, source);
+            }
             _ => {}
         }
+    }
+
+    /// A server tool's progress: the status its result reports so far (`failed` makes it an
+    /// error); an image generation's latest partial image with it.
+    fn progress(&mut self, status: &str, partial: Option<Value>) {
+        let Some(OpenCall {
+            result: Some((Value::Object(result), failed)),
+            ..
+        }) = self.calls.last_mut()
+        else {
+            return;
+        };
+        if status == "partial_image" {
+            for field in ["partial_image_b64", "partial_image_index"] {
+                if let Some(value) = partial.as_ref().and_then(|event| event.get(field)) {
+                    result.insert(field.into(), value.clone());
+                }
+            }
+        } else {
+            result.insert("status".into(), Value::String(status.to_owned()));
+            *failed |= status == "failed";
+        }
+    }
+
+    fn last_call(&mut self) -> &mut OpenCall {
+        self.calls.last_mut().expect("a call was just added")
+    }
+
+    /// A new call with this id, name and input.
+    fn call_at(&mut self, id: &str, name: &str, input: Input, source: Source) {
+        self.calls.push(OpenCall {
+            index: None,
+            id: id.to_owned(),
+            name: name.to_owned(),
+            arguments: String::new(),
+            input,
+            server: false,
+            result: None,
+            span: source,
+        });
+    }
+
+    /// A tool item the client runs: its result comes back as an output item of its own.
+    fn tool_item(&mut self, item: &WireItem<'_>, name: &str, input: Input, source: Source) {
+        self.call_at(item.call_id(), name, input, source);
+    }
+
+    /// A tool the provider ran, its result in the same item: `result` is the item's status
+    /// and what the tool produced; a `failed` status or an `error` make it an error.
+    fn server_item(
+        &mut self,
+        item: &WireItem<'_>,
+        name: &str,
+        input: Input,
+        result: Map<String, Value>,
+        source: Source,
+    ) {
+        let failed = item.status.as_deref() == Some("failed") || item.field("error").is_some();
+        self.call_at(item.id.as_deref().unwrap_or(""), name, input, source);
+        let call = self.last_call();
+        call.server = true;
+        call.result = Some((Value::Object(result), failed));
     }
 
     /// What the consolidated copy of an item lacks, taken from what its deltas assembled;
@@ -924,14 +1165,16 @@ impl State {
             Some("chat.completion") => self.completion(wire, span, items, diagnostics),
             Some("response") => {
                 let response = top_response(wire);
-                self.response_end(response, span, items, diagnostics);
+                self.response_end(response, record, "/output", span, items, diagnostics);
             }
             _ if kind.starts_with("response.") || kind == "error" => {
                 self.responses_event(&kind, wire, record, span, items, diagnostics)
             }
             _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
             _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),
-            _ if wire.input.is_some() => self.responses_request(wire, span, items, diagnostics),
+            _ if wire.input.is_some() => {
+                self.responses_request(wire, record, span, items, diagnostics)
+            }
             _ if wire.error.as_ref().is_some_and(|e| !e.is_null()) => {
                 let error = wire.error.unwrap_or(Value::Null);
                 self.fail(&error, span, items, diagnostics);
@@ -1088,9 +1331,13 @@ impl State {
                     self.response_id = id;
                 }
                 "tool" | "function" => {
-                    let tool_id = message.tool_call_id.as_deref().unwrap_or("").to_owned();
-                    let content = message.content.map_or(Value::Null, StrOr::into_value);
-                    self.tool_result(tool_id, content, span, items, diagnostics);
+                    let result = ItemResult {
+                        tool_id: message.tool_call_id.as_deref().unwrap_or("").to_owned(),
+                        content: message.content.map_or(Value::Null, StrOr::into_value),
+                        is_error: false,
+                        exit_code: None,
+                    };
+                    self.tool_result(result, Role::User, span, items, diagnostics);
                 }
                 role => self.meta.keep(span.line, &format!("message/{role}"), || {
                     message.content.map_or(Value::Null, StrOr::into_value)
@@ -1104,6 +1351,7 @@ impl State {
     fn responses_request(
         &mut self,
         wire: Wire<'_>,
+        record: Record<'_>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -1122,9 +1370,8 @@ impl State {
         };
         self.history = input.len();
         let id = self.response_id.take();
-        for item in input.into_iter().skip(skip) {
-            let kind = item.kind.as_deref().unwrap_or("message");
-            match kind {
+        for (at, item) in input.into_iter().enumerate().skip(skip) {
+            match item.kind() {
                 "message" => match item.role.as_deref().unwrap_or("user") {
                     "user" => {
                         if let Some(content) = &item.content {
@@ -1140,19 +1387,20 @@ impl State {
                         item.content.map_or(Value::Null, StrOr::into_value)
                     }),
                 },
-                "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                    let tool_id = item.call_id.as_deref().unwrap_or("").to_owned();
-                    let content = item.output.map_or(Value::Null, StrOr::into_value);
-                    self.tool_result(tool_id, content, span, items, diagnostics);
-                }
-                "function_call" | "custom_tool_call" | "local_shell_call" | "reasoning" => {
+                kind if OUTPUT_ITEMS.contains(&kind) => {
                     let mut assembly = Assembly::default();
                     assembly.item(&item, span);
                     self.emit(assembly, true, items, diagnostics);
                 }
-                other => self
-                    .meta
-                    .keep(span.line, &format!("item/{other}"), || Value::Null),
+                kind => match result_item(&item) {
+                    Some(result) => self.tool_result(result, Role::User, span, items, diagnostics),
+                    None => self.meta.keep(span.line, &format!("item/{kind}"), || {
+                        to_value(record.bytes)
+                            .pointer_mut(&format!("/input/{at}"))
+                            .map(Value::take)
+                            .unwrap_or_default()
+                    }),
+                },
             }
         }
         self.response_id = id;
@@ -1185,18 +1433,31 @@ impl State {
                 let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
                 self.items[at].assembly.say(&delta, span);
             }
-            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
+            "response.function_call_arguments.delta"
+            | "response.custom_tool_call_input.delta"
+            | "response.mcp_call_arguments.delta"
+            | "response.code_interpreter_call_code.delta" => {
                 let at = self.item_at(&wire);
                 let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
                 let call = &mut self.items[at].assembly;
                 call.call_fragment(None, None, None, Some(StrOr::Str(delta.into())), span);
             }
-            "response.function_call_arguments.done" | "response.custom_tool_call_input.done" => {
+            "response.function_call_arguments.done"
+            | "response.custom_tool_call_input.done"
+            | "response.mcp_call_arguments.done"
+            | "response.code_interpreter_call_code.done" => {
                 let at = self.item_at(&wire);
-                let arguments = wire.arguments.or(wire.input.map(|input| match input {
-                    StrOr::Str(text) => StrOr::Str(text),
-                    StrOr::Else(_) => StrOr::Else(Value::Null),
-                }));
+                let code = match wire.code {
+                    Some(Value::String(code)) => Some(StrOr::Str(Cow::Owned(code))),
+                    _ => None,
+                };
+                let arguments = wire
+                    .arguments
+                    .or(code)
+                    .or(wire.input.map(|input| match input {
+                        StrOr::Str(text) => StrOr::Str(text),
+                        StrOr::Else(_) => StrOr::Else(Value::Null),
+                    }));
                 let assembly = &mut self.items[at].assembly;
                 if let Some(StrOr::Str(arguments)) = arguments {
                     // The final arguments: they replace the deltas (and are all there is
@@ -1223,26 +1484,15 @@ impl State {
             "response.output_item.done" => {
                 self.saw_response = true;
                 let Some(item) = wire.item else { return };
-                let kind = item.kind.as_deref().unwrap_or("message").to_owned();
                 let at = self.open_item(item.id.as_deref(), wire.output_index);
                 let open = self.items.remove(at);
-                let mut assembly = Assembly::default();
-                assembly.item(&item, span);
-                assembly.fill_from(open.assembly, diagnostics);
-                self.emit(assembly, true, items, diagnostics);
                 self.streamed_items = true;
-                if !matches!(
-                    kind.as_str(),
-                    "message"
-                        | "reasoning"
-                        | "function_call"
-                        | "custom_tool_call"
-                        | "local_shell_call"
-                ) {
-                    self.meta.keep(span.line, &format!("item/{kind}"), || {
-                        to_value(record.bytes)
-                    });
-                }
+                self.output_item(&item, Some(open.assembly), span, items, diagnostics, || {
+                    to_value(record.bytes)
+                        .get_mut("item")
+                        .map(Value::take)
+                        .unwrap_or_default()
+                });
             }
             "response.completed"
             | "response.incomplete"
@@ -1253,7 +1503,8 @@ impl State {
                     let status = kind.trim_start_matches("response.");
                     response.status = Some(Cow::Owned(status.to_owned()));
                 }
-                self.response_end(response, span, items, diagnostics);
+                let output_at = "/response/output";
+                self.response_end(response, record, output_at, span, items, diagnostics);
             }
             "error" => {
                 let error = serde_json::json!({
@@ -1274,7 +1525,23 @@ impl State {
                 // Structure only: the text is in the deltas and in `output_item.done`.
                 self.streaming = true;
             }
-            other => self.meta.keep(span.line, other, || to_value(record.bytes)),
+            "response.shell_call_command.added"
+            | "response.shell_call_command.delta"
+            | "response.shell_call_command.done"
+            | "response.shell_call_output_content.delta"
+            | "response.shell_call_output_content.done" => {
+                // Structure only: the commands and their output are in the `shell_call` and
+                // `shell_call_output` items' `output_item.done`.
+                self.streaming = true;
+            }
+            other => match server_tool_progress(other) {
+                Some(status) => {
+                    let at = self.item_at(&wire);
+                    let partial = (status == "partial_image").then(|| to_value(record.bytes));
+                    self.items[at].assembly.progress(status, partial);
+                }
+                None => self.meta.keep(span.line, other, || to_value(record.bytes)),
+            },
         }
     }
 
@@ -1307,9 +1574,13 @@ impl State {
     }
 
     /// A Responses object: a whole body, or the one a terminal event carries.
+    /// `output_at` is where the response's `output` is in `record` (`/output` in a body,
+    /// `/response/output` in a terminal event).
     fn response_end(
         &mut self,
         response: WireResponse<'_>,
+        record: Record<'_>,
+        output_at: &str,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -1323,18 +1594,14 @@ impl State {
         } else {
             let output = response.output.unwrap_or_default();
             count = output.len();
-            for item in &output {
-                let mut assembly = Assembly::default();
-                assembly.item(item, span);
-                self.emit(assembly, true, items, diagnostics);
-                let kind = item.kind.as_deref().unwrap_or("message");
-                if !matches!(
-                    kind,
-                    "message" | "reasoning" | "function_call" | "custom_tool_call"
-                ) {
-                    self.meta
-                        .keep(span.line, &format!("item/{kind}"), || Value::Null);
-                }
+            for (at, item) in output.iter().enumerate() {
+                self.output_item(item, None, span, items, diagnostics, || {
+                    let pointer = format!("{output_at}/{at}");
+                    to_value(record.bytes)
+                        .pointer_mut(&pointer)
+                        .map(Value::take)
+                        .unwrap_or_default()
+                });
             }
         }
         self.history += count;
@@ -1397,18 +1664,57 @@ impl State {
         }
     }
 
+    /// A tool result: from a request (`Role::User`, the client ran the tool), or from a
+    /// response's output (`Role::Assistant`, the provider did).
     fn tool_result(
         &mut self,
-        tool_id: String,
-        content: Value,
+        result: ItemResult,
+        role: Role,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.tools
-            .answer(&tool_id, span.line, span.offset, diagnostics);
-        let block = ContentBlock::tool_result(Fidelity::AgentEmitted, tool_id, content);
-        items.push(item(block, Role::User, None, span));
+            .answer(&result.tool_id, span.line, span.offset, diagnostics);
+        let block = Block::ToolResult {
+            tool_id: result.tool_id,
+            tool_content: result.content,
+            is_error: result.is_error,
+            exit_code: result.exit_code,
+        };
+        let block = ContentBlock::new(Fidelity::AgentEmitted, block);
+        let message_id = match role {
+            Role::User => None,
+            _ => self.response_id.clone(),
+        };
+        items.push(item(block, role, message_id, span));
+    }
+
+    /// One item of a response's output, complete: streamed (with what its deltas
+    /// assembled) or from a body. Blocks for what axt maps, a tool result for a result item,
+    /// passthrough (`raw`) for the rest.
+    fn output_item(
+        &mut self,
+        item: &WireItem<'_>,
+        streamed: Option<Assembly>,
+        span: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+        raw: impl FnOnce() -> Value,
+    ) {
+        let kind = item.kind();
+        if OUTPUT_ITEMS.contains(&kind) {
+            let mut assembly = Assembly::default();
+            assembly.item(item, span);
+            if let Some(streamed) = streamed {
+                assembly.fill_from(streamed, diagnostics);
+            }
+            self.emit(assembly, true, items, diagnostics);
+        } else if let Some(result) = result_item(item) {
+            self.tool_result(result, Role::Assistant, span, items, diagnostics);
+        } else {
+            self.meta.keep(span.line, &format!("item/{kind}"), raw);
+        }
     }
 
     /// A fatal error from the provider: what was open is handed out, marked incomplete.
@@ -1495,6 +1801,12 @@ impl State {
             let tool_input = match call.input {
                 Input::Value(value) => value,
                 Input::Text => Value::String(call.arguments),
+                Input::Code(mut fields) => {
+                    if !call.arguments.is_empty() {
+                        fields.insert("code".into(), Value::String(call.arguments));
+                    }
+                    Value::Object(fields)
+                }
                 Input::Json if call.arguments.trim().is_empty() => {
                     Value::Object(Default::default())
                 }
@@ -1517,21 +1829,37 @@ impl State {
             };
             self.tools
                 .open(&call.id, &call.name, span.line, span.offset);
-            self.calls_in_response += 1;
-            let command = shell_command(&call.name, &tool_input);
+            if !call.server {
+                // Only a call the client must run ends the turn for tools.
+                self.calls_in_response += 1;
+            }
+            let commands = shell_commands(&call.name, &tool_input);
             let block = Block::ToolUse {
                 tool_name: call.name,
                 tool_id: call.id.clone(),
                 tool_input,
-                server: false,
+                server: call.server,
                 incomplete: !complete,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             items.push(item(block, Role::Assistant, message_id.clone(), span));
-            if let Some(command) = command {
+            for command in commands {
                 let block = Block::Command {
                     command,
-                    tool_id: Some(call.id).filter(|id| !id.is_empty()),
+                    tool_id: Some(call.id.clone()).filter(|id| !id.is_empty()),
+                };
+                let block = ContentBlock::new(Fidelity::AgentEmitted, block);
+                items.push(item(block, Role::Assistant, message_id.clone(), span));
+            }
+            // A server tool's result is in its item; a call cut off has none yet.
+            if let (Some((content, is_error)), true) = (call.result, complete) {
+                self.tools
+                    .answer(&call.id, span.line, span.offset, diagnostics);
+                let block = Block::ToolResult {
+                    tool_id: call.id,
+                    tool_content: content,
+                    is_error,
+                    exit_code: None,
                 };
                 let block = ContentBlock::new(Fidelity::AgentEmitted, block);
                 items.push(item(block, Role::Assistant, message_id.clone(), span));
@@ -1626,15 +1954,137 @@ fn error_text(error: &Value) -> String {
     }
 }
 
-/// The command line of a shell tool call, for its `command` block.
-fn shell_command(tool_name: &str, input: &Value) -> Option<String> {
-    if !matches!(tool_name, "shell" | "bash" | "exec_command" | "local_shell") {
-        return None;
+/// The status a server tool's progress event (`response.web_search_call.searching`, ...)
+/// reports; `None` for other events.
+fn server_tool_progress(event: &str) -> Option<&str> {
+    let (tool, status) = event.strip_prefix("response.")?.rsplit_once('.')?;
+    matches!(
+        tool,
+        "web_search_call"
+            | "file_search_call"
+            | "code_interpreter_call"
+            | "image_generation_call"
+            | "mcp_call"
+            | "mcp_list_tools"
+    )
+    .then_some(status)
+}
+
+/// The Responses item kinds read as assistant output: messages, reasoning and tool calls.
+const OUTPUT_ITEMS: [&str; 16] = [
+    "message",
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "shell_call",
+    "apply_patch_call",
+    "computer_call",
+    "tool_search_call",
+    "mcp_approval_request",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+    "mcp_list_tools",
+];
+
+/// What a result item says about the call it answers.
+struct ItemResult {
+    tool_id: String,
+    content: Value,
+    is_error: bool,
+    exit_code: Option<i64>,
+}
+
+/// The result a Responses result item carries (`*_output`, `mcp_approval_response`);
+/// `None` for other items.
+fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
+    let output = || item.output.as_ref().map_or(Value::Null, StrOr::to_value);
+    let failed = item.status.as_deref() == Some("failed");
+    let mut exit_code = None;
+    let (tool_id, content, is_error) = match item.kind() {
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            (item.call_id(), output(), false)
+        }
+        "computer_call_output" | "apply_patch_call_output" => (item.call_id(), output(), failed),
+        "shell_call_output" => {
+            let content = output();
+            let outcomes: Vec<&Value> = content
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|part| part.get("outcome"))
+                .collect();
+            let code = |outcome: &Value| outcome.get("exit_code").and_then(Value::as_i64);
+            // A command that timed out or exited non-zero failed.
+            let failed = failed
+                || outcomes.iter().any(|outcome| {
+                    outcome.get("type").and_then(Value::as_str) == Some("timeout")
+                        || code(outcome).is_some_and(|code| code != 0)
+                });
+            if let [outcome] = outcomes.as_slice() {
+                exit_code = code(outcome);
+            }
+            (item.call_id(), content, failed)
+        }
+        "tool_search_output" => {
+            let tools = item.field("tools").cloned().unwrap_or(Value::Null);
+            (item.call_id(), tools, failed)
+        }
+        "mcp_approval_response" => {
+            let declined = item.field("approve").and_then(Value::as_bool) == Some(false);
+            let answer = pick(item, &["approve", "reason"]);
+            (item.text_field("approval_request_id"), answer, declined)
+        }
+        _ => return None,
+    };
+    Some(ItemResult {
+        tool_id: tool_id.to_owned(),
+        content,
+        is_error,
+        exit_code,
+    })
+}
+
+/// An object of the item's `fields` that are present.
+fn pick(item: &WireItem<'_>, fields: &[&str]) -> Value {
+    let mut picked = Map::new();
+    for name in fields {
+        if let Some(value) = item.field(name) {
+            picked.insert((*name).to_owned(), value.clone());
+        }
     }
-    match input.get("command").or_else(|| input.get("cmd"))? {
-        Value::String(command) => Some(command.clone()),
-        Value::Array(argv) => Some(shell_join(argv)),
-        _ => None,
+    Value::Object(picked)
+}
+
+/// Arguments sent as a JSON string, parsed; anything else (and text that is not JSON) as it
+/// was.
+fn parsed(arguments: Value) -> Value {
+    match &arguments {
+        Value::String(text) => serde_json::from_str(text).unwrap_or(arguments),
+        _ => arguments,
+    }
+}
+
+/// The command lines of a shell tool call, for its `command` blocks: its `command` (or
+/// `cmd`, a string or an argv), or each of the Responses shell tool's `commands`.
+fn shell_commands(tool_name: &str, input: &Value) -> Vec<String> {
+    if !matches!(tool_name, "shell" | "bash" | "exec_command" | "local_shell") {
+        return Vec::new();
+    }
+    if let Some(Value::Array(commands)) = input.get("commands") {
+        return commands
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+    }
+    match input.get("command").or_else(|| input.get("cmd")) {
+        Some(Value::String(command)) => vec![command.clone()],
+        Some(Value::Array(argv)) => vec![shell_join(argv)],
+        _ => Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! OpenAI: the same model output, streamed or not, normalizes to the same blocks and metadata.
 
 use axt::ContentBlock;
-use axt::normalize::{Normalized, Options, Provider, normalize};
+use axt::normalize::{DiagnosticKind, Normalized, Options, Provider, normalize};
 use serde_json::{Value, json};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -123,18 +123,33 @@ fn chat_streamed_and_whole_give_the_same_blocks_and_metadata() {
     }
 }
 
+/// Fixtures that hold one Responses response twice: as an SSE stream and as a body.
+const RESPONSES_PAIRS: [(&str, &str); 2] = [
+    (
+        "responses-stream-reasoning-text-function-call.sse",
+        "responses-object-reasoning-text-function-call.json",
+    ),
+    (
+        "responses-server-tools-stream.sse",
+        "responses-server-tools-body.json",
+    ),
+];
+
 #[test]
 fn responses_streamed_and_whole_give_the_same_blocks_and_metadata() {
     let corpus = format!("{ROOT}/corpus/openai/ok");
-    let stream = std::fs::read(format!(
-        "{corpus}/responses-stream-reasoning-text-function-call.sse"
-    ))
-    .unwrap();
-    let body = std::fs::read(format!(
-        "{corpus}/responses-object-reasoning-text-function-call.json"
-    ))
-    .unwrap();
-    assert_eq!(essence(&read(&stream)), essence(&read(&body)));
+    for (stream, body) in RESPONSES_PAIRS {
+        let streamed = read(&std::fs::read(format!("{corpus}/{stream}")).unwrap());
+        let whole = read(&std::fs::read(format!("{corpus}/{body}")).unwrap());
+        assert_eq!(essence(&streamed), essence(&whole), "{stream} vs {body}");
+        assert!(
+            !streamed
+                .diagnostics
+                .iter()
+                .any(|d| d.kind == DiagnosticKind::StreamMismatch),
+            "{stream}: the deltas agree with the final copies"
+        );
+    }
 }
 
 #[test]
@@ -166,4 +181,87 @@ fn no_other_providers_fixture_is_detected_as_openai() {
             assert_ne!(Provider::detect(&input), Some(Provider::OpenAi), "{path:?}");
         }
     }
+}
+
+/// SSE events of the Responses API, one `event:`/`data:` pair each.
+fn responses_events(events: &[Value]) -> Vec<u8> {
+    let mut stream = String::new();
+    for event in events {
+        stream.push_str(&format!(
+            "event: {}\ndata: {event}\n\n",
+            event["type"].as_str().unwrap()
+        ));
+    }
+    stream.into_bytes()
+}
+
+fn blocks(normalized: &Normalized) -> Vec<Value> {
+    normalized
+        .items
+        .iter()
+        .map(|item| serde_json::to_value(&item.block).unwrap())
+        .collect()
+}
+
+fn kinds(normalized: &Normalized) -> Vec<&'static str> {
+    normalized
+        .diagnostics
+        .iter()
+        .map(|d| d.kind.as_str())
+        .collect()
+}
+
+#[test]
+fn a_server_tool_cut_off_mid_search_is_incomplete_and_has_no_result() {
+    let input = responses_events(&[
+        json!({"type": "response.created", "response": {"id": "resp_cut", "model": "gpt-5.4"}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item":
+            {"id": "ws_cut", "type": "web_search_call", "status": "in_progress",
+             "action": {"type": "search", "query": "axt"}}}),
+        json!({"type": "response.web_search_call.searching", "output_index": 0, "item_id": "ws_cut"}),
+    ]);
+    let normalized = normalize(Provider::OpenAi, &input, Options::default()).unwrap();
+    assert_eq!(
+        blocks(&normalized),
+        [
+            json!({"type": "tool_use", "fidelity": "agent_emitted", "tool_name": "web_search",
+            "tool_id": "ws_cut", "tool_input": {"type": "search", "query": "axt"},
+            "server": true, "incomplete": true})
+        ]
+    );
+    assert_eq!(
+        kinds(&normalized),
+        ["incomplete-block", "dangling-tool-use", "missing-terminal"]
+    );
+}
+
+#[test]
+fn a_server_tool_never_marked_done_takes_its_last_progress_when_the_response_completes() {
+    let input = responses_events(&[
+        json!({"type": "response.created", "response": {"id": "resp_nd", "model": "gpt-5.4"}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item":
+            {"id": "mcp_nd", "type": "mcp_call", "status": "in_progress", "server_label": "docs",
+             "name": "lookup", "arguments": ""}}),
+        json!({"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_nd",
+            "delta": "{\"q\":"}),
+        json!({"type": "response.mcp_call_arguments.delta", "output_index": 0, "item_id": "mcp_nd",
+            "delta": "\"sse\"}"}),
+        json!({"type": "response.mcp_call.failed", "output_index": 0, "item_id": "mcp_nd"}),
+        json!({"type": "response.completed", "response": {"id": "resp_nd", "status": "completed"}}),
+    ]);
+    let normalized = normalize(Provider::OpenAi, &input, Options::default()).unwrap();
+    assert_eq!(
+        blocks(&normalized),
+        [
+            json!({"type": "tool_use", "fidelity": "agent_emitted", "tool_name": "mcp__docs__lookup",
+                "tool_id": "mcp_nd", "tool_input": {"q": "sse"}, "server": true}),
+            json!({"type": "tool_result", "fidelity": "agent_emitted", "tool_id": "mcp_nd",
+                "tool_content": {"status": "failed"}, "is_error": true}),
+        ]
+    );
+    assert!(
+        normalized.diagnostics.is_empty(),
+        "{:?}",
+        normalized.diagnostics
+    );
 }
