@@ -557,6 +557,94 @@ done_msg = {"id": "msg_25", "type": "message", "status": "completed", "role": "a
 write("ok/responses-hosted-shell-and-server-tool-search-outputs.json",
       json.dumps(resp("completed", [hosted, hosted_out, srv_ts, srv_out, done_msg], ru(800, 45), model=SM), indent=2) + "\n")
 
+# --- Responses url_citation annotations, streamed (annotation.added) and in the final copy --
+# openai-python AnnotationURLCitation / ResponseOutputTextAnnotationAddedEvent; the offsets
+# count characters of the part's text (the em dash is one character, three bytes).
+seq[0] = -1
+RID = "resp_cited"
+CITED = ("Rust 1.90 — LLD is now the default linker on x86_64 Linux "
+         "([blog.rust-lang.org](https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/)), "
+         "and `cargo publish --workspace` is stable ([doc.rust-lang.org](https://doc.rust-lang.org/cargo/)).")
+
+
+def url_citation(link, url, title):
+    start = CITED.index(link)
+    return {"type": "url_citation", "start_index": start, "end_index": start + len(link), "url": url, "title": title}
+
+
+notes = [url_citation("[blog.rust-lang.org](https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/)",
+                      "https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/", "Announcing Rust 1.90.0"),
+         url_citation("[doc.rust-lang.org](https://doc.rust-lang.org/cargo/)",
+                      "https://doc.rust-lang.org/cargo/", "The Cargo Book")]
+ws2 = {"id": "ws_c1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "rust 1.90 lld default linker"}}
+cmsg = {"id": "msg_c2", "type": "message", "status": "completed", "role": "assistant",
+        "content": [{"type": "output_text", "annotations": notes, "logprobs": [], "text": CITED}]}
+recs = [ev("response.created", response=resp("in_progress", [], model=SM)),
+        ev("response.output_item.added", output_index=0, item=dict(ws2, status="in_progress")),
+        ev("response.web_search_call.in_progress", output_index=0, item_id="ws_c1"),
+        ev("response.web_search_call.searching", output_index=0, item_id="ws_c1"),
+        ev("response.web_search_call.completed", output_index=0, item_id="ws_c1"),
+        ev("response.output_item.done", output_index=0, item=ws2),
+        ev("response.output_item.added", output_index=1, item={"id": "msg_c2", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.content_part.added", item_id="msg_c2", output_index=1, content_index=0, part={"type": "output_text", "annotations": [], "text": ""})]
+for i in range(0, len(CITED), 24):
+    recs.append(ev("response.output_text.delta", item_id="msg_c2", output_index=1, content_index=0, delta=CITED[i:i + 24], logprobs=[]))
+for n, note in enumerate(notes):
+    recs.append(ev("response.output_text.annotation.added", item_id="msg_c2", output_index=1, content_index=0, annotation_index=n, annotation=note))
+recs += [ev("response.output_text.done", item_id="msg_c2", output_index=1, content_index=0, text=CITED, logprobs=[]),
+         ev("response.content_part.done", item_id="msg_c2", output_index=1, content_index=0, part={"type": "output_text", "annotations": notes, "text": CITED}),
+         ev("response.output_item.done", output_index=1, item=cmsg),
+         ev("response.completed", response=resp("completed", [ws2, cmsg], ru(5200, 160), model=SM))]
+write("ok/responses-url-citations-streamed-and-final.sse", events(recs))
+write("ok/responses-url-citations-body.json", json.dumps(resp("completed", [ws2, cmsg], ru(5200, 160), model=SM), indent=2) + "\n")
+
+# --- file citations in a body: file_citation, container_file_citation, file_path ----------
+# (openai-python AnnotationFileCitation / AnnotationContainerFileCitation / AnnotationFilePath;
+# a message of two output_text parts, so the second part's offsets move by the first's length)
+RID = "resp_files"
+P1 = "The contributing guide sets the MSRV. "
+P2 = "I plotted the build times: see build_times.png."
+fsc = {"id": "fs_f1", "type": "file_search_call", "status": "completed", "queries": ["MSRV"], "results": None}
+cic = {"id": "ci_f2", "type": "code_interpreter_call", "status": "completed", "code": "plot()", "container_id": "cntr_f2",
+       "outputs": [{"type": "logs", "logs": "saved build_times.png\n"}]}
+fmsg = {"id": "msg_f3", "type": "message", "status": "completed", "role": "assistant", "content": [
+    {"type": "output_text", "text": P1, "logprobs": [], "annotations": [
+        {"type": "file_citation", "file_id": "file-9Kq2", "filename": "CONTRIBUTING.md", "index": 37}]},
+    {"type": "output_text", "text": P2, "logprobs": [], "annotations": [
+        {"type": "container_file_citation", "container_id": "cntr_f2", "file_id": "cfile_68b2", "filename": "build_times.png",
+         "start_index": P2.index("build_times.png"), "end_index": P2.index("build_times.png") + len("build_times.png")},
+        {"type": "file_path", "file_id": "cfile_68b2", "index": 0}]}]}
+write("ok/responses-file-citations-two-text-parts.json",
+      json.dumps(resp("completed", [fsc, cic, fmsg], ru(3100, 90), model=SM), indent=2) + "\n")
+
+# --- Chat Completions annotations: nested url_citation (gpt-4o-search-preview body) --------
+cited_chat = "The 2025 Rust survey had 7,156 responses ([blog.rust-lang.org](https://blog.rust-lang.org/2026/02/survey/))."
+link = "[blog.rust-lang.org](https://blog.rust-lang.org/2026/02/survey/)"
+write("ok/chat-search-preview-nested-url-citation.json", c({
+    "id": "chatcmpl-search1", "object": "chat.completion", "created": 1767226300, "model": "gpt-4o-search-preview-2025-03-11",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": cited_chat, "refusal": None, "annotations": [
+        {"type": "url_citation", "url_citation": {"start_index": cited_chat.index(link), "end_index": cited_chat.index(link) + len(link),
+                                                  "title": "2025 State of Rust Survey Results", "url": "https://blog.rust-lang.org/2026/02/survey/"}}]},
+                 "logprobs": None, "finish_reason": "stop"}],
+    "usage": u(12, 48), "service_tier": "default", "system_fingerprint": ""}) + "\n")
+
+# --- OpenRouter web search: annotations in a streamed delta (url_citation with `content`) ---
+cid = "gen-1767226400-web"
+OR = "openai/gpt-4.1-mini:online"
+otext = "Tokio 1.48 is the latest release [tokio.rs](https://tokio.rs/blog)."
+olink = "[tokio.rs](https://tokio.rs/blog)"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, model=OR)]
+recs += text_deltas(cid, otext, size=10, model=OR)
+recs += [chunk(cid, {"role": "assistant", "content": "", "annotations": [
+    {"type": "url_citation", "url_citation": {"url": "https://tokio.rs/blog", "title": "Tokio blog", "content": "Tokio 1.48 released ...",
+                                              "start_index": otext.index(olink), "end_index": otext.index(olink) + len(olink)}}]}, model=OR),
+         chunk(cid, {"role": "assistant", "content": ""}, finish="stop", model=OR, native_finish_reason="stop",
+               usage={"prompt_tokens": 1900, "completion_tokens": 20, "total_tokens": 1920})]
+for r in recs:
+    r["provider"] = "OpenAI"
+    del r["system_fingerprint"]
+write("ok/openrouter-online-annotations-in-delta.sse", sse(recs))
+
 # --- Responses error event + response.failed ----------------------------------------------
 seq[0] = -1
 RID = "resp_failed"

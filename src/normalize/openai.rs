@@ -35,7 +35,16 @@
 //!   item's `output_item.done`, or at the response's terminal event; in the order thinking,
 //!   text, tool calls. Every block carries the response `id` as its message id.
 //! * Text: `content` deltas (or `output_text` deltas) accumulate into one text block;
-//!   `refusal` is text too.
+//!   `refusal` is text too. Content given as parts joins the text parts; Mistral's
+//!   `thinking` parts are thinking; other parts (images, audio) are kept as passthrough
+//!   `part/<type>`.
+//! * Citations: Responses `annotations` of `output_text` parts (`url_citation`,
+//!   `file_citation`, `container_file_citation`, `file_path`, streamed as
+//!   `response.output_text.annotation.added` and repeated in the final copy, which wins),
+//!   Chat Completions `annotations` (details nested under the type's name, in a message or a
+//!   delta), and Mistral `reference` parts become the text block's citations. Offsets are
+//!   moved to count from the start of the joined text (characters, as OpenAI counts); an
+//!   exact repeat of a citation already read is not added again.
 //! * Thinking: `reasoning ?? reasoning_content` (vLLM, Ollama, OpenRouter, DeepSeek), else the
 //!   text of `reasoning_details`; a `signature` or encrypted `data` in `reasoning_details`, or
 //!   a Responses reasoning item's `encrypted_content`, is kept as the block's signature, so
@@ -113,7 +122,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, Citation, ContentBlock, Fidelity, Role};
 
 /// Whether a record is OpenAI's: a completion, chunk or response object, a Responses event,
 /// or a request body.
@@ -268,6 +277,10 @@ struct Wire<'a> {
     output_index: Option<u64>,
     #[serde(default)]
     summary_index: Option<u64>,
+    #[serde(default)]
+    content_index: Option<u64>,
+    #[serde(default)]
+    annotation: Option<Value>,
     #[serde(borrow, default)]
     delta: Option<StrOr<'a, Value>>,
     #[serde(borrow, default)]
@@ -320,6 +333,8 @@ struct WireMessage<'a> {
     tool_calls: Option<Vec<WireToolCall<'a>>>,
     #[serde(borrow, default)]
     tool_call_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    annotations: Option<Vec<Value>>,
 }
 
 #[derive(Deserialize)]
@@ -539,8 +554,13 @@ struct Assembly {
     signature: Option<String>,
     thinking_span: Option<Source>,
     text: String,
+    /// `text`'s length in characters, the unit of citation offsets.
+    text_chars: u64,
     text_span: Option<Source>,
+    citations: Vec<Citation>,
     calls: Vec<OpenCall>,
+    /// Content parts of a kind axt does not map (images, audio, ...), kept as passthrough.
+    other_parts: Vec<Value>,
 }
 
 struct OpenCall {
@@ -585,7 +605,9 @@ impl Assembly {
         self.thinking.is_empty()
             && self.signature.is_none()
             && self.text.is_empty()
+            && self.citations.is_empty()
             && self.calls.is_empty()
+            && self.other_parts.is_empty()
     }
 
     fn think(&mut self, text: &str, source: Source) {
@@ -605,7 +627,79 @@ impl Assembly {
     fn say(&mut self, text: &str, source: Source) {
         if !text.is_empty() {
             self.text.push_str(text);
+            self.text_chars += text.chars().count() as u64;
             widen(&mut self.text_span, source);
+        }
+    }
+
+    /// Annotations of text that starts `shift` characters into this assembly's text; an
+    /// exact repeat of a citation already read (servers that resend the list on every chunk)
+    /// adds nothing.
+    fn cite(&mut self, annotations: &[Value], shift: u64, source: Source) {
+        for annotation in annotations {
+            let Some(citation) = citation_of(annotation, shift) else {
+                self.other_parts.push(annotation.clone());
+                continue;
+            };
+            if !self.citations.contains(&citation) {
+                self.citations.push(citation);
+                widen(&mut self.text_span, source);
+            }
+        }
+    }
+
+    /// Content: a string, or an array of parts (Chat Completions content parts, Responses
+    /// output content, Mistral's thinking and reference chunks).
+    fn content(&mut self, content: &StrOr<'_, Value>, source: Source) {
+        let parts = match content {
+            StrOr::Str(text) => return self.say(text, source),
+            StrOr::Else(Value::Array(parts)) => parts.as_slice(),
+            StrOr::Else(Value::Null) => return,
+            StrOr::Else(part) => std::slice::from_ref(part),
+        };
+        for part in parts {
+            let kind = part.get("type").and_then(Value::as_str).unwrap_or("text");
+            match (kind, part) {
+                (_, Value::String(text)) => self.say(text, source),
+                ("text" | "output_text" | "input_text", _) => {
+                    let shift = self.text_chars;
+                    self.say(
+                        part.get("text").and_then(Value::as_str).unwrap_or(""),
+                        source,
+                    );
+                    if let Some(Value::Array(annotations)) = part.get("annotations") {
+                        self.cite(annotations, shift, source);
+                    }
+                }
+                ("refusal", _) => {
+                    self.say(
+                        part.get("refusal").and_then(Value::as_str).unwrap_or(""),
+                        source,
+                    );
+                }
+                ("thinking", _) => {
+                    // Mistral: `{"type": "thinking", "thinking": [{"type": "text", ...}]}`.
+                    if let Some(thinking) = part.get("thinking") {
+                        self.think(&parts_text(thinking, ""), source);
+                    }
+                }
+                ("reference", _) => {
+                    // Mistral: a marker citing tool results by reference id, at this point
+                    // of the text.
+                    let mut extra = part.as_object().cloned().unwrap_or_default();
+                    extra.remove("type");
+                    let citation = Citation {
+                        kind: "reference".into(),
+                        start_index: Some(self.text_chars),
+                        end_index: Some(self.text_chars),
+                        extra,
+                        ..Citation::default()
+                    };
+                    self.citations.push(citation);
+                    widen(&mut self.text_span, source);
+                }
+                _ => self.other_parts.push(part.clone()),
+            }
         }
     }
 
@@ -634,10 +728,13 @@ impl Assembly {
             self.sign(signature.unwrap_or(""), source);
         }
         if let Some(content) = &message.content {
-            self.say(&content.text(""), source);
+            self.content(content, source);
         }
         if let Some(refusal) = &message.refusal {
             self.say(refusal, source);
+        }
+        if let Some(annotations) = &message.annotations {
+            self.cite(annotations, 0, source);
         }
         for call in message.tool_calls.into_iter().flatten() {
             let function = call.function.unwrap_or(WireFunction {
@@ -709,7 +806,7 @@ impl Assembly {
         match item.kind.as_deref().unwrap_or("message") {
             "message" => {
                 if let Some(content) = &item.content {
-                    self.say(&content.text(""), source);
+                    self.content(content, source);
                 }
             }
             "reasoning" => {
@@ -932,6 +1029,7 @@ impl Assembly {
         };
         if self.text.is_empty() {
             self.text = streamed.text;
+            self.text_chars = streamed.text_chars;
         } else if !streamed.text.is_empty() && streamed.text != self.text {
             mismatch("text", self.text_span);
         }
@@ -940,6 +1038,11 @@ impl Assembly {
                 end_line: self.text_span.map_or(span.end_line, |s| s.end_line),
                 ..span
             });
+        }
+        if self.citations.is_empty() {
+            self.citations = streamed.citations;
+        } else if !streamed.citations.is_empty() && streamed.citations != self.citations {
+            mismatch("citations", self.text_span);
         }
         if self.thinking.is_empty() {
             self.thinking = streamed.thinking;
@@ -979,7 +1082,25 @@ struct OpenItem {
     id: String,
     output_index: Option<u64>,
     summary_index: Option<u64>,
+    /// Where each content part's text starts in the assembled text, by `content_index`:
+    /// annotations count from the start of their part.
+    part_starts: Vec<(u64, u64)>,
     assembly: Assembly,
+}
+
+impl OpenItem {
+    /// The character offset where content part `index` starts (from here, if unseen).
+    fn part_start(&mut self, index: Option<u64>) -> u64 {
+        let index = index.unwrap_or(0);
+        match self.part_starts.iter().find(|(at, _)| *at == index) {
+            Some((_, start)) => *start,
+            None => {
+                let start = self.assembly.text_chars;
+                self.part_starts.push((index, start));
+                start
+            }
+        }
+    }
 }
 
 struct State {
@@ -1430,8 +1551,18 @@ impl State {
             }
             "response.output_text.delta" | "response.refusal.delta" => {
                 let at = self.item_at(&wire);
+                let item = &mut self.items[at];
+                item.part_start(wire.content_index);
                 let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
-                self.items[at].assembly.say(&delta, span);
+                item.assembly.say(&delta, span);
+            }
+            "response.output_text.annotation.added" => {
+                let at = self.item_at(&wire);
+                let item = &mut self.items[at];
+                let shift = item.part_start(wire.content_index);
+                if let Some(annotation) = wire.annotation {
+                    item.assembly.cite(&[annotation], shift, span);
+                }
             }
             "response.function_call_arguments.delta"
             | "response.custom_tool_call_input.delta"
@@ -1520,8 +1651,7 @@ impl State {
             | "response.reasoning_summary_part.added"
             | "response.reasoning_summary_part.done"
             | "response.reasoning_summary_text.done"
-            | "response.reasoning_text.done"
-            | "response.output_text.annotation.added" => {
+            | "response.reasoning_text.done" => {
                 // Structure only: the text is in the deltas and in `output_item.done`.
                 self.streaming = true;
             }
@@ -1567,6 +1697,7 @@ impl State {
                 id: id.unwrap_or("").to_owned(),
                 output_index,
                 summary_index: None,
+                part_starts: Vec::new(),
                 assembly: Assembly::default(),
             });
             self.items.len() - 1
@@ -1791,8 +1922,18 @@ impl State {
         }
         if let Some(span) = assembly.text_span {
             incomplete(diagnostics, "assistant text", span);
-            let block = ContentBlock::text(Fidelity::AgentEmitted, assembly.text);
+            let block = Block::Text {
+                text: assembly.text,
+                citations: assembly.citations,
+            };
+            let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             items.push(item(block, Role::Assistant, message_id.clone(), span));
+        }
+        for part in assembly.other_parts {
+            let kind = part.get("type").and_then(Value::as_str).unwrap_or("");
+            let line = assembly.text_span.map_or(0, |span| span.line);
+            self.meta
+                .keep(line, &format!("part/{kind}"), || part.clone());
         }
         for call in assembly.calls {
             let span = call.span;
@@ -2045,6 +2186,54 @@ fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
         content,
         is_error,
         exit_code,
+    })
+}
+
+/// An annotation (Responses `annotations[]`, Chat Completions `message.annotations[]`, whose
+/// details nest under the type's name) as a citation; `shift` moves its offsets to count
+/// from the start of the assembled text. `None` for what is not an annotation object.
+fn citation_of(annotation: &Value, shift: u64) -> Option<Citation> {
+    let mut fields = annotation.as_object()?.clone();
+    let kind = match fields.remove("type") {
+        Some(Value::String(kind)) => kind,
+        _ => return None,
+    };
+    if let Some(Value::Object(inner)) = fields.remove(&kind) {
+        for (name, value) in inner {
+            fields.entry(name).or_insert(value);
+        }
+    }
+    // A field of the type it should have is mapped; anything else stays in `extra`.
+    let mut text = |name: &str| match fields.get(name) {
+        Some(Value::String(text)) if !text.is_empty() => fields
+            .remove(name)
+            .and_then(|v| v.as_str().map(str::to_owned)),
+        Some(Value::Null) => fields.remove(name).and(None),
+        Some(Value::String(_)) => fields.remove(name).and(None),
+        _ => None,
+    };
+    let url = text("url");
+    let title = text("title").or_else(|| text("document_title"));
+    let file_id = text("file_id");
+    let filename = text("filename");
+    let cited_text = text("cited_text");
+    let mut index = |name: &str| {
+        let at = fields.get(name)?.as_u64()?;
+        fields.remove(name);
+        Some(at + shift)
+    };
+    let start_index = index("start_index");
+    let end_index = index("end_index");
+    Some(Citation {
+        kind,
+        url,
+        title,
+        file_id,
+        filename,
+        cited_text,
+        start_index,
+        end_index,
+        extra: fields,
     })
 }
 

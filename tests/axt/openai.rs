@@ -124,7 +124,7 @@ fn chat_streamed_and_whole_give_the_same_blocks_and_metadata() {
 }
 
 /// Fixtures that hold one Responses response twice: as an SSE stream and as a body.
-const RESPONSES_PAIRS: [(&str, &str); 2] = [
+const RESPONSES_PAIRS: [(&str, &str); 3] = [
     (
         "responses-stream-reasoning-text-function-call.sse",
         "responses-object-reasoning-text-function-call.json",
@@ -132,6 +132,10 @@ const RESPONSES_PAIRS: [(&str, &str); 2] = [
     (
         "responses-server-tools-stream.sse",
         "responses-server-tools-body.json",
+    ),
+    (
+        "responses-url-citations-streamed-and-final.sse",
+        "responses-url-citations-body.json",
     ),
 ];
 
@@ -263,5 +267,32 @@ fn a_server_tool_never_marked_done_takes_its_last_progress_when_the_response_com
         normalized.diagnostics.is_empty(),
         "{:?}",
         normalized.diagnostics
+    );
+}
+
+#[test]
+fn streamed_annotations_alone_are_kept_with_offsets_from_their_part() {
+    // A server that never sends the final copy of the message: the citations come from
+    // `annotation.added`, counted from the start of their content part.
+    let note = json!({"type": "url_citation", "start_index": 0, "end_index": 4,
+        "url": "https://example.com/b", "title": "B"});
+    let input = responses_events(&[
+        json!({"type": "response.created", "response": {"id": "resp_ann"}}),
+        json!({"type": "response.output_text.delta", "item_id": "msg_a", "output_index": 0,
+            "content_index": 0, "delta": "Dé one. "}),
+        json!({"type": "response.output_text.delta", "item_id": "msg_a", "output_index": 0,
+            "content_index": 1, "delta": "Two."}),
+        json!({"type": "response.output_text.annotation.added", "item_id": "msg_a",
+            "output_index": 0, "content_index": 1, "annotation_index": 0, "annotation": note}),
+        json!({"type": "response.completed", "response": {"id": "resp_ann", "status": "completed"}}),
+    ]);
+    let normalized = read(&input);
+    assert_eq!(
+        blocks(&normalized),
+        [
+            json!({"type": "text", "fidelity": "agent_emitted", "text": "Dé one. Two.",
+            "citations": [{"type": "url_citation", "url": "https://example.com/b", "title": "B",
+                "start_index": 8, "end_index": 12}]})
+        ]
     );
 }
