@@ -655,6 +655,16 @@ recs = [ev("response.created", response=resp("in_progress", [])),
         ev("response.failed", response=resp("failed", [], None, error={"code": "server_error", "message": "The server had an error while processing your request."}))]
 write("ok/responses-error-event-and-failed.sse", events(recs))
 
+# --- an error event with its details in an `error` object (can1357/oh-my-pi PR #2570) -----
+seq[0] = -1
+RID = "resp_nested_err"
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "msg_ne", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.output_text.delta", item_id="msg_ne", output_index=0, content_index=0, delta="Reading the whole"),
+        ev("error", error={"type": "invalid_request_error", "code": "context_length_exceeded",
+                           "message": "Your input exceeds the context window of this model.", "param": "input"})]
+write("ok/oh-my-pi-2570-error-event-nested-error-object.sse", events(recs))
+
 # --- Responses request with function_call_output + the final response body ----------------
 RID = "resp_req"
 req = {"model": RM, "instructions": "You are a coding agent.", "input": [

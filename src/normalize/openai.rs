@@ -1638,11 +1638,23 @@ impl State {
                 self.response_end(response, record, output_at, span, items, diagnostics);
             }
             "error" => {
-                let error = serde_json::json!({
-                    "code": wire.code,
-                    "message": wire.message.map(StrOr::into_value),
-                });
-                self.fail(&error, span, items, diagnostics);
+                // openai-python types the event flat (`code`, `message`, `param`); the API
+                // also sends the details in an `error` object. Each field is taken from the
+                // top level, else from inside `error`.
+                let mut error = match wire.error {
+                    Some(Value::Object(inner)) => inner,
+                    _ => Map::new(),
+                };
+                let flat = [
+                    ("code", wire.code),
+                    ("message", wire.message.map(StrOr::into_value)),
+                ];
+                for (name, value) in flat {
+                    if let Some(value) = value.filter(|v| !v.is_null()) {
+                        error.insert(name.into(), value);
+                    }
+                }
+                self.fail(&Value::Object(error), span, items, diagnostics);
             }
             "response.content_part.added"
             | "response.content_part.done"
