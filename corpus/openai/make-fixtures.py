@@ -275,6 +275,37 @@ recs += [{"id": cid, "object": "chat.completion.chunk", "created": 1767226001, "
           "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}]
 write("ok/in-stream-error-object-http-200.sse", sse(recs))
 
+# --- Azure OpenAI: filter results, a first chunk without object, id or choices -------------
+# (Azure's chat completions stream: `prompt_filter_results` in a chunk of its own with
+# `"object": ""`, then `content_filter_results` on every choice, `{}` where nothing was rated)
+SAFE = {"hate": {"filtered": False, "severity": "safe"}, "self_harm": {"filtered": False, "severity": "safe"},
+        "sexual": {"filtered": False, "severity": "safe"}, "violence": {"filtered": False, "severity": "safe"}}
+AZ = "gpt-4o-2024-11-20"
+cid = "chatcmpl-AzF1lt3r"
+prompt_filters = [{"prompt_index": 0, "content_filter_results": dict(SAFE, jailbreak={"filtered": False, "detected": False})}]
+recs = [{"choices": [], "created": 0, "id": "", "model": "", "object": "", "prompt_filter_results": prompt_filters}]
+
+
+def az(delta, results, finish=None):
+    r = chunk(cid, delta, finish=finish, model=AZ)
+    r["choices"][0]["content_filter_results"] = results
+    r["system_fingerprint"] = "fp_ee1d74bde0"
+    return r
+
+
+recs += [az({"content": "", "refusal": None, "role": "assistant"}, {})]
+for piece in ["The build ", "passes on ", "all three targets."]:
+    recs.append(az({"content": piece}, SAFE))
+recs += [az({}, {}, finish="stop")]
+write("ok/azure-filter-results-first-chunk-without-object.sse", sse(recs))
+write("ok/azure-content-filter-stop-body.json", json.dumps({
+    "choices": [{"content_filter_results": dict(SAFE, violence={"filtered": True, "severity": "medium"}),
+                 "finish_reason": "content_filter", "index": 0, "logprobs": None,
+                 "message": {"content": "I can describe the", "refusal": None, "role": "assistant"}}],
+    "created": 1767226500, "id": "chatcmpl-AzF1lt3rd", "model": AZ, "object": "chat.completion",
+    "prompt_filter_results": prompt_filters, "system_fingerprint": "fp_ee1d74bde0",
+    "usage": u(31, 4)}, indent=2) + "\n")
+
 # --- Responses API ------------------------------------------------------------------------
 RID = "resp_68af1c2e9f3481a2b7c4d5e6f7a8b9c0"
 RM = "o4-mini-2025-04-16"

@@ -97,6 +97,13 @@
 //!   DeepSeek's `prompt_cache_hit_tokens`) and reasoning tokens counted in the output;
 //!   `finish_reason` (or the Responses status and `incomplete_details.reason`) as the stop
 //!   reason. A missing `finish_reason` is not an error (Ollama sends `null`).
+//! * Extras: what servers add to a response and axt has no field for is kept, one
+//!   passthrough record `extras` per response (see `Extras`): Azure's
+//!   `prompt_filter_results` and per-choice `content_filter_results` / `_offsets`, Groq's
+//!   `x_groq`, OpenRouter's `provider` and `native_finish_reason`, vLLM's per-choice
+//!   `stop_reason`, Perplexity's `images` and `related_questions`, token `logprobs`,
+//!   `system_fingerprint`, `service_tier`, the Responses `tool_usage` and
+//!   `content_filters`. Azure's first chunk (`"object": ""`, no choices) is a chunk.
 //! * Errors: `{"error": ...}` records, Responses `error` events and `response.failed` are
 //!   fatal run errors; what was still open is handed out marked incomplete.
 //!
@@ -130,7 +137,11 @@ pub(crate) fn claims(record: &Value) -> bool {
     let Some(object) = record.as_object() else {
         return false;
     };
-    if let Some(kind) = object.get("object").and_then(Value::as_str) {
+    if let Some(kind) = object
+        .get("object")
+        .and_then(Value::as_str)
+        .filter(|kind| !kind.is_empty())
+    {
         return matches!(
             kind,
             "chat.completion" | "chat.completion.chunk" | "response"
@@ -300,6 +311,44 @@ struct Wire<'a> {
     status: Option<Cow<'a, str>>,
     #[serde(default)]
     incomplete_details: Option<Value>,
+    // What compatible servers add to a completion or chunk (kept, see `Extras`)
+    #[serde(default)]
+    system_fingerprint: Option<Value>,
+    #[serde(default)]
+    service_tier: Option<Value>,
+    #[serde(default)]
+    prompt_filter_results: Option<Value>,
+    #[serde(default)]
+    x_groq: Option<Value>,
+    #[serde(default)]
+    provider: Option<Value>,
+    #[serde(default)]
+    images: Option<Value>,
+    #[serde(default)]
+    related_questions: Option<Value>,
+    #[serde(default)]
+    tool_usage: Option<Value>,
+    #[serde(default)]
+    content_filters: Option<Value>,
+}
+
+impl Wire<'_> {
+    /// The top-level fields kept as extras: Azure's prompt filter results, Groq's `x_groq`,
+    /// OpenRouter's `provider`, Perplexity's images and related questions, the backend
+    /// fingerprint and service tier, Responses tool usage and content filters.
+    fn extras(&mut self) -> [(&'static str, Option<Value>); 9] {
+        [
+            ("system_fingerprint", self.system_fingerprint.take()),
+            ("service_tier", self.service_tier.take()),
+            ("prompt_filter_results", self.prompt_filter_results.take()),
+            ("x_groq", self.x_groq.take()),
+            ("provider", self.provider.take()),
+            ("images", self.images.take()),
+            ("related_questions", self.related_questions.take()),
+            ("tool_usage", self.tool_usage.take()),
+            ("content_filters", self.content_filters.take()),
+        ]
+    }
 }
 
 #[derive(Deserialize)]
@@ -312,6 +361,32 @@ struct WireChoice<'a> {
     message: Option<WireMessage<'a>>,
     #[serde(borrow, default)]
     finish_reason: Option<Cow<'a, str>>,
+    // Per choice, what servers add (kept, see `Extras`)
+    #[serde(default)]
+    content_filter_results: Option<Value>,
+    #[serde(default)]
+    content_filter_offsets: Option<Value>,
+    #[serde(default)]
+    native_finish_reason: Option<Value>,
+    #[serde(default)]
+    stop_reason: Option<Value>,
+    #[serde(default)]
+    logprobs: Option<Value>,
+}
+
+impl WireChoice<'_> {
+    /// The per-choice fields kept as extras: Azure's content filter results and offsets,
+    /// OpenRouter's `native_finish_reason`, vLLM's `stop_reason` (the stop string or token
+    /// matched), token log probabilities.
+    fn extras(&mut self) -> [(&'static str, Option<Value>); 5] {
+        [
+            ("content_filter_results", self.content_filter_results.take()),
+            ("content_filter_offsets", self.content_filter_offsets.take()),
+            ("native_finish_reason", self.native_finish_reason.take()),
+            ("stop_reason", self.stop_reason.take()),
+            ("logprobs", self.logprobs.take()),
+        ]
+    }
 }
 
 /// A chat message: a request message, a response `message`, or a chunk's `delta`.
@@ -372,6 +447,12 @@ struct WireResponse<'a> {
     error: Option<Value>,
     #[serde(default)]
     incomplete_details: Option<Value>,
+    #[serde(default)]
+    service_tier: Option<Value>,
+    #[serde(default)]
+    tool_usage: Option<Value>,
+    #[serde(default)]
+    content_filters: Option<Value>,
 }
 
 /// A Responses item: output items, and the request's input items.
@@ -1077,6 +1158,42 @@ impl Assembly {
 // ---------------------------------------------------------------------------------------
 // The state between records.
 
+/// Fields of a response that axt keeps but has no place for (see `Wire::extras` and
+/// `WireChoice::extras`), gathered while the response streams and kept as one passthrough
+/// record `extras` when the next response begins or the input ends: `{"response": id,
+/// <field>: [values]}`, each field with the values it took in order, a value repeated on
+/// consecutive chunks listed once; a choice's fields are named `choices[<index>].<field>`.
+/// Empty values (null, "", {}, []) say nothing and are not listed.
+#[derive(Default)]
+struct Extras {
+    line: u64,
+    fields: Vec<(String, Vec<Value>)>,
+}
+
+impl Extras {
+    fn note(&mut self, line: u64, name: &str, value: Option<Value>) {
+        let Some(value) = value else { return };
+        let empty = match &value {
+            Value::Null => true,
+            Value::String(text) => text.is_empty(),
+            Value::Array(items) => items.is_empty(),
+            Value::Object(fields) => fields.is_empty(),
+            _ => false,
+        };
+        if empty {
+            return;
+        }
+        if self.fields.is_empty() {
+            self.line = line;
+        }
+        match self.fields.iter_mut().find(|(known, _)| known == name) {
+            Some((_, values)) if values.last() == Some(&value) => {}
+            Some((_, values)) => values.push(value),
+            None => self.fields.push((name.to_owned(), vec![value])),
+        }
+    }
+}
+
 /// A Responses output item being streamed.
 struct OpenItem {
     id: String,
@@ -1105,6 +1222,7 @@ impl OpenItem {
 
 struct State {
     meta: RunMeta,
+    extras: Extras,
     tools: PendingTools,
     max_document_bytes: usize,
     document: Option<Document>,
@@ -1134,6 +1252,7 @@ impl State {
     fn new(max_document_bytes: usize) -> Self {
         State {
             meta: RunMeta::new(Provider::OpenAi),
+            extras: Extras::default(),
             tools: PendingTools::default(),
             max_document_bytes,
             document: None,
@@ -1265,7 +1384,7 @@ impl State {
     /// One parsed record, whatever its kind.
     fn record(
         &mut self,
-        wire: Wire<'_>,
+        mut wire: Wire<'_>,
         record: Record<'_>,
         span: Source,
         event: Option<&str>,
@@ -1273,14 +1392,16 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let kind = wire.kind.as_deref().or(event).unwrap_or("").to_owned();
+        // Azure's first chunk names no object (`"object": ""`) and has no choices, only
+        // the prompt's filter results.
+        wire.object = wire.object.take().filter(|object| !object.is_empty());
         let is_chunk = wire.object.as_deref() == Some("chat.completion.chunk")
             || (wire.object.is_none()
                 && wire.kind.is_none()
-                && (wire
+                && wire
                     .choices
                     .as_ref()
-                    .is_some_and(|c| c.iter().any(|c| c.delta.is_some()))
-                    || (wire.choices.as_ref().is_some_and(Vec::is_empty) && wire.usage.is_some())));
+                    .is_some_and(|c| c.is_empty() || c.iter().any(|c| c.delta.is_some())));
         match wire.object.as_deref() {
             _ if is_chunk => self.chunk(wire, span, items, diagnostics),
             Some("chat.completion") => self.completion(wire, span, items, diagnostics),
@@ -1319,9 +1440,47 @@ impl State {
             return;
         };
         if self.response_id.as_deref() != Some(id) {
+            // What came before the first id (Azure's prompt filter results) belongs to it.
+            if self.response_id.is_some() {
+                self.keep_extras();
+            }
             self.response_id = Some(id.to_owned());
             self.usage_before = self.meta.usage;
             self.calls_in_response = 0;
+        }
+    }
+
+    /// Keeps the extras of the response that ended.
+    fn keep_extras(&mut self) {
+        let extras = std::mem::take(&mut self.extras);
+        if extras.fields.is_empty() {
+            return;
+        }
+        let response = self.response_id.clone();
+        self.meta.keep(extras.line, "extras", || {
+            let mut raw = Map::new();
+            raw.insert(
+                "response".into(),
+                response.map_or(Value::Null, Value::String),
+            );
+            for (name, values) in extras.fields {
+                raw.insert(name, Value::Array(values));
+            }
+            Value::Object(raw)
+        });
+    }
+
+    /// Notes a record's extras and its choices'.
+    fn note_extras(&mut self, wire: &mut Wire<'_>, line: u64) {
+        for (name, value) in wire.extras() {
+            self.extras.note(line, name, value);
+        }
+        for choice in wire.choices.iter_mut().flatten() {
+            let index = choice.index.unwrap_or(0);
+            for (name, value) in choice.extras() {
+                self.extras
+                    .note(line, &format!("choices[{index}].{name}"), value);
+            }
         }
     }
 
@@ -1353,12 +1512,13 @@ impl State {
 
     fn chunk(
         &mut self,
-        wire: Wire<'_>,
+        mut wire: Wire<'_>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.begin_response(wire.id.as_deref(), wire.model.as_deref());
+        self.note_extras(&mut wire, span.line);
         for choice in wire.choices.into_iter().flatten() {
             let index = choice.index.unwrap_or(0);
             let at = match self.choices.iter().position(|(i, _)| *i == index) {
@@ -1403,12 +1563,13 @@ impl State {
 
     fn completion(
         &mut self,
-        wire: Wire<'_>,
+        mut wire: Wire<'_>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.begin_response(wire.id.as_deref(), wire.model.as_deref());
+        self.note_extras(&mut wire, span.line);
         for choice in wire.choices.into_iter().flatten() {
             let mut assembly = Assembly::default();
             if let Some(message) = choice.message.or(choice.delta) {
@@ -1721,7 +1882,7 @@ impl State {
     /// `/response/output` in a terminal event).
     fn response_end(
         &mut self,
-        response: WireResponse<'_>,
+        mut response: WireResponse<'_>,
         record: Record<'_>,
         output_at: &str,
         span: Source,
@@ -1729,6 +1890,13 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.begin_response(response.id.as_deref(), response.model.as_deref());
+        for (name, value) in [
+            ("service_tier", response.service_tier.take()),
+            ("tool_usage", response.tool_usage.take()),
+            ("content_filters", response.content_filters.take()),
+        ] {
+            self.extras.note(span.line, name, value);
+        }
         let mut count = self.items.len();
         if self.streamed_items || !self.items.is_empty() {
             // The stream said it all; the output repeats it. Items never marked done are
@@ -2026,6 +2194,7 @@ impl State {
         }
         let open = self.streaming || !self.choices.is_empty() || !self.items.is_empty();
         self.flush(false, &mut out.items, &mut out.diagnostics);
+        self.keep_extras();
         self.tools.report_dangling(&mut out.diagnostics);
         if open || !self.saw_response {
             let (line, offset) = self.last_record;
@@ -2049,6 +2218,9 @@ fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
         output: wire.output,
         error: wire.error,
         incomplete_details: wire.incomplete_details,
+        service_tier: wire.service_tier,
+        tool_usage: wire.tool_usage,
+        content_filters: wire.content_filters,
     }
 }
 

@@ -296,3 +296,39 @@ fn streamed_annotations_alone_are_kept_with_offsets_from_their_part() {
         ]
     );
 }
+
+/// The `extras` passthrough records of a run.
+fn extras(normalized: &Normalized) -> Vec<Value> {
+    normalized
+        .meta
+        .passthrough
+        .iter()
+        .filter(|kept| kept.kind == "extras")
+        .map(|kept| kept.raw.clone())
+        .collect()
+}
+
+#[test]
+fn azure_filter_results_are_kept_once_per_distinct_value() {
+    let input = std::fs::read(format!(
+        "{ROOT}/corpus/openai/ok/azure-filter-results-first-chunk-without-object.sse"
+    ))
+    .unwrap();
+    assert_eq!(Provider::detect(&input), Some(Provider::OpenAi));
+    let normalized = read(&input);
+    let safe = json!({"hate": {"filtered": false, "severity": "safe"},
+        "self_harm": {"filtered": false, "severity": "safe"},
+        "sexual": {"filtered": false, "severity": "safe"},
+        "violence": {"filtered": false, "severity": "safe"}});
+    let mut prompt = safe.clone();
+    prompt["jailbreak"] = json!({"filtered": false, "detected": false});
+    assert_eq!(
+        extras(&normalized),
+        [json!({
+            "response": "chatcmpl-AzF1lt3r",
+            "prompt_filter_results": [[{"prompt_index": 0, "content_filter_results": prompt}]],
+            "system_fingerprint": ["fp_ee1d74bde0"],
+            "choices[0].content_filter_results": [safe],
+        })]
+    );
+}
