@@ -275,6 +275,31 @@ recs += [{"id": cid, "object": "chat.completion.chunk", "created": 1767226001, "
           "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}]
 write("ok/in-stream-error-object-http-200.sse", sse(recs))
 
+# --- Mistral (magistral): reasoning as `thinking` parts inside `content` ------------------
+# The stream sends `delta.content` as an array of chunks `{"type": "thinking", "thinking":
+# [{"type": "text", "text": ...}]}`, then the answer as plain string deltas.
+cid = "4b1d7c9e0f2a4e6b8c3d5f7a9b1c3e5d"
+MM = "magistral-medium-2509"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, model=MM)]
+for piece in ["The user wants 17 * 3.", " 17 * 3 = 51.", " Double-check: 50 + 1."]:
+    recs.append(chunk(cid, {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": piece}]}]}, model=MM))
+for piece in ["17 × 3 ", "= 51."]:
+    recs.append(chunk(cid, {"content": piece}, model=MM))
+recs.append(chunk(cid, {"content": ""}, finish="stop", model=MM,
+                  usage={"prompt_tokens": 21, "total_tokens": 160, "completion_tokens": 139}))
+for r in recs:
+    del r["system_fingerprint"]
+write("ok/mistral-magistral-thinking-parts-in-content.sse", sse(recs))
+# A body: thinking, text and `reference` chunks (Mistral's citations of tool results).
+write("ok/mistral-thinking-text-and-reference-chunks.json", c({
+    "id": "7c2e9a1b3d5f4a6c8e0b2d4f6a8c0e2b", "object": "chat.completion", "created": 1767226600, "model": MM,
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "tool_calls": None, "content": [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "The search result 0 gives the date."}]},
+        {"type": "text", "text": "Rust 1.0 was released on 15 May 2015"},
+        {"type": "reference", "reference_ids": [0]},
+        {"type": "text", "text": "."}]}}],
+    "usage": {"prompt_tokens": 310, "total_tokens": 372, "completion_tokens": 62}}) + "\n")
+
 # --- Azure OpenAI: filter results, a first chunk without object, id or choices -------------
 # (Azure's chat completions stream: `prompt_filter_results` in a chunk of its own with
 # `"object": ""`, then `content_filter_results` on every choice, `{}` where nothing was rated)
