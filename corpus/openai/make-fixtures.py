@@ -711,6 +711,25 @@ recs = [ev("response.created", response=resp("in_progress", [])),
         ev("response.failed", response=resp("failed", [], None, error={"code": "server_error", "message": "The server had an error while processing your request."}))]
 write("ok/responses-error-event-and-failed.sse", events(recs))
 
+# --- a proxy that gives the same item a new id on every event (recorded traffic) ----------
+# Only `output_index` stays put; the item, its deltas and its final copy each name a
+# different id.
+seq[0] = -1
+RID = "resp_reid"
+final_text = "Same item, four ids."
+recs = [ev("response.created", response=resp("in_progress", [])),
+        ev("response.output_item.added", output_index=0, item={"id": "msg_r1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}),
+        ev("response.output_text.delta", item_id="msg_r2", output_index=0, content_index=0, delta="Same item, "),
+        ev("response.output_text.delta", item_id="msg_r3", output_index=0, content_index=0, delta="four ids."),
+        ev("response.output_item.done", output_index=0, item={"id": "msg_r4", "type": "message", "status": "completed", "role": "assistant",
+                                                              "content": [{"type": "output_text", "annotations": [], "text": final_text}]}),
+        ev("response.output_item.added", output_index=1, item={"id": "fc_r5", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_reid", "name": "get_time"}),
+        ev("response.function_call_arguments.delta", item_id="fc_r6", output_index=1, delta="{\"tz\":"),
+        ev("response.function_call_arguments.delta", item_id="fc_r7", output_index=1, delta="\"UTC\"}"),
+        ev("response.output_item.done", output_index=1, item={"id": "fc_r8", "type": "function_call", "status": "completed", "arguments": c({"tz": "UTC"}), "call_id": "call_reid", "name": "get_time"}),
+        ev("response.completed", response=resp("completed", [], ru(40, 12)))]
+write("ok/proxy-new-item-id-on-every-event.sse", events(recs))
+
 # --- an error event with its details in an `error` object (can1357/oh-my-pi PR #2570) -----
 seq[0] = -1
 RID = "resp_nested_err"

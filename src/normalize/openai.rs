@@ -1700,6 +1700,12 @@ impl State {
         match kind {
             "response.created" | "response.in_progress" | "response.queued" => {
                 let response = wire.response.unwrap_or_default();
+                let id = response.id.as_deref().filter(|id| !id.is_empty());
+                if id.is_some() && self.response_id.as_deref() != id {
+                    // Items still open belong to a response that was cut off; they must not
+                    // take the new response's items at their output index.
+                    self.flush(false, items, diagnostics);
+                }
                 self.begin_response(response.id.as_deref(), response.model.as_deref());
                 self.streaming = true;
             }
@@ -1855,16 +1861,21 @@ impl State {
         self.open_item(wire.item_id.as_deref(), wire.output_index)
     }
 
+    /// The open item an event is about: the one at its `output_index`, else the one with its
+    /// id; a new one when neither is open. The index decides first because it is the
+    /// item's place in the response, while ids are not stable everywhere: some proxies give
+    /// the same item a new id on every event, and going by the id would replay its deltas
+    /// as a second copy.
     fn open_item(&mut self, id: Option<&str>, output_index: Option<u64>) -> usize {
         let id = id.filter(|id| !id.is_empty());
-        let found = match id {
-            Some(id) => self.items.iter().position(|i| i.id == id),
-            None => output_index.and_then(|at| {
-                self.items
-                    .iter()
-                    .position(|i| i.output_index == Some(at) && i.id.is_empty())
-            }),
-        };
+        let by_index =
+            output_index.and_then(|at| self.items.iter().position(|i| i.output_index == Some(at)));
+        let found = by_index.or_else(|| {
+            let id = id?;
+            let at = self.items.iter().position(|i| i.id == id)?;
+            self.items[at].output_index = self.items[at].output_index.or(output_index);
+            Some(at)
+        });
         found.unwrap_or_else(|| {
             self.items.push(OpenItem {
                 id: id.unwrap_or("").to_owned(),
