@@ -300,6 +300,67 @@ write("ok/mistral-thinking-text-and-reference-chunks.json", c({
         {"type": "text", "text": "."}]}}],
     "usage": {"prompt_tokens": 310, "total_tokens": 372, "completion_tokens": 62}}) + "\n")
 
+# --- Perplexity Sonar --------------------------------------------------------------------
+# Full stream mode (the default): every chunk is `"object": "chat.completion"` with the
+# cumulative `message` next to the `delta`, and repeats `search_results`, `citations` and the
+# usage so far (with its cost in dollars).
+PX = "sonar-pro"
+cid = "9c1f3e2a-7b4d-4e6f-8a0b-2c4d6e8f0a1b"
+answer = "Rust 1.90 made LLD the default linker on x86_64 Linux[1]."
+results = [{"title": "Announcing Rust 1.90.0", "url": "https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/",
+            "date": "2025-09-18", "last_updated": "2025-09-19", "snippet": "LLD is now the default linker", "source": "web"}]
+urls = ["https://blog.rust-lang.org/2025/09/18/Rust-1.90.0/"]
+
+
+def px_usage(completion):
+    return {"prompt_tokens": 9, "completion_tokens": completion, "total_tokens": 9 + completion,
+            "search_context_size": "low", "cost": {"input_tokens_cost": 0.0, "output_tokens_cost": 0.0002,
+                                                   "request_cost": 0.006, "total_cost": 0.0062}}
+
+
+recs, sofar = [], ""
+pieces = ["Rust 1.90 made ", "LLD the default ", "linker on x86_64 ", "Linux[1]."]
+for n, piece in enumerate(pieces):
+    sofar += piece
+    recs.append({"id": cid, "model": PX, "created": 1767226700, "usage": px_usage(n + 1), "citations": urls,
+                 "search_results": results, "object": "chat.completion",
+                 "choices": [{"index": 0, "finish_reason": None, "message": {"role": "assistant", "content": sofar},
+                              "delta": {"role": "assistant", "content": piece}}]})
+recs.append({"id": cid, "model": PX, "created": 1767226700, "usage": px_usage(14), "citations": urls,
+             "search_results": results, "object": "chat.completion",
+             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": sofar},
+                          "delta": {"role": "assistant", "content": ""}}]})
+write("ok/perplexity-full-mode-cumulative-message-every-chunk.sse", sse(recs, done=False))
+
+# Concise stream mode: `chat.reasoning` steps, `chat.reasoning.done` (the steps again, and
+# the search results), `chat.completion.chunk` deltas, and `chat.completion.done` as the
+# terminal record (the finish reason, the whole message again, sources, usage): no [DONE].
+PX = "sonar-reasoning-pro"
+cid = "0d2e4f6a-8b0c-4d2e-9f1a-3b5c7d9e1f3a"
+steps = [{"thought": "Searching the web for the Rust 1.90 release notes.", "type": "web_search",
+          "web_search": {"search_keywords": ["rust 1.90 release"], "search_results": results}},
+         {"thought": "The blog post names LLD as the new default linker.", "type": "reasoning"}]
+
+
+def px(obj, delta, message=None, finish=None, **extra):
+    choice = {"index": 0, "finish_reason": finish, "delta": delta}
+    if message is not None:
+        choice["message"] = message
+    r = {"id": cid, "model": PX, "created": 1767226800, "object": obj, "choices": [choice]}
+    r.update(extra)
+    return r
+
+
+recs = [px("chat.reasoning", {"role": "assistant", "content": "", "reasoning_steps": [steps[0]]}, {"role": "assistant", "content": ""}),
+        px("chat.reasoning", {"role": "assistant", "content": "", "reasoning_steps": [steps[1]]}, {"role": "assistant", "content": ""}),
+        px("chat.reasoning.done", {"role": "assistant", "content": ""}, {"role": "assistant", "content": "", "reasoning_steps": steps},
+           search_results=results)]
+for piece in pieces:
+    recs.append(px("chat.completion.chunk", {"role": "assistant", "content": piece}))
+recs.append(px("chat.completion.done", {"role": "assistant", "content": ""}, {"role": "assistant", "content": answer},
+               finish="stop", search_results=results, citations=urls, usage=px_usage(31)))
+write("ok/perplexity-concise-reasoning-and-completion-done.sse", sse(recs, done=False))
+
 # --- Azure OpenAI: filter results, a first chunk without object, id or choices -------------
 # (Azure's chat completions stream: `prompt_filter_results` in a chunk of its own with
 # `"object": ""`, then `content_filter_results` on every choice, `{}` where nothing was rated)

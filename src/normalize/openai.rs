@@ -97,6 +97,15 @@
 //!   DeepSeek's `prompt_cache_hit_tokens`) and reasoning tokens counted in the output;
 //!   `finish_reason` (or the Responses status and `incomplete_details.reason`) as the stop
 //!   reason. A missing `finish_reason` is not an error (Ollama sends `null`).
+//! * Perplexity: its full stream mode sends `"object": "chat.completion"` chunks with the
+//!   whole message so far next to the delta; a chunk's `message` is read as the
+//!   consolidated copy when it extends what the deltas assembled (else as more of the
+//!   message), so the text is read once. Its concise mode's `chat.reasoning` and
+//!   `chat.reasoning.done` records give thinking (one line per reasoning step's `thought`;
+//!   the steps themselves are kept in `extras`), and `chat.completion.done` ends the stream
+//!   like a final chunk. `search_results` (else the URLs of `citations`) become the
+//!   citations of the choices' text; a dollar `cost` in the usage (Perplexity
+//!   `cost.total_cost`, OpenRouter `cost`) is the run's cost, summed over responses.
 //! * Extras: what servers add to a response and axt has no field for is kept, one
 //!   passthrough record `extras` per response (see `Extras`): Azure's
 //!   `prompt_filter_results` and per-choice `content_filter_results` / `_offsets`, Groq's
@@ -144,7 +153,12 @@ pub(crate) fn claims(record: &Value) -> bool {
     {
         return matches!(
             kind,
-            "chat.completion" | "chat.completion.chunk" | "response"
+            "chat.completion"
+                | "chat.completion.chunk"
+                | "response"
+                | "chat.reasoning"
+                | "chat.reasoning.done"
+                | "chat.completion.done"
         );
     }
     if let Some(kind) = object.get("type") {
@@ -330,6 +344,11 @@ struct Wire<'a> {
     tool_usage: Option<Value>,
     #[serde(default)]
     content_filters: Option<Value>,
+    /// Perplexity: the sources of the answer, as URLs and as search results.
+    #[serde(default)]
+    citations: Option<Value>,
+    #[serde(default)]
+    search_results: Option<Value>,
 }
 
 impl Wire<'_> {
@@ -404,6 +423,9 @@ struct WireMessage<'a> {
     reasoning_content: Option<StrOr<'a, Value>>,
     #[serde(default)]
     reasoning_details: Option<Vec<Value>>,
+    /// Perplexity: the steps of its reasoning, each with a `thought`.
+    #[serde(default)]
+    reasoning_steps: Option<Vec<Value>>,
     #[serde(borrow, default)]
     tool_calls: Option<Vec<WireToolCall<'a>>>,
     #[serde(borrow, default)]
@@ -795,6 +817,17 @@ impl Assembly {
         if let Some(reasoning) = reasoning {
             self.think(&reasoning, source);
         }
+        for step in message.reasoning_steps.iter().flatten() {
+            // One line per step: the steps arrive one chunk at a time.
+            if let Some(thought) = step.get("thought").and_then(Value::as_str)
+                && !thought.is_empty()
+            {
+                if !self.thinking.is_empty() && !self.thinking.ends_with('\n') {
+                    self.think("\n", source);
+                }
+                self.think(thought, source);
+            }
+        }
         for detail in message.reasoning_details.iter().flatten() {
             // OpenRouter repeats the text of `reasoning` in its details; read it only alone.
             if !has_reasoning {
@@ -830,6 +863,39 @@ impl Assembly {
                 source,
             );
         }
+    }
+
+    /// A chunk's `message`: the consolidated copy so far when it extends what was assembled
+    /// (Perplexity repeats the whole message on every chunk, and again in its `.done`
+    /// records), so it replaces it; otherwise more of the message.
+    fn snapshot(&mut self, copy: Assembly) {
+        if copy.text.starts_with(&self.text) {
+            if copy.text.len() > self.text.len() || self.text_span.is_none() {
+                self.text_span = self.text_span.or(copy.text_span);
+            }
+            self.text = copy.text;
+            self.text_chars = copy.text_chars;
+        } else {
+            self.text.push_str(&copy.text);
+            self.text_chars += copy.text_chars;
+            self.text_span = self.text_span.or(copy.text_span);
+        }
+        if copy.thinking.starts_with(&self.thinking) {
+            self.thinking_span = self.thinking_span.or(copy.thinking_span);
+            self.thinking = copy.thinking;
+        } else {
+            self.thinking.push_str(&copy.thinking);
+        }
+        self.signature = copy.signature.or(self.signature.take());
+        for citation in copy.citations {
+            if !self.citations.contains(&citation) {
+                self.citations.push(citation);
+            }
+        }
+        if self.calls.is_empty() {
+            self.calls = copy.calls;
+        }
+        self.other_parts.extend(copy.other_parts);
     }
 
     /// One fragment of a tool call; see the module docs for how fragments find their call.
@@ -1223,6 +1289,10 @@ impl OpenItem {
 struct State {
     meta: RunMeta,
     extras: Extras,
+    /// The sources of the response being read (Perplexity), cited by its choices' text.
+    sources: Vec<Citation>,
+    /// The cost of the responses before this one.
+    cost_before: Option<f64>,
     tools: PendingTools,
     max_document_bytes: usize,
     document: Option<Document>,
@@ -1253,6 +1323,8 @@ impl State {
         State {
             meta: RunMeta::new(Provider::OpenAi),
             extras: Extras::default(),
+            sources: Vec::new(),
+            cost_before: None,
             tools: PendingTools::default(),
             max_document_bytes,
             document: None,
@@ -1395,7 +1467,21 @@ impl State {
         // Azure's first chunk names no object (`"object": ""`) and has no choices, only
         // the prompt's filter results.
         wire.object = wire.object.take().filter(|object| !object.is_empty());
-        let is_chunk = wire.object.as_deref() == Some("chat.completion.chunk")
+        let has_delta = |wire: &Wire<'_>| {
+            wire.choices
+                .as_ref()
+                .is_some_and(|c| c.iter().any(|c| c.delta.is_some()))
+        };
+        let is_chunk = matches!(
+            wire.object.as_deref(),
+            // Perplexity's stream: reasoning records and a terminal record of its own.
+            Some(
+                "chat.completion.chunk"
+                    | "chat.reasoning"
+                    | "chat.reasoning.done"
+                    | "chat.completion.done"
+            )
+        ) || (wire.object.as_deref() == Some("chat.completion") && has_delta(&wire))
             || (wire.object.is_none()
                 && wire.kind.is_none()
                 && wire
@@ -1446,6 +1532,8 @@ impl State {
             }
             self.response_id = Some(id.to_owned());
             self.usage_before = self.meta.usage;
+            self.cost_before = self.meta.cost_usd;
+            self.sources.clear();
             self.calls_in_response = 0;
         }
     }
@@ -1481,6 +1569,13 @@ impl State {
                 self.extras
                     .note(line, &format!("choices[{index}].{name}"), value);
             }
+            // Perplexity's reasoning steps say what it searched and fetched; their
+            // thoughts are read as thinking, the rest is kept here.
+            for message in [&choice.delta, &choice.message].into_iter().flatten() {
+                let steps = message.reasoning_steps.clone().map(Value::Array);
+                self.extras
+                    .note(line, &format!("choices[{index}].reasoning_steps"), steps);
+            }
         }
     }
 
@@ -1491,6 +1586,15 @@ impl State {
         let mut usage = self.usage_before;
         usage.add(&usage_of(&raw));
         self.meta.usage = usage;
+        // A cost in dollars: OpenRouter's `cost` (credits are dollars), Perplexity's
+        // `cost.total_cost`.
+        let cost = raw.get("cost").and_then(|cost| {
+            cost.as_f64()
+                .or_else(|| cost.get("total_cost").and_then(Value::as_f64))
+        });
+        if let Some(cost) = cost {
+            self.meta.cost_usd = Some(self.cost_before.unwrap_or(0.0) + cost);
+        }
         self.meta.raw_usage = Some(raw);
     }
 
@@ -1519,6 +1623,7 @@ impl State {
     ) {
         self.begin_response(wire.id.as_deref(), wire.model.as_deref());
         self.note_extras(&mut wire, span.line);
+        self.sources(&mut wire);
         for choice in wire.choices.into_iter().flatten() {
             let index = choice.index.unwrap_or(0);
             let at = match self.choices.iter().position(|(i, _)| *i == index) {
@@ -1529,13 +1634,18 @@ impl State {
                 }
             };
             self.streaming = true;
-            if let Some(delta) = choice.delta.or(choice.message) {
+            if let Some(delta) = choice.delta {
                 self.choices[at].1.message(delta, span);
+            }
+            if let Some(message) = choice.message {
+                let mut copy = Assembly::default();
+                copy.message(message, span);
+                self.choices[at].1.snapshot(copy);
             }
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.stop(finish_kind(&reason), &reason);
                 let (_, assembly) = self.choices.remove(at);
-                self.emit(assembly, true, items, diagnostics);
+                self.emit_choice(assembly, true, items, diagnostics);
                 if self.choices.is_empty() {
                     self.history += 1;
                     self.completed();
@@ -1570,12 +1680,13 @@ impl State {
     ) {
         self.begin_response(wire.id.as_deref(), wire.model.as_deref());
         self.note_extras(&mut wire, span.line);
+        self.sources(&mut wire);
         for choice in wire.choices.into_iter().flatten() {
             let mut assembly = Assembly::default();
             if let Some(message) = choice.message.or(choice.delta) {
                 assembly.message(message, span);
             }
-            self.emit(assembly, true, items, diagnostics);
+            self.emit_choice(assembly, true, items, diagnostics);
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.stop(finish_kind(&reason), &reason);
             }
@@ -2069,11 +2180,60 @@ impl State {
     /// Hands out every open choice and item; `complete` says whether their response ended.
     fn flush(&mut self, complete: bool, items: &mut Vec<Item>, diagnostics: &mut Vec<Diagnostic>) {
         for (_, assembly) in std::mem::take(&mut self.choices) {
-            self.emit(assembly, complete, items, diagnostics);
+            self.emit_choice(assembly, complete, items, diagnostics);
         }
         for open in std::mem::take(&mut self.items) {
             self.emit(open.assembly, complete, items, diagnostics);
         }
+    }
+
+    /// Perplexity's sources of the response (`search_results`, else the bare URLs of
+    /// `citations`; on every chunk in its full stream mode, so the latest list is the one).
+    fn sources(&mut self, wire: &mut Wire<'_>) {
+        let mut sources: Vec<Citation> = Vec::new();
+        if let Some(Value::Array(results)) = wire.search_results.take() {
+            for result in results {
+                let mut fields = result.as_object().cloned().unwrap_or_default();
+                fields.insert("type".into(), Value::String("search_result".into()));
+                if let Some(citation) = citation_of(&Value::Object(fields), 0) {
+                    sources.push(citation);
+                }
+            }
+        }
+        if let Some(Value::Array(urls)) = wire.citations.take() {
+            for url in urls.iter().filter_map(Value::as_str) {
+                // Perplexity lists each source in both; a URL its search results name is
+                // read once.
+                if !sources.iter().any(|s| s.url.as_deref() == Some(url)) {
+                    sources.push(Citation {
+                        kind: "url".into(),
+                        url: Some(url.to_owned()).filter(|url| !url.is_empty()),
+                        ..Citation::default()
+                    });
+                }
+            }
+        }
+        if !sources.is_empty() {
+            self.sources = sources;
+        }
+    }
+
+    /// Hands out a chat choice, with the response's sources as its text's citations.
+    fn emit_choice(
+        &mut self,
+        mut assembly: Assembly,
+        complete: bool,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if assembly.text_span.is_some() {
+            for source in &self.sources {
+                if !assembly.citations.contains(source) {
+                    assembly.citations.push(source.clone());
+                }
+            }
+        }
+        self.emit(assembly, complete, items, diagnostics);
     }
 
     /// Hands out an assembled message: thinking, text, then each tool call (and its
