@@ -827,6 +827,16 @@ lines = [{"model": MODEL, "messages": [q]}, r1,
          {"model": MODEL, "messages": [q, call, {"role": "tool", "tool_call_id": "call_conv1", "content": "[package]\nname = \"axt\"\n"}]}, r2]
 write("ok/conversation-two-exchanges-history-repeated.jsonl", "".join(c(x) + "\n" for x in lines))
 
+# --- error-only bodies: the shape of the error object says whose they are ----------------
+# OpenAI's HTTP error body, pretty-printed as the API sends it: {message, type, param, code}.
+write("ok/error-only-body-openai-shape.json", json.dumps({"error": {
+    "message": "Incorrect API key provided: sk-proj-****************abcd. You can find your API key at https://platform.openai.com/account/api-keys.",
+    "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}}, indent=2) + "\n")
+# vLLM's (older) error response: the error fields at the top, `"object": "error"`.
+write("ok/vllm-error-object-at-top-level.json", c({
+    "object": "error", "message": "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.",
+    "type": "BadRequestError", "param": None, "code": 400}) + "\n")
+
 # --- errors -------------------------------------------------------------------------------
 cid = "chatcmpl-errs"
 recs = [chunk(cid, {"role": "assistant", "content": ""}), "data: upstream connect error or disconnect/reset before headers\n"]

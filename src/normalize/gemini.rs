@@ -72,6 +72,10 @@ pub(crate) fn claims(first: &Value) -> bool {
 
 /// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's.
 pub(crate) fn claims_document(document: &Value) -> bool {
+    // A document that is only an error is Gemini's when the error has Gemini's shape.
+    if let Some(body) = super::error_body(document) {
+        return body == super::ErrorBody::Gemini;
+    }
     document.get("type").is_none()
         && ["response", "stats", "session_id", "error"]
             .iter()

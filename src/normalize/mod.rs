@@ -124,6 +124,26 @@ impl Provider {
             })
     }
 
+    /// Why [`Provider::detect`] found no provider in `head`, when it can say more than that
+    /// no record was recognized: an error-only body whose error object names no provider,
+    /// or one of a provider axt has no adapter for.
+    pub fn why_undetected(head: &[u8]) -> Option<&'static str> {
+        let first = head
+            .split(|b| *b == b'\n')
+            .find(|line| line.iter().any(|b| !b.is_ascii_whitespace()))?;
+        let record = match json::to_value(first) {
+            Value::Null => gemini::leading_document(head)?,
+            record => record,
+        };
+        match error_body(&record)? {
+            ErrorBody::Anthropic => Some("an Anthropic API error body, which no adapter reads"),
+            ErrorBody::Unknown => Some(
+                "an error body whose error object has no field that says which provider sent it",
+            ),
+            ErrorBody::OpenAi | ErrorBody::Gemini => None,
+        }
+    }
+
     fn claims(self, record: &Value) -> bool {
         match self {
             Provider::Claude => claude::claims(record),
@@ -139,6 +159,54 @@ impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Who sent a body that is only an error (`{"error": ...}`), by the shape of the error
+/// object, since the body names no provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorBody {
+    /// OpenAI and compatible servers: `{message, type, param, code}` (`param` always there,
+    /// possibly null), or a snake_case `type` (`invalid_request_error`).
+    OpenAi,
+    /// Gemini: the API's `{code, message, status}`, or the CLI's `{type, message, code}`
+    /// whose `type` is a JavaScript class name (`FatalAuthenticationError`).
+    Gemini,
+    /// Anthropic: `{"type": "error", "error": {type, message}}`.
+    Anthropic,
+    /// An error object that says none of this (`{"error": "..."}`, `{code, message}`).
+    Unknown,
+}
+
+/// The sender of an error-only body; `None` when `record` is not one (it has fields beside
+/// `error`, or no `error`).
+pub(crate) fn error_body(record: &Value) -> Option<ErrorBody> {
+    let object = record.as_object()?;
+    let error = object.get("error")?;
+    if object.get("type").and_then(Value::as_str) == Some("error") {
+        return Some(ErrorBody::Anthropic);
+    }
+    if object.len() > 1 {
+        return None;
+    }
+    let Value::Object(error) = error else {
+        return Some(ErrorBody::Unknown);
+    };
+    if error.contains_key("param") {
+        return Some(ErrorBody::OpenAi);
+    }
+    if error.get("status").is_some_and(Value::is_string) {
+        return Some(ErrorBody::Gemini);
+    }
+    let body = match error.get("type").and_then(Value::as_str) {
+        Some(kind) if kind.starts_with(|c: char| c.is_ascii_uppercase()) => ErrorBody::Gemini,
+        Some(kind)
+            if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') =>
+        {
+            ErrorBody::OpenAi
+        }
+        _ => ErrorBody::Unknown,
+    };
+    Some(body)
 }
 
 /// How a normalizer treats its input.

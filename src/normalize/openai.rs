@@ -135,8 +135,8 @@ use super::json::{JsonParser, RecordShape, to_value};
 use super::sse::{SseEvent, SseFrame, SseParser};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
-    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
-    RunStatus, Source, StopKind, StopReason, Usage,
+    Diagnostic, DiagnosticKind, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError,
+    RunMeta, RunStatus, Source, StopKind, StopReason, Usage, error_body,
 };
 use crate::model::{Block, Citation, ContentBlock, Fidelity, Role};
 
@@ -146,6 +146,9 @@ pub(crate) fn claims(record: &Value) -> bool {
     let Some(object) = record.as_object() else {
         return false;
     };
+    if let Some(body) = error_body(record) {
+        return body == ErrorBody::OpenAi;
+    }
     if let Some(kind) = object
         .get("object")
         .and_then(Value::as_str)
@@ -159,6 +162,8 @@ pub(crate) fn claims(record: &Value) -> bool {
                 | "chat.reasoning"
                 | "chat.reasoning.done"
                 | "chat.completion.done"
+                // vLLM's error responses: `{"object": "error", message, type, param, code}`.
+                | "error"
         );
     }
     if let Some(kind) = object.get("type") {
@@ -1491,6 +1496,7 @@ impl State {
         match wire.object.as_deref() {
             _ if is_chunk => self.chunk(wire, span, items, diagnostics),
             Some("chat.completion") => self.completion(wire, span, items, diagnostics),
+            Some("error") => self.fail(&to_value(record.bytes), span, items, diagnostics),
             Some("response") => {
                 let response = top_response(wire);
                 self.response_end(response, record, "/output", span, items, diagnostics);

@@ -167,6 +167,10 @@ fn detection_picks_openai_for_each_input_form() {
         "rust-genai-46-whole-tool-call-without-index.jsonl",
         "codex-cli-responses-fixture.sse",
         "pydantic-6610-ollama-null-finish-reason.json",
+        "azure-filter-results-first-chunk-without-object.sse",
+        "perplexity-concise-reasoning-and-completion-done.sse",
+        "error-only-body-openai-shape.json",
+        "vllm-error-object-at-top-level.json",
     ] {
         let input = std::fs::read(format!("{corpus}/{name}")).unwrap();
         assert_eq!(Provider::detect(&input), Some(Provider::OpenAi), "{name}");
@@ -331,4 +335,42 @@ fn azure_filter_results_are_kept_once_per_distinct_value() {
             "choices[0].content_filter_results": [safe],
         })]
     );
+}
+
+#[test]
+fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
+    let pretty = |body: Value| format!("{}\n", serde_json::to_string_pretty(&body).unwrap());
+    let openai = json!({"error": {"message": "m", "type": "invalid_request_error",
+        "param": null, "code": "invalid_api_key"}});
+    let groq = json!({"error": {"message": "m", "type": "invalid_request_error",
+        "code": "model_not_found"}});
+    let gemini_api = json!({"error": {"code": 400, "message": "m", "status": "INVALID_ARGUMENT"}});
+    let gemini_cli = json!({"error": {"type": "FatalAuthenticationError", "message": "m",
+        "code": 41}});
+    let anthropic = json!({"type": "error", "error": {"type": "overloaded_error", "message": "m"}});
+    let bare = json!({"error": {"code": 401, "message": "m"}});
+    for (body, provider, why) in [
+        (&openai, Some(Provider::OpenAi), None),
+        (&groq, Some(Provider::OpenAi), None),
+        (&gemini_api, Some(Provider::Gemini), None),
+        (&gemini_cli, Some(Provider::Gemini), None),
+        (
+            &anthropic,
+            None,
+            Some("an Anthropic API error body, which no adapter reads"),
+        ),
+        (
+            &bare,
+            None,
+            Some("an error body whose error object has no field that says which provider sent it"),
+        ),
+    ] {
+        // Gemini's CLI prints its documents pretty (`--output-format json`); a one-line
+        // document is nobody's.
+        let one_line = (provider != Some(Provider::Gemini)).then(|| format!("{body}\n"));
+        for input in one_line.into_iter().chain([pretty(body.clone())]) {
+            assert_eq!(Provider::detect(input.as_bytes()), provider, "{input}");
+            assert_eq!(Provider::why_undetected(input.as_bytes()), why, "{input}");
+        }
+    }
 }
