@@ -361,6 +361,21 @@ recs.append(px("chat.completion.done", {"role": "assistant", "content": ""}, {"r
                finish="stop", search_results=results, citations=urls, usage=px_usage(31)))
 write("ok/perplexity-concise-reasoning-and-completion-done.sse", sse(recs, done=False))
 
+# --- xAI: reasoning tokens counted beside completion_tokens --------------------------------
+# (xAI's usage: total_tokens = prompt + completion + reasoning; grok-3-mini also returns its
+# reasoning as `reasoning_content`)
+write("ok/xai-grok-reasoning-tokens-beside-completion.json", json.dumps({
+    "id": "0daf962f-a275-4a3c-839a-047854645532", "object": "chat.completion", "created": 1767226900,
+    "model": "grok-3-mini", "system_fingerprint": "fp_6c3f4d8a2e",
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "101 is prime.", "refusal": None,
+        "reasoning_content": "Check divisors up to 10: 2, 3, 5, 7 do not divide 101."}}],
+    "usage": {"prompt_tokens": 32, "completion_tokens": 9, "total_tokens": 135,
+              "prompt_tokens_details": {"text_tokens": 32, "audio_tokens": 0, "image_tokens": 0, "cached_tokens": 6},
+              "completion_tokens_details": {"reasoning_tokens": 94, "audio_tokens": 0,
+                                            "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+              "num_sources_used": 0}}, indent=2) + "\n")
+
 # --- Azure OpenAI: filter results, a first chunk without object, id or choices -------------
 # (Azure's chat completions stream: `prompt_filter_results` in a chunk of its own with
 # `"object": ""`, then `content_filter_results` on every choice, `{}` where nothing was rated)

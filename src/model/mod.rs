@@ -85,6 +85,24 @@
 //! it does not fit (say `role` is a number) is kept as read and reported as
 //! [`DecodeWarning::MalformedPayload`]. See [`Payload`].
 //!
+//! ## Token usage
+//!
+//! An agent run's `run.completed` carries the run's metadata as its `result`; its `usage`
+//! object has five unsigned integers with one meaning whatever the provider:
+//!
+//! * `input_tokens` - prompt tokens neither read from nor written to a prompt cache;
+//! * `cache_read_tokens` - prompt tokens read from the cache;
+//! * `cache_write_tokens` - prompt tokens written to the cache;
+//! * `output_tokens` - every token the model generated, **reasoning included**;
+//! * `reasoning_tokens` - the part of `output_tokens` spent on reasoning (0 when the
+//!   provider does not say).
+//!
+//! The three input kinds add up to the whole prompt, and the four non-reasoning fields to
+//! every token billed. Providers that count otherwise (cached tokens inside the input,
+//! reasoning beside the output) are converted by their adapters; the table per provider is
+//! on [`Usage`](crate::normalize::Usage). The provider's own record is kept verbatim as
+//! `raw_usage`.
+//!
 //! ## Content blocks
 //!
 //! Every block has:

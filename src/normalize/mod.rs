@@ -420,13 +420,33 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Token counts, with every kind kept apart.
+/// Token counts, with every kind kept apart, in one convention for every provider (the
+/// `usage` of `run.completed`; see [the wire format](crate::model#token-usage)):
 ///
-/// `input_tokens` counts only input that was neither read from nor written to a prompt
-/// cache, so the four input kinds add up to the whole prompt. Providers that report cached
-/// tokens as part of their input (OpenAI, Codex, Gemini) are converted to this convention.
-/// `reasoning_tokens` is the part of `output_tokens` spent on reasoning, where the provider
-/// says (it is included in `output_tokens`, as OpenAI counts it).
+/// * `input_tokens` counts only input that was neither read from nor written to a prompt
+///   cache, so `input_tokens + cache_read_tokens + cache_write_tokens` is the whole prompt;
+/// * `output_tokens` counts everything the model generated, reasoning included;
+/// * `reasoning_tokens` is the part of `output_tokens` spent on reasoning, 0 where the
+///   provider does not say.
+///
+/// So `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens` is every token
+/// billed, and totals are comparable across providers. How each provider's counts are
+/// converted:
+///
+/// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+/// |---|---|---|---|---|---|
+/// | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+/// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+/// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+/// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+/// | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+/// | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+/// | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+/// | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+///
+/// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+/// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+/// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     /// Uncached input tokens.

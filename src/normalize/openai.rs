@@ -1590,7 +1590,7 @@ impl State {
             return;
         };
         let mut usage = self.usage_before;
-        usage.add(&usage_of(&raw));
+        usage.add(&usage_of(&raw, self.meta.model.as_deref()));
         self.meta.usage = usage;
         // A cost in dollars: OpenRouter's `cost` (credits are dollars), Perplexity's
         // `cost.total_cost`.
@@ -2401,8 +2401,16 @@ fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
     }
 }
 
-/// Usage of either API, in axt's convention (cached input taken out of the input).
-fn usage_of(raw: &Value) -> Usage {
+/// Usage of either API, in axt's convention (see [`Usage`]): cached input taken out of the
+/// input, reasoning counted in the output.
+///
+/// OpenAI, Groq, DeepSeek and most compatible servers count reasoning inside
+/// `completion_tokens` (`output_tokens`); xAI counts it beside it, so that its
+/// `total_tokens` is prompt + completion + reasoning. The arithmetic of the record decides:
+/// when `total_tokens` is that sum (and not prompt + completion), the reasoning is added to
+/// the output. A record without `total_tokens` is taken as xAI's when `model` is a Grok
+/// model (`grok-*`, also behind a `vendor/` prefix), else as OpenAI's.
+fn usage_of(raw: &Value, model: Option<&str>) -> Usage {
     let count = |path: &[&str]| {
         path.iter()
             .try_fold(raw, |value, key| value.get(*key))
@@ -2415,17 +2423,35 @@ fn usage_of(raw: &Value) -> Usage {
         .or(count(&["input_tokens_details", "cached_tokens"]))
         .or(count(&["prompt_cache_hit_tokens"]))
         .unwrap_or(0);
+    let output = count(&["completion_tokens"])
+        .or(count(&["output_tokens"]))
+        .unwrap_or(0);
+    let reasoning = count(&["completion_tokens_details", "reasoning_tokens"])
+        .or(count(&["output_tokens_details", "reasoning_tokens"]))
+        .unwrap_or(0);
+    let reasoning_beside_output = match count(&["total_tokens"]) {
+        Some(total) if reasoning > 0 && total == input + output + reasoning => true,
+        Some(total) if total == input + output => false,
+        _ => model.is_some_and(is_grok),
+    };
     Usage {
         input_tokens: input.saturating_sub(cached),
-        output_tokens: count(&["completion_tokens"])
-            .or(count(&["output_tokens"]))
-            .unwrap_or(0),
+        output_tokens: if reasoning_beside_output {
+            output + reasoning
+        } else {
+            output
+        },
         cache_read_tokens: cached,
         cache_write_tokens: 0,
-        reasoning_tokens: count(&["completion_tokens_details", "reasoning_tokens"])
-            .or(count(&["output_tokens_details", "reasoning_tokens"]))
-            .unwrap_or(0),
+        reasoning_tokens: reasoning,
     }
+}
+
+/// Whether a model name is xAI's Grok (`grok-4`, `xai/grok-4.1-fast-reasoning`).
+fn is_grok(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    name.get(..4)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("grok"))
 }
 
 fn finish_kind(reason: &str) -> StopKind {
@@ -2698,7 +2724,7 @@ mod tests {
             "prompt_tokens_details": {"cached_tokens": 1920},
             "completion_tokens_details": {"reasoning_tokens": 128}});
         assert_eq!(
-            usage_of(&chat),
+            usage_of(&chat, None),
             Usage {
                 input_tokens: 86,
                 output_tokens: 300,
@@ -2709,11 +2735,33 @@ mod tests {
         );
         let deepseek = json!({"prompt_tokens": 100, "completion_tokens": 5,
             "prompt_cache_hit_tokens": 64, "prompt_cache_miss_tokens": 36});
-        assert_eq!(usage_of(&deepseek).input_tokens, 36);
+        assert_eq!(usage_of(&deepseek, None).input_tokens, 36);
         let responses = json!({"input_tokens": 50, "output_tokens": 9,
             "input_tokens_details": {"cached_tokens": 10},
             "output_tokens_details": {"reasoning_tokens": 4}});
-        assert_eq!(usage_of(&responses).cache_read_tokens, 10);
-        assert_eq!(usage_of(&responses).reasoning_tokens, 4);
+        assert_eq!(usage_of(&responses, None).cache_read_tokens, 10);
+        assert_eq!(usage_of(&responses, None).reasoning_tokens, 4);
+    }
+
+    #[test]
+    fn reasoning_counted_beside_the_output_is_added_to_it() {
+        // xAI: total = prompt + completion + reasoning.
+        let xai = json!({"prompt_tokens": 32, "completion_tokens": 9, "total_tokens": 135,
+            "prompt_tokens_details": {"cached_tokens": 6},
+            "completion_tokens_details": {"reasoning_tokens": 94}});
+        let usage = usage_of(&xai, Some("grok-4-0709"));
+        assert_eq!((usage.output_tokens, usage.reasoning_tokens), (103, 94));
+        // The arithmetic decides over the name: OpenAI's total has the reasoning inside.
+        let openai = json!({"prompt_tokens": 32, "completion_tokens": 103, "total_tokens": 135,
+            "completion_tokens_details": {"reasoning_tokens": 94}});
+        assert_eq!(usage_of(&openai, Some("grok-4")).output_tokens, 103);
+        // Without a total, the model name.
+        let bare = json!({"prompt_tokens": 32, "completion_tokens": 9,
+            "completion_tokens_details": {"reasoning_tokens": 94}});
+        assert_eq!(
+            usage_of(&bare, Some("xai/grok-4.1-fast-reasoning")).output_tokens,
+            103
+        );
+        assert_eq!(usage_of(&bare, Some("gpt-5")).output_tokens, 9);
     }
 }
