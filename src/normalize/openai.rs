@@ -133,7 +133,7 @@ use super::codex::shell_join;
 use super::framing::{Document, Frame, LineFramer, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::sse::{SseEvent, SseFrame, SseParser};
-use super::tools::{PendingTools, missing_terminal, too_large};
+use super::tools::{PendingTools, citation_of, missing_terminal, too_large};
 use super::{
     Diagnostic, DiagnosticKind, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError,
     RunMeta, RunStatus, Source, StopKind, StopReason, Usage, error_body,
@@ -2573,54 +2573,6 @@ fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
         content,
         is_error,
         exit_code,
-    })
-}
-
-/// An annotation (Responses `annotations[]`, Chat Completions `message.annotations[]`, whose
-/// details nest under the type's name) as a citation; `shift` moves its offsets to count
-/// from the start of the assembled text. `None` for what is not an annotation object.
-fn citation_of(annotation: &Value, shift: u64) -> Option<Citation> {
-    let mut fields = annotation.as_object()?.clone();
-    let kind = match fields.remove("type") {
-        Some(Value::String(kind)) => kind,
-        _ => return None,
-    };
-    if let Some(Value::Object(inner)) = fields.remove(&kind) {
-        for (name, value) in inner {
-            fields.entry(name).or_insert(value);
-        }
-    }
-    // A field of the type it should have is mapped; anything else stays in `extra`.
-    let mut text = |name: &str| match fields.get(name) {
-        Some(Value::String(text)) if !text.is_empty() => fields
-            .remove(name)
-            .and_then(|v| v.as_str().map(str::to_owned)),
-        Some(Value::Null) => fields.remove(name).and(None),
-        Some(Value::String(_)) => fields.remove(name).and(None),
-        _ => None,
-    };
-    let url = text("url");
-    let title = text("title").or_else(|| text("document_title"));
-    let file_id = text("file_id");
-    let filename = text("filename");
-    let cited_text = text("cited_text");
-    let mut index = |name: &str| {
-        let at = fields.get(name)?.as_u64()?;
-        fields.remove(name);
-        Some(at + shift)
-    };
-    let start_index = index("start_index");
-    let end_index = index("end_index");
-    Some(Citation {
-        kind,
-        url,
-        title,
-        file_id,
-        filename,
-        cited_text,
-        start_index,
-        end_index,
-        extra: fields,
     })
 }
 
