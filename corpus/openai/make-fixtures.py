@@ -376,6 +376,14 @@ write("ok/xai-grok-reasoning-tokens-beside-completion.json", json.dumps({
                                             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
               "num_sources_used": 0}}, indent=2) + "\n")
 
+# --- n = 2: two completions of one prompt, streamed interleaved by choice index ------------
+cid = "chatcmpl-C3xN2twoChoices"
+recs = [chunk(cid, {"role": "assistant", "content": ""}, index=0), chunk(cid, {"role": "assistant", "content": ""}, index=1)]
+for a, b in [("Use ", "Prefer "), ("a BTreeMap.", "a HashMap.")]:
+    recs += [chunk(cid, {"content": a}, index=0), chunk(cid, {"content": b}, index=1)]
+recs += [chunk(cid, {}, finish="stop", index=1), chunk(cid, {}, finish="stop", index=0), usage_chunk(cid, u(25, 12))]
+write("ok/chat-n2-choices-streamed-interleaved.sse", sse(recs))
+
 # --- Azure OpenAI: filter results, a first chunk without object, id or choices -------------
 # (Azure's chat completions stream: `prompt_filter_results` in a chunk of its own with
 # `"object": ""`, then `content_filter_results` on every choice, `{}` where nothing was rated)
@@ -776,6 +784,27 @@ for r in recs:
     r["provider"] = "OpenAI"
     del r["system_fingerprint"]
 write("ok/openrouter-online-annotations-in-delta.sse", sse(recs))
+
+# --- Responses: a namespaced function call and messages with a `phase` -------------------
+# (openai-python ResponseFunctionToolCall.namespace and `caller`; gpt-5.x messages say whether
+# they are `commentary` or the `final_answer`)
+RID = "resp_phase"
+write("ok/responses-namespace-call-and-message-phase.json", json.dumps(resp("completed", [
+    {"id": "msg_p1", "type": "message", "status": "completed", "role": "assistant", "phase": "commentary",
+     "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": "Looking up the customer first."}]},
+    {"id": "fc_p2", "type": "function_call", "status": "completed", "namespace": "crm", "name": "lookup_customer",
+     "call_id": "call_ns1", "arguments": c({"email": "ada@example.com"}), "caller": {"type": "direct"}},
+], ru(640, 48), model=SM), indent=2) + "\n")
+
+# --- a Responses request with `instructions` and an image part, then the answer ----------
+RID = "resp_image"
+req_img = {"model": SM, "instructions": "You are a terse UI reviewer.", "input": [
+    {"role": "user", "content": [{"type": "input_text", "text": "What is wrong with this dialog?"},
+                                 {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "low"}]}]}
+ans_img = resp("completed", [{"id": "msg_i1", "type": "message", "status": "completed", "role": "assistant", "phase": "final_answer",
+                              "content": [{"type": "output_text", "annotations": [], "text": "The OK button is clipped."}]}],
+               ru(120, 8), model=SM)
+write("ok/responses-request-instructions-and-input-image.jsonl", c(req_img) + "\n" + c(ans_img) + "\n")
 
 # --- Responses error event + response.failed ----------------------------------------------
 seq[0] = -1

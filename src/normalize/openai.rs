@@ -106,13 +106,21 @@
 //!   like a final chunk. `search_results` (else the URLs of `citations`) become the
 //!   citations of the choices' text; a dollar `cost` in the usage (Perplexity
 //!   `cost.total_cost`, OpenRouter `cost`) is the run's cost, summed over responses.
+//! * More than one choice (`n` > 1): each choice is its own message; the choices after the
+//!   first have the response id with `#<index>` appended as their message id.
+//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`. A Responses
+//!   request's `instructions` (when they change) and the non-text parts of user content
+//!   (images, files, audio) are kept as passthrough.
 //! * Extras: what servers add to a response and axt has no field for is kept, one
 //!   passthrough record `extras` per response (see `Extras`): Azure's
 //!   `prompt_filter_results` and per-choice `content_filter_results` / `_offsets`, Groq's
 //!   `x_groq`, OpenRouter's `provider` and `native_finish_reason`, vLLM's per-choice
 //!   `stop_reason`, Perplexity's `images` and `related_questions`, token `logprobs`,
 //!   `system_fingerprint`, `service_tier`, the Responses `tool_usage` and
-//!   `content_filters`. Azure's first chunk (`"object": ""`, no choices) is a chunk.
+//!   `content_filters`, and the fields of Responses output items their blocks do not carry
+//!   (a message's `phase`, a call's `caller`, a shell's `environment`), as
+//!   `output[<item id>].<field>`. Azure's first chunk (`"object": ""`, no choices) is a
+//!   chunk. Groq's stream reports its usage only in `x_groq.usage`, which is read then.
 //! * Errors: `{"error": ...}` records, Responses `error` events and `response.failed` are
 //!   fatal run errors; what was still open is handed out marked incomplete.
 //!
@@ -300,6 +308,8 @@ struct Wire<'a> {
     input: Option<StrOr<'a, Vec<WireItem<'a>>>>,
     #[serde(borrow, default)]
     previous_response_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    instructions: Option<Value>,
     // Responses events
     #[serde(borrow, default)]
     item_id: Option<Cow<'a, str>>,
@@ -989,7 +999,14 @@ impl Assembly {
                     (None, None) => None,
                 };
                 let id = item.call_id.as_deref().or(item.id.as_deref());
-                self.call_fragment(None, id, item.name.as_deref(), arguments, source);
+                // A tool of a namespace is named by both (MCP's `server__tool` spelling):
+                // the name alone could be another namespace's tool.
+                let name = match (item.text_field("namespace"), item.name.as_deref()) {
+                    ("", name) => name.map(Cow::Borrowed),
+                    (namespace, Some(name)) => Some(Cow::Owned(format!("{namespace}__{name}"))),
+                    (_, None) => None,
+                };
+                self.call_fragment(None, id, name.as_deref(), arguments, source);
                 if item.kind.as_deref() == Some("custom_tool_call")
                     && let Some(call) = self.calls.last_mut()
                     && matches!(call.input, Input::Json)
@@ -1298,6 +1315,8 @@ struct State {
     sources: Vec<Citation>,
     /// The cost of the responses before this one.
     cost_before: Option<f64>,
+    /// The last Responses request's `instructions`.
+    instructions: Option<Value>,
     tools: PendingTools,
     max_document_bytes: usize,
     document: Option<Document>,
@@ -1330,6 +1349,7 @@ impl State {
             extras: Extras::default(),
             sources: Vec::new(),
             cost_before: None,
+            instructions: None,
             tools: PendingTools::default(),
             max_document_bytes,
             document: None,
@@ -1628,6 +1648,13 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.begin_response(wire.id.as_deref(), wire.model.as_deref());
+        // Groq reports a stream's usage only inside `x_groq`, on its last chunk.
+        let groq_usage = wire
+            .x_groq
+            .as_ref()
+            .and_then(|x| x.get("usage"))
+            .filter(|usage| usage.is_object())
+            .cloned();
         self.note_extras(&mut wire, span.line);
         self.sources(&mut wire);
         for choice in wire.choices.into_iter().flatten() {
@@ -1651,14 +1678,14 @@ impl State {
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.stop(finish_kind(&reason), &reason);
                 let (_, assembly) = self.choices.remove(at);
-                self.emit_choice(assembly, true, items, diagnostics);
+                self.emit_choice(index, assembly, true, items, diagnostics);
                 if self.choices.is_empty() {
                     self.history += 1;
                     self.completed();
                 }
             }
         }
-        self.usage(wire.usage);
+        self.usage(wire.usage.filter(|usage| !usage.is_null()).or(groq_usage));
         if let Some(error) = wire.error.filter(|e| !e.is_null()) {
             self.fail(&error, span, items, diagnostics);
         }
@@ -1692,7 +1719,8 @@ impl State {
             if let Some(message) = choice.message.or(choice.delta) {
                 assembly.message(message, span);
             }
-            self.emit_choice(assembly, true, items, diagnostics);
+            let index = choice.index.unwrap_or(0);
+            self.emit_choice(index, assembly, true, items, diagnostics);
             if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.stop(finish_kind(&reason), &reason);
             }
@@ -1755,6 +1783,15 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
+        // The system prompt of a Responses request, kept when it changes (every request
+        // repeats it).
+        if let Some(instructions) = wire.instructions.filter(|i| !i.is_null())
+            && self.instructions.as_ref() != Some(&instructions)
+        {
+            let kept = instructions.clone();
+            self.meta.keep(span.line, "instructions", || kept);
+            self.instructions = Some(instructions);
+        }
         let input = match wire.input {
             Some(StrOr::Str(text)) => {
                 self.user_text(&StrOr::Str(text), span, items);
@@ -2092,6 +2129,16 @@ impl State {
     // Shared --------------------------------------------------------------------------------
 
     fn user_text(&mut self, content: &StrOr<'_, Value>, span: Source, items: &mut Vec<Item>) {
+        // Parts that are not text (images, files, audio) are kept, not dropped.
+        if let StrOr::Else(Value::Array(parts)) = content {
+            for part in parts {
+                let kind = part.get("type").and_then(Value::as_str).unwrap_or("text");
+                if !matches!(kind, "text" | "input_text" | "output_text") {
+                    self.meta
+                        .keep(span.line, &format!("part/{kind}"), || part.clone());
+                }
+            }
+        }
         let text = content.text("\n");
         if !text.is_empty() {
             items.push(item(
@@ -2149,6 +2196,15 @@ impl State {
                 assembly.fill_from(streamed, diagnostics);
             }
             self.emit(assembly, true, items, diagnostics);
+            // What the item says beyond what its blocks carry (a message's `phase`, a
+            // call's `caller`, a shell's environment) is kept with the response's extras.
+            let id = item.id.as_deref().unwrap_or(item.call_id());
+            for (name, value) in &item.rest {
+                if !item_field_read(kind, name) {
+                    let name = format!("output[{id}].{name}");
+                    self.extras.note(span.line, &name, Some(value.clone()));
+                }
+            }
         } else if let Some(result) = result_item(item) {
             self.tool_result(result, Role::Assistant, span, items, diagnostics);
         } else {
@@ -2185,8 +2241,8 @@ impl State {
 
     /// Hands out every open choice and item; `complete` says whether their response ended.
     fn flush(&mut self, complete: bool, items: &mut Vec<Item>, diagnostics: &mut Vec<Diagnostic>) {
-        for (_, assembly) in std::mem::take(&mut self.choices) {
-            self.emit_choice(assembly, complete, items, diagnostics);
+        for (index, assembly) in std::mem::take(&mut self.choices) {
+            self.emit_choice(index, assembly, complete, items, diagnostics);
         }
         for open in std::mem::take(&mut self.items) {
             self.emit(open.assembly, complete, items, diagnostics);
@@ -2224,9 +2280,13 @@ impl State {
         }
     }
 
-    /// Hands out a chat choice, with the response's sources as its text's citations.
+    /// Hands out chat choice `index`, with the response's sources as its text's citations.
+    /// The choices of a response after the first (`n` > 1) are other completions of the
+    /// same prompt, not more of one message: their message id is the response id with
+    /// `#<index>` appended.
     fn emit_choice(
         &mut self,
+        index: u64,
         mut assembly: Assembly,
         complete: bool,
         items: &mut Vec<Item>,
@@ -2239,7 +2299,13 @@ impl State {
                 }
             }
         }
+        if index == 0 {
+            return self.emit(assembly, complete, items, diagnostics);
+        }
+        let response_id = self.response_id.clone();
+        self.response_id = response_id.as_ref().map(|id| format!("{id}#{index}"));
         self.emit(assembly, complete, items, diagnostics);
+        self.response_id = response_id;
     }
 
     /// Hands out an assembled message: thinking, text, then each tool call (and its
@@ -2479,6 +2545,20 @@ fn error_text(error: &Value) -> String {
         Some(Value::String(code)) if !code.is_empty() => format!("{code}: {message}"),
         Some(Value::Number(code)) => format!("{code}: {message}"),
         _ => message,
+    }
+}
+
+/// Whether `Assembly::item` reads the undeclared field `name` of an output item of `kind`
+/// (the server tools read them all: they are the result).
+fn item_field_read(kind: &str, name: &str) -> bool {
+    match kind {
+        "function_call" | "custom_tool_call" => name == "namespace",
+        "apply_patch_call" => name == "operation",
+        "computer_call" => matches!(name, "actions" | "pending_safety_checks"),
+        "tool_search_call" => name == "execution",
+        "mcp_approval_request" => name == "server_label",
+        "message" | "reasoning" | "local_shell_call" | "shell_call" => false,
+        _ => true,
     }
 }
 

@@ -374,3 +374,29 @@ fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
         }
     }
 }
+
+#[test]
+fn what_an_output_item_says_beyond_its_blocks_is_kept_in_the_extras() {
+    let input = std::fs::read(format!(
+        "{ROOT}/corpus/openai/ok/responses-namespace-call-and-message-phase.json"
+    ))
+    .unwrap();
+    assert_eq!(
+        extras(&read(&input)),
+        [json!({
+            "response": "resp_phase",
+            "output[msg_p1].phase": ["commentary"],
+            "output[fc_p2].caller": [{"type": "direct"}],
+        })]
+    );
+}
+
+#[test]
+fn groq_usage_inside_x_groq_is_the_usage_when_there_is_no_other() {
+    let input = std::fs::read(format!(
+        "{ROOT}/corpus/openai/ok/litellm-7621-parallel-calls-one-chunk-each.sse"
+    ))
+    .unwrap();
+    let usage = read(&input).meta.usage;
+    assert_eq!((usage.input_tokens, usage.output_tokens), (240, 60));
+}
