@@ -16,10 +16,14 @@
 //!   (`data: :ping`, empty data) are skipped. Once a stream has shown an SSE field, other
 //!   non-JSON lines are unknown SSE fields and ignored, as the format says.
 //!
-//! The records: `chat.completion` (a response body), `chat.completion.chunk` (a stream chunk;
-//! also recognised without `object`, by `choices[].delta`), a Responses `response` object, a
-//! Responses stream event (`type: "response.*"` or `error`), a request body (`messages` for
-//! Chat Completions, `input` for Responses), and an in-stream `{"error": ...}`.
+//! The records: `chat.completion` (a response body; a chunk when its choices have a
+//! `delta`, as Perplexity sends them), `chat.completion.chunk` (a stream chunk; also
+//! recognised without `object`, or with an empty one, by `choices[].delta` or empty
+//! `choices`), Perplexity's `chat.reasoning`, `chat.reasoning.done` and
+//! `chat.completion.done` (chunks), a Responses `response` object, a Responses stream event
+//! (`type: "response.*"` or `error`), a request body (`messages` for Chat Completions,
+//! `input` for Responses), an in-stream or error-only `{"error": ...}`, and vLLM's
+//! `{"object": "error", ...}`.
 //!
 //! **Conversation files.** A conversation is written as its records in order: requests and
 //! the responses (bodies or streams) that answered them. Each request repeats the history,
@@ -54,7 +58,8 @@
 //! * Tool calls: fragments are joined per `index`; a fragment whose `id` is new opens a new
 //!   call even at an index already used (servers that send each parallel call whole at index
 //!   0), a fragment without `id` continues the call at its index (or the last call when it
-//!   has no index). Responses calls are keyed by `item_id` and linked by `call_id`;
+//!   has no index). Responses items are found by `output_index`, else by `item_id` (some
+//!   proxies give an item a new id on every event), and calls linked by `call_id`;
 //!   arguments that arrive only in `function_call_arguments.done` or `output_item.done` are
 //!   kept. The input is the parsed JSON of the final arguments, `{}` for empty arguments,
 //!   else the raw string and an `invalid-tool-input` warning; a custom tool's free-form
