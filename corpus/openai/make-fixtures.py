@@ -899,5 +899,14 @@ write("err/orphan-tool-result.jsonl", c({"model": MODEL, "messages": [
     {"role": "user", "content": "Run the tests."},
     {"role": "tool", "tool_call_id": "call_never_made", "content": "ok"}]}) + "\n" + c(response) + "\n")
 
+# A Responses request answering a shell call no response made (the first exchange was not
+# recorded): the result is delivered, and reported as an orphan.
+write("err/orphan-shell-call-output.jsonl", c({"model": SM, "previous_response_id": "resp_unrecorded", "input": [
+    {"type": "shell_call_output", "call_id": "call_sh_lost", "output": [
+        {"stdout": "ok\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]}]}) + "\n"
+      + c(resp("completed", [{"id": "msg_o1", "type": "message", "status": "completed", "role": "assistant",
+                              "content": [{"type": "output_text", "annotations": [], "text": "It passed."}]}],
+               ru(60, 4), model=SM)) + "\n")
+
 good = [chunk(cid, {"role": "assistant", "content": ""}), chunk(cid, {"content": "Fine."}), chunk(cid, {}, finish="stop")]
 write("err/corrupt-chunk-line.jsonl", c(good[0]) + "\n" + c(good[1])[:60] + "\n" + c(good[1]) + "\n" + c(good[2]) + "\n")
