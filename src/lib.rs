@@ -30,6 +30,6 @@ pub mod record;
 pub mod capture;
 
 pub use model::{
-    Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
-    StepPayload, Timestamp, ToolPayload,
+    Block, Citation, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
+    Role, StepPayload, Timestamp, ToolPayload,
 };

@@ -355,7 +355,7 @@ fn follow_line(event: &ExchangeEvent, colour: bool) -> Option<String> {
                 .blocks
                 .iter()
                 .filter_map(|block| match &block.block {
-                    Block::Text { text } => Some(text.clone()),
+                    Block::Text { text, .. } => Some(text.clone()),
                     Block::Thinking { thinking, .. } => Some(format!("(thinking) {thinking}")),
                     _ => None,
                 })

@@ -85,7 +85,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 let seen = if head.is_empty() {
                     "the input is empty"
                 } else {
-                    "no provider's records recognized"
+                    Provider::why_undetected(&head).unwrap_or("no provider's records recognized")
                 };
                 let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
                 return Err(io::Error::new(

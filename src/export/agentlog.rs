@@ -5,9 +5,10 @@
 //!
 //! | transcript | AgentLog |
 //! |---|---|
-//! | `message.*` text blocks | `message` (`role`, the texts joined) |
+//! | `message.*` text blocks | `message` (`role`, the texts joined; their citations in `axt:citations`, offsets counted in the joined text) |
 //! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `axt:` properties) |
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
+//! | `tool.call` of a server tool + the `tool_result` in its assistant message | `toolCall` as above, `axt:server` |
 //! | `command` blocks and shell tools (`Bash`, `shell`, `run_shell_command`, ...) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
 //! | file tools (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`, `file_change`, Gemini and Copilot file tools) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Block, EventType, ExchangeEvent, Payload};
+use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role};
 use crate::read::{ReadItem, Reader};
 use crate::record::Redactor;
 
@@ -191,6 +192,9 @@ impl Exporter {
         // Tool calls waiting for their result: call id -> (index in events, call event).
         let mut open: HashMap<String, (usize, ExchangeEvent)> = HashMap::new();
         let mut commands: HashMap<String, String> = HashMap::new();
+        // Results the provider reported in the assistant message itself (server tools): the
+        // message comes before its `tool.call` event, so they wait here for the call.
+        let mut server_results: HashMap<String, (String, bool)> = HashMap::new();
         for event in &run.events {
             let id = format!("{run_id}:{}", event.seq);
             let mut base = json!({"id": id, "timestamp": event.timestamp.as_str(),
@@ -200,9 +204,13 @@ impl Exporter {
                 (EventType::MessageUser | EventType::MessageAssistant, Payload::Message(m)) => {
                     let role = m.role.as_str().to_owned();
                     let mut texts = Vec::new();
+                    let mut cited = Vec::new();
                     for block in &m.blocks {
                         match &block.block {
-                            Block::Text { text } => texts.push(text.clone()),
+                            Block::Text { text, citations } => {
+                                cited.extend(joined_citations(&texts, citations));
+                                texts.push(text.clone());
+                            }
                             Block::Thinking {
                                 thinking,
                                 signature,
@@ -222,6 +230,21 @@ impl Exporter {
                                 }
                                 self.events.push(r);
                             }
+                            Block::ToolResult {
+                                tool_id,
+                                tool_content,
+                                is_error,
+                                ..
+                            } if m.role == Role::Assistant => {
+                                let result = (text_of(tool_content), *is_error);
+                                match open.remove(tool_id) {
+                                    // Claude Code sends the result on a line after the call.
+                                    Some((at, _)) => server_result(&mut self.events[at], result),
+                                    None => {
+                                        server_results.insert(tool_id.clone(), result);
+                                    }
+                                }
+                            }
                             Block::Command {
                                 command,
                                 tool_id: Some(tool_id),
@@ -238,6 +261,9 @@ impl Exporter {
                         if let Some(mid) = &m.message_id {
                             base["properties"]["axt:messageId"] = mid.clone().into();
                         }
+                        if !cited.is_empty() {
+                            base["properties"]["axt:citations"] = cited.into();
+                        }
                         self.messages += 1;
                         self.events.push(base);
                     }
@@ -252,10 +278,15 @@ impl Exporter {
                         Value::Null => json!({}),
                         other => json!({"value": other}),
                     };
-                    base["output"] = Value::Null;
-                    base["status"] = "cancelled".into();
                     base["properties"]["axt:callId"] = tool.call_id.clone().into();
                     base["properties"]["axt:fidelity"] = tool.fidelity.as_str().into();
+                    if let Some(result) = server_results.remove(&tool.call_id) {
+                        server_result(&mut base, result);
+                        self.events.push(base);
+                        continue;
+                    }
+                    base["output"] = Value::Null;
+                    base["status"] = "cancelled".into();
                     base["properties"]["axt:noResult"] = true.into();
                     open.insert(tool.call_id.clone(), (self.events.len(), event.clone()));
                     self.events.push(base);
@@ -577,6 +608,35 @@ fn millis(from: &ExchangeEvent, to: &ExchangeEvent) -> Option<u64> {
     let a = from.timestamp.unix_nanos().ok()?;
     let b = to.timestamp.unix_nanos().ok()?;
     (b >= a).then(|| ((b - a) / 1_000_000) as u64)
+}
+
+/// Completes a `toolCall` with the result its provider reported in an assistant message.
+fn server_result(call: &mut Value, (output, failed): (String, bool)) {
+    call["output"] = output.into();
+    call["status"] = if failed { "error" } else { "success" }.into();
+    if let Some(props) = call["properties"].as_object_mut() {
+        props.remove("axt:noResult");
+        props.insert("axt:server".into(), true.into());
+    }
+}
+
+/// A text block's citations for a `message` whose `content` joins the texts before it with
+/// newlines: their offsets are moved by the characters that precede the block there.
+fn joined_citations(before: &[String], citations: &[Citation]) -> Vec<Value> {
+    let shift = before
+        .iter()
+        .map(|text| text.chars().count() as u64 + 1)
+        .sum::<u64>();
+    citations
+        .iter()
+        .filter_map(|citation| {
+            let mut citation = citation.clone();
+            citation.start_index = citation.start_index.map(|at| at + shift);
+            citation.end_index = citation.end_index.map(|at| at + shift);
+            // The reader refused any citation the strict writer would, so this cannot fail.
+            serde_json::to_value(&citation).ok()
+        })
+        .collect()
 }
 
 /// A tool output as text: a string, the text parts of a block array, else its JSON.

@@ -75,6 +75,9 @@ pub enum Block {
     Text {
         /// The text.
         text: String,
+        /// The sources the provider cited for this text (OpenAI annotations, Anthropic
+        /// citations, Perplexity search results), in the provider's order. Extension field.
+        citations: Vec<Citation>,
     },
     /// `thinking`: reasoning output.
     Thinking {
@@ -131,6 +134,35 @@ pub enum Block {
     Unrecognized(UnrecognizedBlock),
 }
 
+/// One source a provider cited for a text block: a web page, a file, a passage of a
+/// document. The common fields are mapped; whatever else the provider said about the source
+/// is kept in `extra`, as read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Citation {
+    /// The provider's kind of citation, as it spells it (`url_citation`, `file_citation`,
+    /// `container_file_citation`, `file_path`, `char_location`, `page_location`,
+    /// `web_search_result_location`, `search_result`, ...).
+    pub kind: String,
+    /// The cited web page.
+    pub url: Option<String>,
+    /// The title of the cited page or document.
+    pub title: Option<String>,
+    /// The provider's id of the cited file.
+    pub file_id: Option<String>,
+    /// The name of the cited file.
+    pub filename: Option<String>,
+    /// The passage of the source the text relies on, when the provider quotes it.
+    pub cited_text: Option<String>,
+    /// Where the cited span of this block's `text` starts, as the provider counts
+    /// (OpenAI: characters from the start of the text).
+    pub start_index: Option<u64>,
+    /// Where the cited span of this block's `text` ends (exclusive).
+    pub end_index: Option<u64>,
+    /// The provider's other fields about the source, verbatim (Anthropic `document_index`
+    /// and `start_char_index`, OpenAI `container_id` and `index`, ...).
+    pub extra: Map<String, Value>,
+}
+
 /// A block kept verbatim because it is outside the vocabulary or malformed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnrecognizedBlock {
@@ -177,7 +209,11 @@ impl ContentBlock {
 
     /// A `text` block.
     pub fn text(fidelity: Fidelity, text: impl Into<String>) -> Self {
-        Self::new(fidelity, Block::Text { text: text.into() })
+        let block = Block::Text {
+            text: text.into(),
+            citations: Vec::new(),
+        };
+        Self::new(fidelity, block)
     }
 
     /// A `thinking` block with no signature.
@@ -287,6 +323,7 @@ fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason
     let block = match block_type {
         "text" => Block::Text {
             text: string(fields, "text")?.unwrap_or_default(),
+            citations: citations(fields)?,
         },
         "thinking" => Block::Thinking {
             thinking: string(fields, "thinking")?.unwrap_or_default(),
@@ -328,6 +365,46 @@ fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason
     Ok(block)
 }
 
+/// The `citations` of a text block; absent or null reads as none.
+fn citations(fields: &Map<String, Value>) -> Result<Vec<Citation>, UnrecognizedReason> {
+    let list = match fields.get("citations") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(_) => return Err(malformed("`citations` must be an array")),
+    };
+    list.iter()
+        .map(|citation| {
+            let Value::Object(fields) = citation else {
+                return Err(malformed("a citation must be a JSON object"));
+            };
+            let optional = |name| Ok(string(fields, name)?.filter(|s| !s.is_empty()));
+            let index = |name: &str| match fields.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+                    UnrecognizedReason::Malformed(format!(
+                        "citation `{name}` must be an unsigned integer"
+                    ))
+                }),
+            };
+            Ok(Citation {
+                kind: string(fields, "type")?.unwrap_or_default(),
+                url: optional("url")?,
+                title: optional("title")?,
+                file_id: optional("file_id")?,
+                filename: optional("filename")?,
+                cited_text: optional("cited_text")?,
+                start_index: index("start_index")?,
+                end_index: index("end_index")?,
+                extra: match fields.get("extra") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(extra)) => extra.clone(),
+                    Some(_) => return Err(malformed("citation `extra` must be an object")),
+                },
+            })
+        })
+        .collect()
+}
+
 fn malformed(reason: &str) -> UnrecognizedReason {
     UnrecognizedReason::Malformed(reason.to_owned())
 }
@@ -363,7 +440,12 @@ impl Serialize for ContentBlock {
         map.serialize_entry("type", self.block.type_name())?;
         map.serialize_entry("fidelity", &self.fidelity)?;
         match &self.block {
-            Block::Text { text } => map.serialize_entry("text", text)?,
+            Block::Text { text, citations } => {
+                map.serialize_entry("text", text)?;
+                if !citations.is_empty() {
+                    map.serialize_entry("citations", citations)?;
+                }
+            }
             Block::Thinking {
                 thinking,
                 signature,
@@ -417,6 +499,37 @@ impl Serialize for ContentBlock {
             }
             Block::Stream { chunk } => map.serialize_entry("chunk", chunk)?,
             Block::Unrecognized(_) => unreachable!("refused above"),
+        }
+        map.end()
+    }
+}
+
+/// A citation as the wire writes it: the fields in their documented order, absent ones
+/// omitted.
+impl Serialize for Citation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let citation = self;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", &citation.kind)?;
+        for (name, value) in [
+            ("url", &citation.url),
+            ("title", &citation.title),
+            ("file_id", &citation.file_id),
+            ("filename", &citation.filename),
+            ("cited_text", &citation.cited_text),
+        ] {
+            if let Some(value) = value {
+                map.serialize_entry(name, non_empty::<S>(name, value)?)?;
+            }
+        }
+        if let Some(start) = citation.start_index {
+            map.serialize_entry("start_index", &start)?;
+        }
+        if let Some(end) = citation.end_index {
+            map.serialize_entry("end_index", &end)?;
+        }
+        if !citation.extra.is_empty() {
+            map.serialize_entry("extra", &citation.extra)?;
         }
         map.end()
     }

@@ -85,6 +85,24 @@
 //! it does not fit (say `role` is a number) is kept as read and reported as
 //! [`DecodeWarning::MalformedPayload`]. See [`Payload`].
 //!
+//! ## Token usage
+//!
+//! An agent run's `run.completed` carries the run's metadata as its `result`; its `usage`
+//! object has five unsigned integers with one meaning whatever the provider:
+//!
+//! * `input_tokens` - prompt tokens neither read from nor written to a prompt cache;
+//! * `cache_read_tokens` - prompt tokens read from the cache;
+//! * `cache_write_tokens` - prompt tokens written to the cache;
+//! * `output_tokens` - every token the model generated, **reasoning included**;
+//! * `reasoning_tokens` - the part of `output_tokens` spent on reasoning (0 when the
+//!   provider does not say).
+//!
+//! The three input kinds add up to the whole prompt, and the four non-reasoning fields to
+//! every token billed. Providers that count otherwise (cached tokens inside the input,
+//! reasoning beside the output) are converted by their adapters; the table per provider is
+//! on [`Usage`](crate::normalize::Usage). The provider's own record is kept verbatim as
+//! `raw_usage`.
+//!
 //! ## Content blocks
 //!
 //! Every block has:
@@ -100,7 +118,9 @@
 //! are omitted when false or absent, so a seed-only reader never sees them on ordinary data
 //! and ignores them otherwise.
 //!
-//! * `text`: `text` (string, verbatim; NUL and every other code point preserved).
+//! * `text`: `text` (string, verbatim; NUL and every other code point preserved);
+//!   `citations` (*extension*, array, omitted when empty: the sources the provider cited for
+//!   this text, in its order; see below).
 //! * `thinking`: `thinking` (string); `signature` (*extension*, string: the opaque token a
 //!   provider needs to accept the reasoning when it is replayed to it: Anthropic `signature`
 //!   or the `data` of `redacted_thinking`, OpenAI `encrypted_content`, Gemini
@@ -120,6 +140,35 @@
 //! * `stream`: `chunk` (string: one chunk of partial output). The seed's table says both
 //!   "`chunk`" and "in `text` field", so the spelling is ambiguous. **Decision:** writers
 //!   write `chunk`; readers read `chunk`, and fall back to `text` when `chunk` is absent.
+//!
+//! A *citation* (an element of `citations`) is an object with these fields, written in this
+//! order; every one but `type` is omitted when absent:
+//!
+//! * `type` - string. The provider's kind of citation, as the provider spells it: OpenAI
+//!   `url_citation`, `file_citation`, `container_file_citation`, `file_path`; Anthropic
+//!   `char_location`, `page_location`, `content_block_location`,
+//!   `web_search_result_location`, `search_result_location`; Perplexity `search_result`
+//!   (one of its `search_results`) or `url` (a bare URL of its `citations`).
+//! * `url` - string. The cited web page.
+//! * `title` - string. The title of the cited page or document (Anthropic
+//!   `document_title`).
+//! * `file_id` - string. The provider's id of the cited file.
+//! * `filename` - string. The name of the cited file.
+//! * `cited_text` - string. The passage of the source the text relies on (Anthropic quotes
+//!   it).
+//! * `start_index`, `end_index` - unsigned integers. The span of the block's `text` the
+//!   citation is attached to, `[start_index, end_index)`, in the provider's unit (OpenAI:
+//!   characters). Absent when the citation applies to the whole block (Anthropic). When a
+//!   provider's text arrived in several parts that axt joined into one block, the offsets
+//!   are moved to count from the start of the joined text.
+//! * `extra` - object. The provider's other fields about the source, verbatim (OpenAI
+//!   `index`, `container_id`; Anthropic `document_index`, `start_char_index`,
+//!   `end_char_index`, `start_page_number`, `encrypted_index`, ...; Perplexity `date`,
+//!   `snippet`).
+//!
+//! Optional strings are never empty (the writer refuses `Some("")`). A reader ignores
+//! citation fields it does not know; a citation that is not an object, or whose fields have
+//! the wrong JSON types, makes its block malformed.
 //!
 //! A block whose `type` is not one of the six, or whose fields have the wrong JSON types, is
 //! kept whole as [`Block::Unrecognized`] and reported ([`DecodeWarning::UnknownBlockType`],
@@ -152,7 +201,7 @@ mod refusal;
 mod timestamp;
 mod write;
 
-pub use block::{Block, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
+pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
 pub use codec::{
     DecodeCategory, DecodeError, DecodeWarning, EncodeError, decode_event, encode_event, validate,
     warnings,

@@ -8,9 +8,9 @@
 //! text, so string escaping is where a writer spends its time.
 
 use serde::ser::Error as _;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::block::{Block, ContentBlock, Fidelity};
+use super::block::{Block, Citation, ContentBlock, Fidelity};
 use super::event::ExchangeEvent;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
@@ -136,7 +136,19 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
     out.extend_from_slice(b",\"fidelity\":");
     fidelity(&block.fidelity, out)?;
     match &block.block {
-        Block::Text { text } => field(out, "text", text),
+        Block::Text { text, citations } => {
+            field(out, "text", text);
+            if !citations.is_empty() {
+                out.extend_from_slice(b",\"citations\":[");
+                for (index, one) in citations.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    citation(one, out)?;
+                }
+                out.push(b']');
+            }
+        }
         Block::Thinking {
             thinking,
             signature,
@@ -198,6 +210,36 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
     Ok(())
 }
 
+fn citation(citation: &Citation, out: &mut Vec<u8>) -> Result<(), Refusal> {
+    out.extend_from_slice(b"{\"type\":");
+    string(out, &citation.kind);
+    for (name, text) in [
+        ("url", &citation.url),
+        ("title", &citation.title),
+        ("file_id", &citation.file_id),
+        ("filename", &citation.filename),
+        ("cited_text", &citation.cited_text),
+    ] {
+        if let Some(text) = text {
+            field(out, name, non_empty(name, text)?);
+        }
+    }
+    if let Some(start) = citation.start_index {
+        out.extend_from_slice(b",\"start_index\":");
+        integer(out, start);
+    }
+    if let Some(end) = citation.end_index {
+        out.extend_from_slice(b",\"end_index\":");
+        integer(out, end);
+    }
+    if !citation.extra.is_empty() {
+        out.extend_from_slice(b",\"extra\":");
+        object(&citation.extra, out);
+    }
+    out.push(b'}');
+    Ok(())
+}
+
 fn fidelity(fidelity: &Fidelity, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if let Fidelity::Unknown(other) = fidelity {
         return Err(refuse(refusal::fidelity(other)));
@@ -251,19 +293,21 @@ fn value(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        Value::Object(fields) => {
-            out.push(b'{');
-            for (index, (key, item)) in fields.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                string(out, key);
-                out.push(b':');
-                self::value(item, out);
-            }
-            out.push(b'}');
-        }
+        Value::Object(fields) => object(fields, out),
     }
+}
+
+fn object(fields: &Map<String, Value>, out: &mut Vec<u8>) {
+    out.push(b'{');
+    for (index, (key, item)) in fields.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        string(out, key);
+        out.push(b':');
+        value(item, out);
+    }
+    out.push(b'}');
 }
 
 /// What serde_json writes after a backslash for each byte that must be escaped (0: none).

@@ -4,10 +4,11 @@
 //! How each record is read:
 //!
 //! * `assistant`: each line carries one content block of an Anthropic message; the lines of
-//!   one message share `message.id` and repeat its usage so far. Blocks: `text`; `thinking`
-//!   (signature kept); `redacted_thinking` (a thinking block with `redacted` and the opaque
-//!   data as its signature); `tool_use`, plus a `command` block after it when the tool is
-//!   `Bash`; `server_tool_use` (a `tool_use` with `server`) and its `*_tool_result`.
+//!   one message share `message.id` and repeat its usage so far. Blocks: `text` (its
+//!   `citations`, and the `citations_delta`s of partial messages, as the block's citations);
+//!   `thinking` (signature kept); `redacted_thinking` (a thinking block with `redacted` and
+//!   the opaque data as its signature); `tool_use`, plus a `command` block after it when
+//!   the tool is `Bash`; `server_tool_use` (a `tool_use` with `server`) and its `*_tool_result`.
 //!   Usage is counted once per message id, from the *last* snapshot (the copies grow as the
 //!   message streams; summing them, or keeping the first, miscounts).
 //! * `user`: tool results (`tool_result`, content a string or a block array, `is_error`),
@@ -37,12 +38,12 @@ use serde_json::Value;
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
-use super::tools::{PendingTools, missing_terminal};
+use super::tools::{PendingTools, citation_of, citations_of, missing_terminal};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, Citation, ContentBlock, Fidelity, Role};
 
 /// Whether the first record of an output looks like Claude Code stream-json.
 pub(crate) fn claims(first: &Value) -> bool {
@@ -201,6 +202,8 @@ struct RawBlock<'a> {
     content: Option<Value>,
     #[serde(default)]
     is_error: Option<bool>,
+    #[serde(default)]
+    citations: Option<Value>,
 }
 
 #[derive(Deserialize, Clone, Copy, Default)]
@@ -274,6 +277,9 @@ struct Delta<'a> {
     signature: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     partial_json: Option<Cow<'a, str>>,
+    /// `citations_delta`: one citation of the text block.
+    #[serde(default)]
+    citation: Option<Value>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -283,6 +289,7 @@ struct Delta<'a> {
 struct OpenBlock {
     kind: String,
     text: String,
+    citations: Vec<Citation>,
     signature: String,
     tool_name: String,
     tool_id: String,
@@ -501,6 +508,7 @@ impl State {
         let block = match &*raw.kind {
             "text" => Block::Text {
                 text: owned(raw.text),
+                citations: citations_of(raw.citations.as_ref()),
             },
             "thinking" => Block::Thinking {
                 thinking: owned(raw.thinking),
@@ -618,6 +626,7 @@ impl State {
                 }
                 "text" => Block::Text {
                     text: raw.text.map(Cow::into_owned).unwrap_or_default(),
+                    citations: Vec::new(),
                 },
                 other => {
                     self.unknown_block(other, record, position, diagnostics);
@@ -663,6 +672,7 @@ impl State {
                     return;
                 };
                 let open = OpenBlock {
+                    citations: citations_of(raw.citations.as_ref()),
                     kind: raw.kind.into_owned(),
                     text: raw
                         .text
@@ -701,6 +711,10 @@ impl State {
                     Some("input_json_delta") => open
                         .partial_json
                         .push_str(delta.partial_json.as_deref().unwrap_or("")),
+                    Some("citations_delta") => {
+                        open.citations
+                            .extend(delta.citation.as_ref().and_then(|c| citation_of(c, 0)));
+                    }
                     _ => {}
                 }
             }
@@ -746,7 +760,10 @@ impl State {
         let fidelity = Fidelity::AgentEmitted;
         let source = open.source;
         let block = match open.kind.as_str() {
-            "text" => Block::Text { text: open.text },
+            "text" => Block::Text {
+                text: open.text,
+                citations: open.citations,
+            },
             "thinking" => Block::Thinking {
                 thinking: open.text,
                 signature: Some(open.signature).filter(|s| !s.is_empty()),

@@ -386,6 +386,7 @@ impl State {
         if let Some(prompt) = line.prompt {
             let block = Block::Text {
                 text: prompt.into_owned(),
+                citations: Vec::new(),
             };
             return emit(items, block, Role::User, record);
         }
@@ -496,7 +497,15 @@ impl State {
             "agent_message" | "assistant_message" => {
                 if done {
                     let text = owned(item.text);
-                    emit(items, Block::Text { text }, Role::Assistant, record);
+                    emit(
+                        items,
+                        Block::Text {
+                            text,
+                            citations: Vec::new(),
+                        },
+                        Role::Assistant,
+                        record,
+                    );
                 }
             }
             "reasoning" => {
@@ -639,7 +648,15 @@ impl State {
             }
             "agent_message" => {
                 let text = owned(msg.message);
-                emit(items, Block::Text { text }, Role::Assistant, record);
+                emit(
+                    items,
+                    Block::Text {
+                        text,
+                        citations: Vec::new(),
+                    },
+                    Role::Assistant,
+                    record,
+                );
             }
             "agent_reasoning" => {
                 let thinking = Block::Thinking {

@@ -20,8 +20,9 @@
 //!   (loop detection and the session turn limit are reported this way, then `success`).
 //! * `result` (`status`, `error`, `stats`): status, fatal error, usage, duration. Gemini's
 //!   `input_tokens` includes `cached`; `input` is the uncached part (older CLIs omit it:
-//!   `input_tokens - cached` then). `output_tokens` is the candidates' count: stream-json does
-//!   not report thought tokens, so `reasoning_tokens` stays 0 here.
+//!   `input_tokens - cached` then). `output_tokens` is the candidates' count alone; the
+//!   thoughts are the rest of `total_tokens` (total − input_tokens − output_tokens), counted
+//!   as reasoning and added to the output, as axt's usage convention wants.
 //! * Anything else is kept as passthrough metadata.
 //!
 //! `--output-format json` prints one object `{session_id, response, stats, error, warnings}`
@@ -72,6 +73,10 @@ pub(crate) fn claims(first: &Value) -> bool {
 
 /// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's.
 pub(crate) fn claims_document(document: &Value) -> bool {
+    // A document that is only an error is Gemini's when the error has Gemini's shape.
+    if let Some(body) = super::error_body(document) {
+        return body == super::ErrorBody::Gemini;
+    }
     document.get("type").is_none()
         && ["response", "stats", "session_id", "error"]
             .iter()
@@ -200,6 +205,8 @@ struct Document<'a> {
 #[derive(Deserialize, Default)]
 struct StreamStats {
     #[serde(default)]
+    total_tokens: Option<u64>,
+    #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
@@ -217,11 +224,21 @@ impl StreamStats {
         let uncached = self
             .input
             .unwrap_or_else(|| self.input_tokens.unwrap_or(0).saturating_sub(cached));
+        // `output_tokens` counts only the candidates; `total_tokens` is Gemini's
+        // `totalTokenCount`, which also holds the thoughts: what it has beyond the prompt and
+        // the candidates is reasoning (and the tool-use prompt tokens of Google Search
+        // grounding, which stream-json does not tell apart).
+        let output = self.output_tokens.unwrap_or(0);
+        let thoughts = match (self.total_tokens, self.input_tokens) {
+            (Some(total), Some(prompt)) => total.saturating_sub(prompt + output),
+            _ => 0,
+        };
         Usage {
             input_tokens: uncached,
-            output_tokens: self.output_tokens.unwrap_or(0),
+            output_tokens: output + thoughts,
             cache_read_tokens: cached,
-            ..Usage::default()
+            cache_write_tokens: 0,
+            reasoning_tokens: thoughts,
         }
     }
 }

@@ -124,6 +124,26 @@ impl Provider {
             })
     }
 
+    /// Why [`Provider::detect`] found no provider in `head`, when it can say more than that
+    /// no record was recognized: an error-only body whose error object names no provider,
+    /// or one of a provider axt has no adapter for.
+    pub fn why_undetected(head: &[u8]) -> Option<&'static str> {
+        let first = head
+            .split(|b| *b == b'\n')
+            .find(|line| line.iter().any(|b| !b.is_ascii_whitespace()))?;
+        let record = match json::to_value(first) {
+            Value::Null => gemini::leading_document(head)?,
+            record => record,
+        };
+        match error_body(&record)? {
+            ErrorBody::Anthropic => Some("an Anthropic API error body, which no adapter reads"),
+            ErrorBody::Unknown => Some(
+                "an error body whose error object has no field that says which provider sent it",
+            ),
+            ErrorBody::OpenAi | ErrorBody::Gemini => None,
+        }
+    }
+
     fn claims(self, record: &Value) -> bool {
         match self {
             Provider::Claude => claude::claims(record),
@@ -139,6 +159,54 @@ impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Who sent a body that is only an error (`{"error": ...}`), by the shape of the error
+/// object, since the body names no provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorBody {
+    /// OpenAI and compatible servers: `{message, type, param, code}` (`param` always there,
+    /// possibly null), or a snake_case `type` (`invalid_request_error`).
+    OpenAi,
+    /// Gemini: the API's `{code, message, status}`, or the CLI's `{type, message, code}`
+    /// whose `type` is a JavaScript class name (`FatalAuthenticationError`).
+    Gemini,
+    /// Anthropic: `{"type": "error", "error": {type, message}}`.
+    Anthropic,
+    /// An error object that says none of this (`{"error": "..."}`, `{code, message}`).
+    Unknown,
+}
+
+/// The sender of an error-only body; `None` when `record` is not one (it has fields beside
+/// `error`, or no `error`).
+pub(crate) fn error_body(record: &Value) -> Option<ErrorBody> {
+    let object = record.as_object()?;
+    let error = object.get("error")?;
+    if object.get("type").and_then(Value::as_str) == Some("error") {
+        return Some(ErrorBody::Anthropic);
+    }
+    if object.len() > 1 {
+        return None;
+    }
+    let Value::Object(error) = error else {
+        return Some(ErrorBody::Unknown);
+    };
+    if error.contains_key("param") {
+        return Some(ErrorBody::OpenAi);
+    }
+    if error.get("status").is_some_and(Value::is_string) {
+        return Some(ErrorBody::Gemini);
+    }
+    let body = match error.get("type").and_then(Value::as_str) {
+        Some(kind) if kind.starts_with(|c: char| c.is_ascii_uppercase()) => ErrorBody::Gemini,
+        Some(kind)
+            if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') =>
+        {
+            ErrorBody::OpenAi
+        }
+        _ => ErrorBody::Unknown,
+    };
+    Some(body)
 }
 
 /// How a normalizer treats its input.
@@ -352,13 +420,33 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Token counts, with every kind kept apart.
+/// Token counts, with every kind kept apart, in one convention for every provider (the
+/// `usage` of `run.completed`; see [the wire format](crate::model#token-usage)):
 ///
-/// `input_tokens` counts only input that was neither read from nor written to a prompt
-/// cache, so the four input kinds add up to the whole prompt. Providers that report cached
-/// tokens as part of their input (OpenAI, Codex, Gemini) are converted to this convention.
-/// `reasoning_tokens` is the part of `output_tokens` spent on reasoning, where the provider
-/// says (it is included in `output_tokens`, as OpenAI counts it).
+/// * `input_tokens` counts only input that was neither read from nor written to a prompt
+///   cache, so `input_tokens + cache_read_tokens + cache_write_tokens` is the whole prompt;
+/// * `output_tokens` counts everything the model generated, reasoning included;
+/// * `reasoning_tokens` is the part of `output_tokens` spent on reasoning, 0 where the
+///   provider does not say.
+///
+/// So `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens` is every token
+/// billed, and totals are comparable across providers. How each provider's counts are
+/// converted:
+///
+/// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+/// |---|---|---|---|---|---|
+/// | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+/// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+/// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+/// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+/// | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+/// | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+/// | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+/// | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+///
+/// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+/// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+/// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     /// Uncached input tokens.

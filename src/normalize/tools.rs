@@ -1,5 +1,6 @@
-//! Bookkeeping every adapter shares: tool calls waiting for their results, and the
-//! diagnostics that do not depend on a provider's dialect.
+//! Bookkeeping every adapter shares: tool calls waiting for their results, the reading of a
+//! provider's citation objects, and the diagnostics that do not depend on a provider's
+//! dialect.
 //!
 //! Every adapter pairs results with calls by id. [`PendingTools`] remembers each call it was
 //! told about, reports a result whose call was never seen (an orphan, an error) when it
@@ -11,7 +12,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Diagnostic, DiagnosticKind, describe};
-use crate::model::Block;
+use crate::model::{Block, Citation};
 
 /// A tool call seen, waiting for its result.
 struct Call {
@@ -114,6 +115,66 @@ pub(crate) fn describe_tool(name: &str, id: &str) -> String {
         server: false,
         incomplete: false,
     })
+}
+
+/// A provider's citation object as a [`Citation`]: OpenAI annotations (Responses
+/// `annotations[]`; Chat Completions `annotations[]`, whose details nest under the type's
+/// name), Anthropic `citations[]` (`document_title` is the title), Perplexity search
+/// results. `shift` moves its offsets to count from the start of the assembled text. `None`
+/// for what is not an object with a string `type`.
+pub(crate) fn citation_of(annotation: &Value, shift: u64) -> Option<Citation> {
+    let mut fields = annotation.as_object()?.clone();
+    let kind = match fields.remove("type") {
+        Some(Value::String(kind)) => kind,
+        _ => return None,
+    };
+    if let Some(Value::Object(inner)) = fields.remove(&kind) {
+        for (name, value) in inner {
+            fields.entry(name).or_insert(value);
+        }
+    }
+    // A field of the type it should have is mapped; anything else stays in `extra`.
+    let mut text = |name: &str| match fields.get(name) {
+        Some(Value::String(text)) if !text.is_empty() => fields
+            .remove(name)
+            .and_then(|v| v.as_str().map(str::to_owned)),
+        Some(Value::Null) => fields.remove(name).and(None),
+        Some(Value::String(_)) => fields.remove(name).and(None),
+        _ => None,
+    };
+    let url = text("url");
+    let title = text("title").or_else(|| text("document_title"));
+    let file_id = text("file_id");
+    let filename = text("filename");
+    let cited_text = text("cited_text");
+    let mut index = |name: &str| {
+        let at = fields.get(name)?.as_u64()?;
+        fields.remove(name);
+        Some(at + shift)
+    };
+    let start_index = index("start_index");
+    let end_index = index("end_index");
+    Some(Citation {
+        kind,
+        url,
+        title,
+        file_id,
+        filename,
+        cited_text,
+        start_index,
+        end_index,
+        extra: fields,
+    })
+}
+
+/// Each citation object of a list (Anthropic's `citations` of a text block); `null` or
+/// absent is none.
+pub(crate) fn citations_of(list: Option<&Value>) -> Vec<Citation> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|citation| citation_of(citation, 0))
+        .collect()
 }
 
 /// The diagnostic for a record the framer skipped as too large.

@@ -8,10 +8,11 @@
 //!
 //! It masks *content*, not identifiers: every string a model, a tool or a step produced or
 //! was given (block text, thinking, commands, stream chunks, tool inputs and outputs, step
-//! results, error texts, and every string nested inside their JSON values). It leaves alone
-//! run ids, paths, names, tool and call ids, timestamps, object keys, and thinking
-//! signatures: those are opaque provider tokens a replay must send back unchanged, and a
-//! base64 signature could contain a run of characters that looks like a key.
+//! results, error texts, what a citation quotes or points at, and every string nested inside
+//! their JSON values). It leaves alone run ids, paths, names, tool, call and file ids,
+//! timestamps, object keys, and thinking signatures: those are opaque provider tokens a
+//! replay must send back unchanged, and a base64 signature could contain a run of
+//! characters that looks like a key.
 //!
 //! Patterns are deliberately specific (known prefixes, or a key name before the value):
 //! a false positive damages a transcript as surely as a miss leaks a secret. Generic
@@ -23,7 +24,7 @@ use std::sync::LazyLock;
 use regex::{Regex, RegexSet};
 use serde_json::Value;
 
-use crate::model::{Block, ContentBlock, ExchangeEvent, Payload};
+use crate::model::{Block, Citation, ContentBlock, ExchangeEvent, Payload};
 
 /// One kind of credential: a name for the marker and a pattern. When the pattern has a
 /// capture group 1, only that group is replaced.
@@ -158,7 +159,13 @@ impl Redactor {
     /// content); returns how many credentials were replaced.
     pub fn redact_block(&self, block: &mut ContentBlock) -> usize {
         match &mut block.block {
-            Block::Text { text } => self.redact_string(text),
+            Block::Text { text, citations } => {
+                let mut count = self.redact_string(text);
+                for citation in citations {
+                    count += self.redact_citation(citation);
+                }
+                count
+            }
             Block::Thinking { thinking, .. } => self.redact_string(thinking),
             Block::ToolUse { tool_input, .. } => self.redact_value(tool_input),
             Block::ToolResult { tool_content, .. } => self.redact_value(tool_content),
@@ -166,6 +173,30 @@ impl Redactor {
             Block::Stream { chunk } => self.redact_string(chunk),
             Block::Unrecognized(unrecognized) => self.redact_value(&mut unrecognized.raw),
         }
+    }
+
+    /// Redacts what a citation quotes or points at (a URL can carry a token).
+    fn redact_citation(&self, citation: &mut Citation) -> usize {
+        let Citation {
+            kind: _,
+            url,
+            title,
+            file_id: _,
+            filename,
+            cited_text,
+            start_index: _,
+            end_index: _,
+            extra,
+        } = citation;
+        [url, title, filename, cited_text]
+            .into_iter()
+            .flatten()
+            .map(|text| self.redact_string(text))
+            .sum::<usize>()
+            + extra
+                .values_mut()
+                .map(|value| self.redact_value(value))
+                .sum::<usize>()
     }
 
     /// Redacts an event's content; returns how many credentials were replaced.

@@ -98,3 +98,12 @@ fn a_closed_stdout_is_not_an_error() {
     assert_eq!(text(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn normalize_says_why_an_error_only_body_names_no_provider() {
+    let anthropic =
+        br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let output = axt(&["normalize"], anthropic);
+    assert_eq!(output.status.code(), Some(2));
+    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads); pass --provider (claude|codex|gemini|copilot|openai)");
+}

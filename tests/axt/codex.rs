@@ -25,7 +25,7 @@ fn sketch(normalized: &Normalized) -> Vec<String> {
         .map(|item| {
             let role = item.role.as_str();
             match &item.block.block {
-                Block::Text { text } => format!("{role} text {text}"),
+                Block::Text { text, .. } => format!("{role} text {text}"),
                 Block::Thinking { thinking, .. } => format!("{role} thinking {thinking}"),
                 Block::ToolUse {
                     tool_name,
@@ -287,7 +287,7 @@ fn raw_nul_bytes_keep_their_code_point() {
     });
     assert_eq!(output, Some("\0a NUL b \0c"));
     let text = normalized.blocks().find_map(|block| match &block.block {
-        Block::Text { text } => Some(text.as_str()),
+        Block::Text { text, .. } => Some(text.as_str()),
         _ => None,
     });
     assert_eq!(

@@ -60,7 +60,7 @@ fn every_provider_yields_the_same_blocks_for_the_shared_scenario() {
                     assert!(!is_error, "{provider}");
                     output = tool_content.as_str().map(|s| s.trim().to_owned());
                 }
-                Block::Text { text } => answer = Some(text.clone()),
+                Block::Text { text, .. } => answer = Some(text.clone()),
                 _ => {}
             }
         }

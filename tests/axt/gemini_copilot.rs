@@ -40,7 +40,7 @@ fn sequence(normalized: &Normalized) -> Vec<String> {
         .map(|item| {
             let role = item.role.as_str();
             match &item.block.block {
-                Block::Text { text } => format!("{role} text {text:?}"),
+                Block::Text { text, .. } => format!("{role} text {text:?}"),
                 Block::Thinking { thinking, .. } => format!("{role} thinking {thinking:?}"),
                 Block::ToolUse {
                     tool_name, tool_id, ..
@@ -110,13 +110,16 @@ fn gemicord_capture_blocks() {
     assert_eq!(meta.model.as_deref(), Some("auto-gemini-2.5"));
     assert_eq!(meta.duration_ms, Some(5760));
     // input_tokens 12821 includes cached 9598; `input` 3223 is the uncached part.
+    // output_tokens 186 counts the candidates only: the 367 thought tokens are the rest of
+    // total_tokens 13374 and count in the output.
     assert_eq!(
         meta.usage,
         Usage {
             input_tokens: 3223,
-            output_tokens: 186,
+            output_tokens: 186 + 367,
             cache_read_tokens: 9598,
-            ..Usage::default()
+            cache_write_tokens: 0,
+            reasoning_tokens: 367,
         }
     );
 }

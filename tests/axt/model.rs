@@ -2,9 +2,9 @@
 //! the round trip. Expected JSON is compared as `serde_json::Value`, an independent decoder.
 
 use axt::model::{
-    Block, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType, ExchangeEvent,
-    Fidelity, MessagePayload, Payload, PayloadKind, Role, StepPayload, Timestamp, ToolPayload,
-    UnrecognizedReason, decode_event, encode_event, warnings,
+    Block, Citation, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType,
+    ExchangeEvent, Fidelity, MessagePayload, Payload, PayloadKind, Role, StepPayload, Timestamp,
+    ToolPayload, UnrecognizedReason, decode_event, encode_event, warnings,
 };
 use insta::assert_snapshot;
 use serde_json::{Value, json};
@@ -277,6 +277,59 @@ mod forward_compatibility {
     }
 
     #[test]
+    fn a_citation_of_the_wrong_shape_makes_its_text_block_malformed() {
+        let wire = envelope(
+            "message.assistant",
+            json!({"role": "assistant", "blocks": [
+                {"type": "text", "fidelity": "agent_emitted", "text": "a", "citations": {}},
+                {"type": "text", "fidelity": "agent_emitted", "text": "b", "citations": ["x"]},
+                {"type": "text", "fidelity": "agent_emitted", "text": "c",
+                 "citations": [{"type": "url_citation", "start_index": -1}]},
+                {"type": "text", "fidelity": "agent_emitted", "text": "d",
+                 "citations": [{"type": "url_citation", "extra": []}]},
+            ]}),
+        );
+        let found: Vec<String> = warnings(&decode(&wire))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "block 0: malformed: `citations` must be an array",
+                "block 1: malformed: a citation must be a JSON object",
+                "block 2: malformed: citation `start_index` must be an unsigned integer",
+                "block 3: malformed: citation `extra` must be an object",
+            ]
+        );
+    }
+
+    #[test]
+    fn citation_fields_a_reader_does_not_know_are_ignored_and_empty_ones_absent() {
+        let wire = envelope(
+            "message.assistant",
+            json!({"role": "assistant", "blocks": [
+                {"type": "text", "fidelity": "agent_emitted", "text": "a",
+                 "citations": [{"type": "url_citation", "url": "https://a.example", "title": "",
+                                "confidence": 0.9}]},
+            ]}),
+        );
+        let event = decode(&wire);
+        assert!(warnings(&event).is_empty());
+        let Block::Text { citations, .. } = &message_blocks(&event)[0].block else {
+            panic!("a text block");
+        };
+        assert_eq!(
+            citations,
+            &[Citation {
+                kind: "url_citation".into(),
+                url: Some("https://a.example".into()),
+                ..Citation::default()
+            }]
+        );
+    }
+
+    #[test]
     fn unknown_fidelity_and_role_are_kept_and_reported() {
         let wire = envelope(
             "message.assistant",
@@ -311,7 +364,7 @@ mod forward_compatibility {
         let mut extended = plain.clone();
         extended["schema_version"] = json!(2);
         extended["payload"]["model"] = json!("claude-sonnet-4-6");
-        extended["payload"]["blocks"][0]["citations"] = json!([{"url": "https://example.com"}]);
+        extended["payload"]["blocks"][0]["cache_control"] = json!({"type": "ephemeral"});
         let event = decode(&extended);
         assert_eq!(event, decode(&plain));
         assert!(warnings(&event).is_empty());
@@ -637,6 +690,21 @@ mod strict_writer {
             refusal(&event(EventType::MessageAssistant, assistant(vec![unsigned]))),
             @"optional field `signature` is present but empty; use None"
         );
+        let untitled = ContentBlock::new(
+            Fidelity::AgentEmitted,
+            Block::Text {
+                text: "x".into(),
+                citations: vec![Citation {
+                    kind: "url_citation".into(),
+                    title: Some(String::new()),
+                    ..Citation::default()
+                }],
+            },
+        );
+        assert_snapshot!(
+            refusal(&event(EventType::MessageAssistant, assistant(vec![untitled]))),
+            @"optional field `title` is present but empty; use None"
+        );
     }
 
     #[test]
@@ -676,6 +744,28 @@ mod strict_writer {
                     tool_id: Some("t".into()),
                 },
             ),
+            ContentBlock::new(
+                Fidelity::AgentEmitted,
+                Block::Text {
+                    text: "Rust 1.90 is out.".into(),
+                    citations: vec![
+                        Citation {
+                            kind: "url_citation".into(),
+                            url: Some("https://blog.rust-lang.org/".into()),
+                            title: Some("Rust Blog".into()),
+                            start_index: Some(0),
+                            end_index: Some(17),
+                            ..Citation::default()
+                        },
+                        Citation {
+                            kind: "char_location".into(),
+                            cited_text: Some("1.90 was released".into()),
+                            extra: json!({"document_index": 0}).as_object().unwrap().clone(),
+                            ..Citation::default()
+                        },
+                    ],
+                },
+            ),
         ];
         let written = encode(&event(EventType::MessageAssistant, assistant(blocks)));
         assert_eq!(
@@ -686,6 +776,11 @@ mod strict_writer {
                  "tool_input": {"query": "rust"}, "server": true, "incomplete": true},
                 {"type": "tool_result", "fidelity": "agent_emitted", "tool_id": "t", "tool_content": "", "is_error": true, "exit_code": 42},
                 {"type": "command", "fidelity": "agent_emitted", "command": "exit 42", "tool_id": "t"},
+                {"type": "text", "fidelity": "agent_emitted", "text": "Rust 1.90 is out.", "citations": [
+                    {"type": "url_citation", "url": "https://blog.rust-lang.org/", "title": "Rust Blog",
+                     "start_index": 0, "end_index": 17},
+                    {"type": "char_location", "cited_text": "1.90 was released", "extra": {"document_index": 0}},
+                ]},
             ])
         );
     }
@@ -757,9 +852,34 @@ mod round_trip {
         prop_oneof![Just(Fidelity::Router), Just(Fidelity::AgentEmitted)]
     }
 
+    fn citation() -> impl Strategy<Value = Citation> {
+        let text = || proptest::option::of(non_empty());
+        (
+            any::<String>(),
+            (text(), text(), text(), text(), text()),
+            any::<Option<u64>>(),
+            any::<Option<u64>>(),
+            prop::collection::btree_map(any::<String>(), json_value(), 0..3),
+        )
+            .prop_map(
+                |(kind, (url, title, file_id, filename, cited_text), start, end, extra)| Citation {
+                    kind,
+                    url,
+                    title,
+                    file_id,
+                    filename,
+                    cited_text,
+                    start_index: start,
+                    end_index: end,
+                    extra: extra.into_iter().collect(),
+                },
+            )
+    }
+
     fn block() -> impl Strategy<Value = ContentBlock> {
         let body = prop_oneof![
-            any::<String>().prop_map(|text| Block::Text { text }),
+            (any::<String>(), prop::collection::vec(citation(), 0..3))
+                .prop_map(|(text, citations)| Block::Text { text, citations }),
             (
                 any::<String>(),
                 proptest::option::of(non_empty()),

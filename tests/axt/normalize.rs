@@ -74,7 +74,7 @@ fn raw_nul_bytes_keep_their_code_point() {
     let texts: Vec<&str> = normalized
         .blocks()
         .filter_map(|block| match &block.block {
-            Block::Text { text } => Some(text.as_str()),
+            Block::Text { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();

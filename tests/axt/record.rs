@@ -78,7 +78,7 @@ fn step(event_type: EventType, name: &str, kind: &str) -> ExchangeEvent {
 
 fn text_of(event: &ExchangeEvent) -> &str {
     match &event.payload.blocks()[0].block {
-        Block::Text { text } => text,
+        Block::Text { text, .. } => text,
         other => panic!("expected a text block, got {other:?}"),
     }
 }
