@@ -269,6 +269,24 @@ pub enum DiagnosticKind {
 }
 
 impl DiagnosticKind {
+    /// Every kind, for documentation checks and help texts.
+    pub const ALL: [DiagnosticKind; 14] = [
+        DiagnosticKind::NotJson,
+        DiagnosticKind::InvalidJson,
+        DiagnosticKind::InvalidUtf8,
+        DiagnosticKind::ControlCharacters,
+        DiagnosticKind::RecordTooLarge,
+        DiagnosticKind::Truncated,
+        DiagnosticKind::UnexpectedShape,
+        DiagnosticKind::UnknownBlockType,
+        DiagnosticKind::IncompleteBlock,
+        DiagnosticKind::DanglingToolUse,
+        DiagnosticKind::OrphanToolResult,
+        DiagnosticKind::MissingTerminal,
+        DiagnosticKind::StreamMismatch,
+        DiagnosticKind::InvalidToolInput,
+    ];
+
     /// The kebab-case name, as in JSON reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -712,5 +730,29 @@ pub(crate) fn describe(block: &Block) -> String {
         } => format!("tool_use {tool_name} ({tool_id})"),
         Block::ToolResult { tool_id, .. } => format!("tool_result ({tool_id})"),
         other => other.type_name().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_diagnostic_kind_is_listed_once_under_its_wire_name() {
+        use DiagnosticKind::*;
+        // No wildcard: a new kind does not compile here until it is in `ALL` too.
+        let listed = |kind: DiagnosticKind| match kind {
+            NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
+            | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
+            | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
+            | InvalidToolInput => DiagnosticKind::ALL.iter().filter(|k| **k == kind).count(),
+        };
+        for kind in DiagnosticKind::ALL {
+            assert_eq!(listed(kind), 1, "{kind:?}");
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::from(kind.as_str())
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@ mod bench_stream;
 mod claude_code;
 mod cli;
 mod codex;
+mod corpus_docs;
 mod equivalence;
 mod exec;
 mod fuzz_regressions;
