@@ -45,6 +45,7 @@ use serde_json::Value;
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{self, Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
@@ -70,12 +71,27 @@ pub(crate) fn claims(first: &Value) -> bool {
     }
 }
 
-/// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's.
+/// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's: it
+/// has only the fields `JsonOutput` defines (`session_id`, `response`, `stats`, `error`,
+/// `warnings`), and at least one of `response` (a string), `stats` or `error` (objects, the
+/// error with its `message`). Other tools print pretty JSON too: a parser's failure wrapper
+/// `{"timestamp", "error": "...", "raw_json"}` is not Gemini's.
 pub(crate) fn claims_document(document: &Value) -> bool {
-    document.get("type").is_none()
-        && ["response", "stats", "session_id", "error"]
-            .iter()
-            .any(|field| document.get(*field).is_some())
+    let Some(fields) = document.as_object() else {
+        return false;
+    };
+    let known = |field: &str| {
+        matches!(
+            field,
+            "session_id" | "response" | "stats" | "error" | "warnings"
+        )
+    };
+    let response = fields.get("response").is_some_and(Value::is_string);
+    let stats = fields.get("stats").is_some_and(Value::is_object);
+    let error = fields
+        .get("error")
+        .is_some_and(|error| error.get("message").is_some_and(Value::is_string));
+    fields.keys().all(|field| known(field)) && (response || stats || error)
 }
 
 /// The pretty-printed JSON document at the start of `head` (after any non-JSON lines, such
@@ -127,6 +143,10 @@ impl LineAdapter for State {
     fn meta(&self) -> &RunMeta {
         &self.meta
     }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -135,6 +155,38 @@ impl LineAdapter for State {
 struct EventShape;
 impl RecordShape for EventShape {
     type Of<'a> = Event<'a>;
+
+    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
+        (&event.kind, None)
+    }
+
+    /// The fields gemini-cli's `types.ts` gives each event (`severity` is read as "every
+    /// `error` event is non-fatal").
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind.0 {
+            "init" => |f| matches!(f, "type" | "timestamp" | "session_id" | "model"),
+            "message" => |f| matches!(f, "type" | "timestamp" | "role" | "content" | "delta"),
+            "tool_use" => |f| {
+                matches!(
+                    f,
+                    "type" | "timestamp" | "tool_name" | "tool_id" | "parameters"
+                )
+            },
+            "tool_result" => |f| {
+                matches!(
+                    f,
+                    "type" | "timestamp" | "tool_id" | "status" | "output" | "error"
+                )
+            },
+            "error" => |f| matches!(f, "type" | "timestamp" | "severity" | "message"),
+            "result" => |f| matches!(f, "type" | "timestamp" | "status" | "error" | "stats"),
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
 }
 
 /// One stream-json event, every type's fields side by side.
@@ -142,6 +194,8 @@ impl RecordShape for EventShape {
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
     // init
     #[serde(borrow, default)]
     session_id: Option<Cow<'a, str>>,
@@ -179,6 +233,22 @@ struct Event<'a> {
 struct DocumentShape;
 impl RecordShape for DocumentShape {
     type Of<'a> = Document<'a>;
+
+    fn kind<'v>(_: &'v Document<'_>) -> Kind<'v> {
+        ("document", None)
+    }
+
+    fn fields(_: Kind<'_>) -> Option<Fields> {
+        Some(Fields {
+            within: None,
+            known: |f| {
+                matches!(
+                    f,
+                    "session_id" | "response" | "stats" | "error" | "warnings"
+                )
+            },
+        })
+    }
 }
 
 /// The `--output-format json` document.
@@ -320,7 +390,7 @@ impl State {
                     self.document_line(parser, rest, out);
                 } else {
                     let Output { items, diagnostics } = out;
-                    parser.parse::<EventShape, _>(record, diagnostics, |event, diagnostics| {
+                    parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
                         self.event(event, record, items, diagnostics)
                     });
                 }
@@ -342,7 +412,10 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
+        if let Some(time) = &event.timestamp {
+            self.meta.saw_time(time);
+        }
         let is_delta = event.kind == "message"
             && event.role.as_deref() == Some("assistant")
             && event.delta == Some(true);
@@ -361,7 +434,7 @@ impl State {
                     })
                 }
             }
-            return;
+            return Fate::Mapped;
         }
         self.flush_text(items);
         let source = Source::record(record.line, record.offset);
@@ -439,8 +512,12 @@ impl State {
                 });
             }
             "result" => self.result(event, record),
-            other => self.keep(record.line, other, to_value(record.bytes)),
+            other => {
+                self.keep(record.line, other, to_value(record.bytes));
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
     }
 
     fn result(&mut self, event: Event<'_>, record: Record<'_>) {
@@ -487,11 +564,15 @@ impl State {
         let open = self.document.take().expect("open above");
         let (record, source) = match open.document.record() {
             Ok(found) => found,
-            Err(too_large) => return out.diagnostics.push(too_large),
+            Err(too_large) => {
+                parser.tally.unreadable();
+                return out.diagnostics.push(too_large);
+            }
         };
         let Output { items, diagnostics } = out;
-        parser.parse::<DocumentShape, _>(record, diagnostics, |parsed, _| {
-            self.document(parsed, open.error_prefix, source, items)
+        parser.parse::<DocumentShape>(record, diagnostics, |parsed, _| {
+            self.document(parsed, open.error_prefix, source, items);
+            Fate::Mapped
         });
     }
 
@@ -607,6 +688,7 @@ fn item(block: ContentBlock, role: Role, source: Source) -> Item {
         message_id: None,
         agent: None,
         source,
+        time: None,
     }
 }
 

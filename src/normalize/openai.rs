@@ -77,15 +77,17 @@ use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visi
 use serde_json::Value;
 
 use super::codex::shell_join;
+use super::driver::Watch;
 use super::framing::{Document, Frame, LineFramer, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::sse::{SseEvent, SseFrame, SseParser};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role, Timestamp};
 
 /// Whether a record is OpenAI's: a completion, chunk or response object, a Responses event,
 /// or a request body.
@@ -176,7 +178,12 @@ impl Normalizer for OpenAiNormalizer {
             state,
             ..
         } = self;
-        framer.push(bytes, &mut |frame| state.frame(sse, parser, frame, out));
+        state.watch.input(bytes);
+        framer.push(bytes, &mut |frame| {
+            let items = out.items.len();
+            state.frame(sse, parser, frame, out);
+            state.watch.stamp(&state.meta, items, out);
+        });
     }
 
     fn finish(&mut self, out: &mut Output) {
@@ -191,9 +198,12 @@ impl Normalizer for OpenAiNormalizer {
             state,
             ..
         } = self;
+        let items = out.items.len();
         framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
         sse.finish(&mut |event| state.sse_event(parser, event, out));
         state.finish(out);
+        let State { watch, meta, .. } = state;
+        watch.finish(parser, meta, items, out);
     }
 
     fn meta(&self) -> &RunMeta {
@@ -207,6 +217,110 @@ impl Normalizer for OpenAiNormalizer {
 struct WireShape;
 impl RecordShape for WireShape {
     type Of<'a> = Wire<'a>;
+
+    /// `object`, else `type`; else what the record's shape says it is: a chunk or a body
+    /// (by `choices`), a request (`request/chat`, `request/responses`), an error.
+    fn kind<'v>(wire: &'v Wire<'_>) -> Kind<'v> {
+        if let Some(object) = wire.object.as_deref().or(wire.kind.as_deref()) {
+            return (object, None);
+        }
+        let kind = match &wire.choices {
+            Some(choices) if choices.iter().any(|c| c.delta.is_some()) => "chat.completion.chunk",
+            Some(_) => "chat.completion",
+            None if wire.messages.is_some() => return ("request", Some("chat")),
+            None if wire.input.is_some() => return ("request", Some("responses")),
+            None if wire.error.is_some() => "error",
+            None => "record",
+        };
+        (kind, None)
+    }
+
+    /// The fields of chunks, bodies and stream events, as openai-python's types define them.
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind {
+            ("chat.completion.chunk" | "chat.completion", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created"
+                        | "model"
+                        | "choices"
+                        | "usage"
+                        | "error"
+                        | "system_fingerprint"
+                        | "service_tier"
+                )
+            },
+            ("response", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created_at"
+                        | "status"
+                        | "model"
+                        | "output"
+                        | "usage"
+                        | "error"
+                        | "incomplete_details"
+                        | "instructions"
+                        | "max_output_tokens"
+                        | "max_tool_calls"
+                        | "metadata"
+                        | "parallel_tool_calls"
+                        | "previous_response_id"
+                        | "prompt"
+                        | "prompt_cache_key"
+                        | "reasoning"
+                        | "safety_identifier"
+                        | "service_tier"
+                        | "store"
+                        | "temperature"
+                        | "text"
+                        | "tool_choice"
+                        | "tools"
+                        | "top_logprobs"
+                        | "top_p"
+                        | "truncation"
+                        | "user"
+                        | "background"
+                        | "conversation"
+                        | "output_text"
+                )
+            },
+            (kind, _) if kind.starts_with("response.") || kind == "error" => |f| {
+                matches!(
+                    f,
+                    "type"
+                        | "sequence_number"
+                        | "response"
+                        | "item"
+                        | "item_id"
+                        | "output_index"
+                        | "content_index"
+                        | "summary_index"
+                        | "delta"
+                        | "text"
+                        | "arguments"
+                        | "input"
+                        | "part"
+                        | "annotation"
+                        | "annotation_index"
+                        | "logprobs"
+                        | "obfuscation"
+                        | "refusal"
+                        | "code"
+                        | "message"
+                        | "param"
+                        | "name"
+                )
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -219,6 +333,11 @@ struct Wire<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
+    // Unix seconds: `created` on Chat Completions records, `created_at` on a Responses object.
+    #[serde(default)]
+    created: Option<Value>,
+    #[serde(default)]
+    created_at: Option<Value>,
     // chat.completion(.chunk)
     #[serde(borrow, default)]
     choices: Option<Vec<WireChoice<'a>>>,
@@ -321,6 +440,8 @@ struct WireResponse<'a> {
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
+    #[serde(default)]
+    created_at: Option<Value>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(borrow, default)]
@@ -751,6 +872,9 @@ struct State {
     /// the history.
     history: usize,
     last_record: (u64, u64),
+    /// The checks the line driver makes around every record (times, report, other
+    /// providers' records).
+    watch: Watch,
 }
 
 impl State {
@@ -771,6 +895,7 @@ impl State {
             saw_response: false,
             history: 0,
             last_record: (0, 0),
+            watch: Watch::new(Provider::OpenAi),
         }
     }
 
@@ -794,6 +919,8 @@ impl State {
                 } else if self.sse_seen {
                     sse.skipped_line(line, offset, size);
                 } else {
+                    parser.tally.unreadable();
+                    self.watch.first_record(line, offset);
                     out.diagnostics
                         .push(too_large(line, offset, size, terminated));
                 }
@@ -834,6 +961,8 @@ impl State {
                 size,
                 terminated,
             } => {
+                parser.tally.unreadable();
+                self.watch.first_record(line, offset);
                 out.diagnostics
                     .push(too_large(line, offset, size, terminated));
                 return;
@@ -864,10 +993,13 @@ impl State {
         event: Option<&str>,
         out: &mut Output,
     ) {
+        let before = out.diagnostics.len();
         let Output { items, diagnostics } = out;
-        parser.parse::<WireShape, _>(record, diagnostics, |wire, diagnostics| {
+        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
             self.record(wire, record, span, event, items, diagnostics)
         });
+        self.watch.first_record(span.line, span.offset);
+        self.watch.read(record, parser, before, out);
     }
 
     fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
@@ -881,7 +1013,10 @@ impl State {
         let document = self.document.take().expect("open above");
         match document.record() {
             Ok((record, span)) => self.json(parser, record, span, None, out),
-            Err(too_large) => out.diagnostics.push(too_large),
+            Err(too_large) => {
+                parser.tally.unreadable();
+                out.diagnostics.push(too_large);
+            }
         }
     }
 
@@ -894,7 +1029,15 @@ impl State {
         event: Option<&str>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
+        let created = wire.created.as_ref().or(wire.created_at.as_ref()).or(wire
+            .response
+            .as_ref()
+            .and_then(|response| response.created_at.as_ref()));
+        if let Some(seconds) = created.and_then(Value::as_i64) {
+            let time = Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000);
+            self.meta.saw_timestamp(time);
+        }
         let kind = wire.kind.as_deref().or(event).unwrap_or("").to_owned();
         let is_chunk = wire.object.as_deref() == Some("chat.completion.chunk")
             || (wire.object.is_none()
@@ -912,7 +1055,7 @@ impl State {
                 self.response_end(response, span, items, diagnostics);
             }
             _ if kind.starts_with("response.") || kind == "error" => {
-                self.responses_event(&kind, wire, record, span, items, diagnostics)
+                return self.responses_event(&kind, wire, record, span, items, diagnostics);
             }
             _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
             _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),
@@ -924,8 +1067,10 @@ impl State {
             other => {
                 let kind = other.map_or_else(|| "record".to_owned(), str::to_owned);
                 self.meta.keep(span.line, &kind, || to_value(record.bytes));
+                return Fate::Passthrough;
             }
         }
+        Fate::Mapped
     }
 
     /// A new response starts when a record names an id not seen just before.
@@ -1151,7 +1296,7 @@ impl State {
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         match kind {
             "response.created" | "response.in_progress" | "response.queued" => {
                 let response = wire.response.unwrap_or_default();
@@ -1161,7 +1306,9 @@ impl State {
             "response.output_item.added" => {
                 self.streaming = true;
                 self.saw_response = true;
-                let Some(item) = wire.item else { return };
+                let Some(item) = wire.item else {
+                    return Fate::Skipped;
+                };
                 let at = self.open_item(item.id.as_deref(), wire.output_index);
                 self.items[at].assembly.item(&item, span);
             }
@@ -1207,7 +1354,9 @@ impl State {
             }
             "response.output_item.done" => {
                 self.saw_response = true;
-                let Some(item) = wire.item else { return };
+                let Some(item) = wire.item else {
+                    return Fate::Skipped;
+                };
                 let kind = item.kind.as_deref().unwrap_or("message").to_owned();
                 let at = self.open_item(item.id.as_deref(), wire.output_index);
                 let open = self.items.remove(at);
@@ -1259,8 +1408,12 @@ impl State {
                 // Structure only: the text is in the deltas and in `output_item.done`.
                 self.streaming = true;
             }
-            other => self.meta.keep(span.line, other, || to_value(record.bytes)),
+            other => {
+                self.meta.keep(span.line, other, || to_value(record.bytes));
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
     }
 
     /// The open item an event names (by `item_id`, else `output_index`); opened if unseen.
@@ -1546,6 +1699,7 @@ fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
         id: wire.id,
         model: wire.model,
         status: wire.status,
+        created_at: wire.created_at,
         usage: wire.usage,
         output: wire.output,
         error: wire.error,
@@ -1627,6 +1781,7 @@ fn item(block: ContentBlock, role: Role, message_id: Option<String>, source: Sou
         message_id,
         agent: None,
         source,
+        time: None,
     }
 }
 
