@@ -266,8 +266,8 @@ struct Line<'a> {
     // entry is known by `parentUuid` (every message entry has it) or `sessionId`.
     #[serde(rename = "parentUuid", default)]
     parent_uuid: Present,
-    #[serde(rename = "sessionId", default)]
-    log_session_id: Present,
+    #[serde(rename = "sessionId", borrow, default)]
+    log_session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -536,13 +536,13 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
         if self.meta.session_id.is_none()
-            && let Some(session) = &line.session_id
+            && let Some(session) = line.session_id.as_ref().or(line.log_session_id.as_ref())
         {
             self.meta.session_id = Some(session.to_string());
         }
         // Stream-json stamps only some `user` lines: a run clocked partly by emission and
         // partly by the source would go backwards, so only session-log entries date events.
-        if (line.parent_uuid.0 || line.log_session_id.0)
+        if (line.parent_uuid.0 || line.log_session_id.is_some())
             && let Some(time) = &line.timestamp
         {
             self.meta.saw_time(time);

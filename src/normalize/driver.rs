@@ -224,16 +224,21 @@ impl Watch {
             return;
         };
         self.foreign.get_or_insert(other);
-        let what = if passthrough {
+        let fate = if passthrough {
             "kept as passthrough, not read"
         } else {
             "not read"
         };
+        let kind = value
+            .get("type")
+            .or_else(|| value.pointer("/msg/type"))
+            .and_then(|kind| kind.as_str())
+            .map_or_else(String::new, |kind| format!(" ({kind})"));
         out.diagnostics.push(Diagnostic::new(
             DiagnosticKind::ForeignRecord,
             record.line,
             record.offset,
-            format!("a {other} record in {} output; {what}", self.provider),
+            format!("a {other} record{kind} in {} output; {fate}", self.provider),
         ));
     }
 
@@ -285,12 +290,16 @@ impl Watch {
                 DiagnosticKind::UnrecognizedInput,
                 line,
                 offset,
-                format!(
-                    "no {} record recognized in the input's {} record{}; {looks}",
-                    self.provider,
-                    report.total(),
-                    if report.total() == 1 { "" } else { "s" }
-                ),
+                match report.total() {
+                    1 => format!(
+                        "the input's only record is not {} output; {looks}",
+                        self.provider
+                    ),
+                    n => format!(
+                        "none of the input's {n} records is {} output; {looks}",
+                        self.provider
+                    ),
+                },
             ));
         }
         meta.report = report;

@@ -570,7 +570,24 @@ impl State {
             }
         };
         let Output { items, diagnostics } = out;
-        parser.parse::<DocumentShape>(record, diagnostics, |parsed, _| {
+        parser.parse::<DocumentShape>(record, diagnostics, |parsed, diagnostics| {
+            // Other tools print pretty JSON too (a parser's `{timestamp, error: "...",
+            // raw_json}` failure wrapper): a document is Gemini's by its own fields.
+            let error_object = parsed
+                .error
+                .as_ref()
+                .is_some_and(|error| error.get("message").is_some_and(Value::is_string));
+            let stats = parsed.stats.as_ref().is_some_and(Value::is_object);
+            if parsed.response.is_none() && !stats && !error_object {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::UnexpectedShape,
+                    source.line,
+                    source.offset,
+                    "a JSON document with neither `response`, `stats` nor an `error` object: \
+                     not a Gemini CLI json-mode document, skipped",
+                ));
+                return Fate::Skipped;
+            }
             self.document(parsed, open.error_prefix, source, items);
             Fate::Mapped
         });

@@ -25,11 +25,11 @@
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is [`events`], writing them is the recorder's.
 //!
-//! Adapters: [`claude`] (Claude Code `--output-format stream-json`), [`codex`] (Codex CLI
-//! `exec --json`, all three generations), [`gemini`] (Gemini CLI `--output-format
-//! stream-json` and `json`), [`copilot`] (Copilot CLI `-p --output-format json`), [`openai`]
-//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
-//! any compatible server).
+//! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
+//! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
+//! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
+//! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
 
 pub mod claude;
 pub mod codex;
@@ -64,7 +64,8 @@ pub enum Provider {
     Codex,
     /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
     Gemini,
-    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`.
+    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
+    /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.

@@ -16,4 +16,5 @@ mod normalize;
 mod openai;
 mod read;
 mod record;
+mod times;
 mod transcript;
