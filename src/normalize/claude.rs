@@ -25,6 +25,12 @@
 //!
 //! Sub-agent traffic is interleaved in the same stream and carries `parent_tool_use_id`;
 //! it becomes each item's `agent` scope.
+//!
+//! Claude Code's session-log entries (`~/.claude/projects/…`, what `axt import` reads) carry
+//! the same `message` shapes and are read the same way; an entry is known by its camel-case
+//! `parentUuid` or `sessionId`, gives the session id, and its `timestamp` is the source time
+//! of what it holds. Stream-json stamps only some `user` lines: those are not used, as a run
+//! dated partly by the source and partly by the clock would go backwards.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -45,7 +45,9 @@
 //! non-fatal run errors (Codex reports transient retries that way); `turn.failed` is fatal
 //! and fails the run for good; `turn.completed` (and legacy `task_complete`) completes it.
 //! A stream that ends with a turn still open gets a `missing-terminal` warning and stays
-//! incomplete.
+//! incomplete. `exec --json` records carry no time (some versions put one on
+//! `thread.started` alone, which would date the whole run at its start): events take the
+//! clock's.
 
 use std::borrow::Cow;
 

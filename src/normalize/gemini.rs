@@ -1,7 +1,8 @@
 //! Gemini CLI: `gemini --output-format stream-json` (one event a line) and
 //! `--output-format json` (one pretty-printed document).
 //!
-//! Shapes follow gemini-cli `packages/core/src/output/types.ts`. How each event is read:
+//! Shapes follow gemini-cli `packages/core/src/output/types.ts`; every stream-json event's
+//! `timestamp` is its source time (json-mode documents have none). How each event is read:
 //!
 //! * `init`: session id and model (often an alias such as `auto`; a single per-model entry in
 //!   the final stats replaces it with the real model name).

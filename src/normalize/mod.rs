@@ -173,7 +173,8 @@ pub trait Normalizer {
 
     /// Feeds the next bytes of output, split anywhere (inside a record, inside a UTF-8
     /// character). Blocks completed by these bytes, and problems found in them, are appended
-    /// to `out`.
+    /// to `out` (blocks of a provider that stamps its records wait for its first stamp; see
+    /// the driver).
     fn push(&mut self, bytes: &[u8], out: &mut Output);
 
     /// Ends the input: flushes an unterminated last record, emits what is still open

@@ -62,6 +62,8 @@
 //!   reason. A missing `finish_reason` is not an error (Ollama sends `null`).
 //! * Errors: `{"error": ...}` records, Responses `error` events and `response.failed` are
 //!   fatal run errors; what was still open is handed out marked incomplete.
+//! * Times: a record's `created` (Chat Completions) or its Responses object's `created_at`,
+//!   Unix seconds, is its source time; request bodies have none.
 //!
 //! A stream that ends inside a response (no `finish_reason`, `[DONE]` or terminal event) hands
 //! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
