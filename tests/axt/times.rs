@@ -213,3 +213,21 @@ fn records_before_the_first_stamp_take_it() {
         ]
     );
 }
+
+/// With the source's times, `axt tree` shows the provider's durations: the agent step of
+/// the Gemini scenario runs from the prompt echo (11:00:00.101) to the result (04.170).
+#[test]
+fn tree_durations_are_the_providers() {
+    let dir = std::env::temp_dir().join(format!("axt-times-{}", std::process::id()));
+    let fixture = "corpus/gemini/ok/shared-scenario-shell-command.jsonl";
+    let out = dir.to_str().unwrap();
+    let written = axt(&["normalize", "--out", out, fixture], b"");
+    assert_eq!(written.status.code(), Some(0));
+    let run = dir.join("2b9e6f1c-7a54-4d83-9c2e-5f0a1b8d3e76.jsonl");
+    let tree = axt(&["tree", "--json", run.to_str().unwrap()], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let tree: serde_json::Value = serde_json::from_slice(&tree.stdout).unwrap();
+    let agent = &tree["root"]["children"][0];
+    assert_eq!(agent["path"], "agent");
+    assert_eq!(agent["duration_ms"], 4069);
+}
