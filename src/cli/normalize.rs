@@ -3,6 +3,7 @@
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 
+use axt::Timestamp;
 use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
 use axt::record::{RecorderOptions, RecordingSink};
@@ -32,6 +33,18 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_RECORD_BYTES)]
     max_record_bytes: usize,
 
+    /// The time of events the input does not date: `now` (when each is made), or
+    /// `fixed:RFC3339` for reproducible batch output. Events the provider dated (Gemini,
+    /// Copilot, OpenAI `created`, Claude Code session logs) carry its time either way.
+    #[arg(long, value_name = "now|fixed:TIME", default_value = "now", value_parser = clock)]
+    clock: Clock,
+
+    /// Also print the input report on stderr: records by type and what became of them
+    /// (mapped, passthrough, ignored, skipped), unreadable records, fields the adapter does
+    /// not know. The run's metadata (`run.completed`) carries it either way.
+    #[arg(long)]
+    report: bool,
+
     /// Write the transcript through the recorder to DIR/<run-id>.jsonl (mode 0600) instead
     /// of stdout; the path is printed on stderr.
     #[arg(long, value_name = "DIR")]
@@ -40,6 +53,25 @@ pub(crate) struct Args {
     /// Provider output file, or `-` for stdin.
     #[arg(default_value = "-")]
     file: PathBuf,
+}
+
+/// Where the times of undated events come from.
+#[derive(Clone)]
+enum Clock {
+    Now,
+    Fixed(Timestamp),
+}
+
+fn clock(text: &str) -> Result<Clock, String> {
+    if text == "now" {
+        return Ok(Clock::Now);
+    }
+    let time = text
+        .strip_prefix("fixed:")
+        .ok_or_else(|| format!("{text:?} is neither `now` nor `fixed:<RFC 3339 time>`"))?;
+    Timestamp::parse(time)
+        .map(Clock::Fixed)
+        .map_err(|error| error.to_string())
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -52,7 +84,8 @@ enum ProviderArg {
     Openai,
 }
 
-/// How much output auto-detection looks at before it decides.
+/// How many bytes of complete records auto-detection looks at before it gives up; it reads
+/// on past this while the first record is not complete (up to `--max-record-bytes`).
 const DETECT_BYTES: usize = 1 << 20;
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
@@ -72,8 +105,16 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;
             }
-            let read = read_some(&mut input, &mut chunk)?;
-            if read == 0 && !head.ends_with(b"\n") && !head.is_empty() {
+            let complete = head
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |at| at + 1);
+            let too_long = head.len() - complete > args.max_record_bytes;
+            let read = match complete >= DETECT_BYTES || too_long {
+                true => 0,
+                false => read_some(&mut input, &mut chunk)?,
+            };
+            if read == 0 && !too_long && !head.ends_with(b"\n") && !head.is_empty() {
                 head.push(b'\n'); // let a last record without LF be looked at too
                 if let Some(provider) = Provider::detect(&head) {
                     head.pop();
@@ -81,9 +122,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 }
                 head.pop();
             }
-            if read == 0 || head.len() >= DETECT_BYTES {
+            if read == 0 {
                 let seen = if head.is_empty() {
                     "the input is empty"
+                } else if too_long {
+                    "its first record is longer than --max-record-bytes"
                 } else {
                     Provider::why_undetected(&head).unwrap_or("no provider's records recognized")
                 };
@@ -105,7 +148,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let events = EventOptions {
         run_id: args.run_id,
-        ..EventOptions::default()
+        clock: match args.clock {
+            Clock::Now => Box::new(Timestamp::now),
+            Clock::Fixed(time) => Box::new(move || time.clone()),
+        },
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
@@ -141,6 +187,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 writeln!(io::stderr(), "axt: wrote {}", recorder.path().display())?;
             }
         }
+    }
+    if args.report {
+        writeln!(
+            io::stderr().lock(),
+            "{name}: {provider} input report\n{}",
+            transcriber.meta().report
+        )?;
     }
     Ok(if errors > 0 {
         Outcome::InputProblems

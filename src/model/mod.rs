@@ -33,9 +33,12 @@
 //! * `path` - string. The dot-separated step path (`analyze`, `parallel_block.branch_a`);
 //!   empty on run-level events.
 //! * `iteration` - unsigned integer. Zero-based loop or retry counter; 0 outside loops.
-//! * `timestamp` - string. RFC 3339 date-time of emission. axt writes UTC with microseconds
-//!   (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision and keep the
-//!   text as it was.
+//! * `timestamp` - string. RFC 3339 date-time of the event. For events made from provider
+//!   output, the provider's own time where it stamps its records (kept as it wrote it), else
+//!   the time of emission (or a caller's fixed clock); the rule is in
+//!   [`normalize::events`](crate::normalize::events). axt writes its own times in UTC with
+//!   microseconds (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision
+//!   and keep the text as it was.
 //! * `payload` - the event's data, shaped by `type`; `null` on run events that carry none.
 //!
 //! ## Event types
@@ -84,6 +87,18 @@
 //! raw JSON; `null` or a missing `payload` is no payload. An object whose keys select a shape
 //! it does not fit (say `role` is a number) is kept as read and reported as
 //! [`DecodeWarning::MalformedPayload`]. See [`Payload`].
+//!
+//! The `result` of the `run.completed` of a run made from provider output is the run's
+//! metadata ([`RunMeta`](crate::normalize::RunMeta): provider, session, model, usage, status,
+//! errors, passthrough records, ...), with, among its fields:
+//!
+//! * `source_times` - object, optional: `first` and `last`, the earliest and latest stamps
+//!   the provider put on its records (RFC 3339 strings); absent when it stamped none.
+//! * `report` - object: what the adapter saw and did. `records` maps each record type key
+//!   (`type`, or `type/subtype`) to `{seen, mapped?, passthrough?, ignored?, skipped?,
+//!   unknown_fields?}` (counts, zero ones omitted; `unknown_fields` maps a field name to the
+//!   number of records it was in); `unreadable` counts the records that could not be read.
+//!   See [`InputReport`](crate::normalize::InputReport).
 //!
 //! ## Token usage
 //!

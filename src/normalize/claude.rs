@@ -26,6 +26,12 @@
 //!
 //! Sub-agent traffic is interleaved in the same stream and carries `parent_tool_use_id`;
 //! it becomes each item's `agent` scope.
+//!
+//! Claude Code's session-log entries (`~/.claude/projects/…`, what `axt import` reads) carry
+//! the same `message` shapes and are read the same way; an entry is known by its camel-case
+//! `parentUuid` or `sessionId`, gives the session id, and its `timestamp` is the source time
+//! of what it holds. Stream-json stamps only some `user` lines: those are not used, as a run
+//! dated partly by the source and partly by the clock would go backwards.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -37,7 +43,8 @@ use serde_json::Value;
 
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{Frame, Record};
-use super::json::{JsonParser, RecordShape, to_value};
+use super::json::{JsonParser, Present, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, citation_of, citations_of, missing_terminal};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
@@ -74,6 +81,10 @@ impl LineAdapter for State {
     fn meta(&self) -> &RunMeta {
         &self.meta
     }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -82,6 +93,170 @@ impl LineAdapter for State {
 struct LineShape;
 impl RecordShape for LineShape {
     type Of<'a> = Line<'a>;
+
+    fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
+        let subtype = match &line.event {
+            Some(event) => Some(&*event.kind),
+            None => line.subtype.as_deref(),
+        };
+        (&line.kind, subtype)
+    }
+
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind {
+            ("assistant", _) => |f| known_field(f) || known_assistant_field(f),
+            ("user", _) => |f| known_field(f) || known_user_field(f),
+            ("result", _) => |f| known_field(f) || known_result_field(f),
+            ("stream_event", _) => |f| known_field(f) || matches!(f, "event" | "ttft_ms"),
+            ("system", Some("init")) => |f| known_field(f) || known_init_field(f),
+            ("system", Some("api_retry")) => |f| {
+                known_field(f)
+                    || matches!(f, "attempt" | "error" | "error_status" | "max_retries")
+                    || f == "retry_delay_ms"
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
+}
+
+// The fields Claude Code writes on the records this adapter reads: the CLI's 2.1.x wire
+// schema (42 record types, `shared/captures/claude-stream-json/wire-types-snapshot.txt`) and
+// the session-log entry fields of provider-formats.md §1.e. Those not read are metadata the
+// adapter leaves out on purpose (uuids, attribution, UI flags, timings).
+
+/// Fields of every record, stream-json and session log.
+fn known_field(field: &str) -> bool {
+    matches!(
+        field,
+        "type" | "subtype" | "uuid" | "session_id" | "parent_tool_use_id" | "timestamp"
+            // Session-log entries.
+            | "parentUuid" | "logicalParentUuid" | "isSidechain" | "userType" | "cwd"
+            | "sessionId" | "version" | "gitBranch" | "agentId" | "slug" | "entrypoint"
+            | "teamName" | "isMeta" | "requestId" | "toolUseResult" | "sourceToolUseID"
+            | "isCompactSummary" | "isVisibleInTranscriptOnly" | "thinkingMetadata" | "todos"
+            | "isApiErrorMessage" | "level" | "content" | "compactMetadata"
+    )
+}
+
+fn known_assistant_field(field: &str) -> bool {
+    matches!(
+        field,
+        "message"
+            | "request_id"
+            | "error"
+            | "aborted"
+            | "advisor_model"
+            | "api_error"
+            | "api_error_status"
+            | "attribution_agent"
+            | "attribution_mcp_server"
+            | "attribution_mcp_tool"
+            | "attribution_plugin"
+            | "attribution_skill"
+            | "error_details"
+            | "is_api_error_message"
+            | "is_meta"
+            | "is_virtual"
+            | "resumed_from_incomplete_thinking"
+            | "subagent_type"
+            | "supersedes"
+            | "task_description"
+            | "tool_use_meta"
+    )
+}
+
+fn known_user_field(field: &str) -> bool {
+    matches!(
+        field,
+        "message"
+            | "tool_use_result"
+            | "client_platform"
+            | "image_paste_ids"
+            | "inbound_origin"
+            | "interrupted_message_id"
+            | "isSynthetic"
+            | "is_compact_summary"
+            | "is_meta"
+            | "is_virtual"
+            | "is_visible_in_transcript_only"
+            | "mcp_meta"
+            | "origin"
+            | "permission_mode"
+            | "plan_content"
+            | "priority"
+            | "shouldQuery"
+            | "source_tool_assistant_uuid"
+            | "source_tool_use_id"
+            | "summarize_metadata"
+            | "tool_result_meta"
+            | "subagent_type"
+            | "task_description"
+    )
+}
+
+fn known_result_field(field: &str) -> bool {
+    matches!(
+        field,
+        "is_error"
+            | "result"
+            | "duration_ms"
+            | "duration_api_ms"
+            | "num_turns"
+            | "total_cost_usd"
+            | "usage"
+            | "modelUsage"
+            | "stop_reason"
+            | "terminal_reason"
+            | "errors"
+            | "api_error_status"
+            | "permission_denials"
+            | "fast_mode_state"
+            | "fast_mode_disabled_reason"
+            | "origin"
+            | "deferred_tool_use"
+            | "request_sent_wall_ms"
+            | "structured_output"
+            | "time_origin_ms"
+            | "time_to_request_from_spawn_ms"
+            | "time_to_request_ms"
+            | "ttft_ms"
+            | "ttft_stream_ms"
+            | "user_message_uuid"
+            | "warm_spare_claimed"
+            | "stop_details"
+    )
+}
+
+fn known_init_field(field: &str) -> bool {
+    matches!(
+        field,
+        "model"
+            | "claude_code_version"
+            | "agents"
+            | "analytics_disabled"
+            | "apiKeySource"
+            | "betas"
+            | "capabilities"
+            | "cwd"
+            | "fast_mode_disabled_reason"
+            | "fast_mode_state"
+            | "mcp_server_errors"
+            | "mcp_servers"
+            | "memory_paths"
+            | "output_style"
+            | "permissionMode"
+            | "plugin_errors"
+            | "plugin_warnings"
+            | "plugins"
+            | "product_feedback_disabled"
+            | "skills"
+            | "slash_commands"
+            | "tools"
+    )
 }
 
 #[derive(Deserialize)]
@@ -94,6 +269,14 @@ struct Line<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     parent_tool_use_id: Option<Cow<'a, str>>,
+    // A session-log entry dates itself; stream-json spells its fields in snake case, so an
+    // entry is known by `parentUuid` (every message entry has it) or `sessionId`.
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: Present,
+    #[serde(rename = "sessionId", borrow, default)]
+    log_session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     #[serde(borrow, default)]
@@ -350,7 +533,7 @@ impl State {
             Frame::Record(record) => {
                 self.last_record = (record.line, record.offset + record.bytes.len() as u64);
                 let Output { items, diagnostics } = out;
-                parser.parse::<LineShape, _>(record, diagnostics, |line, diagnostics| {
+                parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
                     self.line(line, record, items, diagnostics)
                 });
             }
@@ -364,11 +547,18 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         if self.meta.session_id.is_none()
-            && let Some(session) = &line.session_id
+            && let Some(session) = line.session_id.as_ref().or(line.log_session_id.as_ref())
         {
             self.meta.session_id = Some(session.to_string());
+        }
+        // Stream-json stamps only some `user` lines: a run clocked partly by emission and
+        // partly by the source would go backwards, so only session-log entries date events.
+        if (line.parent_uuid.0 || line.log_session_id.is_some())
+            && let Some(time) = &line.timestamp
+        {
+            self.meta.saw_time(time);
         }
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
         match (&*line.kind, line.subtype.as_deref()) {
@@ -384,6 +574,7 @@ impl State {
                     self.meta.model = line.model.as_deref().map(str::to_owned);
                 }
                 self.passthrough(record, "system/init");
+                return Fate::Mapped;
             }
             ("system", Some("api_retry")) => {
                 let raw = to_value(record.bytes);
@@ -405,8 +596,10 @@ impl State {
                     None => kind.to_owned(),
                 };
                 self.passthrough(record, &kind);
+                return Fate::Passthrough;
             }
         }
+        Fate::Mapped
     }
 
     fn passthrough(&mut self, record: Record<'_>, kind: &str) {
@@ -737,6 +930,7 @@ impl State {
                         message_id: message_id.clone(),
                         agent: agent.clone(),
                         source,
+                        time: None,
                     });
                 }
             }
@@ -957,6 +1151,7 @@ impl State {
             message_id: message_id.clone(),
             agent: agent.clone(),
             source: Source::record(record.line, record.offset),
+            time: None,
         }
     }
 
@@ -989,6 +1184,7 @@ impl State {
                         message_id: scope.message_id.clone(),
                         agent: agent.clone(),
                         source,
+                        time: None,
                     });
                 }
             }

@@ -45,7 +45,9 @@
 //! non-fatal run errors (Codex reports transient retries that way); `turn.failed` is fatal
 //! and fails the run for good; `turn.completed` (and legacy `task_complete`) completes it.
 //! A stream that ends with a turn still open gets a `missing-terminal` warning and stays
-//! incomplete.
+//! incomplete. `exec --json` records carry no time (some versions put one on
+//! `thread.started` alone, which would date the whole run at its start): events take the
+//! clock's.
 
 use std::borrow::Cow;
 
@@ -55,6 +57,7 @@ use serde_json::{Map, Value, json};
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::tools::PendingTools;
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
@@ -110,6 +113,10 @@ impl LineAdapter for State {
     fn meta(&self) -> &RunMeta {
         &self.meta
     }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -119,6 +126,142 @@ impl LineAdapter for State {
 struct LineShape;
 impl RecordShape for LineShape {
     type Of<'a> = Line<'a>;
+
+    /// `type`, with the item's type for item events (`item.completed/agent_message`); legacy
+    /// events are `msg/<type>`, the legacy config and prompt lines `config` and `prompt`.
+    fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
+        match (&line.kind, &line.item, &line.msg) {
+            (Some(kind), Some(item), _) => {
+                (kind, item.kind.as_deref().or(item.item_type.as_deref()))
+            }
+            (Some(kind), None, _) => (kind, None),
+            (None, _, Some(msg)) => ("msg", Some(&msg.kind)),
+            (None, _, None) if line.prompt.is_some() => ("prompt", None),
+            (None, _, None) if line.model.is_some() => ("config", None),
+            (None, _, None) => ("(untyped)", None),
+        }
+    }
+
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let (within, known): (_, fn(&str) -> bool) = match kind {
+            // Items of the types read; the others are kept whole.
+            (
+                "item.started" | "item.updated" | "item.completed",
+                Some(
+                    "agent_message" | "assistant_message" | "reasoning" | "error"
+                    | "command_execution" | "file_change" | "mcp_tool_call" | "collab_tool_call"
+                    | "web_search",
+                ),
+            ) => (Some("item"), known_item_field),
+            (
+                "thread.started" | "session.created" | "turn.started" | "turn.completed"
+                | "turn.failed" | "error",
+                _,
+            ) => (None, |f| {
+                matches!(
+                    f,
+                    "type"
+                        | "thread_id"
+                        | "session_id"
+                        | "timestamp"
+                        | "usage"
+                        | "error"
+                        | "message"
+                        | "turn_id"
+                        | "status"
+                        | "duration_ms"
+                )
+            }),
+            ("msg", _) => (Some("msg"), known_msg_field),
+            ("prompt", _) => (None, |f| f == "prompt"),
+            ("config", _) => (None, |f| {
+                matches!(
+                    f,
+                    "model"
+                        | "provider"
+                        | "sandbox"
+                        | "approval"
+                        | "reasoning effort"
+                        | "reasoning summaries"
+                        | "workdir"
+                )
+            }),
+            _ => return None,
+        };
+        Some(Fields { within, known })
+    }
+}
+
+// The fields of items and legacy events, from `exec_events.rs` and the legacy protocol as
+// provider-formats.md §2 describes them; the ones not read (a running command's status, a
+// web search's id, durations) are left out on purpose.
+
+fn known_item_field(field: &str) -> bool {
+    matches!(
+        field,
+        "id" | "type"
+            | "item_type"
+            | "text"
+            | "message"
+            | "status"
+            | "command"
+            | "aggregated_output"
+            | "exit_code"
+            | "changes"
+            | "server"
+            | "tool"
+            | "arguments"
+            | "result"
+            | "error"
+            | "sender_thread_id"
+            | "receiver_thread_ids"
+            | "prompt"
+            | "agents_states"
+            | "query"
+            | "action"
+            | "results"
+    )
+}
+
+fn known_msg_field(field: &str) -> bool {
+    matches!(
+        field,
+        "type"
+            | "message"
+            | "text"
+            | "session_id"
+            | "model"
+            | "call_id"
+            | "command"
+            | "cwd"
+            | "stdout"
+            | "stderr"
+            | "aggregated_output"
+            | "exit_code"
+            | "changes"
+            | "success"
+            | "invocation"
+            | "result"
+            | "query"
+            | "delta"
+            | "stream"
+            | "chunk"
+            | "parsed_cmd"
+            | "duration"
+            | "formatted_output"
+            | "auto_approved"
+            | "info"
+            | "input_tokens"
+            | "cached_input_tokens"
+            | "output_tokens"
+            | "reasoning_output_tokens"
+            | "total_tokens"
+            | "rate_limits"
+            | "last_agent_message"
+            | "history_log_id"
+            | "history_entry_count"
+            | "unified_diff"
+    )
 }
 
 #[derive(Deserialize)]
@@ -318,7 +461,7 @@ impl State {
         let Frame::Record(record) = frame else { return };
         self.last_record = (record.line, record.offset + record.bytes.len() as u64);
         let Output { items, diagnostics } = out;
-        parser.parse::<LineShape, _>(record, diagnostics, |line, diagnostics| {
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
             self.line(line, record, items, diagnostics)
         });
     }
@@ -329,7 +472,7 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         let Some(kind) = line.kind.clone() else {
             return self.untyped(line, record, items, diagnostics);
         };
@@ -341,11 +484,13 @@ impl State {
             _ => None,
         };
         if let Some(phase) = phase {
-            match line.item {
+            return match line.item {
                 Some(item) => self.item(phase, kind, item, record, items, diagnostics),
-                None => diagnostics.push(shape(record, &format!("{kind} without `item`"))),
-            }
-            return;
+                None => {
+                    diagnostics.push(shape(record, &format!("{kind} without `item`")));
+                    Fate::Skipped
+                }
+            };
         }
         match kind {
             "thread.started" | "session.created" => {
@@ -368,8 +513,12 @@ impl State {
                 };
                 self.error(message, record);
             }
-            other => self.passthrough(record, other),
+            other => {
+                self.passthrough(record, other);
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
     }
 
     /// Records without `type`: the legacy generation.
@@ -379,7 +528,7 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         if let Some(msg) = line.msg {
             return self.legacy(msg, record, items, diagnostics);
         }
@@ -388,16 +537,19 @@ impl State {
                 text: prompt.into_owned(),
                 citations: Vec::new(),
             };
-            return emit(items, block, Role::User, record);
+            emit(items, block, Role::User, record);
+            return Fate::Mapped;
         }
         if let Some(model) = line.model {
             self.meta.model = Some(model.into_owned());
-            return self.passthrough(record, "config");
+            self.passthrough(record, "config");
+            return Fate::Mapped;
         }
         diagnostics.push(shape(
             record,
             "a record with neither `type` nor `msg` nor the legacy config keys",
         ));
+        Fate::Skipped
     }
 
     fn turn_completed(&mut self, line: Line<'_>, record: Record<'_>) {
@@ -485,7 +637,7 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         let kind = item
             .kind
             .clone()
@@ -494,44 +646,43 @@ impl State {
         let kind = &*kind;
         let done = phase == Phase::Completed;
         match kind {
+            // Messages, reasoning and error items are read when they complete; their start
+            // and updates carry nothing the completion does not repeat.
+            "agent_message" | "assistant_message" | "reasoning" | "error" if !done => {
+                return Fate::Ignored;
+            }
             "agent_message" | "assistant_message" => {
-                if done {
-                    let text = owned(item.text);
-                    emit(
-                        items,
-                        Block::Text {
-                            text,
-                            citations: Vec::new(),
-                        },
-                        Role::Assistant,
-                        record,
-                    );
-                }
+                let text = owned(item.text);
+                emit(
+                    items,
+                    Block::Text {
+                        text,
+                        citations: Vec::new(),
+                    },
+                    Role::Assistant,
+                    record,
+                );
             }
             "reasoning" => {
-                if done {
-                    let thinking = Block::Thinking {
-                        thinking: owned(item.text),
-                        signature: None,
-                        redacted: false,
-                    };
-                    emit(items, thinking, Role::Assistant, record);
-                }
+                let thinking = Block::Thinking {
+                    thinking: owned(item.text),
+                    signature: None,
+                    redacted: false,
+                };
+                emit(items, thinking, Role::Assistant, record);
             }
             "error" => {
-                if done {
-                    let message = item.message.or(item.text).map_or_else(
-                        || "error item without a message".to_owned(),
-                        Cow::into_owned,
-                    );
-                    self.error(message, record);
-                }
+                let message = item.message.or(item.text).map_or_else(
+                    || "error item without a message".to_owned(),
+                    Cow::into_owned,
+                );
+                self.error(message, record);
             }
             "command_execution" | "file_change" | "mcp_tool_call" | "collab_tool_call"
             | "web_search" => {
                 let Some(id) = item.id.as_deref().filter(|id| !id.is_empty()) else {
                     diagnostics.push(shape(record, &format!("a {kind} item without `id`")));
-                    return;
+                    return Fate::Skipped;
                 };
                 let id = id.to_owned();
                 if phase == Phase::Updated
@@ -548,7 +699,10 @@ impl State {
                     self.result(&id, result, record, items, diagnostics);
                 }
             }
-            "todo_list" | "plan" => self.keep_item(event, kind, record),
+            "todo_list" | "plan" => {
+                self.keep_item(event, kind, record);
+                return Fate::Passthrough;
+            }
             other => {
                 self.keep_item(event, other, record);
                 if done {
@@ -561,8 +715,10 @@ impl State {
                         ),
                     ));
                 }
+                return Fate::Passthrough;
             }
         }
+        Fate::Mapped
     }
 
     fn keep_item(&mut self, event: &str, kind: &str, record: Record<'_>) {
@@ -629,7 +785,7 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         match &*msg.kind {
             "session_configured" => {
                 if let Some(id) = msg.session_id {
@@ -671,7 +827,8 @@ impl State {
             | "agent_reasoning_delta"
             | "agent_reasoning_raw_content_delta"
             | "agent_reasoning_section_break"
-            | "exec_command_output_delta" => {}
+            | "exec_command_output_delta"
+            | "web_search_begin" => return Fate::Ignored,
             "exec_command_begin" => {
                 let command = match &msg.command {
                     Some(Value::Array(argv)) => shell_join(argv),
@@ -736,7 +893,6 @@ impl State {
                     self.result(&id, outcome, record, items, diagnostics);
                 }
             }
-            "web_search_begin" => {}
             "web_search_end" => {
                 let id = owned(msg.call_id);
                 let call = Call {
@@ -760,8 +916,12 @@ impl State {
                 );
                 self.error(message, record);
             }
-            other => self.passthrough(record, other),
+            other => {
+                self.passthrough(record, other);
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
     }
 
     /// Legacy token counts: the running total (`info.total_token_usage`) replaces; the
@@ -1056,6 +1216,7 @@ fn emit(items: &mut Vec<Item>, block: Block, role: Role, record: Record<'_>) {
         message_id: None,
         agent: None,
         source: Source::record(record.line, record.offset),
+        time: None,
     });
 }
 

@@ -1,8 +1,15 @@
-//! GitHub Copilot CLI: `copilot -p ... --output-format json --silent`.
+//! GitHub Copilot CLI, in both the forms it writes:
+//!
+//! * its stdout with `copilot -p ... --output-format json --silent`: session events and a
+//!   flat terminal `result` line;
+//! * its session logs, `~/.copilot/session-state/<session id>/events.jsonl`: the same session
+//!   events as they are persisted (the ephemeral ones, deltas and `assistant.usage`, are not),
+//!   opened by `session.start` and closed by `session.shutdown` at the end of each process.
 //!
 //! One JSON object a line, in two envelopes: session events `{id, timestamp, parentId,
 //! agentId?, ephemeral?, type, data}` (the Copilot SDK's vocabulary) and one flat terminal
-//! `{type: "result", sessionId, exitCode, usage}`. How each event is read:
+//! `{type: "result", sessionId, exitCode, usage}`. Every event's `timestamp` is its source
+//! time. How each event is read:
 //!
 //! * `user.message`: user text.
 //! * `assistant.message`: `content` → text, verbatim (it may start with `"\n\n"`), skipped when
@@ -30,12 +37,27 @@
 //!   `tool.execution_complete` or `assistant.usage`.
 //! * `result`: session id, exit code (non-zero: failed), `sessionDurationMs`; its `usage` is
 //!   `raw_usage`.
+//! * `session.start` (session logs): session id, CLI version (`copilotVersion`), the model
+//!   selected (unless `auto`); `session.model_change`: the model (`newModel`).
+//! * `session.shutdown` (session logs): the end of a process, and the run's terminal record
+//!   when there is no `result` line: `shutdownType: "error"` fails the run with its
+//!   `errorReason`, else the run completed. Its `modelMetrics` is the only token count a
+//!   session log has, per model: `usage.inputTokens` includes the cache reads and writes
+//!   (`tokenDetails` splits the same count: `input` + `cache_read` + `cache_write`), and is
+//!   converted to axt's uncached convention. It replaces every other count (it covers the
+//!   sub-agents too; `agentMetrics` splits the same tokens by agent). A resumed session has
+//!   one shutdown per process: current CLIs write each as the session's running total, so a
+//!   shutdown whose every count is at least the previous one's replaces it; older CLIs
+//!   counted each process alone (github/copilot-cli#524), so a count that went down starts a
+//!   new leg, added to the ones before. `currentModel` names the model; the record is kept
+//!   as passthrough, `modelMetrics` as `raw_usage`.
 //! * Everything else (`session.*`, `subagent.*`, `permission.*`, turn markers, types added
 //!   later) is kept as passthrough metadata, except the ephemeral noise listed above.
 //!
 //! Sub-agent events carry the envelope's `agentId`: it becomes each item's `agent` scope.
-//! Copilot can exit 0 without writing anything: a stream without the `result` line ends with
-//! a missing-terminal warning and status incomplete.
+//! Copilot can exit 0 without writing anything: a stream without the `result` line (or, in a
+//! session log, without `session.shutdown`: a session still running) ends with a
+//! missing-terminal warning and status incomplete.
 
 use std::borrow::Cow;
 
@@ -45,6 +67,7 @@ use serde_json::Value;
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
     Diagnostic, Item, Normalizer, Options, Output, Provider, RunError, RunMeta, RunStatus, Source,
@@ -87,6 +110,10 @@ impl LineAdapter for State {
     fn meta(&self) -> &RunMeta {
         &self.meta
     }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -95,6 +122,242 @@ impl LineAdapter for State {
 struct EventShape;
 impl RecordShape for EventShape {
     type Of<'a> = Event<'a>;
+
+    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
+        (&event.kind, None)
+    }
+
+    /// The `data` fields of the events this adapter reads, as the Copilot SDK's session event
+    /// schema (github/copilot-sdk, 2026-08) defines them; `result` is flat.
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind.0 {
+            "result" => {
+                return Some(Fields {
+                    within: None,
+                    known: |f| {
+                        matches!(f, "type" | "timestamp" | "sessionId" | "exitCode" | "usage")
+                    },
+                });
+            }
+            "user.message" => |f| {
+                matches!(
+                    f,
+                    "content"
+                        | "transformedContent"
+                        | "attachments"
+                        | "agentMode"
+                        | "interactionId"
+                        | "delivery"
+                        | "isAutopilotContinuation"
+                        | "nativeDocumentPathFallbackPaths"
+                        | "parentAgentTaskId"
+                        | "source"
+                        | "supportedNativeDocumentMimeTypes"
+                        | "turnId"
+                )
+            },
+            "assistant.message" => |f| {
+                matches!(
+                    f,
+                    "messageId"
+                        | "content"
+                        | "toolRequests"
+                        | "reasoningText"
+                        | "reasoningOpaque"
+                        | "encryptedContent"
+                        | "outputTokens"
+                        | "interactionId"
+                        | "phase"
+                        | "parentToolCallId"
+                        | "apiCallId"
+                        | "chunkCount"
+                        | "chunkIndex"
+                        | "citations"
+                        | "clientRequestId"
+                        | "model"
+                        | "reasoningWireField"
+                        | "requestId"
+                        | "rte"
+                        | "serverTools"
+                        | "serviceRequestId"
+                        | "turnId"
+                )
+            },
+            "assistant.reasoning" => |f| matches!(f, "reasoningId" | "content" | "rte"),
+            "tool.execution_start" => |f| {
+                matches!(
+                    f,
+                    "toolCallId"
+                        | "toolName"
+                        | "arguments"
+                        | "mcpServerName"
+                        | "mcpToolName"
+                        | "model"
+                        | "displayVerbatim"
+                        | "parentToolCallId"
+                        | "rte"
+                        | "shellToolInfo"
+                        | "toolDescription"
+                        | "turnId"
+                )
+            },
+            "tool.execution_complete" => |f| {
+                matches!(
+                    f,
+                    "toolCallId"
+                        | "success"
+                        | "result"
+                        | "error"
+                        | "model"
+                        | "interactionId"
+                        | "toolTelemetry"
+                        | "isUserRequested"
+                        | "mcpMeta"
+                        | "parentToolCallId"
+                        | "rte"
+                        | "sandboxed"
+                        | "toolDescription"
+                        | "turnId"
+                )
+            },
+            "assistant.usage" => |f| {
+                matches!(
+                    f,
+                    "model"
+                        | "inputTokens"
+                        | "outputTokens"
+                        | "reasoningTokens"
+                        | "cacheReadTokens"
+                        | "cacheWriteTokens"
+                        | "cost"
+                        | "duration"
+                        | "finishReason"
+                        | "apiCallId"
+                        | "acceptedPredictionTokens"
+                        | "apiEndpoint"
+                        | "availableToolCount"
+                        | "cacheDetailsReported"
+                        | "cacheExpiresAt"
+                        | "cacheTtlSeconds"
+                        | "contentFilterTriggered"
+                        | "copilotUsage"
+                        | "frontierSource"
+                        | "initiator"
+                        | "interactionType"
+                        | "interTokenLatencyMs"
+                        | "isAuto"
+                        | "isByok"
+                        | "maxOutputTokens"
+                        | "maxPromptTokens"
+                        | "numToolCalls"
+                        | "parentToolCallId"
+                        | "providerCallId"
+                        | "quotaSnapshots"
+                        | "reasoningEffort"
+                        | "reasoningSummary"
+                        | "rejectedPredictionTokens"
+                        | "rte"
+                        | "serviceRequestId"
+                        | "timeToFirstTokenMs"
+                        | "toolCounts"
+                        | "toolTokenCount"
+                        | "transport"
+                )
+            },
+            "session.error" => |f| {
+                matches!(
+                    f,
+                    "errorType"
+                        | "message"
+                        | "stack"
+                        | "statusCode"
+                        | "eligibleForAutoSwitch"
+                        | "errorCode"
+                        | "providerCallId"
+                        | "serviceRequestId"
+                        | "url"
+                )
+            },
+            "session.warning" => |f| matches!(f, "message" | "url" | "warningType"),
+            "subagent.failed" => |f| {
+                matches!(
+                    f,
+                    "error"
+                        | "agentDisplayName"
+                        | "agentName"
+                        | "durationMs"
+                        | "model"
+                        | "toolCallId"
+                        | "totalTokens"
+                        | "totalToolCalls"
+                )
+            },
+            "session.tools_updated" => |f| f == "model",
+            "session.start" => |f| {
+                matches!(
+                    f,
+                    "sessionId"
+                        | "copilotVersion"
+                        | "selectedModel"
+                        | "version"
+                        | "producer"
+                        | "startTime"
+                        | "context"
+                        | "contextTier"
+                        | "alreadyInUse"
+                        | "remoteSteerable"
+                        | "reasoningEffort"
+                        | "reasoningSummary"
+                        | "detachedFromSpawningParentSessionId"
+                        | "githubMcpToolConfig"
+                        | "sessionLimits"
+                        | "verbosity"
+                )
+            },
+            "session.model_change" => |f| {
+                matches!(
+                    f,
+                    "newModel"
+                        | "previousModel"
+                        | "reasoningEffort"
+                        | "contextTier"
+                        | "cause"
+                        | "previousReasoningEffort"
+                        | "previousReasoningSummary"
+                        | "previousVerbosity"
+                        | "reasoningSummary"
+                        | "source"
+                        | "verbosity"
+                )
+            },
+            "session.shutdown" => |f| {
+                matches!(
+                    f,
+                    "shutdownType"
+                        | "errorReason"
+                        | "modelMetrics"
+                        | "currentModel"
+                        | "agentMetrics"
+                        | "codeChanges"
+                        | "conversationTokens"
+                        | "currentTokens"
+                        | "eventsFileSizeBytes"
+                        | "sessionStartTime"
+                        | "systemTokens"
+                        | "tokenDetails"
+                        | "toolDefinitionsTokens"
+                        | "totalApiDurationMs"
+                        | "totalNanoAiu"
+                        | "totalPremiumRequests"
+                )
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: Some("data"),
+            known,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,6 +365,8 @@ impl RecordShape for EventShape {
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     agent_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -160,6 +425,23 @@ struct Data<'a> {
     error_type: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
+    // Session logs: session.start, session.model_change, session.shutdown.
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    copilot_version: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    selected_model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    new_model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    current_model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    shutdown_type: Option<Cow<'a, str>>,
+    #[serde(default)]
+    error_reason: Option<Value>,
+    #[serde(default)]
+    model_metrics: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -191,8 +473,12 @@ struct State {
     message_output: u64,
     /// Sum of `assistant.usage`, when the stream has any.
     api_usage: Option<Usage>,
+    /// The tokens `session.shutdown` records count, when a session log has them.
+    shutdown: Option<ShutdownUsage>,
     session_failed: bool,
     saw_result: bool,
+    /// A session log's `session.shutdown` was seen (its terminal when no `result` is).
+    saw_shutdown: bool,
     last_record: (u64, u64),
 }
 
@@ -204,8 +490,10 @@ impl State {
             held: Vec::new(),
             message_output: 0,
             api_usage: None,
+            shutdown: None,
             session_failed: false,
             saw_result: false,
+            saw_shutdown: false,
             last_record: (0, 0),
         }
     }
@@ -215,7 +503,7 @@ impl State {
             Frame::Record(record) => {
                 self.last_record = (record.line, record.offset + record.bytes.len() as u64);
                 let Output { items, diagnostics } = out;
-                parser.parse::<EventShape, _>(record, diagnostics, |event, diagnostics| {
+                parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
                     self.event(event, record, items, diagnostics)
                 });
             }
@@ -236,7 +524,10 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
+        if let Some(time) = &event.timestamp {
+            self.meta.saw_time(time);
+        }
         let kind = &*event.kind;
         if matches!(
             kind,
@@ -246,7 +537,7 @@ impl State {
                 | "tool.execution_partial_result"
                 | "tool.execution_progress"
         ) {
-            return;
+            return Fate::Ignored;
         }
         let agent = event.agent_id.as_deref().map(str::to_owned);
         let at = Place {
@@ -263,18 +554,18 @@ impl State {
                     source: at.source,
                 });
             }
-            return;
+            return Fate::Mapped;
         }
         if kind != "assistant.message" {
             self.release_reasoning(None, items);
         }
         if kind == "result" {
             self.result(event, record);
-            return;
+            return Fate::Mapped;
         }
         let Some(data) = event.data else {
             self.keep(record, kind);
-            return;
+            return Fate::Passthrough;
         };
         match kind {
             "user.message" => {
@@ -362,8 +653,59 @@ impl State {
                 self.error(message, false, record);
                 self.keep(record, kind);
             }
-            _ => self.keep(record, kind),
+            "session.start" => {
+                if let Some(session) = data.session_id {
+                    self.meta.session_id = Some(session.into_owned());
+                }
+                if let Some(version) = data.copilot_version {
+                    self.meta.provider_version = Some(version.into_owned());
+                }
+                // `auto` is a placeholder until the first model call picks one.
+                if let Some(model) = data.selected_model.filter(|m| !m.is_empty() && m != "auto") {
+                    self.meta.model = Some(model.into_owned());
+                }
+                self.keep(record, kind);
+            }
+            "session.model_change" => {
+                if let Some(model) = data.new_model.filter(|m| !m.is_empty() && m != "auto") {
+                    self.meta.model = Some(model.into_owned());
+                }
+                self.keep(record, kind);
+            }
+            "session.shutdown" => self.shutdown(data, record),
+            _ => {
+                self.keep(record, kind);
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
+    }
+
+    /// A session log's `session.shutdown`: the process ended; its token counts.
+    fn shutdown(&mut self, data: Data<'_>, record: Record<'_>) {
+        self.saw_shutdown = true;
+        if let Some(model) = data.current_model.filter(|m| !m.is_empty() && m != "auto") {
+            self.meta.model = Some(model.into_owned());
+        }
+        if data.shutdown_type.as_deref() == Some("error") {
+            self.session_failed = true;
+            let reason = data.error_reason.map(value_text).unwrap_or_default();
+            let message = match reason.is_empty() {
+                true => "the session shut down on an error".to_owned(),
+                false => reason,
+            };
+            self.error(message, true, record);
+        }
+        if let Some(metrics) = data.model_metrics {
+            let per_model = model_metrics(&metrics);
+            if !per_model.is_empty() {
+                self.shutdown
+                    .get_or_insert_with(ShutdownUsage::default)
+                    .add(per_model);
+                self.meta.raw_usage = Some(metrics);
+            }
+        }
+        self.keep(record, "session.shutdown");
     }
 
     fn assistant_message(
@@ -444,6 +786,7 @@ impl State {
                 message_id: None,
                 agent: reasoning.agent,
                 source: reasoning.source,
+                time: None,
             });
         }
     }
@@ -520,19 +863,104 @@ impl State {
     fn finish(&mut self, out: &mut Output) {
         self.release_reasoning(None, &mut out.items);
         self.tools.report_dangling(&mut out.diagnostics);
-        self.meta.usage = self.api_usage.unwrap_or(Usage {
-            output_tokens: self.message_output,
-            ..Usage::default()
-        });
-        if self.session_failed && !self.saw_result {
-            self.meta.status = RunStatus::Failed;
-        }
+        // The session's own totals first, then the per-call counts, then the messages'.
+        self.meta.usage = match (&self.shutdown, self.api_usage) {
+            (Some(shutdown), _) => shutdown.total(),
+            (None, Some(api)) => api,
+            (None, None) => Usage {
+                output_tokens: self.message_output,
+                ..Usage::default()
+            },
+        };
         if !self.saw_result {
+            if self.session_failed {
+                self.meta.status = RunStatus::Failed;
+            } else if self.saw_shutdown {
+                self.meta.status = RunStatus::Completed;
+            }
+        }
+        if !self.saw_result && !self.saw_shutdown {
             let (line, offset) = self.last_record;
-            out.diagnostics
-                .push(missing_terminal(line, offset, "the result line"));
+            out.diagnostics.push(missing_terminal(
+                line,
+                offset,
+                "the result line (or a session log's session.shutdown)",
+            ));
         }
     }
+}
+
+/// The token counts of a session log's `session.shutdown` records, per model.
+#[derive(Default)]
+struct ShutdownUsage {
+    /// The legs before the current one, added up (older CLIs count each process alone).
+    legs_before: Usage,
+    /// The latest shutdown's counts, per model.
+    last: Vec<(String, Usage)>,
+}
+
+impl ShutdownUsage {
+    /// The next shutdown's counts: the same leg's running total when no count went down,
+    /// else a new leg.
+    fn add(&mut self, per_model: Vec<(String, Usage)>) {
+        let running_total = self.last.iter().all(|(model, before)| {
+            per_model
+                .iter()
+                .find(|(m, _)| m == model)
+                .is_some_and(|(_, now)| not_less(now, before))
+        });
+        if !running_total {
+            self.legs_before.add(&sum(&self.last));
+        }
+        self.last = per_model;
+    }
+
+    fn total(&self) -> Usage {
+        let mut total = self.legs_before;
+        total.add(&sum(&self.last));
+        total
+    }
+}
+
+fn sum(per_model: &[(String, Usage)]) -> Usage {
+    let mut total = Usage::default();
+    for (_, usage) in per_model {
+        total.add(usage);
+    }
+    total
+}
+
+fn not_less(now: &Usage, before: &Usage) -> bool {
+    now.input_tokens >= before.input_tokens
+        && now.output_tokens >= before.output_tokens
+        && now.cache_read_tokens >= before.cache_read_tokens
+        && now.cache_write_tokens >= before.cache_write_tokens
+        && now.reasoning_tokens >= before.reasoning_tokens
+}
+
+/// `modelMetrics`: `{<model>: {usage: {inputTokens, outputTokens, cacheReadTokens,
+/// cacheWriteTokens, reasoningTokens}, requests}}`, `inputTokens` including the cache. Models
+/// without a `usage` object are left out.
+fn model_metrics(metrics: &Value) -> Vec<(String, Usage)> {
+    let Some(models) = metrics.as_object() else {
+        return Vec::new();
+    };
+    models
+        .iter()
+        .filter_map(|(model, entry)| {
+            let usage = entry.get("usage")?.as_object()?;
+            let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
+            let (cache_read, cache_write) = (count("cacheReadTokens"), count("cacheWriteTokens"));
+            let usage = Usage {
+                input_tokens: count("inputTokens").saturating_sub(cache_read + cache_write),
+                output_tokens: count("outputTokens"),
+                cache_read_tokens: cache_read,
+                cache_write_tokens: cache_write,
+                reasoning_tokens: count("reasoningTokens"),
+            };
+            Some((model.clone(), usage))
+        })
+        .collect()
 }
 
 /// Where an event's blocks belong.
@@ -550,6 +978,7 @@ impl Place {
             message_id: self.message_id.clone(),
             agent: self.agent.clone(),
             source: self.source,
+            time: None,
         }
     }
 }

@@ -24,8 +24,20 @@
 //! `agent_emitted`; only the executor's prompt blocks are `router`.
 //!
 //! The run id is the caller's, else the provider's session id if it is known when the first
-//! event is made, else a fresh UUID v4. Timestamps come from a clock the caller can replace
-//! (tests use a fixed one). Events leave here with `seq` 0; whoever writes them numbers them.
+//! event is made, else a fresh UUID v4. Events leave here with `seq` 0; whoever writes them
+//! numbers them.
+//!
+//! **Times.** Where the provider stamps its records (Gemini, Copilot, OpenAI `created`, Claude
+//! Code session logs), an event carries the source time of what it was made from: the events
+//! of a group of items take the items' time ([`Item::time`]: the latest stamp seen when they
+//! were completed, so a record without a stamp takes the last one before it, and times never
+//! go backwards), `run.started` and the agent's `step.started` the first item's, the closing
+//! events the latest stamp of the run ([`RunMeta::source_times`]). So normalizing the same
+//! input twice gives the same bytes, and step durations are the provider's. Where there is no
+//! stamp (Claude Code stream-json, Codex, OpenAI bodies without `created`, an executor's prompt
+//! before any output, records before the first stamp), the time is the clock's: the moment of
+//! emission by default, or whatever [`EventOptions::clock`] gives (a fixed time makes batch
+//! output reproducible; tests use one).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -50,7 +62,7 @@ pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
 pub struct EventOptions {
     /// The run id; see the module docs for the default.
     pub run_id: Option<String>,
-    /// The timestamp source; `Timestamp::now` by default.
+    /// The time of events the input does not date; `Timestamp::now` by default.
     pub clock: Clock,
 }
 
@@ -83,6 +95,8 @@ pub struct EventMapper {
     /// Sub-agent scopes whose step has started and not completed, in start order.
     open_scopes: Vec<String>,
     closed_scopes: HashSet<String>,
+    /// The source time of the events being made, when the input dates them.
+    time: Option<Timestamp>,
     finished: bool,
 }
 
@@ -106,6 +120,7 @@ impl EventMapper {
             subagent_names: HashMap::new(),
             open_scopes: Vec::new(),
             closed_scopes: HashSet::new(),
+            time: None,
             finished: false,
         }
     }
@@ -119,9 +134,10 @@ impl EventMapper {
     /// tool outputs, the largest strings of a run, are not copied); `meta` is the
     /// normalizer's metadata so far.
     pub fn items(&mut self, items: &mut Vec<Item>, meta: &RunMeta, out: &mut Vec<ExchangeEvent>) {
-        if items.is_empty() {
+        let Some(first) = items.first() else {
             return;
-        }
+        };
+        self.time = first.time.clone();
         self.start(meta, out);
         let mut items = items.drain(..).peekable();
         while let Some(first) = items.next() {
@@ -129,6 +145,7 @@ impl EventMapper {
             while let Some(next) = items.next_if(|item| same_group(&group[0], item)) {
                 group.push(next);
             }
+            self.time = group[0].time.clone();
             self.group(group, out);
         }
     }
@@ -145,6 +162,7 @@ impl EventMapper {
         if self.run_id.is_some() {
             return;
         }
+        self.time = None;
         self.start(meta, out);
         if !user.is_empty() {
             let message = MessagePayload {
@@ -162,6 +180,7 @@ impl EventMapper {
         if self.finished {
             return;
         }
+        self.time = meta.source_times.as_ref().map(|times| times.last.clone());
         self.start(meta, out);
         self.finished = true;
         let error = match meta.status {
@@ -339,7 +358,10 @@ impl EventMapper {
             event_type,
             path,
             iteration: 0,
-            timestamp: (self.options.clock)(),
+            timestamp: match &self.time {
+                Some(time) => time.clone(),
+                None => (self.options.clock)(),
+            },
             payload,
         }
     }

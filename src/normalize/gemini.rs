@@ -1,7 +1,8 @@
 //! Gemini CLI: `gemini --output-format stream-json` (one event a line) and
 //! `--output-format json` (one pretty-printed document).
 //!
-//! Shapes follow gemini-cli `packages/core/src/output/types.ts`. How each event is read:
+//! Shapes follow gemini-cli `packages/core/src/output/types.ts`; every stream-json event's
+//! `timestamp` is its source time (json-mode documents have none). How each event is read:
 //!
 //! * `init`: session id and model (often an alias such as `auto`; a single per-model entry in
 //!   the final stats replaces it with the real model name).
@@ -46,6 +47,7 @@ use serde_json::Value;
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{self, Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal, too_large};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
@@ -71,16 +73,31 @@ pub(crate) fn claims(first: &Value) -> bool {
     }
 }
 
-/// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's.
+/// Whether a whole `--output-format json` document (or `[ERROR]` document) is Gemini's: it
+/// has only the fields `JsonOutput` defines (`session_id`, `response`, `stats`, `error`,
+/// `warnings`), and at least one of `response` (a string), `stats` or `error` (objects, the
+/// error with its `message`). Other tools print pretty JSON too: a parser's failure wrapper
+/// `{"timestamp", "error": "...", "raw_json"}` is not Gemini's.
 pub(crate) fn claims_document(document: &Value) -> bool {
+    let Some(fields) = document.as_object() else {
+        return false;
+    };
     // A document that is only an error is Gemini's when the error has Gemini's shape.
     if let Some(body) = super::error_body(document) {
         return body == super::ErrorBody::Gemini;
     }
-    document.get("type").is_none()
-        && ["response", "stats", "session_id", "error"]
-            .iter()
-            .any(|field| document.get(*field).is_some())
+    let known = |field: &str| {
+        matches!(
+            field,
+            "session_id" | "response" | "stats" | "error" | "warnings"
+        )
+    };
+    let response = fields.get("response").is_some_and(Value::is_string);
+    let stats = fields.get("stats").is_some_and(Value::is_object);
+    let error = fields
+        .get("error")
+        .is_some_and(|error| error.get("message").is_some_and(Value::is_string));
+    fields.keys().all(|field| known(field)) && (response || stats || error)
 }
 
 /// The pretty-printed JSON document at the start of `head` (after any non-JSON lines, such
@@ -132,6 +149,10 @@ impl LineAdapter for State {
     fn meta(&self) -> &RunMeta {
         &self.meta
     }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -140,6 +161,38 @@ impl LineAdapter for State {
 struct EventShape;
 impl RecordShape for EventShape {
     type Of<'a> = Event<'a>;
+
+    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
+        (&event.kind, None)
+    }
+
+    /// The fields gemini-cli's `types.ts` gives each event (`severity` is read as "every
+    /// `error` event is non-fatal").
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind.0 {
+            "init" => |f| matches!(f, "type" | "timestamp" | "session_id" | "model"),
+            "message" => |f| matches!(f, "type" | "timestamp" | "role" | "content" | "delta"),
+            "tool_use" => |f| {
+                matches!(
+                    f,
+                    "type" | "timestamp" | "tool_name" | "tool_id" | "parameters"
+                )
+            },
+            "tool_result" => |f| {
+                matches!(
+                    f,
+                    "type" | "timestamp" | "tool_id" | "status" | "output" | "error"
+                )
+            },
+            "error" => |f| matches!(f, "type" | "timestamp" | "severity" | "message"),
+            "result" => |f| matches!(f, "type" | "timestamp" | "status" | "error" | "stats"),
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
 }
 
 /// One stream-json event, every type's fields side by side.
@@ -147,6 +200,8 @@ impl RecordShape for EventShape {
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
     // init
     #[serde(borrow, default)]
     session_id: Option<Cow<'a, str>>,
@@ -184,6 +239,22 @@ struct Event<'a> {
 struct DocumentShape;
 impl RecordShape for DocumentShape {
     type Of<'a> = Document<'a>;
+
+    fn kind<'v>(_: &'v Document<'_>) -> Kind<'v> {
+        ("document", None)
+    }
+
+    fn fields(_: Kind<'_>) -> Option<Fields> {
+        Some(Fields {
+            within: None,
+            known: |f| {
+                matches!(
+                    f,
+                    "session_id" | "response" | "stats" | "error" | "warnings"
+                )
+            },
+        })
+    }
 }
 
 /// The `--output-format json` document.
@@ -337,7 +408,7 @@ impl State {
                     self.document_line(parser, rest, out);
                 } else {
                     let Output { items, diagnostics } = out;
-                    parser.parse::<EventShape, _>(record, diagnostics, |event, diagnostics| {
+                    parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
                         self.event(event, record, items, diagnostics)
                     });
                 }
@@ -359,7 +430,10 @@ impl State {
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
+        if let Some(time) = &event.timestamp {
+            self.meta.saw_time(time);
+        }
         let is_delta = event.kind == "message"
             && event.role.as_deref() == Some("assistant")
             && event.delta == Some(true);
@@ -378,7 +452,7 @@ impl State {
                     })
                 }
             }
-            return;
+            return Fate::Mapped;
         }
         self.flush_text(items);
         let source = Source::record(record.line, record.offset);
@@ -456,8 +530,12 @@ impl State {
                 });
             }
             "result" => self.result(event, record),
-            other => self.keep(record.line, other, to_value(record.bytes)),
+            other => {
+                self.keep(record.line, other, to_value(record.bytes));
+                return Fate::Passthrough;
+            }
         }
+        Fate::Mapped
     }
 
     fn result(&mut self, event: Event<'_>, record: Record<'_>) {
@@ -504,11 +582,32 @@ impl State {
         let open = self.document.take().expect("open above");
         let (record, source) = match open.document.record() {
             Ok(found) => found,
-            Err(too_large) => return out.diagnostics.push(too_large),
+            Err(too_large) => {
+                parser.tally.unreadable();
+                return out.diagnostics.push(too_large);
+            }
         };
         let Output { items, diagnostics } = out;
-        parser.parse::<DocumentShape, _>(record, diagnostics, |parsed, _| {
-            self.document(parsed, open.error_prefix, source, items)
+        parser.parse::<DocumentShape>(record, diagnostics, |parsed, diagnostics| {
+            // Other tools print pretty JSON too (a parser's `{timestamp, error: "...",
+            // raw_json}` failure wrapper): a document is Gemini's by its own fields.
+            let error_object = parsed
+                .error
+                .as_ref()
+                .is_some_and(|error| error.get("message").is_some_and(Value::is_string));
+            let stats = parsed.stats.as_ref().is_some_and(Value::is_object);
+            if parsed.response.is_none() && !stats && !error_object {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::UnexpectedShape,
+                    source.line,
+                    source.offset,
+                    "a JSON document with neither `response`, `stats` nor an `error` object: \
+                     not a Gemini CLI json-mode document, skipped",
+                ));
+                return Fate::Skipped;
+            }
+            self.document(parsed, open.error_prefix, source, items);
+            Fate::Mapped
         });
     }
 
@@ -624,6 +723,7 @@ fn item(block: ContentBlock, role: Role, source: Source) -> Item {
         message_id: None,
         agent: None,
         source,
+        time: None,
     }
 }
 

@@ -1,8 +1,11 @@
 //! The one place that parses provider JSON.
 //!
 //! The hot path is simd-json's serde deserializer into each adapter's typed, borrowed record
-//! struct, with the scratch copy and simd-json's internal buffers reused from record to
-//! record (simd-json parses in place, so each record is copied once into the scratch buffer).
+//! struct. The record is copied once, into a padded scratch buffer simd-json parses in place
+//! (`fill_tape_padded`: no second, internal copy), and the scratch buffer, simd-json's
+//! buffers and the tape are reused from record to record, so a record costs no allocation.
+//! The tape is also where the [input report](super::report) finds each record's fields: the
+//! parser counts every record by its adapter's type key, with the fate the adapter gives it.
 //! A record that fails is looked at again, off the hot path:
 //!
 //! * raw control characters inside JSON strings (a NUL from terminal output, say) are
@@ -16,20 +19,44 @@
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use simd_json::{Deserializer, Tape};
 
 use super::framing::Record;
+use super::report::{Fate, Fields, Kind, Tally};
 use super::{Diagnostic, DiagnosticKind};
 
 /// A typed record struct that borrows from the record's bytes: `Of<'a>` is the struct for
 /// bytes that live for `'a`.
 pub(crate) trait RecordShape {
     type Of<'a>: Deserialize<'a>;
+
+    /// The record's type key in the input report.
+    fn kind<'v>(record: &'v Self::Of<'_>) -> Kind<'v>;
+
+    /// Where the fields of records of this type are and which ones the adapter knows; `None`
+    /// for types whose fields are not checked (kept whole, or not the adapter's).
+    fn fields(kind: Kind<'_>) -> Option<Fields>;
+}
+
+/// Whether a record has a field at all, whatever its value (`null` included): for record
+/// fields whose presence, not value, tells what a record is.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Present(pub(crate) bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(deserializer).map(|_| Present(true))
+    }
 }
 
 #[derive(Default)]
 pub(crate) struct JsonParser {
     scratch: Vec<u8>,
     buffers: simd_json::Buffers,
+    /// The last record's tape, emptied, kept for its allocation.
+    tape: Option<Tape<'static>>,
+    /// Every record read so far, by type and fate.
+    pub(crate) tally: Tally,
 }
 
 /// How a record was prepared for an attempt.
@@ -41,18 +68,20 @@ enum Preparation {
 }
 
 impl JsonParser {
-    /// Parses `record` as `S` and hands the value, and `diagnostics`, to `handle`; `None`,
-    /// with a diagnostic, when the record cannot be read as `S`.
-    pub(crate) fn parse<S: RecordShape, R>(
+    /// Parses `record` as `S` and hands the value, and `diagnostics`, to `handle`, which
+    /// says what became of the record; when the record cannot be read as `S`, reports why.
+    /// Either way the record is counted in the tally. Returns whether it was read.
+    pub(crate) fn parse<S: RecordShape>(
         &mut self,
         record: Record<'_>,
         diagnostics: &mut Vec<Diagnostic>,
-        handle: impl FnOnce(S::Of<'_>, &mut Vec<Diagnostic>) -> R,
-    ) -> Option<R> {
+        handle: impl FnOnce(S::Of<'_>, &mut Vec<Diagnostic>) -> Fate,
+    ) -> bool {
         let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             diagnostics.push(not_json(record));
-            return None;
+            self.tally.unreadable();
+            return false;
         }
         let mut preparation = Preparation::AsIs;
         loop {
@@ -61,22 +90,65 @@ impl JsonParser {
                 Preparation::AsIs => self.scratch.extend_from_slice(record.bytes),
                 Preparation::Repaired => repair(record.bytes, &mut self.scratch),
             }
-            let parsed = simd_json::serde::from_slice_with_buffers::<S::Of<'_>>(
-                &mut self.scratch,
-                &mut self.buffers,
-            );
+            let JsonParser {
+                scratch,
+                buffers,
+                tape,
+                tally,
+            } = self;
+            let len = scratch.len();
+            scratch.resize(len + simd_json::INPUT_PADDING, 0);
+            let mut filled = tape.take().map_or_else(Tape::null, Tape::reset);
+            let parsed = match simd_json::fill_tape_padded(scratch, len, buffers, &mut filled) {
+                Ok(()) => {
+                    let mut deserializer = Deserializer::from_tape(filled);
+                    let value = S::Of::deserialize(&mut deserializer);
+                    let parsed = value.map(|value| {
+                        let kind = S::kind(&value);
+                        let slot = tally.see(kind);
+                        if let Some(fields) = S::fields(kind) {
+                            check_fields(tally, slot, &deserializer, fields);
+                        }
+                        (slot, value)
+                    });
+                    *tape = Some(deserializer.into_tape().reset());
+                    parsed
+                }
+                Err(error) => {
+                    *tape = Some(filled.reset());
+                    Err(error)
+                }
+            };
             match parsed {
-                Ok(value) => return Some(handle(value, diagnostics)),
+                Ok((slot, value)) => {
+                    let fate = handle(value, diagnostics);
+                    tally.fate(slot, fate);
+                    return true;
+                }
                 Err(_) if preparation == Preparation::AsIs && needs_repair(record.bytes) => {
                     diagnostics.extend(repair_diagnostics(record));
                     preparation = Preparation::Repaired;
                 }
                 Err(_) => {
                     diagnostics.push(explain::<S>(record, preparation));
-                    return None;
+                    tally.unreadable();
+                    return false;
                 }
             }
         }
+    }
+}
+
+/// Counts the fields of a just-parsed record that its type does not know, read from the
+/// tape: the record's keys, or those of the member that holds its payload.
+fn check_fields(tally: &mut Tally, slot: usize, deserializer: &Deserializer<'_>, fields: Fields) {
+    let record = deserializer.as_value();
+    let holder = match fields.within {
+        None => Some(record),
+        Some(member) => record.get(member),
+    };
+    if let Some(object) = holder.as_ref().and_then(|holder| holder.as_object()) {
+        tally.check_fields(slot, object.keys(), fields);
     }
 }
 

@@ -12,6 +12,12 @@
 //! session, model, usage, cost, stop reason, status, errors) and reports every problem in
 //! the input as a [`Diagnostic`] with its line and byte offset, then carries on.
 //!
+//! Where the provider stamps its records, each item carries the provider's time for it, and
+//! the metadata the first and latest stamps; the shared driver also keeps an [input
+//! report](report) of every record (by type: mapped, passthrough, ignored, skipped; unknown
+//! fields) and reports records of another provider's output. Both are described in the
+//! driver's and the report's module docs.
+//!
 //! Two entry points sit on top, as a tolerant and a strict pair: [`normalize_lossy`] never
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
@@ -19,11 +25,11 @@
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is [`events`], writing them is the recorder's.
 //!
-//! Adapters: [`claude`] (Claude Code `--output-format stream-json`), [`codex`] (Codex CLI
-//! `exec --json`, all three generations), [`gemini`] (Gemini CLI `--output-format
-//! stream-json` and `json`), [`copilot`] (Copilot CLI `-p --output-format json`), [`openai`]
-//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
-//! any compatible server).
+//! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
+//! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
+//! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
+//! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
 
 pub mod claude;
 pub mod codex;
@@ -34,6 +40,7 @@ mod framing;
 pub mod gemini;
 mod json;
 pub mod openai;
+pub mod report;
 mod sse;
 mod tools;
 
@@ -42,9 +49,10 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::{Block, ContentBlock, Role};
+use crate::model::{Block, ContentBlock, Role, Timestamp};
 
 pub use framing::DEFAULT_MAX_RECORD_BYTES;
+pub use report::{InputReport, RecordCounts};
 
 /// The providers axt reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -56,7 +64,8 @@ pub enum Provider {
     Codex,
     /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
     Gemini,
-    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`.
+    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
+    /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.
@@ -232,7 +241,8 @@ pub trait Normalizer {
 
     /// Feeds the next bytes of output, split anywhere (inside a record, inside a UTF-8
     /// character). Blocks completed by these bytes, and problems found in them, are appended
-    /// to `out`.
+    /// to `out` (blocks of a provider that stamps its records wait for its first stamp; see
+    /// the driver).
     fn push(&mut self, bytes: &[u8], out: &mut Output);
 
     /// Ends the input: flushes an unterminated last record, emits what is still open
@@ -268,6 +278,10 @@ pub struct Item {
     pub agent: Option<String>,
     /// The input records it was made from.
     pub source: Source,
+    /// The provider's time for it: the latest stamp seen when it was completed (see
+    /// [`SourceTimes`]); `None` for a provider that does not stamp its records, or before
+    /// the first stamp.
+    pub time: Option<Timestamp>,
 }
 
 /// A span of input records: every block can be traced back to its lines.
@@ -334,9 +348,35 @@ pub enum DiagnosticKind {
     StreamMismatch,
     /// A tool call's final arguments are not valid JSON; kept as the raw string.
     InvalidToolInput,
+    /// A record of another provider's output (its detection claims it): kept as
+    /// passthrough when it could be, but not read.
+    ForeignRecord,
+    /// The input had records and the adapter recognized none of them: the wrong provider,
+    /// or not provider output at all.
+    UnrecognizedInput,
 }
 
 impl DiagnosticKind {
+    /// Every kind, for documentation checks and help texts.
+    pub const ALL: [DiagnosticKind; 16] = [
+        DiagnosticKind::NotJson,
+        DiagnosticKind::InvalidJson,
+        DiagnosticKind::InvalidUtf8,
+        DiagnosticKind::ControlCharacters,
+        DiagnosticKind::RecordTooLarge,
+        DiagnosticKind::Truncated,
+        DiagnosticKind::UnexpectedShape,
+        DiagnosticKind::UnknownBlockType,
+        DiagnosticKind::IncompleteBlock,
+        DiagnosticKind::DanglingToolUse,
+        DiagnosticKind::OrphanToolResult,
+        DiagnosticKind::MissingTerminal,
+        DiagnosticKind::StreamMismatch,
+        DiagnosticKind::InvalidToolInput,
+        DiagnosticKind::ForeignRecord,
+        DiagnosticKind::UnrecognizedInput,
+    ];
+
     /// The kebab-case name, as in JSON reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -354,6 +394,8 @@ impl DiagnosticKind {
             DiagnosticKind::MissingTerminal => "missing-terminal",
             DiagnosticKind::StreamMismatch => "stream-mismatch",
             DiagnosticKind::InvalidToolInput => "invalid-tool-input",
+            DiagnosticKind::ForeignRecord => "foreign-record",
+            DiagnosticKind::UnrecognizedInput => "unrecognized-input",
         }
     }
 
@@ -588,6 +630,49 @@ pub struct RunMeta {
     /// simply exit with 0; normalizers, which only see output, leave it `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessEnd>,
+    /// The times the provider stamped on its records, where it does: the first and the
+    /// latest seen. Events take their time from these (see [`events`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_times: Option<SourceTimes>,
+    /// What the adapter saw and did, record type by record type ([`report`]); complete
+    /// after [`Normalizer::finish`].
+    pub report: InputReport,
+}
+
+/// The provider's own times for a run: its records' stamps, first and latest.
+///
+/// A record's stamp is its `timestamp` (Gemini, Copilot, Claude Code session logs), kept as
+/// the provider wrote it, or `created` (OpenAI, Unix seconds, written as axt writes times).
+/// The latest never goes backwards: a stamp earlier than one already seen leaves it where it
+/// is. A stamp that is not an RFC 3339 date-time is not used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceTimes {
+    /// The first stamp seen.
+    pub first: Timestamp,
+    /// The latest stamp seen.
+    pub last: Timestamp,
+    #[serde(skip)]
+    last_nanos: i128,
+}
+
+impl SourceTimes {
+    /// Times that start at `first`.
+    pub fn new(first: Timestamp) -> Option<Self> {
+        let last_nanos = first.unix_nanos().ok()?;
+        Some(SourceTimes {
+            last: first.clone(),
+            first,
+            last_nanos,
+        })
+    }
+
+    /// Moves the latest time to `time` if it is later.
+    fn advance(&mut self, time: Timestamp, nanos: i128) {
+        if nanos > self.last_nanos {
+            self.last = time;
+            self.last_nanos = nanos;
+        }
+    }
 }
 
 /// How an agent's process ended, as an executor observed it.
@@ -685,6 +770,27 @@ impl RunMeta {
             passthrough: Vec::new(),
             passthrough_omitted: std::collections::BTreeMap::new(),
             process: None,
+            source_times: None,
+            report: InputReport::default(),
+        }
+    }
+
+    /// Notes a record's stamp, RFC 3339 text (see [`SourceTimes`]).
+    pub(crate) fn saw_time(&mut self, text: &str) {
+        let Ok(time) = Timestamp::parse(text) else {
+            return;
+        };
+        self.saw_timestamp(time);
+    }
+
+    /// Notes a record's stamp, kept as the provider wrote it.
+    pub(crate) fn saw_timestamp(&mut self, time: Timestamp) {
+        let Ok(nanos) = time.unix_nanos() else {
+            return;
+        };
+        match &mut self.source_times {
+            Some(times) => times.advance(time, nanos),
+            None => self.source_times = SourceTimes::new(time),
         }
     }
 
@@ -800,5 +906,31 @@ pub(crate) fn describe(block: &Block) -> String {
         } => format!("tool_use {tool_name} ({tool_id})"),
         Block::ToolResult { tool_id, .. } => format!("tool_result ({tool_id})"),
         other => other.type_name().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_diagnostic_kind_is_listed_once_under_its_wire_name() {
+        use DiagnosticKind::*;
+        // No wildcard: a new kind does not compile here until it is in `ALL` too.
+        let listed = |kind: DiagnosticKind| match kind {
+            NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
+            | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
+            | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput => {
+                DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
+            }
+        };
+        for kind in DiagnosticKind::ALL {
+            assert_eq!(listed(kind), 1, "{kind:?}");
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::from(kind.as_str())
+            );
+        }
     }
 }

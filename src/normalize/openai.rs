@@ -128,6 +128,8 @@
 //!   chunk. Groq's stream reports its usage only in `x_groq.usage`, which is read then.
 //! * Errors: `{"error": ...}` records, Responses `error` events and `response.failed` are
 //!   fatal run errors; what was still open is handed out marked incomplete.
+//! * Times: a record's `created` (Chat Completions) or its Responses object's `created_at`,
+//!   Unix seconds, is its source time; request bodies have none.
 //!
 //! A stream that ends inside a response (no `finish_reason`, `[DONE]` or terminal event) hands
 //! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
@@ -143,15 +145,17 @@ use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visi
 use serde_json::{Map, Value};
 
 use super::codex::shell_join;
+use super::driver::Watch;
 use super::framing::{Document, Frame, LineFramer, Record};
 use super::json::{JsonParser, RecordShape, to_value};
+use super::report::{Fate, Fields, Kind};
 use super::sse::{SseEvent, SseFrame, SseParser};
 use super::tools::{PendingTools, citation_of, missing_terminal, too_large};
 use super::{
     Diagnostic, DiagnosticKind, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError,
     RunMeta, RunStatus, Source, StopKind, StopReason, Usage, error_body,
 };
-use crate::model::{Block, Citation, ContentBlock, Fidelity, Role};
+use crate::model::{Block, Citation, ContentBlock, Fidelity, Role, Timestamp};
 
 /// Whether a record is OpenAI's: a completion, chunk or response object, a Responses event,
 /// or a request body.
@@ -256,7 +260,12 @@ impl Normalizer for OpenAiNormalizer {
             state,
             ..
         } = self;
-        framer.push(bytes, &mut |frame| state.frame(sse, parser, frame, out));
+        state.watch.input(bytes);
+        framer.push(bytes, &mut |frame| {
+            let items = out.items.len();
+            state.frame(sse, parser, frame, out);
+            state.watch.stamp(&state.meta, items, out);
+        });
     }
 
     fn finish(&mut self, out: &mut Output) {
@@ -271,9 +280,12 @@ impl Normalizer for OpenAiNormalizer {
             state,
             ..
         } = self;
+        let items = out.items.len();
         framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
         sse.finish(&mut |event| state.sse_event(parser, event, out));
         state.finish(out);
+        let State { watch, meta, .. } = state;
+        watch.finish(parser, meta, items, out);
     }
 
     fn meta(&self) -> &RunMeta {
@@ -287,6 +299,132 @@ impl Normalizer for OpenAiNormalizer {
 struct WireShape;
 impl RecordShape for WireShape {
     type Of<'a> = Wire<'a>;
+
+    /// `object`, else `type`; else what the record's shape says it is: a chunk or a body
+    /// (by `choices`), a request (`request/chat`, `request/responses`), an error.
+    fn kind<'v>(wire: &'v Wire<'_>) -> Kind<'v> {
+        if let Some(object) = wire.object.as_deref().or(wire.kind.as_deref()) {
+            return (object, None);
+        }
+        let kind = match &wire.choices {
+            Some(choices) if choices.iter().any(|c| c.delta.is_some()) => "chat.completion.chunk",
+            Some(_) => "chat.completion",
+            None if wire.messages.is_some() => return ("request", Some("chat")),
+            None if wire.input.is_some() => return ("request", Some("responses")),
+            None if wire.error.is_some() => "error",
+            None => "record",
+        };
+        (kind, None)
+    }
+
+    /// The fields of chunks, bodies and stream events, as openai-python's types define them.
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind {
+            ("chat.completion.chunk" | "chat.completion", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created"
+                        | "model"
+                        | "choices"
+                        | "usage"
+                        | "error"
+                        | "system_fingerprint"
+                        | "service_tier"
+                        // Kept whole as the response's extras (see `Wire::extras`), or read
+                        // as its sources (Perplexity's `citations` and `search_results`).
+                        | "prompt_filter_results"
+                        | "x_groq"
+                        | "provider"
+                        | "images"
+                        | "related_questions"
+                        | "tool_usage"
+                        | "content_filters"
+                        | "citations"
+                        | "search_results"
+                )
+            },
+            ("response", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created_at"
+                        | "status"
+                        | "model"
+                        | "output"
+                        | "usage"
+                        | "error"
+                        | "incomplete_details"
+                        | "instructions"
+                        | "max_output_tokens"
+                        | "max_tool_calls"
+                        | "metadata"
+                        | "parallel_tool_calls"
+                        | "previous_response_id"
+                        | "prompt"
+                        | "prompt_cache_key"
+                        | "reasoning"
+                        | "safety_identifier"
+                        | "service_tier"
+                        | "store"
+                        | "temperature"
+                        | "text"
+                        | "tool_choice"
+                        | "tools"
+                        | "top_logprobs"
+                        | "top_p"
+                        | "truncation"
+                        | "user"
+                        | "background"
+                        | "conversation"
+                        | "output_text"
+                )
+            },
+            (kind, _) if kind.starts_with("response.") || kind == "error" => |f| {
+                matches!(
+                    f,
+                    "type"
+                        | "sequence_number"
+                        | "response"
+                        | "item"
+                        | "item_id"
+                        | "output_index"
+                        | "content_index"
+                        | "summary_index"
+                        | "delta"
+                        | "text"
+                        | "arguments"
+                        | "input"
+                        | "part"
+                        | "annotation"
+                        | "annotation_index"
+                        | "logprobs"
+                        | "obfuscation"
+                        | "refusal"
+                        | "code"
+                        | "message"
+                        | "param"
+                        | "name"
+                        // An error event's details nested in `error`; vLLM's flat error
+                        // object (`"object": "error"`).
+                        | "error"
+                        | "object"
+                        // A partial image event is kept whole (`Assembly::progress`).
+                        | "partial_image_b64"
+                        | "partial_image_index"
+                        | "background"
+                        | "output_format"
+                        | "quality"
+                        | "size"
+                )
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -299,6 +437,11 @@ struct Wire<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
+    // Unix seconds: `created` on Chat Completions records, `created_at` on a Responses object.
+    #[serde(default)]
+    created: Option<Value>,
+    #[serde(default)]
+    created_at: Option<Value>,
     // chat.completion(.chunk)
     #[serde(borrow, default)]
     choices: Option<Vec<WireChoice<'a>>>,
@@ -481,6 +624,8 @@ struct WireResponse<'a> {
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
+    #[serde(default)]
+    created_at: Option<Value>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(borrow, default)]
@@ -1345,6 +1490,9 @@ struct State {
     /// the history.
     history: usize,
     last_record: (u64, u64),
+    /// The checks the line driver makes around every record (times, report, other
+    /// providers' records).
+    watch: Watch,
 }
 
 impl State {
@@ -1369,6 +1517,7 @@ impl State {
             saw_response: false,
             history: 0,
             last_record: (0, 0),
+            watch: Watch::new(Provider::OpenAi),
         }
     }
 
@@ -1392,6 +1541,8 @@ impl State {
                 } else if self.sse_seen {
                     sse.skipped_line(line, offset, size);
                 } else {
+                    parser.tally.unreadable();
+                    self.watch.first_record(line, offset);
                     out.diagnostics
                         .push(too_large(line, offset, size, terminated));
                 }
@@ -1432,6 +1583,8 @@ impl State {
                 size,
                 terminated,
             } => {
+                parser.tally.unreadable();
+                self.watch.first_record(line, offset);
                 out.diagnostics
                     .push(too_large(line, offset, size, terminated));
                 return;
@@ -1462,10 +1615,13 @@ impl State {
         event: Option<&str>,
         out: &mut Output,
     ) {
+        let before = out.diagnostics.len();
         let Output { items, diagnostics } = out;
-        parser.parse::<WireShape, _>(record, diagnostics, |wire, diagnostics| {
+        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
             self.record(wire, record, span, event, items, diagnostics)
         });
+        self.watch.first_record(span.line, span.offset);
+        self.watch.read(record, parser, before, out);
     }
 
     fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
@@ -1479,7 +1635,10 @@ impl State {
         let document = self.document.take().expect("open above");
         match document.record() {
             Ok((record, span)) => self.json(parser, record, span, None, out),
-            Err(too_large) => out.diagnostics.push(too_large),
+            Err(too_large) => {
+                parser.tally.unreadable();
+                out.diagnostics.push(too_large);
+            }
         }
     }
 
@@ -1492,7 +1651,15 @@ impl State {
         event: Option<&str>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
+        let created = wire.created.as_ref().or(wire.created_at.as_ref()).or(wire
+            .response
+            .as_ref()
+            .and_then(|response| response.created_at.as_ref()));
+        if let Some(seconds) = created.and_then(Value::as_i64) {
+            let time = Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000);
+            self.meta.saw_timestamp(time);
+        }
         let kind = wire.kind.as_deref().or(event).unwrap_or("").to_owned();
         // Azure's first chunk names no object (`"object": ""`) and has no choices, only
         // the prompt's filter results.
@@ -1527,7 +1694,7 @@ impl State {
                 self.response_end(response, record, "/output", span, items, diagnostics);
             }
             _ if kind.starts_with("response.") || kind == "error" => {
-                self.responses_event(&kind, wire, record, span, items, diagnostics)
+                return self.responses_event(&kind, wire, record, span, items, diagnostics);
             }
             _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
             _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),
@@ -1541,8 +1708,10 @@ impl State {
             other => {
                 let kind = other.map_or_else(|| "record".to_owned(), str::to_owned);
                 self.meta.keep(span.line, &kind, || to_value(record.bytes));
+                return Fate::Passthrough;
             }
         }
+        Fate::Mapped
     }
 
     /// A new response starts when a record names an id not seen just before.
@@ -1855,7 +2024,7 @@ impl State {
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) {
+    ) -> Fate {
         match kind {
             "response.created" | "response.in_progress" | "response.queued" => {
                 let response = wire.response.unwrap_or_default();
@@ -1871,7 +2040,9 @@ impl State {
             "response.output_item.added" => {
                 self.streaming = true;
                 self.saw_response = true;
-                let Some(item) = wire.item else { return };
+                let Some(item) = wire.item else {
+                    return Fate::Skipped;
+                };
                 let at = self.open_item(item.id.as_deref(), wire.output_index);
                 self.items[at].assembly.item(&item, span);
             }
@@ -1940,7 +2111,9 @@ impl State {
             }
             "response.output_item.done" => {
                 self.saw_response = true;
-                let Some(item) = wire.item else { return };
+                let Some(item) = wire.item else {
+                    return Fate::Skipped;
+                };
                 let at = self.open_item(item.id.as_deref(), wire.output_index);
                 let open = self.items.remove(at);
                 self.streamed_items = true;
@@ -2008,9 +2181,13 @@ impl State {
                     let partial = (status == "partial_image").then(|| to_value(record.bytes));
                     self.items[at].assembly.progress(status, partial);
                 }
-                None => self.meta.keep(span.line, other, || to_value(record.bytes)),
+                None => {
+                    self.meta.keep(span.line, other, || to_value(record.bytes));
+                    return Fate::Passthrough;
+                }
             },
         }
+        Fate::Mapped
     }
 
     /// The open item an event names (by `item_id`, else `output_index`); opened if unseen.
@@ -2462,6 +2639,7 @@ fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
         id: wire.id,
         model: wire.model,
         status: wire.status,
+        created_at: wire.created_at,
         usage: wire.usage,
         output: wire.output,
         error: wire.error,
@@ -2708,6 +2886,7 @@ fn item(block: ContentBlock, role: Role, message_id: Option<String>, source: Sou
         message_id,
         agent: None,
         source,
+        time: None,
     }
 }
 

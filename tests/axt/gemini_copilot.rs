@@ -361,3 +361,141 @@ fn detection_keeps_providers_apart() {
     // A lone `{` line alone decides nothing until the document is complete.
     assert_eq!(Provider::detect(b"{\n  \"response\": \"hi\",\n"), None);
 }
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{ROOT}/corpus/{name}")).unwrap()
+}
+
+/// A session log (`~/.copilot/session-state/<id>/events.jsonl`) has no `result` line and no
+/// `assistant.usage`: its tokens are in `session.shutdown`'s `modelMetrics`, whose
+/// `inputTokens` include the cache reads and writes.
+#[test]
+fn copilot_session_log_usage_comes_from_the_shutdown() {
+    let input = fixture("copilot/ok/session-log-events-jsonl-shutdown-model-metrics.jsonl");
+    assert_eq!(Provider::detect(&input), Some(Provider::Copilot));
+    let normalized = run(Provider::Copilot, &input);
+    assert!(
+        normalized.diagnostics.is_empty(),
+        "{:?}",
+        normalized.diagnostics
+    );
+    let meta = &normalized.meta;
+    assert_eq!(
+        meta.usage,
+        Usage {
+            input_tokens: 45,
+            output_tokens: 70,
+            cache_read_tokens: 24_576,
+            cache_write_tokens: 5_791,
+            reasoning_tokens: 0,
+        }
+    );
+    assert_eq!(meta.status, RunStatus::Completed);
+    assert_eq!(
+        (
+            meta.session_id.as_deref(),
+            meta.provider_version.as_deref(),
+            meta.model.as_deref()
+        ),
+        (
+            Some("b8478ef8-4f85-525d-816f-f7bce49ebffc"),
+            Some("1.0.63"),
+            Some("claude-sonnet-4.5")
+        )
+    );
+    assert_eq!(
+        meta.raw_usage.as_ref().unwrap()["claude-sonnet-4.5"]["requests"]["count"],
+        2
+    );
+
+    // A shutdown's totals replace the per-call counts a stream may also carry.
+    let usage = r#"{"type":"assistant.usage","data":{"model":"gpt-5","inputTokens":1000,"outputTokens":9,"cacheReadTokens":600,"cacheWriteTokens":100},"id":"u","timestamp":"2026-04-02T15:00:00.100Z","parentId":null,"ephemeral":true}"#;
+    let shutdown = r#"{"type":"session.shutdown","data":{"shutdownType":"routine","modelMetrics":{"gpt-5":{"requests":{"count":2,"cost":1},"usage":{"inputTokens":2500,"outputTokens":30,"cacheReadTokens":2000,"cacheWriteTokens":100,"reasoningTokens":8}}}},"id":"s","timestamp":"2026-04-02T15:00:01.100Z","parentId":"u"}"#;
+    let normalized = run(
+        Provider::Copilot,
+        format!("{usage}\n{shutdown}\n").as_bytes(),
+    );
+    assert_eq!(
+        normalized.meta.usage,
+        Usage {
+            input_tokens: 400,
+            output_tokens: 30,
+            cache_read_tokens: 2_000,
+            cache_write_tokens: 100,
+            reasoning_tokens: 8,
+        }
+    );
+}
+
+/// A resumed session has a shutdown per process: a running total when no count went down
+/// (current CLIs), else one leg per process, added up (older ones).
+#[test]
+fn copilot_resumed_session_shutdowns_are_a_running_total_or_legs() {
+    let running = run(
+        Provider::Copilot,
+        &fixture("copilot/ok/session-log-resumed-running-total-two-shutdowns.jsonl"),
+    );
+    assert_eq!(
+        running.meta.usage,
+        Usage {
+            input_tokens: 1_300,
+            output_tokens: 125,
+            cache_read_tokens: 30_000,
+            cache_write_tokens: 9_400,
+            reasoning_tokens: 0,
+        }
+    );
+    assert_eq!(running.meta.status, RunStatus::Completed);
+
+    let legs = run(
+        Provider::Copilot,
+        &fixture("copilot/ok/session-log-resumed-per-process-counts-shutdown-error.jsonl"),
+    );
+    assert_eq!(
+        legs.meta.usage,
+        Usage {
+            input_tokens: 140,
+            output_tokens: 70,
+            cache_read_tokens: 20_000,
+            cache_write_tokens: 6_860,
+            reasoning_tokens: 0,
+        }
+    );
+    assert_eq!(legs.meta.status, RunStatus::Failed);
+    let fatal: Vec<_> = legs.meta.errors.iter().filter(|e| e.fatal).collect();
+    assert_eq!(fatal.len(), 1);
+    assert_eq!(
+        (fatal[0].message.as_str(), fatal[0].line),
+        ("Lost connection to the Copilot API: ECONNRESET", 13)
+    );
+}
+
+/// Other tools print pretty JSON too: a parser's failure wrapper is nobody's output, and a
+/// Gemini json-mode document still is Gemini's.
+#[test]
+fn a_pretty_printed_document_is_gemini_only_with_gemini_fields() {
+    let wrapper = fixture("gemini/err/pretty-json-parser-failure-wrapper-not-gemini.json");
+    assert_eq!(Provider::detect(&wrapper), None);
+    for document in [
+        "gemini/ok/json-mode-success.json",
+        "gemini/ok/json-mode-error-turn-limit.json",
+        "gemini/ok/error-prefix-fatal-document.json",
+    ] {
+        assert_eq!(
+            Provider::detect(&fixture(document)),
+            Some(Provider::Gemini),
+            "{document}"
+        );
+    }
+    let forced = run(Provider::Gemini, &wrapper);
+    let kinds: Vec<_> = forced.diagnostics.iter().map(|d| d.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            DiagnosticKind::UnexpectedShape,
+            DiagnosticKind::MissingTerminal,
+            DiagnosticKind::UnrecognizedInput
+        ]
+    );
+    assert!(forced.items.is_empty());
+}

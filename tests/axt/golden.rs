@@ -164,13 +164,15 @@ fn check_events(name: &str, provider: Provider, input: &[u8]) -> usize {
     count
 }
 
-/// The snapshot: blocks, metadata and diagnostics as readable sections.
+/// The snapshot: blocks, metadata, the input report and diagnostics as readable sections.
+/// A block's source time is shown where it changes.
 fn render(fixture: &str, normalized: &Normalized, events: usize) -> String {
     let mut text = String::new();
     writeln!(text, "# {fixture}\n\n## Blocks").unwrap();
     if normalized.items.is_empty() {
         writeln!(text, "(none)").unwrap();
     }
+    let mut time = None;
     for item in &normalized.items {
         let lines = if item.source.end_line == item.source.line {
             format!("L{}", item.source.line)
@@ -188,11 +190,17 @@ fn render(fixture: &str, normalized: &Normalized, events: usize) -> String {
             .as_deref()
             .map(|m| format!(" msg={m}"))
             .unwrap_or_default();
-        writeln!(text, "{lines} {role}{message}{agent}").unwrap();
+        let at = match &item.time {
+            Some(now) if time != Some(now) => format!(" @{now}"),
+            _ => String::new(),
+        };
+        time = item.time.as_ref();
+        writeln!(text, "{lines} {role}{message}{agent}{at}").unwrap();
         writeln!(text, "  {}", block_json(&item.block)).unwrap();
     }
     let mut meta = serde_json::to_value(&normalized.meta).unwrap();
     let passthrough = meta.as_object_mut().unwrap().remove("passthrough");
+    meta.as_object_mut().unwrap().remove("report");
     writeln!(
         text,
         "\n## Metadata\n{}",
@@ -211,6 +219,7 @@ fn render(fixture: &str, normalized: &Normalized, events: usize) -> String {
             .unwrap();
         }
     }
+    write!(text, "\n## Input report\n{}", normalized.meta.report).unwrap();
     writeln!(text, "\n## Diagnostics").unwrap();
     if normalized.diagnostics.is_empty() {
         writeln!(text, "(none)").unwrap();

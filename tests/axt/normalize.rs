@@ -396,3 +396,95 @@ fn passthrough_metadata_is_bounded_and_counts_what_it_does_not_keep() {
         [("rate_limit_event".to_owned(), 250)].into_iter().collect()
     );
 }
+
+/// `--report` prints what the adapter saw and did; `run.completed` carries it either way.
+#[test]
+fn the_input_report_names_new_record_types_and_fields() {
+    let fixture = "corpus/gemini/ok/new-event-type-and-field-in-input-report.jsonl";
+    let output = axt(&["normalize", "--report", fixture]);
+    assert_eq!(output.status.code(), Some(0));
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
+    corpus/gemini/ok/new-event-type-and-field-in-input-report.jsonl: gemini input report
+    record type      seen   mapped  passthrough  ignored  skipped
+    init                1        1            0        0        0
+    message             2        2            0        0        0
+    result              1        1            0        0        0
+    thought             2        0            2        0        0
+    tool_result         1        1            0        0        0
+    tool_use            1        1            0        0        0
+    (unreadable)        0
+    unknown fields:
+      tool_use: subagent (1)
+    ");
+    let last = output
+        .stdout
+        .split(|b| *b == b'\n')
+        .rfind(|l| !l.is_empty());
+    let completed: Value = serde_json::from_slice(last.unwrap()).unwrap();
+    assert_eq!(
+        completed["payload"]["result"]["report"],
+        json!({
+            "records": {
+                "init": {"seen": 1, "mapped": 1},
+                "message": {"seen": 2, "mapped": 2},
+                "result": {"seen": 1, "mapped": 1},
+                "thought": {"seen": 2, "passthrough": 2},
+                "tool_result": {"seen": 1, "mapped": 1},
+                "tool_use": {"seen": 1, "mapped": 1, "unknown_fields": {"subagent": 1}}
+            },
+            "unreadable": 0
+        })
+    );
+}
+
+/// `--provider claude` on Codex output is not a clean, empty run: every record is reported
+/// as Codex's, and the run as unrecognized input that looks like Codex output.
+#[test]
+fn the_wrong_provider_is_an_error_that_names_the_right_one() {
+    let output = axt(&[
+        "normalize",
+        "--provider",
+        "claude",
+        "corpus/codex/ok/shared-scenario-shell-command.jsonl",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: error[foreign-record]: a codex record (thread.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:2: byte 77: error[foreign-record]: a codex record (turn.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:3: byte 101: error[foreign-record]: a codex record (item.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: error[foreign-record]: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: error[foreign-record]: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: error[foreign-record]: a codex record (turn.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: warning[missing-terminal]: the stream ended without a result record; the run is incomplete
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: error[unrecognized-input]: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
+    ");
+}
+
+/// Auto-detection decides on the first complete record however long it is (up to
+/// `--max-record-bytes`), not on the first MiB of bytes.
+#[test]
+fn detection_reads_a_first_record_longer_than_a_mib() {
+    let text = "x".repeat(1_500_000);
+    let first = json!({"type": "assistant", "message": {"id": "msg_01Big", "type": "message",
+        "role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": text}]},
+        "parent_tool_use_id": null, "session_id": "s-big"});
+    let result = json!({"type": "result", "subtype": "success", "is_error": false,
+        "session_id": "s-big", "result": "done"});
+    let path = std::env::temp_dir().join(format!("axt-big-first-{}.jsonl", std::process::id()));
+    std::fs::write(&path, format!("{first}\n{result}\n")).unwrap();
+    let file = path.to_str().unwrap();
+    let detected = axt(&["normalize", "--run-id", "big", file]);
+    assert_eq!(detected.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&detected.stderr), "");
+    let transcript = String::from_utf8_lossy(&detected.stdout);
+    assert!(transcript.contains(r#""name":"claude""#));
+    assert!(transcript.contains(&text));
+
+    // A first record over the limit cannot be looked at: said so, not "not recognized".
+    let limited = axt(&["normalize", "--max-record-bytes", "1000000", file]);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(limited.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&limited.stderr).replace(file, "FILE");
+    insta::assert_snapshot!(stderr, @"axt: FILE: cannot detect the provider (its first record is longer than --max-record-bytes); pass --provider (claude|codex|gemini|copilot|openai)");
+}
