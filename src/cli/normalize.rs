@@ -4,18 +4,22 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
-use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Options, Provider, Severity};
+use axt::normalize::{
+    DEFAULT_MAX_RECORD_BYTES, Diagnostic, DiagnosticKind, Options, Provider, Severity,
+};
 use axt::record::{RecorderOptions, RecordingSink};
 
+use super::console::{self, Problem};
 use super::{Outcome, display_name, open};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
 /// Input is read as it arrives, so `agent ... | axt normalize` works live. Problems in the
-/// input are printed to stderr as FILE:LINE: byte OFFSET: severity[kind]: message; the valid
-/// data around them is still transcribed. Exit status: 0 when there was no error (warnings
-/// such as a tool call without a result are printed but do not count), 1 when the input had
-/// errors, 2 on usage or I/O errors.
+/// input are printed to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE; the valid data
+/// around them is still transcribed. Exit status: 0 when there was no error (warnings such
+/// as a tool call without a result are printed, their message starting with `warning:`,
+/// but do not count), 1 when the input had errors, 2 on usage errors or an input that
+/// cannot be read.
 ///
 /// Example: axt normalize corpus/claude/ok/plain-session-thinking-text-bash.jsonl
 #[derive(clap::Args)]
@@ -37,6 +41,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
+    /// Print problems on stderr as JSON lines.
+    #[arg(long)]
+    json: bool,
+
     /// Provider output file, or `-` for stdin.
     #[arg(default_value = "-")]
     file: PathBuf,
@@ -56,6 +64,7 @@ enum ProviderArg {
 const DETECT_BYTES: usize = 1 << 20;
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    console::set_json(args.json);
     let name = display_name(&args.file);
     let mut input = open(&args.file)?;
     let mut chunk = vec![0u8; 1 << 20];
@@ -84,8 +93,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             if read == 0 || head.len() >= DETECT_BYTES {
                 let seen = if head.is_empty() {
                     "the input is empty"
-                } else {
+                } else if read == 0 {
                     "no provider's records recognized"
+                } else {
+                    "no provider's records recognized in its first 1 MiB"
                 };
                 let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
                 return Err(io::Error::new(
@@ -109,11 +120,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
+    let limit = args.max_record_bytes;
     let on_diagnostic = |diagnostic: Diagnostic| {
         if diagnostic.severity() == Severity::Error {
             errors += 1;
         }
-        print_diagnostic(&name, &diagnostic)
+        print_diagnostic(&name, &diagnostic, limit);
+        Ok(())
     };
     let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
         transcriber.push(&head, sink)?;
@@ -138,7 +151,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             feed(&mut sink)?;
             if let Some(recorder) = sink.recorder() {
                 recorder.close().map_err(io::Error::other)?;
-                writeln!(io::stderr(), "axt: wrote {}", recorder.path().display())?;
+                console::notice(&format!("wrote {}", recorder.path().display()));
             }
         }
     }
@@ -149,19 +162,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     })
 }
 
-fn print_diagnostic(name: &str, diagnostic: &Diagnostic) -> io::Result<()> {
-    let severity = match diagnostic.severity() {
-        Severity::Warning => "warning",
-        Severity::Error => "error",
+/// Prints a diagnostic of the input named `name`; `limit` is `--max-record-bytes`, named in
+/// the diagnostics that hit it.
+pub(crate) fn print_diagnostic(name: &str, diagnostic: &Diagnostic, limit: usize) {
+    let limited;
+    let message = if diagnostic.kind == DiagnosticKind::RecordTooLarge {
+        limited = format!(
+            "{} (the limit is {limit} bytes: --max-record-bytes)",
+            diagnostic.message
+        );
+        &limited
+    } else {
+        &diagnostic.message
     };
-    writeln!(
-        io::stderr().lock(),
-        "{name}:{}: byte {}: {severity}[{}]: {}",
-        diagnostic.line,
-        diagnostic.offset,
-        diagnostic.kind.as_str(),
-        diagnostic.message
-    )
+    console::problem(&Problem {
+        file: name,
+        line: diagnostic.line,
+        offset: diagnostic.offset,
+        kind: diagnostic.kind.as_str(),
+        severity: diagnostic.severity().into(),
+        message,
+    });
 }
 
 fn read_some(input: &mut dyn Read, buffer: &mut [u8]) -> io::Result<usize> {

@@ -98,3 +98,348 @@ fn a_closed_stdout_is_not_an_error() {
     assert_eq!(text(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// Runs axt with stderr (and, with `close_stdout`, stdout too) going to a pipe whose reader
+/// is already gone, as after `axt ... 2>&1 | head -1` once head has exited.
+pub(crate) fn axt_with_closed(args: &[&str], stdin: &[u8], close_stdout: bool) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_axt"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stderr(writer.try_clone().unwrap());
+    if close_stdout {
+        command.stdout(writer);
+    } else {
+        drop(writer);
+        command.stdout(Stdio::piped());
+    }
+    let mut child = command.spawn().expect("axt runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    output
+}
+
+/// 200 lines that are not events, with a good event before and after.
+fn mostly_garbage() -> Vec<u8> {
+    let event = |seq: u64| {
+        format!(
+            r#"{{"seq":{seq},"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:14:42Z","payload":null}}"#
+        )
+    };
+    let mut input = event(1).into_bytes();
+    input.push(b'\n');
+    for n in 0..200 {
+        input.extend_from_slice(format!("[SandboxDebug] line {n}\n").as_bytes());
+    }
+    input.extend_from_slice(event(2).as_bytes());
+    input.push(b'\n');
+    input
+}
+
+#[test]
+fn a_closed_stderr_costs_neither_the_output_nor_the_exit_code() {
+    let input = mostly_garbage();
+    let output = axt_with_closed(&["cat", "-"], &input, false);
+    assert_eq!(output.status.code(), Some(1), "problems found, not a panic");
+    assert_eq!(
+        text(&output.stdout).lines().count(),
+        2,
+        "both events written"
+    );
+
+    // normalize: the whole transcript still comes out, and the errors still count.
+    let fixture = "corpus/claude/err/non-json-sandbox-banner-and-blank-line.jsonl";
+    let expected = axt(&["normalize", "--run-id", "r", fixture], b"");
+    let output = axt_with_closed(&["normalize", "--run-id", "r", fixture], b"", false);
+    assert_eq!(output.status.code(), Some(1));
+    let types = |out: &[u8]| -> Vec<String> {
+        text(out)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].to_string())
+            .collect()
+    };
+    assert_eq!(types(&output.stdout), types(&expected.stdout));
+    assert_eq!(types(&output.stdout).last().unwrap(), "\"run.completed\"");
+
+    // Both streams closed, as `2>&1 | head -1` leaves them: quiet, and no panic (101).
+    for args in [
+        &["cat", "-"][..],
+        &["check", "-"],
+        &["stats", "-"],
+        &["tree", "-"],
+        &["export", "-"],
+        &["normalize", "-p", "claude", "-"],
+    ] {
+        let output = axt_with_closed(args, &input, true);
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{args:?}: {:?}",
+            output.status
+        );
+    }
+}
+
+#[test]
+fn text_from_the_input_is_escaped_before_it_reaches_a_terminal() {
+    // A banner carrying an OSC title sequence and a CSI, as tool output can.
+    let banner = "sandbox \x1b]0;PWNED\x07 ready \x1b[2J\u{202E}gpj.exe\n";
+    let output = axt(&["normalize", "-p", "claude", "-"], banner.as_bytes());
+    let stderr = text(&output.stderr);
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\x07'),
+        "{stderr:?}"
+    );
+    insta::assert_snapshot!(stderr, @r#"
+    -:1: byte 0: not-json: not a JSON record, skipped: "sandbox \u{1b}]0;PWNED\u{7} ready \u{1b}[2J\u{202e}gpj.exe"
+    -:1: byte 39: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    "#);
+
+    // Names from a transcript: a tool called with an escape sequence in its name.
+    let event = |seq: u64, kind: &str, payload: &str| {
+        format!(
+            r#"{{"seq":{seq},"run_id":"r\u001b[31m","type":"{kind}","path":"s","iteration":0,"timestamp":"2026-06-08T08:14:42Z","payload":{payload}}}"#
+        ) + "\n"
+    };
+    let transcript = [
+        event(1, "run.started", r#"{"name":"w","kind":"workflow"}"#),
+        event(
+            2,
+            "tool.call",
+            r#"{"name":"Bash\u001b]0;x\u0007","call_id":"c\u009b1","input":{},"output":null,"fidelity":"agent_emitted"}"#,
+        ),
+    ]
+    .concat();
+    let output = axt(&["tree", "-"], transcript.as_bytes());
+    let stdout = text(&output.stdout);
+    assert!(
+        !stdout.contains('\x1b') && !stdout.contains('\u{9b}'),
+        "{stdout:?}"
+    );
+    insta::assert_snapshot!(stdout, @r#"
+    run r\u{1b}[31m w incomplete (2 events, -)
+    └─ tool Bash\u{1b}]0;x\u{7} (c\u{9b}1) pending
+    "#);
+    let output = axt(&["stats", "-"], transcript.as_bytes());
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(r"Bash\u{1b}]0;x\u{7} 1 (0 failed)"),
+        "{stdout}"
+    );
+}
+
+/// One rule for every command: 2 when an input cannot be opened or read (with its path,
+/// nothing on stdout), 1 when problems were found (each on stderr in the one format), 0
+/// clean.
+#[test]
+fn every_command_exits_by_the_same_rule() {
+    let transcript_commands: [&[&str]; 5] =
+        [&["cat"], &["check"], &["tree"], &["stats"], &["export"]];
+    let clean = "corpus/transcript/ok/plain-run.jsonl";
+    let problems = "corpus/transcript/err/seq-gap.jsonl";
+    for command in transcript_commands {
+        let run = |file: &str| axt(&[command, &[file]].concat(), b"");
+
+        let missing = run("no/such.jsonl");
+        assert_eq!(missing.status.code(), Some(2), "{command:?}");
+        assert_eq!(missing.stdout, b"", "{command:?}: no output made up");
+        assert_eq!(
+            text(&missing.stderr),
+            "axt: no/such.jsonl: No such file or directory (os error 2)\n",
+            "{command:?}"
+        );
+
+        if command != ["stats"] {
+            let directory = run("corpus/transcript/ok");
+            assert_eq!(directory.status.code(), Some(2), "{command:?}");
+            assert_eq!(
+                text(&directory.stderr),
+                "axt: corpus/transcript/ok: is a directory\n",
+                "{command:?}"
+            );
+        }
+
+        let found = run(problems);
+        assert_eq!(found.status.code(), Some(1), "{command:?}");
+        assert_eq!(
+            text(&found.stderr),
+            "corpus/transcript/err/seq-gap.jsonl:4: byte 526: seq-gap: seq 6, expected 4: 2 missing\n",
+            "{command:?}"
+        );
+        assert!(
+            !found.stdout.is_empty(),
+            "{command:?}: the valid data is still used"
+        );
+
+        let ok = run(clean);
+        assert_eq!(
+            (ok.status.code(), text(&ok.stderr)),
+            (Some(0), String::new()),
+            "{command:?}"
+        );
+    }
+
+    let missing = axt(&["normalize", "no/such.jsonl"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(
+        text(&missing.stderr),
+        "axt: no/such.jsonl: No such file or directory (os error 2)\n"
+    );
+    let directory = axt(&["normalize", "corpus/claude"], b"");
+    assert_eq!(directory.status.code(), Some(2));
+    assert_eq!(
+        text(&directory.stderr),
+        "axt: corpus/claude: is a directory\n"
+    );
+    let import = axt(
+        &["import", "claude-code", "no/such", "--out", "target/unused"],
+        b"",
+    );
+    assert_eq!(import.status.code(), Some(2));
+    assert_eq!(
+        text(&import.stderr),
+        "axt: no/such: No such file or directory (os error 2)\n"
+    );
+}
+
+/// `-` reads stdin in every command that reads a transcript; problems go to stderr in all
+/// of them (`check` included), the product to stdout.
+#[test]
+fn dash_is_stdin_and_problems_go_to_stderr_everywhere() {
+    let seq_gap = std::fs::read("corpus/transcript/err/seq-gap.jsonl").unwrap();
+    let expected = "-:4: byte 526: seq-gap: seq 6, expected 4: 2 missing\n";
+    for command in ["cat", "check", "tree", "stats", "export"] {
+        let output = axt(&[command, "-"], &seq_gap);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert_eq!(text(&output.stderr), expected, "{command}");
+    }
+    let check = axt(&["check", "-"], &seq_gap);
+    assert_eq!(
+        text(&check.stdout),
+        "-: 1 problem in 8 events (seq-gap 1)\n"
+    );
+    let tree = axt(&["tree", "-"], &seq_gap);
+    assert!(
+        text(&tree.stdout).starts_with("run seq-gap seq-gap completed"),
+        "{}",
+        text(&tree.stdout)
+    );
+    let export = axt(&["export", "-"], &seq_gap);
+    let document: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    assert_eq!(document["id"], "seq-gap");
+}
+
+/// `--json` switches every command's problems to one JSON object per line on stderr.
+#[test]
+fn json_problems_on_every_command() {
+    let garbage = b"not json\n[1]\n";
+    let expected = [
+        serde_json::json!({"file": "-", "line": 1, "offset": 0, "kind": "invalid-json",
+            "severity": "error", "message": "expected ident at column 2"}),
+        serde_json::json!({"file": "-", "line": 2, "offset": 9, "kind": "not-an-event",
+            "severity": "error",
+            "message": "invalid type: sequence, expected a transcript event object at column 0"}),
+    ];
+    for command in ["cat", "check", "tree", "stats", "export"] {
+        let output = axt(&[command, "--json", "-"], garbage);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        let lines: Vec<serde_json::Value> = text(&output.stderr)
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{command}: {e}: {line}"))
+            })
+            .collect();
+        assert_eq!(lines[..2], expected, "{command}");
+    }
+    let output = axt(&["normalize", "--json", "-p", "codex"], b"banner\n");
+    insta::assert_snapshot!(text(&output.stderr), @r#"
+    {"file":"-","line":1,"offset":0,"kind":"not-json","severity":"error","message":"not a JSON record, skipped: \"banner\""}
+    {"file":"-","line":1,"offset":6,"kind":"missing-terminal","severity":"warning","message":"the stream ended without a terminal record (turn.completed, turn.failed or task_complete); the run is incomplete"}
+    "#);
+    let missing = axt(&["check", "--json", "no/such.jsonl"], b"");
+    assert_eq!(
+        text(&missing.stderr),
+        r#"{"file":"no/such.jsonl","kind":"io-error","severity":"error","message":"No such file or directory (os error 2)"}"#.to_owned() + "\n"
+    );
+}
+
+/// A file without a single event is not a clean transcript, and lines that are not events
+/// are named, not just counted, when there is nothing to export.
+#[test]
+fn no_event_is_a_problem_not_a_success() {
+    for input in [&b""[..], b"\n\n"] {
+        let check = axt(&["check", "-"], input);
+        assert_eq!(check.status.code(), Some(1));
+        assert_eq!(
+            text(&check.stdout),
+            "-: 1 problem in 0 events (no-event 1)\n"
+        );
+        let tree = axt(&["tree", "-"], input);
+        assert_eq!((tree.status.code(), tree.stdout.len()), (Some(1), 0));
+    }
+    insta::assert_snapshot!(text(&axt(&["check", "-"], b"").stderr), @"-:1: byte 0: no-event: the file is empty: no event");
+    insta::assert_snapshot!(text(&axt(&["check", "-"], b"\n\n").stderr), @"-:2: byte 2: no-event: the file holds only blank lines: no event");
+    insta::assert_snapshot!(text(&axt(&["tree", "-"], b"").stderr), @"-:1: byte 0: no-event: the file holds no event: there is no run to show");
+
+    let export = axt(&["export", "-"], b"not json\n[1]\n");
+    assert_eq!((export.status.code(), export.stdout.len()), (Some(1), 0));
+    insta::assert_snapshot!(text(&export.stderr), @r"
+    -:1: byte 0: invalid-json: expected ident at column 2
+    -:2: byte 9: not-an-event: invalid type: sequence, expected a transcript event object at column 0
+    -:1: byte 0: no-event: no event to export: 2 problems above
+    ");
+    let export = axt(&["export", "-"], b"");
+    insta::assert_snapshot!(text(&export.stderr), @"-:1: byte 0: no-event: the file holds no event: nothing to export");
+}
+
+/// One directory that cannot be read costs only itself: it is reported with its path, the
+/// rest is counted, and the exit code says an input could not be read.
+#[test]
+fn stats_counts_what_it_can_read_and_reports_the_rest() {
+    let dir = super::record::TempDir::new("stats-unreadable");
+    let top = dir.path().join("top");
+    std::fs::create_dir_all(top.join("ok")).unwrap();
+    std::fs::copy(
+        "corpus/transcript/ok/plain-run.jsonl",
+        top.join("ok/plain-run.jsonl"),
+    )
+    .unwrap();
+    // A directory nested past PATH_MAX cannot be opened by its path, whoever runs the test
+    // (a mode-000 directory would not stop root).
+    let deep = format!(
+        "cd '{}' && for i in $(seq 18); do mkdir {name} && cd {name}; done",
+        top.display(),
+        name = "d".repeat(250)
+    );
+    assert!(
+        Command::new("bash")
+            .args(["-c", &deep])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = axt(&["stats", top.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("axt: {}/ddd", top.display()))
+            && stderr.ends_with(": File name too long (os error 36)\n")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.starts_with(&format!(
+            "{}/ok/plain-run.jsonl\n  events:   9 (",
+            top.display()
+        )),
+        "{stdout}"
+    );
+}

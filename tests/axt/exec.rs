@@ -18,7 +18,7 @@ use axt::record::Delivery;
 use axt::{ExchangeEvent, Payload};
 use serde_json::Value;
 
-use super::cli::{axt, text};
+use super::cli::{axt, axt_with_closed, text};
 use super::record::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -581,4 +581,39 @@ fn an_interrupted_axt_still_finishes_the_transcript() {
     assert_eq!(end["type"], "run.completed");
     assert_eq!(end["payload"]["result"]["status"], "failed");
     insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"axt received SIGINT and the agent was still running 1 s later; axt killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+}
+
+/// `axt exec ... 2>&1 | head -1`: with its stdout and stderr gone, axt still records the
+/// whole run (diagnostics it cannot print included) and exits with the agent's code.
+#[test]
+fn closed_stdout_and_stderr_do_not_cost_the_transcript() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-closed");
+    let path = fixture(provider, "err/non-json-sandbox-banner-and-blank-line");
+    let agent_script = replay_agent();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "exec",
+        "-p",
+        "claude",
+        "--out",
+        out,
+        "--run-id",
+        "r",
+        "--follow",
+        "--",
+        "python3",
+        &agent_script,
+        &path,
+    ];
+    let output = axt_with_closed(&args, b"", true);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the agent's code, not a panic"
+    );
+    let events = transcript(dir.path(), "r");
+    assert_eq!(last(&events)["type"], "run.completed");
+    let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");
+    assert_eq!(events, events_without_timestamps(&normalized.stdout));
 }

@@ -140,7 +140,7 @@ fn cli_exit_codes_and_diagnostics() {
         Some(0),
         "warnings do not fail the run"
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: warning[dangling-tool-use]: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
 
     let broken = axt(&[
         "normalize",
@@ -150,8 +150,8 @@ fn cli_exit_codes_and_diagnostics() {
     ]);
     assert_eq!(broken.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&broken.stderr), @r"
-    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: error[record-too-large]: record of 69014 bytes is over the limit, skipped
-    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: warning[dangling-tool-use]: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
+    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: record-too-large: record of 69014 bytes is over the limit, skipped (the limit is 65536 bytes: --max-record-bytes)
+    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: dangling-tool-use: warning: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
     ");
     assert!(
         !broken.stdout.is_empty(),
