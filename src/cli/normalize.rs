@@ -7,7 +7,7 @@ use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use axt::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Diagnostic, DiagnosticKind, Options, Provider, Severity,
 };
-use axt::record::{RecorderOptions, RecordingSink};
+use axt::record::{IfExists, RecorderOptions, RecordingSink};
 
 use super::console::{self, Problem};
 use super::{Outcome, display_name, open};
@@ -37,9 +37,13 @@ pub(crate) struct Args {
     max_record_bytes: usize,
 
     /// Write the transcript through the recorder to DIR/<run-id>.jsonl (mode 0600) instead
-    /// of stdout; the path is printed on stderr.
+    /// of stdout; the path is printed on stderr. A run DIR already has is refused.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+
+    /// With --out: overwrite the run's file when DIR already has it.
+    #[arg(long, requires = "out")]
+    replace: bool,
 
     /// Print problems on stderr as JSON lines.
     #[arg(long)]
@@ -147,8 +151,20 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             sink.into_inner().flush()?;
         }
         Some(dir) => {
-            let mut sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic);
-            feed(&mut sink)?;
+            let if_exists = if args.replace {
+                IfExists::Replace
+            } else {
+                IfExists::Refuse
+            };
+            let mut sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
+                .if_exists(if_exists);
+            feed(&mut sink).map_err(|error| match error.kind() {
+                io::ErrorKind::AlreadyExists => io::Error::new(
+                    error.kind(),
+                    format!("{error}; pass --replace to overwrite it"),
+                ),
+                _ => error,
+            })?;
             if let Some(recorder) = sink.recorder() {
                 recorder.close().map_err(io::Error::other)?;
                 console::notice(&format!("wrote {}", recorder.path().display()));

@@ -443,3 +443,40 @@ fn stats_counts_what_it_can_read_and_reports_the_rest() {
         "{stdout}"
     );
 }
+
+/// `normalize --out DIR` twice used to append the second run to the first run's file
+/// (which `check` then called clean): it now refuses, unless told to replace the run.
+#[test]
+fn normalize_out_refuses_a_run_the_directory_has() {
+    let dir = super::record::TempDir::new("normalize-twice");
+    let out = dir.path().to_str().unwrap();
+    let fixture = "corpus/claude/ok/plain-session-thinking-text-bash.jsonl";
+    let path = dir
+        .path()
+        .join("cd613e30-d8f1-4adf-81b7-584a2265b1f5.jsonl");
+    let first = axt(&["normalize", "--out", out, fixture], b"");
+    assert_eq!(first.status.code(), Some(0));
+    let written = std::fs::read(&path).unwrap();
+
+    let again = axt(&["normalize", "--out", out, fixture], b"");
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        text(&again.stderr),
+        format!(
+            "axt: {}: run cd613e30-d8f1-4adf-81b7-584a2265b1f5 already exists; pass --replace to overwrite it\n",
+            path.display()
+        )
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), written, "left as it was");
+
+    let replaced = axt(&["normalize", "--out", out, "--replace", fixture], b"");
+    assert_eq!(replaced.status.code(), Some(0));
+    let check = axt(&["check", path.to_str().unwrap()], b"");
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    assert!(text(&check.stdout).ends_with(": ok: 10 events\n"));
+
+    // What the old behaviour left behind is now a problem for check.
+    let twice = axt(&["check", "corpus/transcript/err/second-run.jsonl"], b"");
+    assert_eq!(twice.status.code(), Some(1));
+    insta::assert_snapshot!(text(&twice.stderr), @"corpus/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file");
+}
