@@ -83,7 +83,9 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
             ..
         } = self;
         framer.finish(&mut |frame| adapter.frame(parser, frame, out));
+        let first = out.diagnostics.len();
         adapter.finish(out);
+        framer.place_at_end(&mut out.diagnostics, first);
     }
 
     fn meta(&self) -> &RunMeta {

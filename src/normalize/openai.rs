@@ -193,7 +193,9 @@ impl Normalizer for OpenAiNormalizer {
         } = self;
         framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
         sse.finish(&mut |event| state.sse_event(parser, event, out));
+        let first = out.diagnostics.len();
         state.finish(out);
+        framer.place_at_end(&mut out.diagnostics, first);
     }
 
     fn meta(&self) -> &RunMeta {

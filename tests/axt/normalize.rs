@@ -396,3 +396,31 @@ fn passthrough_metadata_is_bounded_and_counts_what_it_does_not_keep() {
         [("rate_limit_event".to_owned(), 250)].into_iter().collect()
     );
 }
+
+/// What never came (the terminal record) is reported at the last line read and the end of
+/// the input, for every provider, even when not a single record was read: never at line 0.
+#[test]
+fn a_missing_terminal_points_at_the_last_line_read() {
+    let over_long = "x".repeat(300);
+    let cases: [(&str, &[u8], (u64, u64)); 4] = [
+        ("empty", b"", (1, 0)),
+        ("blank lines", b"\n\n", (2, 2)),
+        ("blank lines, then spaces", b"\n\n  ", (3, 4)),
+        ("one over-long record", over_long.as_bytes(), (1, 300)),
+    ];
+    for provider in Provider::ALL {
+        for (name, input, at) in cases {
+            let options = Options {
+                max_record_bytes: 100,
+            };
+            let normalized = normalize_lossy(provider, input, options);
+            let missing: Vec<_> = normalized
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind == DiagnosticKind::MissingTerminal)
+                .map(|d| (d.line, d.offset))
+                .collect();
+            assert_eq!(missing, [at], "{provider}, {name}");
+        }
+    }
+}
