@@ -2,6 +2,7 @@
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use axt::normalize::{
@@ -70,8 +71,7 @@ const DETECT_BYTES: usize = 1 << 20;
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let name = display_name(&args.file);
-    let mut input = open(&args.file)?;
-    let mut chunk = vec![0u8; 1 << 20];
+    let mut input = Chunks::read(open(&args.file)?)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -85,7 +85,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             if let Some(provider) = Provider::detect(&head) {
                 break provider;
             }
-            let read = read_some(&mut input, &mut chunk)?;
+            let chunk = input.next(&mut || Ok(()))?;
+            let read = chunk.as_ref().map_or(0, |chunk| chunk.len);
             if read == 0 && !head.ends_with(b"\n") && !head.is_empty() {
                 head.push(b'\n'); // let a last record without LF be looked at too
                 if let Some(provider) = Provider::detect(&head) {
@@ -111,7 +112,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                     ),
                 ));
             }
-            head.extend_from_slice(&chunk[..read]);
+            if let Some(chunk) = chunk {
+                head.extend_from_slice(chunk.bytes());
+                input.give_back(chunk);
+            }
         },
     };
 
@@ -134,12 +138,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
         transcriber.push(&head, sink)?;
-        loop {
-            let read = read_some(&mut input, &mut chunk)?;
-            if read == 0 {
-                break;
-            }
-            transcriber.push(&chunk[..read], sink)?;
+        // Whatever the input's pace: when it pauses, the events so far go out (grep
+        // --line-buffered's promise, without its write per line while data keeps coming).
+        while let Some(chunk) = input.next(&mut || sink.flush())? {
+            transcriber.push(chunk.bytes(), sink)?;
+            input.give_back(chunk);
         }
         transcriber.finish(sink)
     };
@@ -201,11 +204,82 @@ pub(crate) fn print_diagnostic(name: &str, diagnostic: &Diagnostic, limit: usize
     });
 }
 
-fn read_some(input: &mut dyn Read, buffer: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match input.read(buffer) {
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
+/// The input, read on a thread of its own so that the main thread can tell when it pauses:
+/// when no chunk is waiting, the reader is blocked on input that has not come yet.
+struct Chunks {
+    full: Receiver<io::Result<Chunk>>,
+    /// Buffers handed back to the reader, so that a long input is read without allocating.
+    empty: Sender<Vec<u8>>,
+}
+
+/// Bytes read in one `read(2)`: a file gives a whole buffer, a pipe what was written so far.
+struct Chunk {
+    buffer: Vec<u8>,
+    len: usize,
+}
+
+impl Chunk {
+    fn bytes(&self) -> &[u8] {
+        &self.buffer[..self.len]
+    }
+}
+
+/// The reader's buffer size, and how many chunks it may read ahead of the transcriber:
+/// small enough that the chunk being transcribed was read a moment ago and is still in the
+/// CPU's cache (with 4 chunks of 1 MiB ahead, the CPU time of a batch run grew by 4-6%).
+const CHUNK_BYTES: usize = 256 << 10;
+const READ_AHEAD: usize = 1;
+
+impl Chunks {
+    fn read(mut input: Box<dyn Read + Send>) -> io::Result<Chunks> {
+        let (send_full, full) = mpsc::sync_channel(READ_AHEAD);
+        let (empty, receive_empty) = mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("axt-input".into())
+            .spawn(move || {
+                loop {
+                    let mut buffer = receive_empty
+                        .try_recv()
+                        .unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
+                    let read = loop {
+                        match input.read(&mut buffer) {
+                            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                            other => break other,
+                        }
+                    };
+                    let chunk = match read {
+                        Ok(0) => return,
+                        Ok(len) => Ok(Chunk { buffer, len }),
+                        Err(error) => Err(error),
+                    };
+                    let failed = chunk.is_err();
+                    // The main thread has gone (stdout closed, say): stop reading.
+                    if send_full.send(chunk).is_err() || failed {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Chunks { full, empty })
+    }
+
+    /// The next chunk, `None` at the end of the input; `paused` runs first when the next
+    /// chunk has not been read yet.
+    fn next(&mut self, paused: &mut dyn FnMut() -> io::Result<()>) -> io::Result<Option<Chunk>> {
+        let received = match self.full.try_recv() {
+            Ok(chunk) => Ok(chunk),
+            Err(TryRecvError::Disconnected) => return Ok(None),
+            Err(TryRecvError::Empty) => {
+                paused()?;
+                self.full.recv()
+            }
+        };
+        match received {
+            Ok(chunk) => chunk.map(Some),
+            Err(_) => Ok(None),
         }
+    }
+
+    fn give_back(&self, chunk: Chunk) {
+        let _ = self.empty.send(chunk.buffer);
     }
 }

@@ -480,3 +480,76 @@ fn normalize_out_refuses_a_run_the_directory_has() {
     assert_eq!(twice.status.code(), Some(1));
     insta::assert_snapshot!(text(&twice.stderr), @"corpus/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file");
 }
+
+/// `claude -p ... | axt normalize`: each event is on stdout as soon as its record is
+/// complete, while the agent is still running (here: a stdin that stops after the tool
+/// call's record and stays open).
+#[test]
+fn normalize_on_a_pipe_is_live() {
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let fixture = std::fs::read("corpus/claude/ok/plain-session-thinking-text-bash.jsonl").unwrap();
+    let lines: Vec<&[u8]> = fixture.split_inclusive(|b| *b == b'\n').collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["normalize", "-p", "claude", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, events) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let event: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if send
+                .send(event["type"].as_str().unwrap().to_owned())
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    // Up to and including the record of the Bash call (line 7), then a pause.
+    for line in &lines[..7] {
+        stdin.write_all(line).unwrap();
+    }
+    stdin.flush().unwrap();
+    let started = Instant::now();
+    let mut seen = Vec::new();
+    while !seen.iter().any(|t| t == "tool.call") {
+        let event = events
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| {
+                panic!("nothing more within 20 s while the input paused: {seen:?}")
+            });
+        seen.push(event);
+    }
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(
+        seen,
+        [
+            "run.started",
+            "step.started",
+            "message.assistant",
+            "message.assistant",
+            "message.assistant",
+            "tool.call"
+        ]
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "axt is still waiting for input"
+    );
+    for line in &lines[7..] {
+        stdin.write_all(line).unwrap();
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+    seen.extend(events.try_iter());
+    assert_eq!(seen.len(), 10, "{seen:?}");
+}
