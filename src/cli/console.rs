@@ -11,8 +11,11 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 static COLOUR: AtomicBool = AtomicBool::new(false);
 static COLOUR_STDOUT: AtomicBool = AtomicBool::new(false);
@@ -217,12 +220,76 @@ fn emit_json(line: &JsonLine<'_>) {
 }
 
 /// Writes one line to stderr in one `write(2)` (stderr is unbuffered), so lines from
-/// several threads do not mix. Failures are dropped: see the module documentation.
+/// several threads do not mix; above the progress bar when one is shown. Failures are
+/// dropped: see the module documentation.
 fn emit(line: &str) {
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    let _ = io::stderr().lock().write_all(&bytes);
+    let write = || {
+        let _ = io::stderr().lock().write_all(&bytes);
+    };
+    match &*BAR.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(bar) => bar.suspend(write),
+        None => write(),
+    }
+}
+
+/// The progress bar shown, if any: lines printed meanwhile go above it.
+static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// A progress bar on stderr for long work; it goes away when dropped.
+pub(crate) struct Progress(ProgressBar);
+
+/// What a progress bar counts.
+#[derive(Clone, Copy)]
+pub(crate) enum Counting {
+    /// Bytes of input.
+    Bytes,
+    /// Sessions (`axt import`).
+    Sessions,
+}
+
+/// A progress bar to `total`, or `None` where it must not be drawn: stderr is not a
+/// terminal (a log file would fill with redraws), `--quiet`, or `--json` (stderr is for
+/// machines then).
+pub(crate) fn progress(total: u64, counting: Counting) -> Option<Progress> {
+    if quiet() || json() || !io::stderr().is_terminal() {
+        return None;
+    }
+    let template = match counting {
+        Counting::Bytes => "{bar:40} {bytes}/{total_bytes} ({eta} left) {msg}",
+        Counting::Sessions => "{bar:40} {pos}/{len} sessions ({eta} left) {msg}",
+    };
+    let style = ProgressStyle::with_template(template).ok()?;
+    let bar =
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()).with_style(style);
+    *BAR.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
+    Some(Progress(bar))
+}
+
+impl Progress {
+    /// Sets how far the work is.
+    pub(crate) fn set(&self, done: u64) {
+        self.0.set_position(done);
+    }
+
+    /// Adds to how far the work is.
+    pub(crate) fn add(&self, done: u64) {
+        self.0.inc(done);
+    }
+
+    /// The text after the counts (`3/10 files`).
+    pub(crate) fn message(&self, message: String) {
+        self.0.set_message(message);
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+        *BAR.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }
 
 /// `text` safe to print on a terminal: control characters (C0, DEL, C1: the escape

@@ -2,14 +2,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use axt::import::claude_code::{ImportError, ImportOptions, Note, import};
 use axt::normalize::Severity;
 
-use super::console::{self, Problem, plural};
+use super::console::{self, Counting, Problem, Progress, plural};
 use super::{Outcome, display_name, with_path};
 
 /// Import an agent's on-disk logs as canonical transcripts.
@@ -64,17 +65,17 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         replace: args.replace,
         jobs: args.jobs.map_or(0, NonZeroUsize::get),
     };
-    let terminal = io::stderr().is_terminal() && !console::quiet();
+    // The bar starts with the first session done, when the number of sessions is known.
+    let bar: OnceLock<Option<Progress>> = OnceLock::new();
     let progress = |done: usize, total: usize| {
-        if terminal {
-            let _ = write!(io::stderr(), "\raxt: imported {done}/{total} sessions");
+        let bar = bar.get_or_init(|| console::progress(total as u64, Counting::Sessions));
+        if let Some(bar) = bar {
+            bar.set(done as u64);
         }
     };
     let outcomes = import(&args.path, &args.out, &options, &progress)
         .map_err(|error| with_path(&args.path, error))?;
-    if terminal && !outcomes.is_empty() {
-        let _ = write!(io::stderr(), "\r\x1b[K");
-    }
+    drop(bar);
     let (mut runs, mut events, mut failed, mut errors) = (0usize, 0usize, 0usize, 0usize);
     let mut unwritable = false;
     let mut notes: BTreeMap<&'static str, usize> = BTreeMap::new();

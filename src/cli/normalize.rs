@@ -1,6 +1,6 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
@@ -10,7 +10,7 @@ use axt::normalize::{
 };
 use axt::record::{IfExists, RecorderOptions, RecordingSink};
 
-use super::console::{self, Problem};
+use super::console::{self, Counting, Problem, Progress};
 use super::{Outcome, display_name, open};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
@@ -119,6 +119,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
     };
 
+    let progress = batch_progress(&args);
     let options = Options {
         max_record_bytes: args.max_record_bytes,
     };
@@ -142,6 +143,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         // --line-buffered's promise, without its write per line while data keeps coming).
         while let Some(chunk) = input.next(&mut || sink.flush())? {
             transcriber.push(chunk.bytes(), sink)?;
+            if let Some(progress) = &progress {
+                progress.add(chunk.len as u64);
+            }
             input.give_back(chunk);
         }
         transcriber.finish(sink)
@@ -179,6 +183,22 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// Inputs at least this large get a progress bar.
+const PROGRESS_BYTES: u64 = 64 << 20;
+
+/// A progress bar for a long batch run: a file of known size, at least [`PROGRESS_BYTES`],
+/// whose transcript does not go to the terminal the bar would be drawn on.
+fn batch_progress(args: &Args) -> Option<Progress> {
+    if args.file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
+        return None;
+    }
+    let size = std::fs::metadata(&args.file).ok()?.len();
+    if size < PROGRESS_BYTES {
+        return None;
+    }
+    console::progress(size, Counting::Bytes)
 }
 
 /// Prints a diagnostic of the input named `name`; `limit` is `--max-record-bytes`, named in

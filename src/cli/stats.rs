@@ -2,20 +2,19 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use axt::read::{Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats};
 use serde_json::json;
 
 use super::check::LISTED;
-use super::console::{self, Problem, escape, plural};
+use super::console::{self, Counting, Problem, Progress, escape, plural};
 use super::{Outcome, display_name, open, report_error, with_path};
 
-/// Inputs at least this large get a progress line on a terminal.
+/// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// Count events, blocks, tools, tokens, cost and duration, per file and in total.
@@ -24,7 +23,7 @@ const PROGRESS_BYTES: u64 = 64 << 20;
 /// tokens by kind, cost and run duration (from the run metadata of run.completed), and
 /// problems by kind. A directory argument is walked for *.jsonl files; one that cannot be
 /// read is reported and the rest counted. Files are read in parallel on all cores; on a
-/// terminal, large inputs show a progress line on stderr. Problems go to stderr as
+/// terminal, large inputs show a progress bar on stderr. Problems go to stderr as
 /// FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of a file; the rest are counted).
 ///
 /// Exit status: 0 clean, 1 problems found in the input, 2 usage error or an input that
@@ -58,14 +57,17 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let progress = io::stderr().is_terminal() && !console::quiet() && total_bytes >= PROGRESS_BYTES;
+    let progress = if total_bytes >= PROGRESS_BYTES {
+        console::progress(total_bytes, Counting::Bytes)
+    } else {
+        None
+    };
 
     let mut total = Stats::default();
     let mut per_file = Vec::new();
     count_parallel(
         &files,
-        total_bytes,
-        progress,
+        progress.as_ref(),
         &mut |path, result| match result {
             Ok(counted) => {
                 let name = display_name(path);
@@ -80,6 +82,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             }
         },
     );
+    drop(progress);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
@@ -166,46 +169,23 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
 /// are counted, so problems are printed in a stable order without holding every file's.
 fn count_parallel(
     files: &[PathBuf],
-    total_bytes: u64,
-    progress: bool,
+    progress: Option<&Progress>,
     done: &mut dyn FnMut(&Path, io::Result<Counted>),
 ) {
     let next = AtomicUsize::new(0);
-    let (read_bytes, finished, stop) = (
-        AtomicU64::new(0),
-        AtomicUsize::new(0),
-        AtomicBool::new(false),
-    );
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(files.len().max(1));
     let (send, receive) = mpsc::channel();
     std::thread::scope(|scope| {
-        if progress {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let mb = read_bytes.load(Ordering::Relaxed) >> 20;
-                    let _ = write!(
-                        io::stderr(),
-                        "\r{}/{} files, {mb}/{} MiB",
-                        finished.load(Ordering::Relaxed),
-                        files.len(),
-                        total_bytes >> 20
-                    );
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                let _ = write!(io::stderr(), "\r\x1b[K");
-            });
-        }
         for _ in 0..workers {
             let send = send.clone();
-            let (next, read_bytes, finished) = (&next, &read_bytes, &finished);
+            let next = &next;
             scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(index) else { break };
-                    let result = count(path, read_bytes);
-                    finished.fetch_add(1, Ordering::Relaxed);
+                    let result = count(path, progress);
                     if send.send((index, result)).is_err() {
                         break;
                     }
@@ -215,18 +195,20 @@ fn count_parallel(
         drop(send);
         let mut waiting = BTreeMap::new();
         let mut expected = 0;
-        for (index, result) in receive {
+        for (finished, (index, result)) in receive.into_iter().enumerate() {
+            if let Some(progress) = progress {
+                progress.message(format!("{}/{} files", finished + 1, files.len()));
+            }
             waiting.insert(index, result);
             while let Some(result) = waiting.remove(&expected) {
                 done(&files[expected], result);
                 expected += 1;
             }
         }
-        stop.store(true, Ordering::Relaxed);
     });
 }
 
-fn count(path: &Path, read_bytes: &AtomicU64) -> io::Result<Counted> {
+fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
     let mut counted = Counted {
         stats: Stats::default(),
         listed: Vec::new(),
@@ -235,6 +217,12 @@ fn count(path: &Path, read_bytes: &AtomicU64) -> io::Result<Counted> {
     counted.stats.files = 1;
     let mut reader = Reader::new(open(path)?);
     let (mut reported, mut items) = (0, 0u64);
+    let mut report = |offset: u64| {
+        if let Some(progress) = progress {
+            progress.add(offset.saturating_sub(reported));
+        }
+        reported = offset;
+    };
     while let Some(item) = reader.next() {
         counted.stats.item(&item);
         if let ReadItem::Problem(problem) = item {
@@ -245,15 +233,10 @@ fn count(path: &Path, read_bytes: &AtomicU64) -> io::Result<Counted> {
         }
         items += 1;
         if items.is_multiple_of(4096) {
-            let offset = reader.position().offset;
-            read_bytes.fetch_add(offset - reported, Ordering::Relaxed);
-            reported = offset;
+            report(reader.position().offset);
         }
     }
-    read_bytes.fetch_add(
-        reader.position().offset.saturating_sub(reported),
-        Ordering::Relaxed,
-    );
+    report(reader.position().offset);
     Ok(counted)
 }
 
