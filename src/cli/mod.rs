@@ -22,6 +22,7 @@ mod exec;
 mod export;
 #[cfg(unix)]
 mod import;
+mod manual;
 mod normalize;
 mod stats;
 mod tree;
@@ -39,8 +40,19 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
     name = "axt",
     version,
     about = "Canonical transcripts for AI coding agents",
+    long_about = "Canonical transcripts for AI coding agents.\n\n\
+        axt turns the raw output of AI coding agents (Claude Code, Codex, Gemini CLI, Copilot \
+        CLI, OpenAI-compatible HTTP) into one canonical JSONL transcript per run, and reads \
+        transcripts back: checks, trees, statistics, exports.\n\n\
+        Conventions of every command: FILE `-` (or no FILE where it is optional) is stdin; \
+        the product goes to stdout, problems to stderr, one per line, as \
+        FILE:LINE: byte OFFSET: KIND: MESSAGE (a warning's message starts with `warning: `; \
+        with --json, one JSON object per line); `--out DIR` names a directory and \
+        `-o FILE` (--output) a file; text from the input is escaped before it is printed.",
     after_help = "Exit status: 0 clean, 1 problems found in the input (each reported on stderr), \
-                  2 usage error or an input that cannot be read; axt exec exits with its agent's code."
+                  2 usage error, an input that cannot be read or an output that cannot be \
+                  written; axt exec exits with its agent's code. A closed stdout ends a \
+                  command quietly with 0."
 )]
 struct Cli {
     /// When to colour diagnostics: auto (stderr is a terminal and NO_COLOR is unset),
@@ -73,6 +85,8 @@ enum Command {
     Import(import::Args),
     #[cfg(unix)]
     Export(export::Args),
+    Completions(manual::CompletionsArgs),
+    Man(manual::ManArgs),
 }
 
 /// How a subcommand ended, when it ended normally.
@@ -126,6 +140,8 @@ pub(crate) fn run() -> ExitCode {
         Command::Import(args) => import::run(args),
         #[cfg(unix)]
         Command::Export(args) => export::run(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Man(args) => manual::man(args),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -553,3 +553,198 @@ fn normalize_on_a_pipe_is_live() {
     seen.extend(events.try_iter());
     assert_eq!(seen.len(), 10, "{seen:?}");
 }
+
+/// Completions and manual pages come from the same definitions as --help: every command is
+/// in each (a new command that is missing from them fails here).
+#[test]
+fn completions_and_man_pages_cover_every_command() {
+    let commands = [
+        "normalize",
+        "cat",
+        "exec",
+        "check",
+        "tree",
+        "stats",
+        "import",
+        "export",
+        "completions",
+        "man",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let output = axt(&["completions", shell], b"");
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = text(&output.stdout);
+        for command in commands {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+        assert!(
+            script.contains("claude-code"),
+            "{shell}: nested commands too"
+        );
+    }
+
+    let page = axt(&["man"], b"");
+    assert_eq!(page.status.code(), Some(0));
+    let page = text(&page.stdout);
+    assert!(page.contains(".TH axt 1"), "{page}");
+    for command in commands {
+        assert!(
+            page.contains(&format!("axt\\-{command}(1)")),
+            "axt.1 lists {command}"
+        );
+    }
+    assert!(!page.contains("axt\\-help(1)"), "no page to point at");
+
+    let dir = super::record::TempDir::new("man");
+    let out = dir.path().join("man1");
+    let written = axt(&["man", "--out", out.to_str().unwrap()], b"");
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    let mut pages: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    let mut expected: Vec<String> = commands.iter().map(|c| format!("axt-{c}.1")).collect();
+    expected.extend(["axt.1".to_owned(), "axt-import-claude-code.1".to_owned()]);
+    expected.sort();
+    assert_eq!(pages, expected);
+    let normalize = std::fs::read_to_string(out.join("axt-normalize.1")).unwrap();
+    for option in [
+        "provider",
+        "run\\-id",
+        "max\\-record\\-bytes",
+        "out",
+        "replace",
+        "json",
+    ] {
+        assert!(
+            normalize.contains(&format!("\\-\\-{option}")),
+            "axt-normalize.1: --{option}"
+        );
+    }
+}
+
+/// `--color` is obeyed in axt's own messages and clap's; `never` is the default off a
+/// terminal.
+#[test]
+fn color_always_and_never() {
+    let problem = "corpus/transcript/err/seq-gap.jsonl";
+    let coloured = axt(&["--color", "always", "check", problem], b"");
+    assert_eq!(
+        text(&coloured.stderr),
+        "\x1b[1mcorpus/transcript/err/seq-gap.jsonl:4: byte 526:\x1b[0m \x1b[31mseq-gap\x1b[0m: seq 6, expected 4: 2 missing\n"
+    );
+    let plain = axt(&["check", "--color=never", problem], b"");
+    assert!(!text(&plain.stderr).contains('\x1b'));
+    let piped = axt(&["check", problem], b"");
+    assert_eq!(
+        piped.stderr, plain.stderr,
+        "auto: stderr is not a terminal here"
+    );
+
+    let usage = axt(&["--color", "always", "frobnicate"], b"");
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(
+        text(&usage.stderr).contains("\x1b["),
+        "clap's error is coloured too"
+    );
+    let usage = axt(&["--color", "never", "frobnicate"], b"");
+    assert!(!text(&usage.stderr).contains('\x1b'));
+}
+
+/// `--quiet` drops notices (`wrote ...`), not problems.
+#[test]
+fn quiet_drops_notices_not_problems() {
+    let dir = super::record::TempDir::new("quiet");
+    let out = dir.path().to_str().unwrap();
+    let fixture = "corpus/claude/ok/dangling-tool-use-interrupted.jsonl";
+    let output = axt(&["normalize", "-q", "--out", out, fixture], b"");
+    assert_eq!(output.status.code(), Some(0));
+    insta::assert_snapshot!(text(&output.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+}
+
+/// On a terminal (a pseudo-terminal from `script`): axt says it is waiting for stdin rather
+/// than hang silently, and colours its messages unless NO_COLOR is set.
+#[test]
+fn on_a_terminal_stdin_is_announced_and_no_color_is_honoured() {
+    let run = |no_color: bool| {
+        let mut command = Command::new("script");
+        command
+            .args([
+                "-qec",
+                &format!("{} check -", env!("CARGO_BIN_EXE_axt")),
+                "/dev/null",
+            ])
+            .stdin(Stdio::null());
+        if no_color {
+            command.env("NO_COLOR", "1");
+        } else {
+            command.env_remove("NO_COLOR");
+        }
+        let output = command.output().expect("script (util-linux) runs");
+        text(&output.stdout).replace("\r\n", "\n")
+    };
+    assert_eq!(
+        run(false),
+        concat!(
+            "axt: reading from stdin (a terminal); end the input with Ctrl-D\n",
+            "\x1b[1m-:1: byte 0:\x1b[0m \x1b[31mno-event\x1b[0m: the file is empty: no event\n",
+            "-: 1 problem in 0 events (no-event 1)\n",
+        )
+    );
+    assert_eq!(
+        run(true),
+        concat!(
+            "axt: reading from stdin (a terminal); end the input with Ctrl-D\n",
+            "-:1: byte 0: no-event: the file is empty: no event\n",
+            "-: 1 problem in 0 events (no-event 1)\n",
+        )
+    );
+}
+
+/// A progress bar is drawn on a terminal only, and never with --quiet.
+#[test]
+fn import_shows_a_progress_bar_on_a_terminal_only() {
+    let dir = super::record::TempDir::new("import-progress");
+    let on_a_terminal = |extra: &str, out: &str| {
+        let command = format!(
+            "{} import claude-code corpus/claude-code/ok --out {out} {extra}",
+            env!("CARGO_BIN_EXE_axt")
+        );
+        let output = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("script (util-linux) runs");
+        text(&output.stdout)
+    };
+    let out = dir.path().join("a");
+    let shown = on_a_terminal("", out.to_str().unwrap());
+    assert!(shown.contains("5/5 sessions ("), "{shown:?}");
+    assert!(
+        shown.contains("axt: 5 sessions, 9 runs, 125 events written to"),
+        "{shown:?}"
+    );
+
+    let out = dir.path().join("b");
+    let quiet = on_a_terminal("--quiet", out.to_str().unwrap());
+    assert_eq!(quiet, "", "no bar, no summary");
+
+    let out = dir.path().join("c");
+    let piped = axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/claude-code/ok",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(
+        text(&piped.stderr).starts_with("axt: 5 sessions, 9 runs"),
+        "no bar in a pipe"
+    );
+}
