@@ -748,3 +748,29 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
         "no bar in a pipe"
     );
 }
+
+/// import reports notes and entry errors in the one format (notes carry only a line; their
+/// byte offset is found in the file), then one summary, and exits 1 for the errors.
+#[test]
+fn import_reports_in_the_one_format() {
+    let dir = super::record::TempDir::new("import-format");
+    let out = dir.path().to_str().unwrap();
+    let output = axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/claude-code/err",
+            "--out",
+            out,
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr).replace(out, "OUT");
+    insta::assert_snapshot!(stderr, @r#"
+    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "e5f60718": no Task/Agent call names it or sent its prompt; linked to the session's end
+    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:3: byte 1237: invalid-json: record ends inside its JSON: EOF while parsing a string at column 151
+    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:4: byte 1239: orphan-tool-result: tool_result for "toolu_01NeverSeen", a tool call never seen
+    axt: 1 session, 2 runs, 17 events written to OUT; 0 failed, 2 entry errors; notes: unlinked-subagent 1
+    "#);
+}

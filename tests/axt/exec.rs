@@ -617,3 +617,30 @@ fn closed_stdout_and_stderr_do_not_cost_the_transcript() {
     let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");
     assert_eq!(events, events_without_timestamps(&normalized.stdout));
 }
+
+/// Problems in the agent's output name the raw copy axt keeps of it, where their lines and
+/// bytes are; `--help` lists the providers.
+#[test]
+fn diagnostics_point_into_the_raw_output_file() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-diagnostics");
+    let path = fixture(provider, "err/truncated-last-line");
+    let output = exec(provider, dir.path(), "r", &[], &[&path]);
+    assert_eq!(output.status.code(), Some(0));
+    let raw = dir.path().join("r.raw.jsonl");
+    let stderr = text(&output.stderr).replace(dir.path().to_str().unwrap(), "DIR");
+    insta::assert_snapshot!(stderr, @r"
+    DIR/r.raw.jsonl:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
+    DIR/r.raw.jsonl:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    axt: wrote DIR/r.jsonl
+    ");
+    // The raw copy is the output byte for byte, so lines and offsets hold in it.
+    assert_eq!(fs::read(raw).unwrap(), fs::read(&path).unwrap());
+
+    let help = axt(&["exec", "--help"], b"");
+    assert!(
+        text(&help.stdout).contains("[possible values: claude, codex, gemini, copilot, openai]"),
+        "{}",
+        text(&help.stdout)
+    );
+}
