@@ -1,11 +1,11 @@
 //! `axt export`: a canonical transcript out to another format.
 
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::export::agentlog::{ExportError, ExportOptions, export_from};
 use axt::read::ProblemKind;
-use axt::read::tree::LinkKind;
+use axt::read::tree::{LinkKind, dir_of};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -60,14 +60,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         redact: args.redact,
     };
     let input = open(&args.file)?;
-    let dir = if args.file.as_os_str() == "-" {
-        Path::new(".")
-    } else {
-        args.file
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-    };
+    // For stdin, the current directory; `-` has no directory of its own.
+    let dir = dir_of(&args.file);
     let exported = match export_from(input, &args.file, dir, &options) {
         Ok(exported) => exported,
         Err(ExportError::Empty { path, problems }) => {

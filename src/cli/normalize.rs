@@ -1,7 +1,7 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
@@ -11,7 +11,7 @@ use axt::normalize::{
 use axt::record::{IfExists, RecorderOptions, RecordingSink};
 
 use super::console::{self, Counting, Problem, Progress};
-use super::{Outcome, display_name, open};
+use super::{Outcome, display_name, open, with_path};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
@@ -71,7 +71,7 @@ const DETECT_BYTES: usize = 1 << 20;
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let name = display_name(&args.file);
-    let mut input = Chunks::read(open(&args.file)?)?;
+    let mut input = Chunks::read(open(&args.file)?, &args.file)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -230,6 +230,8 @@ struct Chunks {
     full: Receiver<io::Result<Chunk>>,
     /// Buffers handed back to the reader, so that a long input is read without allocating.
     empty: Sender<Vec<u8>>,
+    /// The input's name, for a read error.
+    path: PathBuf,
 }
 
 /// Bytes read in one `read(2)`: a file gives a whole buffer, a pipe what was written so far.
@@ -251,7 +253,7 @@ const CHUNK_BYTES: usize = 256 << 10;
 const READ_AHEAD: usize = 1;
 
 impl Chunks {
-    fn read(mut input: Box<dyn Read + Send>) -> io::Result<Chunks> {
+    fn read(mut input: Box<dyn Read + Send>, path: &Path) -> io::Result<Chunks> {
         let (send_full, full) = mpsc::sync_channel(READ_AHEAD);
         let (empty, receive_empty) = mpsc::channel::<Vec<u8>>();
         std::thread::Builder::new()
@@ -279,7 +281,11 @@ impl Chunks {
                     }
                 }
             })?;
-        Ok(Chunks { full, empty })
+        Ok(Chunks {
+            full,
+            empty,
+            path: path.to_owned(),
+        })
     }
 
     /// The next chunk, `None` at the end of the input; `paused` runs first when the next
@@ -294,7 +300,9 @@ impl Chunks {
             }
         };
         match received {
-            Ok(chunk) => chunk.map(Some),
+            Ok(chunk) => chunk
+                .map(Some)
+                .map_err(|error| with_path(&self.path, error)),
             Err(_) => Ok(None),
         }
     }

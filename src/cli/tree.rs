@@ -1,10 +1,10 @@
 //! `axt tree`: print a run's execution tree across its linked files.
 
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::read::ProblemKind;
-use axt::read::tree::{LinkKind, Node, Run, build_from};
+use axt::read::tree::{LinkKind, Node, Run, build_from, dir_of};
 use serde_json::json;
 
 use super::check::print_link;
@@ -35,14 +35,8 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let input = open(&args.file)?;
-    let dir = if args.file.as_os_str() == "-" {
-        Path::new(".")
-    } else {
-        args.file
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-    };
+    // For stdin, the current directory; `-` has no directory of its own.
+    let dir = dir_of(&args.file);
     let tree = build_from(input, &args.file, dir);
     // A root without a single event is no run: printing one would invent it.
     let empty = tree.root.events == 0;

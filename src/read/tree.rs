@@ -297,8 +297,9 @@ pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
     builder.finish(run)
 }
 
-/// The directory a run file's linked runs are in: the file's own (`.` for a bare name).
-pub(crate) fn dir_of(file: &Path) -> &Path {
+/// The directory a run file's linked runs are looked up in: the file's own (`.` for a bare
+/// file name).
+pub fn dir_of(file: &Path) -> &Path {
     match file.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
