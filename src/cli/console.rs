@@ -1,4 +1,4 @@
-//! Everything axt prints on stderr: problems in the input, errors, notices.
+//! Everything axt prints on stderr: problems in the input, errors, notices, progress bars.
 //!
 //! One format for every command, `FILE:LINE: byte OFFSET: KIND: MESSAGE` (a warning's message
 //! starts with `warning: `), or with `--json` one JSON object per line; errors that are not

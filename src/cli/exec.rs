@@ -107,7 +107,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         max_record_bytes: args.max_record_bytes,
         on_diagnostic: Some(Box::new(move |diagnostic| {
             let name = name.get().map_or("agent stdout", String::as_str);
-            super::normalize::print_diagnostic(name, diagnostic, limit);
+            super::normalize::print_diagnostic(
+                name,
+                diagnostic,
+                (limit, Some("--max-record-bytes")),
+            );
         })),
         ..CaptureOptions::default()
     };

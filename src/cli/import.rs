@@ -92,7 +92,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                     if diagnostic.diagnostic.severity() == Severity::Error {
                         errors += 1;
                         let file = display_name(&diagnostic.file);
-                        let limit = axt::normalize::DEFAULT_MAX_RECORD_BYTES;
+                        // The import reads entries with the default limit; no option sets it.
+                        let limit = (axt::normalize::DEFAULT_MAX_RECORD_BYTES, None);
                         super::normalize::print_diagnostic(&file, &diagnostic.diagnostic, limit);
                     }
                 }

@@ -134,7 +134,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         if diagnostic.severity() == Severity::Error {
             errors += 1;
         }
-        print_diagnostic(&name, &diagnostic, limit);
+        print_diagnostic(&name, &diagnostic, (limit, Some("--max-record-bytes")));
         Ok(())
     };
     let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
@@ -201,13 +201,18 @@ fn batch_progress(args: &Args) -> Option<Progress> {
     console::progress(size, Counting::Bytes)
 }
 
-/// Prints a diagnostic of the input named `name`; `limit` is `--max-record-bytes`, named in
-/// the diagnostics that hit it.
-pub(crate) fn print_diagnostic(name: &str, diagnostic: &Diagnostic, limit: usize) {
+/// Prints a diagnostic of the input named `name`. `limit` is the record size limit and the
+/// option that sets it, if the command has one: a diagnostic that hit it names both.
+pub(crate) fn print_diagnostic(
+    name: &str,
+    diagnostic: &Diagnostic,
+    (limit, option): (usize, Option<&str>),
+) {
     let limited;
     let message = if diagnostic.kind == DiagnosticKind::RecordTooLarge {
+        let option = option.map(|o| format!(": {o}")).unwrap_or_default();
         limited = format!(
-            "{} (the limit is {limit} bytes: --max-record-bytes)",
+            "{} (the limit is {limit} bytes{option})",
             diagnostic.message
         );
         &limited
