@@ -10,6 +10,17 @@ help: ## List the targets
 test: ## Run every test (unit, integration, golden snapshots, doc examples)
 	INSTA_UPDATE=no $(CARGO) test --locked
 
+.PHONY: man
+man: ## Write the manual pages (axt.1 and one per command) to target/man
+	$(CARGO) run --locked --quiet -- man --out target/man
+
+.PHONY: completions
+completions: ## Write shell completions to target/completions (bash, zsh, fish, elvish, powershell)
+	mkdir -p target/completions
+	set -e; for shell in bash zsh fish elvish powershell; do \
+	  $(CARGO) run --locked --quiet -- completions $$shell > target/completions/axt.$$shell; \
+	done
+
 .PHONY: validate-agentlog
 validate-agentlog: ## Validate every AgentLog export snapshot against ../shared/agentlog's schema
 	python3 scripts/validate-agentlog.py

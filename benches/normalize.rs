@@ -19,6 +19,8 @@
 //! and prints MB/s, lines/s and the ratios of the axt rows to the two parse baselines, then
 //! a summary over the providers. Providers run one after another, each stream dropped before
 //! the next is generated; `AXT_BENCH_PROVIDERS=claude,codex` picks some (default: all).
+//! `AXT_BENCH_SAVE=DIR` also writes each stream to `DIR/<provider>.jsonl`, as input for
+//! timing the `axt` binary itself (`scripts/normalize-live.py`).
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
@@ -179,6 +181,13 @@ fn bench(provider: Provider, generate: Generate, mb: usize, reps: usize) -> Summ
         max_line >> 10,
         started.elapsed()
     );
+    if let Ok(dir) = std::env::var("AXT_BENCH_SAVE") {
+        let path = std::path::Path::new(&dir).join(format!("{provider}.jsonl"));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&path, &input))
+            .unwrap_or_else(|error| panic!("AXT_BENCH_SAVE: {}: {error}", path.display()));
+        println!("saved to {}", path.display());
+    }
 
     let mut times = vec![Vec::with_capacity(reps); MODES.len()];
     let mut results = vec![0; MODES.len()];

@@ -183,6 +183,14 @@ run.text("assistant", "work", "from another run")
 run.lines[-1] = run.lines[-1].replace('"run_id":"run-id-mismatch"', '"run_id":"someone-else"')
 run.completed("run-id-mismatch").write("err/run-id-mismatch.jsonl")
 
+# The same run recorded twice into one file, as `axt normalize --out DIR` did before it
+# refused an existing run: the recorder continued the file, seq and run_id and all, so only
+# the second run.started after the run.completed shows it.
+run = simple("second-run").completed("second-run")
+run.step("run.started", "", "workflow", name="second-run")
+run.agent_step("work", "Do it.", [("Bash", "b-1", None)])
+run.completed("second-run").write("err/second-run.jsonl")
+
 # err/links: a root with a missing child, a child naming another parent, a cycle, an orphan.
 root = Run("links-root").step("run.started", "", "workflow", name="links")
 for path, child_id in [("a", "links-missing"), ("b", "links-wrong-parent"), ("c", "links-loop")]:

@@ -4,8 +4,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use axt::model::encode_event;
-use axt::read::{ReadItem, Reader};
+use axt::read::{ProblemKind, ReadItem, Reader};
 
+use super::console::{self, Problem};
 use super::{Outcome, display_name, open};
 
 /// Decode a transcript and write it back out through the strict encoder.
@@ -15,7 +16,8 @@ use super::{Outcome, display_name, open};
 /// are passed through as they were, and lines that are not events are left out. Every
 /// problem goes to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE.
 ///
-/// Exit status: 0 clean, 1 problems reported, 2 usage or I/O error.
+/// Exit status: 0 clean, 1 problems reported, 2 usage error or an input that cannot be
+/// read.
 ///
 /// Example: axt cat corpus/transcript/ok/plain-run.jsonl
 #[derive(clap::Args)]
@@ -23,19 +25,30 @@ pub(crate) struct Args {
     /// Transcript file, or `-` for stdin.
     #[arg(default_value = "-")]
     file: PathBuf,
+    /// Print problems on stderr as JSON lines.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    console::set_json(args.json);
     let name = display_name(&args.file);
     let mut reader = Reader::new(open(&args.file)?).keep_line_bytes();
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let mut encoded = Vec::new();
-    let mut problems = false;
+    let (mut problems, mut unreadable) = (false, false);
     while let Some(item) = reader.next() {
         match item {
             ReadItem::Problem(problem) => {
                 problems = true;
-                eprintln!("{name}:{problem}");
+                unreadable |= problem.kind == ProblemKind::Io;
+                console::problem(&Problem::error(
+                    &name,
+                    problem.line,
+                    problem.offset,
+                    problem.kind.as_str(),
+                    &problem.message,
+                ));
             }
             ReadItem::Event { event, .. } => {
                 encoded.clear();
@@ -52,7 +65,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         }
     }
     out.flush()?;
-    Ok(if problems {
+    Ok(if unreadable {
+        Outcome::Failed
+    } else if problems {
         Outcome::InputProblems
     } else {
         Outcome::Clean

@@ -5,25 +5,30 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use axt::read::tree::{Links, TreeProblem, check_links};
-use axt::read::{Problem, ReadItem, Reader};
+use axt::read::{ProblemKind, ReadItem, Reader};
 use serde_json::json;
 
-use super::{Outcome, display_name, open};
+use super::console::{self, Problem, plural};
+use super::{Outcome, display_name, open, report_error};
 
-/// Problems listed per file; beyond that they are only counted, so memory stays bounded.
-const LISTED: usize = 1000;
+/// Problems printed per file; beyond that they are only counted, so that a file of garbage
+/// does not flood the terminal.
+pub(crate) const LISTED: u64 = 1000;
 
 /// Validate transcripts: every line, the seq series, the run ids, and each file's links.
 ///
 /// Each file is read by the tolerant reader (invalid UTF-8 or JSON, torn or unterminated
 /// final line, unknown event or block types, non-canonical events, seq gaps, repeats and
-/// regressions, run_id mismatches), then its direct links are checked both ways: every
-/// child it names has a file in the same directory that names it as parent, and the parent
-/// it names has a file that invokes it (`axt tree` checks a whole tree). Each problem is
-/// printed as FILE:LINE: byte OFFSET: KIND: MESSAGE, then a summary line per file.
+/// regressions, run_id mismatches, a second run appended after the first completed), then
+/// its direct links are checked both ways: every child it names has a file in the same
+/// directory that names it as parent, and the parent it names has a file that invokes it
+/// (`axt tree` checks a whole tree). A file without a single event is a problem too.
+///
+/// Each problem goes to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of
+/// a file; the rest are counted), and a summary line per file to stdout.
 ///
 /// Exit status: 0 every file clean, 1 a problem found, 2 usage error or a file that cannot
-/// be opened.
+/// be read.
 ///
 /// Example: axt check storage/transcripts/*.jsonl
 #[derive(clap::Args)]
@@ -31,7 +36,7 @@ pub(crate) struct Args {
     /// Transcript files, or `-` for stdin.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Print one JSON report instead of text.
+    /// Print the summary as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
 }
@@ -39,28 +44,31 @@ pub(crate) struct Args {
 struct Report {
     file: String,
     events: u64,
-    problems: Vec<Problem>,
-    links: Vec<TreeProblem>,
     by_kind: BTreeMap<&'static str, u64>,
     total: u64,
+    /// A read failed part-way: the file could not be read whole.
+    unreadable: bool,
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    console::set_json(args.json);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut reports = Vec::new();
     let mut unreadable = false;
     for path in &args.files {
         match check(path) {
             Ok(report) => {
+                unreadable |= report.unreadable;
                 if !args.json {
                     print_text(&mut out, &report)?;
+                    // Keeps this summary before the next file's problems on a terminal.
+                    out.flush()?;
                 }
                 reports.push(report);
             }
             Err(error) => {
                 unreadable = true;
-                out.flush()?;
-                eprintln!("axt: {error}");
+                report_error(&error);
             }
         }
     }
@@ -75,9 +83,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         let problems: u64 = reports.iter().map(|r| r.total).sum();
         writeln!(
             out,
-            "{} files: {} clean, {dirty} with problems ({problems} problems)",
-            reports.len(),
-            reports.len() - dirty
+            "{}: {} clean, {dirty} with problems ({})",
+            plural(reports.len() as u64, "file"),
+            reports.len() - dirty,
+            plural(problems, "problem")
         )?;
     }
     out.flush()?;
@@ -90,55 +99,104 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     })
 }
 
+/// Reads one file, printing its problems as they are found.
 fn check(path: &Path) -> io::Result<Report> {
     let mut report = Report {
         file: display_name(path),
         events: 0,
-        problems: Vec::new(),
-        links: Vec::new(),
         by_kind: BTreeMap::new(),
         total: 0,
+        unreadable: false,
     };
     let mut links = Links::default();
-    for item in Reader::new(open(path)?) {
+    let mut reader = Reader::new(open(path)?);
+    for item in reader.by_ref() {
         match item {
-            ReadItem::Event { line, event, .. } => {
+            ReadItem::Event {
+                line,
+                offset,
+                event,
+            } => {
                 report.events += 1;
-                links.add(line, &event);
+                links.add(line, offset, &event);
             }
             ReadItem::Problem(problem) => {
-                *report.by_kind.entry(problem.kind.as_str()).or_default() += 1;
-                report.total += 1;
-                if report.problems.len() < LISTED {
-                    report.problems.push(problem);
+                report.unreadable |= problem.kind == ProblemKind::Io;
+                report.count(problem.kind.as_str());
+                if report.total <= LISTED {
+                    console::problem(&Problem::error(
+                        &report.file,
+                        problem.line,
+                        problem.offset,
+                        problem.kind.as_str(),
+                        &problem.message,
+                    ));
                 }
             }
         }
     }
+    if report.events == 0 && report.total == 0 {
+        // Nothing is wrong with any line, and yet there is no transcript: say so rather
+        // than call the file clean. Pointed at the end, where an event never came.
+        let end = reader.position();
+        report.count(EMPTY);
+        let message = if end.offset == 0 {
+            "the file is empty: no event"
+        } else {
+            "the file holds only blank lines: no event"
+        };
+        console::problem(&Problem::error(
+            &report.file,
+            end.line.saturating_sub(1).max(1),
+            end.offset,
+            EMPTY,
+            message,
+        ));
+    }
     if path.as_os_str() != "-" {
-        report.links = check_links(path, &links);
-        for problem in &report.links {
-            *report.by_kind.entry(problem.kind.as_str()).or_default() += 1;
-            report.total += 1;
+        for problem in check_links(path, &links) {
+            report.count(problem.kind.as_str());
+            if report.total <= LISTED {
+                print_link(&problem);
+            }
         }
+    }
+    if report.total > LISTED {
+        console::error(&format!(
+            "{}: {} not listed (only the first {LISTED} of a file are)",
+            report.file,
+            plural(report.total - LISTED, "more problem")
+        ));
     }
     Ok(report)
 }
 
+/// The kind of the problem of a file without a single event.
+const EMPTY: &str = "no-event";
+
+impl Report {
+    fn count(&mut self, kind: &'static str) {
+        *self.by_kind.entry(kind).or_default() += 1;
+        self.total += 1;
+    }
+}
+
+/// A problem of the tree, in the one format.
+pub(crate) fn print_link(problem: &TreeProblem) {
+    let file = display_name(&problem.file);
+    console::problem(&Problem::error(
+        &file,
+        problem.line,
+        problem.offset,
+        problem.kind.as_str(),
+        &problem.message,
+    ));
+}
+
 fn print_text(out: &mut impl Write, report: &Report) -> io::Result<()> {
-    let name = &report.file;
-    for problem in &report.problems {
-        writeln!(out, "{name}:{problem}")?;
-    }
-    let listed = report.problems.len() as u64 + report.links.len() as u64;
-    if listed < report.total {
-        writeln!(out, "{name}: ... {} more not listed", report.total - listed)?;
-    }
-    for problem in &report.links {
-        writeln!(out, "{problem}")?;
-    }
+    let name = console::escape(&report.file);
     if report.total == 0 {
-        writeln!(out, "{name}: ok: {} events", report.events)
+        writeln!(out, "{name}: ok: {}", plural(report.events, "event"))
     } else {
         let kinds: Vec<String> = report
             .by_kind
@@ -147,27 +205,20 @@ fn print_text(out: &mut impl Write, report: &Report) -> io::Result<()> {
             .collect();
         writeln!(
             out,
-            "{name}: {} problems in {} events ({})",
-            report.total,
-            report.events,
+            "{name}: {} in {} ({})",
+            plural(report.total, "problem"),
+            plural(report.events, "event"),
             kinds.join(", ")
         )
     }
 }
 
 fn to_json(report: &Report) -> serde_json::Value {
-    let problems: Vec<_> = report
-        .problems
-        .iter()
-        .map(|p| json!({"line": p.line, "offset": p.offset, "kind": p.kind.as_str(), "message": p.message}))
-        .collect();
     json!({
         "file": report.file,
         "clean": report.total == 0,
         "events": report.events,
         "problem_count": report.total,
         "problems_by_kind": report.by_kind,
-        "problems": problems,
-        "links": report.links,
     })
 }

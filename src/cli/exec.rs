@@ -5,38 +5,43 @@
 //! stdout but keeps running, and a child that exits while something it started keeps its
 //! stdout open, are both noticed and end after `--grace-secs`.
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use axt::capture::{Capture, CaptureOptions};
-use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, Severity};
+use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
 use axt::record::{Delivery, Subscription};
 use axt::{Block, EventType, ExchangeEvent, Payload};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use super::Outcome;
+use super::console::{self, escape, paint};
+use super::{Outcome, report_error};
 
 /// Run an agent CLI, recording its transcript live to DIR/<run-id>.jsonl.
 ///
 /// stdin is passed through to the agent and its stderr forwarded; its stdout, the provider
 /// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.jsonl.
-/// axt exits with the agent's exit code (128+N when a signal N ended it; 127 when it could
-/// not be started). A run whose agent failed, was killed or stopped mid-output is recorded
-/// as failed with the reason in run.completed.
+/// Problems in that output are printed on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE,
+/// FILE being the raw copy. axt exits with the agent's exit code (128+N when a signal N
+/// ended it; 127 when it could not be started), and finishes the transcript whatever
+/// happens to its own stdout or stderr. A run whose agent failed, was killed or stopped
+/// mid-output is recorded as failed with the reason in run.completed; a DIR that already
+/// has the run is refused.
 ///
 /// Example: axt exec --provider claude --out runs --follow -- claude -p "fix it"
 /// --output-format stream-json --verbose
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The provider whose output the agent writes.
-    #[arg(long, short, value_parser = parse_provider)]
+    #[arg(long, short, value_parser = provider_parser())]
     provider: Provider,
 
     /// Where the transcript and the raw output go (created, mode 0700, when missing).
@@ -68,32 +73,51 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_RECORD_BYTES)]
     max_record_bytes: usize,
 
+    /// Print problems on stderr as JSON lines.
+    #[arg(long)]
+    json: bool,
+
     /// The agent's command line.
     #[arg(required = true, last = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
 
-fn parse_provider(name: &str) -> Result<Provider, String> {
-    Provider::ALL
-        .into_iter()
-        .find(|provider| provider.as_str() == name)
-        .ok_or_else(|| {
-            let names: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
-            format!("expected one of: {}", names.join(", "))
-        })
+/// The providers by name, listed in `--help` and in the error for any other name.
+fn provider_parser() -> impl TypedValueParser<Value = Provider> {
+    PossibleValuesParser::new(Provider::ALL.map(Provider::as_str)).try_map(|name: String| {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.as_str() == name)
+            .ok_or(format!("unknown provider {name:?}"))
+    })
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+    console::set_json(args.json);
     let program = args.command[0].clone();
+    // Diagnostics name the raw copy of the output, where their lines and bytes are; its
+    // name is known once the capture has made it.
+    let raw_name: Arc<OnceLock<String>> = Arc::default();
+    let name = Arc::clone(&raw_name);
+    let limit = args.max_record_bytes;
     let options = CaptureOptions {
         run_id: args.run_id,
         prompt: args.prompt,
         system_prompt: args.system_prompt,
         max_record_bytes: args.max_record_bytes,
-        on_diagnostic: Some(Box::new(print_diagnostic)),
+        on_diagnostic: Some(Box::new(move |diagnostic| {
+            let name = name.get().map_or("agent stdout", String::as_str);
+            super::normalize::print_diagnostic(
+                name,
+                diagnostic,
+                (limit, Some("--max-record-bytes")),
+            );
+        })),
         ..CaptureOptions::default()
     };
     let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
+    let raw = capture.raw_path().map(|path| path.display().to_string());
+    let _ = raw_name.set(raw.unwrap_or_else(|| "agent stdout".to_owned()));
     let follow = args
         .follow
         .then(|| {
@@ -124,7 +148,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             } else {
                 126
             };
-            eprintln!("axt: cannot run {program}: {error}");
+            console::error(&format!("cannot run {program}: {error}"));
             let end = ProcessEnd {
                 note: Some(format!("axt could not start {program}: {error}")),
                 ..ProcessEnd::default()
@@ -148,8 +172,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         // The follow thread ends with the subscription, which `finish` closed.
         let _ = follow.join();
     }
-    finished.map_err(io::Error::other)?;
-    eprintln!("axt: wrote {}", path.display());
+    if let Err(error) = finished {
+        // The agent's code still wins: a caller scripting around the agent needs it.
+        report_error(&io::Error::other(error));
+    } else {
+        console::notice(&format!("wrote {}", path.display()));
+    }
     Ok(Outcome::Exited(code))
 }
 
@@ -177,13 +205,13 @@ fn supervise(
         match chunks.recv_timeout(tick) {
             Ok(Ok(chunk)) => {
                 if recording && let Err(error) = capture.feed(&chunk) {
-                    eprintln!("axt: recording stopped: {error}");
+                    console::error(&format!("recording stopped: {error}"));
                     recording = false;
                 }
                 continue;
             }
             Ok(Err(error)) => {
-                eprintln!("axt: reading the agent's stdout failed: {error}");
+                console::error(&format!("reading the agent's stdout failed: {error}"));
                 break;
             }
             Err(RecvTimeoutError::Disconnected) => break,
@@ -297,33 +325,25 @@ fn exit_code(end: &ProcessEnd) -> u8 {
     }
 }
 
-fn print_diagnostic(diagnostic: &Diagnostic) {
-    let severity = match diagnostic.severity() {
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-    };
-    eprintln!(
-        "axt: agent stdout:{}: byte {}: {severity}[{}]: {}",
-        diagnostic.line,
-        diagnostic.offset,
-        diagnostic.kind.as_str(),
-        diagnostic.message
-    );
-}
-
 /// Prints the compact view of the run until the subscription ends. A closed stdout
 /// (`| head`) stops the printing, not the recording.
 fn follow(mut subscription: Subscription) {
-    let colour = io::stdout().is_terminal();
+    let colour = console::colour_stdout();
     let mut stdout = io::stdout().lock();
     while let Some(delivery) = subscription.recv() {
         let line = match delivery {
             Delivery::Event(event) => follow_line(&event, colour),
-            Delivery::Missed { from_seq, count } => Some(paint(
-                colour,
-                DIM,
-                &format!("... {count} events from seq {from_seq} not shown (they are in the file)"),
-            )),
+            Delivery::Missed { from_seq, count } => Some(
+                paint(
+                    colour,
+                    DIM,
+                    &format!(
+                        "... {} from seq {from_seq} not shown (they are in the file)",
+                        console::plural(count, "event")
+                    ),
+                )
+                .into_owned(),
+            ),
         };
         if let Some(line) = line
             && writeln!(stdout, "{line}")
@@ -395,8 +415,9 @@ fn follow_line(event: &ExchangeEvent, colour: bool) -> Option<String> {
         .strip_prefix("agent.")
         .map_or_else(String::new, |id| format!("[{id}] "));
     let line = format!("{scope}{label}: {}", one_line(&text));
-    let line = line.trim_end_matches([':', ' ']);
-    Some(paint(colour, style, line))
+    // Names and paths come from the agent's output as much as the text does.
+    let line = escape(line.trim_end_matches([':', ' ']));
+    Some(paint(colour, style, &line).into_owned())
 }
 
 /// `text` on one line, cut to fit the follow view.
@@ -412,14 +433,6 @@ fn one_line(text: &str) -> String {
     let mut cut: String = flat.chars().take(FOLLOW_WIDTH - 1).collect();
     cut.push('…');
     cut
-}
-
-fn paint(colour: bool, style: &str, text: &str) -> String {
-    if colour && !style.is_empty() {
-        format!("\x1b[{style}m{text}\x1b[0m")
-    } else {
-        text.to_owned()
-    }
 }
 
 #[cfg(test)]

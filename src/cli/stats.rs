@@ -1,28 +1,33 @@
 //! `axt stats`: counts per transcript and in total, files read in parallel.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 
-use axt::read::{Reader, Stats};
+use axt::read::{Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats};
 use serde_json::json;
 
-use super::{Outcome, display_name, open, with_path};
+use super::check::LISTED;
+use super::console::{self, Counting, Problem, Progress, escape, plural};
+use super::{Outcome, display_name, open, report_error, with_path};
 
-/// Inputs at least this large get a progress line on a terminal.
+/// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// Count events, blocks, tools, tokens, cost and duration, per file and in total.
 ///
 /// Counts events by type, content blocks by type, tool calls by name (with failures),
 /// tokens by kind, cost and run duration (from the run metadata of run.completed), and
-/// problems by kind. A directory argument is walked for *.jsonl files. Files are read in
-/// parallel on all cores; on a terminal, large inputs show a progress line on stderr.
+/// problems by kind. A directory argument is walked for *.jsonl files; one that cannot be
+/// read is reported and the rest counted. Files are read in parallel on all cores; on a
+/// terminal, large inputs show a progress bar on stderr. Problems go to stderr as
+/// FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of a file; the rest are counted).
 ///
-/// Exit status: 0 clean, 1 problems found in the input, 2 usage or I/O error.
+/// Exit status: 0 clean, 1 problems found in the input, 2 usage error or an input that
+/// cannot be read (the others are still counted).
 ///
 /// Example: axt stats storage/transcripts/
 #[derive(clap::Args)]
@@ -30,37 +35,56 @@ pub(crate) struct Args {
     /// Transcript files or directories, or `-` for stdin.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Print one JSON report instead of text.
+    /// Print the counts as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
 }
 
+/// What counting one file gave.
+struct Counted {
+    stats: Stats,
+    /// Its first problems, to print.
+    listed: Vec<ReadProblem>,
+    /// Reading failed part-way.
+    unreadable: bool,
+}
+
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
-    let files = expand(&args.paths)?;
+    console::set_json(args.json);
+    let (files, mut failed) = expand(&args.paths);
     let total_bytes: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let progress = io::stderr().is_terminal() && total_bytes >= PROGRESS_BYTES;
-    let results = count_parallel(&files, total_bytes, progress);
+    let progress = if total_bytes >= PROGRESS_BYTES {
+        console::progress(total_bytes, Counting::Bytes)
+    } else {
+        None
+    };
 
-    let mut out = BufWriter::new(io::stdout().lock());
     let mut total = Stats::default();
     let mut per_file = Vec::new();
-    let mut failed = false;
-    for (path, result) in files.iter().zip(results) {
-        match result {
-            Ok(stats) => {
-                total.merge(&stats);
-                per_file.push((display_name(path), stats));
+    count_parallel(
+        &files,
+        progress.as_ref(),
+        &mut |path, result| match result {
+            Ok(counted) => {
+                let name = display_name(path);
+                print_problems(&name, &counted);
+                failed |= counted.unreadable;
+                total.merge(&counted.stats);
+                per_file.push((name, counted.stats));
             }
             Err(error) => {
                 failed = true;
-                eprintln!("axt: {error}");
+                report_error(&error);
             }
-        }
-    }
+        },
+    );
+    drop(progress);
+
+    let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
         let files: Vec<_> = per_file
             .iter()
@@ -71,10 +95,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         writeln!(out)?;
     } else {
         for (file, stats) in &per_file {
-            out.write_all(render(file, stats).as_bytes())?;
+            out.write_all(render(&escape(file), stats).as_bytes())?;
         }
         if per_file.len() > 1 {
-            out.write_all(render(&format!("total ({} files)", total.files), &total).as_bytes())?;
+            let title = format!("total ({})", plural(total.files, "file"));
+            out.write_all(render(&title, &total).as_bytes())?;
         }
     }
     out.flush()?;
@@ -87,109 +112,144 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     })
 }
 
-/// Files as given, directories walked for `*.jsonl` (sorted, so output is stable).
-fn expand(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+fn print_problems(name: &str, counted: &Counted) {
+    for problem in &counted.listed {
+        console::problem(&Problem::error(
+            name,
+            problem.line,
+            problem.offset,
+            problem.kind.as_str(),
+            &problem.message,
+        ));
+    }
+    let more = counted.stats.problem_count() - counted.listed.len() as u64;
+    if more > 0 {
+        console::error(&format!(
+            "{name}: {} not listed (only the first {LISTED} of a file are)",
+            plural(more, "more problem")
+        ));
+    }
+}
+
+/// Files as given, directories walked for `*.jsonl` (sorted, so output is stable), and
+/// whether something could not be read: what cannot is reported, and the walk goes on.
+fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
+    let mut failed = false;
     for path in paths {
         if !path.is_dir() {
             files.push(path.clone());
             continue;
         }
         for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-            let entry = entry.map_err(|error| with_path(path, io::Error::other(error)))?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    failed = true;
+                    let at = error.path().unwrap_or(path).to_owned();
+                    let error = match error.into_io_error() {
+                        Some(error) => error,
+                        None => io::Error::other("a symbolic link loop"),
+                    };
+                    report_error(&with_path(&at, error));
+                    continue;
+                }
+            };
             if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "jsonl")
             {
                 files.push(entry.into_path());
             }
         }
     }
-    Ok(files)
+    (files, failed)
 }
 
-/// Counts every file on all cores: workers take the next file from a shared index.
-fn count_parallel(files: &[PathBuf], total_bytes: u64, progress: bool) -> Vec<io::Result<Stats>> {
-    let results: Vec<Mutex<Option<io::Result<Stats>>>> =
-        files.iter().map(|_| Mutex::new(None)).collect();
+/// Counts every file on all cores (workers take the next file from a shared index) and
+/// hands each result to `done` in the order of `files`, as soon as it and those before it
+/// are counted, so problems are printed in a stable order without holding every file's.
+fn count_parallel(
+    files: &[PathBuf],
+    progress: Option<&Progress>,
+    done: &mut dyn FnMut(&Path, io::Result<Counted>),
+) {
     let next = AtomicUsize::new(0);
-    let (read_bytes, finished, done) = (
-        AtomicU64::new(0),
-        AtomicUsize::new(0),
-        AtomicBool::new(false),
-    );
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(files.len().max(1));
+    let (send, receive) = mpsc::channel();
     std::thread::scope(|scope| {
-        if progress {
-            scope.spawn(|| {
-                while !done.load(Ordering::Relaxed) {
-                    let mb = read_bytes.load(Ordering::Relaxed) >> 20;
-                    eprint!(
-                        "\r{}/{} files, {mb}/{} MiB",
-                        finished.load(Ordering::Relaxed),
-                        files.len(),
-                        total_bytes >> 20
-                    );
-                    std::thread::sleep(Duration::from_millis(200));
+        for _ in 0..workers {
+            let send = send.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = files.get(index) else { break };
+                    let result = count(path, progress);
+                    if send.send((index, result)).is_err() {
+                        break;
+                    }
                 }
-                eprint!("\r\x1b[K");
             });
         }
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = files.get(index) else { break };
-                        let result = count(path, &read_bytes);
-                        *results[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                        finished.fetch_add(1, Ordering::Relaxed);
-                    }
-                })
-            })
-            .collect();
-        for handle in handles {
-            let _ = handle.join();
+        drop(send);
+        let mut waiting = BTreeMap::new();
+        let mut expected = 0;
+        for (finished, (index, result)) in receive.into_iter().enumerate() {
+            if let Some(progress) = progress {
+                progress.message(format!("{}/{} files", finished + 1, files.len()));
+            }
+            waiting.insert(index, result);
+            while let Some(result) = waiting.remove(&expected) {
+                done(&files[expected], result);
+                expected += 1;
+            }
         }
-        done.store(true, Ordering::Relaxed);
     });
-    results
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or_else(|| Err(io::Error::other("worker stopped")))
-        })
-        .collect()
 }
 
-fn count(path: &Path, read_bytes: &AtomicU64) -> io::Result<Stats> {
-    let mut stats = Stats::default();
-    stats.files = 1;
+fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
+    let mut counted = Counted {
+        stats: Stats::default(),
+        listed: Vec::new(),
+        unreadable: false,
+    };
+    counted.stats.files = 1;
     let mut reader = Reader::new(open(path)?);
     let (mut reported, mut items) = (0, 0u64);
+    let mut report = |offset: u64| {
+        if let Some(progress) = progress {
+            progress.add(offset.saturating_sub(reported));
+        }
+        reported = offset;
+    };
     while let Some(item) = reader.next() {
-        stats.item(&item);
+        counted.stats.item(&item);
+        if let ReadItem::Problem(problem) = item {
+            counted.unreadable |= problem.kind == ProblemKind::Io;
+            if (counted.listed.len() as u64) < LISTED {
+                counted.listed.push(problem);
+            }
+        }
         items += 1;
         if items.is_multiple_of(4096) {
-            let offset = reader.position().offset;
-            read_bytes.fetch_add(offset - reported, Ordering::Relaxed);
-            reported = offset;
+            report(reader.position().offset);
         }
     }
-    read_bytes.fetch_add(
-        reader.position().offset.saturating_sub(reported),
-        Ordering::Relaxed,
-    );
-    Ok(stats)
+    report(reader.position().offset);
+    Ok(counted)
 }
 
 fn render(title: &str, stats: &Stats) -> String {
-    let list = |counts: &std::collections::BTreeMap<String, u64>| {
+    // Type and tool names come from the input: escaped, as everything printed from it.
+    let list = |counts: &BTreeMap<String, u64>| {
         if counts.is_empty() {
             return "none".to_owned();
         }
-        let items: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let items: Vec<String> = counts
+            .iter()
+            .map(|(k, n)| format!("{} {n}", escape(k)))
+            .collect();
         items.join(", ")
     };
     let tools = if stats.tools.is_empty() {
@@ -198,7 +258,7 @@ fn render(title: &str, stats: &Stats) -> String {
         let items: Vec<String> = stats
             .tools
             .iter()
-            .map(|(name, t)| format!("{name} {} ({} failed)", t.calls, t.failures))
+            .map(|(name, t)| format!("{} {} ({} failed)", escape(name), t.calls, t.failures))
             .collect();
         items.join(", ")
     };
@@ -221,9 +281,9 @@ fn render(title: &str, stats: &Stats) -> String {
     let _ = writeln!(text, "  cost:     ${:.4}", stats.cost_usd);
     let _ = writeln!(
         text,
-        "  duration: {:.1}s over {} runs",
+        "  duration: {:.1}s over {}",
         stats.duration_ms as f64 / 1000.0,
-        stats.runs
+        plural(stats.runs, "run")
     );
     let _ = writeln!(text, "  problems: {}", list(&stats.problems));
     text

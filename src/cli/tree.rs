@@ -3,9 +3,13 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use axt::read::tree::{Node, Run, build};
+use axt::read::ProblemKind;
+use axt::read::tree::{LinkKind, Node, Run, build_from, dir_of};
+use serde_json::json;
 
-use super::Outcome;
+use super::check::print_link;
+use super::console::{self, Problem, escape, plural};
+use super::{Outcome, display_name, open};
 
 /// Print the execution tree of a run and its sub-runs.
 ///
@@ -13,36 +17,58 @@ use super::Outcome;
 /// any depth. Prints runs (name, status, duration, events), steps (path, kind, iteration,
 /// status, duration), messages (role and block types) and tool calls (name, call id,
 /// outcome). Problems (bad lines, missing children, orphans, cycles, parent/child
-/// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE.
+/// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE. With `-` the root run
+/// is read from stdin and its child runs are looked up in the current directory.
 ///
-/// Exit status: 0 clean, 1 problems reported, 2 usage error.
+/// Exit status: 0 clean, 1 problems reported, 2 usage error or a file that cannot be read.
 ///
 /// Example: axt tree storage/transcripts/550e8400-e29b-41d4-a716-446655440000.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The root run's transcript file.
+    /// The root run's transcript file, or `-` for stdin.
     file: PathBuf,
-    /// Print the tree (and its problems) as JSON instead.
+    /// Print the tree as JSON, and problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
-    let tree = build(&args.file);
+    console::set_json(args.json);
+    let input = open(&args.file)?;
+    // For stdin, the current directory; `-` has no directory of its own.
+    let dir = dir_of(&args.file);
+    let tree = build_from(input, &args.file, dir);
+    // A root without a single event is no run: printing one would invent it.
+    let empty = tree.root.events == 0;
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &tree)?;
+        let root = if empty {
+            serde_json::Value::Null
+        } else {
+            json!(tree.root)
+        };
+        serde_json::to_writer_pretty(&mut out, &json!({ "root": root }))?;
         writeln!(out)?;
-    } else {
+    } else if !empty {
         write_run(&mut out, &tree.root, "", "")?;
     }
     out.flush()?;
-    if !args.json {
-        for problem in &tree.problems {
-            eprintln!("{problem}");
-        }
+    for problem in &tree.problems {
+        print_link(problem);
     }
-    Ok(if tree.problems.is_empty() {
+    let unreadable = tree
+        .problems
+        .iter()
+        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
+    if empty && tree.problems.is_empty() {
+        let name = display_name(&args.file);
+        let message = "the file holds no event: there is no run to show";
+        console::problem(&Problem::error(&name, 1, 0, "no-event", message));
+        return Ok(Outcome::InputProblems);
+    }
+    Ok(if unreadable {
+        Outcome::Failed
+    } else if tree.problems.is_empty() {
         Outcome::Clean
     } else {
         Outcome::InputProblems
@@ -53,16 +79,16 @@ fn write_run(out: &mut impl Write, run: &Run, lead: &str, rest: &str) -> io::Res
     let name = run
         .name
         .as_deref()
-        .map(|n| format!(" {n}"))
+        .map(|n| format!(" {}", escape(n)))
         .unwrap_or_default();
     writeln!(
         out,
-        "{lead}run {}{name} {}{} ({} events, {})",
-        run.run_id,
+        "{lead}run {}{name} {}{} ({}, {})",
+        escape(&run.run_id),
         run.status.as_str(),
         duration(run.duration_ms),
-        run.events,
-        run.file.display()
+        plural(run.events, "event"),
+        escape(&display_name(&run.file))
     )?;
     write_children(out, &run.children, rest)
 }
@@ -84,8 +110,8 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
                 writeln!(
                     out,
                     "{lead}step {}{name} [{}] iteration {} {}{}{error}",
-                    step.path,
-                    step.kind,
+                    escape(&step.path),
+                    escape(&step.kind),
                     step.iteration,
                     step.status.as_str(),
                     duration(step.duration_ms)
@@ -93,19 +119,21 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
                 write_children(out, &step.children, &deeper)?;
                 let read = step.children.iter().any(|n| matches!(n, Node::Run(_)));
                 if let (Some(child), false) = (&step.child_run_id, read) {
+                    let child = escape(child);
                     writeln!(out, "{deeper}└─ run {child} not read (see the problems)")?;
                 }
             }
             Node::Message(message) => {
-                writeln!(out, "{lead}{}: {}", message.role, message.blocks.join(", "))?;
+                let blocks = message.blocks.join(", ");
+                writeln!(out, "{lead}{}: {}", escape(&message.role), escape(&blocks))?;
             }
             Node::Tool(tool) => {
                 let error = failure(tool.error.as_deref());
                 writeln!(
                     out,
                     "{lead}tool {} ({}) {}{error}",
-                    tool.name,
-                    tool.call_id,
+                    escape(&tool.name),
+                    escape(&tool.call_id),
                     tool.outcome.as_str()
                 )?;
             }
@@ -115,7 +143,9 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
 }
 
 fn failure(error: Option<&str>) -> String {
-    error.map(|e| format!(": {e}")).unwrap_or_default()
+    error
+        .map(|e| format!(": {}", escape(e)))
+        .unwrap_or_default()
 }
 
 fn duration(ms: Option<u64>) -> String {

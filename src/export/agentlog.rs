@@ -20,13 +20,21 @@
 //! project root is the run's `cwd` (the import's metadata or the `system/init` passthrough),
 //! or [`ExportOptions::root`]. With [`ExportOptions::redact`] every event goes through the
 //! recorder's credential [`Redactor`] first and the count is in `redactions`.
+//!
+//! What the exporter could not map cleanly (a line that is not an event, a child that is
+//! missing or does not name its parent, a result without its call) is counted and listed in
+//! the document's `axt:readProblems` and `axt:notes`, and [`export_checked`] also returns each
+//! one located at its line, for a caller to report.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
 use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role};
+use crate::read::tree::{LinkKind, TreeProblem, dir_of};
 use crate::read::{ReadItem, Reader};
 use crate::record::Redactor;
 
@@ -54,47 +62,93 @@ pub enum ExportError {
         source: std::io::Error,
     },
     /// The root transcript has no event.
-    #[error("{}: no event to export", path.display())]
+    #[error("{}: no event to export{}", path.display(), describe_problems(problems.len()))]
     Empty {
         /// The file.
         path: PathBuf,
+        /// What is wrong with its lines, if anything.
+        problems: Vec<TreeProblem>,
     },
+}
+
+fn describe_problems(count: usize) -> String {
+    match count {
+        0 => String::new(),
+        1 => " (1 problem in its lines)".to_owned(),
+        n => format!(" ({n} problems in its lines)"),
+    }
+}
+
+/// A document and what did not fit into it.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    /// The AgentLog document.
+    pub document: Value,
+    /// Every problem met, in the order met: the reader's problems in each file read, and
+    /// what the exporter noted (also in the document's `axt:notes`).
+    pub problems: Vec<TreeProblem>,
 }
 
 /// One run read back.
 struct RunData {
+    file: PathBuf,
     run_id: String,
     parent_run_id: Option<String>,
     events: Vec<ExchangeEvent>,
-    problems: u64,
+    /// The line and byte offset of each event.
+    places: Vec<(u64, u64)>,
+    /// The reader's problems, until [`Exporter::run`] takes them.
+    problems: Vec<TreeProblem>,
+    problem_count: u64,
 }
 
 fn load(path: &Path, redact: bool, redactions: &mut u64) -> Result<RunData, ExportError> {
-    let reader = Reader::open(path).map_err(|source| ExportError::Io {
+    let file = File::open(path).map_err(|source| ExportError::Io {
         path: path.to_owned(),
         source,
     })?;
+    load_from(file, path, redact, redactions)
+}
+
+fn load_from(
+    input: impl Read,
+    path: &Path,
+    redact: bool,
+    redactions: &mut u64,
+) -> Result<RunData, ExportError> {
     let mut events = Vec::new();
-    let mut problems = 0;
-    for item in reader {
+    let mut places = Vec::new();
+    let mut problems = Vec::new();
+    for item in Reader::new(input) {
         match item {
-            ReadItem::Event { event, .. } => {
+            ReadItem::Event {
+                line,
+                offset,
+                event,
+            } => {
                 let mut event = *event;
                 if redact {
                     *redactions += Redactor::credentials().redact_event(&mut event) as u64;
                 }
                 events.push(event);
+                places.push((line, offset));
             }
-            ReadItem::Problem(_) => problems += 1,
+            ReadItem::Problem(problem) => problems.push(TreeProblem::read(path, problem)),
         }
     }
-    let first = events.first().ok_or_else(|| ExportError::Empty {
-        path: path.to_owned(),
-    })?;
+    let Some(first) = events.first() else {
+        return Err(ExportError::Empty {
+            path: path.to_owned(),
+            problems,
+        });
+    };
     Ok(RunData {
+        file: path.to_owned(),
         run_id: first.run_id.clone(),
         parent_run_id: first.parent_run_id.clone(),
         events,
+        places,
+        problem_count: problems.len() as u64,
         problems,
     })
 }
@@ -148,13 +202,34 @@ struct Exporter {
     messages: u64,
     tool_calls: u64,
     notes: Vec<String>,
+    problems: Vec<TreeProblem>,
 }
 
 /// Reads the transcript at `root` and its linked child runs and returns the AgentLog
 /// document.
 pub fn export(root: &Path, options: &ExportOptions) -> Result<Value, ExportError> {
+    export_checked(root, options).map(|exported| exported.document)
+}
+
+/// [`export`], with every problem met located in its file.
+pub fn export_checked(root: &Path, options: &ExportOptions) -> Result<Exported, ExportError> {
+    let file = File::open(root).map_err(|source| ExportError::Io {
+        path: root.to_owned(),
+        source,
+    })?;
+    export_from(file, root, dir_of(root), options)
+}
+
+/// [`export_checked`] of a root run read from `input` (stdin, say): `name` stands for it in
+/// problems, and its child runs are looked up in `dir`.
+pub fn export_from(
+    input: impl Read,
+    name: &Path,
+    dir: &Path,
+    options: &ExportOptions,
+) -> Result<Exported, ExportError> {
     let mut exporter = Exporter {
-        dir: root.parent().unwrap_or(Path::new(".")).to_owned(),
+        dir: dir.to_owned(),
         root: options
             .root
             .as_ref()
@@ -170,19 +245,32 @@ pub fn export(root: &Path, options: &ExportOptions) -> Result<Value, ExportError
         messages: 0,
         tool_calls: 0,
         notes: Vec::new(),
+        problems: Vec::new(),
     };
     let mut redactions = 0;
-    let run = load(root, options.redact, &mut redactions)?;
+    let run = load_from(input, name, options.redact, &mut redactions)?;
     exporter.redactions += redactions;
     if exporter.root.is_none() {
         exporter.root = run_cwd(run_meta(&run));
     }
     exporter.run(run, None, "agent");
-    Ok(exporter.document())
+    let problems = std::mem::take(&mut exporter.problems);
+    Ok(Exported {
+        document: exporter.document(),
+        problems,
+    })
 }
 
 impl Exporter {
-    fn run(&mut self, run: RunData, parent_event: Option<String>, agent_name: &str) {
+    /// A note in the document, and the same as a located problem for the caller.
+    fn note(&mut self, file: &Path, at: (u64, u64), kind: LinkKind, note: String) {
+        self.problems
+            .push(TreeProblem::at(file, at, kind, note.clone()));
+        self.notes.push(note);
+    }
+
+    fn run(&mut self, mut run: RunData, parent_event: Option<String>, agent_name: &str) {
+        self.problems.append(&mut run.problems);
         self.visited.insert(run.run_id.clone());
         let meta = run_meta(&run).clone();
         if let Some(model) = meta.get("model").and_then(Value::as_str) {
@@ -195,7 +283,7 @@ impl Exporter {
         // Results the provider reported in the assistant message itself (server tools): the
         // message comes before its `tool.call` event, so they wait here for the call.
         let mut server_results: HashMap<String, (String, bool)> = HashMap::new();
-        for event in &run.events {
+        for (event, &place) in run.events.iter().zip(&run.places) {
             let id = format!("{run_id}:{}", event.seq);
             let mut base = json!({"id": id, "timestamp": event.timestamp.as_str(),
                 "parentId": parent_event,
@@ -293,10 +381,9 @@ impl Exporter {
                 }
                 (EventType::ToolResult, Payload::Tool(result)) => {
                     let Some((at, call)) = open.remove(&result.call_id) else {
-                        self.notes.push(format!(
-                            "{id}: result for call {} without a call",
-                            result.call_id
-                        ));
+                        let note =
+                            format!("{id}: result for call {} without a call", result.call_id);
+                        self.note(&run.file, place, LinkKind::Structure, note);
                         continue;
                     };
                     let output = text_of(&result.output);
@@ -388,8 +475,8 @@ impl Exporter {
                         base["durationMs"] = ms.into();
                     }
                     self.events.push(base);
-                    let at = self.events.len() - 1;
-                    self.child(&child, at, &run_id, &step.name);
+                    let handoff = self.events.len() - 1;
+                    self.child(&child, handoff, (&run.file, place), &run_id, &step.name);
                 }
                 (EventType::RunCompleted, Payload::Step(step)) => {
                     if let Some(error) = &step.error {
@@ -421,11 +508,19 @@ impl Exporter {
         self.runs.push(run);
     }
 
-    fn child(&mut self, child: &str, handoff: usize, parent: &str, name: &str) {
+    /// Exports the child run `child`, invoked by `parent` at `invoked` (its file, line and
+    /// byte offset), after the handoff event at index `handoff`.
+    fn child(
+        &mut self,
+        child: &str,
+        handoff: usize,
+        (file, at): (&Path, (u64, u64)),
+        parent: &str,
+        name: &str,
+    ) {
         if self.visited.contains(child) {
-            self.notes.push(format!(
-                "run {child} is invoked twice or in a cycle; exported once"
-            ));
+            let note = format!("run {child} is invoked twice or in a cycle; exported once");
+            self.note(file, at, LinkKind::ParentMismatch, note);
             return;
         }
         let path = self.dir.join(format!("{child}.jsonl"));
@@ -434,13 +529,19 @@ impl Exporter {
             Ok(run) => {
                 self.redactions += redactions;
                 if run.parent_run_id.as_deref() != Some(parent) {
-                    self.notes
-                        .push(format!("run {child} does not name {parent} as its parent"));
+                    let note = format!("run {child} does not name {parent} as its parent");
+                    self.note(&path, run.places[0], LinkKind::ParentMismatch, note);
                 }
                 let id = self.events[handoff]["id"].as_str().map(str::to_owned);
                 self.run(run, id, name);
             }
-            Err(error) => self.notes.push(format!("child run {child}: {error}")),
+            Err(error) => {
+                let note = format!("child run {child}: {error}");
+                if let ExportError::Empty { problems, .. } = error {
+                    self.problems.extend(problems);
+                }
+                self.note(file, at, LinkKind::MissingChild, note);
+            }
         }
     }
 
@@ -523,7 +624,7 @@ impl Exporter {
             if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
                 *cost.get_or_insert(0.0) += c;
             }
-            problems += run.problems;
+            problems += run.problem_count;
             runs.push(
                 json!({"runId": run.run_id, "parentRunId": run.parent_run_id,
                 "provider": provider, "events": run.events.len()}),

@@ -1001,9 +1001,10 @@ impl State {
             } else {
                 "the stream ended without a terminal record (turn.completed, turn.failed or task_complete)"
             };
+            // Line 0 when no record came: the driver places it at the end of the input.
             out.diagnostics.push(Diagnostic::new(
                 DiagnosticKind::MissingTerminal,
-                line.max(1),
+                line,
                 offset,
                 format!("{what}; the run is incomplete"),
             ));

@@ -119,7 +119,9 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
             Self::record(watch, parser, adapter, frame, out);
         });
         let items = out.items.len();
+        let first = out.diagnostics.len();
         adapter.finish(out);
+        framer.place_at_end(&mut out.diagnostics, first);
         watch.finish(parser, adapter.meta_mut(), items, out);
     }
 

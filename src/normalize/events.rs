@@ -443,6 +443,12 @@ pub trait EventSink {
     fn event(&mut self, event: ExchangeEvent) -> io::Result<()>;
     /// A problem found in the input.
     fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()>;
+    /// Hands on whatever the sink buffers: called when the input pauses, so that a live
+    /// reader sees each event as soon as its input record is complete. A sink that writes
+    /// each event through (a recorder) has nothing to do.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Provider bytes in, transcript events out, incrementally: a [`Normalizer`] and an
@@ -583,6 +589,10 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W
 
     fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
         (self.on_diagnostic)(diagnostic)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 

@@ -140,6 +140,29 @@ impl LineFramer {
         }
     }
 
+    /// Where the input read so far ends: the last line read (1 for an empty input) and the
+    /// byte after it. What "never came" (a terminal record) is reported here.
+    pub(crate) fn end(&self) -> (u64, u64) {
+        let line = if self.position > self.record_offset {
+            self.line // an unterminated last line
+        } else {
+            self.line.saturating_sub(1).max(1)
+        };
+        (line, self.position)
+    }
+
+    /// Places the diagnostics from `first` on, that an adapter could not place (line 0: no
+    /// record was read at all), at the end of the input.
+    pub(crate) fn place_at_end(&self, diagnostics: &mut [Diagnostic], first: usize) {
+        let (line, offset) = self.end();
+        for diagnostic in diagnostics.iter_mut().skip(first) {
+            if diagnostic.line == 0 {
+                diagnostic.line = line;
+                diagnostic.offset = offset;
+            }
+        }
+    }
+
     fn accumulate(&mut self, bytes: &[u8]) {
         if let Some(skipped) = &mut self.skipping {
             *skipped += bytes.len() as u64;

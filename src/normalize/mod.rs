@@ -417,8 +417,8 @@ impl DiagnosticKind {
 /// A problem in the input, with where it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// 1-based line of the record; 0 only for a [`DiagnosticKind::MissingTerminal`] on an
-    /// input without a single record, where there is no line to point at.
+    /// 1-based line of the record. What never came (a terminal record) is reported at the
+    /// last line read, its offset the end of the input (line 1, byte 0 for an empty input).
     pub line: u64,
     /// Byte offset in the input: the record's first byte, or the exact byte where known.
     pub offset: u64,

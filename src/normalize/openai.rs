@@ -283,7 +283,9 @@ impl Normalizer for OpenAiNormalizer {
         let items = out.items.len();
         framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
         sse.finish(&mut |event| state.sse_event(parser, event, out));
+        let first = out.diagnostics.len();
         state.finish(out);
+        framer.place_at_end(&mut out.diagnostics, first);
         let State { watch, meta, .. } = state;
         watch.finish(parser, meta, items, out);
     }

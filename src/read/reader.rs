@@ -2,7 +2,9 @@
 //!
 //! [`Reader`] pulls lines from any [`Read`] and yields, in file order, every event that
 //! decodes and a [`Problem`] for everything wrong: a line that is not an event, a value outside
-//! the vocabulary, a `seq` that does not follow, an event of another run, a torn final line.
+//! the vocabulary, a `seq` that does not follow, an event of another run, a second run's
+//! `run.started` after the first run completed (two transcripts appended to one file), a
+//! torn final line.
 //! It never stops at a bad line; the only thing that ends it early is an I/O error, itself
 //! reported as a problem.
 //!
@@ -31,7 +33,7 @@ use std::path::Path;
 use memchr::memchr;
 
 use crate::model::{
-    DecodeCategory, DecodeWarning, ExchangeEvent, decode_event, validate, warnings,
+    DecodeCategory, DecodeWarning, EventType, ExchangeEvent, decode_event, validate, warnings,
 };
 
 /// Default line length limit: 16 MiB, as the normalizers' record limit.
@@ -79,13 +81,16 @@ pub enum ProblemKind {
     SeqRegression,
     /// The event's `run_id` or `parent_run_id` differs from the file's first event.
     RunIdMismatch,
+    /// A `run.started` after the run's `run.completed`: a second run's lifecycle appended
+    /// to the file (the same run transcribed twice into one file, say).
+    SecondRun,
     /// Reading failed; nothing after this is read.
     Io,
 }
 
 impl ProblemKind {
     /// Every kind, in report order.
-    pub const ALL: [ProblemKind; 18] = [
+    pub const ALL: [ProblemKind; 19] = [
         ProblemKind::InvalidUtf8,
         ProblemKind::InvalidJson,
         ProblemKind::NotAnEvent,
@@ -103,6 +108,7 @@ impl ProblemKind {
         ProblemKind::SeqRepeat,
         ProblemKind::SeqRegression,
         ProblemKind::RunIdMismatch,
+        ProblemKind::SecondRun,
         ProblemKind::Io,
     ];
 
@@ -126,6 +132,7 @@ impl ProblemKind {
             ProblemKind::SeqRepeat => "seq-repeat",
             ProblemKind::SeqRegression => "seq-regression",
             ProblemKind::RunIdMismatch => "run-id-mismatch",
+            ProblemKind::SecondRun => "second-run",
             ProblemKind::Io => "io-error",
         }
     }
@@ -199,6 +206,9 @@ pub struct Position {
     pub last_seq: Option<u64>,
     /// The `run_id` and `parent_run_id` of the file's first event, once read.
     pub run: Option<(String, Option<String>)>,
+    /// The line of the last `run.completed` read, if any: a `run.started` after it starts
+    /// a second run.
+    pub completed: Option<u64>,
 }
 
 impl Position {
@@ -209,6 +219,7 @@ impl Position {
             line: 1,
             last_seq: None,
             run: None,
+            completed: None,
         }
     }
 }
@@ -471,6 +482,16 @@ fn check_line(
         problem(kind, message);
     }
     position.last_seq = Some(event.seq);
+    match (&event.event_type, position.completed) {
+        (EventType::RunStarted, Some(completed)) => problem(
+            ProblemKind::SecondRun,
+            format!(
+                "run.started after the run.completed of line {completed}: a second run's events are appended to this file"
+            ),
+        ),
+        (EventType::RunCompleted, _) => position.completed = Some(number),
+        _ => {}
+    }
     match &position.run {
         None => position.run = Some((event.run_id.clone(), event.parent_run_id.clone())),
         Some((run_id, parent)) => {

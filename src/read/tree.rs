@@ -22,6 +22,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -216,17 +218,17 @@ impl LinkKind {
     }
 }
 
-/// A problem in a tree, and where.
+/// A problem in a tree, and where: a problem about a whole file (a run invoked by a parent
+/// it does not name, an orphan) is placed at the file's first event, where the run's ids
+/// are.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TreeProblem {
     /// The file.
     pub file: PathBuf,
-    /// 1-based line, when the problem is at one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u64>,
+    /// 1-based line.
+    pub line: u64,
     /// Byte offset of that line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u64>,
+    pub offset: u64,
     /// What kind.
     #[serde(serialize_with = "kind_name")]
     pub kind: LinkKind,
@@ -239,21 +241,26 @@ fn kind_name<S: serde::Serializer>(kind: &LinkKind, serializer: S) -> Result<S::
 }
 
 impl TreeProblem {
-    fn read(file: &Path, problem: Problem) -> TreeProblem {
+    pub(crate) fn read(file: &Path, problem: Problem) -> TreeProblem {
         TreeProblem {
             file: file.to_owned(),
-            line: Some(problem.line),
-            offset: Some(problem.offset),
+            line: problem.line,
+            offset: problem.offset,
             kind: LinkKind::Read(problem.kind),
             message: problem.message,
         }
     }
 
-    fn at(file: &Path, line: Option<u64>, kind: LinkKind, message: String) -> TreeProblem {
+    pub(crate) fn at(
+        file: &Path,
+        (line, offset): (u64, u64),
+        kind: LinkKind,
+        message: String,
+    ) -> TreeProblem {
         TreeProblem {
             file: file.to_owned(),
             line,
-            offset: None,
+            offset,
             kind,
             message,
         }
@@ -262,37 +269,45 @@ impl TreeProblem {
 
 impl fmt::Display for TreeProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(offset) = self.offset {
-            write!(f, ": byte {offset}")?;
-        }
-        write!(f, ": {}: {}", self.kind.as_str(), self.message)
+        write!(
+            f,
+            "{}:{}: byte {}: {}: {}",
+            self.file.display(),
+            self.line,
+            self.offset,
+            self.kind.as_str(),
+            self.message
+        )
     }
 }
 
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
 pub fn build(root: &Path) -> Tree {
-    let mut builder = TreeBuilder {
-        dir: root.parent().unwrap_or(Path::new(".")).to_owned(),
-        index: None,
-        loaded: HashSet::new(),
-        ancestors: Vec::new(),
-        problems: Vec::new(),
-    };
+    let mut builder = TreeBuilder::new(dir_of(root));
     let run = builder.load(root, None);
-    builder.find_orphans();
-    Tree {
-        root: run,
-        problems: builder.problems,
+    builder.finish(run)
+}
+
+/// [`build`] with the root run read from `input` (stdin, say): `name` stands for it in
+/// problems and child runs are looked up in `dir`.
+pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
+    let mut builder = TreeBuilder::new(dir);
+    let run = builder.read(name, input, None);
+    builder.finish(run)
+}
+
+/// The directory a run file's linked runs are looked up in: the file's own (`.` for a bare
+/// file name).
+pub fn dir_of(file: &Path) -> &Path {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
     }
 }
 
-/// A directory's runs: run id to file and `parent_run_id`, from each file's first event.
-type Index = HashMap<String, (PathBuf, Option<String>)>;
+/// A directory's runs by run id, from each file's first event.
+type Index = HashMap<String, FirstEvent>;
 
 struct TreeBuilder {
     dir: PathBuf,
@@ -304,27 +319,55 @@ struct TreeBuilder {
 }
 
 impl TreeBuilder {
+    fn new(dir: &Path) -> Self {
+        TreeBuilder {
+            dir: dir.to_owned(),
+            index: None,
+            loaded: HashSet::new(),
+            ancestors: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn finish(mut self, root: Run) -> Tree {
+        self.find_orphans();
+        Tree {
+            root,
+            problems: self.problems,
+        }
+    }
+
     /// Loads one run file and, recursively, its children. `invoked` is `(parent run, child
     /// id)` when a parent names this run.
     fn load(&mut self, path: &Path, invoked: Option<(&str, &str)>) -> Run {
-        let mut run = RunBuilder::new(path);
-        match Reader::open(path) {
-            Ok(reader) => {
-                for item in reader {
-                    match item {
-                        ReadItem::Problem(problem) => {
-                            self.problems.push(TreeProblem::read(path, problem));
-                        }
-                        ReadItem::Event { line, event, .. } => run.event(line, *event),
-                    }
-                }
+        match File::open(path) {
+            Ok(file) => self.read(path, file, invoked),
+            Err(error) => {
+                self.problems.push(TreeProblem::at(
+                    path,
+                    (1, 0),
+                    LinkKind::Read(ProblemKind::Io),
+                    error.to_string(),
+                ));
+                self.read(path, io::empty(), invoked)
             }
-            Err(error) => self.problems.push(TreeProblem::at(
-                path,
-                None,
-                LinkKind::Read(ProblemKind::Io),
-                error.to_string(),
-            )),
+        }
+    }
+
+    /// [`TreeBuilder::load`] of a run read from `input`.
+    fn read(&mut self, path: &Path, input: impl Read, invoked: Option<(&str, &str)>) -> Run {
+        let mut run = RunBuilder::new(path);
+        for item in Reader::new(input) {
+            match item {
+                ReadItem::Problem(problem) => {
+                    self.problems.push(TreeProblem::read(path, problem));
+                }
+                ReadItem::Event {
+                    line,
+                    offset,
+                    event,
+                } => run.event((line, offset), *event),
+            }
         }
         self.problems.append(&mut run.problems);
         let run_id = run.run_id.clone().unwrap_or_default();
@@ -336,37 +379,37 @@ impl TreeBuilder {
                 .as_deref()
                 .map_or_else(|| "no parent".to_owned(), |p| format!("parent {p:?}"));
             let message = format!("run {child:?} is invoked by {parent:?} but names {names}");
-            let problem = TreeProblem::at(path, None, LinkKind::ParentMismatch, message);
+            let problem = TreeProblem::at(path, run.first, LinkKind::ParentMismatch, message);
             self.problems.push(problem);
         }
         self.loaded.insert(run_id.clone());
         self.ancestors.push(run_id.clone());
         let children = run.finish_steps();
         let mut resolved = Vec::with_capacity(run.links.len());
-        for (child, line) in std::mem::take(&mut run.links) {
-            resolved.push(self.child(path, &run_id, &child, line));
+        for (child, line, offset) in std::mem::take(&mut run.links) {
+            resolved.push(self.child(path, &run_id, &child, (line, offset)));
         }
         self.ancestors.pop();
         let children = assemble(&run.arena, &children, &mut resolved);
         run.into_run(run_id, children)
     }
 
-    fn child(&mut self, path: &Path, run_id: &str, child: &str, line: u64) -> Option<Run> {
+    fn child(&mut self, path: &Path, run_id: &str, child: &str, at: (u64, u64)) -> Option<Run> {
         if self.ancestors.iter().any(|a| a == child) {
             let message = format!("run {child:?} is invoked by its own descendant {run_id:?}");
-            let problem = TreeProblem::at(path, Some(line), LinkKind::Cycle, message);
+            let problem = TreeProblem::at(path, at, LinkKind::Cycle, message);
             self.problems.push(problem);
             return None;
         }
         if self.loaded.contains(child) {
             let message = format!("run {child:?} is invoked a second time, here by {run_id:?}");
-            let problem = TreeProblem::at(path, Some(line), LinkKind::ParentMismatch, message);
+            let problem = TreeProblem::at(path, at, LinkKind::ParentMismatch, message);
             self.problems.push(problem);
             return None;
         }
         let Some(file) = self.locate(child) else {
             let message = format!("child run {child:?}: no file of the directory holds it");
-            let problem = TreeProblem::at(path, Some(line), LinkKind::MissingChild, message);
+            let problem = TreeProblem::at(path, at, LinkKind::MissingChild, message);
             self.problems.push(problem);
             return None;
         };
@@ -377,10 +420,10 @@ impl TreeBuilder {
     /// directory index's.
     fn locate(&mut self, run_id: &str) -> Option<PathBuf> {
         let named = self.dir.join(format!("{run_id}.jsonl"));
-        if first_run(&named).is_some_and(|(id, _)| id == run_id) {
+        if first_run(&named).is_some_and(|first| first.run_id == run_id) {
             return Some(named);
         }
-        self.index().get(run_id).map(|(file, _)| file.clone())
+        self.index().get(run_id).map(|first| first.file.clone())
     }
 
     fn index(&mut self) -> &Index {
@@ -392,27 +435,49 @@ impl TreeBuilder {
         let index = self.index().clone();
         let mut orphans: Vec<_> = index
             .iter()
-            .filter(|(run_id, (_, parent))| {
+            .filter(|(run_id, first)| {
                 !self.loaded.contains(*run_id)
-                    && parent.as_ref().is_some_and(|p| self.loaded.contains(p))
+                    && first
+                        .parent_run_id
+                        .as_ref()
+                        .is_some_and(|p| self.loaded.contains(p))
             })
             .collect();
-        orphans.sort();
-        for (run_id, (file, parent)) in orphans {
-            let parent = parent.as_deref().unwrap_or_default();
+        orphans.sort_by(|a, b| a.0.cmp(b.0));
+        for (run_id, first) in orphans {
+            let parent = first.parent_run_id.as_deref().unwrap_or_default();
             let message =
                 format!("run {run_id:?} names parent {parent:?}, which does not invoke it");
-            self.problems
-                .push(TreeProblem::at(file, Some(1), LinkKind::Orphan, message));
+            let problem = TreeProblem::at(&first.file, first.at, LinkKind::Orphan, message);
+            self.problems.push(problem);
         }
     }
 }
 
-/// The run id and parent of a file's first event, if it has one.
-fn first_run(path: &Path) -> Option<(String, Option<String>)> {
+/// A file's first event: the run it holds, and that run's parent.
+#[derive(Clone, Debug)]
+struct FirstEvent {
+    file: PathBuf,
+    run_id: String,
+    parent_run_id: Option<String>,
+    /// Its line and byte offset.
+    at: (u64, u64),
+}
+
+/// The first event of the file at `path`, if it has one.
+fn first_run(path: &Path) -> Option<FirstEvent> {
     let reader = Reader::open(path).ok()?;
     reader.into_iter().find_map(|item| match item {
-        ReadItem::Event { event, .. } => Some((event.run_id, event.parent_run_id)),
+        ReadItem::Event {
+            line,
+            offset,
+            event,
+        } => Some(FirstEvent {
+            file: path.to_owned(),
+            run_id: event.run_id,
+            parent_run_id: event.parent_run_id,
+            at: (line, offset),
+        }),
         ReadItem::Problem(_) => None,
     })
 }
@@ -428,8 +493,8 @@ fn index_dir(dir: &Path) -> Index {
         .collect();
     files.sort();
     for file in files {
-        if let Some((run_id, parent)) = first_run(&file) {
-            index.entry(run_id).or_insert((file, parent));
+        if let Some(first) = first_run(&file) {
+            index.entry(first.run_id.clone()).or_insert(first);
         }
     }
     index
@@ -442,21 +507,25 @@ pub struct Links {
     pub run_id: Option<String>,
     /// Its parent, from the first event.
     pub parent_run_id: Option<String>,
-    /// Children named by `step.call_workflow.started`, with the line, in order.
-    pub children: Vec<(String, u64)>,
+    /// The line and byte offset of the first event.
+    pub first: (u64, u64),
+    /// Children named by `step.call_workflow.started`, with the line and byte offset of
+    /// that event, in order.
+    pub children: Vec<(String, u64, u64)>,
 }
 
 impl Links {
-    /// Notes what `event` (on `line`) says about links.
-    pub fn add(&mut self, line: u64, event: &ExchangeEvent) {
+    /// Notes what `event` (on `line`, at byte `offset`) says about links.
+    pub fn add(&mut self, line: u64, offset: u64, event: &ExchangeEvent) {
         if self.run_id.is_none() {
             self.run_id = Some(event.run_id.clone());
             self.parent_run_id = event.parent_run_id.clone();
+            self.first = (line, offset);
         }
         if event.event_type == EventType::CallWorkflowStarted
             && let Some(child) = &event.child_run_id
         {
-            self.children.push((child.clone(), line));
+            self.children.push((child.clone(), line, offset));
         }
     }
 }
@@ -470,17 +539,17 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
     let Some(run_id) = links.run_id.as_deref() else {
         return problems;
     };
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     let mut index = None;
-    let mut locate = |id: &str| -> Option<(PathBuf, Option<String>)> {
+    let mut locate = |id: &str| -> Option<FirstEvent> {
         let named = dir.join(format!("{id}.jsonl"));
         match first_run(&named) {
-            Some((found, parent)) if found == id => Some((named, parent)),
+            Some(first) if first.run_id == id => Some(first),
             _ => index.get_or_insert_with(|| index_dir(dir)).get(id).cloned(),
         }
     };
-    for (child, line) in &links.children {
-        let at = Some(*line);
+    for (child, line, offset) in &links.children {
+        let at = (*line, *offset);
         if child == run_id {
             let message = format!("run {run_id:?} invokes itself");
             problems.push(TreeProblem::at(path, at, LinkKind::Cycle, message));
@@ -491,8 +560,10 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
                 let message = format!("child run {child:?}: no file of the directory holds it");
                 problems.push(TreeProblem::at(path, at, LinkKind::MissingChild, message));
             }
-            Some((_, parent)) if parent.as_deref() != Some(run_id) => {
-                let names = parent.map_or_else(|| "no parent".to_owned(), |p| format!("{p:?}"));
+            Some(first) if first.parent_run_id.as_deref() != Some(run_id) => {
+                let names = first
+                    .parent_run_id
+                    .map_or_else(|| "no parent".to_owned(), |p| format!("{p:?}"));
                 let message = format!("child run {child:?} names {names} as its parent");
                 problems.push(TreeProblem::at(path, at, LinkKind::ParentMismatch, message));
             }
@@ -500,8 +571,8 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
         }
     }
     if let Some(parent) = links.parent_run_id.as_deref() {
-        let invoked = locate(parent).is_some_and(|(file, _)| {
-            Reader::open(&file).is_ok_and(|reader| {
+        let invoked = locate(parent).is_some_and(|first| {
+            Reader::open(&first.file).is_ok_and(|reader| {
                 reader.into_iter().any(|item| match item {
                     ReadItem::Event { event, .. } => event.child_run_id.as_deref() == Some(run_id),
                     ReadItem::Problem(_) => false,
@@ -512,7 +583,12 @@ pub fn check_links(path: &Path, links: &Links) -> Vec<TreeProblem> {
             let message = format!(
                 "run {run_id:?} names parent {parent:?}, which does not invoke it (or has no file in the directory)"
             );
-            problems.push(TreeProblem::at(path, Some(1), LinkKind::Orphan, message));
+            problems.push(TreeProblem::at(
+                path,
+                links.first,
+                LinkKind::Orphan,
+                message,
+            ));
         }
     }
     problems
@@ -548,8 +624,11 @@ struct RunBuilder {
     roots: Vec<usize>,
     open: Vec<usize>,
     tools: HashMap<String, usize>,
-    links: Vec<(String, u64)>,
+    /// Children invoked, with the line and byte offset of the invoking event.
+    links: Vec<(String, u64, u64)>,
     problems: Vec<TreeProblem>,
+    /// Line and byte offset of the first event, where the run names its ids.
+    first: (u64, u64),
 }
 
 impl RunBuilder {
@@ -570,14 +649,17 @@ impl RunBuilder {
             tools: HashMap::new(),
             links: Vec::new(),
             problems: Vec::new(),
+            first: (1, 0),
         }
     }
 
-    fn event(&mut self, line: u64, event: ExchangeEvent) {
+    fn event(&mut self, at: (u64, u64), event: ExchangeEvent) {
+        let line = at.0;
         self.events += 1;
         if self.run_id.is_none() {
             self.run_id = Some(event.run_id.clone());
             self.parent_run_id = event.parent_run_id.clone();
+            self.first = at;
         }
         let step = match &event.payload {
             Payload::Step(step) => Some(step),
@@ -611,8 +693,7 @@ impl RunBuilder {
                         "step.completed of {:?} iteration {} with no step.started",
                         event.path, event.iteration
                     );
-                    let problem =
-                        TreeProblem::at(&self.file, Some(line), LinkKind::Structure, message);
+                    let problem = TreeProblem::at(&self.file, at, LinkKind::Structure, message);
                     self.problems.push(problem);
                 }
             }
@@ -635,7 +716,7 @@ impl RunBuilder {
                     kids.push(place);
                 }
                 self.arena.push(Slot::Child(self.links.len()));
-                self.links.push((child, line));
+                self.links.push((child, at.0, at.1));
             }
             EventType::CallWorkflowCompleted => {
                 let child = event.child_run_id.as_deref();
@@ -655,12 +736,8 @@ impl RunBuilder {
                         let message = format!(
                             "step.call_workflow.completed names child {child:?}, which no step.call_workflow.started invoked"
                         );
-                        let problem = TreeProblem::at(
-                            &self.file,
-                            Some(line),
-                            LinkKind::ParentMismatch,
-                            message,
-                        );
+                        let problem =
+                            TreeProblem::at(&self.file, at, LinkKind::ParentMismatch, message);
                         self.problems.push(problem);
                     }
                 }

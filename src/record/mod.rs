@@ -219,6 +219,20 @@ impl RecordError {
     }
 }
 
+/// What a [`RecordingSink`] does when its run already has a file in the directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IfExists {
+    /// Continue it, as [`Recorder::create`] does for a restarted executor.
+    #[default]
+    Continue,
+    /// Fail with an [`io::ErrorKind::AlreadyExists`] error naming the file, before anything
+    /// is written: a second transcript of the same run appended to the first would hold
+    /// two runs' lifecycles in one file.
+    Refuse,
+    /// Delete the file and start the run anew.
+    Replace,
+}
+
 /// An [`EventSink`](crate::normalize::events::EventSink) that records: the recorder is
 /// created in `dir` when the first event arrives, named after that event's run id (which a
 /// transcriber settles only then: it may be the provider's session id). Diagnostics go to
@@ -227,6 +241,7 @@ pub struct RecordingSink<D: FnMut(crate::normalize::Diagnostic) -> std::io::Resu
     dir: std::path::PathBuf,
     options: Option<RecorderOptions>,
     recorder: Option<Recorder>,
+    if_exists: IfExists,
     on_diagnostic: D,
 }
 
@@ -241,8 +256,15 @@ impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> RecordingSin
             dir: dir.into(),
             options: Some(options),
             recorder: None,
+            if_exists: IfExists::Continue,
             on_diagnostic,
         }
+    }
+
+    /// What to do when the run's file already exists (default: continue it).
+    pub fn if_exists(mut self, policy: IfExists) -> Self {
+        self.if_exists = policy;
+        self
     }
 
     /// The recorder, once the first event has created it.
@@ -256,6 +278,22 @@ impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>>
 {
     fn event(&mut self, event: crate::model::ExchangeEvent) -> std::io::Result<()> {
         if self.recorder.is_none() {
+            if self.if_exists != IfExists::Continue {
+                // Named only once the recorder's own check says the id is a file name, so
+                // that a hostile run id cannot point the deletion elsewhere.
+                writer::check_run_id(&event.run_id).map_err(std::io::Error::other)?;
+                let path = self.dir.join(format!("{}.jsonl", event.run_id));
+                if path.exists() {
+                    if self.if_exists == IfExists::Refuse {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::AlreadyExists,
+                            format!("{}: run {} already exists", path.display(), event.run_id),
+                        ));
+                    }
+                    std::fs::remove_file(&path)
+                        .map_err(|source| std::io::Error::other(RecordError::io(&path, source)))?;
+                }
+            }
             let options = self.options.take().unwrap_or_default();
             let recorder = Recorder::create(&self.dir, &event.run_id, options)
                 .map_err(std::io::Error::other)?;

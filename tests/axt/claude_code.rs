@@ -494,9 +494,9 @@ fn the_cli_prints_what_it_kept_out_of_each_thread() {
     );
     assert_eq!(output.status.code(), Some(0));
     let stderr = crate::cli::text(&output.stderr).replace(out.0.to_str().unwrap(), "OUT");
-    insta::assert_snapshot!(stderr, @r"
-    corpus/claude-code/ok/rewind-and-hook-fork.jsonl:6: kept-out: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
-    axt: 1 sessions, 1 runs, 16 events written to OUT; 0 failed, 0 entry errors; entries kept out of the threads: rewound 2, side-branch 1; notes: kept-out 1
+    insta::assert_snapshot!(stderr, @"
+    corpus/claude-code/ok/rewind-and-hook-fork.jsonl:6: byte 3110: kept-out: warning: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
+    axt: 1 session, 1 run, 16 events written to OUT; 0 failed, 0 entry errors; notes: kept-out 1; entries kept out of the threads: rewound 2, side-branch 1
     ");
 }
 
@@ -608,15 +608,15 @@ fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1(
     };
     let (code, stderr) = run("corpus/claude-code/err/empty-session-log.jsonl");
     assert_eq!(code, Some(1));
-    insta::assert_snapshot!(stderr, @r"
-    axt: corpus/claude-code/err/empty-session-log.jsonl:0: byte 0: not a Claude Code session log: the file is empty
-    axt: 1 sessions, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    insta::assert_snapshot!(stderr, @"
+    corpus/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
+    axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
     ");
     let (code, stderr) = run("corpus/claude-code/err/stream-json-not-a-session-log.jsonl");
     assert_eq!(code, Some(1));
-    insta::assert_snapshot!(stderr, @r"
-    axt: corpus/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not a Claude Code session log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
-    axt: 1 sessions, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    insta::assert_snapshot!(stderr, @"
+    corpus/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
+    axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
     ");
     assert_eq!(
         std::fs::read_dir(&out.0).unwrap().count(),

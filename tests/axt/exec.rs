@@ -18,7 +18,7 @@ use axt::record::Delivery;
 use axt::{ExchangeEvent, Payload};
 use serde_json::Value;
 
-use super::cli::{axt, text};
+use super::cli::{axt, axt_with_closed, text};
 use super::record::TempDir;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -581,4 +581,66 @@ fn an_interrupted_axt_still_finishes_the_transcript() {
     assert_eq!(end["type"], "run.completed");
     assert_eq!(end["payload"]["result"]["status"], "failed");
     insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"axt received SIGINT and the agent was still running 1 s later; axt killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+}
+
+/// `axt exec ... 2>&1 | head -1`: with its stdout and stderr gone, axt still records the
+/// whole run (diagnostics it cannot print included) and exits with the agent's code.
+#[test]
+fn closed_stdout_and_stderr_do_not_cost_the_transcript() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-closed");
+    let path = fixture(provider, "err/non-json-sandbox-banner-and-blank-line");
+    let agent_script = replay_agent();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "exec",
+        "-p",
+        "claude",
+        "--out",
+        out,
+        "--run-id",
+        "r",
+        "--follow",
+        "--",
+        "python3",
+        &agent_script,
+        &path,
+    ];
+    let output = axt_with_closed(&args, b"", true);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the agent's code, not a panic"
+    );
+    let events = transcript(dir.path(), "r");
+    assert_eq!(last(&events)["type"], "run.completed");
+    let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");
+    assert_eq!(events, events_without_timestamps(&normalized.stdout));
+}
+
+/// Problems in the agent's output name the raw copy axt keeps of it, where their lines and
+/// bytes are; `--help` lists the providers.
+#[test]
+fn diagnostics_point_into_the_raw_output_file() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-diagnostics");
+    let path = fixture(provider, "err/truncated-last-line");
+    let output = exec(provider, dir.path(), "r", &[], &[&path]);
+    assert_eq!(output.status.code(), Some(0));
+    let raw = dir.path().join("r.raw.jsonl");
+    let stderr = text(&output.stderr).replace(dir.path().to_str().unwrap(), "DIR");
+    insta::assert_snapshot!(stderr, @r"
+    DIR/r.raw.jsonl:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
+    DIR/r.raw.jsonl:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    axt: wrote DIR/r.jsonl
+    ");
+    // The raw copy is the output byte for byte, so lines and offsets hold in it.
+    assert_eq!(fs::read(raw).unwrap(), fs::read(&path).unwrap());
+
+    let help = axt(&["exec", "--help"], b"");
+    assert!(
+        text(&help.stdout).contains("[possible values: claude, codex, gemini, copilot, openai]"),
+        "{}",
+        text(&help.stdout)
+    );
 }

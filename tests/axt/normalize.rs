@@ -140,7 +140,7 @@ fn cli_exit_codes_and_diagnostics() {
         Some(0),
         "warnings do not fail the run"
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: warning[dangling-tool-use]: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
 
     let broken = axt(&[
         "normalize",
@@ -150,8 +150,8 @@ fn cli_exit_codes_and_diagnostics() {
     ]);
     assert_eq!(broken.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&broken.stderr), @r"
-    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: error[record-too-large]: record of 69014 bytes is over the limit, skipped
-    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: warning[dangling-tool-use]: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
+    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: record-too-large: record of 69014 bytes is over the limit, skipped (the limit is 65536 bytes: --max-record-bytes)
+    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: dangling-tool-use: warning: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
     ");
     assert!(
         !broken.stdout.is_empty(),
@@ -448,15 +448,15 @@ fn the_wrong_provider_is_an_error_that_names_the_right_one() {
         "corpus/codex/ok/shared-scenario-shell-command.jsonl",
     ]);
     assert_eq!(output.status.code(), Some(1));
-    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: error[foreign-record]: a codex record (thread.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:2: byte 77: error[foreign-record]: a codex record (turn.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:3: byte 101: error[foreign-record]: a codex record (item.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: error[foreign-record]: a codex record (item.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: error[foreign-record]: a codex record (item.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: error[foreign-record]: a codex record (turn.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: warning[missing-terminal]: the stream ended without a result record; the run is incomplete
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: error[unrecognized-input]: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @"
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: foreign-record: a codex record (thread.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:2: byte 77: foreign-record: a codex record (turn.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:3: byte 101: foreign-record: a codex record (item.started) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: foreign-record: a codex record (turn.completed) in claude output; kept as passthrough, not read
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: unrecognized-input: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
     ");
 }
 
@@ -487,4 +487,32 @@ fn detection_reads_a_first_record_longer_than_a_mib() {
     assert_eq!(limited.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&limited.stderr).replace(file, "FILE");
     insta::assert_snapshot!(stderr, @"axt: FILE: cannot detect the provider (its first record is longer than --max-record-bytes); pass --provider (claude|codex|gemini|copilot|openai)");
+}
+
+/// What never came (the terminal record) is reported at the last line read and the end of
+/// the input, for every provider, even when not a single record was read: never at line 0.
+#[test]
+fn a_missing_terminal_points_at_the_last_line_read() {
+    let over_long = "x".repeat(300);
+    let cases: [(&str, &[u8], (u64, u64)); 4] = [
+        ("empty", b"", (1, 0)),
+        ("blank lines", b"\n\n", (2, 2)),
+        ("blank lines, then spaces", b"\n\n  ", (3, 4)),
+        ("one over-long record", over_long.as_bytes(), (1, 300)),
+    ];
+    for provider in Provider::ALL {
+        for (name, input, at) in cases {
+            let options = Options {
+                max_record_bytes: 100,
+            };
+            let normalized = normalize_lossy(provider, input, options);
+            let missing: Vec<_> = normalized
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind == DiagnosticKind::MissingTerminal)
+                .map(|d| (d.line, d.offset))
+                .collect();
+            assert_eq!(missing, [at], "{provider}, {name}");
+        }
+    }
 }

@@ -197,7 +197,6 @@ fn axt_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
     let tree: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(tree["problems"], json!([]));
     let mut rebuilt = String::new();
     outline(&tree["root"], 0, &mut rebuilt);
     assert_eq!(rebuilt, expected);
@@ -234,9 +233,17 @@ fn check_exits_1_with_problems_and_reports_json() {
     assert_eq!(output.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["clean"], false);
+    assert_eq!(report["files"][0]["problem_count"], 1);
     assert_eq!(
-        report["files"][0]["problems"],
-        json!([{"line": 4, "offset": 526, "kind": "seq-gap", "message": "seq 6, expected 4: 2 missing"}])
+        report["files"][0]["problems_by_kind"],
+        json!({"seq-gap": 1})
+    );
+    // The problems themselves go to stderr, one JSON object per line.
+    let problem: Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(
+        problem,
+        json!({"file": "corpus/transcript/err/seq-gap.jsonl", "line": 4, "offset": 526,
+            "kind": "seq-gap", "severity": "error", "message": "seq 6, expected 4: 2 missing"})
     );
     let output = axt(&["check", "no/such.jsonl"]);
     assert_eq!(output.status.code(), Some(2));

@@ -125,7 +125,7 @@ fn transcript_corpus() {
                     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
                     assert_eq!(decode_event(raw).as_ref(), Ok(&*event), "{name}: L{line}");
                     decoded += 1;
-                    links.add(line, &event);
+                    links.add(line, offset, &event);
                     writeln!(
                         text,
                         "L{line} #{} {} {}",
@@ -177,18 +177,24 @@ fn transcript_corpus() {
             writeln!(text, "(none)").unwrap();
         }
         for problem in &link_problems {
-            let line = problem.line.map(|l| format!("L{l} ")).unwrap_or_default();
-            writeln!(text, "{line}{}: {}", problem.kind.as_str(), problem.message).unwrap();
+            let line = problem.line;
+            writeln!(
+                text,
+                "L{line} {}: {}",
+                problem.kind.as_str(),
+                problem.message
+            )
+            .unwrap();
             *summary.entry(problem.kind.as_str().to_owned()).or_default() += 1;
         }
         writeln!(text, "\n## Tree").unwrap();
         outline(&tree.root, 0, &mut text);
         for problem in &tree.problems {
             let file = problem.file.file_name().unwrap().to_string_lossy();
-            let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let line = problem.line;
             writeln!(
                 text,
-                "! {file}{line} {}: {}",
+                "! {file}:{line} {}: {}",
                 problem.kind.as_str(),
                 problem.message
             )
