@@ -13,9 +13,19 @@
 //! * `user`: tool results (`tool_result`, content a string or a block array, `is_error`),
 //!   each checked against the tool calls seen; string or text content is user text.
 //! * `stream_event` (`--include-partial-messages`): text, thinking, signature and
-//!   `input_json` deltas are assembled per content block and the block is handed out at its
-//!   `content_block_stop`, before the consolidated `assistant` line that repeats it; that
-//!   line is then recognised (message id and block index) and not delivered twice.
+//!   `input_json` deltas are assembled per content block. Every block then arrives twice:
+//!   as deltas and in a consolidated `assistant` line. Both orders are seen in the wild: the
+//!   line before the block's `content_block_stop` (Claude Code 2.1.27x) and after it; it can
+//!   also come after `message_stop`, carry one block (2.x) or the whole message, or be
+//!   missing. Each block is handed out once, from whichever channel completes it first: at
+//!   its stop from the deltas, or at once from a consolidated copy that fits the deltas so
+//!   far. Copies are matched with streamed blocks by tool id, by index (a whole-message
+//!   line), else by type and content (`MessageBlocks::reconcile`); a line sent twice
+//!   (same `uuid`) adds nothing. A copy that differs from its deltas is reported
+//!   (`stream-mismatch`, a warning) and the version handed out first is kept. A message's
+//!   state ends when the next message of its scope starts streaming: a copy arriving after
+//!   that would not be recognised (Claude Code writes a message's lines before it asks the
+//!   model again).
 //! * `result`: the run's status (`is_error` is the failure flag: an API error is reported
 //!   with subtype `success`), stop reason, usage (authoritative for the run), cost,
 //!   duration, turns, errors.
@@ -29,6 +39,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{DefaultHasher, Hasher};
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -93,6 +104,9 @@ struct Line<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     parent_tool_use_id: Option<Cow<'a, str>>,
+    /// Every line's own id: a line sent twice is recognised by it.
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     #[serde(borrow, default)]
@@ -288,22 +302,448 @@ struct OpenBlock {
     tool_id: String,
     tool_input: Option<Value>,
     partial_json: String,
+    /// The whole `content_block` of a kind that has no deltas (a server tool's result, a
+    /// kind axt does not know), read at its stop as a consolidated block would be.
+    raw: Option<Value>,
     source: Source,
 }
 
-/// Which blocks of one message were already handed out from stream deltas, and how many of
-/// its consolidated lines have been seen.
-#[derive(Default)]
-struct StreamedMessage {
-    streamed: HashMap<u64, ContentBlock>,
-    consolidated: u64,
+/// One content block in canonical form, read from either channel, before it is handed out.
+struct Canonical {
+    /// The provider's block type.
+    kind: String,
+    /// The id that names the block on both channels: a call's `id`, a server tool result's
+    /// `tool_use_id`.
+    identity: Option<String>,
+    /// What it becomes (a Bash call also yields its `command`); empty for an unknown kind.
+    blocks: Vec<ContentBlock>,
+    /// A hash of the first block, to compare the two channels' copies; `None` for an
+    /// unknown kind, whose copies are not compared.
+    print: Option<u64>,
+    /// The provider's block, for a kind with no canonical form: kept in the run metadata.
+    unknown: Option<Value>,
 }
 
-/// One sub-agent scope (or the main thread) of a partial-message stream.
-#[derive(Default)]
-struct Scope {
-    message_id: Option<String>,
-    open: HashMap<u64, OpenBlock>,
+/// How a streamed block was handed out.
+#[derive(Clone, Copy, PartialEq)]
+enum Delivered {
+    Not,
+    /// From its deltas, at its `content_block_stop`.
+    ByStream,
+    /// From the consolidated copy (its fingerprint, its line) that arrived before the stop.
+    ByCopy(Option<u64>, u64),
+}
+
+/// A block of a message as its stream events announce it.
+struct Slot {
+    index: u64,
+    kind: String,
+    identity: Option<String>,
+    /// The deltas so far; `None` once the block stopped.
+    open: Option<OpenBlock>,
+    /// The fingerprint of what the deltas assembled, once stopped.
+    print: Option<u64>,
+    delivered: Delivered,
+    /// A consolidated copy has been matched with this block, from this line.
+    paired: bool,
+    paired_line: u64,
+    /// Consolidated copies that fit this block so far but may belong to an earlier one, or
+    /// that contradict it: held until this block's stop decides (see
+    /// [`MessageBlocks::reconcile`]).
+    pending: Vec<Pending>,
+}
+
+impl Slot {
+    /// The fingerprint of what was handed out for this block.
+    fn delivered_print(&self) -> Option<u64> {
+        match self.delivered {
+            Delivered::ByCopy(print, _) => print,
+            _ => self.print,
+        }
+    }
+}
+
+struct Pending {
+    copy: Canonical,
+    source: Source,
+    /// The index of the earlier stopped block of the same kind, still without its copy,
+    /// whose (differing) copy this may be instead; `None` when the copy already
+    /// contradicts this block's deltas.
+    fallback: Option<u64>,
+}
+
+/// A block of a consolidated line that no stream block accounted for when it arrived.
+struct Copy {
+    kind: String,
+    identity: Option<String>,
+    /// Its index in the message, when its line carried the whole message.
+    position: Option<u64>,
+    print: Option<u64>,
+    /// Matched with a stream block since.
+    paired: bool,
+    line: u64,
+    offset: u64,
+}
+
+/// The message a stream event belongs to: the provider's id, or, for events that arrive
+/// without a `message_start`, the scope they stream in.
+#[derive(Clone, PartialEq, Eq)]
+enum MessageKey {
+    Id(String),
+    Unnamed(Option<String>),
+}
+
+/// What is known of one assistant message from its two channels: the blocks its stream
+/// events announced and the blocks its consolidated lines carried.
+struct MessageBlocks {
+    key: MessageKey,
+    agent: Option<String>,
+    /// Blocks announced by stream events, in index order.
+    slots: Vec<Slot>,
+    /// Consolidated blocks that arrived before their stream block (or that have none).
+    copies: Vec<Copy>,
+    /// Each consolidated line's `uuid`, with the fingerprints of its blocks: a line sent
+    /// twice is recognised by it.
+    records: Vec<(String, Vec<Option<u64>>)>,
+    /// Stream events were seen for it.
+    streamed: bool,
+    /// Its `message_stop` was seen: the stream announced every block.
+    stopped: bool,
+}
+
+/// What to do with a consolidated block.
+enum Verdict {
+    /// Hand it out now.
+    Deliver(Canonical),
+    /// Hand it out, and say that the stream, which has ended, never had it.
+    Extra(Canonical),
+    /// Its block was handed out already.
+    Skip,
+    /// Its block was handed out already, and this copy differs (the message says how).
+    Differs(String),
+    /// Held by a stream block until its stop.
+    Hold,
+}
+
+impl MessageBlocks {
+    fn new(key: MessageKey, agent: Option<String>) -> Self {
+        MessageBlocks {
+            key,
+            agent,
+            slots: Vec::new(),
+            copies: Vec::new(),
+            records: Vec::new(),
+            streamed: false,
+            stopped: false,
+        }
+    }
+
+    fn id(&self) -> Option<&str> {
+        match &self.key {
+            MessageKey::Id(id) => Some(id),
+            MessageKey::Unnamed(_) => None,
+        }
+    }
+
+    fn has_open(&self) -> bool {
+        self.slots.iter().any(|slot| slot.open.is_some())
+    }
+
+    /// "text block 1 of message msg_01…", as diagnostics name a block.
+    fn describe(&self, kind: &str, index: u64) -> String {
+        match self.id() {
+            Some(id) => format!("{kind} block {index} of message {id}"),
+            None => format!("{kind} block {index}"),
+        }
+    }
+
+    fn slot(&mut self, index: u64) -> Option<&mut Slot> {
+        self.slots.iter_mut().find(|slot| slot.index == index)
+    }
+
+    /// A block starts streaming. A consolidated copy that arrived before it (a line carrying
+    /// the whole message, say) is matched now: by id for a tool call, by index for a block
+    /// of a whole-message line, else the first unmatched copy of the same type. Returns the
+    /// block this one replaces, if its index was started before.
+    fn start(&mut self, index: u64, open: OpenBlock, identity: Option<String>) -> Option<Slot> {
+        let mut slot = Slot {
+            index,
+            kind: open.kind.clone(),
+            identity,
+            open: Some(open),
+            print: None,
+            delivered: Delivered::Not,
+            paired: false,
+            paired_line: 0,
+            pending: Vec::new(),
+        };
+        let fits = |c: &Copy| !c.paired && c.kind == slot.kind && c.identity == slot.identity;
+        let found = (self.copies.iter())
+            .position(|c| fits(c) && c.position == Some(index))
+            .or_else(|| {
+                (self.copies.iter())
+                    .position(|c| fits(c) && (c.position.is_none() || c.identity.is_some()))
+            });
+        if let Some(copy) = found.map(|at| &mut self.copies[at]) {
+            copy.paired = true;
+            slot.paired = true;
+            slot.paired_line = copy.line;
+            slot.delivered = Delivered::ByCopy(copy.print, copy.line);
+        }
+        let replaced = match self.slots.iter().position(|s| s.index == index) {
+            Some(at) => Some(std::mem::replace(&mut self.slots[at], slot)),
+            None => {
+                let at = self.slots.partition_point(|s| s.index < index);
+                self.slots.insert(at, slot);
+                None
+            }
+        };
+        self.streamed = true;
+        replaced
+    }
+
+    /// Matches a consolidated block with what the stream announced, so that each block is
+    /// handed out once, from whichever channel completes it first.
+    ///
+    /// * A block with an id (a tool call, a server tool's result) pairs with the stream
+    ///   block of that id.
+    /// * Any other block pairs with a stopped stream block of its type and content, else
+    ///   is recognised as a repeat of a block already paired, else pairs with the earliest
+    ///   stream block of its type still without a copy. When that block has stopped with
+    ///   other content, the copy either differs from it or belongs to a later block of the
+    ///   same type still streaming (whose own copy never came): if such a block fits the
+    ///   copy so far, the copy is held until that block stops and shows which. A copy that
+    ///   contradicts the deltas of a block still streaming is held too, so that the block's
+    ///   stop, or a copy that fits it, settles it.
+    /// * A block the stream has not announced (yet) is handed out at once and paired when
+    ///   its stream block starts.
+    ///
+    /// `position` is the block's place in its line when the line carries several blocks:
+    /// such a line is the whole message (so far), its array the message's, and the block
+    /// pairs with the stream block of that index. A line of one block says nothing: Claude
+    /// Code 2.x sends one line per block, each array starting again at zero.
+    ///
+    /// A copy that differs from the block it is matched with is reported in `differs`.
+    fn reconcile(
+        &mut self,
+        copy: Canonical,
+        source: Source,
+        position: Option<u64>,
+        differs: &mut Vec<String>,
+    ) -> Verdict {
+        if copy.identity.is_some() {
+            let same = |kind: &str, identity: &Option<String>| {
+                kind == copy.kind && *identity == copy.identity
+            };
+            if let Some(at) = self.slots.iter().position(|s| same(&s.kind, &s.identity)) {
+                return self.pair(at, copy, source.line);
+            }
+            if let Some(earlier) = self.copies.iter().find(|c| same(&c.kind, &c.identity)) {
+                let what = format!(
+                    "{} {}",
+                    copy.kind,
+                    earlier.identity.as_deref().unwrap_or("")
+                );
+                return repeated(earlier.print, &copy, &what);
+            }
+            return self.extra(copy, source, position);
+        }
+        let line = source.line;
+        if let Some(position) = position {
+            match self.slots.iter().position(|s| s.index == position) {
+                Some(at) if self.slots[at].kind == copy.kind => {
+                    for held in std::mem::take(&mut self.slots[at].pending) {
+                        differs.push(self.settle(at, held, false));
+                    }
+                    return self.pair(at, copy, line);
+                }
+                Some(_) => {}
+                None => return self.extra(copy, source, Some(position)),
+            }
+        }
+        let kind = copy.kind.as_str();
+        if let Some(slot) = self.slots.iter_mut().find(|s| {
+            !s.paired
+                && s.pending.is_empty()
+                && s.open.is_none()
+                && s.kind == kind
+                && s.print == copy.print
+        }) {
+            slot.paired = true;
+            slot.paired_line = source.line;
+            return Verdict::Skip;
+        }
+        // A later line repeating a block already matched (two equal blocks of one line are
+        // two blocks).
+        if self.streamed
+            && (self.slots.iter().any(|s| {
+                s.paired
+                    && s.paired_line != line
+                    && s.kind == kind
+                    && s.delivered_print() == copy.print
+                    || s.pending.iter().any(|p| {
+                        p.source.line != line && p.copy.kind == kind && p.copy.print == copy.print
+                    })
+            }) || self
+                .copies
+                .iter()
+                .any(|c| c.line != line && c.kind == kind && c.print == copy.print))
+        {
+            return Verdict::Skip;
+        }
+        // A block streaming already holds copies; one that fits it waits with them.
+        if let Some(at) = self.slots.iter().position(|s| {
+            !s.paired
+                && !s.pending.is_empty()
+                && s.kind == kind
+                && s.open.as_ref().is_some_and(|open| compatible(open, &copy))
+        }) {
+            let fallback = (self.slots.iter())
+                .find(|s| !s.paired && s.pending.is_empty() && s.open.is_none() && s.kind == kind)
+                .map(|s| s.index);
+            self.slots[at].pending.push(Pending {
+                copy,
+                source,
+                fallback,
+            });
+            return Verdict::Hold;
+        }
+        let mut waiting = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.paired && s.pending.is_empty() && s.kind == kind);
+        let Some((earliest, slot)) = waiting.next() else {
+            return self.extra(copy, source, None);
+        };
+        if let Some(open) = &slot.open {
+            if compatible(open, &copy) {
+                return self.pair(earliest, copy, line);
+            }
+            self.slots[earliest].pending.push(Pending {
+                copy,
+                source,
+                fallback: None,
+            });
+            return Verdict::Hold;
+        }
+        let streaming = waiting
+            .find(|(_, s)| s.open.as_ref().is_some_and(|open| compatible(open, &copy)))
+            .map(|(at, _)| at);
+        match streaming {
+            Some(at) => {
+                let fallback = Some(self.slots[earliest].index);
+                self.slots[at].pending.push(Pending {
+                    copy,
+                    source,
+                    fallback,
+                });
+                Verdict::Hold
+            }
+            None => self.pair(earliest, copy, line),
+        }
+    }
+
+    /// Matches `copy` with the stream block at `at`: hands it out if the block is still
+    /// streaming and nothing was handed out for it; else compares it with what was.
+    fn pair(&mut self, at: usize, copy: Canonical, line: u64) -> Verdict {
+        let what = self.describe(&self.slots[at].kind, self.slots[at].index);
+        let slot = &mut self.slots[at];
+        if slot.paired {
+            return repeated(slot.delivered_print(), &copy, &what);
+        }
+        slot.paired = true;
+        slot.paired_line = line;
+        if slot.open.is_some() && slot.delivered == Delivered::Not {
+            slot.delivered = Delivered::ByCopy(copy.print, line);
+            return Verdict::Deliver(copy);
+        }
+        if slot.delivered_print() == copy.print {
+            Verdict::Skip
+        } else {
+            Verdict::Differs(format!(
+                "{what}: its consolidated copy differs from the streamed deltas; the streamed copy, handed out first, was kept"
+            ))
+        }
+    }
+
+    /// A copy held by block `at` is not to be handed out: it is the differing copy of its
+    /// fallback, or, without one, of block `at` itself (which is marked as having its copy
+    /// when `pair_self`, that is when no other copy is about to be). Says so.
+    fn settle(&mut self, at: usize, held: Pending, pair_self: bool) -> String {
+        let fallback = held
+            .fallback
+            .and_then(|index| self.slots.iter().position(|s| s.index == index));
+        let owner = fallback.unwrap_or(at);
+        if fallback.is_some() || pair_self {
+            let slot = &mut self.slots[owner];
+            slot.paired = true;
+            slot.paired_line = held.source.line;
+        }
+        format!(
+            "{}: its consolidated copy on line {} differs from the streamed deltas; the streamed copy was kept",
+            self.describe(&self.slots[owner].kind, self.slots[owner].index),
+            held.source.line
+        )
+    }
+
+    /// A consolidated block no stream block accounts for: a block still to be streamed, or,
+    /// once the message stopped, a block the stream never had, or (a block without id or
+    /// position, of a type whose streamed blocks all have their copy) a second copy that
+    /// differs.
+    fn extra(&mut self, copy: Canonical, source: Source, position: Option<u64>) -> Verdict {
+        let second = copy.identity.is_none() && position.is_none();
+        if self.stopped && second && self.slots.iter().any(|slot| slot.kind == copy.kind) {
+            let id = self.id().unwrap_or("");
+            return Verdict::Differs(format!(
+                "a consolidated {} block of message {id} matches none of its streamed blocks, which all have their copy; the streamed blocks were kept",
+                copy.kind
+            ));
+        }
+        self.copies.push(Copy {
+            kind: copy.kind.clone(),
+            identity: copy.identity.clone(),
+            position,
+            print: copy.print,
+            paired: false,
+            line: source.line,
+            offset: source.offset,
+        });
+        if self.stopped {
+            Verdict::Extra(copy)
+        } else {
+            Verdict::Deliver(copy)
+        }
+    }
+}
+
+/// A copy of a block already handed out: nothing to do if it is the same.
+fn repeated(first: Option<u64>, copy: &Canonical, what: &str) -> Verdict {
+    if first == copy.print {
+        Verdict::Skip
+    } else {
+        Verdict::Differs(format!(
+            "{what}: a second consolidated copy differs from the first; the first was kept"
+        ))
+    }
+}
+
+/// Whether a consolidated block can be the finished form of a block still streaming.
+fn compatible(open: &OpenBlock, copy: &Canonical) -> bool {
+    match copy.blocks.first().map(|block| &block.block) {
+        Some(Block::Text { text }) => text.starts_with(&open.text),
+        Some(Block::Thinking {
+            thinking,
+            signature,
+            redacted,
+        }) => {
+            let signature = signature.as_deref().unwrap_or("");
+            (*redacted || thinking.starts_with(&open.text))
+                && signature.starts_with(&open.signature)
+        }
+        Some(Block::ToolUse { tool_id, .. }) => *tool_id == open.tool_id,
+        _ => true,
+    }
 }
 
 struct State {
@@ -312,10 +752,11 @@ struct State {
     /// The last usage snapshot of each message, in first-seen order.
     message_usage: HashMap<String, MessageUsage>,
     message_order: Vec<String>,
-    /// Per message id, what stream deltas already delivered.
-    streamed: HashMap<String, StreamedMessage>,
-    /// Per sub-agent scope (`None`: main thread), the blocks being streamed.
-    scopes: HashMap<Option<String>, Scope>,
+    /// The assistant messages whose blocks are being reconciled: the latest of each scope,
+    /// and one still streaming when a consolidated line of another message came.
+    messages: Vec<MessageBlocks>,
+    /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
+    streaming: HashMap<Option<String>, MessageKey>,
     saw_result: bool,
     /// Line number and end offset of the last record, where a missing terminal is reported.
     last_record: (u64, u64),
@@ -330,8 +771,8 @@ impl State {
             tools: PendingTools::default(),
             message_usage: HashMap::new(),
             message_order: Vec::new(),
-            streamed: HashMap::new(),
-            scopes: HashMap::new(),
+            messages: Vec::new(),
+            streaming: HashMap::new(),
             saw_result: false,
             last_record: (0, 0),
             result_usage: None,
@@ -429,7 +870,7 @@ impl State {
         if let (Some(id), Some(usage)) = (&message_id, message.usage) {
             self.usage_snapshot(id, usage);
         }
-        if let Some(error) = line.error {
+        let error = line.error.map(|error| {
             let error = match error {
                 Value::String(text) => text,
                 other => other.to_string(),
@@ -441,145 +882,212 @@ impl State {
                 Some(MessageContent::Text(text)) => Some(&**text),
                 None => None,
             };
-            let message = match text {
+            match text {
                 Some(text) => format!("{error}: {text}"),
                 None => error,
-            };
+            }
+        });
+        let source = Source::record(record.line, record.offset);
+        let blocks: Vec<Canonical> = match message.content {
+            Some(MessageContent::Blocks(blocks)) => blocks
+                .into_iter()
+                .enumerate()
+                .map(|(position, raw)| canonical(raw, || content_value(record, position)))
+                .collect(),
+            Some(MessageContent::Text(text)) => vec![Canonical {
+                kind: "text".to_owned(),
+                identity: None,
+                print: None,
+                blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+                unknown: None,
+            }],
+            None => Vec::new(),
+        };
+        let Some(id) = message_id.clone() else {
+            // Without a message id nothing can be matched with this line: it is all new.
+            self.run_error(error, record);
+            for block in blocks {
+                self.deliver(
+                    block,
+                    Role::Assistant,
+                    &None,
+                    &agent,
+                    source,
+                    items,
+                    diagnostics,
+                );
+            }
+            return;
+        };
+        let at = self.message_at(MessageKey::Id(id), &agent, false, items, diagnostics);
+        let message = &mut self.messages[at];
+        if let Some(uuid) = line.uuid.as_deref() {
+            if let Some((_, first)) = message.records.iter().find(|(seen, _)| seen == uuid) {
+                // The same record again: it adds nothing, unless it differs.
+                for block in blocks.iter().filter(|b| !first.contains(&b.print)) {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        record.line,
+                        record.offset,
+                        format!(
+                            "record {uuid} of message {} came again with a different {} block; the first copy was kept",
+                            message.id().unwrap_or(""),
+                            block.kind
+                        ),
+                    ));
+                }
+                return;
+            }
+            let prints = blocks.iter().map(|block| block.print).collect();
+            message.records.push((uuid.to_owned(), prints));
+        }
+        self.run_error(error, record);
+        let mut differs = Vec::new();
+        let whole = blocks.len() > 1;
+        for (position, block) in blocks.into_iter().enumerate() {
+            let position = whole.then_some(position as u64);
+            let verdict = self.messages[at].reconcile(block, source, position, &mut differs);
+            for text in differs.drain(..) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::StreamMismatch,
+                    record.line,
+                    record.offset,
+                    text,
+                ));
+            }
+            match verdict {
+                Verdict::Deliver(block) => self.deliver(
+                    block,
+                    Role::Assistant,
+                    &message_id,
+                    &agent,
+                    source,
+                    items,
+                    diagnostics,
+                ),
+                Verdict::Extra(block) => {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        record.line,
+                        record.offset,
+                        format!(
+                            "a consolidated {} block of message {} has no streamed counterpart (its stream had ended); kept",
+                            block.kind,
+                            message_id.as_deref().unwrap_or("")
+                        ),
+                    ));
+                    self.deliver(
+                        block,
+                        Role::Assistant,
+                        &message_id,
+                        &agent,
+                        source,
+                        items,
+                        diagnostics,
+                    );
+                }
+                Verdict::Differs(text) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::StreamMismatch,
+                    record.line,
+                    record.offset,
+                    text,
+                )),
+                Verdict::Skip | Verdict::Hold => {}
+            }
+        }
+    }
+
+    fn run_error(&mut self, error: Option<String>, record: Record<'_>) {
+        if let Some(message) = error {
             self.meta.errors.push(RunError {
                 message,
                 fatal: false,
                 line: record.line,
             });
         }
-        let blocks = match message.content {
-            Some(MessageContent::Blocks(blocks)) => blocks,
-            Some(MessageContent::Text(text)) => {
-                let block = ContentBlock::text(Fidelity::AgentEmitted, text);
-                items.push(self.item(block, Role::Assistant, &message_id, &agent, record));
-                return;
+    }
+
+    /// The state of message `key`, made if new. A message that starts streaming ends the
+    /// other messages of its scope (what they still stream is handed out as incomplete); a
+    /// consolidated line ends those with nothing streaming. Claude Code writes a message's
+    /// consolidated lines before it asks the model again, so an ended message gets none.
+    fn message_at(
+        &mut self,
+        key: MessageKey,
+        agent: &Option<String>,
+        starts: bool,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> usize {
+        let mut at = 0;
+        while at < self.messages.len() {
+            let message = &self.messages[at];
+            if message.key != key && message.agent == *agent && (starts || !message.has_open()) {
+                let ended = self.messages.remove(at);
+                self.end_message(ended, "its message ended", items, diagnostics);
+            } else {
+                at += 1;
             }
-            None => Vec::new(),
-        };
-        for (position, raw) in blocks.into_iter().enumerate() {
-            // With partial messages, each block was already assembled from its deltas.
-            if let Some(id) = &message_id
-                && let Some(streamed) = self.streamed.get_mut(id)
-            {
-                let index = streamed.consolidated;
-                streamed.consolidated += 1;
-                if let Some(earlier) = streamed.streamed.remove(&index) {
-                    let consolidated = self.convert(raw, record, position, diagnostics);
-                    if consolidated.first().map(|item| &item.0) != Some(&earlier) {
-                        diagnostics.push(Diagnostic::new(
-                            DiagnosticKind::StreamMismatch,
-                            record.line,
-                            record.offset,
-                            format!(
-                                "block {index} of message {id} differs from its streamed deltas; the streamed copy was kept"
-                            ),
-                        ));
-                    }
-                    continue;
-                }
-            }
-            for (block, role) in self.convert(raw, record, position, diagnostics) {
-                items.push(self.item(block, role, &message_id, &agent, record));
+        }
+        match self.messages.iter().position(|m| m.key == key) {
+            Some(at) => at,
+            None => {
+                self.messages.push(MessageBlocks::new(key, agent.clone()));
+                self.messages.len() - 1
             }
         }
     }
 
-    /// One Anthropic block to canonical blocks (a Bash call also yields its command).
-    fn convert(
+    /// Hands out a block read from either channel: its items, the tool call it opens or
+    /// the server tool call it answers, or, for an unknown kind, a diagnostic and the block
+    /// kept in the metadata.
+    #[allow(clippy::too_many_arguments)]
+    fn deliver(
         &mut self,
-        raw: RawBlock<'_>,
-        record: Record<'_>,
-        position: usize,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<(ContentBlock, Role)> {
-        let fidelity = Fidelity::AgentEmitted;
-        let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).unwrap_or_default();
-        let block = match &*raw.kind {
-            "text" => Block::Text {
-                text: owned(raw.text),
-            },
-            "thinking" => Block::Thinking {
-                thinking: owned(raw.thinking),
-                signature: raw.signature.map(Cow::into_owned).filter(|s| !s.is_empty()),
-                redacted: false,
-            },
-            "redacted_thinking" => Block::Thinking {
-                thinking: String::new(),
-                signature: raw.data.map(Cow::into_owned).filter(|s| !s.is_empty()),
-                redacted: true,
-            },
-            "tool_use" | "server_tool_use" => {
-                let server = raw.kind == "server_tool_use";
-                let tool_name = owned(raw.name);
-                let tool_id = owned(raw.id);
-                let tool_input = raw.input.unwrap_or(Value::Null);
-                self.register_tool(&tool_id, &tool_name, record);
-                let command =
-                    shell_command(&tool_name, &tool_input).map(|command| Block::Command {
-                        command,
-                        tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
-                    });
-                let tool_use = Block::ToolUse {
-                    tool_name,
-                    tool_id,
-                    tool_input,
-                    server,
-                    incomplete: false,
-                };
-                let mut blocks = vec![(
-                    ContentBlock::new(fidelity.clone(), tool_use),
-                    Role::Assistant,
-                )];
-                if let Some(command) = command {
-                    blocks.push((ContentBlock::new(fidelity, command), Role::Assistant));
-                }
-                return blocks;
-            }
-            // The results of server tools arrive inside the assistant message
-            // (`web_search_tool_result`, `web_fetch_tool_result`, ...).
-            kind if kind.ends_with("_tool_result") && raw.tool_use_id.is_some() => {
-                let tool_id = owned(raw.tool_use_id);
-                self.answer_tool(&tool_id, record, diagnostics);
-                let is_error =
-                    raw.is_error.unwrap_or(false) || is_error_content(raw.content.as_ref());
-                Block::ToolResult {
-                    tool_id,
-                    tool_content: raw.content.unwrap_or(Value::Null),
-                    is_error,
-                    exit_code: None,
-                }
-            }
-            other => {
-                self.unknown_block(other, record, position, diagnostics);
-                return Vec::new();
-            }
-        };
-        vec![(ContentBlock::new(fidelity, block), Role::Assistant)]
-    }
-
-    fn unknown_block(
-        &mut self,
-        kind: &str,
-        record: Record<'_>,
-        position: usize,
+        block: Canonical,
+        role: Role,
+        message_id: &Option<String>,
+        agent: &Option<String>,
+        source: Source,
+        items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::UnknownBlockType,
-            record.line,
-            record.offset,
-            format!("content block type {kind:?} has no canonical form; kept in the run metadata"),
-        ));
-        let raw = to_value(record.bytes);
-        let block = raw
-            .pointer(&format!("/message/content/{position}"))
-            .cloned()
-            .unwrap_or(raw);
-        self.keep(record, &format!("block/{kind}"), block);
+        if let Some(raw) = block.unknown {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::UnknownBlockType,
+                source.line,
+                source.offset,
+                format!(
+                    "content block type {:?} has no canonical form; kept in the run metadata",
+                    block.kind
+                ),
+            ));
+            self.meta
+                .keep(source.line, &format!("block/{}", block.kind), || raw);
+            return;
+        }
+        for content in block.blocks {
+            match &content.block {
+                Block::ToolUse {
+                    tool_id, tool_name, ..
+                } => {
+                    self.tools
+                        .open(tool_id, tool_name, source.line, source.offset);
+                }
+                Block::ToolResult { tool_id, .. } => {
+                    self.tools
+                        .answer(tool_id, source.line, source.offset, diagnostics);
+                }
+                _ => {}
+            }
+            items.push(Item {
+                block: content,
+                role: role.clone(),
+                message_id: message_id.clone(),
+                agent: agent.clone(),
+                source,
+            });
+        }
     }
 
     fn user(
@@ -595,10 +1103,17 @@ impl State {
             return;
         };
         let message_id = message.id.as_deref().map(str::to_owned);
+        let source = Source::record(record.line, record.offset);
         let blocks = match message.content {
             Some(MessageContent::Text(text)) => {
                 let block = ContentBlock::text(Fidelity::AgentEmitted, text);
-                items.push(self.item(block, Role::User, &message_id, &agent, record));
+                items.push(Item {
+                    block,
+                    role: Role::User,
+                    message_id,
+                    agent,
+                    source,
+                });
                 return;
             }
             Some(MessageContent::Blocks(blocks)) => blocks,
@@ -606,26 +1121,52 @@ impl State {
         };
         for (position, raw) in blocks.into_iter().enumerate() {
             let block = match &*raw.kind {
-                "tool_result" => {
-                    let tool_id = raw.tool_use_id.map(Cow::into_owned).unwrap_or_default();
-                    self.answer_tool(&tool_id, record, diagnostics);
-                    Block::ToolResult {
-                        tool_id,
-                        tool_content: raw.content.unwrap_or(Value::Null),
-                        is_error: raw.is_error.unwrap_or(false),
-                        exit_code: None,
-                    }
-                }
+                "tool_result" => Block::ToolResult {
+                    tool_id: raw.tool_use_id.map(Cow::into_owned).unwrap_or_default(),
+                    tool_content: raw.content.unwrap_or(Value::Null),
+                    is_error: raw.is_error.unwrap_or(false),
+                    exit_code: None,
+                },
                 "text" => Block::Text {
                     text: raw.text.map(Cow::into_owned).unwrap_or_default(),
                 },
-                other => {
-                    self.unknown_block(other, record, position, diagnostics);
+                _ => {
+                    let kind = raw.kind.into_owned();
+                    let unknown = Canonical {
+                        unknown: Some(content_value(record, position)),
+                        kind,
+                        identity: None,
+                        blocks: Vec::new(),
+                        print: None,
+                    };
+                    self.deliver(
+                        unknown,
+                        Role::User,
+                        &message_id,
+                        &agent,
+                        source,
+                        items,
+                        diagnostics,
+                    );
                     continue;
                 }
             };
-            let block = ContentBlock::new(Fidelity::AgentEmitted, block);
-            items.push(self.item(block, Role::User, &message_id, &agent, record));
+            let block = Canonical {
+                kind: String::new(),
+                identity: None,
+                blocks: vec![ContentBlock::new(Fidelity::AgentEmitted, block)],
+                print: None,
+                unknown: None,
+            };
+            self.deliver(
+                block,
+                Role::User,
+                &message_id,
+                &agent,
+                source,
+                items,
+                diagnostics,
+            );
         }
     }
 
@@ -641,27 +1182,49 @@ impl State {
             diagnostics.push(shape(record, "a stream_event record without `event`"));
             return;
         };
-        let scope = self.scopes.entry(agent.clone()).or_default();
-        match &*event.kind {
-            "message_start" => {
-                let Some(message) = event.message else { return };
-                let id = message.id.as_deref().map(str::to_owned);
-                if let Some(model) = message.model.as_deref().filter(|m| *m != "<synthetic>") {
-                    self.meta.model = Some(model.to_owned());
-                }
-                scope.message_id = id.clone();
-                scope.open.clear();
-                if let Some(id) = id {
-                    self.streamed.entry(id.clone()).or_default();
-                    if let Some(usage) = message.usage {
-                        self.usage_snapshot(&id, usage);
-                    }
-                }
+        if event.kind == "message_start" {
+            let Some(message) = event.message else { return };
+            if let Some(model) = message.model.as_deref().filter(|m| *m != "<synthetic>") {
+                self.meta.model = Some(model.to_owned());
             }
+            let key = match message.id.as_deref() {
+                Some(id) => {
+                    if let Some(usage) = message.usage {
+                        self.usage_snapshot(id, usage);
+                    }
+                    MessageKey::Id(id.to_owned())
+                }
+                None => MessageKey::Unnamed(agent.clone()),
+            };
+            let at = self.message_at(key.clone(), &agent, true, items, diagnostics);
+            self.messages[at].streamed = true;
+            self.streaming.insert(agent, key);
+            return;
+        }
+        let key = self
+            .streaming
+            .get(&agent)
+            .cloned()
+            .unwrap_or_else(|| MessageKey::Unnamed(agent.clone()));
+        let at = match self.messages.iter().position(|m| m.key == key) {
+            Some(at) => at,
+            None => {
+                self.messages
+                    .push(MessageBlocks::new(key.clone(), agent.clone()));
+                self.messages.len() - 1
+            }
+        };
+        let message_id = self.messages[at].id().map(str::to_owned);
+        match &*event.kind {
             "content_block_start" => {
                 let (Some(index), Some(raw)) = (event.index, event.content_block) else {
                     return;
                 };
+                let identity = block_identity(&raw);
+                let delta_kind = matches!(
+                    &*raw.kind,
+                    "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use"
+                );
                 let open = OpenBlock {
                     kind: raw.kind.into_owned(),
                     text: raw
@@ -678,15 +1241,34 @@ impl State {
                     tool_id: raw.id.map(Cow::into_owned).unwrap_or_default(),
                     tool_input: raw.input.filter(|input| !is_empty_object(input)),
                     partial_json: String::new(),
+                    raw: (!delta_kind).then(|| {
+                        to_value(record.bytes)
+                            .pointer("/event/content_block")
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    }),
                     source: Source::record(record.line, record.offset),
                 };
-                scope.open.insert(index, open);
+                if let Some(replaced) = self.messages[at].start(index, open, identity) {
+                    let message = MessageBlocks {
+                        slots: vec![replaced],
+                        ..MessageBlocks::new(key, agent)
+                    };
+                    self.end_message(message, "it was started again", items, diagnostics);
+                }
             }
             "content_block_delta" => {
                 let (Some(index), Some(delta)) = (event.index, event.delta) else {
                     return;
                 };
-                let Some(open) = scope.open.get_mut(&index) else {
+                let Some(open) = self.messages[at]
+                    .slot(index)
+                    .and_then(|slot| slot.open.as_mut())
+                else {
+                    diagnostics.push(shape(
+                        record,
+                        &format!("a content_block_delta for block {index}, which is not streaming"),
+                    ));
                     return;
                 };
                 open.source.end_line = record.line;
@@ -706,121 +1288,173 @@ impl State {
             }
             "content_block_stop" => {
                 let Some(index) = event.index else { return };
-                let Some(mut open) = scope.open.remove(&index) else {
+                let message = &mut self.messages[at];
+                let Some(slot) = message.slot(index) else {
+                    return;
+                };
+                let Some(mut open) = slot.open.take() else {
                     return;
                 };
                 open.source.end_line = record.line;
-                let message_id = scope.message_id.clone();
-                let blocks = self.close_block(open, false, record, diagnostics);
-                if let (Some(id), Some((first, _))) = (&message_id, blocks.first()) {
-                    let streamed = self.streamed.entry(id.clone()).or_default();
-                    streamed.streamed.insert(index, first.clone());
+                let source = open.source;
+                let (block, invalid_input) = close_block(open, false);
+                slot.print = block.print;
+                let mut pending = std::mem::take(&mut slot.pending);
+                let delivered = slot.delivered;
+                let kind = slot.kind.clone();
+                let what = message.describe(&kind, index);
+                let mut differs = Vec::new();
+                let deliver = match delivered {
+                    _ if !pending.is_empty() => {
+                        // The held copies: the one equal to the deltas is this block's; the
+                        // others differ from their fallback, or from this block.
+                        let at = (message.slots.iter())
+                            .position(|s| s.index == index)
+                            .expect("the slot is there");
+                        if let Some(equal) =
+                            pending.iter().position(|p| p.copy.print == block.print)
+                        {
+                            let line = pending.remove(equal).source.line;
+                            message.slots[at].paired = true;
+                            message.slots[at].paired_line = line;
+                        }
+                        for held in pending {
+                            differs.push(message.settle(at, held, true));
+                        }
+                        true
+                    }
+                    Delivered::ByCopy(print, line) => {
+                        if print != block.print {
+                            differs.push(format!(
+                                "{what}: the streamed deltas differ from its consolidated copy on line {line}; the consolidated copy, handed out first, was kept"
+                            ));
+                        }
+                        false
+                    }
+                    _ => true,
+                };
+                if deliver {
+                    let slot = message.slot(index).expect("the slot is there");
+                    slot.delivered = Delivered::ByStream;
+                    if let Some(error) = invalid_input {
+                        diagnostics.push(Diagnostic::new(
+                            DiagnosticKind::InvalidJson,
+                            record.line,
+                            record.offset,
+                            format!("{what}: streamed input is not valid JSON ({error}); kept as a string"),
+                        ));
+                    }
                 }
-                for (item_block, source) in blocks {
-                    items.push(Item {
-                        block: item_block,
-                        role: Role::Assistant,
-                        message_id: message_id.clone(),
-                        agent: agent.clone(),
+                for text in differs {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        record.line,
+                        record.offset,
+                        text,
+                    ));
+                }
+                if deliver {
+                    self.deliver(
+                        block,
+                        Role::Assistant,
+                        &message_id,
+                        &agent,
                         source,
-                    });
+                        items,
+                        diagnostics,
+                    );
                 }
             }
             "message_delta" => {
-                if let (Some(id), Some(usage)) = (scope.message_id.clone(), event.usage) {
+                if let (Some(id), Some(usage)) = (message_id, event.usage) {
                     self.usage_snapshot(&id, usage);
+                }
+            }
+            "message_stop" => {
+                let message = &mut self.messages[at];
+                message.stopped = true;
+                let id = message.id().unwrap_or("").to_owned();
+                for copy in message.copies.iter().filter(|c| !c.paired) {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        copy.line,
+                        copy.offset,
+                        format!(
+                            "the consolidated {} block of message {id} on line {} has no streamed counterpart; kept",
+                            copy.kind, copy.line
+                        ),
+                    ));
                 }
             }
             _ => {}
         }
     }
 
-    /// Turns an assembled block into canonical blocks; `cut` when the input ended first.
-    fn close_block(
+    /// A message is over (another started in its scope, or the input ended): blocks still
+    /// streaming are handed out as far as they arrived, unless a consolidated copy already
+    /// gave them whole.
+    fn end_message(
         &mut self,
-        open: OpenBlock,
-        cut: bool,
-        record: Record<'_>,
+        mut message: MessageBlocks,
+        why: &str,
+        items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<(ContentBlock, Source)> {
-        let fidelity = Fidelity::AgentEmitted;
-        let source = open.source;
-        let block = match open.kind.as_str() {
-            "text" => Block::Text { text: open.text },
-            "thinking" => Block::Thinking {
-                thinking: open.text,
-                signature: Some(open.signature).filter(|s| !s.is_empty()),
-                redacted: false,
-            },
-            "redacted_thinking" => Block::Thinking {
-                thinking: String::new(),
-                signature: Some(open.signature).filter(|s| !s.is_empty()),
-                redacted: true,
-            },
-            "tool_use" | "server_tool_use" => {
-                let (tool_input, incomplete) = if open.partial_json.is_empty() {
-                    (
-                        open.tool_input
-                            .unwrap_or_else(|| Value::Object(Default::default())),
-                        cut,
-                    )
-                } else {
-                    match serde_json::from_str::<Value>(&open.partial_json) {
-                        Ok(input) => (input, cut),
-                        Err(error) => {
-                            if !cut {
-                                diagnostics.push(Diagnostic::new(
-                                    DiagnosticKind::InvalidJson,
-                                    record.line,
-                                    record.offset,
-                                    format!(
-                                        "tool_use {} ({}): streamed input is not valid JSON ({error}); kept as a string",
-                                        open.tool_name, open.tool_id
-                                    ),
-                                ));
-                            }
-                            (Value::String(open.partial_json), true)
-                        }
-                    }
-                };
-                self.register_tool(
-                    &open.tool_id,
-                    &open.tool_name,
-                    Record {
-                        line: source.line,
-                        offset: source.offset,
-                        ..record
-                    },
-                );
-                let command =
-                    shell_command(&open.tool_name, &tool_input).map(|command| Block::Command {
-                        command,
-                        tool_id: Some(open.tool_id.clone()).filter(|id| !id.is_empty()),
-                    });
-                let tool_use = Block::ToolUse {
-                    tool_name: open.tool_name,
-                    tool_id: open.tool_id,
-                    tool_input,
-                    server: open.kind == "server_tool_use",
-                    incomplete,
-                };
-                let mut blocks = vec![(ContentBlock::new(fidelity.clone(), tool_use), source)];
-                if let Some(command) = command.filter(|_| !incomplete) {
-                    blocks.push((ContentBlock::new(fidelity, command), source));
-                }
-                return blocks;
-            }
-            other => {
+    ) {
+        let message_id = message.id().map(str::to_owned);
+        for at in 0..message.slots.len() {
+            let Some(open) = message.slots[at].open.take() else {
+                continue;
+            };
+            let what = message.describe(&message.slots[at].kind, message.slots[at].index);
+            let mut held = std::mem::take(&mut message.slots[at].pending);
+            // The stream was cut inside a block that a held copy gives whole.
+            let whole = (held.iter().position(|p| compatible(&open, &p.copy)))
+                .map(|fits| held.remove(fits));
+            for other in held {
+                let (line, offset) = (other.source.line, other.source.offset);
+                let text = message.settle(at, other, whole.is_none());
                 diagnostics.push(Diagnostic::new(
-                    DiagnosticKind::UnknownBlockType,
-                    source.line,
-                    source.offset,
-                    format!("streamed content block type {other:?} has no canonical form; its consolidated copy is read instead"),
+                    DiagnosticKind::StreamMismatch,
+                    line,
+                    offset,
+                    text,
                 ));
-                return Vec::new();
             }
-        };
-        vec![(ContentBlock::new(fidelity, block), source)]
+            if let Some(Pending { copy, source, .. }) = whole {
+                let agent = message.agent.clone();
+                self.deliver(
+                    copy,
+                    Role::Assistant,
+                    &message_id,
+                    &agent,
+                    source,
+                    items,
+                    diagnostics,
+                );
+                continue;
+            }
+            if let Delivered::ByCopy(..) = message.slots[at].delivered {
+                continue;
+            }
+            let source = open.source;
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::IncompleteBlock,
+                source.line,
+                source.offset,
+                format!("{what} was still streaming when {why}; kept as far as it arrived"),
+            ));
+            let (block, _) = close_block(open, true);
+            let agent = message.agent.clone();
+            self.deliver(
+                block,
+                Role::Assistant,
+                &message_id,
+                &agent,
+                source,
+                items,
+                diagnostics,
+            );
+        }
     }
 
     fn result(&mut self, line: Line<'_>, record: Record<'_>) {
@@ -912,69 +1546,14 @@ impl State {
         }
     }
 
-    fn register_tool(&mut self, tool_id: &str, name: &str, record: Record<'_>) {
-        self.tools.open(tool_id, name, record.line, record.offset);
-    }
-
-    fn answer_tool(
-        &mut self,
-        tool_id: &str,
-        record: Record<'_>,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) {
-        self.tools
-            .answer(tool_id, record.line, record.offset, diagnostics);
-    }
-
-    fn item(
-        &self,
-        block: ContentBlock,
-        role: Role,
-        message_id: &Option<String>,
-        agent: &Option<String>,
-        record: Record<'_>,
-    ) -> Item {
-        Item {
-            block,
-            role,
-            message_id: message_id.clone(),
-            agent: agent.clone(),
-            source: Source::record(record.line, record.offset),
-        }
-    }
-
     fn finish(&mut self, out: &mut Output) {
-        // Blocks whose deltas never finished: hand out what arrived, marked incomplete.
-        let mut scopes: Vec<_> = self.scopes.drain().collect();
-        scopes.sort_by(|a, b| a.0.cmp(&b.0));
-        for (agent, scope) in scopes {
-            let mut open: Vec<_> = scope.open.into_iter().collect();
-            open.sort_by_key(|(index, _)| *index);
-            for (_, block) in open {
-                let source = block.source;
-                let record = Record {
-                    bytes: b"",
-                    line: source.line,
-                    offset: source.offset,
-                    terminated: true,
-                };
-                let kind = block.kind.clone();
-                out.diagnostics.push(Diagnostic::new(
-                    DiagnosticKind::IncompleteBlock,
-                    source.line,
-                    source.offset,
-                    format!("{kind} block still streaming when the input ended; kept as far as it arrived"),
-                ));
-                for (block, source) in self.close_block(block, true, record, &mut out.diagnostics) {
-                    out.items.push(Item {
-                        block,
-                        role: Role::Assistant,
-                        message_id: scope.message_id.clone(),
-                        agent: agent.clone(),
-                        source,
-                    });
-                }
-            }
+        for message in std::mem::take(&mut self.messages) {
+            self.end_message(
+                message,
+                "the input ended",
+                &mut out.items,
+                &mut out.diagnostics,
+            );
         }
         self.tools.report_dangling(&mut out.diagnostics);
         self.meta.usage = match self.result_usage {
@@ -993,6 +1572,190 @@ impl State {
                 .push(missing_terminal(line, offset, "a result record"));
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocks in canonical form: pure, so that a copy can be compared before it is handed out.
+
+/// The id that names a block on both channels: a call's `id`, a server result's
+/// `tool_use_id`.
+fn block_identity(raw: &RawBlock<'_>) -> Option<String> {
+    raw.id
+        .as_deref()
+        .or(raw.tool_use_id.as_deref())
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+}
+
+/// The content block at `position` of a record's message, for keeping an unknown kind.
+fn content_value(record: Record<'_>, position: usize) -> Value {
+    let raw = to_value(record.bytes);
+    raw.pointer(&format!("/message/content/{position}"))
+        .cloned()
+        .unwrap_or(raw)
+}
+
+/// One Anthropic block in canonical form (a Bash call also yields its command);
+/// `unknown` gives the provider's block when its kind has no canonical form.
+fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> Canonical {
+    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).unwrap_or_default();
+    let identity = block_identity(&raw);
+    let kind = raw.kind.into_owned();
+    let blocks = match kind.as_str() {
+        "text" => vec![Block::Text {
+            text: owned(raw.text),
+        }],
+        "thinking" => vec![Block::Thinking {
+            thinking: owned(raw.thinking),
+            signature: raw.signature.map(Cow::into_owned).filter(|s| !s.is_empty()),
+            redacted: false,
+        }],
+        "redacted_thinking" => vec![Block::Thinking {
+            thinking: String::new(),
+            signature: raw.data.map(Cow::into_owned).filter(|s| !s.is_empty()),
+            redacted: true,
+        }],
+        "tool_use" | "server_tool_use" => tool_blocks(
+            owned(raw.name),
+            owned(raw.id),
+            raw.input.unwrap_or(Value::Null),
+            kind == "server_tool_use",
+            false,
+        ),
+        // The results of server tools arrive inside the assistant message
+        // (`web_search_tool_result`, `web_fetch_tool_result`, ...).
+        result if result.ends_with("_tool_result") && raw.tool_use_id.is_some() => {
+            let is_error = raw.is_error.unwrap_or(false) || is_error_content(raw.content.as_ref());
+            vec![Block::ToolResult {
+                tool_id: owned(raw.tool_use_id),
+                tool_content: raw.content.unwrap_or(Value::Null),
+                is_error,
+                exit_code: None,
+            }]
+        }
+        _ => {
+            return Canonical {
+                kind,
+                identity,
+                blocks: Vec::new(),
+                print: None,
+                unknown: Some(unknown()),
+            };
+        }
+    };
+    made(kind, identity, blocks)
+}
+
+/// A tool call, and the `command` block of a shell call whose arguments are complete.
+fn tool_blocks(
+    tool_name: String,
+    tool_id: String,
+    tool_input: Value,
+    server: bool,
+    incomplete: bool,
+) -> Vec<Block> {
+    let command = shell_command(&tool_name, &tool_input)
+        .filter(|_| !incomplete)
+        .map(|command| Block::Command {
+            command,
+            tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
+        });
+    let tool_use = Block::ToolUse {
+        tool_name,
+        tool_id,
+        tool_input,
+        server,
+        incomplete,
+    };
+    std::iter::once(tool_use).chain(command).collect()
+}
+
+fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -> Canonical {
+    let blocks: Vec<ContentBlock> = blocks
+        .into_iter()
+        .map(|block| ContentBlock::new(Fidelity::AgentEmitted, block))
+        .collect();
+    Canonical {
+        print: blocks.first().map(fingerprint),
+        kind,
+        identity,
+        blocks,
+        unknown: None,
+    }
+}
+
+/// A block assembled from its deltas, in canonical form; `cut` when the input ended first.
+/// The second value is why streamed tool arguments are not valid JSON, when they are not.
+fn close_block(open: OpenBlock, cut: bool) -> (Canonical, Option<String>) {
+    let identity = Some(open.tool_id.clone()).filter(|id| !id.is_empty());
+    let blocks = match open.kind.as_str() {
+        "text" => vec![Block::Text { text: open.text }],
+        "thinking" => vec![Block::Thinking {
+            thinking: open.text,
+            signature: Some(open.signature).filter(|s| !s.is_empty()),
+            redacted: false,
+        }],
+        "redacted_thinking" => vec![Block::Thinking {
+            thinking: String::new(),
+            signature: Some(open.signature).filter(|s| !s.is_empty()),
+            redacted: true,
+        }],
+        "tool_use" | "server_tool_use" => {
+            let mut invalid = None;
+            let (tool_input, incomplete) = if open.partial_json.is_empty() {
+                let input = open
+                    .tool_input
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                (input, cut)
+            } else {
+                match serde_json::from_str::<Value>(&open.partial_json) {
+                    Ok(input) => (input, cut),
+                    Err(error) => {
+                        if !cut {
+                            invalid = Some(error.to_string());
+                        }
+                        (Value::String(open.partial_json), true)
+                    }
+                }
+            };
+            let server = open.kind == "server_tool_use";
+            let blocks = tool_blocks(open.tool_name, open.tool_id, tool_input, server, incomplete);
+            return (made(open.kind, identity, blocks), invalid);
+        }
+        _ => {
+            let raw = open.raw.unwrap_or(Value::Null);
+            let block = match RawBlock::deserialize(&raw) {
+                Ok(block) => canonical(block, || raw.clone()),
+                Err(_) => Canonical {
+                    kind: open.kind,
+                    identity: None,
+                    blocks: Vec::new(),
+                    print: None,
+                    unknown: Some(raw.clone()),
+                },
+            };
+            return (block, None);
+        }
+    };
+    (made(open.kind, identity, blocks), None)
+}
+
+/// A hash of a block's wire form: equal blocks, equal prints.
+fn fingerprint(block: &ContentBlock) -> u64 {
+    struct Sink(DefaultHasher);
+    impl std::io::Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut sink = Sink(DefaultHasher::new());
+    // Serializing a block into a hasher cannot fail: nothing is written anywhere.
+    let _ = serde_json::to_writer(&mut sink, block);
+    sink.0.finish()
 }
 
 fn shape(record: Record<'_>, what: &str) -> Diagnostic {
