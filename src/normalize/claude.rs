@@ -28,7 +28,7 @@
 //!   model again).
 //! * `result`: the run's status (`is_error` is the failure flag: an API error is reported
 //!   with subtype `success`), stop reason, usage (authoritative for the run), cost,
-//!   duration, turns, errors.
+//!   duration, turns, errors, and the final answer (`result`, kept as the run's `answer`).
 //! * `system/init` gives the session, model and CLI version; every other record
 //!   (`system/*`, `rate_limit_event`, types added after this was written) is kept as
 //!   passthrough metadata, never an error.
@@ -1490,6 +1490,9 @@ impl State {
             line.stop_reason.as_deref(),
             failed && line.api_error_status.is_some(),
         );
+        if !failed && let Some(Value::String(text)) = &line.result {
+            self.meta.answer = Some(text.clone()).filter(|text| !text.is_empty());
+        }
         if failed {
             let mut message = match &line.result {
                 Some(Value::String(text)) if !text.is_empty() => text.clone(),

@@ -477,6 +477,11 @@ pub struct RunMeta {
     /// Why the model stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<StopReason>,
+    /// The run's final answer as its terminal record states it (Claude's `result.result`),
+    /// when the run did not fail: usually a copy of the last assistant text, but the only
+    /// copy when the assistant lines are missing. A failed run's text is in `errors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// How the run ended.
     pub status: RunStatus,
     /// Errors the provider reported, fatal or not.
@@ -590,6 +595,7 @@ impl RunMeta {
             raw_usage: None,
             cost_usd: None,
             stop_reason: None,
+            answer: None,
             status: RunStatus::Incomplete,
             errors: Vec::new(),
             duration_ms: None,
