@@ -35,6 +35,14 @@
 //!
 //! Sub-agent traffic is interleaved in the same stream and carries `parent_tool_use_id`;
 //! it becomes each item's `agent` scope.
+//!
+//! The seed's simplified format (`claude-code-transcript-format.txt`) is read too, line by
+//! line, mixed with stream-json or alone: `{role, content}` lines are messages; bare
+//! `text` and `tool_use` lines are assistant blocks (a call without `id` gets
+//! `axt-tool-<n>`, as `axt import` names it); a `tool_result` line (`output`) answers its
+//! `tool_use_id`, or, without one, the oldest call still waiting; `error` is a run error;
+//! `stop` ends the run (failed if it says `success: false`) and a `result` line
+//! (`result`, `success`) completes it. Such lines carry no `session_id` or `uuid`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -55,13 +63,34 @@ use super::{
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
-/// Whether the first record of an output looks like Claude Code stream-json.
+/// Whether the first record of an output looks like Claude Code stream-json, or like the
+/// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
+/// `tool_result` and `error` lines (`tool_name`, `tool_id`, `severity`) and from the
+/// `result` lines of Gemini and Copilot (`status`, `sessionId`) by their own fields.
 pub(crate) fn claims(first: &Value) -> bool {
-    let kind = first.get("type").and_then(Value::as_str).unwrap_or("");
-    matches!(
-        kind,
-        "system" | "assistant" | "user" | "result" | "stream_event"
-    ) && (first.get("session_id").is_some() || first.get("message").is_some())
+    let has = |field: &str| first.get(field).is_some();
+    match first.get("type").and_then(Value::as_str) {
+        Some("system" | "assistant" | "user" | "result" | "stream_event")
+            if has("session_id") || has("message") =>
+        {
+            true
+        }
+        None => {
+            !has("type")
+                && matches!(
+                    first.get("role").and_then(Value::as_str),
+                    Some("user" | "assistant")
+                )
+                && has("content")
+        }
+        Some("text") => first.get("text").is_some_and(Value::is_string),
+        Some("tool_use") => has("name") && !has("tool_name"),
+        Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
+        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        Some("stop") => has("stop_reason"),
+        Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
+        _ => false,
+    }
 }
 
 /// The Claude normalizer: the shared line driver around this adapter's state.
@@ -96,8 +125,9 @@ impl RecordShape for LineShape {
 
 #[derive(Deserialize)]
 struct Line<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    /// Absent only on the seed format's `{role, content}` lines.
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     subtype: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -141,6 +171,14 @@ struct Line<'a> {
     api_error_status: Option<Value>,
     #[serde(default)]
     error: Option<Value>,
+    // The seed's simplified format (module docs): `{role, content}` lines, and the
+    // `success` flag of its `stop` and `result` lines.
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<MessageContent<'a>>,
+    #[serde(default)]
+    success: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -762,6 +800,8 @@ struct State {
     last_record: (u64, u64),
     /// Usage from the `result` record, which takes precedence over per-message sums.
     result_usage: Option<Usage>,
+    /// Tool call ids made up for simplified-format calls that have none.
+    made_ids: u64,
 }
 
 impl State {
@@ -776,6 +816,7 @@ impl State {
             saw_result: false,
             last_record: (0, 0),
             result_usage: None,
+            made_ids: 0,
         }
     }
 
@@ -805,11 +846,54 @@ impl State {
             self.meta.session_id = Some(session.to_string());
         }
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
-        match (&*line.kind, line.subtype.as_deref()) {
-            ("assistant", _) => self.assistant(line, agent, record, items, diagnostics),
-            ("user", _) => self.user(line, agent, record, items, diagnostics),
+        let Some(kind) = line.kind.as_deref() else {
+            // The seed's `{role, content}` line: a message without id, usage or scope.
+            let message = Message {
+                id: None,
+                model: None,
+                content: line.content,
+                usage: None,
+            };
+            match line.role.as_deref() {
+                Some("assistant") => {
+                    self.assistant(Some(message), None, None, None, record, items, diagnostics)
+                }
+                Some("user") => self.user(Some(message), None, record, items, diagnostics),
+                _ => diagnostics.push(shape(
+                    record,
+                    "a record with no `type` and no `role` of user or assistant",
+                )),
+            }
+            return;
+        };
+        match (kind, line.subtype.as_deref()) {
+            ("assistant", _) => {
+                let uuid = line.uuid.as_deref();
+                self.assistant(
+                    line.message,
+                    line.error,
+                    uuid,
+                    agent,
+                    record,
+                    items,
+                    diagnostics,
+                )
+            }
+            ("user", _) => self.user(line.message, agent, record, items, diagnostics),
             ("stream_event", _) => self.stream_event(line, agent, record, items, diagnostics),
             ("result", _) => self.result(line, record),
+            ("text" | "tool_use" | "tool_result" | "error" | "stop", None)
+                if line.session_id.is_none() && line.uuid.is_none() =>
+            {
+                self.simplified(
+                    kind,
+                    line.stop_reason.as_deref(),
+                    line.success,
+                    record,
+                    items,
+                    diagnostics,
+                )
+            }
             ("system", Some("init")) => {
                 if let Some(version) = &line.claude_code_version {
                     self.meta.provider_version = Some(version.to_string());
@@ -851,15 +935,19 @@ impl State {
         self.meta.keep(record.line, kind, || raw);
     }
 
+    /// An assistant message: its `error` (a failed API call) and its line's `uuid` apart.
+    #[allow(clippy::too_many_arguments)]
     fn assistant(
         &mut self,
-        line: Line<'_>,
+        message: Option<Message<'_>>,
+        error: Option<Value>,
+        uuid: Option<&str>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let Some(message) = line.message else {
+        let Some(message) = message else {
             diagnostics.push(shape(record, "an assistant record without `message`"));
             return;
         };
@@ -870,7 +958,7 @@ impl State {
         if let (Some(id), Some(usage)) = (&message_id, message.usage) {
             self.usage_snapshot(id, usage);
         }
-        let error = line.error.map(|error| {
+        let error = error.map(|error| {
             let error = match error {
                 Value::String(text) => text,
                 other => other.to_string(),
@@ -921,7 +1009,7 @@ impl State {
         };
         let at = self.message_at(MessageKey::Id(id), &agent, false, items, diagnostics);
         let message = &mut self.messages[at];
-        if let Some(uuid) = line.uuid.as_deref() {
+        if let Some(uuid) = uuid {
             if let Some((_, first)) = message.records.iter().find(|(seen, _)| seen == uuid) {
                 // The same record again: it adds nothing, unless it differs.
                 for block in blocks.iter().filter(|b| !first.contains(&b.print)) {
@@ -1092,13 +1180,13 @@ impl State {
 
     fn user(
         &mut self,
-        line: Line<'_>,
+        message: Option<Message<'_>>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let Some(message) = line.message else {
+        let Some(message) = message else {
             diagnostics.push(shape(record, "a user record without `message`"));
             return;
         };
@@ -1457,11 +1545,120 @@ impl State {
         }
     }
 
+    /// A line of the seed's simplified format: `text`, `tool_use`, `tool_result` (its
+    /// `output`; without `tool_use_id` it answers the oldest call waiting), `error` (kept as
+    /// a run error) and `stop` (a terminal record: the run completed, or failed when it says
+    /// `success: false`). Rare and small, so read from the record's JSON tree.
+    fn simplified(
+        &mut self,
+        kind: &str,
+        stop: Option<&str>,
+        success: Option<bool>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let raw = to_value(record.bytes);
+        let source = Source::record(record.line, record.offset);
+        let string = |field: &str| {
+            raw.get(field)
+                .and_then(Value::as_str)
+                .filter(|text| !text.is_empty())
+                .map(str::to_owned)
+        };
+        let (block, role) = match kind {
+            "text" => {
+                let text = raw.get("text").and_then(Value::as_str).unwrap_or("");
+                let text = vec![Block::Text {
+                    text: text.to_owned(),
+                }];
+                (made(kind.to_owned(), None, text), Role::Assistant)
+            }
+            "tool_use" => {
+                let tool_id = string("id").unwrap_or_else(|| {
+                    self.made_ids += 1;
+                    format!("axt-tool-{}", self.made_ids)
+                });
+                let input = raw
+                    .get("input")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                let name = string("name").unwrap_or_default();
+                let blocks = tool_blocks(name, tool_id.clone(), input, false, false);
+                (
+                    made(kind.to_owned(), Some(tool_id), blocks),
+                    Role::Assistant,
+                )
+            }
+            "tool_result" => {
+                let tool_id = string("tool_use_id")
+                    .or_else(|| self.tools.oldest_waiting())
+                    .unwrap_or_default();
+                let result = vec![Block::ToolResult {
+                    tool_id,
+                    tool_content: raw
+                        .get("output")
+                        .or(raw.get("content"))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    is_error: raw
+                        .get("is_error")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    exit_code: None,
+                }];
+                (made(kind.to_owned(), None, result), Role::User)
+            }
+            "error" => {
+                let message = match raw.get("error") {
+                    Some(Value::Object(fields)) => {
+                        let field = |name| fields.get(name).and_then(Value::as_str);
+                        format!(
+                            "{}: {}",
+                            field("type").unwrap_or("error"),
+                            field("message").unwrap_or("")
+                        )
+                    }
+                    Some(Value::String(text)) => text.clone(),
+                    Some(other) => other.to_string(),
+                    None => "error".to_owned(),
+                };
+                self.run_error(Some(message), record);
+                return;
+            }
+            _ => {
+                self.saw_result = true;
+                if let Some(reason) = stop_reason("", None, stop, false) {
+                    self.meta.stop_reason = Some(reason);
+                }
+                if success == Some(false) {
+                    self.meta.status = RunStatus::Failed;
+                    self.meta.errors.push(RunError {
+                        message: format!(
+                            "the agent stopped ({}) reporting success: false",
+                            stop.unwrap_or("no stop reason")
+                        ),
+                        fatal: true,
+                        line: record.line,
+                    });
+                } else if self.meta.status == RunStatus::Incomplete {
+                    self.meta.status = RunStatus::Completed;
+                }
+                return;
+            }
+        };
+        self.deliver(block, role, &None, &None, source, items, diagnostics);
+    }
+
     fn result(&mut self, line: Line<'_>, record: Record<'_>) {
         self.saw_result = true;
         let subtype = line.subtype.as_deref().unwrap_or("");
-        let failed =
-            line.is_error.unwrap_or(false) || (!subtype.is_empty() && subtype != "success");
+        // A simplified-format `stop` with `success: false` before this result failed the run.
+        let failed_before = self.meta.status == RunStatus::Failed;
+        let failed = line.is_error.unwrap_or(false)
+            || (!subtype.is_empty() && subtype != "success")
+            || line.success == Some(false)
+            || failed_before;
         self.meta.status = if failed {
             RunStatus::Failed
         } else {
@@ -1484,12 +1681,14 @@ impl State {
             }
             self.meta.raw_usage = Some(usage);
         }
-        self.meta.stop_reason = stop_reason(
+        if let Some(reason) = stop_reason(
             subtype,
             line.terminal_reason.as_deref(),
             line.stop_reason.as_deref(),
             failed && line.api_error_status.is_some(),
-        );
+        ) {
+            self.meta.stop_reason = Some(reason);
+        }
         if !failed && let Some(Value::String(text)) = &line.result {
             self.meta.answer = Some(text.clone()).filter(|text| !text.is_empty());
         }
@@ -1513,14 +1712,19 @@ impl State {
             if let Some(status) = line.api_error_status.as_ref().filter(|s| !s.is_null()) {
                 message = format!("API error status {status}: {message}");
             }
-            if message.is_empty() {
+            if message.is_empty() && !subtype.is_empty() {
                 message = format!("run ended with {subtype}");
+            } else if message.is_empty() && line.success == Some(false) {
+                message = "the run reported success: false".to_owned();
             }
-            self.meta.errors.push(RunError {
-                message: message.trim_end_matches(": ").to_owned(),
-                fatal: true,
-                line: record.line,
-            });
+            // Empty only when an earlier `stop` line failed the run, and said why.
+            if !message.is_empty() {
+                self.meta.errors.push(RunError {
+                    message: message.trim_end_matches(": ").to_owned(),
+                    fatal: true,
+                    line: record.line,
+                });
+            }
         }
         let raw = to_value(record.bytes);
         if let Some(denials) = raw
@@ -1841,5 +2045,43 @@ fn stop_reason(
         }),
         "error_during_execution" => reason(StopKind::Error, subtype),
         other => reason(StopKind::Other, other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claims;
+    use serde_json::json;
+
+    #[test]
+    fn the_seed_format_is_claimed_and_its_look_alikes_are_not() {
+        let seed = [
+            json!({"role": "user", "content": "Fix the bug in auth.ts"}),
+            json!({"type": "text", "text": "I'll analyze the auth module..."}),
+            json!({"type": "tool_use", "name": "Read", "input": {"file_path": "/src/auth.ts"}}),
+            json!({"type": "tool_result", "output": "[file contents]", "is_error": false}),
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            json!({"type": "stop", "stop_reason": "end_turn"}),
+            json!({"type": "result", "result": "Task completed successfully", "success": true}),
+        ];
+        for line in &seed {
+            assert!(claims(line), "{line}");
+        }
+        let others = [
+            // Gemini CLI stream-json
+            json!({"type": "tool_use", "timestamp": "2026-01-01T00:00:00Z", "tool_name": "read_file", "tool_id": "t1", "parameters": {}}),
+            json!({"type": "tool_result", "timestamp": "2026-01-01T00:00:00Z", "tool_id": "t1", "status": "success", "output": "x"}),
+            json!({"type": "error", "timestamp": "2026-01-01T00:00:00Z", "severity": "error", "message": "quota"}),
+            json!({"type": "result", "timestamp": "2026-01-01T00:00:00Z", "status": "success"}),
+            // Copilot CLI
+            json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
+            // Codex exec --json
+            json!({"type": "error", "message": "stream disconnected"}),
+            // A transcript event
+            json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
+        ];
+        for line in &others {
+            assert!(!claims(line), "{line}");
+        }
     }
 }
