@@ -27,8 +27,12 @@
 //!   that would not be recognised (Claude Code writes a message's lines before it asks the
 //!   model again).
 //! * `result`: the run's status (`is_error` is the failure flag: an API error is reported
-//!   with subtype `success`), stop reason, usage (authoritative for the run), cost,
-//!   duration, turns, errors, and the final answer (`result`, kept as the run's `answer`).
+//!   with subtype `success`), stop reason, usage, cost, duration, turns, errors, and the
+//!   final answer (`result`, kept as the run's `answer`). The run's usage is the sum of
+//!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
+//!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
+//!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
+//!   `modelUsage` is missing (older CLIs).
 //! * `system/init` gives the session, model and CLI version; every other record
 //!   (`system/*`, `rate_limit_event`, types added after this was written) is kept as
 //!   passthrough metadata, never an error.
@@ -1739,6 +1743,11 @@ impl State {
                     .as_object()
                     .and_then(|m| m.keys().next().cloned());
             }
+            // `usage` counts the main loop only; sub-agents, sidechains and auxiliary
+            // calls (all in the cost) are in `modelUsage` alone.
+            if let Some(total) = model_usage_total(model_usage) {
+                self.result_usage = Some(total);
+            }
             self.keep(record, "result/modelUsage", model_usage.clone());
         }
     }
@@ -1945,6 +1954,27 @@ fn close_block(open: OpenBlock, cut: bool) -> (Canonical, Option<String>) {
         }
     };
     (made(open.kind, identity, blocks), None)
+}
+
+/// The tokens of every model a run called, from `result.modelUsage` (`{model: {inputTokens,
+/// outputTokens, cacheReadInputTokens, cacheCreationInputTokens, ...}}`); `None` when it has
+/// no model with token counts.
+fn model_usage_total(model_usage: &Value) -> Option<Usage> {
+    let mut total = None::<Usage>;
+    for counts in model_usage.as_object()?.values() {
+        let count = |field: &str| counts.get(field).and_then(Value::as_u64);
+        let (Some(input), Some(output)) = (count("inputTokens"), count("outputTokens")) else {
+            continue;
+        };
+        total.get_or_insert_with(Usage::default).add(&Usage {
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: count("cacheReadInputTokens").unwrap_or(0),
+            cache_write_tokens: count("cacheCreationInputTokens").unwrap_or(0),
+            reasoning_tokens: 0,
+        });
+    }
+    total
 }
 
 /// A hash of a block's wire form: equal blocks, equal prints.
