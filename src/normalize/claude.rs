@@ -49,7 +49,7 @@
 //! (`result`, `success`) completes it. Such lines carry no `session_id` or `uuid`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::hash::{DefaultHasher, Hasher};
 
@@ -62,8 +62,8 @@ use super::framing::{Frame, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
-    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
-    RunStatus, Source, StopKind, StopReason, Usage,
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, Retraction, RunError,
+    RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -183,6 +183,9 @@ struct Line<'a> {
     content: Option<MessageContent<'a>>,
     #[serde(default)]
     success: Option<bool>,
+    /// On an assistant line: the `uuid`s of earlier lines it replaces (refusal fallback).
+    #[serde(default)]
+    supersedes: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -806,6 +809,43 @@ struct State {
     result_usage: Option<Usage>,
     /// Tool call ids made up for simplified-format calls that have none.
     made_ids: u64,
+    /// The latest assistant and user records, by `uuid`, for a retraction to name.
+    recent: Recent,
+    /// The `uuid`s already withdrawn: withdrawing one again is nothing new.
+    withdrawn: HashSet<String>,
+}
+
+/// How many of the latest records a retraction can name. Claude Code withdraws the refused
+/// reply of the turn it is in, a handful of records back.
+const RECENT_RECORDS: usize = 4096;
+
+/// An assistant or user record, as a retraction names it.
+struct RecordNote {
+    line: u64,
+    message_id: Option<String>,
+    tool_ids: Vec<String>,
+}
+
+/// The latest records by `uuid`, at most [`RECENT_RECORDS`] of them.
+#[derive(Default)]
+struct Recent {
+    notes: HashMap<String, RecordNote>,
+    order: VecDeque<String>,
+}
+
+impl Recent {
+    fn remember(&mut self, uuid: &str, note: RecordNote) {
+        if self.notes.contains_key(uuid) {
+            return;
+        }
+        if self.order.len() == RECENT_RECORDS
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.notes.remove(&oldest);
+        }
+        self.order.push_back(uuid.to_owned());
+        self.notes.insert(uuid.to_owned(), note);
+    }
 }
 
 impl State {
@@ -821,6 +861,8 @@ impl State {
             last_record: (0, 0),
             result_usage: None,
             made_ids: 0,
+            recent: Recent::default(),
+            withdrawn: HashSet::new(),
         }
     }
 
@@ -862,7 +904,7 @@ impl State {
                 Some("assistant") => {
                     self.assistant(Some(message), None, None, None, record, items, diagnostics)
                 }
-                Some("user") => self.user(Some(message), None, record, items, diagnostics),
+                Some("user") => self.user(Some(message), None, None, record, items, diagnostics),
                 _ => diagnostics.push(shape(
                     record,
                     "a record with no `type` and no `role` of user or assistant",
@@ -872,6 +914,10 @@ impl State {
         };
         match (kind, line.subtype.as_deref()) {
             ("assistant", _) => {
+                if let Some(uuids) = &line.supersedes {
+                    let by = "the assistant record on this line, which supersedes them,";
+                    self.retract(uuids, by, record, diagnostics);
+                }
                 let uuid = line.uuid.as_deref();
                 self.assistant(
                     line.message,
@@ -883,7 +929,10 @@ impl State {
                     diagnostics,
                 )
             }
-            ("user", _) => self.user(line.message, agent, record, items, diagnostics),
+            ("user", _) => {
+                let uuid = line.uuid.as_deref();
+                self.user(line.message, uuid, agent, record, items, diagnostics)
+            }
             ("stream_event", _) => self.stream_event(line, agent, record, items, diagnostics),
             ("result", _) => self.result(line, record),
             ("text" | "tool_use" | "tool_result" | "error" | "stop", None)
@@ -906,6 +955,24 @@ impl State {
                     self.meta.model = line.model.as_deref().map(str::to_owned);
                 }
                 self.passthrough(record, "system/init");
+            }
+            ("system", Some("model_refusal_fallback")) => {
+                let raw = to_value(record.bytes);
+                let field = |name: &str| raw.get(name).and_then(Value::as_str).unwrap_or("?");
+                let mut by = format!(
+                    "the model refusal fallback on this line ({} -> {}, {}",
+                    field("original_model"),
+                    field("fallback_model"),
+                    field("direction")
+                );
+                if let Some(category) = raw.get("api_refusal_category").and_then(Value::as_str) {
+                    by.push_str(&format!(", category {category}"));
+                }
+                by.push(')');
+                if let Some(uuids) = raw.get("retracted_message_uuids") {
+                    self.retract(uuids, &by, record, diagnostics);
+                }
+                self.keep(record, "system/model_refusal_fallback", raw);
             }
             ("system", Some("api_retry")) => {
                 let raw = to_value(record.bytes);
@@ -995,6 +1062,18 @@ impl State {
             }],
             None => Vec::new(),
         };
+        if let Some(uuid) = uuid {
+            let tool_ids = (blocks.iter())
+                .filter(|block| block.kind.ends_with("tool_use"))
+                .filter_map(|block| block.identity.clone())
+                .collect();
+            let note = RecordNote {
+                line: record.line,
+                message_id: message_id.clone(),
+                tool_ids,
+            };
+            self.recent.remember(uuid, note);
+        }
         let Some(id) = message_id.clone() else {
             // Without a message id nothing can be matched with this line: it is all new.
             self.run_error(error, record);
@@ -1087,6 +1166,66 @@ impl State {
                 Verdict::Skip | Verdict::Hold => {}
             }
         }
+    }
+
+    /// The provider withdrew the records with these `uuid`s, which it had delivered (`by`
+    /// says how): they are listed in the run's `retracted` and reported once. Their blocks
+    /// stay in the transcript: it was written as they came.
+    fn retract(
+        &mut self,
+        uuids: &Value,
+        by: &str,
+        record: Record<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(uuids) = uuids.as_array() else {
+            return;
+        };
+        let mut lines = Vec::new();
+        let mut ids: Vec<String> = Vec::new();
+        let mut unseen = 0;
+        for uuid in uuids.iter().filter_map(Value::as_str) {
+            if !self.withdrawn.insert(uuid.to_owned()) {
+                continue;
+            }
+            let Some(note) = self.recent.notes.remove(uuid) else {
+                unseen += 1;
+                continue;
+            };
+            lines.push(note.line.to_string());
+            for id in note.message_id.iter().chain(&note.tool_ids) {
+                if !ids.contains(id) {
+                    ids.push(id.clone());
+                }
+            }
+            self.meta.retracted.push(Retraction {
+                line: note.line,
+                by_line: record.line,
+                message_id: note.message_id,
+                tool_ids: note.tool_ids,
+            });
+        }
+        if lines.is_empty() && unseen == 0 {
+            return;
+        }
+        let mut message = format!("{by} withdraws output already delivered");
+        if !lines.is_empty() {
+            message.push_str(&format!(
+                ": the records on lines {} ({}); their blocks stay in the transcript, listed in the run's `retracted`",
+                lines.join(", "),
+                ids.join(", ")
+            ));
+        }
+        if unseen > 0 {
+            let then = if lines.is_empty() { ": " } else { "; and " };
+            message.push_str(&format!("{then}{unseen} record(s) not in this output"));
+        }
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Retracted,
+            record.line,
+            record.offset,
+            message,
+        ));
     }
 
     fn run_error(&mut self, error: Option<String>, record: Record<'_>) {
@@ -1185,6 +1324,7 @@ impl State {
     fn user(
         &mut self,
         message: Option<Message<'_>>,
+        uuid: Option<&str>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
@@ -1194,6 +1334,20 @@ impl State {
             diagnostics.push(shape(record, "a user record without `message`"));
             return;
         };
+        if let Some(uuid) = uuid {
+            let tool_ids = match &message.content {
+                Some(MessageContent::Blocks(blocks)) => (blocks.iter())
+                    .filter_map(|block| block.tool_use_id.as_deref().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let note = RecordNote {
+                line: record.line,
+                message_id: message.id.as_deref().map(str::to_owned),
+                tool_ids,
+            };
+            self.recent.remember(uuid, note);
+        }
         let message_id = message.id.as_deref().map(str::to_owned);
         let source = Source::record(record.line, record.offset);
         let blocks = match message.content {
@@ -2081,7 +2235,56 @@ fn stop_reason(
 #[cfg(test)]
 mod tests {
     use super::claims;
+    use crate::normalize::{Options, Provider, Retraction, normalize_lossy};
     use serde_json::json;
+
+    #[test]
+    fn an_assistant_line_that_supersedes_earlier_ones_is_reported_once() {
+        let assistant = |id: &str, uuid: &str, text: &str, supersedes: &[&str]| {
+            json!({"type": "assistant", "message": {"id": id, "role": "assistant",
+                "content": [{"type": "text", "text": text}]},
+                "session_id": "s", "uuid": uuid, "supersedes": supersedes})
+        };
+        let user = json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[withdrawn]"}]},
+            "session_id": "s", "uuid": "u-2"});
+        let lines = [
+            assistant("msg_a", "u-1", "Refused half", &[]),
+            user,
+            assistant("msg_b", "u-3", "The retry", &["u-1", "u-2", "u-0"]),
+            assistant("msg_b", "u-4", "More of the retry", &["u-1"]),
+        ];
+        let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        let normalized = normalize_lossy(Provider::Claude, input.as_bytes(), Options::default());
+        let reports: Vec<String> = (normalized.diagnostics.iter())
+            .filter(|d| d.kind.as_str() == "retracted")
+            .map(ToString::to_string)
+            .collect();
+        let offset = lines[0].to_string().len() + lines[1].to_string().len() + 2;
+        assert_eq!(
+            reports,
+            [format!(
+                "line 3 (byte {offset}): warning[retracted]: the assistant record on this line, which supersedes them, withdraws output already delivered: the records on lines 1, 2 (msg_a, toolu_1); their blocks stay in the transcript, listed in the run's `retracted`; and 1 record(s) not in this output"
+            )]
+        );
+        assert_eq!(
+            normalized.meta.retracted,
+            [
+                Retraction {
+                    line: 1,
+                    by_line: 3,
+                    message_id: Some("msg_a".into()),
+                    tool_ids: vec![],
+                },
+                Retraction {
+                    line: 2,
+                    by_line: 3,
+                    message_id: None,
+                    tool_ids: vec!["toolu_1".into()],
+                },
+            ]
+        );
+    }
 
     #[test]
     fn the_seed_format_is_claimed_and_its_look_alikes_are_not() {

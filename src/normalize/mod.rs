@@ -266,6 +266,9 @@ pub enum DiagnosticKind {
     StreamMismatch,
     /// A tool call's final arguments are not valid JSON; kept as the raw string.
     InvalidToolInput,
+    /// The provider withdrew output it had delivered (Claude's refusal fallback); the
+    /// withdrawn blocks stay in the transcript and are listed in [`RunMeta::retracted`].
+    Retracted,
 }
 
 impl DiagnosticKind {
@@ -286,6 +289,7 @@ impl DiagnosticKind {
             DiagnosticKind::MissingTerminal => "missing-terminal",
             DiagnosticKind::StreamMismatch => "stream-mismatch",
             DiagnosticKind::InvalidToolInput => "invalid-tool-input",
+            DiagnosticKind::Retracted => "retracted",
         }
     }
 
@@ -298,7 +302,8 @@ impl DiagnosticKind {
             | DiagnosticKind::DanglingToolUse
             | DiagnosticKind::MissingTerminal
             | DiagnosticKind::StreamMismatch
-            | DiagnosticKind::InvalidToolInput => Severity::Warning,
+            | DiagnosticKind::InvalidToolInput
+            | DiagnosticKind::Retracted => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -441,6 +446,21 @@ pub struct RunError {
     pub line: u64,
 }
 
+/// A record the provider withdrew after delivering it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Retraction {
+    /// The line of the withdrawn record.
+    pub line: u64,
+    /// The line of the record that withdrew it.
+    pub by_line: u64,
+    /// The message its blocks belong to (`message_id` on their events), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The tool calls it made, or whose results it carried (`call_id` on their events).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_ids: Vec<String>,
+}
+
 /// A provider record axt keeps but does not turn into blocks (rate limits, hooks, ...).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Passthrough {
@@ -487,6 +507,11 @@ pub struct RunMeta {
     /// Errors the provider reported, fatal or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<RunError>,
+    /// Output the provider withdrew after delivering it, in the order it said so. Its blocks
+    /// stay in the transcript (they were written as they came): a reader that wants the run
+    /// as the provider finally stands by it drops the messages and tool calls named here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retracted: Vec<Retraction>,
     /// Wall-clock duration in milliseconds, as the provider measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
@@ -598,6 +623,7 @@ impl RunMeta {
             answer: None,
             status: RunStatus::Incomplete,
             errors: Vec::new(),
+            retracted: Vec::new(),
             duration_ms: None,
             num_turns: None,
             passthrough: Vec::new(),
