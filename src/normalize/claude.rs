@@ -32,7 +32,8 @@
 //!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
 //!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
 //!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
-//!   `modelUsage` is missing (older CLIs).
+//!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
+//!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
 //! * `system/init` gives the session, model and CLI version; every other record
 //!   (`system/*`, `rate_limit_event`, types added after this was written) is kept as
 //!   passthrough metadata, never an error.
@@ -1890,6 +1891,13 @@ impl State {
             .filter(|d| d.as_array().is_some_and(|a| !a.is_empty()))
         {
             self.keep(record, "result/permission_denials", denials.clone());
+        }
+        // The answer of a `--json-schema` run, and the call a run ended on because a hook
+        // deferred it: data, not telemetry, and in no other record.
+        for field in ["structured_output", "deferred_tool_use"] {
+            if let Some(value) = raw.get(field).filter(|value| !value.is_null()) {
+                self.keep(record, &format!("result/{field}"), value.clone());
+            }
         }
         if let Some(model_usage) = raw.get("modelUsage") {
             if self.meta.model.is_none() {
