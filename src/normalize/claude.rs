@@ -22,7 +22,8 @@
 //!   far. Copies are matched with streamed blocks by tool id, by index (a whole-message
 //!   line), else by type and content (`MessageBlocks::reconcile`); a line sent twice
 //!   (same `uuid`) adds nothing. A copy that differs from its deltas is reported
-//!   (`stream-mismatch`, a warning) and the version handed out first is kept. A message's
+//!   (`stream-mismatch`, a warning) and the version handed out first is kept. An `error`
+//!   event (the API cut the response) is a run error. A message's
 //!   state ends when the next message of its scope starts streaming: a copy arriving after
 //!   that would not be recognised (Claude Code writes a message's lines before it asks the
 //!   model again).
@@ -320,6 +321,9 @@ struct StreamEvent<'a> {
     delta: Option<Delta<'a>>,
     #[serde(default)]
     usage: Option<MessageUsage>,
+    /// On an `error` event: the API's error object (`{type, message}`).
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -1616,6 +1620,20 @@ impl State {
                 if let (Some(id), Some(usage)) = (message_id, event.usage) {
                     self.usage_snapshot(&id, usage);
                 }
+            }
+            // The API's `error` event: the response was cut (what it had streamed is handed out
+            // when the next message starts, or the input ends).
+            "error" => {
+                let error = match &event.error {
+                    Some(Value::Object(fields)) => {
+                        let field = |name| fields.get(name).and_then(Value::as_str);
+                        let kind = field("type").unwrap_or("error");
+                        format!("stream error: {kind}: {}", field("message").unwrap_or(""))
+                    }
+                    Some(other) => format!("stream error: {other}"),
+                    None => "stream error".to_owned(),
+                };
+                self.run_error(Some(error), record);
             }
             "message_stop" => {
                 let message = &mut self.messages[at];
