@@ -23,10 +23,9 @@
 //!   line), else by type and content (`MessageBlocks::reconcile`); a line sent twice
 //!   (same `uuid`) adds nothing. A copy that differs from its deltas is reported
 //!   (`stream-mismatch`, a warning) and the version handed out first is kept. An `error`
-//!   event (the API cut the response) is a run error. A message's
-//!   state ends when the next message of its scope starts streaming: a copy arriving after
-//!   that would not be recognised (Claude Code writes a message's lines before it asks the
-//!   model again).
+//!   event (the API cut the response) is a run error. A message's state ends when the next
+//!   message of its scope starts streaming: a copy arriving after that would not be
+//!   recognised (Claude Code writes a message's lines before it asks the model again).
 //! * `result`: the run's status (`is_error` is the failure flag: an API error is reported
 //!   with subtype `success`), stop reason, usage, cost, duration, turns, errors, and the
 //!   final answer (`result`, kept as the run's `answer`). The run's usage is the sum of
@@ -35,6 +34,11 @@
 //!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
 //!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
 //!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
+//! * `system/model_refusal_fallback` (`retracted_message_uuids`) and an assistant line's
+//!   `supersedes`: Claude Code withdrew records it had delivered (a refused reply, retried
+//!   on a fallback model). The transcript is written as records come, so their blocks stay;
+//!   the withdrawal is reported (`retracted`, a warning) and listed in the run's
+//!   `retracted`, by message and tool ids.
 //! * `system/init` gives the session, model and CLI version; every other record
 //!   (`system/*`, `rate_limit_event`, types added after this was written) is kept as
 //!   passthrough metadata, never an error.
