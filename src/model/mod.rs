@@ -61,6 +61,9 @@
 //!   `for_each`, `while`, `call_workflow`, or a custom type name.
 //! * `error` - string, optional. Failure description on `*.completed`; omitted on success.
 //! * `result` - any JSON, optional. The step's result on `*.completed`; omitted when null.
+//!   On the `run.completed` of a run normalized from an agent's output it is the run's
+//!   metadata, [`RunMeta`](crate::normalize::RunMeta), documented field by field there;
+//!   `answer` in it is the final answer as the agent's terminal record states it.
 //!
 //! The *message payload* (`message.*`):
 //!

@@ -135,8 +135,11 @@ impl Provider {
 
     /// Why [`Provider::detect`] found no provider in `head`, when it can say more than that
     /// no record was recognized: an error-only body whose error object names no provider,
-    /// or one of a provider axt has no adapter for.
+    /// or one of a provider axt has no adapter for. `None` when `head` is detected.
     pub fn why_undetected(head: &[u8]) -> Option<&'static str> {
+        if Provider::detect(head).is_some() {
+            return None;
+        }
         let first = head
             .split(|b| *b == b'\n')
             .find(|line| line.iter().any(|b| !b.is_ascii_whitespace()))?;
@@ -145,7 +148,9 @@ impl Provider {
             record => record,
         };
         match error_body(&record)? {
-            ErrorBody::Anthropic => Some("an Anthropic API error body, which no adapter reads"),
+            ErrorBody::Anthropic => Some(
+                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
+            ),
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
             ),
@@ -354,11 +359,14 @@ pub enum DiagnosticKind {
     /// The input had records and the adapter recognized none of them: the wrong provider,
     /// or not provider output at all.
     UnrecognizedInput,
+    /// The provider withdrew output it had delivered (Claude's refusal fallback); the
+    /// withdrawn blocks stay in the transcript and are listed in [`RunMeta::retracted`].
+    Retracted,
 }
 
 impl DiagnosticKind {
     /// Every kind, for documentation checks and help texts.
-    pub const ALL: [DiagnosticKind; 16] = [
+    pub const ALL: [DiagnosticKind; 17] = [
         DiagnosticKind::NotJson,
         DiagnosticKind::InvalidJson,
         DiagnosticKind::InvalidUtf8,
@@ -375,6 +383,7 @@ impl DiagnosticKind {
         DiagnosticKind::InvalidToolInput,
         DiagnosticKind::ForeignRecord,
         DiagnosticKind::UnrecognizedInput,
+        DiagnosticKind::Retracted,
     ];
 
     /// The kebab-case name, as in JSON reports.
@@ -396,6 +405,7 @@ impl DiagnosticKind {
             DiagnosticKind::InvalidToolInput => "invalid-tool-input",
             DiagnosticKind::ForeignRecord => "foreign-record",
             DiagnosticKind::UnrecognizedInput => "unrecognized-input",
+            DiagnosticKind::Retracted => "retracted",
         }
     }
 
@@ -408,7 +418,8 @@ impl DiagnosticKind {
             | DiagnosticKind::DanglingToolUse
             | DiagnosticKind::MissingTerminal
             | DiagnosticKind::StreamMismatch
-            | DiagnosticKind::InvalidToolInput => Severity::Warning,
+            | DiagnosticKind::InvalidToolInput
+            | DiagnosticKind::Retracted => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -571,6 +582,21 @@ pub struct RunError {
     pub line: u64,
 }
 
+/// A record the provider withdrew after delivering it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Retraction {
+    /// The line of the withdrawn record.
+    pub line: u64,
+    /// The line of the record that withdrew it.
+    pub by_line: u64,
+    /// The message its blocks belong to (`message_id` on their events), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The tool calls it made, or whose results it carried (`call_id` on their events).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_ids: Vec<String>,
+}
+
 /// A provider record axt keeps but does not turn into blocks (rate limits, hooks, ...).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Passthrough {
@@ -607,11 +633,21 @@ pub struct RunMeta {
     /// Why the model stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<StopReason>,
+    /// The run's final answer as its terminal record states it (Claude's `result.result`),
+    /// when the run did not fail: usually a copy of the last assistant text, but the only
+    /// copy when the assistant lines are missing. A failed run's text is in `errors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// How the run ended.
     pub status: RunStatus,
     /// Errors the provider reported, fatal or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<RunError>,
+    /// Output the provider withdrew after delivering it, in the order it said so. Its blocks
+    /// stay in the transcript (they were written as they came): a reader that wants the run
+    /// as the provider finally stands by it drops the messages and tool calls named here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retracted: Vec<Retraction>,
     /// Wall-clock duration in milliseconds, as the provider measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
@@ -763,8 +799,10 @@ impl RunMeta {
             raw_usage: None,
             cost_usd: None,
             stop_reason: None,
+            answer: None,
             status: RunStatus::Incomplete,
             errors: Vec::new(),
+            retracted: Vec::new(),
             duration_ms: None,
             num_turns: None,
             passthrough: Vec::new(),
@@ -921,7 +959,7 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput => {
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted => {
                 DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
             }
         };

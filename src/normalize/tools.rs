@@ -64,6 +64,15 @@ impl PendingTools {
         true
     }
 
+    /// The call seen first of those still waiting for their result: the one a result that
+    /// names no call answers (the seed's simplified format allows that).
+    pub(crate) fn oldest_waiting(&self) -> Option<String> {
+        self.order
+            .iter()
+            .find(|id| !self.calls[id.as_str()].answered)
+            .cloned()
+    }
+
     /// Whether a call with this id was seen and still waits for its result.
     pub(crate) fn is_waiting(&self, tool_id: &str) -> bool {
         self.calls.get(tool_id).is_some_and(|call| !call.answered)

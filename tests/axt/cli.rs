@@ -101,11 +101,12 @@ fn a_closed_stdout_is_not_an_error() {
 
 #[test]
 fn normalize_says_why_an_error_only_body_names_no_provider() {
-    let anthropic =
-        br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    // Pretty-printed, as an HTTP client saves it: one line of it would be the seed's
+    // simplified Claude Code `error` line, which the claude adapter reads.
+    let anthropic = b"{\n  \"type\": \"error\",\n  \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}\n}\n";
     let output = axt(&["normalize"], anthropic);
     assert_eq!(output.status.code(), Some(2));
-    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads); pass --provider (claude|codex|gemini|copilot|openai)");
+    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)); pass --provider (claude|codex|gemini|copilot|openai)");
 }
 
 /// Runs axt with stderr (and, with `close_stdout`, stdout too) going to a pipe whose reader

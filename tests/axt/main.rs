@@ -14,6 +14,7 @@ mod golden;
 mod model;
 mod normalize;
 mod openai;
+mod partial_messages;
 mod read;
 mod record;
 mod times;
