@@ -1,6 +1,6 @@
 //! AgentLog export: every `ok/` fixture of every provider corpus is normalized to a
-//! transcript, and every Claude Code session of `corpus/claude-code/` imported, then
-//! exported; the documents are golden snapshots in `golden/agentlog/<corpus>/<outcome>/`,
+//! transcript, and every Claude Code session of `corpus/import/claude-code/` imported, then
+//! exported; the documents are golden snapshots in `golden/export/agentlog/<corpus>/<outcome>/`,
 //! which `scripts/validate-agentlog.py` (run by CI) checks against the published schema.
 //!
 //! The round trip Claude Code session -> canonical -> AgentLog keeps every tool call with
@@ -26,7 +26,7 @@ fn snapshot(dir: &str, outcome: &str, name: &str, document: &Value) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(
         Path::new(ROOT)
-            .join("golden/agentlog")
+            .join("golden/export/agentlog")
             .join(dir)
             .join(outcome),
     );
@@ -58,7 +58,7 @@ fn check_shape(name: &str, document: &Value) {
 fn provider_fixtures_export() {
     for provider in Provider::ALL {
         let dir = Path::new(ROOT)
-            .join("corpus")
+            .join("corpus/normalize")
             .join(provider.as_str())
             .join("ok");
         let mut fixtures: Vec<_> = std::fs::read_dir(&dir)

@@ -1,6 +1,6 @@
-//! The Claude Code session-log corpus: every session under `corpus/claude-code/{ok,err}/` is
+//! The Claude Code session-log corpus: every session under `corpus/import/claude-code/{ok,err}/` is
 //! imported, checked against invariants, written through the recorder and read back as a
-//! tree, and compared with its snapshot in `golden/claude-code/{ok,err}/` (a session in a
+//! tree, and compared with its snapshot in `golden/import/claude-code/{ok,err}/` (a session in a
 //! subdirectory, `ok/nested/<id>.jsonl`, is `nested__<id>.snap`).
 //!
 //! Invariants first: `ok/` sessions give no error diagnostic and no warning note, `err/`
@@ -19,7 +19,7 @@ use axt::read::tree::build;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 pub(crate) fn corpus() -> PathBuf {
-    Path::new(ROOT).join("corpus").join("claude-code")
+    Path::new(ROOT).join("corpus/import/claude-code")
 }
 
 pub(crate) fn sessions(outcome: &str) -> Vec<SessionFiles> {
@@ -70,7 +70,7 @@ impl Drop for Scratch {
 #[test]
 fn claude_code_sessions() {
     let readme = std::fs::read_to_string(corpus().join("README.md"))
-        .expect("corpus/claude-code/README.md describes every session");
+        .expect("corpus/import/claude-code/README.md describes every session");
     let mut failures = Vec::new();
     for outcome in ["ok", "err"] {
         for files in sessions(outcome) {
@@ -218,10 +218,14 @@ fn claude_code_sessions() {
     assert!(failures.is_empty(), "snapshots differ for: {failures:#?}");
 }
 
-/// Compares `text` with `golden/claude-code/<outcome>/<name>.snap`; false when it differs.
+/// Compares `text` with `golden/import/claude-code/<outcome>/<name>.snap`; false when it differs.
 fn snapshot(outcome: &str, name: &str, text: String) -> bool {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(Path::new(ROOT).join("golden/claude-code").join(outcome));
+    settings.set_snapshot_path(
+        Path::new(ROOT)
+            .join("golden/import/claude-code")
+            .join(outcome),
+    );
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -486,7 +490,7 @@ fn the_cli_prints_what_it_kept_out_of_each_thread() {
         &[
             "import",
             "claude-code",
-            "corpus/claude-code/ok/rewind-and-hook-fork.jsonl",
+            "corpus/import/claude-code/ok/rewind-and-hook-fork.jsonl",
             "--out",
             out.0.to_str().unwrap(),
         ],
@@ -495,7 +499,7 @@ fn the_cli_prints_what_it_kept_out_of_each_thread() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = crate::cli::text(&output.stderr).replace(out.0.to_str().unwrap(), "OUT");
     insta::assert_snapshot!(stderr, @"
-    corpus/claude-code/ok/rewind-and-hook-fork.jsonl:6: byte 3110: kept-out: warning: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
+    corpus/import/claude-code/ok/rewind-and-hook-fork.jsonl:6: byte 3110: kept-out: warning: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
     axt: 1 session, 1 run, 16 events written to OUT; 0 failed, 0 entry errors; notes: kept-out 1; entries kept out of the threads: rewound 2, side-branch 1
     ");
 }
@@ -586,7 +590,7 @@ fn the_cli_imports_the_seed_layout_of_two_sessions_into_one_directory() {
         &[
             "import",
             "claude-code",
-            "corpus/claude-code/ok/seed-transcripts-layout",
+            "corpus/import/claude-code/ok/seed-transcripts-layout",
             "--out",
             out.0.to_str().unwrap(),
         ],
@@ -606,16 +610,16 @@ fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1(
         let stderr = crate::cli::text(&output.stderr).replace(dir, "OUT");
         (output.status.code(), stderr)
     };
-    let (code, stderr) = run("corpus/claude-code/err/empty-session-log.jsonl");
+    let (code, stderr) = run("corpus/import/claude-code/err/empty-session-log.jsonl");
     assert_eq!(code, Some(1));
     insta::assert_snapshot!(stderr, @"
-    corpus/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
+    corpus/import/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
     axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
     ");
-    let (code, stderr) = run("corpus/claude-code/err/stream-json-not-a-session-log.jsonl");
+    let (code, stderr) = run("corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl");
     assert_eq!(code, Some(1));
     insta::assert_snapshot!(stderr, @"
-    corpus/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
+    corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
     axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
     ");
     assert_eq!(

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn fixture(name: &str) -> Normalized {
-    let input = std::fs::read(format!("{ROOT}/corpus/codex/{name}")).unwrap();
+    let input = std::fs::read(format!("{ROOT}/corpus/normalize/codex/{name}")).unwrap();
     normalize_lossy(Provider::Codex, &input, Options::default())
 }
 

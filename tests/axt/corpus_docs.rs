@@ -172,7 +172,10 @@ fn fixture_named(text: &str, fixtures: &[String]) -> Option<String> {
 fn fixtures(corpus: &str) -> Vec<String> {
     let mut found = Vec::new();
     for outcome in ["ok", "err"] {
-        let dir = Path::new(ROOT).join("corpus").join(corpus).join(outcome);
+        let dir = Path::new(ROOT)
+            .join("corpus/normalize")
+            .join(corpus)
+            .join(outcome);
         for entry in std::fs::read_dir(dir).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
             if [".jsonl", ".json", ".sse"]
@@ -231,7 +234,7 @@ fn golden_diagnostics(corpus: &str, fixture: &str) -> String {
     let (outcome, name) = fixture.split_once('/').unwrap();
     let stem = Path::new(name).file_stem().unwrap().to_str().unwrap();
     let path = Path::new(ROOT)
-        .join("golden")
+        .join("golden/normalize")
         .join(corpus)
         .join(outcome)
         .join(format!("{stem}.snap"));
@@ -252,13 +255,19 @@ fn corpus_docs_name_only_real_diagnostic_kinds() {
     let mut wrong = Vec::new();
     for corpus in CORPORA {
         for doc in ["README.md", "EXPECTED.md"] {
-            let path = Path::new(ROOT).join("corpus").join(corpus).join(doc);
+            let path = Path::new(ROOT)
+                .join("corpus/normalize")
+                .join(corpus)
+                .join(doc);
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
             for mention in mentions(&text) {
                 if !kinds.contains(&mention.token.as_str()) {
-                    wrong.push(format!("corpus/{corpus}/{doc}: `{}`", mention.token));
+                    wrong.push(format!(
+                        "corpus/normalize/{corpus}/{doc}: `{}`",
+                        mention.token
+                    ));
                 }
             }
         }
@@ -276,7 +285,10 @@ fn corpus_docs_expect_what_the_goldens_show() {
     for corpus in CORPORA {
         let fixtures = fixtures(corpus);
         for doc in ["README.md", "EXPECTED.md"] {
-            let path = Path::new(ROOT).join("corpus").join(corpus).join(doc);
+            let path = Path::new(ROOT)
+                .join("corpus/normalize")
+                .join(corpus)
+                .join(doc);
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
@@ -290,7 +302,7 @@ fn corpus_docs_expect_what_the_goldens_show() {
                     };
                     if !golden.contains(&printed) {
                         wrong.push(format!(
-                            "corpus/{corpus}/{doc} expects {printed} for {fixture}; its golden has:\n{golden}"
+                            "corpus/normalize/{corpus}/{doc} expects {printed} for {fixture}; its golden has:\n{golden}"
                         ));
                     }
                 }

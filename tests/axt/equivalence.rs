@@ -14,7 +14,7 @@ use serde_json::Value;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn scenario(provider: Provider) -> Vec<u8> {
-    let path = format!("{ROOT}/corpus/{provider}/ok/shared-scenario-shell-command.jsonl");
+    let path = format!("{ROOT}/corpus/normalize/{provider}/ok/shared-scenario-shell-command.jsonl");
     std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
 }
 

@@ -30,9 +30,9 @@ fn replay_agent() -> String {
 /// A fixture by name: `ok/foo` is `ok/foo.jsonl`; a name with an extension is taken as is.
 fn fixture(provider: Provider, name: &str) -> String {
     if Path::new(name).extension().is_some() {
-        format!("{ROOT}/corpus/{provider}/{name}")
+        format!("{ROOT}/corpus/normalize/{provider}/{name}")
     } else {
-        format!("{ROOT}/corpus/{provider}/{name}.jsonl")
+        format!("{ROOT}/corpus/normalize/{provider}/{name}.jsonl")
     }
 }
 
@@ -83,7 +83,7 @@ fn fixtures(provider: Provider) -> Vec<String> {
     let mut names = Vec::new();
     for outcome in ["ok", "err"] {
         let dir = Path::new(ROOT)
-            .join("corpus")
+            .join("corpus/normalize")
             .join(provider.as_str())
             .join(outcome);
         let Ok(entries) = fs::read_dir(&dir) else {

@@ -60,7 +60,7 @@ fn every_corpus_under_every_kind_of_chunking() {
 }
 
 fn corpus_under_every_kind_of_chunking(provider: Provider) {
-    let fixtures = files(&format!("corpus/{provider}"), "");
+    let fixtures = files(&format!("corpus/normalize/{provider}"), "");
     let fixtures: Vec<_> = fixtures
         .into_iter()
         .filter(|p| {
@@ -90,7 +90,7 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
 
 #[test]
 fn transcript_corpus_round_trips() {
-    for path in files("corpus/transcript", ".jsonl") {
+    for path in files("corpus/read/transcript", ".jsonl") {
         for line in fs::read(&path).unwrap().split(|b| *b == b'\n') {
             check::decode_round_trip(line);
         }

@@ -363,7 +363,7 @@ fn detection_keeps_providers_apart() {
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{ROOT}/corpus/{name}")).unwrap()
+    std::fs::read(format!("{ROOT}/corpus/normalize/{name}")).unwrap()
 }
 
 /// A session log (`~/.copilot/session-state/<id>/events.jsonl`) has no `result` line and no

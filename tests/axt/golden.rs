@@ -1,5 +1,5 @@
-//! The golden corpus: every fixture under `corpus/<provider>/{ok,err}/` is normalized, checked
-//! against invariants, and compared with its snapshot in `golden/<provider>/{ok,err}/`.
+//! The golden corpus: every fixture under `corpus/normalize/<provider>/{ok,err}/` is normalized, checked
+//! against invariants, and compared with its snapshot in `golden/normalize/<provider>/{ok,err}/`.
 //!
 //! Invariants come before snapshots (ruff's fixture harness does the same), so a snapshot can
 //! never bless broken output:
@@ -25,7 +25,7 @@ use axt::{ContentBlock, Timestamp};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The corpus harness's record limit (`corpus/*/README.md`): small, so a fixture of modest
+/// The corpus harness's record limit (`corpus/normalize/*/README.md`): small, so a fixture of modest
 /// size can exceed it.
 const MAX_RECORD_BYTES: usize = 64 * 1024;
 
@@ -39,7 +39,7 @@ fn options() -> Options {
 
 fn fixtures(provider: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> =
-        walkdir::WalkDir::new(Path::new(ROOT).join("corpus").join(provider))
+        walkdir::WalkDir::new(Path::new(ROOT).join("corpus/normalize").join(provider))
             .into_iter()
             .map(|entry| entry.expect("corpus is readable").into_path())
             .filter(|path| {
@@ -238,21 +238,25 @@ fn block_json(block: &ContentBlock) -> String {
 /// One provider's corpus: invariants, per-fixture snapshots, and the summary snapshot.
 fn golden(provider: Provider) {
     let name = provider.as_str();
-    let readme =
-        std::fs::read_to_string(Path::new(ROOT).join("corpus").join(name).join("README.md"))
-            .unwrap_or_else(|_| panic!("corpus/{name}/README.md describes every fixture"));
+    let readme = std::fs::read_to_string(
+        Path::new(ROOT)
+            .join("corpus/normalize")
+            .join(name)
+            .join("README.md"),
+    )
+    .unwrap_or_else(|_| panic!("corpus/normalize/{name}/README.md describes every fixture"));
     let mut summary = Summary::default();
     let mut failures = Vec::new();
     for path in fixtures(name) {
         let relative = path
-            .strip_prefix(Path::new(ROOT).join("corpus").join(name))
+            .strip_prefix(Path::new(ROOT).join("corpus/normalize").join(name))
             .unwrap();
         let outcome = relative.iter().next().unwrap().to_str().unwrap().to_owned();
         let fixture = relative.to_str().unwrap().to_owned();
         let file_name = path.file_name().unwrap().to_str().unwrap();
         assert!(
             readme.contains(file_name),
-            "corpus/{name}/README.md must describe {fixture}"
+            "corpus/normalize/{name}/README.md must describe {fixture}"
         );
 
         let input = std::fs::read(&path).unwrap();
@@ -271,7 +275,12 @@ fn golden(provider: Provider) {
         let rendered = render(&format!("corpus/{name}/{fixture}"), &whole, events);
         let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(Path::new(ROOT).join("golden").join(name).join(&outcome));
+        settings.set_snapshot_path(
+            Path::new(ROOT)
+                .join("golden/normalize")
+                .join(name)
+                .join(&outcome),
+        );
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(&path);
         settings.set_omit_expression(true);
@@ -283,7 +292,7 @@ fn golden(provider: Provider) {
         }
     }
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(Path::new(ROOT).join("golden").join(name));
+    settings.set_snapshot_path(Path::new(ROOT).join("golden/normalize").join(name));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_snapshot!("summary", summary.render(name)));
@@ -413,10 +422,15 @@ fn no_snapshot_without_a_fixture() {
                     .any(|ext| base.join(format!("{path}.{ext}")).exists())
         };
         let has_fixture = match parts.as_slice() {
-            [_provider, "summary.snap"] => true,
-            [provider, outcome, _] => fixture(provider, outcome),
-            // An export snapshot: golden/agentlog/<corpus>/<outcome>/<fixture>.snap.
-            ["agentlog", corpus, outcome, _] => fixture(corpus, outcome),
+            [_stage, _corpus, "summary.snap"] => true,
+            [stage, corpus, outcome, _] => fixture(&format!("{stage}/{corpus}"), outcome),
+            // An export snapshot: golden/export/agentlog/<corpus>/<outcome>/<fixture>.snap.
+            ["export", "agentlog", "claude-code", outcome, _] => {
+                fixture("import/claude-code", outcome)
+            }
+            ["export", "agentlog", provider, outcome, _] => {
+                fixture(&format!("normalize/{provider}"), outcome)
+            }
             _ => false,
         };
         assert!(

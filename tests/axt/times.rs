@@ -18,12 +18,12 @@ const MAX_RECORD_BYTES: usize = 64 * 1024;
 /// Every normalizer fixture with its provider (the Claude Code session logs are Claude's).
 fn fixtures() -> Vec<(Provider, PathBuf)> {
     let corpora = [
-        ("claude", Provider::Claude),
-        ("claude-code", Provider::Claude),
-        ("codex", Provider::Codex),
-        ("gemini", Provider::Gemini),
-        ("copilot", Provider::Copilot),
-        ("openai", Provider::OpenAi),
+        ("normalize/claude", Provider::Claude),
+        ("import/claude-code", Provider::Claude),
+        ("normalize/codex", Provider::Codex),
+        ("normalize/gemini", Provider::Gemini),
+        ("normalize/copilot", Provider::Copilot),
+        ("normalize/openai", Provider::OpenAi),
     ];
     let mut found = Vec::new();
     for (corpus, provider) in corpora {
@@ -158,7 +158,7 @@ fn a_fixed_clock_dates_what_the_source_does_not() {
     assert!(undated >= 40, "only {undated} undated fixtures");
 
     // The command line: --clock fixed:TIME.
-    let fixture = "corpus/codex/ok/shared-scenario-shell-command.jsonl";
+    let fixture = "corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl";
     let run = || {
         axt(
             &[
@@ -190,7 +190,7 @@ fn a_fixed_clock_dates_what_the_source_does_not() {
 #[test]
 fn records_before_the_first_stamp_take_it() {
     let input = std::fs::read(format!(
-        "{ROOT}/corpus/openai/ok/conversation-two-exchanges-history-repeated.jsonl"
+        "{ROOT}/corpus/normalize/openai/ok/conversation-two-exchanges-history-repeated.jsonl"
     ))
     .unwrap();
     let normalized = normalize_lossy(Provider::OpenAi, &input, options());
@@ -219,7 +219,7 @@ fn records_before_the_first_stamp_take_it() {
 #[test]
 fn tree_durations_are_the_providers() {
     let dir = std::env::temp_dir().join(format!("axt-times-{}", std::process::id()));
-    let fixture = "corpus/gemini/ok/shared-scenario-shell-command.jsonl";
+    let fixture = "corpus/normalize/gemini/ok/shared-scenario-shell-command.jsonl";
     let out = dir.to_str().unwrap();
     let written = axt(&["normalize", "--out", out, fixture], b"");
     assert_eq!(written.status.code(), Some(0));

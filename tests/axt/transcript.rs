@@ -1,6 +1,6 @@
-//! The transcript corpus: every fixture under `corpus/transcript/{ok,err}/` is read back with
+//! The transcript corpus: every fixture under `corpus/read/transcript/{ok,err}/` is read back with
 //! the tolerant reader, its links checked and its tree rebuilt, checked against invariants,
-//! and compared with its snapshot in `golden/transcript/{ok,err}/` (a fixture in a
+//! and compared with its snapshot in `golden/read/transcript/{ok,err}/` (a fixture in a
 //! subdirectory, such as `ok/nested/nest-root.jsonl`, is `nested__nest-root.snap`).
 //!
 //! Invariants first: `ok/` fixtures give no problem at all (reader, links, tree), `err/`
@@ -18,7 +18,7 @@ use axt::read::{ReadItem, Reader};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn corpus() -> PathBuf {
-    Path::new(ROOT).join("corpus").join("transcript")
+    Path::new(ROOT).join("corpus/read/transcript")
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -91,7 +91,7 @@ fn ms(duration: Option<u64>) -> String {
 #[test]
 fn transcript_corpus() {
     let readme = std::fs::read_to_string(corpus().join("README.md"))
-        .expect("corpus/transcript/README.md describes every fixture");
+        .expect("corpus/read/transcript/README.md describes every fixture");
     let mut summary: BTreeMap<String, usize> = BTreeMap::new();
     let mut per_fixture = Vec::new();
     let mut failures = Vec::new();
@@ -207,7 +207,11 @@ fn transcript_corpus() {
         ));
 
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(Path::new(ROOT).join("golden/transcript").join(&outcome));
+        settings.set_snapshot_path(
+            Path::new(ROOT)
+                .join("golden/read/transcript")
+                .join(&outcome),
+        );
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(&path);
         settings.set_omit_expression(true);
@@ -227,7 +231,7 @@ fn transcript_corpus() {
         writeln!(text, "{line}").unwrap();
     }
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(Path::new(ROOT).join("golden/transcript"));
+    settings.set_snapshot_path(Path::new(ROOT).join("golden/read/transcript"));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_snapshot!("summary", text));
