@@ -1,7 +1,7 @@
 //! Live capture: `axt exec` around a stand-in agent, and the library's `Capture` seen by a
 //! subscriber while the agent runs.
 //!
-//! The stand-in, `scripts/replay-agent.py`, replays a corpus fixture on stdout in pieces
+//! The stand-in, `tests/axt/support/replay-agent.py`, replays a corpus fixture on stdout in pieces
 //! (every line split across writes, optionally with delays), and can wait for a signal file,
 //! kill itself mid-record, or close its stdout and keep running.
 
@@ -24,7 +24,7 @@ use super::record::TempDir;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn replay_agent() -> String {
-    format!("{ROOT}/scripts/replay-agent.py")
+    format!("{ROOT}/tests/axt/support/replay-agent.py")
 }
 
 /// A fixture by name: `ok/foo` is `ok/foo.jsonl`; a name with an extension is taken as is.

@@ -1,20 +1,20 @@
 //! axt's integration tests: one binary, one module per area.
 
-mod agentlog;
 mod bench_stream;
-mod claude_code;
 mod cli;
 mod codex;
 mod corpus_docs;
 mod equivalence;
 mod exec;
 mod fuzz_regressions;
-mod gemini_copilot;
-mod golden;
+mod gemini;
+mod golden_export;
+mod golden_import;
+mod golden_normalize;
+mod golden_read;
 mod model;
 mod normalize;
 mod openai;
 mod read;
 mod record;
 mod times;
-mod transcript;

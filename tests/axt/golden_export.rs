@@ -18,7 +18,7 @@ use axt::normalize::{Options, Provider};
 use axt::record::{RecorderOptions, RecordingSink};
 use serde_json::Value;
 
-use crate::claude_code::{Scratch, corpus, sessions, stem};
+use crate::golden_import::{Scratch, corpus, sessions, stem};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
