@@ -3,10 +3,12 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::TempDir;
+
 pub(crate) fn axt(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -116,7 +118,7 @@ pub(crate) fn axt_with_closed(args: &[&str], stdin: &[u8], close_stdout: bool) -
     let mut command = Command::new(env!("CARGO_BIN_EXE_axt"));
     command
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .stdin(Stdio::piped())
         .stderr(writer.try_clone().unwrap());
     if close_stdout {
@@ -414,7 +416,7 @@ fn no_event_is_a_problem_not_a_success() {
 /// rest is counted, and the exit code says an input could not be read.
 #[test]
 fn stats_counts_what_it_can_read_and_reports_the_rest() {
-    let dir = super::record::TempDir::new("stats-unreadable");
+    let dir = TempDir::new("stats-unreadable");
     let top = dir.path().join("top");
     std::fs::create_dir_all(top.join("ok")).unwrap();
     std::fs::copy(
@@ -459,7 +461,7 @@ fn stats_counts_what_it_can_read_and_reports_the_rest() {
 /// (which `check` then called clean): it now refuses, unless told to replace the run.
 #[test]
 fn normalize_out_refuses_a_run_the_directory_has() {
-    let dir = super::record::TempDir::new("normalize-twice");
+    let dir = TempDir::new("normalize-twice");
     let out = dir.path().to_str().unwrap();
     let fixture = "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
     let path = dir
@@ -610,7 +612,7 @@ fn completions_and_man_pages_cover_every_command() {
     }
     assert!(!page.contains("axt\\-help(1)"), "no page to point at");
 
-    let dir = super::record::TempDir::new("man");
+    let dir = TempDir::new("man");
     let out = dir.path().join("man1");
     let written = axt(&["man", "--out", out.to_str().unwrap()], b"");
     assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
@@ -670,7 +672,7 @@ fn color_always_and_never() {
 /// `--quiet` drops notices (`wrote ...`), not problems.
 #[test]
 fn quiet_drops_notices_not_problems() {
-    let dir = super::record::TempDir::new("quiet");
+    let dir = TempDir::new("quiet");
     let out = dir.path().to_str().unwrap();
     let fixture = "corpus/normalize/claude/ok/dangling-tool-use-interrupted.jsonl";
     let output = axt(&["normalize", "-q", "--out", out, fixture], b"");
@@ -720,7 +722,7 @@ fn on_a_terminal_stdin_is_announced_and_no_color_is_honoured() {
 /// A progress bar is drawn on a terminal only, and never with --quiet.
 #[test]
 fn import_shows_a_progress_bar_on_a_terminal_only() {
-    let dir = super::record::TempDir::new("import-progress");
+    let dir = TempDir::new("import-progress");
     let on_a_terminal = |extra: &str, out: &str| {
         let command = format!(
             "{} import claude-code corpus/import/claude-code/ok --out {out} {extra}",
@@ -728,7 +730,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
         );
         let output = Command::new("script")
             .args(["-qec", &command, "/dev/null"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(crate::support::ROOT)
             .stdin(Stdio::null())
             .output()
             .expect("script (util-linux) runs");
@@ -774,7 +776,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
 /// byte offset is found in the file), then one summary, and exits 1 for the errors.
 #[test]
 fn import_reports_in_the_one_format() {
-    let dir = super::record::TempDir::new("import-format");
+    let dir = TempDir::new("import-format");
     let out = dir.path().to_str().unwrap();
     let output = axt(
         &[

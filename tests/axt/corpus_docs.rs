@@ -16,7 +16,7 @@ use std::path::Path;
 
 use axt::normalize::DiagnosticKind;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 /// The normalizer corpora: their diagnostics are `DiagnosticKind`s.
 const CORPORA: [&str; 5] = ["claude", "codex", "gemini", "copilot", "openai"];

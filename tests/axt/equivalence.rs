@@ -11,7 +11,7 @@ use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Options, Provider, normalize};
 use serde_json::Value;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 fn scenario(provider: Provider) -> Vec<u8> {
     let path = format!("{ROOT}/corpus/normalize/{provider}/ok/shared-scenario-shell-command.jsonl");

@@ -5,12 +5,12 @@
 mod check;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::normalize::Provider;
 
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let root = crate::support::root().join(dir);
     let mut found = Vec::new();
     let mut pending = vec![root];
     while let Some(dir) = pending.pop() {

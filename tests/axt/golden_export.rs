@@ -8,32 +8,25 @@
 //! from the session files and compared with the document.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
-use axt::Timestamp;
 use axt::export::agentlog::{ExportOptions, export};
-use axt::import::claude_code::{convert, write};
+use axt::import::claude_code::{SessionFiles, convert, write};
 use axt::normalize::events::{EventOptions, Transcriber};
 use axt::normalize::{Options, Provider};
 use axt::record::{RecorderOptions, RecordingSink};
 use serde_json::Value;
 
-use crate::golden_import::{Scratch, corpus, sessions, stem};
+use crate::golden_import::{sessions, stem};
+use crate::support::{
+    Failures, Outcome, PROVIDER_INPUTS, TempDir, export_golden, fixtures, import_corpus,
+    normalize_corpus, now, snapshot_settings,
+};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn snapshot(dir: &str, outcome: &str, name: &str, document: &Value) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(
-        Path::new(ROOT)
-            .join("golden/export/agentlog")
-            .join(dir)
-            .join(outcome),
-    );
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
+/// Compares `document` with `golden/export/agentlog/<corpus>/<outcome>/<name>.snap`.
+fn snapshot(corpus: &str, outcome: Outcome, name: &str, document: &Value) {
     let text = serde_json::to_string_pretty(document).unwrap();
-    settings.bind(|| insta::assert_snapshot!(name.to_owned(), text));
+    snapshot_settings(&export_golden(corpus).join(outcome.as_str()), None)
+        .bind(|| insta::assert_snapshot!(name.to_owned(), text));
 }
 
 fn check_shape(name: &str, document: &Value) {
@@ -54,65 +47,66 @@ fn check_shape(name: &str, document: &Value) {
     }
 }
 
+/// Every `ok/` fixture of every provider: normalized, recorded, exported.
 #[test]
 fn provider_fixtures_export() {
+    let mut failures = Failures::default();
     for provider in Provider::ALL {
-        let dir = Path::new(ROOT)
-            .join("corpus/normalize")
-            .join(provider.as_str())
-            .join("ok");
-        let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.extension()
-                    .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
-            })
-            .collect();
-        fixtures.sort();
-        for fixture in fixtures {
-            let name = fixture.file_stem().unwrap().to_str().unwrap().to_owned();
-            let scratch = Scratch::new(&format!("export-{provider}-{name}"));
-            let events = EventOptions {
-                run_id: Some(format!("{provider}-{name}")),
-                clock: Box::new(|| Timestamp::parse("2026-06-08T08:14:42.123Z").unwrap()),
-            };
-            let mut transcriber = Transcriber::new(provider, Options::default(), events);
-            let mut sink = RecordingSink::new(&scratch.0, RecorderOptions::default(), |_| Ok(()));
-            transcriber
-                .push(&std::fs::read(&fixture).unwrap(), &mut sink)
-                .unwrap();
-            transcriber.finish(&mut sink).unwrap();
-            let path = sink.recorder().unwrap().path().to_owned();
-            sink.recorder().unwrap().close().unwrap();
-            let document = export(&path, &ExportOptions::default()).unwrap();
-            check_shape(&name, &document);
-            snapshot(provider.as_str(), "ok", &name, &document);
+        let corpus = normalize_corpus(provider);
+        for fixture in fixtures(&corpus, &PROVIDER_INPUTS) {
+            if fixture.outcome != Outcome::Ok || fixture.relative.components().count() != 2 {
+                continue; // only the top of ok/: an err/ fixture's transcript is no run
+            }
+            let name = fixture.name();
+            failures.check(&format!("{provider}/{}", fixture.id()), || {
+                let scratch = TempDir::new(&format!("export-{provider}-{name}"));
+                let events = EventOptions {
+                    run_id: Some(format!("{provider}-{name}")),
+                    clock: Box::new(now),
+                };
+                let mut transcriber = Transcriber::new(provider, Options::default(), events);
+                let mut sink =
+                    RecordingSink::new(scratch.path(), RecorderOptions::default(), |_| Ok(()));
+                transcriber
+                    .push(&std::fs::read(&fixture.path).unwrap(), &mut sink)
+                    .unwrap();
+                transcriber.finish(&mut sink).unwrap();
+                let path = sink.recorder().unwrap().path().to_owned();
+                sink.recorder().unwrap().close().unwrap();
+                let document = export(&path, &ExportOptions::default()).unwrap();
+                check_shape(&name, &document);
+                snapshot(provider.as_str(), Outcome::Ok, &name, &document);
+            });
         }
     }
+    failures.finish();
 }
 
 /// The AgentLog document of a corpus session; `None` for a file refused as no session log.
-fn export_session(outcome: &str, files: &axt::import::claude_code::SessionFiles) -> Option<Value> {
+fn export_session(outcome: Outcome, files: &SessionFiles) -> Option<Value> {
     let name = stem(files, outcome);
     let session = convert(files).ok()?;
-    let scratch = Scratch::new(&format!("export-cc-{name}"));
-    let written = write(&session, &scratch.0, false).unwrap();
+    let scratch = TempDir::new(&format!("export-cc-{name}"));
+    let written = write(&session, scratch.path(), false).unwrap();
     Some(export(&written[0], &ExportOptions::default()).unwrap())
 }
 
 #[test]
 fn claude_code_sessions_export() {
-    for outcome in ["ok", "err"] {
+    let mut failures = Failures::default();
+    for outcome in Outcome::ALL {
         for files in sessions(outcome) {
             let name = stem(&files, outcome);
-            let Some(document) = export_session(outcome, &files) else {
-                continue;
-            };
-            check_shape(&name, &document);
-            snapshot("claude-code", outcome, &name, &document);
+            failures.check(&format!("{outcome}/{name}"), || {
+                let Some(document) = export_session(outcome, &files) else {
+                    return; // refused whole: no session log, nothing to export
+                };
+                check_shape(&name, &document);
+                snapshot("claude-code", outcome, &name, &document);
+            });
         }
     }
+    failures.finish();
 }
 
 /// What a session's files say, counted without axt: tool calls with their status, files
@@ -124,7 +118,7 @@ struct Counted {
     tokens: [u64; 4],
 }
 
-fn count_directly(files: &axt::import::claude_code::SessionFiles) -> Counted {
+fn count_directly(files: &SessionFiles) -> Counted {
     let mut counted = Counted::default();
     let mut usage: HashMap<String, Value> = HashMap::new();
     let mut inputs: HashMap<String, (String, Value)> = HashMap::new();
@@ -201,7 +195,7 @@ fn count_directly(files: &axt::import::claude_code::SessionFiles) -> Counted {
 #[test]
 fn claude_code_round_trip_keeps_calls_files_and_tokens() {
     // `err/` too: a session with a problem still keeps every call it has.
-    let all = ["ok", "err"]
+    let all = Outcome::ALL
         .into_iter()
         .flat_map(|outcome| sessions(outcome).into_iter().map(move |f| (outcome, f)));
     for (outcome, files) in all {
@@ -255,12 +249,12 @@ fn claude_code_round_trip_keeps_calls_files_and_tokens() {
             "{name}"
         );
     }
-    assert!(corpus().exists());
+    assert!(import_corpus().exists());
 }
 
 #[test]
 fn export_redacts_credentials_when_asked() {
-    let scratch = Scratch::new("export-redact");
+    let scratch = TempDir::new("export-redact");
     let line = r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"curl -H 'Authorization: Bearer abcdefghijklmnop1234' https://x"}}]},"session_id":"s"}
 {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA"}]},"session_id":"s"}
 {"type":"result","subtype":"success","is_error":false,"session_id":"s"}
@@ -270,7 +264,7 @@ fn export_redacts_credentials_when_asked() {
         Options::default(),
         EventOptions::default(),
     );
-    let mut sink = RecordingSink::new(&scratch.0, RecorderOptions::default(), |_| Ok(()));
+    let mut sink = RecordingSink::new(scratch.path(), RecorderOptions::default(), |_| Ok(()));
     transcriber.push(line.as_bytes(), &mut sink).unwrap();
     transcriber.finish(&mut sink).unwrap();
     let path = sink.recorder().unwrap().path().to_owned();

@@ -11,19 +11,23 @@
 //! * every event made from the run passes the strict writer and decodes back cleanly;
 //! * every fixture is described in its provider's `README.md`.
 //!
-//! `make golden` rewrites the snapshots; review them with `git diff golden/`. A snapshot with
-//! no fixture fails [`no_snapshot_without_a_fixture`].
+//! A fixture that breaks an invariant or differs from its snapshot is reported with all the
+//! others at the end. `make golden` rewrites the snapshots; review them with
+//! `git diff golden/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use axt::ContentBlock;
 use axt::model::{Block, decode_event, warnings};
 use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Diagnostic, DiagnosticKind, Normalized, Options, Output, Provider, Severity};
-use axt::{ContentBlock, Timestamp};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{
+    Failures, Fixture, Outcome, PROVIDER_INPUTS, Readme, fixtures, normalize_corpus,
+    normalize_golden, now, snapshot_settings,
+};
 
 /// The corpus harness's record limit (`corpus/normalize/*/README.md`): small, so a fixture of modest
 /// size can exceed it.
@@ -35,20 +39,6 @@ fn options() -> Options {
     Options {
         max_record_bytes: MAX_RECORD_BYTES,
     }
-}
-
-fn fixtures(provider: &str) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> =
-        walkdir::WalkDir::new(Path::new(ROOT).join("corpus/normalize").join(provider))
-            .into_iter()
-            .map(|entry| entry.expect("corpus is readable").into_path())
-            .filter(|path| {
-                path.extension()
-                    .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
-            })
-            .collect();
-    found.sort();
-    found
 }
 
 /// Normalizes `input` pushed in pieces of `chunk` bytes.
@@ -66,23 +56,22 @@ fn normalize_chunked(provider: Provider, input: &[u8], chunk: usize) -> Normaliz
     }
 }
 
-fn check_invariants(name: &str, outcome: &str, input: &[u8], normalized: &Normalized) {
+fn check_invariants(name: &str, outcome: Outcome, input: &[u8], normalized: &Normalized) {
     let errors = normalized
         .diagnostics
         .iter()
         .filter(|d| d.severity() == Severity::Error)
         .count();
     match outcome {
-        "ok" => assert_eq!(
+        Outcome::Ok => assert_eq!(
             errors, 0,
             "{name}: an ok fixture must give no error diagnostic: {:#?}",
             normalized.diagnostics
         ),
-        "err" => assert!(
+        Outcome::Err => assert!(
             errors > 0,
             "{name}: an err fixture must give at least one error diagnostic"
         ),
-        other => panic!("{name}: fixtures live in ok/ or err/, not {other}/"),
     }
 
     let lines = input.iter().filter(|b| **b == b'\n').count() as u64 + 1;
@@ -132,7 +121,7 @@ fn check_invariants(name: &str, outcome: &str, input: &[u8], normalized: &Normal
 fn check_events(name: &str, provider: Provider, input: &[u8]) -> usize {
     let events = EventOptions {
         run_id: None,
-        clock: Box::new(|| Timestamp::parse("2026-06-08T08:14:42.123Z").unwrap()),
+        clock: Box::new(now),
     };
     let mut transcriber = Transcriber::new(provider, options(), events);
     let mut sink = JsonlSink::new(Vec::new(), |_| Ok(()));
@@ -238,65 +227,45 @@ fn block_json(block: &ContentBlock) -> String {
 /// One provider's corpus: invariants, per-fixture snapshots, and the summary snapshot.
 fn golden(provider: Provider) {
     let name = provider.as_str();
-    let readme = std::fs::read_to_string(
-        Path::new(ROOT)
-            .join("corpus/normalize")
-            .join(name)
-            .join("README.md"),
-    )
-    .unwrap_or_else(|_| panic!("corpus/normalize/{name}/README.md describes every fixture"));
+    let corpus = normalize_corpus(name);
+    let golden = normalize_golden(name);
+    let readme = Readme::of(&corpus);
     let mut summary = Summary::default();
-    let mut failures = Vec::new();
-    for path in fixtures(name) {
-        let relative = path
-            .strip_prefix(Path::new(ROOT).join("corpus/normalize").join(name))
-            .unwrap();
-        let outcome = relative.iter().next().unwrap().to_str().unwrap().to_owned();
-        let fixture = relative.to_str().unwrap().to_owned();
-        let file_name = path.file_name().unwrap().to_str().unwrap();
-        assert!(
-            readme.contains(file_name),
-            "corpus/normalize/{name}/README.md must describe {fixture}"
-        );
-
-        let input = std::fs::read(&path).unwrap();
-        let whole = normalize_chunked(provider, &input, input.len().max(1));
-        for chunk in CHUNKINGS {
-            let chunked = normalize_chunked(provider, &input, chunk);
-            assert_eq!(
-                chunked, whole,
-                "{fixture}: chunks of {chunk} bytes change the output"
-            );
-        }
-        check_invariants(&fixture, &outcome, &input, &whole);
-        let events = check_events(&fixture, provider, &input);
-        summary.add(&fixture, &whole);
-
-        let rendered = render(&format!("corpus/{name}/{fixture}"), &whole, events);
-        let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(
-            Path::new(ROOT)
-                .join("golden/normalize")
-                .join(name)
-                .join(&outcome),
-        );
-        settings.set_prepend_module_to_snapshot(false);
-        settings.set_input_file(&path);
-        settings.set_omit_expression(true);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            settings.bind(|| insta::assert_snapshot!(stem, rendered));
-        }));
-        if result.is_err() {
-            failures.push(fixture);
-        }
+    let mut failures = Failures::default();
+    for fixture in fixtures(&corpus, &PROVIDER_INPUTS) {
+        failures.check(fixture.id(), || {
+            let normalized = check(provider, &readme, &fixture, &golden);
+            summary.add(fixture.id(), &normalized);
+        });
     }
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(Path::new(ROOT).join("golden/normalize").join(name));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    settings.bind(|| insta::assert_snapshot!("summary", summary.render(name)));
-    assert!(failures.is_empty(), "snapshots differ for: {failures:#?}");
+    failures.check("summary", || {
+        snapshot_settings(&golden, None)
+            .bind(|| insta::assert_snapshot!("summary", summary.render(name)));
+    });
+    failures.finish();
+}
+
+/// One fixture: described, the same however chunked, invariants, then its snapshot.
+fn check(provider: Provider, readme: &Readme, fixture: &Fixture, golden: &Path) -> Normalized {
+    let id = fixture.id();
+    readme.assert_describes(fixture.file_name(), id);
+    let input = std::fs::read(&fixture.path).unwrap();
+    let whole = normalize_chunked(provider, &input, input.len().max(1));
+    for chunk in CHUNKINGS {
+        let chunked = normalize_chunked(provider, &input, chunk);
+        assert_eq!(
+            chunked, whole,
+            "{id}: chunks of {chunk} bytes change the output"
+        );
+    }
+    check_invariants(id, fixture.outcome, &input, &whole);
+    let events = check_events(id, provider, &input);
+    // The title keeps the name the fixture had before the corpus was split by stage, so
+    // that moving the corpus left every snapshot byte-identical.
+    let rendered = render(&format!("corpus/{provider}/{id}"), &whole, events);
+    snapshot_settings(&golden.join(fixture.outcome.as_str()), Some(&fixture.path))
+        .bind(|| insta::assert_snapshot!(fixture.name(), rendered));
+    whole
 }
 
 /// Counts over a provider's corpus: a ratchet that shows any change in coverage at a glance.
@@ -397,46 +366,4 @@ fn copilot() {
 #[test]
 fn openai() {
     golden(Provider::OpenAi);
-}
-
-/// `make golden` can leave snapshots of deleted or renamed fixtures behind; they must go.
-#[test]
-fn no_snapshot_without_a_fixture() {
-    let golden = Path::new(ROOT).join("golden");
-    for entry in walkdir::WalkDir::new(&golden) {
-        let path = entry.unwrap().into_path();
-        if path.extension().is_none_or(|e| e != "snap") {
-            continue;
-        }
-        let relative = path.strip_prefix(&golden).unwrap();
-        let parts: Vec<_> = relative.iter().map(|p| p.to_str().unwrap()).collect();
-        let stem = path.file_stem().unwrap().to_str().unwrap();
-        // A fixture in a subdirectory (ok/nested/a.jsonl) is nested__a.snap; a Claude Code
-        // session known only by its agents' logs is its directory (ok/layout/<id>/).
-        let fixture = |corpus: &str, outcome: &str| {
-            let base = Path::new(ROOT).join("corpus").join(corpus).join(outcome);
-            let path = stem.replace("__", "/");
-            base.join(&path).is_dir()
-                || ["jsonl", "json", "sse"]
-                    .iter()
-                    .any(|ext| base.join(format!("{path}.{ext}")).exists())
-        };
-        let has_fixture = match parts.as_slice() {
-            [_stage, _corpus, "summary.snap"] => true,
-            [stage, corpus, outcome, _] => fixture(&format!("{stage}/{corpus}"), outcome),
-            // An export snapshot: golden/export/agentlog/<corpus>/<outcome>/<fixture>.snap.
-            ["export", "agentlog", "claude-code", outcome, _] => {
-                fixture("import/claude-code", outcome)
-            }
-            ["export", "agentlog", provider, outcome, _] => {
-                fixture(&format!("normalize/{provider}"), outcome)
-            }
-            _ => false,
-        };
-        assert!(
-            has_fixture,
-            "golden/{} has no fixture in corpus/; delete it",
-            relative.display()
-        );
-    }
 }

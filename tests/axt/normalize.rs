@@ -9,7 +9,7 @@ use axt::normalize::{
 };
 use serde_json::{Value, json};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!("{ROOT}/corpus/normalize/claude/{name}")).unwrap()

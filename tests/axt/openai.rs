@@ -4,7 +4,7 @@ use axt::ContentBlock;
 use axt::normalize::{DiagnosticKind, Normalized, Options, Provider, normalize};
 use serde_json::{Value, json};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{ROOT, normalize_corpus, walk};
 
 /// What must agree: the blocks with their roles and message ids, and the metadata.
 fn essence(normalized: &Normalized) -> (Vec<(String, Option<String>, ContentBlock)>, Value) {
@@ -183,11 +183,7 @@ fn detection_picks_openai_for_each_input_form() {
 #[test]
 fn no_other_providers_fixture_is_detected_as_openai() {
     for provider in ["claude", "codex", "gemini", "copilot"] {
-        for entry in walkdir::WalkDir::new(format!("{ROOT}/corpus/normalize/{provider}/ok")) {
-            let path = entry.unwrap().into_path();
-            if path.is_dir() || path.extension().is_some_and(|e| e == "md" || e == "py") {
-                continue;
-            }
+        for path in walk(&normalize_corpus(provider).join("ok")) {
             let input = std::fs::read(&path).unwrap();
             assert_ne!(Provider::detect(&input), Some(Provider::OpenAi), "{path:?}");
         }

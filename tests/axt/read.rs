@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 fn axt(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .output()
         .expect("axt runs")
 }

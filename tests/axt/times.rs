@@ -1,7 +1,7 @@
 //! Event times: the provider's own where it stamps its records, a clock the caller chooses
 //! where it does not, so that normalizing the same input twice gives the same bytes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::Timestamp;
 use axt::model::decode_event;
@@ -10,7 +10,7 @@ use axt::normalize::{Options, Provider, normalize_lossy};
 
 use super::cli::{axt, text};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{self, PROVIDER_INPUTS, ROOT, root};
 
 /// The corpus harness's record limit, so that every fixture reads as its golden says.
 const MAX_RECORD_BYTES: usize = 64 * 1024;
@@ -27,14 +27,8 @@ fn fixtures() -> Vec<(Provider, PathBuf)> {
     ];
     let mut found = Vec::new();
     for (corpus, provider) in corpora {
-        for entry in walkdir::WalkDir::new(Path::new(ROOT).join("corpus").join(corpus)) {
-            let path = entry.unwrap().into_path();
-            if path
-                .extension()
-                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
-            {
-                found.push((provider, path));
-            }
+        for fixture in support::fixtures(&root().join("corpus").join(corpus), &PROVIDER_INPUTS) {
+            found.push((provider, fixture.path));
         }
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
