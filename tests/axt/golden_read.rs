@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 use axt::model::decode_event;
 use axt::read::tree::{Links, Node, Run, build, check_links};
@@ -86,15 +85,11 @@ fn transcript_corpus() {
     let mut per_fixture = Vec::new();
     let mut failures = Failures::default();
     for fixture in fixtures(&corpus, &["jsonl"]) {
-        let Some((kinds, line)) =
-            failures.check(fixture.id(), || check(&readme, &fixture, &golden))
-        else {
-            continue;
-        };
-        for kind in kinds {
-            *summary.entry(kind).or_default() += 1;
-        }
-        per_fixture.push(line);
+        failures.check(fixture.id(), || {
+            let text = check(&readme, &fixture, &mut summary, &mut per_fixture);
+            snapshot_settings(&golden.join(fixture.outcome.as_str()), Some(&fixture.path))
+                .bind(|| insta::assert_snapshot!(fixture.name(), text));
+        });
     }
     let mut text = String::from("# transcript corpus\n\n## Problems by kind\n");
     for (kind, count) in &summary {
@@ -110,14 +105,18 @@ fn transcript_corpus() {
     failures.finish();
 }
 
-/// One fixture: read back, its links checked, its tree built, then its snapshot. Gives the
-/// kinds of the problems found and the summary's line.
-fn check(readme: &Readme, fixture: &Fixture, golden: &Path) -> (Vec<String>, String) {
+/// One fixture: read back, its links checked, its tree built. Counts its problems and adds
+/// its line to the summary, then gives its snapshot's text.
+fn check(
+    readme: &Readme,
+    fixture: &Fixture,
+    summary: &mut BTreeMap<String, usize>,
+    per_fixture: &mut Vec<String>,
+) -> String {
     let path = &fixture.path;
     let relative = &fixture.relative;
     let name = fixture.name();
     readme.assert_describes(fixture.file_name(), fixture.id());
-    let mut kinds = Vec::new();
     let bytes = std::fs::read(path).unwrap();
     let line_count = bytes.split(|b| *b == b'\n').count() as u64;
     // The title keeps the name the fixture had before the corpus was split by stage, so
@@ -182,7 +181,7 @@ fn check(readme: &Readme, fixture: &Fixture, golden: &Path) -> (Vec<String>, Str
     }
     for problem in &problems {
         writeln!(text, "{problem}").unwrap();
-        kinds.push(problem.kind.as_str().to_owned());
+        *summary.entry(problem.kind.as_str().to_owned()).or_default() += 1;
     }
     writeln!(text, "\n## Links").unwrap();
     if link_problems.is_empty() {
@@ -197,7 +196,7 @@ fn check(readme: &Readme, fixture: &Fixture, golden: &Path) -> (Vec<String>, Str
             problem.message
         )
         .unwrap();
-        kinds.push(problem.kind.as_str().to_owned());
+        *summary.entry(problem.kind.as_str().to_owned()).or_default() += 1;
     }
     writeln!(text, "\n## Tree").unwrap();
     outline(&tree.root, 0, &mut text);
@@ -212,13 +211,10 @@ fn check(readme: &Readme, fixture: &Fixture, golden: &Path) -> (Vec<String>, Str
         )
         .unwrap();
     }
-    let line = format!(
+    per_fixture.push(format!(
         "{}: {} events, {total} problems",
         relative.display(),
         decoded
-    );
-
-    snapshot_settings(&golden.join(fixture.outcome.as_str()), Some(path))
-        .bind(|| insta::assert_snapshot!(name, text));
-    (kinds, line)
+    ));
+    text
 }
