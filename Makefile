@@ -37,6 +37,18 @@ lint: ## cargo fmt --check, clippy and rustdoc with warnings denied
 fmt: ## Format the code
 	$(CARGO) fmt --all
 
+# Some fixtures are written by a generator (byte-exact framing, sizes, invalid UTF-8) and
+# are committed too; re-running every generator must reproduce them exactly, with no file
+# added or changed.
+.PHONY: fixtures
+fixtures: ## Re-run every corpus/**/make-*.py; fail unless corpus/ is unchanged (no new files either)
+	set -e; for generator in $$(find corpus -name 'make-*.py' | sort); do \
+	  echo "python3 $$generator"; python3 "$$generator" >/dev/null; \
+	done
+	git diff --exit-code --stat -- corpus/
+	@untracked=$$(git ls-files --others --exclude-standard -- corpus/); \
+	if [ -n "$$untracked" ]; then echo "untracked files in corpus/:"; echo "$$untracked"; exit 1; fi
+
 .PHONY: golden
 golden: ## Regenerate the golden snapshots; review them with git diff before committing
 	INSTA_UPDATE=always INSTA_FORCE_PASS=1 $(CARGO) test --locked --test axt
