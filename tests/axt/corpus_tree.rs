@@ -66,6 +66,24 @@ fn every_corpus_has_a_readme_and_ok_and_err_fixtures() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Each corpus has its summary snapshot, so a change of coverage shows at a glance.
+#[test]
+fn every_corpus_has_a_summary_snapshot() {
+    for stage in CORPUS_STAGES {
+        for corpus in directories(&root().join("corpus").join(stage)) {
+            let summary = root()
+                .join("golden")
+                .join(stage)
+                .join(&corpus)
+                .join("summary.snap");
+            assert!(
+                summary.is_file(),
+                "golden/{stage}/{corpus}/summary.snap is missing"
+            );
+        }
+    }
+}
+
 /// `make golden` can leave snapshots of deleted or renamed fixtures behind; they must go.
 #[test]
 fn no_snapshot_without_a_fixture() {

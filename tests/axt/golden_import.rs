@@ -15,6 +15,7 @@ use axt::import::claude_code::{
     ImportedRun, Session, SessionFiles, convert, discover, import_session, write,
 };
 use axt::model::{EventType, Payload, decode_event, encode_event};
+use axt::normalize::Severity;
 use axt::read::tree::build;
 
 use crate::support::{
@@ -46,21 +47,123 @@ pub(crate) fn stem(files: &SessionFiles, outcome: Outcome) -> String {
 #[test]
 fn claude_code_sessions() {
     let readme = Readme::of(&import_corpus());
+    let mut summary = Summary::default();
     let mut failures = Failures::default();
     for outcome in Outcome::ALL {
         for files in sessions(outcome) {
             let name = stem(&files, outcome);
             failures.check(&format!("{outcome}/{name}"), || {
-                check(&readme, outcome, &files, &name);
+                check(&readme, outcome, &files, &name, &mut summary);
             });
         }
     }
+    failures.check("summary", || {
+        snapshot_settings(&import_golden(), None)
+            .bind(|| insta::assert_snapshot!("summary", summary.render()));
+    });
     failures.finish();
+}
+
+/// Counts over the corpus, as the other corpora have: a ratchet that shows any change in
+/// what the import makes of it at a glance.
+#[derive(Default)]
+struct Summary {
+    sessions: BTreeMap<&'static str, usize>,
+    runs: usize,
+    events: BTreeMap<String, usize>,
+    notes: BTreeMap<&'static str, usize>,
+    diagnostics: BTreeMap<(String, &'static str), usize>,
+    kept_out: BTreeMap<&'static str, u64>,
+    lines: Vec<String>,
+}
+
+impl Summary {
+    fn refused(&mut self, outcome: Outcome, name: &str) {
+        *self.sessions.entry(outcome.as_str()).or_default() += 1;
+        self.lines.push(format!("{outcome}/{name}: refused"));
+    }
+
+    fn add(&mut self, outcome: Outcome, name: &str, session: &Session) {
+        *self.sessions.entry(outcome.as_str()).or_default() += 1;
+        self.runs += session.runs.len();
+        let mut events = 0;
+        for run in &session.runs {
+            events += run.events.len();
+            for event in &run.events {
+                *self
+                    .events
+                    .entry(event.event_type.as_str().to_owned())
+                    .or_default() += 1;
+            }
+        }
+        let mut problems = Vec::new();
+        for note in &session.notes {
+            *self.notes.entry(note.kind).or_default() += 1;
+            let severity = if note.is_warning() { "warning" } else { "note" };
+            problems.push(format!("{severity} {}", note.kind));
+        }
+        for d in &session.diagnostics {
+            let severity = match d.diagnostic.severity() {
+                Severity::Warning => "warning",
+                Severity::Error => "error",
+            };
+            let kind = d.diagnostic.kind.as_str().to_owned();
+            problems.push(format!("{severity} {kind}"));
+            *self.diagnostics.entry((kind, severity)).or_default() += 1;
+        }
+        for (reason, count) in &session.kept_out {
+            *self.kept_out.entry(reason).or_default() += count;
+        }
+        self.lines.push(format!(
+            "{outcome}/{name}: {} runs, {events} events; {}",
+            session.runs.len(),
+            if problems.is_empty() {
+                "clean".to_owned()
+            } else {
+                problems.join(", ")
+            }
+        ));
+    }
+
+    fn render(&self) -> String {
+        let mut text = String::from("# claude-code corpus\n\n## Sessions\n");
+        for (outcome, count) in &self.sessions {
+            writeln!(text, "{outcome}: {count}").unwrap();
+        }
+        writeln!(text, "\n## Runs\n{}", self.runs).unwrap();
+        writeln!(text, "\n## Events by type").unwrap();
+        for (kind, count) in &self.events {
+            writeln!(text, "{kind}: {count}").unwrap();
+        }
+        writeln!(text, "\n## Notes by kind").unwrap();
+        for (kind, count) in &self.notes {
+            writeln!(text, "{kind}: {count}").unwrap();
+        }
+        writeln!(text, "\n## Diagnostics by kind").unwrap();
+        for ((kind, severity), count) in &self.diagnostics {
+            writeln!(text, "{severity} {kind}: {count}").unwrap();
+        }
+        writeln!(text, "\n## Entries kept out of the threads").unwrap();
+        for (reason, count) in &self.kept_out {
+            writeln!(text, "{reason}: {count}").unwrap();
+        }
+        writeln!(text, "\n## Per session").unwrap();
+        for line in &self.lines {
+            writeln!(text, "{line}").unwrap();
+        }
+        text
+    }
 }
 
 /// One session: described, imported (or refused whole), checked, written and read back as
 /// a tree, then its snapshot.
-fn check(readme: &Readme, outcome: Outcome, files: &SessionFiles, name: &str) {
+fn check(
+    readme: &Readme,
+    outcome: Outcome,
+    files: &SessionFiles,
+    name: &str,
+    summary: &mut Summary,
+) {
     let entry = name.split("__").next().unwrap();
     readme.assert_describes(&format!("`{outcome}/{entry}"), name);
     let base = import_corpus().join(outcome.as_str());
@@ -79,11 +182,13 @@ fn check(readme: &Readme, outcome: Outcome, files: &SessionFiles, name: &str) {
             let error = error
                 .to_string()
                 .replace(&format!("{}/", base.display()), "");
+            summary.refused(outcome, name);
             snapshot(outcome, name, format!("{title}\n\n## Refused\n{error}\n"));
             return;
         }
     };
     check_invariants(name, outcome, &session);
+    summary.add(outcome, name, &session);
     let mut text = format!("{title}\n");
     for run in &session.runs {
         writeln!(
