@@ -6,9 +6,11 @@ CARGO ?= cargo
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# INSTA_REQUIRE_FULL_MATCH: a snapshot whose header names a moved harness or fixture fails
+# too, so the golden tree never points at paths that are gone.
 .PHONY: test
 test: ## Run every test (unit, integration, golden snapshots, doc examples)
-	INSTA_UPDATE=no $(CARGO) test --locked
+	INSTA_UPDATE=no INSTA_REQUIRE_FULL_MATCH=1 $(CARGO) test --locked
 
 .PHONY: man
 man: ## Write the manual pages (axt.1 and one per command) to target/man
@@ -34,6 +36,18 @@ lint: ## cargo fmt --check, clippy and rustdoc with warnings denied
 .PHONY: fmt
 fmt: ## Format the code
 	$(CARGO) fmt --all
+
+# Some fixtures are written by a generator (byte-exact framing, sizes, invalid UTF-8) and
+# are committed too; re-running every generator must reproduce them exactly, with no file
+# added or changed.
+.PHONY: fixtures
+fixtures: ## Re-run every corpus/**/make-*.py; fail unless corpus/ is unchanged (no new files either)
+	set -e; for generator in $$(find corpus -name 'make-*.py' | sort); do \
+	  echo "python3 $$generator"; python3 "$$generator" >/dev/null; \
+	done
+	git diff --exit-code --stat -- corpus/
+	@untracked=$$(git ls-files --others --exclude-standard -- corpus/); \
+	if [ -n "$$untracked" ]; then echo "untracked files in corpus/:"; echo "$$untracked"; exit 1; fi
 
 .PHONY: golden
 golden: ## Regenerate the golden snapshots; review them with git diff before committing

@@ -16,12 +16,12 @@ seed() { # seed TARGET LABEL PREFIX FILE...: PREFIX is written before each file'
 }
 
 shopt -s globstar nullglob
-transcripts=(corpus/transcript/**/*.jsonl)
+transcripts=(corpus/read/transcript/**/*.jsonl)
 
 # <provider>_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks,
 # whole), seeded from that provider's fixtures.
 for provider in claude codex gemini copilot openai; do
-  fixtures=(corpus/"$provider"/**/*.jsonl corpus/"$provider"/**/*.json corpus/"$provider"/**/*.sse)
+  fixtures=(corpus/normalize/"$provider"/**/*.jsonl corpus/normalize/"$provider"/**/*.json corpus/normalize/"$provider"/**/*.sse)
   seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
   seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
   seed "${provider}_chunked" whole '\x07\x00' "${fixtures[@]}"

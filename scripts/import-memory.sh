@@ -8,7 +8,7 @@
 #   AXT_IMPORT_KEEP=/tmp/out scripts/import-memory.sh   # keep the session and the runs
 #
 # The session is written by a small generator (the shape of Claude Code 2.0 logs, as in
-# corpus/claude-code/make-fixtures.py): a main thread of Task calls, each answered by a
+# corpus/import/claude-code/make-fixtures.py): a main thread of Task calls, each answered by a
 # sidechain of a prompt, a Read call, its ~8 KB result and a reply; every other Task result
 # names its agent (`agentId`), the others are linked by their prompt. Needs GNU time.
 set -euo pipefail

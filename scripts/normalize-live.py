@@ -11,7 +11,7 @@ round so that a busy host slows both alike. Printed: median and minimum wall tim
 the minimum, median CPU time of the pipeline (user + system of every process in it), and the
 ratios AFTER / BEFORE.
 
-Latency: a stand-in agent writes the records of corpus/claude/ok/plain-session-thinking-text-
+Latency: a stand-in agent writes the records of corpus/normalize/claude/ok/plain-session-thinking-text-
 bash.jsonl up to its first tool call, then pauses for 2 s, as an agent does while it thinks;
 printed is how long after that record was written the `tool.call` event is on axt's stdout.
 
@@ -30,7 +30,7 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIXTURE = os.path.join(ROOT, "corpus/claude/ok/plain-session-thinking-text-bash.jsonl")
+FIXTURE = os.path.join(ROOT, "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl")
 SCENARIOS = {
     "file->file": "{b} normalize --run-id r {i} > {o}",
     "file->pipe": "{b} normalize --run-id r {i} | cat > /dev/null",

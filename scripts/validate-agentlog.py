@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validates every AgentLog document axt exports against the published JSON Schema.
 
-The documents are the export golden snapshots, golden/agentlog/**/*.snap (an insta header,
+The documents are the export golden snapshots, golden/export/agentlog/**/*.snap (an insta header,
 then the JSON). The schema is reference material kept beside the repository, not in it:
 ../shared/agentlog/agentlog.schema.json, or AGENTLOG_SCHEMA. Exit 1 on any invalid document,
 2 when the schema or the jsonschema module is missing.
@@ -36,9 +36,9 @@ def main():
         print(f"validate-agentlog: no AgentLog schema at {SCHEMA}; set AGENTLOG_SCHEMA", file=sys.stderr)
         return 2
     validator = jsonschema.Draft202012Validator(json.load(open(SCHEMA, encoding="utf-8")))
-    files = sorted(glob.glob(os.path.join(REPO, "golden", "agentlog", "**", "*.snap"), recursive=True))
+    files = sorted(glob.glob(os.path.join(REPO, "golden", "export", "agentlog", "**", "*.snap"), recursive=True))
     if not files:
-        print("validate-agentlog: no export fixture under golden/agentlog", file=sys.stderr)
+        print("validate-agentlog: no export fixture under golden/export/agentlog", file=sys.stderr)
         return 1
     bad = 0
     for path in files:

@@ -19,7 +19,7 @@ use super::{Outcome, display_name, open};
 /// Exit status: 0 clean, 1 problems reported, 2 usage error or an input that cannot be
 /// read.
 ///
-/// Example: axt cat corpus/transcript/ok/plain-run.jsonl
+/// Example: axt cat corpus/read/transcript/ok/plain-run.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// Transcript file, or `-` for stdin.

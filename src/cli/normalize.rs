@@ -23,7 +23,7 @@ use super::{Outcome, display_name, open, with_path};
 /// but do not count), 1 when the input had errors, 2 on usage errors or an input that
 /// cannot be read.
 ///
-/// Example: axt normalize corpus/claude/ok/plain-session-thinking-text-bash.jsonl
+/// Example: axt normalize corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The provider whose output this is; `auto` recognizes it from the first record.

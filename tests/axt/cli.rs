@@ -3,10 +3,12 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::TempDir;
+
 pub(crate) fn axt(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -22,7 +24,7 @@ pub(crate) fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn cat_reproduces_a_canonical_transcript_byte_for_byte() {
-    let path = "corpus/transcript/ok/plain-run.jsonl";
+    let path = "corpus/read/transcript/ok/plain-run.jsonl";
     let output = axt(&["cat", path], b"");
     assert_eq!(text(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
@@ -117,7 +119,7 @@ pub(crate) fn axt_with_closed(args: &[&str], stdin: &[u8], close_stdout: bool) -
     let mut command = Command::new(env!("CARGO_BIN_EXE_axt"));
     command
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .stdin(Stdio::piped())
         .stderr(writer.try_clone().unwrap());
     if close_stdout {
@@ -166,7 +168,7 @@ fn a_closed_stderr_costs_neither_the_output_nor_the_exit_code() {
     );
 
     // normalize: the whole transcript still comes out, and the errors still count.
-    let fixture = "corpus/claude/err/non-json-sandbox-banner-and-blank-line.jsonl";
+    let fixture = "corpus/normalize/claude/err/non-json-sandbox-banner-and-blank-line.jsonl";
     let expected = axt(&["normalize", "--run-id", "r", fixture], b"");
     let output = axt_with_closed(&["normalize", "--run-id", "r", fixture], b"", false);
     assert_eq!(output.status.code(), Some(1));
@@ -253,8 +255,8 @@ fn text_from_the_input_is_escaped_before_it_reaches_a_terminal() {
 fn every_command_exits_by_the_same_rule() {
     let transcript_commands: [&[&str]; 5] =
         [&["cat"], &["check"], &["tree"], &["stats"], &["export"]];
-    let clean = "corpus/transcript/ok/plain-run.jsonl";
-    let problems = "corpus/transcript/err/seq-gap.jsonl";
+    let clean = "corpus/read/transcript/ok/plain-run.jsonl";
+    let problems = "corpus/read/transcript/err/seq-gap.jsonl";
     for command in transcript_commands {
         let run = |file: &str| axt(&[command, &[file]].concat(), b"");
 
@@ -268,11 +270,11 @@ fn every_command_exits_by_the_same_rule() {
         );
 
         if command != ["stats"] {
-            let directory = run("corpus/transcript/ok");
+            let directory = run("corpus/read/transcript/ok");
             assert_eq!(directory.status.code(), Some(2), "{command:?}");
             assert_eq!(
                 text(&directory.stderr),
-                "axt: corpus/transcript/ok: is a directory\n",
+                "axt: corpus/read/transcript/ok: is a directory\n",
                 "{command:?}"
             );
         }
@@ -281,7 +283,7 @@ fn every_command_exits_by_the_same_rule() {
         assert_eq!(found.status.code(), Some(1), "{command:?}");
         assert_eq!(
             text(&found.stderr),
-            "corpus/transcript/err/seq-gap.jsonl:4: byte 526: seq-gap: seq 6, expected 4: 2 missing\n",
+            "corpus/read/transcript/err/seq-gap.jsonl:4: byte 526: seq-gap: seq 6, expected 4: 2 missing\n",
             "{command:?}"
         );
         assert!(
@@ -303,11 +305,11 @@ fn every_command_exits_by_the_same_rule() {
         text(&missing.stderr),
         "axt: no/such.jsonl: No such file or directory (os error 2)\n"
     );
-    let directory = axt(&["normalize", "corpus/claude"], b"");
+    let directory = axt(&["normalize", "corpus/normalize/claude"], b"");
     assert_eq!(directory.status.code(), Some(2));
     assert_eq!(
         text(&directory.stderr),
-        "axt: corpus/claude: is a directory\n"
+        "axt: corpus/normalize/claude: is a directory\n"
     );
     let import = axt(
         &["import", "claude-code", "no/such", "--out", "target/unused"],
@@ -324,7 +326,7 @@ fn every_command_exits_by_the_same_rule() {
 /// of them (`check` included), the product to stdout.
 #[test]
 fn dash_is_stdin_and_problems_go_to_stderr_everywhere() {
-    let seq_gap = std::fs::read("corpus/transcript/err/seq-gap.jsonl").unwrap();
+    let seq_gap = std::fs::read("corpus/read/transcript/err/seq-gap.jsonl").unwrap();
     let expected = "-:4: byte 526: seq-gap: seq 6, expected 4: 2 missing\n";
     for command in ["cat", "check", "tree", "stats", "export"] {
         let output = axt(&[command, "-"], &seq_gap);
@@ -415,11 +417,11 @@ fn no_event_is_a_problem_not_a_success() {
 /// rest is counted, and the exit code says an input could not be read.
 #[test]
 fn stats_counts_what_it_can_read_and_reports_the_rest() {
-    let dir = super::record::TempDir::new("stats-unreadable");
+    let dir = TempDir::new("stats-unreadable");
     let top = dir.path().join("top");
     std::fs::create_dir_all(top.join("ok")).unwrap();
     std::fs::copy(
-        "corpus/transcript/ok/plain-run.jsonl",
+        "corpus/read/transcript/ok/plain-run.jsonl",
         top.join("ok/plain-run.jsonl"),
     )
     .unwrap();
@@ -460,9 +462,9 @@ fn stats_counts_what_it_can_read_and_reports_the_rest() {
 /// (which `check` then called clean): it now refuses, unless told to replace the run.
 #[test]
 fn normalize_out_refuses_a_run_the_directory_has() {
-    let dir = super::record::TempDir::new("normalize-twice");
+    let dir = TempDir::new("normalize-twice");
     let out = dir.path().to_str().unwrap();
-    let fixture = "corpus/claude/ok/plain-session-thinking-text-bash.jsonl";
+    let fixture = "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
     let path = dir
         .path()
         .join("cd613e30-d8f1-4adf-81b7-584a2265b1f5.jsonl");
@@ -488,9 +490,12 @@ fn normalize_out_refuses_a_run_the_directory_has() {
     assert!(text(&check.stdout).ends_with(": ok: 10 events\n"));
 
     // What the old behaviour left behind is now a problem for check.
-    let twice = axt(&["check", "corpus/transcript/err/second-run.jsonl"], b"");
+    let twice = axt(
+        &["check", "corpus/read/transcript/err/second-run.jsonl"],
+        b"",
+    );
     assert_eq!(twice.status.code(), Some(1));
-    insta::assert_snapshot!(text(&twice.stderr), @"corpus/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file");
+    insta::assert_snapshot!(text(&twice.stderr), @"corpus/read/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file");
 }
 
 /// `claude -p ... | axt normalize`: each event is on stdout as soon as its record is
@@ -502,7 +507,8 @@ fn normalize_on_a_pipe_is_live() {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
-    let fixture = std::fs::read("corpus/claude/ok/plain-session-thinking-text-bash.jsonl").unwrap();
+    let fixture =
+        std::fs::read("corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl").unwrap();
     let lines: Vec<&[u8]> = fixture.split_inclusive(|b| *b == b'\n').collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(["normalize", "-p", "claude", "-"])
@@ -607,7 +613,7 @@ fn completions_and_man_pages_cover_every_command() {
     }
     assert!(!page.contains("axt\\-help(1)"), "no page to point at");
 
-    let dir = super::record::TempDir::new("man");
+    let dir = TempDir::new("man");
     let out = dir.path().join("man1");
     let written = axt(&["man", "--out", out.to_str().unwrap()], b"");
     assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
@@ -640,11 +646,11 @@ fn completions_and_man_pages_cover_every_command() {
 /// terminal.
 #[test]
 fn color_always_and_never() {
-    let problem = "corpus/transcript/err/seq-gap.jsonl";
+    let problem = "corpus/read/transcript/err/seq-gap.jsonl";
     let coloured = axt(&["--color", "always", "check", problem], b"");
     assert_eq!(
         text(&coloured.stderr),
-        "\x1b[1mcorpus/transcript/err/seq-gap.jsonl:4: byte 526:\x1b[0m \x1b[31mseq-gap\x1b[0m: seq 6, expected 4: 2 missing\n"
+        "\x1b[1mcorpus/read/transcript/err/seq-gap.jsonl:4: byte 526:\x1b[0m \x1b[31mseq-gap\x1b[0m: seq 6, expected 4: 2 missing\n"
     );
     let plain = axt(&["check", "--color=never", problem], b"");
     assert!(!text(&plain.stderr).contains('\x1b'));
@@ -667,12 +673,12 @@ fn color_always_and_never() {
 /// `--quiet` drops notices (`wrote ...`), not problems.
 #[test]
 fn quiet_drops_notices_not_problems() {
-    let dir = super::record::TempDir::new("quiet");
+    let dir = TempDir::new("quiet");
     let out = dir.path().to_str().unwrap();
-    let fixture = "corpus/claude/ok/dangling-tool-use-interrupted.jsonl";
+    let fixture = "corpus/normalize/claude/ok/dangling-tool-use-interrupted.jsonl";
     let output = axt(&["normalize", "-q", "--out", out, fixture], b"");
     assert_eq!(output.status.code(), Some(0));
-    insta::assert_snapshot!(text(&output.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+    insta::assert_snapshot!(text(&output.stderr), @"corpus/normalize/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
 }
 
 /// On a terminal (a pseudo-terminal from `script`): axt says it is waiting for stdin rather
@@ -717,15 +723,15 @@ fn on_a_terminal_stdin_is_announced_and_no_color_is_honoured() {
 /// A progress bar is drawn on a terminal only, and never with --quiet.
 #[test]
 fn import_shows_a_progress_bar_on_a_terminal_only() {
-    let dir = super::record::TempDir::new("import-progress");
+    let dir = TempDir::new("import-progress");
     let on_a_terminal = |extra: &str, out: &str| {
         let command = format!(
-            "{} import claude-code corpus/claude-code/ok --out {out} {extra}",
+            "{} import claude-code corpus/import/claude-code/ok --out {out} {extra}",
             env!("CARGO_BIN_EXE_axt")
         );
         let output = Command::new("script")
             .args(["-qec", &command, "/dev/null"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(crate::support::ROOT)
             .stdin(Stdio::null())
             .output()
             .expect("script (util-linux) runs");
@@ -753,7 +759,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
         &[
             "import",
             "claude-code",
-            "corpus/claude-code/ok",
+            "corpus/import/claude-code/ok",
             "--out",
             out.to_str().unwrap(),
         ],
@@ -771,13 +777,13 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
 /// byte offset is found in the file), then one summary, and exits 1 for the errors.
 #[test]
 fn import_reports_in_the_one_format() {
-    let dir = super::record::TempDir::new("import-format");
+    let dir = TempDir::new("import-format");
     let out = dir.path().to_str().unwrap();
     let output = axt(
         &[
             "import",
             "claude-code",
-            "corpus/claude-code/err",
+            "corpus/import/claude-code/err",
             "--out",
             out,
         ],
@@ -786,14 +792,14 @@ fn import_reports_in_the_one_format() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr).replace(out, "OUT");
     insta::assert_snapshot!(stderr, @r#"
-    corpus/claude-code/err/compaction-logical-parent-outside-file/6294ba3c-2804-5866-afc5-6039c8a18395.jsonl:9: byte 5431: compaction-fallback: warning: logicalParentUuid a860ea13-af07-53f1-af61-ac2a744d1978 is not in the file; the thread goes on in file order, from line 8
-    corpus/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
-    corpus/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
-    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "e5f60718": no Task/Agent call names it or sent its prompt; linked to the session's end
-    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:3: byte 1237: invalid-json: record ends inside its JSON: EOF while parsing a string at column 151
-    corpus/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:4: byte 1239: orphan-tool-result: tool_result for "toolu_01NeverSeen", a tool call never seen
-    corpus/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/journal.jsonl:1: byte 0: not-an-agent-log: warning: in subagents/ but not named agent-<id>.jsonl; not imported
-    corpus/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/agent-wf01ag01.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "wf01ag01": no Task/Agent call names it or sent its prompt; linked to the session's end
+    corpus/import/claude-code/err/compaction-logical-parent-outside-file/6294ba3c-2804-5866-afc5-6039c8a18395.jsonl:9: byte 5431: compaction-fallback: warning: logicalParentUuid a860ea13-af07-53f1-af61-ac2a744d1978 is not in the file; the thread goes on in file order, from line 8
+    corpus/import/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
+    corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
+    corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "e5f60718": no Task/Agent call names it or sent its prompt; linked to the session's end
+    corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:3: byte 1237: invalid-json: record ends inside its JSON: EOF while parsing a string at column 151
+    corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:4: byte 1239: orphan-tool-result: tool_result for "toolu_01NeverSeen", a tool call never seen
+    corpus/import/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/journal.jsonl:1: byte 0: not-an-agent-log: warning: in subagents/ but not named agent-<id>.jsonl; not imported
+    corpus/import/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/agent-wf01ag01.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "wf01ag01": no Task/Agent call names it or sent its prompt; linked to the session's end
     axt: 5 sessions, 6 runs, 68 events written to OUT; 2 failed, 2 entry errors; notes: compaction 1, compaction-fallback 1, not-an-agent-log 1, unlinked-subagent 2
     "#);
 }

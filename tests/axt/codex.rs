@@ -10,10 +10,10 @@ use axt::normalize::{
 };
 use serde_json::{Value, json};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 fn fixture(name: &str) -> Normalized {
-    let input = std::fs::read(format!("{ROOT}/corpus/codex/{name}")).unwrap();
+    let input = std::fs::read(format!("{ROOT}/corpus/normalize/codex/{name}")).unwrap();
     normalize_lossy(Provider::Codex, &input, Options::default())
 }
 

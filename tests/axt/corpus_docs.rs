@@ -16,7 +16,7 @@ use std::path::Path;
 
 use axt::normalize::DiagnosticKind;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{normalize_corpus, normalize_golden};
 
 /// The normalizer corpora: their diagnostics are `DiagnosticKind`s.
 const CORPORA: [&str; 5] = ["claude", "codex", "gemini", "copilot", "openai"];
@@ -172,7 +172,7 @@ fn fixture_named(text: &str, fixtures: &[String]) -> Option<String> {
 fn fixtures(corpus: &str) -> Vec<String> {
     let mut found = Vec::new();
     for outcome in ["ok", "err"] {
-        let dir = Path::new(ROOT).join("corpus").join(corpus).join(outcome);
+        let dir = normalize_corpus(corpus).join(outcome);
         for entry in std::fs::read_dir(dir).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
             if [".jsonl", ".json", ".sse"]
@@ -230,9 +230,7 @@ fn pieces(doc: &str, fixtures: &[String]) -> Vec<(String, String)> {
 fn golden_diagnostics(corpus: &str, fixture: &str) -> String {
     let (outcome, name) = fixture.split_once('/').unwrap();
     let stem = Path::new(name).file_stem().unwrap().to_str().unwrap();
-    let path = Path::new(ROOT)
-        .join("golden")
-        .join(corpus)
+    let path = normalize_golden(corpus)
         .join(outcome)
         .join(format!("{stem}.snap"));
     let snapshot =
@@ -252,13 +250,16 @@ fn corpus_docs_name_only_real_diagnostic_kinds() {
     let mut wrong = Vec::new();
     for corpus in CORPORA {
         for doc in ["README.md", "EXPECTED.md"] {
-            let path = Path::new(ROOT).join("corpus").join(corpus).join(doc);
+            let path = normalize_corpus(corpus).join(doc);
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
             for mention in mentions(&text) {
                 if !kinds.contains(&mention.token.as_str()) {
-                    wrong.push(format!("corpus/{corpus}/{doc}: `{}`", mention.token));
+                    wrong.push(format!(
+                        "corpus/normalize/{corpus}/{doc}: `{}`",
+                        mention.token
+                    ));
                 }
             }
         }
@@ -276,7 +277,7 @@ fn corpus_docs_expect_what_the_goldens_show() {
     for corpus in CORPORA {
         let fixtures = fixtures(corpus);
         for doc in ["README.md", "EXPECTED.md"] {
-            let path = Path::new(ROOT).join("corpus").join(corpus).join(doc);
+            let path = normalize_corpus(corpus).join(doc);
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
@@ -290,7 +291,7 @@ fn corpus_docs_expect_what_the_goldens_show() {
                     };
                     if !golden.contains(&printed) {
                         wrong.push(format!(
-                            "corpus/{corpus}/{doc} expects {printed} for {fixture}; its golden has:\n{golden}"
+                            "corpus/normalize/{corpus}/{doc} expects {printed} for {fixture}; its golden has:\n{golden}"
                         ));
                     }
                 }

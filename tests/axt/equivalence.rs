@@ -11,10 +11,10 @@ use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Options, Provider, normalize};
 use serde_json::Value;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 fn scenario(provider: Provider) -> Vec<u8> {
-    let path = format!("{ROOT}/corpus/{provider}/ok/shared-scenario-shell-command.jsonl");
+    let path = format!("{ROOT}/corpus/normalize/{provider}/ok/shared-scenario-shell-command.jsonl");
     std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
 }
 

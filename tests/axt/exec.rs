@@ -1,7 +1,7 @@
 //! Live capture: `axt exec` around a stand-in agent, and the library's `Capture` seen by a
 //! subscriber while the agent runs.
 //!
-//! The stand-in, `scripts/replay-agent.py`, replays a corpus fixture on stdout in pieces
+//! The stand-in, `support/replay-agent.py`, replays a corpus fixture on stdout in pieces
 //! (every line split across writes, optionally with delays), and can wait for a signal file,
 //! kill itself mid-record, or close its stdout and keep running.
 
@@ -19,21 +19,17 @@ use axt::{ExchangeEvent, Payload};
 use serde_json::Value;
 
 use super::cli::{axt, axt_with_closed, text};
-use super::record::TempDir;
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn replay_agent() -> String {
-    format!("{ROOT}/scripts/replay-agent.py")
-}
+use super::support::{self, PROVIDER_INPUTS, TempDir, normalize_corpus, replay_agent};
 
 /// A fixture by name: `ok/foo` is `ok/foo.jsonl`; a name with an extension is taken as is.
 fn fixture(provider: Provider, name: &str) -> String {
-    if Path::new(name).extension().is_some() {
-        format!("{ROOT}/corpus/{provider}/{name}")
+    let path = normalize_corpus(provider).join(name);
+    let path = if Path::new(name).extension().is_some() {
+        path
     } else {
-        format!("{ROOT}/corpus/{provider}/{name}.jsonl")
-    }
+        path.with_extension("jsonl")
+    };
+    path.to_str().unwrap().to_owned()
 }
 
 /// `axt exec --provider P --out DIR --run-id RUN EXTRA... -- python3 replay-agent.py AGENT...`
@@ -80,28 +76,10 @@ fn transcript(dir: &Path, run_id: &str) -> Vec<Value> {
 /// The corpus fixtures of one provider, ok and err, with their extension (`ok/foo.sse`):
 /// line-framed JSONL, SSE streams and multi-line JSON bodies alike.
 fn fixtures(provider: Provider) -> Vec<String> {
-    let mut names = Vec::new();
-    for outcome in ["ok", "err"] {
-        let dir = Path::new(ROOT)
-            .join("corpus")
-            .join(provider.as_str())
-            .join(outcome);
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path
-                .extension()
-                .is_some_and(|ext| ext == "jsonl" || ext == "json" || ext == "sse")
-            {
-                let file = path.file_name().unwrap().to_str().unwrap().to_owned();
-                names.push(format!("{outcome}/{file}"));
-            }
-        }
-    }
-    names.sort();
-    names
+    support::fixtures(&normalize_corpus(provider), &PROVIDER_INPUTS)
+        .iter()
+        .map(|fixture| fixture.id().to_owned())
+        .collect()
 }
 
 #[test]

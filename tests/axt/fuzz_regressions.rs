@@ -5,12 +5,12 @@
 mod check;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::normalize::Provider;
 
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let root = crate::support::root().join(dir);
     let mut found = Vec::new();
     let mut pending = vec![root];
     while let Some(dir) = pending.pop() {
@@ -60,7 +60,7 @@ fn every_corpus_under_every_kind_of_chunking() {
 }
 
 fn corpus_under_every_kind_of_chunking(provider: Provider) {
-    let fixtures = files(&format!("corpus/{provider}"), "");
+    let fixtures = files(&format!("corpus/normalize/{provider}"), "");
     let fixtures: Vec<_> = fixtures
         .into_iter()
         .filter(|p| {
@@ -90,7 +90,7 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
 
 #[test]
 fn transcript_corpus_round_trips() {
-    for path in files("corpus/transcript", ".jsonl") {
+    for path in files("corpus/read/transcript", ".jsonl") {
         for line in fs::read(&path).unwrap().split(|b| *b == b'\n') {
             check::decode_round_trip(line);
         }

@@ -1,21 +1,45 @@
-//! axt's integration tests: one binary, one module per area.
+//! axt's integration tests: one binary (one link, one run), one module per area.
+//!
+//! The pipeline's stages, each tested on its own corpus (`corpus/<stage>/`) against its
+//! golden snapshots (`golden/<stage>/`), then the areas around them. `support` is what the
+//! harnesses share; nothing in it asserts what a stage must do.
 
-mod agentlog;
-mod bench_stream;
-mod claude_code;
-mod cli;
-mod codex;
+mod support;
+
+// Golden corpus harnesses, one per stage: fixtures in, invariants checked, snapshots compared.
+mod golden_export; // transcripts of the other corpora -> AgentLog documents
+mod golden_import; // Claude Code session logs -> linked transcripts
+mod golden_normalize; // provider output -> blocks, metadata, diagnostics
+mod golden_read; // transcripts -> reader problems, links, the tree
+
+// The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;
-mod equivalence;
-mod exec;
-mod fuzz_regressions;
-mod gemini_copilot;
-mod golden;
-mod model;
-mod normalize;
+mod corpus_tree;
+
+// Normalize: one module per adapter, exact values on real captures and hand-made input.
+mod codex;
+mod copilot;
+mod gemini;
+mod normalize; // the library API, exact values, the seed recipes on `axt normalize`
 mod openai;
-mod partial_messages;
+mod partial_messages; // Claude partial messages: every interleaving, each block once
+
+// Across adapters: the same scenario, source times, chunking found by the fuzzer.
+mod equivalence;
+mod fuzz_regressions;
+mod times;
+
+// Import: one Claude Code session at a time, and the `axt import` command.
+mod import;
+
+// The canonical model, the recorder, the reader.
+mod model;
 mod read;
 mod record;
-mod times;
-mod transcript;
+
+// The command line and live capture (`axt exec` around a stand-in agent).
+mod cli;
+mod exec;
+
+// The benchmark's generated streams are valid input.
+mod bench_stream;

@@ -9,10 +9,10 @@ use axt::normalize::{
 };
 use serde_json::{Value, json};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::ROOT;
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{ROOT}/corpus/claude/{name}")).unwrap()
+    std::fs::read(format!("{ROOT}/corpus/normalize/claude/{name}")).unwrap()
 }
 
 #[test]
@@ -126,41 +126,41 @@ fn axt(args: &[&str]) -> std::process::Output {
 fn cli_exit_codes_and_diagnostics() {
     let clean = axt(&[
         "normalize",
-        "corpus/claude/ok/plain-session-thinking-text-bash.jsonl",
+        "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl",
     ]);
     assert_eq!(clean.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&clean.stderr), "");
 
     let warned = axt(&[
         "normalize",
-        "corpus/claude/ok/dangling-tool-use-interrupted.jsonl",
+        "corpus/normalize/claude/ok/dangling-tool-use-interrupted.jsonl",
     ]);
     assert_eq!(
         warned.status.code(),
         Some(0),
         "warnings do not fail the run"
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
+    insta::assert_snapshot!(String::from_utf8_lossy(&warned.stderr), @"corpus/normalize/claude/ok/dangling-tool-use-interrupted.jsonl:5: byte 2808: dangling-tool-use: warning: tool_use Bash (toolu_01FRIBXuDL7DxtpYlSXpfKtH) never received a result");
 
     let broken = axt(&[
         "normalize",
         "--max-record-bytes",
         "65536",
-        "corpus/claude/err/record-over-64kib.jsonl",
+        "corpus/normalize/claude/err/record-over-64kib.jsonl",
     ]);
     assert_eq!(broken.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&broken.stderr), @r"
-    corpus/claude/err/record-over-64kib.jsonl:3: byte 1602: record-too-large: record of 69014 bytes is over the limit, skipped (the limit is 65536 bytes: --max-record-bytes)
-    corpus/claude/err/record-over-64kib.jsonl:2: byte 736: dangling-tool-use: warning: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
+    corpus/normalize/claude/err/record-over-64kib.jsonl:3: byte 1602: record-too-large: record of 69014 bytes is over the limit, skipped (the limit is 65536 bytes: --max-record-bytes)
+    corpus/normalize/claude/err/record-over-64kib.jsonl:2: byte 736: dangling-tool-use: warning: tool_use Bash (toolu_01Lp6RxT3vNq9WbK2mYc8ZfG) never received a result
     ");
     assert!(
         !broken.stdout.is_empty(),
         "the valid data around the problem is still written"
     );
 
-    let unknown = axt(&["normalize", "corpus/transcript/ok/plain-run.jsonl"]);
+    let unknown = axt(&["normalize", "corpus/read/transcript/ok/plain-run.jsonl"]);
     assert_eq!(unknown.status.code(), Some(2));
-    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"axt: corpus/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai)");
+    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"axt: corpus/read/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai)");
 }
 
 /// Runs a jq program over a transcript and returns its output as JSON values.
@@ -200,7 +200,7 @@ fn the_seed_jq_recipes_answer_correctly() {
         "normalize",
         "--run-id",
         "run-1",
-        "corpus/claude/ok/subagent-agent-tool-parent-tool-use-id.jsonl",
+        "corpus/normalize/claude/ok/subagent-agent-tool-parent-tool-use-id.jsonl",
     ]);
     assert_eq!(normalized.status.code(), Some(0));
     std::fs::write(&transcript, &normalized.stdout).unwrap();
@@ -337,7 +337,7 @@ fn out_dir_records_the_same_transcript_as_stdout() {
     use std::os::unix::fs::PermissionsExt;
 
     let dir = std::env::temp_dir().join(format!("axt-out-{}", std::process::id()));
-    let fixture = "corpus/claude/ok/plain-session-thinking-text-bash.jsonl";
+    let fixture = "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
     let recorded = axt(&["normalize", "--out", dir.to_str().unwrap(), fixture]);
     assert_eq!(recorded.status.code(), Some(0));
     assert!(recorded.stdout.is_empty());
@@ -400,11 +400,11 @@ fn passthrough_metadata_is_bounded_and_counts_what_it_does_not_keep() {
 /// `--report` prints what the adapter saw and did; `run.completed` carries it either way.
 #[test]
 fn the_input_report_names_new_record_types_and_fields() {
-    let fixture = "corpus/gemini/ok/new-event-type-and-field-in-input-report.jsonl";
+    let fixture = "corpus/normalize/gemini/ok/new-event-type-and-field-in-input-report.jsonl";
     let output = axt(&["normalize", "--report", fixture]);
     assert_eq!(output.status.code(), Some(0));
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
-    corpus/gemini/ok/new-event-type-and-field-in-input-report.jsonl: gemini input report
+    corpus/normalize/gemini/ok/new-event-type-and-field-in-input-report.jsonl: gemini input report
     record type      seen   mapped  passthrough  ignored  skipped
     init                1        1            0        0        0
     message             2        2            0        0        0
@@ -445,18 +445,18 @@ fn the_wrong_provider_is_an_error_that_names_the_right_one() {
         "normalize",
         "--provider",
         "claude",
-        "corpus/codex/ok/shared-scenario-shell-command.jsonl",
+        "corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl",
     ]);
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @"
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: foreign-record: a codex record (thread.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:2: byte 77: foreign-record: a codex record (turn.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:3: byte 101: foreign-record: a codex record (item.started) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: foreign-record: a codex record (turn.completed) in claude output; kept as passthrough, not read
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: missing-terminal: warning: the stream ended without a result record; the run is incomplete
-    corpus/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: unrecognized-input: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: foreign-record: a codex record (thread.started) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:2: byte 77: foreign-record: a codex record (turn.started) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:3: byte 101: foreign-record: a codex record (item.started) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: foreign-record: a codex record (turn.completed) in claude output; kept as passthrough, not read
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: unrecognized-input: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
     ");
 }
 

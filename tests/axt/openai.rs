@@ -4,7 +4,7 @@ use axt::ContentBlock;
 use axt::normalize::{DiagnosticKind, Normalized, Options, Provider, normalize};
 use serde_json::{Value, json};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{ROOT, normalize_corpus, walk};
 
 /// What must agree: the blocks with their roles and message ids, and the metadata.
 fn essence(normalized: &Normalized) -> (Vec<(String, Option<String>, ContentBlock)>, Value) {
@@ -144,7 +144,7 @@ const RESPONSES_PAIRS: [(&str, &str); 3] = [
 
 #[test]
 fn responses_streamed_and_whole_give_the_same_blocks_and_metadata() {
-    let corpus = format!("{ROOT}/corpus/openai/ok");
+    let corpus = format!("{ROOT}/corpus/normalize/openai/ok");
     for (stream, body) in RESPONSES_PAIRS {
         let streamed = read(&std::fs::read(format!("{corpus}/{stream}")).unwrap());
         let whole = read(&std::fs::read(format!("{corpus}/{body}")).unwrap());
@@ -161,7 +161,7 @@ fn responses_streamed_and_whole_give_the_same_blocks_and_metadata() {
 
 #[test]
 fn detection_picks_openai_for_each_input_form() {
-    let corpus = format!("{ROOT}/corpus/openai/ok");
+    let corpus = format!("{ROOT}/corpus/normalize/openai/ok");
     for name in [
         "shared-scenario-shell-command.jsonl",
         "vercel-4335-cached-and-reasoning-tokens-in-usage.json",
@@ -183,11 +183,7 @@ fn detection_picks_openai_for_each_input_form() {
 #[test]
 fn no_other_providers_fixture_is_detected_as_openai() {
     for provider in ["claude", "codex", "gemini", "copilot"] {
-        for entry in walkdir::WalkDir::new(format!("{ROOT}/corpus/{provider}/ok")) {
-            let path = entry.unwrap().into_path();
-            if path.is_dir() || path.extension().is_some_and(|e| e == "md" || e == "py") {
-                continue;
-            }
+        for path in walk(&normalize_corpus(provider).join("ok")) {
             let input = std::fs::read(&path).unwrap();
             assert_ne!(Provider::detect(&input), Some(Provider::OpenAi), "{path:?}");
         }
@@ -318,7 +314,7 @@ fn extras(normalized: &Normalized) -> Vec<Value> {
 #[test]
 fn azure_filter_results_are_kept_once_per_distinct_value() {
     let input = std::fs::read(format!(
-        "{ROOT}/corpus/openai/ok/azure-filter-results-first-chunk-without-object.sse"
+        "{ROOT}/corpus/normalize/openai/ok/azure-filter-results-first-chunk-without-object.sse"
     ))
     .unwrap();
     assert_eq!(Provider::detect(&input), Some(Provider::OpenAi));
@@ -390,7 +386,7 @@ fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
 #[test]
 fn what_an_output_item_says_beyond_its_blocks_is_kept_in_the_extras() {
     let input = std::fs::read(format!(
-        "{ROOT}/corpus/openai/ok/responses-namespace-call-and-message-phase.json"
+        "{ROOT}/corpus/normalize/openai/ok/responses-namespace-call-and-message-phase.json"
     ))
     .unwrap();
     assert_eq!(
@@ -406,7 +402,7 @@ fn what_an_output_item_says_beyond_its_blocks_is_kept_in_the_extras() {
 #[test]
 fn groq_usage_inside_x_groq_is_the_usage_when_there_is_no_other() {
     let input = std::fs::read(format!(
-        "{ROOT}/corpus/openai/ok/litellm-7621-parallel-calls-one-chunk-each.sse"
+        "{ROOT}/corpus/normalize/openai/ok/litellm-7621-parallel-calls-one-chunk-each.sse"
     ))
     .unwrap();
     let usage = read(&input).meta.usage;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 fn axt(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_axt"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::support::ROOT)
         .output()
         .expect("axt runs")
 }
@@ -227,9 +227,13 @@ fn axt_tree_rebuilds_the_step_graph_the_recorder_wrote_three_levels_deep() {
 
 #[test]
 fn check_exits_1_with_problems_and_reports_json() {
-    let output = axt(&["check", "corpus/transcript/ok/plain-run.jsonl"]);
+    let output = axt(&["check", "corpus/read/transcript/ok/plain-run.jsonl"]);
     assert_eq!(output.status.code(), Some(0));
-    let output = axt(&["check", "--json", "corpus/transcript/err/seq-gap.jsonl"]);
+    let output = axt(&[
+        "check",
+        "--json",
+        "corpus/read/transcript/err/seq-gap.jsonl",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["clean"], false);
@@ -242,7 +246,7 @@ fn check_exits_1_with_problems_and_reports_json() {
     let problem: Value = serde_json::from_slice(&output.stderr).unwrap();
     assert_eq!(
         problem,
-        json!({"file": "corpus/transcript/err/seq-gap.jsonl", "line": 4, "offset": 526,
+        json!({"file": "corpus/read/transcript/err/seq-gap.jsonl", "line": 4, "offset": 526,
             "kind": "seq-gap", "severity": "error", "message": "seq 6, expected 4: 2 missing"})
     );
     let output = axt(&["check", "no/such.jsonl"]);
@@ -255,7 +259,7 @@ fn check_exits_1_with_problems_and_reports_json() {
 
 #[test]
 fn stats_walks_a_directory_and_totals() {
-    let output = axt(&["stats", "--json", "corpus/transcript/ok"]);
+    let output = axt(&["stats", "--json", "corpus/read/transcript/ok"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["files"].as_array().unwrap().len(), 5);

@@ -1,7 +1,7 @@
 //! Event times: the provider's own where it stamps its records, a clock the caller chooses
 //! where it does not, so that normalizing the same input twice gives the same bytes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axt::Timestamp;
 use axt::model::decode_event;
@@ -10,7 +10,7 @@ use axt::normalize::{Options, Provider, normalize_lossy};
 
 use super::cli::{axt, text};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::{self, PROVIDER_INPUTS, ROOT, root};
 
 /// The corpus harness's record limit, so that every fixture reads as its golden says.
 const MAX_RECORD_BYTES: usize = 64 * 1024;
@@ -18,23 +18,17 @@ const MAX_RECORD_BYTES: usize = 64 * 1024;
 /// Every normalizer fixture with its provider (the Claude Code session logs are Claude's).
 fn fixtures() -> Vec<(Provider, PathBuf)> {
     let corpora = [
-        ("claude", Provider::Claude),
-        ("claude-code", Provider::Claude),
-        ("codex", Provider::Codex),
-        ("gemini", Provider::Gemini),
-        ("copilot", Provider::Copilot),
-        ("openai", Provider::OpenAi),
+        ("normalize/claude", Provider::Claude),
+        ("import/claude-code", Provider::Claude),
+        ("normalize/codex", Provider::Codex),
+        ("normalize/gemini", Provider::Gemini),
+        ("normalize/copilot", Provider::Copilot),
+        ("normalize/openai", Provider::OpenAi),
     ];
     let mut found = Vec::new();
     for (corpus, provider) in corpora {
-        for entry in walkdir::WalkDir::new(Path::new(ROOT).join("corpus").join(corpus)) {
-            let path = entry.unwrap().into_path();
-            if path
-                .extension()
-                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
-            {
-                found.push((provider, path));
-            }
+        for fixture in support::fixtures(&root().join("corpus").join(corpus), &PROVIDER_INPUTS) {
+            found.push((provider, fixture.path));
         }
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
@@ -158,7 +152,7 @@ fn a_fixed_clock_dates_what_the_source_does_not() {
     assert!(undated >= 40, "only {undated} undated fixtures");
 
     // The command line: --clock fixed:TIME.
-    let fixture = "corpus/codex/ok/shared-scenario-shell-command.jsonl";
+    let fixture = "corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl";
     let run = || {
         axt(
             &[
@@ -190,7 +184,7 @@ fn a_fixed_clock_dates_what_the_source_does_not() {
 #[test]
 fn records_before_the_first_stamp_take_it() {
     let input = std::fs::read(format!(
-        "{ROOT}/corpus/openai/ok/conversation-two-exchanges-history-repeated.jsonl"
+        "{ROOT}/corpus/normalize/openai/ok/conversation-two-exchanges-history-repeated.jsonl"
     ))
     .unwrap();
     let normalized = normalize_lossy(Provider::OpenAi, &input, options());
@@ -219,7 +213,7 @@ fn records_before_the_first_stamp_take_it() {
 #[test]
 fn tree_durations_are_the_providers() {
     let dir = std::env::temp_dir().join(format!("axt-times-{}", std::process::id()));
-    let fixture = "corpus/gemini/ok/shared-scenario-shell-command.jsonl";
+    let fixture = "corpus/normalize/gemini/ok/shared-scenario-shell-command.jsonl";
     let out = dir.to_str().unwrap();
     let written = axt(&["normalize", "--out", out, fixture], b"");
     assert_eq!(written.status.code(), Some(0));

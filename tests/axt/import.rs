@@ -1,0 +1,443 @@
+//! Importing Claude Code session logs, one session at a time: exact runs, threads, notes and
+//! what was kept out, for the cases that matter most, and the `axt import` command's report.
+//! The whole corpus is `golden_import.rs`'s.
+
+use std::path::PathBuf;
+
+use axt::import::claude_code::{
+    ImportedRun, Session, SessionFiles, convert, discover, import_session,
+};
+use axt::model::{EventType, Payload};
+
+use crate::golden_import::{import_meta, sessions, stem};
+use crate::support::{Outcome, TempDir, import_corpus};
+
+/// The session of the corpus whose log is `<outcome>/<name>.jsonl`.
+fn session(outcome: Outcome, name: &str) -> Session {
+    let files = sessions(outcome)
+        .into_iter()
+        .find(|files| stem(files, outcome) == name)
+        .unwrap_or_else(|| panic!("no session {outcome}/{name} in the corpus"));
+    convert(&files).unwrap()
+}
+
+/// A run's tool events, in order: `call <id>` / `result <id>`.
+fn tool_events(run: &ImportedRun) -> Vec<String> {
+    run.events
+        .iter()
+        .filter_map(|event| match (&event.event_type, &event.payload) {
+            (EventType::ToolCall, Payload::Tool(tool)) => Some(format!("call {}", tool.call_id)),
+            (EventType::ToolResult, Payload::Tool(tool)) => {
+                Some(format!("result {}", tool.call_id))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn parallel_calls_and_their_results_all_stay_in_the_thread_in_file_order() {
+    let session = session(Outcome::Ok, "parallel-calls-results-off-their-own-calls");
+    assert_eq!(session.runs.len(), 1);
+    let run = &session.runs[0];
+    assert_eq!(
+        tool_events(run),
+        [
+            "call toolu_01ReadPaAA",
+            "call toolu_01GrepPaBB",
+            "call toolu_01BashPaCC",
+            "result toolu_01ReadPaAA",
+            "result toolu_01BashPaCC",
+            "result toolu_01GrepPaBB",
+        ]
+    );
+    let import = import_meta(run);
+    assert_eq!(import["off_chain"], 0);
+    assert_eq!(import["kept_out"], serde_json::json!({}));
+    assert_eq!(
+        import["rejoined"],
+        serde_json::json!({"parallel-call": 1, "parallel-result": 2})
+    );
+    assert!(import.get("off_chain_usage").is_none());
+    assert_eq!(session.notes, []);
+    assert_eq!(session.diagnostics, []);
+}
+
+#[test]
+fn a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_history_before_it() {
+    let id = "6294ba3c-2804-5866-afc5-6039c8a18395";
+    let session = session(
+        Outcome::Err,
+        &format!("compaction-logical-parent-outside-file__{id}"),
+    );
+    let root = &session.runs[0];
+    assert_eq!(
+        tool_events(root),
+        [
+            "call toolu_01AgentLpA",
+            "result toolu_01AgentLpA",
+            "call toolu_01BashLpBB",
+            "result toolu_01BashLpBB",
+            "call toolu_01EditLpCC",
+            "result toolu_01EditLpCC",
+            "call toolu_01BashLpEE",
+            "result toolu_01BashLpEE",
+        ]
+    );
+    // The Agent call is in the thread, so its sub-agent links to it.
+    let child = format!("{id}.agent-f1e2d3c4");
+    let spawn: Vec<(&EventType, &str)> = root
+        .events
+        .iter()
+        .filter(|e| e.child_run_id.as_deref() == Some(child.as_str()))
+        .map(|e| (&e.event_type, e.path.as_str()))
+        .collect();
+    assert_eq!(
+        spawn,
+        [
+            (&EventType::CallWorkflowStarted, "agent.toolu_01AgentLpA"),
+            (&EventType::CallWorkflowCompleted, "agent.toolu_01AgentLpA"),
+        ]
+    );
+    assert_eq!(session.runs[1].run_id, child);
+    assert_eq!(session.runs[1].parent_run_id.as_deref(), Some(id));
+    let import = import_meta(root);
+    assert_eq!(import["off_chain"], 0);
+    assert_eq!(import["kept_out"], serde_json::json!({}));
+    // u1, a1, r1, a2, r2, a3, r3, a4: the thread before the boundary, placed by file order.
+    assert_eq!(import["rejoined"], serde_json::json!({"file-order": 8}));
+    let notes: Vec<String> = session
+        .notes
+        .iter()
+        .map(|n| format!("{}: {}: {}", n.line, n.kind, n.message))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "9: compaction-fallback: logicalParentUuid a860ea13-af07-53f1-af61-ac2a744d1978 is not in the file; the thread goes on in file order, from line 8",
+            "9: compaction: compact boundary: what came before the compaction stays in the run",
+        ]
+    );
+    assert!(session.notes[0].is_warning());
+    assert_eq!(session.diagnostics, []);
+}
+
+#[test]
+fn entries_kept_out_of_the_thread_are_counted_by_reason_and_reported() {
+    let session = session(Outcome::Ok, "rewind-and-hook-fork");
+    let import = import_meta(&session.runs[0]);
+    // The abandoned answer and its reply; the hook message forking off the prompt.
+    assert_eq!(
+        import["kept_out"],
+        serde_json::json!({"rewound": 2, "side-branch": 1})
+    );
+    assert_eq!(import["off_chain"], 3);
+    assert_eq!(import["thread"], 10);
+    assert_eq!(import["entries"], 13);
+    assert_eq!(
+        session.kept_out,
+        [("rewound", 2), ("side-branch", 1)].into_iter().collect()
+    );
+    let kept: Vec<String> = session
+        .notes
+        .iter()
+        .filter(|n| n.kind == "kept-out")
+        .map(|n| format!("{}: {}", n.line, n.message))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            "6: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1"
+        ]
+    );
+    // Each kept-out entry is in the run's metadata, whole, with its reason.
+    let completed = session.runs[0].events.last().unwrap();
+    let Payload::Step(step) = &completed.payload else {
+        panic!("run.completed has a step payload")
+    };
+    let off: Vec<(u64, &str)> = step.result["passthrough"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "axt-import/off-chain")
+        .map(|p| {
+            (
+                p["line"].as_u64().unwrap(),
+                p["raw"]["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(off, [(6, "rewound"), (7, "rewound"), (9, "side-branch")]);
+}
+
+#[test]
+fn the_cli_prints_what_it_kept_out_of_each_thread() {
+    let out = TempDir::new("cli-kept-out");
+    let output = crate::cli::axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/import/claude-code/ok/rewind-and-hook-fork.jsonl",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = crate::cli::text(&output.stderr).replace(out.path().to_str().unwrap(), "OUT");
+    insta::assert_snapshot!(stderr, @"
+    corpus/import/claude-code/ok/rewind-and-hook-fork.jsonl:6: byte 3110: kept-out: warning: 3 entries kept out of the thread, as off-chain metadata: rewound 2 (2 messages), side-branch 1
+    axt: 1 session, 1 run, 16 events written to OUT; 0 failed, 0 entry errors; notes: kept-out 1; entries kept out of the threads: rewound 2, side-branch 1
+    ");
+}
+
+#[test]
+fn seed_layout_sessions_with_the_same_agent_file_names_get_their_own_linked_runs() {
+    let one = "29c2e1f8-6f9b-5c74-abbc-87ea549dd2c6";
+    let two = "3dce523c-e6ff-56b6-bc4a-1545c32bb556";
+    let layout = import_corpus().join("ok/seed-transcripts-layout");
+    let found = discover(&layout).unwrap();
+    let agents = |session: &str| -> Vec<PathBuf> {
+        ["agent-a.jsonl", "agent-b.jsonl"]
+            .iter()
+            .map(|f| layout.join(session).join("transcripts").join(f))
+            .collect()
+    };
+    assert_eq!(
+        found,
+        [
+            SessionFiles {
+                main: None,
+                subagents: agents(one)
+            },
+            SessionFiles {
+                main: None,
+                subagents: agents(two)
+            },
+        ]
+    );
+    // Both into one directory: no run id collides, and again with --replace the same files.
+    let out = TempDir::new("seed-layout");
+    let runs = |replace: bool| -> Vec<(String, Option<String>)> {
+        found
+            .iter()
+            .flat_map(|files| import_session(files, out.path(), replace).unwrap().runs)
+            .map(|run| {
+                assert_eq!(run.path, out.path().join(format!("{}.jsonl", run.run_id)));
+                (run.run_id, run.parent_run_id)
+            })
+            .collect()
+    };
+    let expected = [
+        (format!("{one}.agent-a"), None),
+        (format!("{one}.agent-b"), Some(format!("{one}.agent-a"))),
+        (format!("{two}.agent-b"), None),
+        (format!("{two}.agent-a"), Some(format!("{two}.agent-b"))),
+    ];
+    assert_eq!(runs(false), expected);
+    assert_eq!(runs(true), expected);
+    let mut names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 4);
+    // Each sub-agent hangs under the Task call that sent its prompt.
+    let session = convert(&found[1]).unwrap();
+    assert_eq!(session.session_id, two);
+    let spawn: Vec<(&EventType, &str, Option<&str>)> = session.runs[0]
+        .events
+        .iter()
+        .filter(|e| e.child_run_id.is_some())
+        .map(|e| (&e.event_type, e.path.as_str(), e.child_run_id.as_deref()))
+        .collect();
+    let child = format!("{two}.agent-a");
+    assert_eq!(
+        spawn,
+        [
+            (
+                &EventType::CallWorkflowStarted,
+                "agent.toolu_01SdTwoBBBB",
+                Some(child.as_str())
+            ),
+            (
+                &EventType::CallWorkflowCompleted,
+                "agent.toolu_01SdTwoBBBB",
+                Some(child.as_str())
+            ),
+        ]
+    );
+    assert!(session.notes.iter().all(|n| n.kind == "simplified-format"));
+}
+
+#[test]
+fn the_cli_imports_the_seed_layout_of_two_sessions_into_one_directory() {
+    let out = TempDir::new("cli-seed-layout");
+    let output = crate::cli::axt(
+        &[
+            "import",
+            "claude-code",
+            "corpus/import/claude-code/ok/seed-transcripts-layout",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    let stderr = crate::cli::text(&output.stderr).replace(out.path().to_str().unwrap(), "OUT");
+    insta::assert_snapshot!(stderr, @"axt: 2 sessions, 4 runs, 44 events written to OUT; 0 failed, 0 entry errors; notes: simplified-format 4");
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1() {
+    let out = TempDir::new("cli-refused");
+    let dir = out.path().to_str().unwrap();
+    let run = |path: &str| {
+        let output = crate::cli::axt(&["import", "claude-code", path, "--out", dir], b"");
+        let stderr = crate::cli::text(&output.stderr).replace(dir, "OUT");
+        (output.status.code(), stderr)
+    };
+    let (code, stderr) = run("corpus/import/claude-code/err/empty-session-log.jsonl");
+    assert_eq!(code, Some(1));
+    insta::assert_snapshot!(stderr, @"
+    corpus/import/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
+    axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    ");
+    let (code, stderr) = run("corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl");
+    assert_eq!(code, Some(1));
+    insta::assert_snapshot!(stderr, @"
+    corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
+    axt: 1 session, 0 runs, 0 events written to OUT; 1 failed, 0 entry errors
+    ");
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    let empty = TempDir::new("cli-empty-dir");
+    let (code, stderr) = run(empty.path().to_str().unwrap());
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "axt: {}: no .jsonl file there; nothing imported\n",
+            empty.path().display()
+        )
+    );
+}
+
+#[test]
+fn files_that_are_no_session_log_are_refused_with_the_line_that_shows_it() {
+    let dir = TempDir::new("not-a-session");
+    let refusal = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let files = SessionFiles {
+            main: Some(path.clone()),
+            subagents: Vec::new(),
+        };
+        let error = convert(&files).unwrap_err().to_string();
+        error.replace(&format!("{}/", dir.path().display()), "")
+    };
+    assert_eq!(
+        refusal("blank.jsonl", "\n  \r\n\n"),
+        "blank.jsonl:0: byte 0: not a Claude Code session log: the file has only blank lines"
+    );
+    // An axt transcript is JSON Lines too, but none of its records is a session-log entry.
+    assert_eq!(
+        refusal(
+            "transcript.jsonl",
+            "\n{\"seq\":1,\"run_id\":\"r\",\"type\":\"run.started\",\"path\":\"\",\"iteration\":0,\"timestamp\":\"2026-06-08T08:14:42Z\",\"payload\":null}\n"
+        ),
+        "transcript.jsonl:2: byte 1: not a Claude Code session log: no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
+    );
+    // One sub-agent log that is no session log refuses its session, naming that file.
+    let main = import_corpus().join("ok/parallel-calls-results-off-their-own-calls.jsonl");
+    let files = SessionFiles {
+        main: Some(main),
+        subagents: vec![dir.path().join("blank.jsonl")],
+    };
+    assert!(matches!(
+        convert(&files),
+        Err(axt::import::claude_code::ImportError::NotASession { line: 0, .. })
+    ));
+}
+
+#[test]
+fn a_sidechain_with_agent_id_on_its_user_entries_only_is_one_linked_run() {
+    let session = session(Outcome::Ok, "sidechain-agent-id-on-user-entries-only");
+    let runs: Vec<(&str, Option<&str>)> = session
+        .runs
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.parent_run_id.as_deref()))
+        .collect();
+    let root = session.session_id.as_str();
+    let child = format!("{root}.agent-c3d4e5f6");
+    assert_eq!(runs, [(root, None), (child.as_str(), Some(root))]);
+    assert_eq!(
+        tool_events(&session.runs[0]),
+        ["call toolu_01TaskAiAA", "result toolu_01TaskAiAA"]
+    );
+    assert_eq!(
+        tool_events(&session.runs[1]),
+        [
+            "call toolu_01GrepAiBB",
+            "result toolu_01GrepAiBB",
+            "call toolu_01ReadAiCC",
+            "result toolu_01ReadAiCC",
+        ]
+    );
+    assert!(
+        session.runs[0]
+            .events
+            .iter()
+            .any(|e| e.event_type == EventType::CallWorkflowStarted
+                && e.path == "agent.toolu_01TaskAiAA"
+                && e.child_run_id.as_deref() == Some(child.as_str()))
+    );
+    assert_eq!(import_meta(&session.runs[1])["thread"], 7);
+    assert_eq!(session.notes, []);
+    assert_eq!(session.diagnostics, []);
+}
+
+#[test]
+fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
+    let id = "eda2d9ad-f6fa-5306-9bae-3869e22a7fd6";
+    let session = session(
+        Outcome::Err,
+        &format!("workflow-agent-log-nested-in-subagents__{id}"),
+    );
+    let child = format!("{id}.agent-wf01ag01");
+    let runs: Vec<(&str, Option<&str>)> = session
+        .runs
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.parent_run_id.as_deref()))
+        .collect();
+    assert_eq!(runs, [(id, None), (child.as_str(), Some(id))]);
+    assert_eq!(
+        tool_events(&session.runs[1]),
+        ["call toolu_01GlobWfCC", "result toolu_01GlobWfCC"]
+    );
+    let notes: Vec<(&str, String)> = session
+        .notes
+        .iter()
+        .map(|n| {
+            let file = n.file.file_name().unwrap().to_str().unwrap();
+            (n.kind, format!("{file}:{}: {}", n.line, n.message))
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "not-an-agent-log",
+                "journal.jsonl:0: in subagents/ but not named agent-<id>.jsonl; not imported".to_owned()
+            ),
+            (
+                "unlinked-subagent",
+                "agent-wf01ag01.jsonl:0: sub-agent \"wf01ag01\": no Task/Agent call names it or sent its prompt; linked to the session's end".to_owned()
+            ),
+        ]
+    );
+    assert!(session.notes.iter().all(|n| n.is_warning()));
+}
