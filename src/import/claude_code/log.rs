@@ -218,21 +218,23 @@ pub(super) fn is_simplified(log: &Log) -> bool {
     })
 }
 
-/// Reads entries back from a log file by their byte range.
-pub(super) struct Reader {
+/// Reads entries back from a log file by their byte range: the second pass, once the
+/// skeleton has decided which entries a run holds. (Not [`crate::read::Reader`], which
+/// reads transcripts.)
+pub(super) struct EntryReader {
     path: PathBuf,
     file: std::fs::File,
     at: u64,
     bytes: Vec<u8>,
 }
 
-impl Reader {
-    pub(super) fn open(path: &Path) -> Result<Reader, ImportError> {
+impl EntryReader {
+    pub(super) fn open(path: &Path) -> Result<EntryReader, ImportError> {
         let file = std::fs::File::open(path).map_err(|source| ImportError::Io {
             path: path.to_owned(),
             source,
         })?;
-        Ok(Reader {
+        Ok(EntryReader {
             path: path.to_owned(),
             file,
             at: 0,

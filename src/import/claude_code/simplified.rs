@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
-use super::log::{Log, Reader, tasks, text_hash};
+use super::log::{EntryReader, Log, tasks, text_hash};
 use super::session::ImportError;
 use super::thread::{Feed, Thread};
 
 /// The seed's simplified format, rewritten line by line into stream-json lines.
 pub(super) fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
-    let mut reader = Reader::open(&log.path)?;
+    let mut reader = EntryReader::open(&log.path)?;
     let mut feed = Vec::new();
     let mut calls = Vec::new();
     let mut pending: std::collections::VecDeque<String> = Default::default();

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::log::Reader;
+use super::log::EntryReader;
 use super::plan::{Plan, Spawn};
 use super::session::{FileDiagnostic, ImportError};
 use super::thread::What;
@@ -60,7 +60,7 @@ pub(super) fn transcribe(
         .iter()
         .any(|f| !matches!(f.what, What::Bytes(_)))
     {
-        true => Some(Reader::open(&thread.source)?),
+        true => Some(EntryReader::open(&thread.source)?),
         false => None,
     };
     // Synthetic line n (1-based) came from `lines[n - 1]`: (synthetic offset, line, offset).
