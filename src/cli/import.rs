@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use axt::import::claude_code::{ImportOptions, import};
+use axt::import::claude_code::{ImportOptions, NoteKind, import};
 use axt::normalize::Severity;
 
 use super::Outcome;
@@ -93,10 +93,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 runs += session.runs.len();
                 events += session.runs.iter().map(|r| r.events).sum::<usize>();
                 for note in &session.notes {
-                    *notes.entry(note.kind).or_default() += 1;
+                    *notes.entry(note.kind.as_str()).or_default() += 1;
                     // Entries kept out of a thread are not a problem, but the user must hear
                     // of them: the transcript's events do not show them.
-                    if note.is_warning() || note.kind == "kept-out" {
+                    if note.is_warning() || note.kind == NoteKind::KeptOut {
                         writeln!(stderr, "{note}")?;
                     }
                 }

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use axt::import::claude_code::{
-    ImportedRun, Session, SessionFiles, convert, discover, import_session, write,
+    ImportedRun, NoteKind, Session, SessionFiles, convert, discover, import_session, write,
 };
 use axt::model::{EventType, Payload, decode_event, encode_event};
 use axt::read::tree::build;
@@ -450,7 +450,7 @@ fn entries_kept_out_of_the_thread_are_counted_by_reason_and_reported() {
     let kept: Vec<String> = session
         .notes
         .iter()
-        .filter(|n| n.kind == "kept-out")
+        .filter(|n| n.kind == NoteKind::KeptOut)
         .map(|n| format!("{}: {}", n.line, n.message))
         .collect();
     assert_eq!(
@@ -576,7 +576,12 @@ fn seed_layout_sessions_with_the_same_agent_file_names_get_their_own_linked_runs
             ),
         ]
     );
-    assert!(session.notes.iter().all(|n| n.kind == "simplified-format"));
+    assert!(
+        session
+            .notes
+            .iter()
+            .all(|n| n.kind == NoteKind::SimplifiedFormat)
+    );
 }
 
 #[test]
@@ -732,7 +737,7 @@ fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
         .iter()
         .map(|n| {
             let file = n.file.file_name().unwrap().to_str().unwrap();
-            (n.kind, format!("{file}:{}: {}", n.line, n.message))
+            (n.kind.as_str(), format!("{file}:{}: {}", n.line, n.message))
         })
         .collect();
     assert_eq!(

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::log::Task;
-use super::session::Note;
+use super::session::{Note, NoteKind};
 use super::thread::Thread;
 
 /// A sub-agent and the call that spawned it (`None`: none found, linked to the root).
@@ -138,7 +138,7 @@ pub(super) fn link(threads: &[Thread], notes: &mut Vec<Note>) -> Vec<Link> {
                 notes.push(Note {
                     file: thread.source.clone(),
                     line: 0,
-                    kind: "unlinked-subagent",
+                    kind: NoteKind::UnlinkedSubagent,
                     message: format!(
                         "sub-agent {agent:?}: no Task/Agent call names it or sent its prompt; linked to the session's end"
                     ),

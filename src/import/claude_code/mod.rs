@@ -153,8 +153,8 @@ mod session;
 
 pub use discover::discover;
 pub use session::{
-    FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, Session, SessionFiles,
-    SessionOutcome, WrittenRun,
+    FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, Session,
+    SessionFiles, SessionOutcome, WrittenRun,
 };
 
 use plan::plan;

@@ -14,7 +14,7 @@ use super::discover::{agent_session, session_dir_id};
 use super::link::{link, root_agent};
 use super::log::{Entry, Log, check, is_simplified};
 use super::select::select;
-use super::session::{ImportError, Note, SessionFiles};
+use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use super::simplified::simplified_thread;
 use super::thread::{Thread, thread_from};
 
@@ -80,7 +80,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
     let simplified_note = |log: &Log| Note {
         file: log.path.clone(),
         line: 0,
-        kind: "simplified-format",
+        kind: NoteKind::SimplifiedFormat,
         message: "read as the simplified event format (tool_use / tool_result / text lines)".into(),
     };
 
@@ -100,7 +100,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             notes.push(Note {
                 file: file.clone(),
                 line: 0,
-                kind: "not-an-agent-log",
+                kind: NoteKind::NotAnAgentLog,
                 message: "in subagents/ but not named agent-<id>.jsonl; not imported".into(),
             });
             continue;
@@ -111,7 +111,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             notes.push(Note {
                 file: file.clone(),
                 line: 0,
-                kind: "orphan-subagent-file",
+                kind: NoteKind::OrphanSubagentFile,
                 message:
                     "sub-agent log without its session log; the session is made of its agents' logs"
                         .into(),
@@ -313,7 +313,7 @@ fn uuid_index<'a>(log: &'a Log, notes: &mut Vec<Note>) -> HashMap<&'a str, usize
             notes.push(Note {
                 file: log.path.clone(),
                 line: entry.line,
-                kind: "duplicate-uuid",
+                kind: NoteKind::DuplicateUuid,
                 message: format!("uuid {uuid} appears again; the later entry is the one linked"),
             });
         }

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::log::Log;
-use super::session::Note;
+use super::session::{Note, NoteKind};
 
 /// The entries of one thread and how they were chosen.
 pub(super) struct Selection {
@@ -70,8 +70,8 @@ pub(super) fn select(
                 // would cost it everything before. Go on in file order instead, from the
                 // last message before this entry.
                 let (kind, field) = match entry.parent.is_none() {
-                    true => ("compaction-fallback", "logicalParentUuid"),
-                    false => ("missing-parent", "parentUuid"),
+                    true => (NoteKind::CompactionFallback, "logicalParentUuid"),
+                    false => (NoteKind::MissingParent, "parentUuid"),
                 };
                 let before = &members[..members.partition_point(|m| *m < at)];
                 let previous = before.iter().rev().copied().find(|m| {

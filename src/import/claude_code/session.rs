@@ -92,10 +92,8 @@ pub struct Note {
     pub file: PathBuf,
     /// 1-based line, 0 when the note is about the whole file.
     pub line: u64,
-    /// What kind: `kept-out`, `compaction`, `compaction-fallback`, `unlinked-subagent`,
-    /// `missing-parent`, `duplicate-uuid`, `orphan-subagent-file`, `not-an-agent-log`,
-    /// `simplified-format`.
-    pub kind: &'static str,
+    /// What kind.
+    pub kind: NoteKind,
     /// What exactly.
     pub message: String,
 }
@@ -104,15 +102,81 @@ impl Note {
     /// Whether the note deserves the user's attention (data could not be placed as the log
     /// meant it), as opposed to a structural fact.
     pub fn is_warning(&self) -> bool {
-        matches!(
-            self.kind,
-            "unlinked-subagent"
-                | "missing-parent"
-                | "compaction-fallback"
-                | "duplicate-uuid"
-                | "orphan-subagent-file"
-                | "not-an-agent-log"
-        )
+        self.kind.is_warning()
+    }
+}
+
+/// What a [`Note`] is about. Written (displayed and serialized) by its name, the
+/// kebab-case word after each variant below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NoteKind {
+    /// `kept-out`: entries of a thread's group were kept out of it, as off-chain metadata;
+    /// the message says how many, why, and what they hold.
+    KeptOut,
+    /// `compaction`: a compact boundary; what came before the compaction stays in the run.
+    Compaction,
+    /// `compaction-fallback`: a compaction's `logicalParentUuid` names no entry of the file;
+    /// the thread goes on in file order. A warning.
+    CompactionFallback,
+    /// `missing-parent`: a `parentUuid` names no entry of the file; the thread goes on in
+    /// file order. A warning.
+    MissingParent,
+    /// `duplicate-uuid`: a uuid appears again; the later entry is the one linked. A warning.
+    DuplicateUuid,
+    /// `unlinked-subagent`: no call names the sub-agent or sent its prompt; it is linked to
+    /// the session's end. A warning.
+    UnlinkedSubagent,
+    /// `orphan-subagent-file`: a sub-agent log without its session log; the session is made
+    /// of its agents' logs. A warning.
+    OrphanSubagentFile,
+    /// `not-an-agent-log`: a file in `subagents/` not named `agent-<id>.jsonl`, not
+    /// imported. A warning.
+    NotAnAgentLog,
+    /// `simplified-format`: the log was read as the seed's simplified event format.
+    SimplifiedFormat,
+}
+
+impl NoteKind {
+    /// The kind's name: `kept-out`, `compaction-fallback`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteKind::KeptOut => "kept-out",
+            NoteKind::Compaction => "compaction",
+            NoteKind::CompactionFallback => "compaction-fallback",
+            NoteKind::MissingParent => "missing-parent",
+            NoteKind::DuplicateUuid => "duplicate-uuid",
+            NoteKind::UnlinkedSubagent => "unlinked-subagent",
+            NoteKind::OrphanSubagentFile => "orphan-subagent-file",
+            NoteKind::NotAnAgentLog => "not-an-agent-log",
+            NoteKind::SimplifiedFormat => "simplified-format",
+        }
+    }
+
+    /// Whether notes of this kind deserve the user's attention (data could not be placed as
+    /// the log meant it), as opposed to a structural fact.
+    pub fn is_warning(self) -> bool {
+        match self {
+            NoteKind::CompactionFallback
+            | NoteKind::MissingParent
+            | NoteKind::DuplicateUuid
+            | NoteKind::UnlinkedSubagent
+            | NoteKind::OrphanSubagentFile
+            | NoteKind::NotAnAgentLog => true,
+            NoteKind::KeptOut | NoteKind::Compaction | NoteKind::SimplifiedFormat => false,
+        }
+    }
+}
+
+impl std::fmt::Display for NoteKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for NoteKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

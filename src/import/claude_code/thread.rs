@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::log::{Entry, Log, Task};
 use super::select::Selection;
-use super::session::Note;
+use super::session::{Note, NoteKind};
 use crate::model::Timestamp;
 
 /// A thread to transcribe: the entries of one run, before linking.
@@ -114,7 +114,7 @@ pub(super) fn thread_from(
             notes.push(Note {
                 file: log.path.clone(),
                 line: entry.line,
-                kind: "compaction",
+                kind: NoteKind::Compaction,
                 message: "compact boundary: what came before the compaction stays in the run"
                     .into(),
             });
@@ -168,7 +168,7 @@ pub(super) fn thread_from(
         notes.push(Note {
             file: log.path.clone(),
             line: entries[*first].line,
-            kind: "kept-out",
+            kind: NoteKind::KeptOut,
             message: format!(
                 "{total} {} kept out of the thread, as off-chain metadata: {}",
                 if total == 1 { "entry" } else { "entries" },
