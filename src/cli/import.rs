@@ -7,7 +7,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use axt::import::claude_code::{ImportError, ImportOptions, Note, import};
+use axt::import::claude_code::{ImportError, ImportOptions, Note, NoteKind, import};
 use axt::normalize::Severity;
 
 use super::console::{self, Counting, Problem, Progress, plural};
@@ -99,7 +99,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 runs += session.runs.len();
                 events += session.runs.iter().map(|r| r.events).sum::<usize>();
                 for note in &session.notes {
-                    *notes.entry(note.kind).or_default() += 1;
+                    *notes.entry(note.kind.as_str()).or_default() += 1;
                 }
                 // Entries kept out of a thread are not a problem, but the user must hear of
                 // them: the transcript's events do not show them.
@@ -107,7 +107,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                     session
                         .notes
                         .iter()
-                        .filter(|n| n.is_warning() || n.kind == "kept-out"),
+                        .filter(|n| n.is_warning() || n.kind == NoteKind::KeptOut),
                 );
                 for (reason, n) in &session.kept_out {
                     *kept_out.entry(reason).or_default() += n;
@@ -206,7 +206,7 @@ fn print_notes<'a>(notes: impl Iterator<Item = &'a Note>) {
             file: &file,
             line,
             offset,
-            kind: note.kind,
+            kind: note.kind.as_str(),
             severity: console::Severity::Warning,
             message: &note.message,
         });

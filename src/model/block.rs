@@ -181,6 +181,16 @@ pub enum UnrecognizedReason {
     Malformed(String),
 }
 
+impl UnrecognizedReason {
+    /// Why the strict writers refuse a block kept for this reason.
+    pub(super) fn refusal(&self) -> String {
+        match self {
+            UnrecognizedReason::UnknownType(name) => refusal::unknown_block_type(name),
+            UnrecognizedReason::Malformed(reason) => refusal::malformed_block(reason),
+        }
+    }
+}
+
 impl Block {
     /// The wire name of the block type (`"text"`, `"tool_use"`, ...), or for an
     /// unrecognized block the type it declared, if any.
@@ -434,7 +444,7 @@ fn flag(fields: &Map<String, Value>, name: &str) -> Result<bool, UnrecognizedRea
 impl Serialize for ContentBlock {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if let Block::Unrecognized(unrecognized) = &self.block {
-            return Err(S::Error::custom(refusal::block(&unrecognized.reason)));
+            return Err(S::Error::custom(unrecognized.reason.refusal()));
         }
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("type", self.block.type_name())?;

@@ -264,7 +264,7 @@ impl Serialize for Payload {
             Payload::Tool(tool) => tool.serialize(serializer),
             Payload::Step(step) => step.serialize(serializer),
             Payload::Blocks(_) | Payload::Raw(_) | Payload::Malformed { .. } => {
-                Err(S::Error::custom(refusal::payload(self.kind())))
+                Err(S::Error::custom(refusal::payload(self.kind().as_str())))
             }
         }
     }

@@ -1,20 +1,20 @@
 //! Why the strict writer refuses a value: one wording, whether the event is written by
 //! `encode_event` (the direct writer) or through the model's `Serialize` impls.
-
-use super::block::UnrecognizedReason;
-use super::payload::PayloadKind;
+//!
+//! A leaf: it takes names and texts, not the model's types, so the files that refuse
+//! (`block.rs`, `payload.rs`, `event.rs`, `write.rs`) can all import it without it importing
+//! any of them back.
 
 pub(super) fn event_type(name: &str) -> String {
     format!("event type {name:?} is not in the vocabulary")
 }
 
-pub(super) fn block(reason: &UnrecognizedReason) -> String {
-    match reason {
-        UnrecognizedReason::UnknownType(name) => {
-            format!("block type {name:?} is not in the vocabulary")
-        }
-        UnrecognizedReason::Malformed(reason) => format!("malformed block: {reason}"),
-    }
+pub(super) fn unknown_block_type(name: &str) -> String {
+    format!("block type {name:?} is not in the vocabulary")
+}
+
+pub(super) fn malformed_block(reason: &str) -> String {
+    format!("malformed block: {reason}")
 }
 
 pub(super) fn fidelity(value: &str) -> String {
@@ -25,10 +25,10 @@ pub(super) fn role(value: &str) -> String {
     format!("message role {value:?} is not in the vocabulary (user, assistant)")
 }
 
-pub(super) fn payload(kind: PayloadKind) -> String {
+/// `kind` is a [`PayloadKind`](super::PayloadKind)'s name.
+pub(super) fn payload(kind: &str) -> String {
     format!(
-        "a {} payload is not in the vocabulary; writers emit none, step, message or tool payloads",
-        kind.as_str()
+        "a {kind} payload is not in the vocabulary; writers emit none, step, message or tool payloads"
     )
 }
 

@@ -59,7 +59,7 @@ fn payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), Refusal> {
         Payload::Tool(tool) => tool_payload(tool, out)?,
         Payload::Step(step) => step_payload(step, out)?,
         Payload::Blocks(_) | Payload::Raw(_) | Payload::Malformed { .. } => {
-            return Err(refuse(refusal::payload(payload.kind())));
+            return Err(refuse(refusal::payload(payload.kind().as_str())));
         }
     }
     Ok(())
@@ -129,7 +129,7 @@ fn tool_payload(tool: &ToolPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
 
 fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if let Block::Unrecognized(unrecognized) = &block.block {
-        return Err(refuse(refusal::block(&unrecognized.reason)));
+        return Err(refuse(unrecognized.reason.refusal()));
     }
     out.extend_from_slice(b"{\"type\":");
     string(out, block.block.type_name());

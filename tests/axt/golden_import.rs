@@ -98,7 +98,7 @@ impl Summary {
         }
         let mut problems = Vec::new();
         for note in &session.notes {
-            *self.notes.entry(note.kind).or_default() += 1;
+            *self.notes.entry(note.kind.as_str()).or_default() += 1;
             let severity = if note.is_warning() { "warning" } else { "note" };
             problems.push(format!("{severity} {}", note.kind));
         }

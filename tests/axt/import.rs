@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use axt::import::claude_code::{
-    ImportedRun, Session, SessionFiles, convert, discover, import_session,
+    ImportedRun, NoteKind, Session, SessionFiles, convert, discover, import_session,
 };
 use axt::model::{EventType, Payload};
 
@@ -141,7 +141,7 @@ fn entries_kept_out_of_the_thread_are_counted_by_reason_and_reported() {
     let kept: Vec<String> = session
         .notes
         .iter()
-        .filter(|n| n.kind == "kept-out")
+        .filter(|n| n.kind == NoteKind::KeptOut)
         .map(|n| format!("{}: {}", n.line, n.message))
         .collect();
     assert_eq!(
@@ -267,7 +267,12 @@ fn seed_layout_sessions_with_the_same_agent_file_names_get_their_own_linked_runs
             ),
         ]
     );
-    assert!(session.notes.iter().all(|n| n.kind == "simplified-format"));
+    assert!(
+        session
+            .notes
+            .iter()
+            .all(|n| n.kind == NoteKind::SimplifiedFormat)
+    );
 }
 
 #[test]
@@ -423,7 +428,7 @@ fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
         .iter()
         .map(|n| {
             let file = n.file.file_name().unwrap().to_str().unwrap();
-            (n.kind, format!("{file}:{}: {}", n.line, n.message))
+            (n.kind.as_str(), format!("{file}:{}: {}", n.line, n.message))
         })
         .collect();
     assert_eq!(

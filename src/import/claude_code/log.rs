@@ -1,0 +1,411 @@
+//! Reading entries: a log file's skeleton (every entry's graph fields and byte range, not
+//! its content), whether the file is a session log at all and in which format, and reading
+//! an entry's bytes back by its range.
+//!
+//! This room owns the entry fields the importer needs and the first pass over a file; it
+//! decides nothing about threads.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::session::ImportError;
+use crate::model::Timestamp;
+
+/// The fields of an entry the graph needs; the content is left to the adapter.
+#[derive(Deserialize, Default)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent: Option<Cow<'a, str>>,
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    logical_parent: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    sidechain: Option<bool>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    /// `session_id`, snake case: stream-json output (`claude -p`), not a session log.
+    #[serde(rename = "session_id", default)]
+    stream_session: Option<serde::de::IgnoredAny>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "isCompactSummary", default)]
+    compact_summary: Option<bool>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    version: Option<Cow<'a, str>>,
+    #[serde(rename = "gitBranch", borrow, default)]
+    git_branch: Option<Cow<'a, str>>,
+    #[serde(default)]
+    role: Option<Value>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a serde_json::value::RawValue>,
+    /// Raw, so that a `message` of an unexpected shape does not cost the entry its graph
+    /// fields.
+    #[serde(borrow, default)]
+    message: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry of a log: where it is and the graph fields.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Entry {
+    pub(super) line: u64,
+    pub(super) range: Range<usize>,
+    /// Parsed as JSON at all.
+    pub(super) json: bool,
+    pub(super) kind: String,
+    pub(super) subtype: Option<String>,
+    pub(super) uuid: Option<String>,
+    pub(super) parent: Option<String>,
+    pub(super) logical_parent: Option<String>,
+    pub(super) sidechain: bool,
+    pub(super) agent_id: Option<String>,
+    pub(super) session_id: Option<String>,
+    /// Has `session_id` (snake case), as stream-json records do.
+    pub(super) stream_session: bool,
+    pub(super) timestamp: Option<Timestamp>,
+    pub(super) compact_summary: bool,
+    pub(super) cwd: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) git_branch: Option<String>,
+    pub(super) role: bool,
+    /// `toolUseResult.agentId`: the sub-agent a Task result came from.
+    pub(super) result_agent: Option<String>,
+    /// `isMeta: true` (user entries).
+    pub(super) meta: bool,
+    /// `message.id` (assistant entries): the entries of one API response share it.
+    pub(super) message_id: Option<String>,
+    /// The ids of the `tool_use` blocks (assistant entries).
+    pub(super) tool_uses: Vec<String>,
+    /// The `Task` / `Agent` calls among the tool blocks (assistant entries).
+    pub(super) tasks: Vec<Task>,
+    /// The `tool_use_id`s of the `tool_result` blocks (user entries).
+    pub(super) tool_results: Vec<String>,
+    /// The hash of the entry's prompt text (user entries), for linking by prompt.
+    pub(super) prompt: Option<u128>,
+}
+
+/// A `Task` / `Agent` call: what linking a sub-agent to it needs.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Task {
+    pub(super) id: String,
+    pub(super) subagent_type: Option<String>,
+    /// The hash of `input.prompt`.
+    pub(super) prompt: Option<u128>,
+}
+
+impl Entry {
+    pub(super) fn is_message(&self) -> bool {
+        matches!(self.kind.as_str(), "user" | "assistant")
+    }
+
+    /// A message the model or the user wrote (not a hook's `isMeta` user entry).
+    pub(super) fn is_written(&self) -> bool {
+        self.kind == "assistant" || (self.kind == "user" && !self.meta)
+    }
+}
+
+/// A log file's skeleton: every entry's graph fields and where its bytes are, not its
+/// content (that is read again, entry by entry, when the run is transcribed).
+pub(super) struct Log {
+    pub(super) path: PathBuf,
+    pub(super) entries: Vec<Entry>,
+    /// The file's size in bytes.
+    pub(super) size: usize,
+}
+
+impl Log {
+    pub(super) fn read(path: &Path) -> Result<Log, ImportError> {
+        let failed = |source| ImportError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(failed)?;
+        let mut reader = io::BufReader::with_capacity(1 << 16, file);
+        let mut entries = Vec::new();
+        let mut bytes = Vec::new();
+        let mut start = 0;
+        let mut line = 0;
+        loop {
+            bytes.clear();
+            let read = reader.read_until(b'\n', &mut bytes).map_err(failed)?;
+            if read == 0 {
+                break;
+            }
+            line += 1;
+            let mut body = 0..bytes.len();
+            if bytes.ends_with(b"\n") {
+                body.end -= 1;
+            }
+            if bytes[body.clone()].ends_with(b"\r") {
+                body.end -= 1;
+            }
+            if line == 1 && bytes[body.clone()].starts_with(b"\xEF\xBB\xBF") {
+                body.start += 3;
+            }
+            if !bytes[body.clone()].iter().all(u8::is_ascii_whitespace) {
+                let range = start + body.start..start + body.end;
+                entries.push(entry(line, range, &bytes[body]));
+            }
+            start += read;
+        }
+        Ok(Log {
+            path: path.to_owned(),
+            entries,
+            size: start,
+        })
+    }
+}
+
+/// Refuses a log that is no session log at all: importing it would "succeed" with a run of
+/// nothing, or of every record taken for a rewind.
+pub(super) fn check(log: &Log) -> Result<(), ImportError> {
+    let refuse = |entry: Option<&Entry>, reason: String| ImportError::NotASession {
+        path: log.path.clone(),
+        line: entry.map_or(0, |e| e.line),
+        offset: entry.map_or(0, |e| e.range.start as u64),
+        reason,
+    };
+    let Some(first) = log.entries.first() else {
+        let what = match log.size {
+            0 => "the file is empty",
+            _ => "the file has only blank lines",
+        };
+        return Err(refuse(None, what.into()));
+    };
+    // Every session-log entry but `summary` and `file-history-snapshot` names its session.
+    let session = |e: &Entry| {
+        e.session_id.is_some() || matches!(e.kind.as_str(), "summary" | "file-history-snapshot")
+    };
+    if is_simplified(log) || log.entries.iter().any(session) {
+        return Ok(());
+    }
+    Err(match log.entries.iter().find(|e| e.stream_session) {
+        Some(entry) => refuse(
+            Some(entry),
+            "this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`".into(),
+        ),
+        None => refuse(
+            Some(first),
+            "no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
+                .into(),
+        ),
+    })
+}
+
+/// Whether a log is in the seed's simplified event format.
+pub(super) fn is_simplified(log: &Log) -> bool {
+    log.entries.iter().find(|e| e.json).is_some_and(|first| {
+        first.uuid.is_none()
+            && first.session_id.is_none()
+            && (first.role
+                || matches!(
+                    first.kind.as_str(),
+                    "tool_use" | "tool_result" | "text" | "error" | "stop" | "result"
+                ))
+    })
+}
+
+/// Reads entries back from a log file by their byte range: the second pass, once the
+/// skeleton has decided which entries a run holds. (Not [`crate::read::Reader`], which
+/// reads transcripts.)
+pub(super) struct EntryReader {
+    path: PathBuf,
+    file: std::fs::File,
+    at: u64,
+    bytes: Vec<u8>,
+}
+
+impl EntryReader {
+    pub(super) fn open(path: &Path) -> Result<EntryReader, ImportError> {
+        let file = std::fs::File::open(path).map_err(|source| ImportError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(EntryReader {
+            path: path.to_owned(),
+            file,
+            at: 0,
+            bytes: Vec::new(),
+        })
+    }
+
+    pub(super) fn raw(&mut self, range: &Range<usize>) -> Result<&[u8], ImportError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let start = range.start as u64;
+        let mut read = || {
+            if self.at != start {
+                self.at = u64::MAX;
+                self.file.seek(SeekFrom::Start(start))?;
+            }
+            self.bytes.resize(range.len(), 0);
+            self.file.read_exact(&mut self.bytes)?;
+            self.at = range.end as u64;
+            Ok(())
+        };
+        read().map_err(|source| ImportError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(&self.bytes)
+    }
+
+    pub(super) fn value(&mut self, range: &Range<usize>) -> Result<Value, ImportError> {
+        Ok(serde_json::from_slice(self.raw(range)?).unwrap_or(Value::Null))
+    }
+}
+
+fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
+    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).filter(|t| !t.is_empty());
+    let Ok(head) = serde_json::from_slice::<Head<'_>>(bytes) else {
+        return Entry {
+            line,
+            range,
+            ..Entry::default()
+        };
+    };
+    let result_agent = head.tool_use_result.and_then(|raw| {
+        #[derive(Deserialize)]
+        struct AgentResult {
+            #[serde(rename = "agentId")]
+            agent_id: Option<String>,
+        }
+        serde_json::from_str::<AgentResult>(raw.get())
+            .ok()
+            .and_then(|r| r.agent_id)
+    });
+    let message_id = head
+        .message
+        .filter(|_| head.kind.as_deref() == Some("assistant"))
+        .and_then(|raw| {
+            #[derive(Deserialize)]
+            struct Message {
+                id: Option<String>,
+            }
+            serde_json::from_str::<Message>(raw.get()).ok()?.id
+        });
+    let mut entry = Entry {
+        line,
+        range,
+        json: true,
+        kind: owned(head.kind).unwrap_or_default(),
+        subtype: owned(head.subtype),
+        uuid: owned(head.uuid),
+        parent: owned(head.parent),
+        logical_parent: owned(head.logical_parent),
+        sidechain: head.sidechain.unwrap_or(false),
+        agent_id: owned(head.agent_id),
+        session_id: owned(head.session_id),
+        stream_session: head.stream_session.is_some(),
+        timestamp: head
+            .timestamp
+            .as_deref()
+            .and_then(|t| Timestamp::parse(t).ok()),
+        compact_summary: head.compact_summary.unwrap_or(false),
+        cwd: owned(head.cwd),
+        version: owned(head.version),
+        git_branch: owned(head.git_branch),
+        role: head.role.is_some(),
+        result_agent: result_agent.filter(|a| !a.is_empty()),
+        message_id: message_id.filter(|id| !id.is_empty()),
+        ..Entry::default()
+    };
+    content(&mut entry, bytes);
+    entry
+}
+
+/// The content fields linking and thread selection need, read from the entry itself.
+fn content(entry: &mut Entry, bytes: &[u8]) {
+    let user = entry.kind == "user";
+    let tools = entry.kind == "assistant" && memchr::memmem::find(bytes, b"tool_use").is_some();
+    if !user && !tools {
+        return;
+    }
+    let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    if tools && let Some(Value::Array(blocks)) = value.pointer("/message/content") {
+        entry.tool_uses = blocks
+            .iter()
+            .filter_map(|b| {
+                (b.get("type")? == "tool_use")
+                    .then(|| b.get("id")?.as_str().map(str::to_owned))
+                    .flatten()
+            })
+            .collect();
+        entry.tasks = tasks(blocks);
+    }
+    if user {
+        entry.meta = value.get("isMeta") == Some(&Value::Bool(true));
+        if memchr::memmem::find(bytes, b"tool_result").is_some()
+            && let Some(Value::Array(blocks)) = value.pointer("/message/content")
+        {
+            entry.tool_results = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .filter_map(|b| b.get("tool_use_id")?.as_str().map(str::to_owned))
+                .collect();
+        }
+        entry.prompt = user_text(&value).map(|text| text_hash(&text));
+    }
+}
+
+/// The `Task` / `Agent` calls among an assistant message's blocks (the adapter makes a
+/// `tool.call` of every `tool_use` and `server_tool_use` block).
+pub(super) fn tasks(blocks: &[Value]) -> Vec<Task> {
+    blocks
+        .iter()
+        .filter(|b| {
+            matches!(
+                b.get("type").and_then(Value::as_str),
+                Some("tool_use" | "server_tool_use")
+            ) && matches!(
+                b.get("name").and_then(Value::as_str),
+                Some("Task" | "Agent")
+            )
+        })
+        .map(|b| {
+            let input = |key: &str| b.get("input")?.get(key)?.as_str();
+            Task {
+                id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
+                subagent_type: input("subagent_type").map(str::to_owned),
+                prompt: input("prompt").map(text_hash),
+            }
+        })
+        .collect()
+}
+
+/// The text of a user entry's message, when it is a prompt.
+fn user_text(entry: &Value) -> Option<String> {
+    match entry.pointer("/message/content")? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(blocks) => blocks
+            .iter()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .and_then(|b| b.get("text")?.as_str().map(str::to_owned)),
+        _ => None,
+    }
+}
+
+/// A hash of a prompt text: linking by prompt compares these instead of keeping every
+/// prompt (128 bits: a collision between two different prompts is not a practical risk).
+pub(super) fn text_hash(text: &str) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let half = |salt: u8| {
+        let mut hasher = std::hash::DefaultHasher::new();
+        salt.hash(&mut hasher);
+        text.hash(&mut hasher);
+        hasher.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
+}

@@ -1,0 +1,320 @@
+//! Claude Code session logs: `~/.claude/projects/<project>/<session>.jsonl`, with sub-agents
+//! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
+//! (newer versions, with an optional `agent-<id>.meta.json` beside them; at any depth below
+//! `subagents/`, as `subagents/workflows/<run>/agent-<id>.jsonl`, where a file not named
+//! `agent-*.jsonl` is noted `not-an-agent-log` and not imported); and the seed's
+//! layout, `<project>/<session>/transcripts/<agent-id>.jsonl`, every agent a log of its own.
+//!
+//! # What a session becomes
+//!
+//! One session is one root run, its run id the session id (the file name's stem when no entry
+//! names a session), so importing the same session again names the same files. Every
+//! sub-agent is a child run, `<session>.agent-<agentId>` (`<session>.sidechain-<uuid>` when
+//! the log has no agent id), linked both ways: its events carry `parent_run_id`, and the run
+//! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
+//! call and `step.call_workflow.completed` right after that call's result, both with
+//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth. The entries
+//! of one in-file sidechain are those its `parentUuid` links connect together with those
+//! sharing its `agentId` (Claude Code 2.0.46 writes `agentId` on a sidechain's user entries,
+//! not on its assistant entries); parts naming different agents are never joined.
+//!
+//! A session known only by its agents' logs (the seed's `<session>/transcripts/*.jsonl`, or
+//! `<session>/subagents/` whose `<session>.jsonl` is gone, noted `orphan-subagent-file`) has
+//! no session log to be its root: every agent is a run `<session>.agent-<id>`, `<session>`
+//! being the directory's name and `<id>` the file's stem without its `agent-` prefix (so
+//! `agent-a.jsonl` of two sessions gives two runs, and a sub-agent's run id does not change
+//! when its session log goes missing). Its root is the agent no call of another spawned
+//! (by agent id or by prompt), the others are linked to the calls that spawned them.
+//!
+//! # The graph
+//!
+//! A session file is a graph, not a list: every entry has a `uuid` and a `parentUuid`.
+//! * **The thread.** The run is the chain that ends at the last user or assistant entry of
+//!   the file (outside sidechains), followed back through `parentUuid`; a `compact_boundary`
+//!   entry (its `parentUuid` is null) continues through its `logicalParentUuid`, so what
+//!   happened before a compaction stays in the run. Entries are then read in file order.
+//! * **A parent not in the file.** When the chain reaches a `logicalParentUuid` (note
+//!   `compaction-fallback`) or `parentUuid` (note `missing-parent`) that names no entry of
+//!   the file, it goes on in file order, from the last message before that entry: the history
+//!   before a compaction, or before a parent Claude Code never wrote, is never lost. Both
+//!   notes are warnings; the entries placed so are counted in `import.rejoined.file-order`.
+//! * **Parallel tool use.** Claude Code 2.x writes one message with several tool calls as a
+//!   chain of entries, one `tool_use` each, sharing `message.id`; each `tool_result` entry
+//!   hangs off its own call's entry, and the conversation goes on from only one of them. So
+//!   an assistant entry off the chain whose parent is an entry of the same message is part
+//!   of that message (`parallel-call`), and a `tool_result` entry off the chain answering a
+//!   call of the thread that has no result in it yet is put back (`parallel-result`). Both
+//!   are counted in the run's `import.rejoined`; every call and result stays in the thread,
+//!   in file order.
+//! * **Everything else off the chain is kept, not dropped**, in the run's metadata
+//!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry
+//!   and its `reason`), branch by branch: a branch with a message the user or the model wrote
+//!   is `rewound` (the user went back and the log kept the abandoned branch); a branch of only
+//!   system, hook or progress entries (hook messages forking the chain) is a `side-branch`.
+//!   Nothing leaves the event stream unannounced: each run's `import.kept_out` counts these
+//!   entries by reason, and a `kept-out` note (printed by `axt import`) says how many
+//!   messages, tool calls and tool results they hold. The tokens of rewound assistant
+//!   messages were spent: they are added up apart, in `import.off_chain_usage`, never mixed
+//!   into the run's usage.
+//! * **Compaction.** `compact_boundary` entries are passthrough like every `system` entry; the
+//!   compaction summary (`isCompactSummary`, a user entry the user never typed) is kept as
+//!   passthrough `axt-import/compact-summary` rather than as a user message.
+//! * `summary` (`leafUuid`), `file-history-snapshot`, `queue-operation`, `attachment`,
+//!   `progress` and every other entry type are passthrough metadata, never an error.
+//!
+//! # The run's `import` metadata
+//!
+//! `run.completed`'s result has an `import` object: `format` (`claude-code-session`, or
+//! `claude-code-simplified`), `source` (the log's file name), `entries` (the entries of that
+//! file), `thread` (those in this run's thread), `off_chain` (those of this run's group kept
+//! out of it), `kept_out` (the same by reason: `rewound`, `side-branch`), `rejoined` (entries
+//! off the `parentUuid` chain placed in the thread, by rule: `parallel-call`,
+//! `parallel-result`, `file-order`), `compactions`, and when known `cwd`, `git_branch`,
+//! `agent_id`, `subagent_meta`, `off_chain_usage`. Over the runs made from one file,
+//! `thread` plus `off_chain` adds up to `entries`: every entry is in a thread or counted.
+//!
+//! # Messages and usage
+//!
+//! The entries of the thread are read by the Claude Code stream-json adapter
+//! ([`normalize::claude`](crate::normalize::claude)): on-disk entries carry the same
+//! `message` shapes, one content block per entry. So a message spread over several entries
+//! shares its `message_id`, a `Bash` call gets its `command` block, results are paired with
+//! calls, and usage is counted once per `message.id`, from its *last* snapshot. The log has
+//! no terminal record: the run is closed as completed, its duration the span of the entry
+//! timestamps. Diagnostics name the line of the session file.
+//!
+//! # The seed's simplified format
+//!
+//! A file whose first record is `{"type":"tool_use"|"tool_result"|"text"|"error"|"stop"|
+//! "result"}` or `{"role", "content"}` is read as the simplified event format instead: each
+//! line is rewritten into the stream-json line it stands for (a `tool_result` without
+//! `tool_use_id` answers the oldest unanswered call; `stop` and `result` make one terminal
+//! record). As a session log its run id is the file's stem; as an agent log of the seed's
+//! layout, `<session>.agent-<id>` like every agent.
+//!
+//! # Not a session log
+//!
+//! A file with no entry, or whose entries are not session-log entries (none names its
+//! `sessionId`, none is a `summary` or `file-history-snapshot`: `claude -p` stream-json
+//! output, say, which `axt normalize` reads), is refused with
+//! [`ImportError::NotASession`], naming the line that shows it; nothing of its session is
+//! written. Importing it would "succeed" with an empty run, or one whose every record was
+//! taken for a rewind.
+//!
+//! # Writing
+//!
+//! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
+//! would continue the old file, and the same id can belong to a transcript made otherwise
+//! (`axt normalize` of the same session names its run after the session too).
+//!
+//! # Memory
+//!
+//! The thread is known only at the end of the file, so a session is read twice. The first
+//! pass keeps a *skeleton* per entry (uuid, parentUuid, type, flags, agent id, the ids of its
+//! tool calls and results, a hash of its prompt, and its line and byte range): the threads,
+//! and the call that spawned each sub-agent, are decided from that alone, linking through
+//! indexes by agent id and by prompt. Then [`import_session`] reads each run's entries
+//! again by their byte range and streams them through the adapter into the recorder,
+//! putting the `step.call_workflow.*` events in as the spawning calls and their results go
+//! by: memory follows the session's structure, not its content (a 50 MB session of 4,000
+//! sidechains imports in under 40 MB; `make import-memory`). [`convert`] makes the same
+//! events into memory, for tests and callers that want them. Sessions are independent and
+//! [`import`] converts them on every core.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::record::{Recorder, RecorderOptions};
+
+// The rooms of the importer. This file holds the entry points: converting a session in
+// memory, importing one into a directory (streaming), importing every session under a path
+// in parallel, and writing. Each room below uses only the rooms listed after it.
+//
+// Transcribing a thread into events, the spawn events put in.
+mod stream;
+// A session's plan: its threads, their run ids, who spawned whom.
+mod plan;
+// Linking sub-agents to the calls that spawned them.
+mod link;
+// The seed's simplified format, rewritten into stream-json lines.
+mod simplified;
+// A thread: what is fed to the adapter, its metadata, what was kept out.
+mod thread;
+// Choosing a thread's entries from the graph.
+mod select;
+// A log's skeleton, read once; entries read back by byte range.
+mod log;
+// Finding sessions and their agents' logs by path.
+mod discover;
+// The public types: files, runs, notes, diagnostics, errors.
+mod session;
+
+pub use discover::discover;
+pub use session::{
+    FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, Session,
+    SessionFiles, SessionOutcome, WrittenRun,
+};
+
+use plan::plan;
+use stream::transcribe;
+
+/// Reads a session's files and makes its runs. Pure: nothing is written. The events are
+/// all in memory; [`import`] streams them into the recorder instead.
+pub fn convert(files: &SessionFiles) -> Result<Session, ImportError> {
+    let plan = plan(files)?;
+    let mut runs = Vec::with_capacity(plan.threads.len());
+    let mut diagnostics = Vec::new();
+    for (at, thread) in plan.threads.iter().enumerate() {
+        let mut events = Vec::new();
+        diagnostics.extend(transcribe(&plan, at, &mut |event| {
+            events.push(event);
+            Ok(())
+        })?);
+        runs.push(ImportedRun {
+            run_id: thread.run_id.clone(),
+            parent_run_id: plan.parent_run_id(at).map(str::to_owned),
+            source: thread.source.clone(),
+            events,
+        });
+    }
+    Ok(Session {
+        kept_out: plan.kept_out(),
+        session_id: plan.session_id,
+        runs,
+        notes: plan.notes,
+        diagnostics,
+    })
+}
+
+/// Converts a session and writes its runs into `dir`, root first, streaming: each run's
+/// entries are read again from the file one by one and their events go straight into the
+/// recorder, so memory holds the session's skeleton, not its content. Writes what
+/// `write(&convert(files)?, dir, replace)` writes.
+pub fn import_session(
+    files: &SessionFiles,
+    dir: &Path,
+    replace: bool,
+) -> Result<Imported, ImportError> {
+    let plan = plan(files)?;
+    clear(plan.threads.iter().map(|t| t.run_id.as_str()), dir, replace)?;
+    let mut runs = Vec::with_capacity(plan.threads.len());
+    let mut diagnostics = Vec::new();
+    for (at, thread) in plan.threads.iter().enumerate() {
+        let parent_run_id = plan.parent_run_id(at).map(str::to_owned);
+        let mut options = RecorderOptions::default();
+        if let Some(parent) = &parent_run_id {
+            options = options.parent_run_id(parent);
+        }
+        let recorder = Recorder::create(dir, &thread.run_id, options)?;
+        let mut events = 0;
+        diagnostics.extend(transcribe(&plan, at, &mut |event| {
+            events += 1;
+            recorder.record(event)?;
+            Ok(())
+        })?);
+        recorder.close()?;
+        runs.push(WrittenRun {
+            run_id: thread.run_id.clone(),
+            parent_run_id,
+            source: thread.source.clone(),
+            path: recorder.path().to_owned(),
+            events,
+        });
+    }
+    Ok(Imported {
+        kept_out: plan.kept_out(),
+        session_id: plan.session_id,
+        runs,
+        notes: plan.notes,
+        diagnostics,
+    })
+}
+
+/// Imports every session under `path` into `dir`, in parallel; `progress(done, total)` is
+/// called after each session. Outcomes are in the order of [`discover()`].
+pub fn import(
+    path: &Path,
+    dir: &Path,
+    options: &ImportOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<Vec<SessionOutcome>> {
+    let sessions = discover(path)?;
+    let total = sessions.len();
+    let jobs = match options.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<SessionOutcome>>> =
+        Mutex::new((0..total).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(files) = sessions.get(at) else { break };
+                    let result = import_session(files, dir, options.replace);
+                    let outcome = SessionOutcome {
+                        files: files.clone(),
+                        result,
+                    };
+                    results.lock().expect("results lock")[at] = Some(outcome);
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                }
+            });
+        }
+    });
+    Ok(results
+        .into_inner()
+        .expect("results lock")
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Writes a converted session's runs into `dir`, root first; returns the files.
+pub fn write(session: &Session, dir: &Path, replace: bool) -> Result<Vec<PathBuf>, ImportError> {
+    clear(session.runs.iter().map(|r| r.run_id.as_str()), dir, replace)?;
+    let mut written = Vec::new();
+    for run in &session.runs {
+        let mut options = RecorderOptions::default();
+        if let Some(parent) = &run.parent_run_id {
+            options = options.parent_run_id(parent);
+        }
+        let recorder = Recorder::create(dir, &run.run_id, options)?;
+        for event in &run.events {
+            recorder.record(event.clone())?;
+        }
+        recorder.close()?;
+        written.push(recorder.path().to_owned());
+    }
+    Ok(written)
+}
+
+/// Refuses (or, replacing, removes) the runs' files that exist in `dir`.
+fn clear<'a>(
+    run_ids: impl Iterator<Item = &'a str>,
+    dir: &Path,
+    replace: bool,
+) -> Result<(), ImportError> {
+    for run_id in run_ids {
+        let path = dir.join(format!("{run_id}.jsonl"));
+        if path.exists() {
+            if !replace {
+                return Err(ImportError::Exists {
+                    run_id: run_id.to_owned(),
+                    path,
+                });
+            }
+            std::fs::remove_file(&path).map_err(|source| ImportError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,338 @@
+//! Converting a session: from the skeletons of its logs to its plan, the threads to
+//! transcribe (the session log's root and sidechains, every agent log), their run ids and
+//! who spawned whom; no event is made yet.
+//!
+//! This room owns the session's run ids, the grouping of in-file sidechains and the order
+//! of the steps; it delegates choosing entries (`select`), building threads (`thread`,
+//! `simplified`) and linking (`link`).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::discover::{agent_session, session_dir_id};
+use super::link::{link, root_agent};
+use super::log::{Entry, Log, check, is_simplified};
+use super::select::select;
+use super::session::{ImportError, Note, NoteKind, SessionFiles};
+use super::simplified::simplified_thread;
+use super::thread::{Thread, thread_from};
+
+/// A session decided from the skeletons of its logs: its threads, who spawned whom, and
+/// the notes; no event is made yet.
+pub(super) struct Plan {
+    pub(super) session_id: String,
+    pub(super) threads: Vec<Thread>,
+    /// Per thread, the thread that spawned it.
+    pub(super) parents: Vec<Option<usize>>,
+    /// Per thread, the sub-agents it spawned, in the order they are linked.
+    pub(super) spawns: Vec<Vec<Spawn>>,
+    pub(super) notes: Vec<Note>,
+}
+
+impl Plan {
+    /// The entries kept out of the threads, by reason, over all of them.
+    pub(super) fn kept_out(&self) -> BTreeMap<&'static str, u64> {
+        let mut total = BTreeMap::new();
+        for (reason, n) in self.threads.iter().flat_map(|t| &t.kept_out) {
+            *total.entry(*reason).or_default() += n;
+        }
+        total
+    }
+
+    pub(super) fn parent_run_id(&self, at: usize) -> Option<&str> {
+        self.parents[at].map(|parent| self.threads[parent].run_id.as_str())
+    }
+}
+
+/// A sub-agent a run spawned: `step.call_workflow.*` events to put into the run.
+pub(super) struct Spawn {
+    /// The spawning call (`None`: unlinked, put before the run closes).
+    pub(super) call: Option<String>,
+    /// The child run.
+    pub(super) child: String,
+    pub(super) name: String,
+}
+
+/// Reads the skeletons of a session's files and decides its runs and their links.
+pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
+    let mut notes = Vec::new();
+    let mut threads = Vec::new();
+    let main_log = files.main.as_deref().map(Log::read).transpose()?;
+    if let Some(log) = &main_log {
+        check(log)?;
+    }
+    // Without a session log the session is its `<session>` directory, so that two sessions
+    // with an `agent-a.jsonl` each name different runs.
+    let fallback_id = match &files.main {
+        Some(main) => main.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        None => files.subagents.first().and_then(|f| {
+            session_dir_id(f).or_else(|| Some(f.file_stem()?.to_string_lossy().into_owned()))
+        }),
+    }
+    .unwrap_or_else(|| "session".to_owned());
+    let session_id = main_log
+        .as_ref()
+        .filter(|log| !is_simplified(log))
+        .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
+        .unwrap_or_else(|| fallback_id.clone());
+    let session_id = sanitize(&session_id);
+    let simplified_note = |log: &Log| Note {
+        file: log.path.clone(),
+        line: 0,
+        kind: NoteKind::SimplifiedFormat,
+        message: "read as the simplified event format (tool_use / tool_result / text lines)".into(),
+    };
+
+    if let Some(log) = &main_log {
+        if is_simplified(log) {
+            notes.push(simplified_note(log));
+            threads.push(simplified_thread(log, &session_id)?);
+        } else {
+            threads.extend(session_threads(log, &session_id, &mut notes));
+        }
+    }
+    for file in &files.subagents {
+        let layout = agent_session(file).map(|(_, layout)| layout);
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        if layout == Some("subagents") && !stem.starts_with("agent-") {
+            // Beside the agent logs (a workflow's journal.jsonl, ...): not an agent's log.
+            notes.push(Note {
+                file: file.clone(),
+                line: 0,
+                kind: NoteKind::NotAnAgentLog,
+                message: "in subagents/ but not named agent-<id>.jsonl; not imported".into(),
+            });
+            continue;
+        }
+        let log = Log::read(file)?;
+        check(&log)?;
+        if main_log.is_none() && layout == Some("subagents") {
+            notes.push(Note {
+                file: file.clone(),
+                line: 0,
+                kind: NoteKind::OrphanSubagentFile,
+                message:
+                    "sub-agent log without its session log; the session is made of its agents' logs"
+                        .into(),
+            });
+        }
+        let agent = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .map(|s| s.strip_prefix("agent-").map(str::to_owned).unwrap_or(s))
+            .or_else(|| log.entries.iter().find_map(|e| e.agent_id.clone()))
+            .unwrap_or_default();
+        let run_id = format!("{session_id}.agent-{}", sanitize(&agent));
+        let mut thread = if is_simplified(&log) {
+            notes.push(simplified_note(&log));
+            let mut thread = simplified_thread(&log, &run_id)?;
+            thread
+                .import
+                .insert("agent_id".into(), agent.clone().into());
+            thread.agent = Some(agent);
+            thread
+        } else {
+            let all: Vec<usize> = (0..log.entries.len()).collect();
+            let by_uuid = uuid_index(&log, &mut notes);
+            let selected = select(&log, &all, &by_uuid, &mut notes);
+            thread_from(&log, &selected, run_id, Some(agent), &mut notes)
+        };
+        let meta_path = file.with_extension("meta.json");
+        if let Ok(text) = std::fs::read(&meta_path)
+            && let Ok(meta) = serde_json::from_slice::<Value>(&text)
+        {
+            thread.name = meta
+                .get("agentType")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            thread.import.insert("subagent_meta".into(), meta);
+        }
+        threads.push(thread);
+    }
+    if main_log.is_none() && !threads.is_empty() {
+        // No session log: the root is the agent no call spawned.
+        let root = root_agent(&threads);
+        let thread = threads.remove(root);
+        threads.insert(0, thread);
+    }
+
+    let mut parents = vec![None; threads.len()];
+    let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
+    for link in link(&threads, &mut notes) {
+        parents[link.child] = Some(link.parent);
+        spawns[link.parent].push(Spawn {
+            call: link.call,
+            child: threads[link.child].run_id.clone(),
+            name: link.name,
+        });
+    }
+    Ok(Plan {
+        session_id,
+        threads,
+        parents,
+        spawns,
+        notes,
+    })
+}
+
+/// Run ids become file names: keep them to a safe alphabet.
+fn sanitize(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_owned()
+}
+
+/// The root thread and the in-file sidechains of a session log.
+fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Thread> {
+    let entries = &log.entries;
+    let by_uuid = uuid_index(log, notes);
+    let main: Vec<usize> = (0..entries.len())
+        .filter(|at| !entries[*at].sidechain)
+        .collect();
+    let mut threads = Vec::new();
+    let chain = select(log, &main, &by_uuid, notes);
+    threads.push(thread_from(log, &chain, session_id.to_owned(), None, notes));
+
+    // Sidechains: one sub-agent is the entries its parentUuid links connect, with those that
+    // share its agent id. Neither alone makes the group: Claude Code 2.0.46 writes agentId on
+    // a sidechain's user entries only, not on its assistant entries. Two parts that name
+    // different agents stay apart (a nested sub-agent's root may point into its parent's).
+    let mut groups = Groups::new(entries.len());
+    let mut by_agent: HashMap<&str, usize> = HashMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if !entry.sidechain {
+            continue;
+        }
+        groups.name(at, entry.agent_id.as_deref());
+        if let Some(parent) = entry.parent.as_deref().and_then(|p| by_uuid.get(p))
+            && entries[*parent].sidechain
+        {
+            groups.join(at, *parent);
+        }
+        if let Some(agent) = entry.agent_id.as_deref() {
+            let first = *by_agent.entry(agent).or_insert(at);
+            groups.join(at, first);
+        }
+    }
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if entry.sidechain {
+            let root = groups.find(at);
+            let index = *group_of.entry(root).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            members[index].push(at);
+        }
+    }
+    for members in members {
+        let root = groups.find(members[0]);
+        let (run_id, agent) = match groups.agent[root] {
+            Some(agent) => (
+                format!("{session_id}.agent-{}", sanitize(agent)),
+                agent.to_owned(),
+            ),
+            None => {
+                let root = sidechain_root(entries, members[0], &by_uuid);
+                (
+                    format!("{session_id}.sidechain-{}", sanitize(&root)),
+                    format!("sidechain-{root}"),
+                )
+            }
+        };
+        let chain = select(log, &members, &by_uuid, notes);
+        threads.push(thread_from(log, &chain, run_id, Some(agent), notes));
+    }
+    threads
+}
+
+/// Entries joined into groups (union-find), each group named by at most one agent id.
+struct Groups<'a> {
+    up: Vec<usize>,
+    /// Per group root, the agent id its entries name.
+    agent: Vec<Option<&'a str>>,
+}
+
+impl<'a> Groups<'a> {
+    fn new(len: usize) -> Self {
+        Groups {
+            up: (0..len).collect(),
+            agent: vec![None; len],
+        }
+    }
+
+    fn find(&mut self, mut at: usize) -> usize {
+        while self.up[at] != at {
+            self.up[at] = self.up[self.up[at]];
+            at = self.up[at];
+        }
+        at
+    }
+
+    fn name(&mut self, at: usize, agent: Option<&'a str>) {
+        let root = self.find(at);
+        if self.agent[root].is_none() {
+            self.agent[root] = agent;
+        }
+    }
+
+    /// Joins the groups of `a` and `b` unless they name different agents.
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        let agent = match (self.agent[a], self.agent[b]) {
+            (Some(x), Some(y)) if x != y => return,
+            (x, y) => x.or(y),
+        };
+        // The earlier entry stays the root, so groups keep the order of their first entry.
+        let (root, other) = (a.min(b), a.max(b));
+        self.up[other] = root;
+        self.agent[root] = agent;
+    }
+}
+
+/// Entries by uuid; a uuid seen twice is reported, and its later entry is the one linked.
+fn uuid_index<'a>(log: &'a Log, notes: &mut Vec<Note>) -> HashMap<&'a str, usize> {
+    let mut by_uuid: HashMap<&str, usize> = HashMap::new();
+    for (at, entry) in log.entries.iter().enumerate() {
+        if let Some(uuid) = &entry.uuid
+            && by_uuid.insert(uuid, at).is_some()
+        {
+            notes.push(Note {
+                file: log.path.clone(),
+                line: entry.line,
+                kind: NoteKind::DuplicateUuid,
+                message: format!("uuid {uuid} appears again; the later entry is the one linked"),
+            });
+        }
+    }
+    by_uuid
+}
+
+/// The uuid (or line) of the first entry of a sidechain.
+fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usize>) -> String {
+    let mut seen = HashSet::new();
+    while let Some(parent) = entries[at].parent.as_deref().and_then(|p| by_uuid.get(p))
+        && entries[*parent].sidechain
+        && seen.insert(*parent)
+    {
+        at = *parent;
+    }
+    entries[at]
+        .uuid
+        .as_deref()
+        .map(|u| u.chars().take(8).collect())
+        .unwrap_or_else(|| format!("line{}", entries[at].line))
+}

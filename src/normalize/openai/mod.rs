@@ -1,0 +1,735 @@
+//! OpenAI HTTP: Chat Completions and the Responses API, as JSON bodies and as SSE streams,
+//! from OpenAI or any OpenAI-compatible server (vLLM, Ollama, DeepSeek, OpenRouter, ...).
+//!
+//! Shapes follow openai-python's generated types (`chat_completion.py`,
+//! `chat_completion_chunk.py`, `response_stream_event.py`); the quirks of compatible servers
+//! are in provider-formats.md §5.
+//!
+//! # Input
+//!
+//! One input holds any sequence of these records, each recognised by its own shape:
+//!
+//! * a JSON record on one line, or a pretty-printed document starting with a lone `{` line
+//!   (collected until its braces balance, bounded by the record limit);
+//! * SSE: `data:` / `event:` / `id:` / `retry:` / `:` lines, dispatched on blank lines by
+//!   `sse.rs`; `data: [DONE]` ends a Chat Completions stream; data-only keep-alives
+//!   (`data: :ping`, empty data) are skipped. Once a stream has shown an SSE field, other
+//!   non-JSON lines are unknown SSE fields and ignored, as the format says.
+//!
+//! The records: `chat.completion` (a response body; a chunk when its choices have a
+//! `delta`, as Perplexity sends them), `chat.completion.chunk` (a stream chunk; also
+//! recognised without `object`, or with an empty one, by `choices[].delta` or empty
+//! `choices`), Perplexity's `chat.reasoning`, `chat.reasoning.done` and
+//! `chat.completion.done` (chunks), a Responses `response` object, a Responses stream event
+//! (`type: "response.*"` or `error`), a request body (`messages` for Chat Completions,
+//! `input` for Responses), an in-stream or error-only `{"error": ...}`, and vLLM's
+//! `{"object": "error", ...}`.
+//!
+//! **Conversation files.** A conversation is written as its records in order: requests and
+//! the responses (bodies or streams) that answered them. Each request repeats the history,
+//! so only the messages after those already read (the previous request's messages plus one
+//! assistant message per response since) are read again; a Responses request with
+//! `previous_response_id` carries only new items and is read whole. The smallest complete
+//! form is the final request (the whole history) followed by the final response.
+//!
+//! # Mapping
+//!
+//! * Assistant output of one choice (or one Responses item) is assembled across chunks and
+//!   handed out when it is complete: at the choice's `finish_reason`, at `[DONE]`, at the
+//!   item's `output_item.done`, or at the response's terminal event; in the order thinking,
+//!   text, tool calls. Every block carries the response `id` as its message id.
+//! * Text: `content` deltas (or `output_text` deltas) accumulate into one text block;
+//!   `refusal` is text too. Content given as parts joins the text parts; Mistral's
+//!   `thinking` parts are thinking; other parts (images, audio) are kept as passthrough
+//!   `part/<type>`.
+//! * Citations: Responses `annotations` of `output_text` parts (`url_citation`,
+//!   `file_citation`, `container_file_citation`, `file_path`, streamed as
+//!   `response.output_text.annotation.added` and repeated in the final copy, which wins),
+//!   Chat Completions `annotations` (details nested under the type's name, in a message or a
+//!   delta), and Mistral `reference` parts become the text block's citations. Offsets are
+//!   moved to count from the start of the joined text (characters, as OpenAI counts); an
+//!   exact repeat of a citation already read is not added again.
+//! * Thinking: `reasoning ?? reasoning_content` (vLLM, Ollama, OpenRouter, DeepSeek), else the
+//!   text of `reasoning_details`; a `signature` or encrypted `data` in `reasoning_details`, or
+//!   a Responses reasoning item's `encrypted_content`, is kept as the block's signature, so
+//!   a reasoning item with a signature and no text still yields a block. Each Responses
+//!   reasoning item is its own thinking block (summary parts joined with a blank line; its
+//!   `reasoning_text` content instead where present).
+//! * Tool calls: fragments are joined per `index`; a fragment whose `id` is new opens a new
+//!   call even at an index already used (servers that send each parallel call whole at index
+//!   0), a fragment without `id` continues the call at its index (or the last call when it
+//!   has no index). Responses items are found by `output_index`, else by `item_id` (some
+//!   proxies give an item a new id on every event), and calls linked by `call_id`;
+//!   arguments that arrive only in `function_call_arguments.done` or `output_item.done` are
+//!   kept. The input is the parsed JSON of the final arguments, `{}` for empty arguments,
+//!   else the raw string and an `invalid-tool-input` warning; a custom tool's free-form
+//!   input is its string. A call cut off by the end of the stream is marked `incomplete`,
+//!   with an `incomplete-block` warning. Shell tools (`shell`, `bash`, `exec_command`,
+//!   `local_shell`, with `command`, `cmd` or `commands`) add a `command` block per command.
+//! * Responses tools the client runs are tool calls like functions, `tool_id` = `call_id`:
+//!   `local_shell_call` (`local_shell`, input the action), `shell_call` (`shell`, the action),
+//!   `apply_patch_call` (`apply_patch`, the operation), `computer_call` (`computer`, the
+//!   action(s) and pending safety checks), `tool_search_call` (`tool_search`, the
+//!   arguments), `mcp_approval_request` (`mcp_approval_request`, input server label, tool
+//!   name and parsed arguments, `tool_id` = its id). Their results come back as items:
+//!   `*_call_output` (content the `output`; a `failed` status is an error; a shell output
+//!   is an error when a command timed out or exited non-zero, and gives the exit code when
+//!   it ran one command), `tool_search_output` (the tools), `mcp_approval_response` (the
+//!   approval; a declined one is an error). In a request they are user-side results; in a
+//!   response's output (a shell in a hosted container, a server-side tool search)
+//!   assistant-side.
+//! * Responses server tools (the provider runs them and reports the result in the same
+//!   item) are `tool_use` blocks with `server`, `tool_id` = the item id, each followed by its
+//!   assistant-side `tool_result`: `web_search_call` (`web_search`, input the action),
+//!   `file_search_call` (`file_search`, the queries), `code_interpreter_call`
+//!   (`code_interpreter`, code and container), `image_generation_call` (`image_generation`,
+//!   its parameters), `mcp_call` (`mcp__<server>__<tool>`, the parsed arguments),
+//!   `mcp_list_tools` (`mcp_list_tools`, the server label). The result is an object of the
+//!   item's `status` and every other field (results, outputs, the image, the MCP output and
+//!   error, fields added to the API later); a `failed` status or an `error` make it an error.
+//!   Streamed, their progress events (`response.<tool>.searching`, `.completed`, ...) update
+//!   the status, `mcp_call_arguments` and `code_interpreter_call_code` deltas build the
+//!   input, and `output_item.done` is the final copy; a server call cut off by the end of the
+//!   stream has no result (it dangles). Server calls do not make a Responses stop reason
+//!   `tool_use`.
+//! * Request side: user messages become user text, assistant messages assistant blocks,
+//!   `role: "tool"` messages and `function_call_output` items user-side `tool_result`s,
+//!   paired with their calls by id; system and developer messages are kept as metadata, and
+//!   so is every item kind not named here (whole).
+//! * Metadata: `model`; usage per response (the last usage of a response wins: some servers
+//!   repeat cumulative usage on every chunk), summed over responses, with cached tokens taken
+//!   out of the input (`prompt_tokens_details.cached_tokens`, `input_tokens_details`, or
+//!   DeepSeek's `prompt_cache_hit_tokens`) and reasoning tokens counted in the output;
+//!   `finish_reason` (or the Responses status and `incomplete_details.reason`) as the stop
+//!   reason. A missing `finish_reason` is not an error (Ollama sends `null`).
+//! * Perplexity: its full stream mode sends `"object": "chat.completion"` chunks with the
+//!   whole message so far next to the delta; a chunk's `message` is read as the
+//!   consolidated copy when it extends what the deltas assembled (else as more of the
+//!   message), so the text is read once. Its concise mode's `chat.reasoning` and
+//!   `chat.reasoning.done` records give thinking (one line per reasoning step's `thought`;
+//!   the steps themselves are kept in `extras`), and `chat.completion.done` ends the stream
+//!   like a final chunk. `search_results` (else the URLs of `citations`) become the
+//!   citations of the choices' text; a dollar `cost` in the usage (Perplexity
+//!   `cost.total_cost`, OpenRouter `cost`) is the run's cost, summed over responses.
+//! * More than one choice (`n` > 1): each choice is its own message; the choices after the
+//!   first have the response id with `#<index>` appended as their message id.
+//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`. A Responses
+//!   request's `instructions` (when they change) and the non-text parts of user content
+//!   (images, files, audio) are kept as passthrough.
+//! * Extras: what servers add to a response and axt has no field for is kept, one
+//!   passthrough record `extras` per response (see `Extras`): Azure's
+//!   `prompt_filter_results` and per-choice `content_filter_results` / `_offsets`, Groq's
+//!   `x_groq`, OpenRouter's `provider` and `native_finish_reason`, vLLM's per-choice
+//!   `stop_reason`, Perplexity's `images` and `related_questions`, token `logprobs`,
+//!   `system_fingerprint`, `service_tier`, the Responses `tool_usage` and
+//!   `content_filters`, and the fields of Responses output items their blocks do not carry
+//!   (a message's `phase`, a call's `caller`, a shell's `environment`), as
+//!   `output[<item id>].<field>`. Azure's first chunk (`"object": ""`, no choices) is a
+//!   chunk. Groq's stream reports its usage only in `x_groq.usage`, which is read then.
+//! * Errors: `{"error": ...}` records, Responses `error` events and `response.failed` are
+//!   fatal run errors; what was still open is handed out marked incomplete.
+//! * Times: a record's `created` (Chat Completions) or its Responses object's `created_at`,
+//!   Unix seconds, is its source time; request bodies have none.
+//!
+//! A stream that ends inside a response (no `finish_reason`, `[DONE]` or terminal event) hands
+//! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
+//! no response at all.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::driver::Watch;
+use super::framing::{Document, Frame, LineFramer, Record};
+use super::json::{JsonParser, to_value};
+use super::report::Fate;
+use super::sse::{SseEvent, SseFrame, SseParser};
+use super::tools::{PendingTools, missing_terminal, too_large};
+use super::{
+    Diagnostic, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
+    RunStatus, Source, StopKind, StopReason, Usage, error_body,
+};
+use crate::model::{Citation, Timestamp};
+
+// The rooms of the adapter. This file holds detection, the normalizer around the framers
+// and the `State` core: how a frame becomes a record (a line, an SSE event, a multi-line
+// document), which handler a record goes to, a response's start, the run's status and
+// errors, and handing out what is still open when a response or the input ends. Each room
+// below uses only `State` and the rooms listed after it, so `chat` and `responses` never
+// lean on each other.
+//
+// Chat Completions records: chunks, bodies, requests, `[DONE]`.
+mod chat;
+// Responses records: stream events, response objects, requests.
+mod responses;
+// Handing out what was assembled as blocks, with the bookkeeping of open tool calls.
+mod emit;
+// What each Responses item kind means: output, a call, a server tool, a result.
+mod items;
+// One assistant message put together from deltas, copies and whole messages.
+mod assembly;
+// What servers add that axt has no field for, kept per response.
+mod extras;
+// Token counts and cost in axt's convention.
+mod usage;
+// The record shapes, borrowed from the input.
+mod wire;
+
+use assembly::Assembly;
+use extras::Extras;
+use responses::OpenItem;
+use wire::{Wire, WireShape, top_response};
+
+/// Whether a record is OpenAI's: a completion, chunk or response object, a Responses event,
+/// or a request body.
+pub(crate) fn claims(record: &Value) -> bool {
+    let Some(object) = record.as_object() else {
+        return false;
+    };
+    if let Some(body) = error_body(record) {
+        return body == ErrorBody::OpenAi;
+    }
+    if let Some(kind) = object
+        .get("object")
+        .and_then(Value::as_str)
+        .filter(|kind| !kind.is_empty())
+    {
+        return matches!(
+            kind,
+            "chat.completion"
+                | "chat.completion.chunk"
+                | "response"
+                | "chat.reasoning"
+                | "chat.reasoning.done"
+                | "chat.completion.done"
+                // vLLM's error responses: `{"object": "error", message, type, param, code}`.
+                | "error"
+        );
+    }
+    if let Some(kind) = object.get("type") {
+        return kind.as_str().is_some_and(|k| k.starts_with("response."));
+    }
+    let is_array = |key: &str| object.get(key).is_some_and(Value::is_array);
+    is_array("choices")
+        || is_array("messages")
+        || (object.contains_key("model") && object.contains_key("input"))
+}
+
+/// Whether `head` is an SSE stream of OpenAI's: its first `data` line decides (`[DONE]`, an
+/// OpenAI record, or an error object); comments and other fields before it are skipped.
+pub(crate) fn detect_sse(head: &[u8]) -> bool {
+    for line in head.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || !SseParser::is_field_line(line) {
+            continue;
+        }
+        let Some(value) = line.strip_prefix(b"data:") else {
+            continue;
+        };
+        let value = value.trim_ascii();
+        if value.is_empty() || value.starts_with(b":") {
+            continue; // a data-only keep-alive
+        }
+        if value == b"[DONE]" {
+            return true;
+        }
+        let record = to_value(value);
+        return claims(&record) || record.get("error").is_some_and(Value::is_object);
+    }
+    false
+}
+
+/// The OpenAI normalizer.
+pub(crate) fn normalizer(options: Options) -> OpenAiNormalizer {
+    OpenAiNormalizer {
+        framer: LineFramer::keeping_blank_lines(options.max_record_bytes),
+        sse: SseParser::new(options.max_record_bytes),
+        parser: JsonParser::default(),
+        state: State::new(options.max_record_bytes),
+        finished: false,
+    }
+}
+
+/// Lines, SSE events and multi-line documents around the adapter's state.
+pub(crate) struct OpenAiNormalizer {
+    framer: LineFramer,
+    sse: SseParser,
+    parser: JsonParser,
+    state: State,
+    finished: bool,
+}
+
+impl fmt::Debug for OpenAiNormalizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiNormalizer")
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Normalizer for OpenAiNormalizer {
+    fn provider(&self) -> Provider {
+        Provider::OpenAi
+    }
+
+    fn push(&mut self, bytes: &[u8], out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        let OpenAiNormalizer {
+            framer,
+            sse,
+            parser,
+            state,
+            ..
+        } = self;
+        state.watch.input(bytes);
+        framer.push(bytes, &mut |frame| {
+            let items = out.items.len();
+            state.frame(sse, parser, frame, out);
+            state.watch.stamp(&state.meta, items, out);
+        });
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let OpenAiNormalizer {
+            framer,
+            sse,
+            parser,
+            state,
+            ..
+        } = self;
+        let items = out.items.len();
+        framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
+        sse.finish(&mut |event| state.sse_event(parser, event, out));
+        let first = out.diagnostics.len();
+        state.finish(out);
+        framer.place_at_end(&mut out.diagnostics, first);
+        let State { watch, meta, .. } = state;
+        watch.finish(parser, meta, items, out);
+    }
+
+    fn meta(&self) -> &RunMeta {
+        &self.state.meta
+    }
+}
+
+/// What the adapter knows between records. Its fields are private to this folder: the
+/// handlers of each API and the hand-out (`chat`, `responses`, `emit`, ...) are `impl
+/// State` blocks in their own rooms; this file keeps the ones every record goes through.
+struct State {
+    meta: RunMeta,
+    extras: Extras,
+    /// The sources of the response being read (Perplexity), cited by its choices' text.
+    sources: Vec<Citation>,
+    /// The cost of the responses before this one.
+    cost_before: Option<f64>,
+    /// The last Responses request's `instructions`.
+    instructions: Option<Value>,
+    tools: PendingTools,
+    max_document_bytes: usize,
+    document: Option<Document>,
+    /// The input has shown an SSE field line.
+    sse_seen: bool,
+    /// The response being read: its id, and the usage of the responses before it.
+    response_id: Option<String>,
+    usage_before: Usage,
+    /// Chat choices being streamed, by choice index.
+    choices: Vec<(u64, Assembly)>,
+    /// Responses items being streamed, and whether this response streamed any.
+    items: Vec<OpenItem>,
+    streamed_items: bool,
+    /// Tool calls handed out in the current response (a Responses stop reason says more
+    /// with them).
+    calls_in_response: usize,
+    /// A response has started and not reached its terminal record.
+    streaming: bool,
+    saw_response: bool,
+    /// Messages (or input items) of the conversation read so far, for requests that repeat
+    /// the history.
+    history: usize,
+    last_record: (u64, u64),
+    /// The checks the line driver makes around every record (times, report, other
+    /// providers' records).
+    watch: Watch,
+}
+
+impl State {
+    fn new(max_document_bytes: usize) -> Self {
+        State {
+            meta: RunMeta::new(Provider::OpenAi),
+            extras: Extras::default(),
+            sources: Vec::new(),
+            cost_before: None,
+            instructions: None,
+            tools: PendingTools::default(),
+            max_document_bytes,
+            document: None,
+            sse_seen: false,
+            response_id: None,
+            usage_before: Usage::default(),
+            choices: Vec::new(),
+            items: Vec::new(),
+            streamed_items: false,
+            calls_in_response: 0,
+            streaming: false,
+            saw_response: false,
+            history: 0,
+            last_record: (0, 0),
+            watch: Watch::new(Provider::OpenAi),
+        }
+    }
+
+    fn frame(
+        &mut self,
+        sse: &mut SseParser,
+        parser: &mut JsonParser,
+        frame: Frame<'_>,
+        out: &mut Output,
+    ) {
+        let record = match frame {
+            Frame::Record(record) => record,
+            Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => {
+                if let Some(document) = &mut self.document {
+                    document.skipped(size);
+                } else if self.sse_seen {
+                    sse.skipped_line(line, offset, size);
+                } else {
+                    parser.tally.unreadable();
+                    self.watch.first_record(line, offset);
+                    out.diagnostics
+                        .push(too_large(line, offset, size, terminated));
+                }
+                return;
+            }
+        };
+        if !record.bytes.is_empty() {
+            self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+        }
+        if self.document.is_some() {
+            if !record.bytes.is_empty() {
+                self.document_line(parser, record, out);
+            }
+            return;
+        }
+        let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if record.bytes.is_empty() {
+            sse.line(record, &mut |event| self.sse_event(parser, event, out));
+        } else if record.bytes.trim_ascii() == b"{" {
+            self.document = Some(Document::new(record.line, record.offset));
+            self.document_line(parser, record, out);
+        } else if first == Some(&b'{') || !(self.sse_seen || SseParser::is_field_line(record.bytes))
+        {
+            let span = Source::record(record.line, record.offset);
+            self.json(parser, record, span, None, out);
+        } else {
+            self.sse_seen = true;
+            sse.line(record, &mut |event| self.sse_event(parser, event, out));
+        }
+    }
+
+    fn sse_event(&mut self, parser: &mut JsonParser, frame: SseFrame<'_>, out: &mut Output) {
+        let event: SseEvent<'_> = match frame {
+            SseFrame::Event(event) => event,
+            SseFrame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => {
+                parser.tally.unreadable();
+                self.watch.first_record(line, offset);
+                out.diagnostics
+                    .push(too_large(line, offset, size, terminated));
+                return;
+            }
+        };
+        let data = event.data.bytes.trim_ascii();
+        if data.is_empty() || data.starts_with(b":") {
+            return; // a data-only keep-alive
+        }
+        let span = Source {
+            line: event.line,
+            end_line: event.end_line,
+            offset: event.offset,
+        };
+        if data == b"[DONE]" {
+            self.done(&mut out.items, &mut out.diagnostics);
+            return;
+        }
+        let name = event.event.map(String::from_utf8_lossy);
+        self.json(parser, event.data, span, name.as_deref(), out);
+    }
+
+    fn json(
+        &mut self,
+        parser: &mut JsonParser,
+        record: Record<'_>,
+        span: Source,
+        event: Option<&str>,
+        out: &mut Output,
+    ) {
+        let before = out.diagnostics.len();
+        let Output { items, diagnostics } = out;
+        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
+            self.record(wire, record, span, event, items, diagnostics)
+        });
+        self.watch.first_record(span.line, span.offset);
+        self.watch.read(record, parser, before, out);
+    }
+
+    fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let max = self.max_document_bytes;
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        if !document.feed(record, max) {
+            return;
+        }
+        let document = self.document.take().expect("open above");
+        match document.record() {
+            Ok((record, span)) => self.json(parser, record, span, None, out),
+            Err(too_large) => {
+                parser.tally.unreadable();
+                out.diagnostics.push(too_large);
+            }
+        }
+    }
+
+    /// One parsed record, whatever its kind.
+    fn record(
+        &mut self,
+        mut wire: Wire<'_>,
+        record: Record<'_>,
+        span: Source,
+        event: Option<&str>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        let created = wire.created.as_ref().or(wire.created_at.as_ref()).or(wire
+            .response
+            .as_ref()
+            .and_then(|response| response.created_at.as_ref()));
+        if let Some(seconds) = created.and_then(Value::as_i64) {
+            let time = Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000);
+            self.meta.saw_timestamp(time);
+        }
+        let kind = wire.kind.as_deref().or(event).unwrap_or("").to_owned();
+        // Azure's first chunk names no object (`"object": ""`) and has no choices, only
+        // the prompt's filter results.
+        wire.object = wire.object.take().filter(|object| !object.is_empty());
+        let has_delta = |wire: &Wire<'_>| {
+            wire.choices
+                .as_ref()
+                .is_some_and(|c| c.iter().any(|c| c.delta.is_some()))
+        };
+        let is_chunk = matches!(
+            wire.object.as_deref(),
+            // Perplexity's stream: reasoning records and a terminal record of its own.
+            Some(
+                "chat.completion.chunk"
+                    | "chat.reasoning"
+                    | "chat.reasoning.done"
+                    | "chat.completion.done"
+            )
+        ) || (wire.object.as_deref() == Some("chat.completion") && has_delta(&wire))
+            || (wire.object.is_none()
+                && wire.kind.is_none()
+                && wire
+                    .choices
+                    .as_ref()
+                    .is_some_and(|c| c.is_empty() || c.iter().any(|c| c.delta.is_some())));
+        match wire.object.as_deref() {
+            _ if is_chunk => self.chunk(wire, span, items, diagnostics),
+            Some("chat.completion") => self.completion(wire, span, items, diagnostics),
+            Some("error") => self.fail(&to_value(record.bytes), span, items, diagnostics),
+            Some("response") => {
+                let response = top_response(wire);
+                self.response_end(response, record, "/output", span, items, diagnostics);
+            }
+            _ if kind.starts_with("response.") || kind == "error" => {
+                return self.responses_event(&kind, wire, record, span, items, diagnostics);
+            }
+            _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
+            _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),
+            _ if wire.input.is_some() => {
+                self.responses_request(wire, record, span, items, diagnostics)
+            }
+            _ if wire.error.as_ref().is_some_and(|e| !e.is_null()) => {
+                let error = wire.error.unwrap_or(Value::Null);
+                self.fail(&error, span, items, diagnostics);
+            }
+            other => {
+                let kind = other.map_or_else(|| "record".to_owned(), str::to_owned);
+                self.meta.keep(span.line, &kind, || to_value(record.bytes));
+                return Fate::Passthrough;
+            }
+        }
+        Fate::Mapped
+    }
+
+    /// A new response starts when a record names an id not seen just before.
+    fn begin_response(&mut self, id: Option<&str>, model: Option<&str>) {
+        self.saw_response = true;
+        if let Some(model) = model.filter(|m| !m.is_empty())
+            && self.meta.model.as_deref() != Some(model)
+        {
+            self.meta.model = Some(model.to_owned());
+        }
+        let Some(id) = id.filter(|id| !id.is_empty()) else {
+            return;
+        };
+        if self.response_id.as_deref() != Some(id) {
+            // What came before the first id (Azure's prompt filter results) belongs to it.
+            if self.response_id.is_some() {
+                self.keep_extras();
+            }
+            self.response_id = Some(id.to_owned());
+            self.usage_before = self.meta.usage;
+            self.cost_before = self.meta.cost_usd;
+            self.sources.clear();
+            self.calls_in_response = 0;
+        }
+    }
+
+    fn stop(&mut self, kind: StopKind, raw: &str) {
+        self.meta.stop_reason = Some(StopReason {
+            kind,
+            raw: raw.to_owned(),
+        });
+    }
+
+    fn completed(&mut self) {
+        self.streaming = false;
+        if self.meta.status != RunStatus::Failed {
+            self.meta.status = RunStatus::Completed;
+        }
+    }
+
+    /// A fatal error from the provider: what was open is handed out, marked incomplete.
+    fn fail(
+        &mut self,
+        error: &Value,
+        span: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.saw_response = true;
+        self.flush(false, items, diagnostics);
+        self.streaming = false;
+        self.meta.status = RunStatus::Failed;
+        if self
+            .meta
+            .stop_reason
+            .as_ref()
+            .is_none_or(|s| s.kind != StopKind::Aborted)
+        {
+            self.stop(StopKind::Error, "error");
+        }
+        self.meta.errors.push(RunError {
+            message: error_text(error),
+            fatal: true,
+            line: span.line,
+        });
+    }
+
+    /// Hands out every open choice and item; `complete` says whether their response ended.
+    fn flush(&mut self, complete: bool, items: &mut Vec<Item>, diagnostics: &mut Vec<Diagnostic>) {
+        for (index, assembly) in std::mem::take(&mut self.choices) {
+            self.emit_choice(index, assembly, complete, items, diagnostics);
+        }
+        for open in std::mem::take(&mut self.items) {
+            self.emit(open.assembly, complete, items, diagnostics);
+        }
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        if let Some(document) = self.document.take() {
+            out.diagnostics.push(document.truncated());
+        }
+        let open = self.streaming || !self.choices.is_empty() || !self.items.is_empty();
+        self.flush(false, &mut out.items, &mut out.diagnostics);
+        self.keep_extras();
+        self.tools.report_dangling(&mut out.diagnostics);
+        if open || !self.saw_response {
+            let (line, offset) = self.last_record;
+            let what = if self.saw_response {
+                "the end of its response (finish_reason, [DONE] or a terminal event)"
+            } else {
+                "a response"
+            };
+            out.diagnostics.push(missing_terminal(line, offset, what));
+        }
+    }
+}
+
+/// An error object as one line of text: `code: message`, or the JSON.
+fn error_text(error: &Value) -> String {
+    let message = match error.get("message") {
+        Some(Value::String(text)) => text.clone(),
+        _ => match error {
+            Value::String(text) => return text.clone(),
+            other => return other.to_string(),
+        },
+    };
+    let code = error.get("code").or_else(|| error.get("type"));
+    match code {
+        Some(Value::String(code)) if !code.is_empty() => format!("{code}: {message}"),
+        Some(Value::Number(code)) => format!("{code}: {message}"),
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claims_openai_records_and_nothing_of_the_others() {
+        for record in [
+            json!({"object": "chat.completion", "choices": []}),
+            json!({"id": "c", "object": "chat.completion.chunk", "choices": []}),
+            json!({"id": "r", "object": "response", "output": []}),
+            json!({"type": "response.created", "response": {}}),
+            json!({"model": "gpt-4.1", "messages": []}),
+            json!({"model": "gpt-4.1", "input": "hi"}),
+            json!({"choices": [{"delta": {}}]}),
+        ] {
+            assert!(claims(&record), "{record}");
+        }
+        for record in [
+            json!({"type": "system", "subtype": "init", "session_id": "s", "model": "m"}),
+            json!({"type": "thread.started", "thread_id": "t"}),
+            json!({"type": "error", "message": "x"}),
+            json!({"model": "m", "sandbox": "read-only"}),
+            json!({"prompt": "hi"}),
+            json!({"type": "init", "timestamp": "t", "session_id": "s", "model": "m"}),
+            json!({"error": {"message": "boom"}}),
+        ] {
+            assert!(!claims(&record), "{record}");
+        }
+    }
+
+    #[test]
+    fn sse_detection_reads_the_first_data_line() {
+        assert!(detect_sse(
+            b": ping\n\ndata: {\"object\":\"chat.completion.chunk\"}\n"
+        ));
+        assert!(detect_sse(
+            b"event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n"
+        ));
+        assert!(detect_sse(b"data: :keepalive\n\ndata: [DONE]\n"));
+        assert!(!detect_sse(b"data: {\"type\":\"message_start\"}\n"));
+        assert!(!detect_sse(b"{\"type\":\"init\"}\n"));
+    }
+}

@@ -1,0 +1,551 @@
+//! The record shapes: one struct with every record's fields side by side, borrowed from the
+//! input, so a record of any kind is read in one pass without knowing its kind first.
+//!
+//! This room owns what the records look like and which of their fields axt knows (for the
+//! input report); what they mean is read by `chat`, `responses` and `assembly`. Fields a
+//! record does not have are `None`, never an error: compatible servers leave out what they
+//! like.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::normalize::json::RecordShape;
+use crate::normalize::report::{Fields, Kind};
+
+pub(super) struct WireShape;
+impl RecordShape for WireShape {
+    type Of<'a> = Wire<'a>;
+
+    /// `object`, else `type`; else what the record's shape says it is: a chunk or a body
+    /// (by `choices`), a request (`request/chat`, `request/responses`), an error.
+    fn kind<'v>(wire: &'v Wire<'_>) -> Kind<'v> {
+        if let Some(object) = wire.object.as_deref().or(wire.kind.as_deref()) {
+            return (object, None);
+        }
+        let kind = match &wire.choices {
+            Some(choices) if choices.iter().any(|c| c.delta.is_some()) => "chat.completion.chunk",
+            Some(_) => "chat.completion",
+            None if wire.messages.is_some() => return ("request", Some("chat")),
+            None if wire.input.is_some() => return ("request", Some("responses")),
+            None if wire.error.is_some() => "error",
+            None => "record",
+        };
+        (kind, None)
+    }
+
+    /// The fields of chunks, bodies and stream events, as openai-python's types define them.
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind {
+            ("chat.completion.chunk" | "chat.completion", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created"
+                        | "model"
+                        | "choices"
+                        | "usage"
+                        | "error"
+                        | "system_fingerprint"
+                        | "service_tier"
+                        // Kept whole as the response's extras (see `Wire::extras`), or read
+                        // as its sources (Perplexity's `citations` and `search_results`).
+                        | "prompt_filter_results"
+                        | "x_groq"
+                        | "provider"
+                        | "images"
+                        | "related_questions"
+                        | "tool_usage"
+                        | "content_filters"
+                        | "citations"
+                        | "search_results"
+                )
+            },
+            ("response", _) => |f| {
+                matches!(
+                    f,
+                    "id" | "object"
+                        | "created_at"
+                        | "status"
+                        | "model"
+                        | "output"
+                        | "usage"
+                        | "error"
+                        | "incomplete_details"
+                        | "instructions"
+                        | "max_output_tokens"
+                        | "max_tool_calls"
+                        | "metadata"
+                        | "parallel_tool_calls"
+                        | "previous_response_id"
+                        | "prompt"
+                        | "prompt_cache_key"
+                        | "reasoning"
+                        | "safety_identifier"
+                        | "service_tier"
+                        | "store"
+                        | "temperature"
+                        | "text"
+                        | "tool_choice"
+                        | "tools"
+                        | "top_logprobs"
+                        | "top_p"
+                        | "truncation"
+                        | "user"
+                        | "background"
+                        | "conversation"
+                        | "output_text"
+                )
+            },
+            (kind, _) if kind.starts_with("response.") || kind == "error" => |f| {
+                matches!(
+                    f,
+                    "type"
+                        | "sequence_number"
+                        | "response"
+                        | "item"
+                        | "item_id"
+                        | "output_index"
+                        | "content_index"
+                        | "summary_index"
+                        | "delta"
+                        | "text"
+                        | "arguments"
+                        | "input"
+                        | "part"
+                        | "annotation"
+                        | "annotation_index"
+                        | "logprobs"
+                        | "obfuscation"
+                        | "refusal"
+                        | "code"
+                        | "message"
+                        | "param"
+                        | "name"
+                        // An error event's details nested in `error`; vLLM's flat error
+                        // object (`"object": "error"`).
+                        | "error"
+                        | "object"
+                        // A partial image event is kept whole (`Assembly::progress`).
+                        | "partial_image_b64"
+                        | "partial_image_index"
+                        | "background"
+                        | "output_format"
+                        | "quality"
+                        | "size"
+                )
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct Wire<'a> {
+    #[serde(borrow, default)]
+    pub(super) object: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) model: Option<Cow<'a, str>>,
+    // Unix seconds: `created` on Chat Completions records, `created_at` on a Responses object.
+    #[serde(default)]
+    pub(super) created: Option<Value>,
+    #[serde(default)]
+    pub(super) created_at: Option<Value>,
+    // chat.completion(.chunk)
+    #[serde(borrow, default)]
+    pub(super) choices: Option<Vec<WireChoice<'a>>>,
+    #[serde(default)]
+    pub(super) usage: Option<Value>,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+    // requests
+    #[serde(borrow, default)]
+    pub(super) messages: Option<Vec<WireMessage<'a>>>,
+    #[serde(borrow, default)]
+    pub(super) input: Option<StrOr<'a, Vec<WireItem<'a>>>>,
+    #[serde(borrow, default)]
+    pub(super) previous_response_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) instructions: Option<Value>,
+    // Responses events
+    #[serde(borrow, default)]
+    pub(super) item_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) output_index: Option<u64>,
+    #[serde(default)]
+    pub(super) summary_index: Option<u64>,
+    #[serde(default)]
+    pub(super) content_index: Option<u64>,
+    #[serde(default)]
+    pub(super) annotation: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) delta: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) arguments: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) item: Option<WireItem<'a>>,
+    #[serde(borrow, default)]
+    pub(super) response: Option<WireResponse<'a>>,
+    #[serde(borrow, default)]
+    pub(super) message: Option<StrOr<'a, Value>>,
+    #[serde(default)]
+    pub(super) code: Option<Value>,
+    // a Responses object at the top
+    #[serde(borrow, default)]
+    pub(super) output: Option<Vec<WireItem<'a>>>,
+    #[serde(borrow, default)]
+    pub(super) status: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) incomplete_details: Option<Value>,
+    // What compatible servers add to a completion or chunk (kept, see `Extras`)
+    #[serde(default)]
+    pub(super) system_fingerprint: Option<Value>,
+    #[serde(default)]
+    pub(super) service_tier: Option<Value>,
+    #[serde(default)]
+    pub(super) prompt_filter_results: Option<Value>,
+    #[serde(default)]
+    pub(super) x_groq: Option<Value>,
+    #[serde(default)]
+    pub(super) provider: Option<Value>,
+    #[serde(default)]
+    pub(super) images: Option<Value>,
+    #[serde(default)]
+    pub(super) related_questions: Option<Value>,
+    #[serde(default)]
+    pub(super) tool_usage: Option<Value>,
+    #[serde(default)]
+    pub(super) content_filters: Option<Value>,
+    /// Perplexity: the sources of the answer, as URLs and as search results.
+    #[serde(default)]
+    pub(super) citations: Option<Value>,
+    #[serde(default)]
+    pub(super) search_results: Option<Value>,
+}
+
+impl Wire<'_> {
+    /// The top-level fields kept as extras: Azure's prompt filter results, Groq's `x_groq`,
+    /// OpenRouter's `provider`, Perplexity's images and related questions, the backend
+    /// fingerprint and service tier, Responses tool usage and content filters.
+    pub(super) fn extras(&mut self) -> [(&'static str, Option<Value>); 9] {
+        [
+            ("system_fingerprint", self.system_fingerprint.take()),
+            ("service_tier", self.service_tier.take()),
+            ("prompt_filter_results", self.prompt_filter_results.take()),
+            ("x_groq", self.x_groq.take()),
+            ("provider", self.provider.take()),
+            ("images", self.images.take()),
+            ("related_questions", self.related_questions.take()),
+            ("tool_usage", self.tool_usage.take()),
+            ("content_filters", self.content_filters.take()),
+        ]
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireChoice<'a> {
+    #[serde(default)]
+    pub(super) index: Option<u64>,
+    #[serde(borrow, default)]
+    pub(super) delta: Option<WireMessage<'a>>,
+    #[serde(borrow, default)]
+    pub(super) message: Option<WireMessage<'a>>,
+    #[serde(borrow, default)]
+    pub(super) finish_reason: Option<Cow<'a, str>>,
+    // Per choice, what servers add (kept, see `Extras`)
+    #[serde(default)]
+    pub(super) content_filter_results: Option<Value>,
+    #[serde(default)]
+    pub(super) content_filter_offsets: Option<Value>,
+    #[serde(default)]
+    pub(super) native_finish_reason: Option<Value>,
+    #[serde(default)]
+    pub(super) stop_reason: Option<Value>,
+    #[serde(default)]
+    pub(super) logprobs: Option<Value>,
+}
+
+impl WireChoice<'_> {
+    /// The per-choice fields kept as extras: Azure's content filter results and offsets,
+    /// OpenRouter's `native_finish_reason`, vLLM's `stop_reason` (the stop string or token
+    /// matched), token log probabilities.
+    pub(super) fn extras(&mut self) -> [(&'static str, Option<Value>); 5] {
+        [
+            ("content_filter_results", self.content_filter_results.take()),
+            ("content_filter_offsets", self.content_filter_offsets.take()),
+            ("native_finish_reason", self.native_finish_reason.take()),
+            ("stop_reason", self.stop_reason.take()),
+            ("logprobs", self.logprobs.take()),
+        ]
+    }
+}
+
+/// A chat message: a request message, a response `message`, or a chunk's `delta`.
+#[derive(Deserialize)]
+pub(super) struct WireMessage<'a> {
+    #[serde(borrow, default)]
+    pub(super) role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) content: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) refusal: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) reasoning: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) reasoning_content: Option<StrOr<'a, Value>>,
+    #[serde(default)]
+    pub(super) reasoning_details: Option<Vec<Value>>,
+    /// Perplexity: the steps of its reasoning, each with a `thought`.
+    #[serde(default)]
+    pub(super) reasoning_steps: Option<Vec<Value>>,
+    #[serde(borrow, default)]
+    pub(super) tool_calls: Option<Vec<WireToolCall<'a>>>,
+    #[serde(borrow, default)]
+    pub(super) tool_call_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) annotations: Option<Vec<Value>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireToolCall<'a> {
+    #[serde(default)]
+    pub(super) index: Option<u64>,
+    #[serde(borrow, default)]
+    pub(super) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) function: Option<WireFunction<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireFunction<'a> {
+    #[serde(borrow, default)]
+    pub(super) name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) arguments: Option<StrOr<'a, Value>>,
+}
+
+/// A Responses object (`response.completed.response`, or a whole body).
+#[derive(Deserialize, Default)]
+pub(super) struct WireResponse<'a> {
+    #[serde(borrow, default)]
+    pub(super) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) status: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) created_at: Option<Value>,
+    #[serde(default)]
+    pub(super) usage: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) output: Option<Vec<WireItem<'a>>>,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+    #[serde(default)]
+    pub(super) incomplete_details: Option<Value>,
+    #[serde(default)]
+    pub(super) service_tier: Option<Value>,
+    #[serde(default)]
+    pub(super) tool_usage: Option<Value>,
+    #[serde(default)]
+    pub(super) content_filters: Option<Value>,
+}
+
+/// A Responses item: output items, and the request's input items.
+#[derive(Deserialize)]
+pub(super) struct WireItem<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) arguments: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) input: Option<StrOr<'a, Value>>,
+    #[serde(borrow, default)]
+    pub(super) role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) content: Option<StrOr<'a, Value>>,
+    #[serde(default)]
+    pub(super) summary: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) encrypted_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(super) output: Option<StrOr<'a, Value>>,
+    #[serde(default)]
+    pub(super) action: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) status: Option<Cow<'a, str>>,
+    /// Every other field: the inputs and results of the tool items, which differ by kind
+    /// and grow with the API, so what is not mapped is kept rather than dropped.
+    #[serde(flatten)]
+    pub(super) rest: Map<String, Value>,
+}
+
+impl WireItem<'_> {
+    pub(super) fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or("message")
+    }
+
+    /// The id results name the item by: `call_id`, else the item's `id`.
+    pub(super) fn call_id(&self) -> &str {
+        self.call_id.as_deref().or(self.id.as_deref()).unwrap_or("")
+    }
+
+    pub(super) fn field(&self, name: &str) -> Option<&Value> {
+        self.rest.get(name).filter(|value| !value.is_null())
+    }
+
+    pub(super) fn text_field(&self, name: &str) -> &str {
+        self.field(name).and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// An object of the item's fields other than `inputs` (and those read elsewhere): with
+    /// the item's `status`, what a server tool produced.
+    pub(super) fn result_fields(&self, inputs: &[&str]) -> Map<String, Value> {
+        let mut result = Map::new();
+        if let Some(status) = &self.status {
+            result.insert("status".into(), Value::String(status.clone().into_owned()));
+        }
+        if let Some(output) = &self.output {
+            result.insert("output".into(), output.to_value());
+        }
+        for (name, value) in &self.rest {
+            if !inputs.contains(&name.as_str()) && !value.is_null() {
+                result.insert(name.clone(), value.clone());
+            }
+        }
+        result
+    }
+}
+
+/// A field that is usually a string and sometimes something else (content parts, an
+/// arguments object): read by a small visitor, so that the common string is borrowed and an
+/// unexpected type does not reject the record (an `untagged` enum would buffer it first).
+pub(super) enum StrOr<'a, T> {
+    Str(Cow<'a, str>),
+    Else(T),
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOr<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Either<'a, T>(PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for Either<'a, T> {
+            type Value = StrOr<'a, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or another JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(SeqAccessDeserializer::new(seq)).map(StrOr::Else)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(StrOr::Else)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(StrOr::Else)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(StrOr::Else)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(StrOr::Else)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(StrOr::Else)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                T::deserialize(().into_deserializer()).map(StrOr::Else)
+            }
+        }
+        deserializer.deserialize_any(Either(PhantomData))
+    }
+}
+
+impl<'a> StrOr<'a, Value> {
+    /// The string, or the text of content parts (`text`, `output_text`, `input_text`,
+    /// `summary_text`, `reasoning_text`), joined with `separator`.
+    pub(super) fn text(&self, separator: &str) -> String {
+        match self {
+            StrOr::Str(text) => text.clone().into_owned(),
+            StrOr::Else(value) => parts_text(value, separator),
+        }
+    }
+
+    pub(super) fn into_value(self) -> Value {
+        match self {
+            StrOr::Str(text) => Value::String(text.into_owned()),
+            StrOr::Else(value) => value,
+        }
+    }
+
+    pub(super) fn to_value(&self) -> Value {
+        match self {
+            StrOr::Str(text) => Value::String(text.clone().into_owned()),
+            StrOr::Else(value) => value.clone(),
+        }
+    }
+}
+
+/// The text parts of a content array (or one part), joined with `separator`.
+pub(super) fn parts_text(value: &Value, separator: &str) -> String {
+    let one = |part: &Value| match part {
+        Value::String(text) => Some(text.clone()),
+        Value::Object(fields) => fields
+            .get("text")
+            .or_else(|| fields.get("refusal"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        _ => None,
+    };
+    match value {
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(one)
+            .collect::<Vec<_>>()
+            .join(separator),
+        other => one(other).unwrap_or_default(),
+    }
+}
+
+/// The top-level fields of a Responses body, as the object a terminal event carries.
+pub(super) fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
+    WireResponse {
+        id: wire.id,
+        model: wire.model,
+        status: wire.status,
+        created_at: wire.created_at,
+        usage: wire.usage,
+        output: wire.output,
+        error: wire.error,
+        incomplete_details: wire.incomplete_details,
+        service_tier: wire.service_tier,
+        tool_usage: wire.tool_usage,
+        content_filters: wire.content_filters,
+    }
+}
