@@ -49,9 +49,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::model::{ContentBlock, ExchangeEvent, Fidelity, Timestamp};
-use crate::normalize::events::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
 use crate::normalize::{Diagnostic, Options, ProcessEnd, Provider, RunMeta};
 use crate::record::{RecordError, Recorder, RecorderOptions, Subscription};
+use crate::transcribe::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
 
 /// What a diagnostic callback receives: a problem found in the agent's output.
 pub type OnDiagnostic = Box<dyn FnMut(&Diagnostic) + Send>;
@@ -140,36 +140,20 @@ pub struct Capture {
 struct Sink {
     recorder: Recorder,
     on_diagnostic: Option<OnDiagnostic>,
-    /// The first recording error, kept whole (an `EventSink` can only return `io::Error`).
-    failed: Option<RecordError>,
 }
 
 impl EventSink for Sink {
-    fn event(&mut self, event: ExchangeEvent) -> io::Result<()> {
-        self.recorder.record(event).map(drop).map_err(|error| {
-            let io = io::Error::other(error.to_string());
-            self.failed.get_or_insert(error);
-            io
-        })
+    type Error = RecordError;
+
+    fn event(&mut self, event: ExchangeEvent) -> Result<(), RecordError> {
+        self.recorder.record(event).map(drop)
     }
 
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), RecordError> {
         if let Some(callback) = &mut self.on_diagnostic {
             callback(&diagnostic);
         }
         Ok(())
-    }
-}
-
-impl Sink {
-    fn error(&mut self, error: io::Error) -> CaptureError {
-        match self.failed.take() {
-            Some(error) => CaptureError::Record(error),
-            None => CaptureError::Io {
-                path: self.recorder.path().to_owned(),
-                source: error,
-            },
-        }
     }
 }
 
@@ -225,7 +209,6 @@ impl Capture {
             sink: Sink {
                 recorder,
                 on_diagnostic: options.on_diagnostic,
-                failed: None,
             },
             raw,
             opening: Some(user),
@@ -241,7 +224,7 @@ impl Capture {
         };
         self.transcriber
             .start(user, &mut self.sink)
-            .map_err(|error| self.sink.error(error))
+            .map_err(CaptureError::Record)
     }
 
     /// The run id, which names `<run-id>.jsonl` and `<run-id>.raw.jsonl`.
@@ -288,7 +271,7 @@ impl Capture {
         }
         self.transcriber
             .push(bytes, &mut self.sink)
-            .map_err(|error| self.sink.error(error))
+            .map_err(CaptureError::Record)
     }
 
     /// Feeds everything `reader` yields until its end (the agent closed its stdout).
@@ -314,7 +297,7 @@ impl Capture {
         let meta = self
             .transcriber
             .finish_process(end, &mut self.sink)
-            .map_err(|error| self.sink.error(error))?;
+            .map_err(CaptureError::Record)?;
         self.sink.recorder.close()?;
         Ok(meta)
     }

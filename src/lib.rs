@@ -5,8 +5,10 @@
 //! * [`model`]: the canonical wire format: events, payloads, content blocks, and the strict
 //!   encoder and tolerant decoder of one transcript line.
 //! * [`normalize`]: provider output in, content blocks, run metadata and diagnostics out;
-//!   one adapter per provider behind the [`normalize::Normalizer`] trait, and
-//!   [`normalize::events`], the mapping of a normalized run onto transcript events.
+//!   one adapter per provider behind the [`normalize::Normalizer`] trait.
+//! * [`transcribe`]: the events stage: normalized items mapped onto transcript events and
+//!   handed to an [`EventSink`](transcribe::EventSink): stdout's `JsonlSink` or a recorder's
+//!   `RecordingSink`, the two that number `seq` (Unix only).
 //! * [`record`]: writing a run: the recorder (sole owner of `seq`), the append-only run file
 //!   with crash recovery, the bounded live fan-out, and the credential redactor (Unix only).
 //! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
@@ -25,6 +27,8 @@ pub mod normalize;
 pub mod read;
 #[cfg(unix)]
 pub mod record;
+#[cfg(unix)]
+pub mod transcribe;
 
 #[cfg(unix)]
 pub mod capture;

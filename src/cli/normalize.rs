@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use axt::Timestamp;
-use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use axt::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Diagnostic, DiagnosticKind, Options, Provider, Severity,
 };
-use axt::record::{IfExists, RecorderOptions, RecordingSink};
+use axt::record::RecorderOptions;
+use axt::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
 use super::console::{self, Counting, Problem, Progress};
 use super::{Outcome, display_name, open, with_path};
@@ -181,7 +181,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         print_diagnostic(&name, &diagnostic, (limit, Some("--max-record-bytes")));
         Ok(())
     };
-    let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
+    // A sink's own error becomes the command's I/O error (of the same text).
+    let mut feed = |sink: &mut dyn EventSink<Error = io::Error>| -> io::Result<()> {
         transcriber.push(&head, sink)?;
         // Whatever the input's pace: when it pauses, the events so far go out (grep
         // --line-buffered's promise, without its write per line while data keeps coming).
@@ -207,8 +208,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             } else {
                 IfExists::Refuse
             };
-            let mut sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
+            let sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
                 .if_exists(if_exists);
+            let mut sink = IoErrors(sink);
             feed(&mut sink).map_err(|error| match error.kind() {
                 io::ErrorKind::AlreadyExists => io::Error::new(
                     error.kind(),
@@ -216,7 +218,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 ),
                 _ => error,
             })?;
-            if let Some(recorder) = sink.recorder() {
+            if let Some(recorder) = sink.0.recorder() {
                 recorder.close().map_err(io::Error::other)?;
                 console::notice(&format!("wrote {}", recorder.path().display()));
             }
@@ -234,6 +236,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// A sink whose errors are turned into I/O errors of the same text, so that one loop feeds
+/// both sinks.
+struct IoErrors<S>(S);
+
+impl<S: EventSink> EventSink for IoErrors<S>
+where
+    io::Error: From<S::Error>,
+{
+    type Error = io::Error;
+
+    fn event(&mut self, event: axt::model::ExchangeEvent) -> io::Result<()> {
+        Ok(self.0.event(event)?)
+    }
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+        Ok(self.0.diagnostic(diagnostic)?)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(self.0.flush()?)
+    }
 }
 
 /// Inputs at least this large get a progress bar.

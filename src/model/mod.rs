@@ -2,7 +2,7 @@
 //!
 //! This module owns the vocabulary and the JSON shapes. It does not read files, assign
 //! sequence numbers or know any provider: framing belongs to the normalizers, sequence
-//! numbers to the recorder, and provider dialects to their adapters.
+//! numbers to the sink that writes the transcript (see `seq` below), and provider dialects to their adapters.
 //!
 //! # Wire format
 //!
@@ -22,7 +22,13 @@
 //! Every event is an object with these fields, written in this order:
 //!
 //! * `seq` - unsigned 64-bit integer. The event's position in the file, from 1, strictly
-//!   increasing by 1 in file order. Assigned by the recorder and by nothing else.
+//!   increasing by 1 in file order. Assigned by whoever writes the transcript, and by
+//!   nothing else: the [`Recorder`](crate::record::Recorder) for a run file (it alone
+//!   allocates `seq` there, and continues it after a crash), or
+//!   [`JsonlSink`](crate::transcribe::JsonlSink) for a transcript written to any `Write`
+//!   (stdout), where there is no recorder. The two sit side by side in
+//!   [`transcribe::sinks`](crate::transcribe::sinks); everything else makes events with
+//!   `seq` 0.
 //! * `run_id` - string, non-empty. The run the file belongs to; also the file's name
 //!   (`<run_id>.jsonl`). A UUID where the executor has one.
 //! * `parent_run_id` - string, optional. Present on *every* event of a sub-run: the run that
@@ -36,7 +42,7 @@
 //! * `timestamp` - string. RFC 3339 date-time of the event. For events made from provider
 //!   output, the provider's own time where it stamps its records (kept as it wrote it), else
 //!   the time of emission (or a caller's fixed clock); the rule is in
-//!   [`normalize::events`](crate::normalize::events). axt writes its own times in UTC with
+//!   [`transcribe::mapper`](crate::transcribe::mapper). axt writes its own times in UTC with
 //!   microseconds (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision
 //!   and keep the text as it was.
 //! * `payload` - the event's data, shaped by `type`; `null` on run events that carry none.

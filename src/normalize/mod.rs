@@ -23,7 +23,7 @@
 //! wrapper that fails on the first error diagnostic.
 //!
 //! This module owns the provider dialects and nothing downstream of them: turning items into
-//! transcript events is [`events`], writing them is the recorder's.
+//! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
 //! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
@@ -35,7 +35,6 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 mod driver;
-pub mod events;
 mod framing;
 pub mod gemini;
 mod json;
@@ -667,7 +666,7 @@ pub struct RunMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessEnd>,
     /// The times the provider stamped on its records, where it does: the first and the
-    /// latest seen. Events take their time from these (see [`events`]).
+    /// latest seen. Events take their time from these (see `axt::transcribe::mapper`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_times: Option<SourceTimes>,
     /// What the adapter saw and did, record type by record type ([`report`]); complete

@@ -138,6 +138,8 @@ pub use fanout::{
 pub use recorder::{Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub use writer::TornTail;
+/// The run-id check, for a sink that must name the run's file before a recorder exists.
+pub(crate) use writer::check_run_id;
 
 /// When a recorded line is made durable. See the [module documentation](self#durability)
 /// for what each policy guarantees and costs.
@@ -216,97 +218,5 @@ impl RecordError {
             path: path.to_owned(),
             source,
         }
-    }
-}
-
-/// What a [`RecordingSink`] does when its run already has a file in the directory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IfExists {
-    /// Continue it, as [`Recorder::create`] does for a restarted executor.
-    #[default]
-    Continue,
-    /// Fail with an [`io::ErrorKind::AlreadyExists`] error naming the file, before anything
-    /// is written: a second transcript of the same run appended to the first would hold
-    /// two runs' lifecycles in one file.
-    Refuse,
-    /// Delete the file and start the run anew.
-    Replace,
-}
-
-/// An [`EventSink`](crate::normalize::events::EventSink) that records: the recorder is
-/// created in `dir` when the first event arrives, named after that event's run id (which a
-/// transcriber settles only then: it may be the provider's session id). Diagnostics go to
-/// a callback.
-pub struct RecordingSink<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> {
-    dir: std::path::PathBuf,
-    options: Option<RecorderOptions>,
-    recorder: Option<Recorder>,
-    if_exists: IfExists,
-    on_diagnostic: D,
-}
-
-impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> RecordingSink<D> {
-    /// A sink that will record into `dir` with `options`.
-    pub fn new(
-        dir: impl Into<std::path::PathBuf>,
-        options: RecorderOptions,
-        on_diagnostic: D,
-    ) -> Self {
-        RecordingSink {
-            dir: dir.into(),
-            options: Some(options),
-            recorder: None,
-            if_exists: IfExists::Continue,
-            on_diagnostic,
-        }
-    }
-
-    /// What to do when the run's file already exists (default: continue it).
-    pub fn if_exists(mut self, policy: IfExists) -> Self {
-        self.if_exists = policy;
-        self
-    }
-
-    /// The recorder, once the first event has created it.
-    pub fn recorder(&self) -> Option<&Recorder> {
-        self.recorder.as_ref()
-    }
-}
-
-impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>>
-    crate::normalize::events::EventSink for RecordingSink<D>
-{
-    fn event(&mut self, event: crate::model::ExchangeEvent) -> std::io::Result<()> {
-        if self.recorder.is_none() {
-            if self.if_exists != IfExists::Continue {
-                // Named only once the recorder's own check says the id is a file name, so
-                // that a hostile run id cannot point the deletion elsewhere.
-                writer::check_run_id(&event.run_id).map_err(std::io::Error::other)?;
-                let path = self.dir.join(format!("{}.jsonl", event.run_id));
-                if path.exists() {
-                    if self.if_exists == IfExists::Refuse {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::AlreadyExists,
-                            format!("{}: run {} already exists", path.display(), event.run_id),
-                        ));
-                    }
-                    std::fs::remove_file(&path)
-                        .map_err(|source| std::io::Error::other(RecordError::io(&path, source)))?;
-                }
-            }
-            let options = self.options.take().unwrap_or_default();
-            let recorder = Recorder::create(&self.dir, &event.run_id, options)
-                .map_err(std::io::Error::other)?;
-            self.recorder = Some(recorder);
-        }
-        let recorder = self.recorder.as_ref().expect("created above");
-        recorder
-            .record(event)
-            .map(drop)
-            .map_err(std::io::Error::other)
-    }
-
-    fn diagnostic(&mut self, diagnostic: crate::normalize::Diagnostic) -> std::io::Result<()> {
-        (self.on_diagnostic)(diagnostic)
     }
 }
