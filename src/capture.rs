@@ -303,6 +303,20 @@ impl Capture {
     }
 }
 
+impl ProcessEnd {
+    /// How a process ended, from its wait status. Here, at the executor's seam, because
+    /// reading a wait status is the executor's business; the normalizer only records the
+    /// result.
+    pub fn from_status(status: std::process::ExitStatus) -> Self {
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        ProcessEnd {
+            exit_code: status.code(),
+            signal,
+            note: None,
+        }
+    }
+}
+
 impl std::fmt::Debug for Capture {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Capture")

@@ -6,7 +6,8 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use axt::Timestamp;
 use axt::normalize::{
-    DEFAULT_MAX_RECORD_BYTES, Diagnostic, DiagnosticKind, Options, Provider, Severity,
+    DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
+    detect_head,
 };
 use axt::record::RecorderOptions;
 use axt::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
@@ -97,10 +98,6 @@ enum ProviderArg {
     Openai,
 }
 
-/// How many bytes of complete records auto-detection looks at before it gives up; it reads
-/// on past this while the first record is not complete (up to `--max-record-bytes`).
-const DETECT_BYTES: usize = 1 << 20;
-
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let name = display_name(&args.file);
@@ -115,48 +112,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         ProviderArg::Copilot => Provider::Copilot,
         ProviderArg::Openai => Provider::OpenAi,
         ProviderArg::Auto => loop {
-            if let Some(provider) = Provider::detect(&head) {
-                break provider;
-            }
-            let complete = head
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |at| at + 1);
-            let too_long = head.len() - complete > args.max_record_bytes;
-            let chunk = match complete >= DETECT_BYTES || too_long {
-                true => None,
-                false => input.next(&mut || Ok(()))?,
-            };
-            let read = chunk.as_ref().map_or(0, |chunk| chunk.len);
-            if read == 0 && !too_long && !head.ends_with(b"\n") && !head.is_empty() {
-                head.push(b'\n'); // let a last record without LF be looked at too
-                if let Some(provider) = Provider::detect(&head) {
-                    head.pop();
-                    break provider;
-                }
-                head.pop();
-            }
-            if read == 0 {
-                let seen = if head.is_empty() {
-                    "the input is empty"
-                } else if too_long {
-                    "its first record is longer than --max-record-bytes"
-                } else {
-                    Provider::why_undetected(&head).unwrap_or("no provider's records recognized")
-                };
-                let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "{name}: cannot detect the provider ({seen}); pass --provider ({})",
-                        choices.join("|")
-                    ),
-                ));
-            }
+            let chunk = input.next(&mut || Ok(()))?;
+            let at_end = chunk.is_none();
             if let Some(chunk) = chunk {
                 head.extend_from_slice(chunk.bytes());
                 input.give_back(chunk);
             }
+            let seen = match detect_head(&head, at_end, args.max_record_bytes) {
+                Detection::Found(provider) => break provider,
+                Detection::NeedMore => continue,
+                Detection::Empty => "the input is empty",
+                Detection::RecordTooLong => "its first record is longer than --max-record-bytes",
+                Detection::Undetected(why) => why,
+            };
+            let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{name}: cannot detect the provider ({seen}); pass --provider ({})",
+                    choices.join("|")
+                ),
+            ));
         },
     };
 
