@@ -10,10 +10,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use super::Durability;
+use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
 use super::writer::{AppendError, RunFile, TornTail, check_run_id};
-use super::{Durability, RecordError};
 use crate::model::{ExchangeEvent, encode_event};
 
 /// A masking hook: called on every event before it is encoded, in the recording thread.
