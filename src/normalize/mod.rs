@@ -67,12 +67,13 @@ use serde_json::Value;
 
 pub(crate) use diagnostic::describe;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use framing::DEFAULT_MAX_RECORD_BYTES;
 pub use meta::{
     PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
     SourceTimes, StopKind, StopReason, Usage,
 };
-pub use normalizer::{Item, Normalized, Normalizer, Options, Output, Source};
+pub use normalizer::{
+    DEFAULT_MAX_RECORD_BYTES, Item, Normalized, Normalizer, Options, Output, Source,
+};
 pub use provider::Provider;
 pub(crate) use provider::{ErrorBody, error_body};
 pub use report::{InputReport, RecordCounts};

@@ -6,9 +6,12 @@
 
 use serde::Serialize;
 
-use super::framing::DEFAULT_MAX_RECORD_BYTES;
 use super::{Diagnostic, Provider, RunMeta, Severity};
 use crate::model::{ContentBlock, Role, Timestamp};
+
+/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
+/// integrators have had to raise limits to 8 MiB.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
 
 /// How a normalizer treats its input.
 #[derive(Clone, Debug)]

@@ -132,26 +132,8 @@ pub use error::RecordError;
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
 };
-pub use recorder::{Mask, Recorder, RecorderOptions};
+pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub use writer::TornTail;
 /// The run-id check, for a sink that must name the run's file before a recorder exists.
 pub(crate) use writer::check_run_id;
-
-/// When a recorded line is made durable. See the [module documentation](self#durability)
-/// for what each policy guarantees and costs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Durability {
-    /// One `write(2)` per event and no sync: survives the process crashing or being killed,
-    /// not a power loss or OS crash. The default.
-    #[default]
-    None,
-    /// `fdatasync(2)` after every event: each event survives a power loss once `record`
-    /// returns.
-    Flush,
-    /// `fsync(2)` after every event: as `Flush`, and the file's metadata (times) too.
-    Fsync,
-    /// No sync per event, one `fsync(2)` at [`Recorder::close`]: the whole run survives a
-    /// power loss once `close` returns.
-    FsyncOnClose,
-}

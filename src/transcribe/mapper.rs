@@ -43,12 +43,39 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{EventOptions, new_run_id};
 use crate::model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
     StepPayload, Timestamp, ToolPayload,
 };
 use crate::normalize::{Item, Provider, RunMeta, RunStatus};
+
+/// Where timestamps come from.
+pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
+
+/// How events are made.
+pub struct EventOptions {
+    /// The run id; see the module docs for the default.
+    pub run_id: Option<String>,
+    /// The time of events the input does not date; `Timestamp::now` by default.
+    pub clock: Clock,
+}
+
+impl Default for EventOptions {
+    fn default() -> Self {
+        EventOptions {
+            run_id: None,
+            clock: Box::new(Timestamp::now),
+        }
+    }
+}
+
+impl std::fmt::Debug for EventOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventOptions")
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The step path of the main agent thread.
 pub const AGENT_PATH: &str = "agent";
@@ -375,10 +402,43 @@ fn content_text(content: &Value) -> String {
     }
 }
 
+/// A random UUID v4 from the operating system's generator.
+pub(crate) fn new_run_id() -> String {
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        // No /dev/urandom: time and process id still make a run id unique in practice.
+        let nanos = Timestamp::now().unix_nanos().unwrap_or(0) as u128;
+        bytes = (nanos ^ (u128::from(std::process::id()) << 64)).to_le_bytes();
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::normalize::ProcessEnd;
+
+    #[test]
+    fn run_ids_are_uuid_v4() {
+        let id = new_run_id();
+        assert_eq!(id.len(), 36);
+        assert_eq!(&id[14..15], "4");
+        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
+        assert_ne!(id, new_run_id());
+    }
+
     use serde_json::json;
 
     #[test]

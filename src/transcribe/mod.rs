@@ -23,6 +23,10 @@
 //! unchanged, so a recorder's [`RecordError`](crate::record::RecordError) or an importer's
 //! error reaches the caller whole.
 //!
+//! Rooms: `mapper.rs` (the mapping, its options and run ids), `sinks.rs` (the [`EventSink`]
+//! trait and the two sinks that number `seq`); this file joins them into the
+//! [`Transcriber`].
+//!
 //! This module owns the mapping and the sink seam. It must not know a provider's dialect
 //! (that is [`normalize`](crate::normalize)'s) nor how a line is written to disk (that is
 //! [`record`](crate::record)'s); it imports `model`, `normalize` and `record`, and nothing
@@ -31,70 +35,12 @@
 pub mod mapper;
 pub mod sinks;
 
-use crate::model::{ContentBlock, ExchangeEvent, Timestamp};
-use crate::normalize::{
-    Diagnostic, Normalized, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta,
-};
+use crate::model::{ContentBlock, ExchangeEvent};
+use crate::normalize::{Normalized, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta};
 
-pub use mapper::{AGENT_PATH, EventMapper};
-pub use sinks::{IfExists, JsonlSink, RecordingError, RecordingSink};
-
-/// Where timestamps come from.
-pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
-
-/// How events are made.
-pub struct EventOptions {
-    /// The run id; see the module docs for the default.
-    pub run_id: Option<String>,
-    /// The time of events the input does not date; `Timestamp::now` by default.
-    pub clock: Clock,
-}
-
-impl Default for EventOptions {
-    fn default() -> Self {
-        EventOptions {
-            run_id: None,
-            clock: Box::new(Timestamp::now),
-        }
-    }
-}
-
-impl std::fmt::Debug for EventOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventOptions")
-            .field("run_id", &self.run_id)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Where a [`Transcriber`] delivers what it makes.
-pub trait EventSink {
-    /// Why the sink failed: its own error, handed back to the caller unchanged.
-    type Error;
-    /// A transcript event, `seq` 0: the sink numbers it (a recorder, or [`JsonlSink`]).
-    fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error>;
-    /// A problem found in the input.
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error>;
-    /// Hands on whatever the sink buffers: called when the input pauses, so that a live
-    /// reader sees each event as soon as its input record is complete. A sink that writes
-    /// each event through (a recorder) has nothing to do.
-    fn flush(&mut self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
-
-impl<S: EventSink + ?Sized> EventSink for &mut S {
-    type Error = S::Error;
-    fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error> {
-        (**self).event(event)
-    }
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error> {
-        (**self).diagnostic(diagnostic)
-    }
-    fn flush(&mut self) -> Result<(), Self::Error> {
-        (**self).flush()
-    }
-}
+pub(crate) use mapper::new_run_id;
+pub use mapper::{AGENT_PATH, Clock, EventMapper, EventOptions};
+pub use sinks::{EventSink, IfExists, JsonlSink, RecordingError, RecordingSink};
 
 /// Provider bytes in, transcript events out, incrementally: a [`Normalizer`] and an
 /// [`EventMapper`] in one.
@@ -203,41 +149,4 @@ pub fn to_events(normalized: &Normalized, options: EventOptions) -> Vec<Exchange
     mapper.items(&mut normalized.items.clone(), &normalized.meta, &mut events);
     mapper.finish(&normalized.meta, &mut events);
     events
-}
-
-/// A random UUID v4 from the operating system's generator.
-pub(crate) fn new_run_id() -> String {
-    let mut bytes = [0u8; 16];
-    let random = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
-    if random.is_err() {
-        // No /dev/urandom: time and process id still make a run id unique in practice.
-        let nanos = Timestamp::now().unix_nanos().unwrap_or(0) as u128;
-        bytes = (nanos ^ (u128::from(std::process::id()) << 64)).to_le_bytes();
-    }
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn run_ids_are_uuid_v4() {
-        let id = new_run_id();
-        assert_eq!(id.len(), 36);
-        assert_eq!(&id[14..15], "4");
-        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
-        assert_ne!(id, new_run_id());
-    }
 }

@@ -1,15 +1,44 @@
 //! The two sinks that write a transcript, side by side because each numbers `seq` its own
 //! way: [`RecordingSink`] through a [`Recorder`] (which alone allocates `seq` for a run file,
 //! and resumes it after a crash), [`JsonlSink`] from 1 on any `Write` (stdout, a buffer),
-//! where there is no recorder. No other code in the crate assigns `seq`.
+//! where there is no recorder. No other code in the crate assigns `seq`. The [`EventSink`]
+//! trait they implement is here too, beside them.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::EventSink;
 use crate::model::{EncodeError, ExchangeEvent, encode_event};
 use crate::normalize::Diagnostic;
 use crate::record::{RecordError, Recorder, RecorderOptions, check_run_id};
+
+/// Where a [`Transcriber`](super::Transcriber) delivers what it makes.
+pub trait EventSink {
+    /// Why the sink failed: its own error, handed back to the caller unchanged.
+    type Error;
+    /// A transcript event, `seq` 0: the sink numbers it (a recorder, or [`JsonlSink`]).
+    fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error>;
+    /// A problem found in the input.
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error>;
+    /// Hands on whatever the sink buffers: called when the input pauses, so that a live
+    /// reader sees each event as soon as its input record is complete. A sink that writes
+    /// each event through (a recorder) has nothing to do.
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+impl<S: EventSink + ?Sized> EventSink for &mut S {
+    type Error = S::Error;
+    fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error> {
+        (**self).event(event)
+    }
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error> {
+        (**self).diagnostic(diagnostic)
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        (**self).flush()
+    }
+}
 
 /// Numbers events from 1 and writes them as JSONL: a transcript on any `Write`.
 /// Diagnostics are handed to a callback.
