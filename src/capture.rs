@@ -49,9 +49,13 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::model::{ContentBlock, ExchangeEvent, Fidelity, Timestamp};
-use crate::normalize::{Diagnostic, Options, ProcessEnd, Provider, RunMeta};
+use crate::normalize::{Diagnostic, Options, Provider, RunMeta};
 use crate::record::{RecordError, Recorder, RecorderOptions, Subscription};
 use crate::transcribe::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
+
+// How the agent's process ended is the executor's to say; it is found here, at its seam
+// (the type itself is part of the run's metadata, so it is defined with it).
+pub use crate::normalize::ProcessEnd;
 
 /// What a diagnostic callback receives: a problem found in the agent's output.
 pub type OnDiagnostic = Box<dyn FnMut(&Diagnostic) + Send>;

@@ -19,9 +19,7 @@ mod check;
 mod common;
 mod console;
 mod exec;
-#[cfg(unix)]
 mod export;
-#[cfg(unix)]
 mod import;
 mod manual;
 mod normalize;
@@ -83,9 +81,7 @@ enum Command {
     Check(check::Args),
     Tree(tree::Args),
     Stats(stats::Args),
-    #[cfg(unix)]
     Import(import::Args),
-    #[cfg(unix)]
     Export(export::Args),
     Completions(manual::CompletionsArgs),
     Man(manual::ManArgs),
@@ -127,9 +123,7 @@ pub(crate) fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
-        #[cfg(unix)]
         Command::Import(args) => import::run(args),
-        #[cfg(unix)]
         Command::Export(args) => export::run(args),
         Command::Completions(args) => manual::completions(args, Cli::command()),
         Command::Man(args) => manual::man(args, Cli::command()),
