@@ -1,5 +1,10 @@
 //! Subcommands, argument parsing and exit codes.
 //!
+//! The binary, behind the `cli` feature: it owns what a person at a terminal sees (options,
+//! messages, colours, progress, exit codes) and nothing a library user needs; any logic worth
+//! reusing belongs in the library (auto-detection is `normalize::detect_head`, say), and the
+//! library never imports from here.
+//!
 //! Exit codes, one rule for every command: 0 when the input was clean; 1 when problems were
 //! found in the input, each reported on stderr (the valid data around them is still used);
 //! 2 for a usage error, an input that cannot be opened or read (reported with its path), or

@@ -215,6 +215,38 @@
 //! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
 //!   so no input can exhaust the stack.
 //!
+//! # Threat model
+//!
+//! What a transcript holds, and what the format promises about bytes nobody trusts. (The
+//! files themselves, their modes, locks and run ids as file names are the recorder's:
+//! [its threat model](crate::record#threat-model).)
+//!
+//! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs (file
+//!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
+//!   copy (`<run-id>.raw.jsonl`) keeps the agent's bytes unmasked. Treat a transcript as the
+//!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
+//!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
+//! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
+//!   record may be adversarial. The normalizers bound what one record costs: a record over
+//!   the size limit (16 MiB by default) is skipped up to its LF and reported, so memory is
+//!   bounded by the limit, not the input; bytes that are not UTF-8 are replaced (U+FFFD) and
+//!   reported; raw control characters inside JSON strings are kept and reported. Nothing is
+//!   executed or fetched on the input's say-so.
+//! * **What the strict writer guarantees.** [`encode_event`] writes only the closed
+//!   vocabularies and refuses anything else before a byte is written; every string is a JSON
+//!   string, with every C0 control character (NUL, ESC, ...) escaped (`\u001b`), so a line is
+//!   one line (no raw LF or CR), and a transcript printed raw cannot carry a terminal escape
+//!   sequence made of C0 bytes. DEL and the C1 controls (U+0080 to U+009F) and bidirectional
+//!   overrides are legal in JSON strings and are written as they are: whoever shows *decoded*
+//!   text on a terminal must escape them (axt's CLI does, for every input-derived string it
+//!   prints).
+//! * **What the tolerant reader guarantees.** [`decode_event`] accepts any well-formed event
+//!   and never trusts a value's size or shape: nesting deeper than 128 levels is refused
+//!   ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader bounds
+//!   each line (16 MiB by default).
+//! * **A transcript is not evidence.** Lines are neither signed nor chained: whoever can
+//!   write the file can forge or drop events. Integrity rests on the file's permissions.
+//!
 //! [JSON Lines]: https://jsonlines.org/
 
 mod block;

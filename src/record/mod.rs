@@ -115,6 +115,35 @@
 //! * **The lock is advisory.** It keeps axt recorders apart; a process that ignores it can
 //!   still write to the file.
 //!
+//! # Versioning rules
+//!
+//! What is on disk, and what a change to the recorder may and may not do so that a file it
+//! writes stays readable by older readers (and a file older recorders wrote stays
+//! continuable).
+//!
+//! * **Layout.** A run directory holds, per run, `<run-id>.jsonl` (the transcript, mode
+//!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
+//!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
+//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
+//!   bytes, not events). A sub-run is a run of its own, in its own file, linked by
+//!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
+//!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
+//! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
+//!   written: `seq` runs from 1 by exactly 1 in file order, and a reopened file continues
+//!   after its last intact line. Only a torn tail (bytes after the last LF) is ever cut, and
+//!   only after it is copied to its sidecar.
+//! * **One run per file.** A file holds the events of one `run_id`; a recorder refuses to
+//!   continue a file whose last line belongs to another run.
+//! * **A change may** add optional fields and new values as the [model's rules
+//!   allow](crate::model#versioning-and-forward-compatibility), add durability policies, and
+//!   add sidecars named `<run-id>.jsonl.<suffix>` (after `.jsonl`, so nothing that globs
+//!   `*.jsonl` takes them for transcripts).
+//! * **A change may not** rename the transcript file, change its line format (UTF-8 JSON
+//!   Lines, LF-terminated, one event per line, one `write(2)` per line), let `seq` skip or
+//!   repeat, write two runs into one file, or reuse a sidecar name (a tear is never
+//!   overwritten). Any of these is a format change for the model's schema version bump, not
+//!   a recorder change.
+//!
 //! # Sub-runs
 //!
 //! A `call_workflow` step runs a child run with its own file: [`Recorder::create_child`]
