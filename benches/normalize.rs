@@ -43,8 +43,8 @@ use std::hint::black_box;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Options, Output, Provider};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 use memchr::memchr_iter;
 
 const CHUNK: usize = 1 << 20;

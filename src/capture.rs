@@ -49,9 +49,13 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::model::{ContentBlock, ExchangeEvent, Fidelity, Timestamp};
-use crate::normalize::events::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
-use crate::normalize::{Diagnostic, Options, ProcessEnd, Provider, RunMeta};
+use crate::normalize::{Diagnostic, Options, Provider, RunMeta};
 use crate::record::{RecordError, Recorder, RecorderOptions, Subscription};
+use crate::transcribe::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
+
+// How the agent's process ended is the executor's to say; it is found here, at its seam
+// (the type itself is part of the run's metadata, so it is defined with it).
+pub use crate::normalize::ProcessEnd;
 
 /// What a diagnostic callback receives: a problem found in the agent's output.
 pub type OnDiagnostic = Box<dyn FnMut(&Diagnostic) + Send>;
@@ -140,36 +144,20 @@ pub struct Capture {
 struct Sink {
     recorder: Recorder,
     on_diagnostic: Option<OnDiagnostic>,
-    /// The first recording error, kept whole (an `EventSink` can only return `io::Error`).
-    failed: Option<RecordError>,
 }
 
 impl EventSink for Sink {
-    fn event(&mut self, event: ExchangeEvent) -> io::Result<()> {
-        self.recorder.record(event).map(drop).map_err(|error| {
-            let io = io::Error::other(error.to_string());
-            self.failed.get_or_insert(error);
-            io
-        })
+    type Error = RecordError;
+
+    fn event(&mut self, event: ExchangeEvent) -> Result<(), RecordError> {
+        self.recorder.record(event).map(drop)
     }
 
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), RecordError> {
         if let Some(callback) = &mut self.on_diagnostic {
             callback(&diagnostic);
         }
         Ok(())
-    }
-}
-
-impl Sink {
-    fn error(&mut self, error: io::Error) -> CaptureError {
-        match self.failed.take() {
-            Some(error) => CaptureError::Record(error),
-            None => CaptureError::Io {
-                path: self.recorder.path().to_owned(),
-                source: error,
-            },
-        }
     }
 }
 
@@ -225,7 +213,6 @@ impl Capture {
             sink: Sink {
                 recorder,
                 on_diagnostic: options.on_diagnostic,
-                failed: None,
             },
             raw,
             opening: Some(user),
@@ -241,7 +228,7 @@ impl Capture {
         };
         self.transcriber
             .start(user, &mut self.sink)
-            .map_err(|error| self.sink.error(error))
+            .map_err(CaptureError::Record)
     }
 
     /// The run id, which names `<run-id>.jsonl` and `<run-id>.raw.jsonl`.
@@ -288,7 +275,7 @@ impl Capture {
         }
         self.transcriber
             .push(bytes, &mut self.sink)
-            .map_err(|error| self.sink.error(error))
+            .map_err(CaptureError::Record)
     }
 
     /// Feeds everything `reader` yields until its end (the agent closed its stdout).
@@ -314,9 +301,23 @@ impl Capture {
         let meta = self
             .transcriber
             .finish_process(end, &mut self.sink)
-            .map_err(|error| self.sink.error(error))?;
+            .map_err(CaptureError::Record)?;
         self.sink.recorder.close()?;
         Ok(meta)
+    }
+}
+
+impl ProcessEnd {
+    /// How a process ended, from its wait status. Here, at the executor's seam, because
+    /// reading a wait status is the executor's business; the normalizer only records the
+    /// result.
+    pub fn from_status(status: std::process::ExitStatus) -> Self {
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        ProcessEnd {
+            exit_code: status.code(),
+            signal,
+            note: None,
+        }
     }
 }
 

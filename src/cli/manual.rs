@@ -4,10 +4,8 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use clap::CommandFactory;
-
 use super::console::{self, plural};
-use super::{Cli, Outcome, with_path};
+use super::{Outcome, with_path};
 
 /// Print shell completions for axt on stdout.
 ///
@@ -33,19 +31,24 @@ pub(crate) struct ManArgs {
     out: Option<PathBuf>,
 }
 
-pub(crate) fn completions(args: CompletionsArgs) -> io::Result<Outcome> {
+/// Prints the completion script of `command` (the whole CLI's, from the dispatcher).
+pub(crate) fn completions(
+    args: CompletionsArgs,
+    mut command: clap::Command,
+) -> io::Result<Outcome> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "axt", &mut script);
+    clap_complete::generate(args.shell, &mut command, "axt", &mut script);
     let mut out = io::stdout().lock();
     out.write_all(&script)?;
     out.flush()?;
     Ok(Outcome::Clean)
 }
 
-pub(crate) fn man(args: ManArgs) -> io::Result<Outcome> {
+/// Writes the manual pages of `command` (the whole CLI's, from the dispatcher).
+pub(crate) fn man(args: ManArgs, command: clap::Command) -> io::Result<Outcome> {
     // `axt help` gets no page of its own (generate_to skips it), so the list of commands
     // must not point at one either.
-    let command = Cli::command().disable_help_subcommand(true);
+    let command = command.disable_help_subcommand(true);
     match args.out {
         None => {
             let mut page = Vec::new();

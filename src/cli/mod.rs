@@ -1,5 +1,10 @@
 //! Subcommands, argument parsing and exit codes.
 //!
+//! The binary, behind the `cli` feature: it owns what a person at a terminal sees (options,
+//! messages, colours, progress, exit codes) and nothing a library user needs; any logic worth
+//! reusing belongs in the library (auto-detection is `normalize::detect_head`, say), and the
+//! library never imports from here.
+//!
 //! Exit codes, one rule for every command: 0 when the input was clean; 1 when problems were
 //! found in the input, each reported on stderr (the valid data around them is still used);
 //! 2 for a usage error, an input that cannot be opened or read (reported with its path), or
@@ -16,11 +21,10 @@
 
 mod cat;
 mod check;
+mod common;
 mod console;
 mod exec;
-#[cfg(unix)]
 mod export;
-#[cfg(unix)]
 mod import;
 mod manual;
 mod normalize;
@@ -28,12 +32,13 @@ mod stats;
 mod tree;
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, IsTerminal, Read};
-use std::path::Path;
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+// The helpers every command shares, re-exported so a command imports them from `super`.
+pub(crate) use common::{Outcome, display_name, open, report_error, with_path};
 
 #[derive(Parser)]
 #[command(
@@ -81,23 +86,10 @@ enum Command {
     Check(check::Args),
     Tree(tree::Args),
     Stats(stats::Args),
-    #[cfg(unix)]
     Import(import::Args),
-    #[cfg(unix)]
     Export(export::Args),
     Completions(manual::CompletionsArgs),
     Man(manual::ManArgs),
-}
-
-/// How a subcommand ended, when it ended normally.
-pub(crate) enum Outcome {
-    Clean,
-    /// Problems in the input were reported: exit 1.
-    InputProblems,
-    /// `axt exec`: the agent's exit code.
-    Exited(u8),
-    /// An input could not be read (already reported on stderr): exit 2.
-    Failed,
 }
 
 pub(crate) fn run() -> ExitCode {
@@ -136,12 +128,10 @@ pub(crate) fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
-        #[cfg(unix)]
         Command::Import(args) => import::run(args),
-        #[cfg(unix)]
         Command::Export(args) => export::run(args),
-        Command::Completions(args) => manual::completions(args),
-        Command::Man(args) => manual::man(args),
+        Command::Completions(args) => manual::completions(args, Cli::command()),
+        Command::Man(args) => manual::man(args, Cli::command()),
     };
     match outcome {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
@@ -184,66 +174,6 @@ fn use_colour(choice: ColorChoice, terminal: bool, no_color: bool) -> bool {
         ColorChoice::Never => false,
         ColorChoice::Auto => terminal && !no_color,
     }
-}
-
-/// A file, or stdin for `-`. A directory is refused here: opening one succeeds on Unix and
-/// only the first read fails, which would make it look like a damaged file.
-pub(crate) fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    if path.as_os_str() == "-" {
-        let stdin = io::stdin();
-        if stdin.is_terminal() {
-            // Without this a user who forgot the FILE sees axt hang.
-            console::notice(&"reading from stdin (a terminal); end the input with Ctrl-D");
-        }
-        return Ok(Box::new(stdin));
-    }
-    let file = File::open(path).map_err(|error| with_path(path, error))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        let error = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
-        return Err(with_path(path, error));
-    }
-    Ok(Box::new(file))
-}
-
-/// `error` on the file at `path`: shown as `axt: PATH: error`, and with `--json` with the
-/// path in its own field.
-pub(crate) fn with_path(path: &Path, error: io::Error) -> io::Error {
-    let kind = error.kind();
-    io::Error::new(
-        kind,
-        PathError {
-            path: display_name(path),
-            error,
-        },
-    )
-}
-
-/// An I/O error and the file it happened to.
-#[derive(Debug)]
-struct PathError {
-    path: String,
-    error: io::Error,
-}
-
-impl std::fmt::Display for PathError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.error)
-    }
-}
-
-impl std::error::Error for PathError {}
-
-/// Prints an error that ended a command: with its file when it has one.
-pub(crate) fn report_error(error: &io::Error) {
-    match error.get_ref().and_then(|e| e.downcast_ref::<PathError>()) {
-        Some(PathError { path, error }) => console::unreadable(path, error),
-        None => console::error(error),
-    }
-}
-
-/// The name diagnostics use for an input.
-pub(crate) fn display_name(path: &Path) -> String {
-    path.display().to_string()
 }
 
 #[cfg(test)]

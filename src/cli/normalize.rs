@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use axt::Timestamp;
-use axt::normalize::events::{EventOptions, EventSink, JsonlSink, Transcriber};
 use axt::normalize::{
-    DEFAULT_MAX_RECORD_BYTES, Diagnostic, DiagnosticKind, Options, Provider, Severity,
+    DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
+    detect_head,
 };
-use axt::record::{IfExists, RecorderOptions, RecordingSink};
+use axt::record::RecorderOptions;
+use axt::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
 use super::console::{self, Counting, Problem, Progress};
 use super::{Outcome, display_name, open, with_path};
@@ -97,10 +98,6 @@ enum ProviderArg {
     Openai,
 }
 
-/// How many bytes of complete records auto-detection looks at before it gives up; it reads
-/// on past this while the first record is not complete (up to `--max-record-bytes`).
-const DETECT_BYTES: usize = 1 << 20;
-
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let name = display_name(&args.file);
@@ -115,48 +112,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         ProviderArg::Copilot => Provider::Copilot,
         ProviderArg::Openai => Provider::OpenAi,
         ProviderArg::Auto => loop {
-            if let Some(provider) = Provider::detect(&head) {
-                break provider;
-            }
-            let complete = head
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |at| at + 1);
-            let too_long = head.len() - complete > args.max_record_bytes;
-            let chunk = match complete >= DETECT_BYTES || too_long {
-                true => None,
-                false => input.next(&mut || Ok(()))?,
-            };
-            let read = chunk.as_ref().map_or(0, |chunk| chunk.len);
-            if read == 0 && !too_long && !head.ends_with(b"\n") && !head.is_empty() {
-                head.push(b'\n'); // let a last record without LF be looked at too
-                if let Some(provider) = Provider::detect(&head) {
-                    head.pop();
-                    break provider;
-                }
-                head.pop();
-            }
-            if read == 0 {
-                let seen = if head.is_empty() {
-                    "the input is empty"
-                } else if too_long {
-                    "its first record is longer than --max-record-bytes"
-                } else {
-                    Provider::why_undetected(&head).unwrap_or("no provider's records recognized")
-                };
-                let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "{name}: cannot detect the provider ({seen}); pass --provider ({})",
-                        choices.join("|")
-                    ),
-                ));
-            }
+            let chunk = input.next(&mut || Ok(()))?;
+            let at_end = chunk.is_none();
             if let Some(chunk) = chunk {
                 head.extend_from_slice(chunk.bytes());
                 input.give_back(chunk);
             }
+            let seen = match detect_head(&head, at_end, args.max_record_bytes) {
+                Detection::Found(provider) => break provider,
+                Detection::NeedMore => continue,
+                Detection::Empty => "the input is empty",
+                Detection::RecordTooLong => "its first record is longer than --max-record-bytes",
+                Detection::Undetected(why) => why,
+            };
+            let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{name}: cannot detect the provider ({seen}); pass --provider ({})",
+                    choices.join("|")
+                ),
+            ));
         },
     };
 
@@ -181,7 +157,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         print_diagnostic(&name, &diagnostic, (limit, Some("--max-record-bytes")));
         Ok(())
     };
-    let mut feed = |sink: &mut dyn EventSink| -> io::Result<()> {
+    // A sink's own error becomes the command's I/O error (of the same text).
+    let mut feed = |sink: &mut dyn EventSink<Error = io::Error>| -> io::Result<()> {
         transcriber.push(&head, sink)?;
         // Whatever the input's pace: when it pauses, the events so far go out (grep
         // --line-buffered's promise, without its write per line while data keeps coming).
@@ -207,8 +184,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             } else {
                 IfExists::Refuse
             };
-            let mut sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
+            let sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
                 .if_exists(if_exists);
+            let mut sink = IoErrors(sink);
             feed(&mut sink).map_err(|error| match error.kind() {
                 io::ErrorKind::AlreadyExists => io::Error::new(
                     error.kind(),
@@ -216,7 +194,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 ),
                 _ => error,
             })?;
-            if let Some(recorder) = sink.recorder() {
+            if let Some(recorder) = sink.0.recorder() {
                 recorder.close().map_err(io::Error::other)?;
                 console::notice(&format!("wrote {}", recorder.path().display()));
             }
@@ -234,6 +212,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// A sink whose errors are turned into I/O errors of the same text, so that one loop feeds
+/// both sinks.
+struct IoErrors<S>(S);
+
+impl<S: EventSink> EventSink for IoErrors<S>
+where
+    io::Error: From<S::Error>,
+{
+    type Error = io::Error;
+
+    fn event(&mut self, event: axt::model::ExchangeEvent) -> io::Result<()> {
+        Ok(self.0.event(event)?)
+    }
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+        Ok(self.0.diagnostic(diagnostic)?)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(self.0.flush()?)
+    }
 }
 
 /// Inputs at least this large get a progress bar.

@@ -1,7 +1,9 @@
 //! Canonical transcripts out to other formats, one file per target.
 //!
 //! An exporter reads a run and its linked child runs back with [`read`](crate::read) and
-//! writes one document; it never changes the transcript.
+//! writes one document; it owns the mapping onto its target's schema. It never changes the
+//! transcript, and it must not reach back into a provider's dialect: what it knows of a run
+//! is what the canonical events say.
 //!
 //! Targets: [`agentlog`] (AgentLog 0.2.0 session documents).
 

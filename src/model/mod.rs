@@ -2,7 +2,7 @@
 //!
 //! This module owns the vocabulary and the JSON shapes. It does not read files, assign
 //! sequence numbers or know any provider: framing belongs to the normalizers, sequence
-//! numbers to the recorder, and provider dialects to their adapters.
+//! numbers to the sink that writes the transcript (see `seq` below), and provider dialects to their adapters.
 //!
 //! # Wire format
 //!
@@ -22,7 +22,13 @@
 //! Every event is an object with these fields, written in this order:
 //!
 //! * `seq` - unsigned 64-bit integer. The event's position in the file, from 1, strictly
-//!   increasing by 1 in file order. Assigned by the recorder and by nothing else.
+//!   increasing by 1 in file order. Assigned by whoever writes the transcript, and by
+//!   nothing else: the [`Recorder`](crate::record::Recorder) for a run file (it alone
+//!   allocates `seq` there, and continues it after a crash), or
+//!   [`JsonlSink`](crate::transcribe::JsonlSink) for a transcript written to any `Write`
+//!   (stdout), where there is no recorder. The two sit side by side in
+//!   [`transcribe::sinks`](crate::transcribe::sinks); everything else makes events with
+//!   `seq` 0.
 //! * `run_id` - string, non-empty. The run the file belongs to; also the file's name
 //!   (`<run_id>.jsonl`). A UUID where the executor has one.
 //! * `parent_run_id` - string, optional. Present on *every* event of a sub-run: the run that
@@ -36,7 +42,7 @@
 //! * `timestamp` - string. RFC 3339 date-time of the event. For events made from provider
 //!   output, the provider's own time where it stamps its records (kept as it wrote it), else
 //!   the time of emission (or a caller's fixed clock); the rule is in
-//!   [`normalize::events`](crate::normalize::events). axt writes its own times in UTC with
+//!   [`transcribe::mapper`](crate::transcribe::mapper). axt writes its own times in UTC with
 //!   microseconds (`2026-06-08T08:14:42.123456Z`); readers accept any offset and precision
 //!   and keep the text as it was.
 //! * `payload` - the event's data, shaped by `type`; `null` on run events that carry none.
@@ -208,6 +214,38 @@
 //!   because it could not be read back as written.
 //! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
 //!   so no input can exhaust the stack.
+//!
+//! # Threat model
+//!
+//! What a transcript holds, and what the format promises about bytes nobody trusts. (The
+//! files themselves, their modes, locks and run ids as file names are the recorder's:
+//! [its threat model](crate::record#threat-model).)
+//!
+//! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs (file
+//!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
+//!   copy (`<run-id>.raw.jsonl`) keeps the agent's bytes unmasked. Treat a transcript as the
+//!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
+//!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
+//! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
+//!   record may be adversarial. The normalizers bound what one record costs: a record over
+//!   the size limit (16 MiB by default) is skipped up to its LF and reported, so memory is
+//!   bounded by the limit, not the input; bytes that are not UTF-8 are replaced (U+FFFD) and
+//!   reported; raw control characters inside JSON strings are kept and reported. Nothing is
+//!   executed or fetched on the input's say-so.
+//! * **What the strict writer guarantees.** [`encode_event`] writes only the closed
+//!   vocabularies and refuses anything else before a byte is written; every string is a JSON
+//!   string, with every C0 control character (NUL, ESC, ...) escaped (`\u001b`), so a line is
+//!   one line (no raw LF or CR), and a transcript printed raw cannot carry a terminal escape
+//!   sequence made of C0 bytes. DEL and the C1 controls (U+0080 to U+009F) and bidirectional
+//!   overrides are legal in JSON strings and are written as they are: whoever shows *decoded*
+//!   text on a terminal must escape them (axt's CLI does, for every input-derived string it
+//!   prints).
+//! * **What the tolerant reader guarantees.** [`decode_event`] accepts any well-formed event
+//!   and never trusts a value's size or shape: nesting deeper than 128 levels is refused
+//!   ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader bounds
+//!   each line (16 MiB by default).
+//! * **A transcript is not evidence.** Lines are neither signed nor chained: whoever can
+//!   write the file can forge or drop events. Integrity rests on the file's permissions.
 //!
 //! [JSON Lines]: https://jsonlines.org/
 

@@ -15,10 +15,6 @@ use memchr::memchr;
 
 use super::{Diagnostic, DiagnosticKind, Source};
 
-/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
-/// integrators have had to raise limits to 8 MiB.
-pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
-
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One record, without its line terminator.

@@ -2,6 +2,11 @@
 //! [`tree`] of a run and its sub-runs rebuilt across files with its links validated, and
 //! [`Stats`], counts that merge across files.
 //!
+//! This module owns reading: it imports only the [`model`](crate::model). It never writes
+//! a transcript, never repairs one (a torn tail is reported, and left for a recorder to move
+//! aside), and never trusts a line: every problem is a [`Problem`] in the stream, at its line
+//! and byte offset, and reading goes on.
+//!
 //! ```
 //! use axt::read::{ReadItem, Reader};
 //!

@@ -3,7 +3,7 @@
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::normalize::events`); a
+//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
 //! run without `duration_ms` is timed from `run.started` to `run.completed`.
 
 use std::collections::BTreeMap;

@@ -115,6 +115,35 @@
 //! * **The lock is advisory.** It keeps axt recorders apart; a process that ignores it can
 //!   still write to the file.
 //!
+//! # Versioning rules
+//!
+//! What is on disk, and what a change to the recorder may and may not do so that a file it
+//! writes stays readable by older readers (and a file older recorders wrote stays
+//! continuable).
+//!
+//! * **Layout.** A run directory holds, per run, `<run-id>.jsonl` (the transcript, mode
+//!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
+//!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
+//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
+//!   bytes, not events). A sub-run is a run of its own, in its own file, linked by
+//!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
+//!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
+//! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
+//!   written: `seq` runs from 1 by exactly 1 in file order, and a reopened file continues
+//!   after its last intact line. Only a torn tail (bytes after the last LF) is ever cut, and
+//!   only after it is copied to its sidecar.
+//! * **One run per file.** A file holds the events of one `run_id`; a recorder refuses to
+//!   continue a file whose last line belongs to another run.
+//! * **A change may** add optional fields and new values as the [model's rules
+//!   allow](crate::model#versioning-and-forward-compatibility), add durability policies, and
+//!   add sidecars named `<run-id>.jsonl.<suffix>` (after `.jsonl`, so nothing that globs
+//!   `*.jsonl` takes them for transcripts).
+//! * **A change may not** rename the transcript file, change its line format (UTF-8 JSON
+//!   Lines, LF-terminated, one event per line, one `write(2)` per line), let `seq` skip or
+//!   repeat, write two runs into one file, or reuse a sidecar name (a tear is never
+//!   overwritten). Any of these is a format change for the model's schema version bump, not
+//!   a recorder change.
+//!
 //! # Sub-runs
 //!
 //! A `call_workflow` step runs a child run with its own file: [`Recorder::create_child`]
@@ -122,191 +151,18 @@
 //! `parent_run_id` on every event, and the parent records `step.call_workflow.started` and
 //! `step.call_workflow.completed` with `child_run_id` set.
 
-use std::io;
-use std::path::{Path, PathBuf};
-
-use crate::model::EncodeError;
-
+mod error;
 mod fanout;
 mod recorder;
 mod redact;
 mod writer;
 
+pub use error::RecordError;
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
 };
-pub use recorder::{Mask, Recorder, RecorderOptions};
+pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub use writer::TornTail;
-
-/// When a recorded line is made durable. See the [module documentation](self#durability)
-/// for what each policy guarantees and costs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Durability {
-    /// One `write(2)` per event and no sync: survives the process crashing or being killed,
-    /// not a power loss or OS crash. The default.
-    #[default]
-    None,
-    /// `fdatasync(2)` after every event: each event survives a power loss once `record`
-    /// returns.
-    Flush,
-    /// `fsync(2)` after every event: as `Flush`, and the file's metadata (times) too.
-    Fsync,
-    /// No sync per event, one `fsync(2)` at [`Recorder::close`]: the whole run survives a
-    /// power loss once `close` returns.
-    FsyncOnClose,
-}
-
-/// Why recording failed.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// Reading, writing, syncing or creating a file or directory failed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The operating system's error.
-        source: io::Error,
-    },
-    /// The strict writer refused the event; nothing was written and no `seq` was used.
-    #[error("event refused: {0}")]
-    Encode(#[from] EncodeError),
-    /// The recorder was closed.
-    #[error("the recorder of run {run_id} is closed")]
-    Closed {
-        /// The run.
-        run_id: String,
-    },
-    /// The run id cannot be a file name.
-    #[error("invalid run id {run_id:?}: {reason}")]
-    InvalidRunId {
-        /// The id given.
-        run_id: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// Another recorder, in this process or another, has the run's file open.
-    #[error("{}: another recorder is writing this run", path.display())]
-    Busy {
-        /// The run file.
-        path: PathBuf,
-    },
-    /// The existing file does not end with an event of this run, so it cannot be continued.
-    #[error("{}: cannot continue the transcript: the line at byte {offset}: {reason}", path.display())]
-    Corrupt {
-        /// The run file.
-        path: PathBuf,
-        /// Where the offending line starts.
-        offset: u64,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// An earlier write or sync failed in a way that could not be undone, and the recorder
-    /// stopped. The file may end with a torn line; reopening it repairs that.
-    #[error("{}: the recorder stopped after a failed write or sync", path.display())]
-    Failed {
-        /// The run file.
-        path: PathBuf,
-    },
-}
-
-impl RecordError {
-    fn io(path: &Path, source: io::Error) -> Self {
-        RecordError::Io {
-            path: path.to_owned(),
-            source,
-        }
-    }
-}
-
-/// What a [`RecordingSink`] does when its run already has a file in the directory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IfExists {
-    /// Continue it, as [`Recorder::create`] does for a restarted executor.
-    #[default]
-    Continue,
-    /// Fail with an [`io::ErrorKind::AlreadyExists`] error naming the file, before anything
-    /// is written: a second transcript of the same run appended to the first would hold
-    /// two runs' lifecycles in one file.
-    Refuse,
-    /// Delete the file and start the run anew.
-    Replace,
-}
-
-/// An [`EventSink`](crate::normalize::events::EventSink) that records: the recorder is
-/// created in `dir` when the first event arrives, named after that event's run id (which a
-/// transcriber settles only then: it may be the provider's session id). Diagnostics go to
-/// a callback.
-pub struct RecordingSink<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> {
-    dir: std::path::PathBuf,
-    options: Option<RecorderOptions>,
-    recorder: Option<Recorder>,
-    if_exists: IfExists,
-    on_diagnostic: D,
-}
-
-impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>> RecordingSink<D> {
-    /// A sink that will record into `dir` with `options`.
-    pub fn new(
-        dir: impl Into<std::path::PathBuf>,
-        options: RecorderOptions,
-        on_diagnostic: D,
-    ) -> Self {
-        RecordingSink {
-            dir: dir.into(),
-            options: Some(options),
-            recorder: None,
-            if_exists: IfExists::Continue,
-            on_diagnostic,
-        }
-    }
-
-    /// What to do when the run's file already exists (default: continue it).
-    pub fn if_exists(mut self, policy: IfExists) -> Self {
-        self.if_exists = policy;
-        self
-    }
-
-    /// The recorder, once the first event has created it.
-    pub fn recorder(&self) -> Option<&Recorder> {
-        self.recorder.as_ref()
-    }
-}
-
-impl<D: FnMut(crate::normalize::Diagnostic) -> std::io::Result<()>>
-    crate::normalize::events::EventSink for RecordingSink<D>
-{
-    fn event(&mut self, event: crate::model::ExchangeEvent) -> std::io::Result<()> {
-        if self.recorder.is_none() {
-            if self.if_exists != IfExists::Continue {
-                // Named only once the recorder's own check says the id is a file name, so
-                // that a hostile run id cannot point the deletion elsewhere.
-                writer::check_run_id(&event.run_id).map_err(std::io::Error::other)?;
-                let path = self.dir.join(format!("{}.jsonl", event.run_id));
-                if path.exists() {
-                    if self.if_exists == IfExists::Refuse {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::AlreadyExists,
-                            format!("{}: run {} already exists", path.display(), event.run_id),
-                        ));
-                    }
-                    std::fs::remove_file(&path)
-                        .map_err(|source| std::io::Error::other(RecordError::io(&path, source)))?;
-                }
-            }
-            let options = self.options.take().unwrap_or_default();
-            let recorder = Recorder::create(&self.dir, &event.run_id, options)
-                .map_err(std::io::Error::other)?;
-            self.recorder = Some(recorder);
-        }
-        let recorder = self.recorder.as_ref().expect("created above");
-        recorder
-            .record(event)
-            .map(drop)
-            .map_err(std::io::Error::other)
-    }
-
-    fn diagnostic(&mut self, diagnostic: crate::normalize::Diagnostic) -> std::io::Result<()> {
-        (self.on_diagnostic)(diagnostic)
-    }
-}
+/// The run-id check, for a sink that must name the run's file before a recorder exists.
+pub(crate) use writer::check_run_id;

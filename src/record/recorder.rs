@@ -10,11 +10,29 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
 use super::writer::{AppendError, RunFile, TornTail, check_run_id};
-use super::{Durability, RecordError};
 use crate::model::{ExchangeEvent, encode_event};
+
+/// When a recorded line is made durable. See the [module documentation](super#durability)
+/// for what each policy guarantees and costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Durability {
+    /// One `write(2)` per event and no sync: survives the process crashing or being killed,
+    /// not a power loss or OS crash. The default.
+    #[default]
+    None,
+    /// `fdatasync(2)` after every event: each event survives a power loss once `record`
+    /// returns.
+    Flush,
+    /// `fsync(2)` after every event: as `Flush`, and the file's metadata (times) too.
+    Fsync,
+    /// No sync per event, one `fsync(2)` at [`Recorder::close`]: the whole run survives a
+    /// power loss once `close` returns.
+    FsyncOnClose,
+}
 
 /// A masking hook: called on every event before it is encoded, in the recording thread.
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;

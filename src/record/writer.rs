@@ -11,7 +11,7 @@ use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::RecordError;
+use super::error::RecordError;
 use crate::model::decode_event;
 
 /// Longest accepted run id, in bytes: the file name adds `.jsonl` and, for a sidecar,

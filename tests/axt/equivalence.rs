@@ -7,8 +7,8 @@
 //! and answer, and the same sequence of transcript events.
 
 use axt::model::{Block, EventType, Role, decode_event};
-use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Options, Provider, normalize};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 use serde_json::Value;
 
 use crate::support::ROOT;

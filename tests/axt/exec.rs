@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use axt::capture::{Capture, CaptureOptions};
 use axt::model::{EventType, decode_event};
-use axt::normalize::events::{EventOptions, EventSink, Transcriber};
 use axt::normalize::{Diagnostic, Options, ProcessEnd, Provider};
 use axt::record::Delivery;
+use axt::transcribe::{EventOptions, EventSink, Transcriber};
 use axt::{ExchangeEvent, Payload};
 use serde_json::Value;
 
@@ -342,11 +342,12 @@ fn follow_prints_one_line_per_message_tool_call_and_result() {
 fn line_completing(provider: Provider, fixture: &[u8], event_type: EventType) -> usize {
     struct Found(bool, EventType);
     impl EventSink for Found {
-        fn event(&mut self, event: ExchangeEvent) -> std::io::Result<()> {
+        type Error = std::convert::Infallible;
+        fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error> {
             self.0 |= event.event_type == self.1;
             Ok(())
         }
-        fn diagnostic(&mut self, _: Diagnostic) -> std::io::Result<()> {
+        fn diagnostic(&mut self, _: Diagnostic) -> Result<(), Self::Error> {
             Ok(())
         }
     }

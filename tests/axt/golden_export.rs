@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use axt::export::agentlog::{ExportOptions, export};
 use axt::import::claude_code::{SessionFiles, convert, write};
-use axt::normalize::events::{EventOptions, Transcriber};
 use axt::normalize::{Options, Provider};
-use axt::record::{RecorderOptions, RecordingSink};
+use axt::record::RecorderOptions;
+use axt::transcribe::{EventOptions, RecordingSink, Transcriber};
 use serde_json::Value;
 
 use crate::golden_import::{sessions, stem};

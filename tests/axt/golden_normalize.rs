@@ -21,8 +21,8 @@ use std::path::Path;
 
 use axt::ContentBlock;
 use axt::model::{Block, decode_event, warnings};
-use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Diagnostic, DiagnosticKind, Normalized, Options, Output, Provider, Severity};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 
 use crate::support::{
     Failures, Fixture, Outcome, PROVIDER_INPUTS, Readme, fixtures, normalize_corpus,

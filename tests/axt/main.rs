@@ -32,6 +32,9 @@ mod times;
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;
 
+// The crate's own shape: layers, no import cycles, no oversized files.
+mod layering;
+
 // The canonical model, the recorder, the reader.
 mod model;
 mod read;

@@ -14,8 +14,8 @@ use proptest::sample::Index;
 use serde_json::{Value, json};
 
 use axt::model::{Block, EventType, Payload, Role};
-use axt::normalize::events::{EventOptions, to_events};
 use axt::normalize::{DiagnosticKind, Normalized, Options, Provider, normalize_lossy};
+use axt::transcribe::{EventOptions, to_events};
 use axt::{ContentBlock, Timestamp};
 
 const SESSION: &str = "0f6c5a8e-2b41-4d7e-9a53-c1e2f3a4b5c6";

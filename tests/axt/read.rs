@@ -271,3 +271,13 @@ fn stats_walks_a_directory_and_totals() {
     let cost = total["cost_usd"].as_f64().unwrap();
     assert!((cost - 0.3024).abs() < 1e-9, "{cost}");
 }
+
+/// The reader keeps its own line limit (it imports the model alone); it must stay the
+/// normalizers' record limit, so a line `axt normalize` wrote is a line `axt cat` reads.
+#[test]
+fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
+    assert_eq!(
+        axt::read::DEFAULT_MAX_LINE_BYTES,
+        axt::normalize::DEFAULT_MAX_RECORD_BYTES
+    );
+}

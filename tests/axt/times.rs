@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use axt::Timestamp;
 use axt::model::decode_event;
-use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Options, Provider, normalize_lossy};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 
 use super::cli::{axt, text};
 

@@ -60,16 +60,34 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     Ok(sessions)
 }
 
+/// Every `.jsonl` file at or under `dir`, sorted. The root is followed when it is a link;
+/// links below it are not (so no loop), and unreadable directories are skipped. (Written
+/// with `std::fs` rather than walkdir, which only the binary depends on.)
 fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_file())
-        .map(walkdir::DirEntry::into_path)
-        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
+    let mut found = Vec::new();
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => files_under(dir, &mut found),
+        Ok(meta) if meta.is_file() => found.push(dir.to_owned()),
+        _ => {}
+    }
+    found.retain(|path| path.extension().is_some_and(|e| e == "jsonl"));
     found.sort();
     found
+}
+
+/// The regular files under `dir`, depth first; symbolic links are neither followed nor
+/// listed.
+fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => files_under(&entry.path(), found),
+            Ok(kind) if kind.is_file() => found.push(entry.path()),
+            _ => {}
+        }
+    }
 }
 
 /// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), at any

@@ -7,7 +7,6 @@
 //! plan's) and writes nothing (its caller's sink does).
 
 use std::collections::HashMap;
-use std::io;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -17,8 +16,8 @@ use super::plan::{Plan, Spawn};
 use super::session::{FileDiagnostic, ImportError};
 use super::thread::What;
 use crate::model::{EventType, ExchangeEvent, Payload, StepPayload, Timestamp};
-use crate::normalize::events::{EventOptions, EventSink, Transcriber};
 use crate::normalize::{Diagnostic, Options, Provider};
+use crate::transcribe::{EventOptions, EventSink, Transcriber};
 
 /// Transcribes thread `at` of a plan into `out`, entry by entry from its file; returns the
 /// diagnostics, their lines those of the file.
@@ -52,7 +51,6 @@ pub(super) fn transcribe(
         held: Default::default(),
         last: None,
         out,
-        error: None,
         diagnostics: Vec::new(),
     };
     let mut reader = match thread
@@ -74,8 +72,7 @@ pub(super) fn transcribe(
         record.clear();
         record.extend_from_slice(bytes);
         record.push(b'\n');
-        let _ = transcriber.push(&record, sink);
-        sink.error.take().map_or(Ok(()), Err)
+        transcriber.push(&record, sink)
     };
     let mut off_usage: HashMap<String, Value> = HashMap::new();
     for feed in &thread.feed {
@@ -129,10 +126,7 @@ pub(super) fn transcribe(
         let bytes = serde_json::to_vec(&record).expect("a JSON value serializes");
         push(&bytes, line, offset, &mut sink)?;
     }
-    let _ = transcriber.finish(&mut sink);
-    if let Some(error) = sink.error.take() {
-        return Err(error);
-    }
+    transcriber.finish(&mut sink)?;
     let map = |line: u64, offset: u64| -> (u64, u64) {
         match line.checked_sub(1).and_then(|i| lines.get(i as usize)) {
             Some((start, line, original)) => (*line, original + offset.saturating_sub(*start)),
@@ -210,7 +204,6 @@ struct Stream<'a> {
     /// The last event passed on, payload left out: the template of an injected event.
     last: Option<ExchangeEvent>,
     out: &'a mut dyn FnMut(ExchangeEvent) -> Result<(), ImportError>,
-    error: Option<ImportError>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -345,18 +338,17 @@ impl Stream<'_> {
 }
 
 impl EventSink for Stream<'_> {
-    fn event(&mut self, event: ExchangeEvent) -> io::Result<()> {
+    type Error = ImportError;
+
+    fn event(&mut self, event: ExchangeEvent) -> Result<(), ImportError> {
         self.held.push_back(event);
         if self.held.len() > 2 {
             let event = self.held.pop_front().expect("held events");
-            if let Err(error) = self.pass_made(event) {
-                self.error = Some(error);
-                return Err(io::Error::other("the run's sink failed"));
-            }
+            self.pass_made(event)?;
         }
         Ok(())
     }
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
+    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), ImportError> {
         self.diagnostics.push(diagnostic);
         Ok(())
     }

@@ -4,8 +4,8 @@
 //! so it compiles in both places.
 
 use axt::model::{Timestamp, decode_event, encode_event};
-use axt::normalize::events::{EventOptions, JsonlSink, Transcriber};
 use axt::normalize::{Diagnostic, DiagnosticKind, Options, Output, Provider, RunMeta};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 
 /// The record limit the chunked target runs with: small, so fuzzed inputs reach it.
 pub(crate) const MAX_RECORD_BYTES: usize = 4096;

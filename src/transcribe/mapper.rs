@@ -14,7 +14,7 @@
 //! | each user-side `tool_result` | `tool.result` | same | tool: `name` of the call, `call_id`, `output` = `tool_content`, `error` when it failed, `exit_code` |
 //! | the result that ends a sub-agent's spawning call | `step.completed` | `agent.<id>` | step |
 //! | end of input | `step.completed` for every open sub-agent, then for `agent` | | step: `error` when the run failed or was incomplete |
-//! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON (with how the agent's process ended, when an executor says it did not exit cleanly: [`Transcriber::finish_process`]) |
+//! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON (with how the agent's process ended, when an executor says it did not exit cleanly: [`Transcriber::finish_process`](super::Transcriber::finish_process)) |
 //!
 //! A sub-agent's path is `agent.` followed by the id of the tool call that spawned it
 //! (Claude `parent_tool_use_id`), so its events sit under the spawning step in a tree.
@@ -40,20 +40,14 @@
 //! output reproducible; tests use one).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::{
-    Diagnostic, Item, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta, RunStatus,
-};
 use crate::model::{
-    Block, ContentBlock, EncodeError, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
-    Role, StepPayload, Timestamp, ToolPayload, encode_event,
+    Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
+    StepPayload, Timestamp, ToolPayload,
 };
-
-/// The step path of the main agent thread.
-pub const AGENT_PATH: &str = "agent";
+use crate::normalize::{Item, Provider, RunMeta, RunStatus};
 
 /// Where timestamps come from.
 pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
@@ -82,6 +76,9 @@ impl std::fmt::Debug for EventOptions {
             .finish_non_exhaustive()
     }
 }
+
+/// The step path of the main agent thread.
+pub const AGENT_PATH: &str = "agent";
 
 /// Turns items into events incrementally, as described in the module docs.
 pub struct EventMapper {
@@ -428,178 +425,10 @@ pub(crate) fn new_run_id() -> String {
     )
 }
 
-/// Maps a whole normalized run in one go.
-pub fn to_events(normalized: &super::Normalized, options: EventOptions) -> Vec<ExchangeEvent> {
-    let mut mapper = EventMapper::new(normalized.meta.provider, options);
-    let mut events = Vec::new();
-    mapper.items(&mut normalized.items.clone(), &normalized.meta, &mut events);
-    mapper.finish(&normalized.meta, &mut events);
-    events
-}
-
-/// Where a [`Transcriber`] delivers what it makes.
-pub trait EventSink {
-    /// A transcript event, `seq` 0: the sink numbers it (a recorder, or [`JsonlSink`]).
-    fn event(&mut self, event: ExchangeEvent) -> io::Result<()>;
-    /// A problem found in the input.
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()>;
-    /// Hands on whatever the sink buffers: called when the input pauses, so that a live
-    /// reader sees each event as soon as its input record is complete. A sink that writes
-    /// each event through (a recorder) has nothing to do.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Provider bytes in, transcript events out, incrementally: a [`Normalizer`] and an
-/// [`EventMapper`] in one.
-pub struct Transcriber {
-    normalizer: Box<dyn Normalizer + Send>,
-    mapper: EventMapper,
-    output: Output,
-    events: Vec<ExchangeEvent>,
-}
-
-impl std::fmt::Debug for Transcriber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transcriber")
-            .field("mapper", &self.mapper)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Transcriber {
-    /// A transcriber for one run of `provider`.
-    pub fn new(provider: Provider, options: Options, events: EventOptions) -> Self {
-        Transcriber {
-            normalizer: provider.normalizer(options),
-            mapper: EventMapper::new(provider, events),
-            output: Output::default(),
-            events: Vec::new(),
-        }
-    }
-
-    /// Feeds bytes; every event and diagnostic they complete goes to `sink` before this
-    /// returns.
-    pub fn push(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> io::Result<()> {
-        self.normalizer.push(bytes, &mut self.output);
-        self.deliver(sink)
-    }
-
-    /// Starts the run before any output, with the executor's prompt blocks; see
-    /// [`EventMapper::start_run`].
-    pub fn start(&mut self, user: Vec<ContentBlock>, sink: &mut dyn EventSink) -> io::Result<()> {
-        self.mapper
-            .start_run(self.normalizer.meta(), user, &mut self.events);
-        self.deliver(sink)
-    }
-
-    /// Ends the input; the run's closing events go to `sink`.
-    pub fn finish(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
-        self.normalizer.finish(&mut self.output);
-        self.deliver(sink)?;
-        self.mapper.finish(self.normalizer.meta(), &mut self.events);
-        self.deliver(sink)
-    }
-
-    /// Ends the input of an agent whose process ended as `end`, and returns the run's final
-    /// metadata: the output's, with [`RunMeta::set_process`] applied, as `run.completed`
-    /// carries it.
-    pub fn finish_process(
-        &mut self,
-        end: ProcessEnd,
-        sink: &mut dyn EventSink,
-    ) -> io::Result<RunMeta> {
-        self.normalizer.finish(&mut self.output);
-        self.deliver(sink)?;
-        let mut meta = self.normalizer.meta().clone();
-        meta.set_process(end);
-        self.mapper.finish(&meta, &mut self.events);
-        self.deliver(sink)?;
-        Ok(meta)
-    }
-
-    /// The run's metadata so far; final after [`Transcriber::finish`].
-    pub fn meta(&self) -> &RunMeta {
-        self.normalizer.meta()
-    }
-
-    /// The run id, once the first event has been made.
-    pub fn run_id(&self) -> Option<&str> {
-        self.mapper.run_id()
-    }
-
-    fn deliver(&mut self, sink: &mut dyn EventSink) -> io::Result<()> {
-        let meta = self.normalizer.meta();
-        self.mapper
-            .items(&mut self.output.items, meta, &mut self.events);
-        self.output
-            .diagnostics
-            .drain(..)
-            .try_for_each(|d| sink.diagnostic(d))?;
-        self.events
-            .drain(..)
-            .try_for_each(|event| sink.event(event))
-    }
-}
-
-/// Numbers events from 1 and writes them as JSONL: a transcript on any `Write`.
-/// Diagnostics are handed to a callback.
-pub struct JsonlSink<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> {
-    out: W,
-    on_diagnostic: D,
-    seq: u64,
-    line: Vec<u8>,
-}
-
-impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> JsonlSink<W, D> {
-    /// A sink writing to `out`.
-    pub fn new(out: W, on_diagnostic: D) -> Self {
-        JsonlSink {
-            out,
-            on_diagnostic,
-            seq: 0,
-            line: Vec::with_capacity(4096),
-        }
-    }
-
-    /// How many events were written.
-    pub fn written(&self) -> u64 {
-        self.seq
-    }
-
-    /// The writer back.
-    pub fn into_inner(self) -> W {
-        self.out
-    }
-}
-
-impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W, D> {
-    fn event(&mut self, mut event: ExchangeEvent) -> io::Result<()> {
-        self.seq += 1;
-        event.seq = self.seq;
-        self.line.clear();
-        encode_event(&event, &mut self.line).map_err(|error: EncodeError| {
-            // The mapper only makes events the vocabulary allows; this is a bug in axt.
-            io::Error::other(format!("axt made an event it cannot write: {error}"))
-        })?;
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)
-    }
-
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
-        (self.on_diagnostic)(diagnostic)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::normalize::ProcessEnd;
 
     #[test]
     fn run_ids_are_uuid_v4() {
@@ -609,6 +438,8 @@ mod tests {
         assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
         assert_ne!(id, new_run_id());
     }
+
+    use serde_json::json;
 
     #[test]
     fn an_executor_started_run_opens_with_the_prompt_once() {

@@ -1,0 +1,82 @@
+//! What every command shares: how it ended ([`Outcome`]), opening an input (a file or
+//! stdin), and I/O errors that name their file.
+//!
+//! A room of its own so that the commands import it from below, not from the dispatcher in
+//! `cli/mod.rs` that imports them.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read};
+use std::path::Path;
+
+use super::console;
+
+/// How a subcommand ended, when it ended normally.
+pub(crate) enum Outcome {
+    Clean,
+    /// Problems in the input were reported: exit 1.
+    InputProblems,
+    /// `axt exec`: the agent's exit code.
+    Exited(u8),
+    /// An input could not be read (already reported on stderr): exit 2.
+    Failed,
+}
+
+/// A file, or stdin for `-`. A directory is refused here: opening one succeeds on Unix and
+/// only the first read fails, which would make it look like a damaged file.
+pub(crate) fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    if path.as_os_str() == "-" {
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            // Without this a user who forgot the FILE sees axt hang.
+            console::notice(&"reading from stdin (a terminal); end the input with Ctrl-D");
+        }
+        return Ok(Box::new(stdin));
+    }
+    let file = File::open(path).map_err(|error| with_path(path, error))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let error = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
+        return Err(with_path(path, error));
+    }
+    Ok(Box::new(file))
+}
+
+/// `error` on the file at `path`: shown as `axt: PATH: error`, and with `--json` with the
+/// path in its own field.
+pub(crate) fn with_path(path: &Path, error: io::Error) -> io::Error {
+    let kind = error.kind();
+    io::Error::new(
+        kind,
+        PathError {
+            path: display_name(path),
+            error,
+        },
+    )
+}
+
+/// An I/O error and the file it happened to.
+#[derive(Debug)]
+struct PathError {
+    path: String,
+    error: io::Error,
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.error)
+    }
+}
+
+impl std::error::Error for PathError {}
+
+/// Prints an error that ended a command: with its file when it has one.
+pub(crate) fn report_error(error: &io::Error) {
+    match error.get_ref().and_then(|e| e.downcast_ref::<PathError>()) {
+        Some(PathError { path, error }) => console::unreadable(path, error),
+        None => console::error(error),
+    }
+}
+
+/// The name diagnostics use for an input.
+pub(crate) fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}

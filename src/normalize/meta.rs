@@ -1,0 +1,393 @@
+//! What a run's output says about the run: [`RunMeta`] (session, model, [`Usage`], cost,
+//! [`StopReason`], [`RunStatus`], errors, passthrough records, source times) and how the
+//! agent's process ended ([`ProcessEnd`], as an executor reports it).
+//!
+//! This room owns the metadata `run.completed` carries. It must not read provider records
+//! (the adapters fill it) nor observe a process (an executor does, see `axt::capture`).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{InputReport, Provider};
+use crate::model::Timestamp;
+
+/// Token counts, with every kind kept apart, in one convention for every provider (the
+/// `usage` of `run.completed`; see [the wire format](crate::model#token-usage)):
+///
+/// * `input_tokens` counts only input that was neither read from nor written to a prompt
+///   cache, so `input_tokens + cache_read_tokens + cache_write_tokens` is the whole prompt;
+/// * `output_tokens` counts everything the model generated, reasoning included;
+/// * `reasoning_tokens` is the part of `output_tokens` spent on reasoning, 0 where the
+///   provider does not say.
+///
+/// So `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens` is every token
+/// billed, and totals are comparable across providers. How each provider's counts are
+/// converted:
+///
+/// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+/// |---|---|---|---|---|---|
+/// | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+/// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+/// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+/// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+/// | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+/// | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+/// | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+/// | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+///
+/// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+/// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+/// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write_tokens: u64,
+    /// Output tokens spent on reasoning (part of `output_tokens`).
+    pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+    }
+}
+
+/// Why the model stopped, normalized, with the provider's own words kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StopReason {
+    /// The normalized reason.
+    pub kind: StopKind,
+    /// The provider's value, verbatim.
+    pub raw: String,
+}
+
+/// The normalized stop reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// The model finished its turn.
+    EndTurn,
+    /// The model stopped to call tools.
+    ToolUse,
+    /// The output token limit was reached.
+    MaxTokens,
+    /// The agent's turn limit was reached.
+    MaxTurns,
+    /// A stop sequence matched.
+    StopSequence,
+    /// The model refused, or a content filter stopped it.
+    Refusal,
+    /// The run was interrupted or aborted.
+    Aborted,
+    /// The provider stopped on an error.
+    Error,
+    /// A value axt does not map; see `raw`.
+    Other,
+}
+
+/// How the run ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// No terminal record seen (yet).
+    #[default]
+    Incomplete,
+    /// The provider reported success.
+    Completed,
+    /// The provider reported failure.
+    Failed,
+}
+
+/// An error the provider reported about the run (not a problem with the input).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RunError {
+    /// What the provider said.
+    pub message: String,
+    /// Whether it ended the run.
+    pub fatal: bool,
+    /// The line that reported it; 0 when the executor did ([`RunMeta::set_process`]).
+    pub line: u64,
+}
+
+/// A record the provider withdrew after delivering it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Retraction {
+    /// The line of the withdrawn record.
+    pub line: u64,
+    /// The line of the record that withdrew it.
+    pub by_line: u64,
+    /// The message its blocks belong to (`message_id` on their events), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The tool calls it made, or whose results it carried (`call_id` on their events).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_ids: Vec<String>,
+}
+
+/// A provider record axt keeps but does not turn into blocks (rate limits, hooks, ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Passthrough {
+    /// The line it was on.
+    pub line: u64,
+    /// Its type (and subtype), as `type` or `type/subtype`.
+    pub kind: String,
+    /// The record, or the part of it that was not otherwise read.
+    pub raw: Value,
+}
+
+/// What a run's output says about the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunMeta {
+    /// The provider.
+    pub provider: Provider,
+    /// The agent CLI's version, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_version: Option<String>,
+    /// The provider's session (thread, conversation) id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The model that answered (the last one seen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Token usage for the whole run.
+    pub usage: Usage,
+    /// The provider's usage record, verbatim, when it reported one for the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_usage: Option<Value>,
+    /// Cost in US dollars, when the provider reports one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Why the model stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    /// The run's final answer as its terminal record states it (Claude's `result.result`),
+    /// when the run did not fail: usually a copy of the last assistant text, but the only
+    /// copy when the assistant lines are missing. A failed run's text is in `errors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// Errors the provider reported, fatal or not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<RunError>,
+    /// Output the provider withdrew after delivering it, in the order it said so. Its blocks
+    /// stay in the transcript (they were written as they came): a reader that wants the run
+    /// as the provider finally stands by it drops the messages and tool calls named here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retracted: Vec<Retraction>,
+    /// Wall-clock duration in milliseconds, as the provider measured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Agent turns, as the provider counted them (old Claude Code versions wrote -1 for a
+    /// run with no model turn; kept as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_turns: Option<i64>,
+    /// Records kept as they were, the first [`PASSTHROUGH_LIMIT`] of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passthrough: Vec<Passthrough>,
+    /// Passthrough records beyond the limit, counted by kind rather than kept, so that
+    /// metadata stays bounded however long the stream (the records are in the input).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub passthrough_omitted: std::collections::BTreeMap<String, u64>,
+    /// How the agent's process ended, when axt ran it ([`crate::capture`]) and it did not
+    /// simply exit with 0; normalizers, which only see output, leave it `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessEnd>,
+    /// The times the provider stamped on its records, where it does: the first and the
+    /// latest seen. Events take their time from these (see `axt::transcribe::mapper`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_times: Option<SourceTimes>,
+    /// What the adapter saw and did, record type by record type ([`report`](super::report)); complete
+    /// after [`Normalizer::finish`](super::Normalizer::finish).
+    pub report: InputReport,
+}
+
+/// The provider's own times for a run: its records' stamps, first and latest.
+///
+/// A record's stamp is its `timestamp` (Gemini, Copilot, Claude Code session logs), kept as
+/// the provider wrote it, or `created` (OpenAI, Unix seconds, written as axt writes times).
+/// The latest never goes backwards: a stamp earlier than one already seen leaves it where it
+/// is. A stamp that is not an RFC 3339 date-time is not used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceTimes {
+    /// The first stamp seen.
+    pub first: Timestamp,
+    /// The latest stamp seen.
+    pub last: Timestamp,
+    #[serde(skip)]
+    last_nanos: i128,
+}
+
+impl SourceTimes {
+    /// Times that start at `first`.
+    pub fn new(first: Timestamp) -> Option<Self> {
+        let last_nanos = first.unix_nanos().ok()?;
+        Some(SourceTimes {
+            last: first.clone(),
+            first,
+            last_nanos,
+        })
+    }
+
+    /// Moves the latest time to `time` if it is later.
+    fn advance(&mut self, time: Timestamp, nanos: i128) {
+        if nanos > self.last_nanos {
+            self.last = time;
+            self.last_nanos = nanos;
+        }
+    }
+}
+
+/// How an agent's process ended, as an executor observed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProcessEnd {
+    /// The exit code, when the process exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that terminated it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// What else the executor knows: it never started, it had to be killed, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ProcessEnd {
+    /// A process that exited with `code`.
+    pub fn exited(code: i32) -> Self {
+        ProcessEnd {
+            exit_code: Some(code),
+            ..ProcessEnd::default()
+        }
+    }
+
+    /// Whether it exited with 0 and nothing else is worth saying.
+    pub fn is_clean(&self) -> bool {
+        self.exit_code == Some(0) && self.signal.is_none() && self.note.is_none()
+    }
+
+    /// Why this ending is a failure, in words; `None` for a clean exit.
+    pub fn failure(&self) -> Option<String> {
+        if self.is_clean() {
+            return None;
+        }
+        let status = match (self.exit_code, self.signal) {
+            (Some(code), _) => Some(format!("the agent exited with code {code}")),
+            (None, Some(signal)) => Some(format!(
+                "the agent was killed by signal {signal}{}",
+                signal_name(signal).map_or_else(String::new, |name| format!(" ({name})"))
+            )),
+            (None, None) => None,
+        };
+        let parts: Vec<String> = self.note.iter().cloned().chain(status).collect();
+        Some(parts.join(": "))
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}
+
+/// How many passthrough records a run's metadata keeps verbatim.
+pub const PASSTHROUGH_LIMIT: usize = 1_000;
+
+impl RunMeta {
+    /// Empty metadata for a provider's run.
+    pub fn new(provider: Provider) -> Self {
+        RunMeta {
+            provider,
+            provider_version: None,
+            session_id: None,
+            model: None,
+            usage: Usage::default(),
+            raw_usage: None,
+            cost_usd: None,
+            stop_reason: None,
+            answer: None,
+            status: RunStatus::Incomplete,
+            errors: Vec::new(),
+            retracted: Vec::new(),
+            duration_ms: None,
+            num_turns: None,
+            passthrough: Vec::new(),
+            passthrough_omitted: std::collections::BTreeMap::new(),
+            process: None,
+            source_times: None,
+            report: InputReport::default(),
+        }
+    }
+
+    /// Notes a record's stamp, RFC 3339 text (see [`SourceTimes`]).
+    pub(crate) fn saw_time(&mut self, text: &str) {
+        let Ok(time) = Timestamp::parse(text) else {
+            return;
+        };
+        self.saw_timestamp(time);
+    }
+
+    /// Notes a record's stamp, kept as the provider wrote it.
+    pub(crate) fn saw_timestamp(&mut self, time: Timestamp) {
+        let Ok(nanos) = time.unix_nanos() else {
+            return;
+        };
+        match &mut self.source_times {
+            Some(times) => times.advance(time, nanos),
+            None => self.source_times = SourceTimes::new(time),
+        }
+    }
+
+    /// Records how the agent's process ended. An ending that is not a clean exit makes the
+    /// run failed whatever its output said, with a fatal error (line 0: the executor, not
+    /// the output, reported it) that says why, and whether the output was cut short.
+    pub fn set_process(&mut self, end: ProcessEnd) {
+        let Some(mut message) = end.failure() else {
+            return;
+        };
+        if self.status == RunStatus::Incomplete {
+            message.push_str("; the output ended before the run's terminal record");
+        }
+        self.status = RunStatus::Failed;
+        self.errors.push(RunError {
+            message,
+            fatal: true,
+            line: 0,
+        });
+        self.process = Some(end);
+    }
+
+    /// Keeps a record the adapter does not turn into blocks, or, past
+    /// [`PASSTHROUGH_LIMIT`], counts it by kind (`raw` is then never built).
+    pub(crate) fn keep(&mut self, line: u64, kind: &str, raw: impl FnOnce() -> Value) {
+        if self.passthrough.len() < PASSTHROUGH_LIMIT {
+            let kind = kind.to_owned();
+            self.passthrough.push(Passthrough {
+                line,
+                kind,
+                raw: raw(),
+            });
+        } else {
+            *self.passthrough_omitted.entry(kind.to_owned()).or_default() += 1;
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The seam every adapter implements: [`Normalizer`], its [`Options`], and what it hands out
+//! ([`Output`] of [`Item`]s from a [`Source`]; [`Normalized`] for a whole input).
+//!
+//! This room owns the trait and its data. It must not name an adapter nor decide anything
+//! about events.
+
+use serde::Serialize;
+
+use super::{Diagnostic, Provider, RunMeta, Severity};
+use crate::model::{ContentBlock, Role, Timestamp};
+
+/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
+/// integrators have had to raise limits to 8 MiB.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// How a normalizer treats its input.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Largest record (one line, without its terminator) accepted. A longer record is
+    /// skipped up to its end and reported; memory stays bounded by this size.
+    pub max_record_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        }
+    }
+}
+
+/// Incremental provider-output normalization: what every adapter provides.
+pub trait Normalizer {
+    /// Which provider's output this reads.
+    fn provider(&self) -> Provider;
+
+    /// Feeds the next bytes of output, split anywhere (inside a record, inside a UTF-8
+    /// character). Blocks completed by these bytes, and problems found in them, are appended
+    /// to `out` (blocks of a provider that stamps its records wait for its first stamp; see
+    /// the driver).
+    fn push(&mut self, bytes: &[u8], out: &mut Output);
+
+    /// Ends the input: flushes an unterminated last record, emits what is still open
+    /// (partial blocks, marked incomplete), reports tool calls left without a result, and
+    /// settles the run's status. Pushing after `finish` is a logic error (ignored).
+    fn finish(&mut self, out: &mut Output);
+
+    /// The run's metadata as known so far; final after [`Normalizer::finish`].
+    fn meta(&self) -> &RunMeta;
+}
+
+/// Where a normalizer appends what it produces; drain it as often as you like.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// Completed blocks, in order.
+    pub items: Vec<Item>,
+    /// Problems found in the input, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One completed content block and where it belongs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// The block, with fidelity `agent_emitted`.
+    pub block: ContentBlock,
+    /// Whose turn produced it: `Assistant` for model output, `User` for prompts and for the
+    /// tool results a provider returns on the user side.
+    pub role: Role,
+    /// The provider's message id, when it has one; blocks of one message share it.
+    pub message_id: Option<String>,
+    /// The sub-agent scope: the id of the tool call that spawned the sub-agent (Claude
+    /// `parent_tool_use_id`); `None` for the main thread.
+    pub agent: Option<String>,
+    /// The input records it was made from.
+    pub source: Source,
+    /// The provider's time for it: the latest stamp seen when it was completed (see
+    /// [`SourceTimes`](super::SourceTimes)); `None` for a provider that does not stamp its records, or before
+    /// the first stamp.
+    pub time: Option<Timestamp>,
+}
+
+/// A span of input records: every block can be traced back to its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// 1-based line of the first record.
+    pub line: u64,
+    /// 1-based line of the last record (the same line for single-record blocks).
+    pub end_line: u64,
+    /// Byte offset of the first record's first byte in the input.
+    pub offset: u64,
+}
+
+impl Source {
+    /// A span of one record.
+    pub fn record(line: u64, offset: u64) -> Self {
+        Source {
+            line,
+            end_line: line,
+            offset,
+        }
+    }
+}
+
+/// Everything one normalization produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Normalized {
+    /// Completed blocks, in order.
+    pub items: Vec<Item>,
+    /// The run's metadata.
+    pub meta: RunMeta,
+    /// Problems found in the input, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Normalized {
+    /// The blocks alone, in order.
+    pub fn blocks(&self) -> impl Iterator<Item = &ContentBlock> {
+        self.items.iter().map(|item| &item.block)
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity() == Severity::Error)
+    }
+}

@@ -1,0 +1,69 @@
+//! [`RecordError`]: why recording failed. A room of its own so that the recorder and the
+//! writer, which both return it, import it from below rather than from their folder's roof.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::model::EncodeError;
+
+/// Why recording failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// Reading, writing, syncing or creating a file or directory failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The strict writer refused the event; nothing was written and no `seq` was used.
+    #[error("event refused: {0}")]
+    Encode(#[from] EncodeError),
+    /// The recorder was closed.
+    #[error("the recorder of run {run_id} is closed")]
+    Closed {
+        /// The run.
+        run_id: String,
+    },
+    /// The run id cannot be a file name.
+    #[error("invalid run id {run_id:?}: {reason}")]
+    InvalidRunId {
+        /// The id given.
+        run_id: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Another recorder, in this process or another, has the run's file open.
+    #[error("{}: another recorder is writing this run", path.display())]
+    Busy {
+        /// The run file.
+        path: PathBuf,
+    },
+    /// The existing file does not end with an event of this run, so it cannot be continued.
+    #[error("{}: cannot continue the transcript: the line at byte {offset}: {reason}", path.display())]
+    Corrupt {
+        /// The run file.
+        path: PathBuf,
+        /// Where the offending line starts.
+        offset: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An earlier write or sync failed in a way that could not be undone, and the recorder
+    /// stopped. The file may end with a torn line; reopening it repairs that.
+    #[error("{}: the recorder stopped after a failed write or sync", path.display())]
+    Failed {
+        /// The run file.
+        path: PathBuf,
+    },
+}
+
+impl RecordError {
+    pub(super) fn io(path: &Path, source: io::Error) -> Self {
+        RecordError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
