@@ -1,8 +1,10 @@
 //! The Agent Exchange Transcript: the canonical wire format and its Rust model.
 //!
 //! This module owns the vocabulary and the JSON shapes. It does not read files, assign
-//! sequence numbers or know any provider: framing belongs to the normalizers, sequence
-//! numbers to the recorder, and provider dialects to their adapters.
+//! sequence numbers or know any provider's dialect: framing belongs to the normalizers,
+//! sequence numbers to the recorder, and provider dialects to their adapters. The tool names
+//! providers put in `tool.*` payloads are the one exception, as they are the vocabulary of
+//! those payloads: [`tools`] is the one table that classifies them.
 //!
 //! # Wire format
 //!
@@ -217,6 +219,7 @@ mod event;
 mod payload;
 mod refusal;
 mod timestamp;
+pub mod tools;
 mod write;
 
 pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
@@ -227,3 +230,4 @@ pub use codec::{
 pub use event::{EventType, ExchangeEvent};
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use timestamp::{Timestamp, TimestampError};
+pub use tools::ToolClass;

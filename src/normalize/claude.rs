@@ -79,6 +79,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, Retraction, RunError,
     RunMeta, RunStatus, Source, StopKind, StopReason, Usage,
 };
+use crate::model::tools::{shell_commands, subagent_name};
 use crate::model::{Block, Citation, ContentBlock, Fidelity, Role};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
@@ -1524,11 +1525,13 @@ impl State {
                 }
                 _ => {}
             }
+            let subagent = subagent_of(&content);
             items.push(Item {
                 block: content,
                 role: role.clone(),
                 message_id: message_id.clone(),
                 agent: agent.clone(),
+                subagent,
                 source,
                 time: None,
             });
@@ -1572,6 +1575,7 @@ impl State {
                     role: Role::User,
                     message_id,
                     agent,
+                    subagent: None,
                     source,
                     time: None,
                 });
@@ -2260,7 +2264,7 @@ fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> Canonical {
     made(kind, identity, blocks)
 }
 
-/// A tool call, and the `command` block of a shell call whose arguments are complete.
+/// A tool call, and the `command` blocks of a shell call whose arguments are complete.
 fn tool_blocks(
     tool_name: String,
     tool_id: String,
@@ -2268,12 +2272,14 @@ fn tool_blocks(
     server: bool,
     incomplete: bool,
 ) -> Vec<Block> {
-    let command = shell_command(&tool_name, &tool_input)
+    let commands = shell_commands(&tool_name, &tool_input)
+        .into_iter()
         .filter(|_| !incomplete)
         .map(|command| Block::Command {
             command,
             tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
-        });
+        })
+        .collect::<Vec<_>>();
     let tool_use = Block::ToolUse {
         tool_name,
         tool_id,
@@ -2281,7 +2287,7 @@ fn tool_blocks(
         server,
         incomplete,
     };
-    std::iter::once(tool_use).chain(command).collect()
+    std::iter::once(tool_use).chain(commands).collect()
 }
 
 fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -> Canonical {
@@ -2378,6 +2384,18 @@ fn model_usage_total(model_usage: &Value) -> Option<Usage> {
     total
 }
 
+/// The sub-agent a `Task` / `Agent` call starts, by the name its input gives.
+fn subagent_of(content: &ContentBlock) -> Option<String> {
+    match &content.block {
+        Block::ToolUse {
+            tool_name,
+            tool_input,
+            ..
+        } => subagent_name(tool_name, tool_input).map(str::to_owned),
+        _ => None,
+    }
+}
+
 /// A hash of a block's wire form: equal blocks, equal prints.
 fn fingerprint(block: &ContentBlock) -> u64 {
     struct Sink(DefaultHasher);
@@ -2403,17 +2421,6 @@ fn shape(record: Record<'_>, what: &str) -> Diagnostic {
         record.offset,
         format!("{what}, skipped"),
     )
-}
-
-/// The command line of a shell tool call, for its `command` block.
-fn shell_command(tool_name: &str, input: &Value) -> Option<String> {
-    if tool_name != "Bash" {
-        return None;
-    }
-    input
-        .get("command")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
 }
 
 fn is_empty_object(value: &Value) -> bool {

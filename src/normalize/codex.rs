@@ -63,6 +63,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
+use crate::model::tools::shell_join;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 /// Whether a record looks like `codex exec --json` output of any generation.
@@ -1172,28 +1173,6 @@ fn changes(raw: Option<&Value>) -> Value {
     Value::Array(out)
 }
 
-/// An argv as one shell command line, quoting only what needs it.
-pub(crate) fn shell_join(argv: &[Value]) -> String {
-    let quote = |arg: &str| {
-        let plain = !arg.is_empty()
-            && arg
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
-        if plain {
-            arg.to_owned()
-        } else {
-            format!("'{}'", arg.replace('\'', r"'\''"))
-        }
-    };
-    argv.iter()
-        .map(|arg| match arg {
-            Value::String(arg) => quote(arg),
-            other => quote(&other.to_string()),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// `{"message": ...}` (or a bare string) as the error's text.
 fn error_message(error: Option<&Value>) -> Option<String> {
     match error? {
@@ -1216,6 +1195,7 @@ fn emit(items: &mut Vec<Item>, block: Block, role: Role, record: Record<'_>) {
         role,
         message_id: None,
         agent: None,
+        subagent: None,
         source: Source::record(record.line, record.offset),
         time: None,
     });
@@ -1233,15 +1213,6 @@ fn shape(record: Record<'_>, what: &str) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shell_join_quotes_only_what_needs_it() {
-        let argv = json!(["bash", "-lc", "ls -1 'a b'", "", "x=1"]);
-        assert_eq!(
-            shell_join(argv.as_array().unwrap()),
-            r"bash -lc 'ls -1 '\''a b'\''' '' x=1"
-        );
-    }
 
     #[test]
     fn claims_every_generation_and_nothing_of_claude() {

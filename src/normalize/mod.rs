@@ -281,6 +281,9 @@ pub struct Item {
     /// The sub-agent scope: the id of the tool call that spawned the sub-agent (Claude
     /// `parent_tool_use_id`); `None` for the main thread.
     pub agent: Option<String>,
+    /// On a tool call that starts a sub-agent, the sub-agent's name (the event mapper names
+    /// the sub-agent's step after it); `None` otherwise.
+    pub subagent: Option<String>,
     /// The input records it was made from.
     pub source: Source,
     /// The provider's time for it: the latest stamp seen when it was completed (see

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::session::ImportError;
 use crate::model::Timestamp;
+use crate::model::tools::{ToolClass, classify, subagent_name};
 
 /// The fields of an entry the graph needs; the content is left to the adapter.
 #[derive(Deserialize, Default)]
@@ -369,16 +370,16 @@ pub(super) fn tasks(blocks: &[Value]) -> Vec<Task> {
             matches!(
                 b.get("type").and_then(Value::as_str),
                 Some("tool_use" | "server_tool_use")
-            ) && matches!(
-                b.get("name").and_then(Value::as_str),
-                Some("Task" | "Agent")
-            )
+            ) && b.get("name").and_then(Value::as_str).and_then(classify)
+                == Some(ToolClass::SubAgent)
         })
         .map(|b| {
             let input = |key: &str| b.get("input")?.get(key)?.as_str();
+            let name = b.get("name").and_then(Value::as_str).unwrap_or("");
+            let subagent = b.get("input").and_then(|i| subagent_name(name, i));
             Task {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
-                subagent_type: input("subagent_type").map(str::to_owned),
+                subagent_type: subagent.map(str::to_owned),
                 prompt: input("prompt").map(text_hash),
             }
         })
