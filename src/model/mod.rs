@@ -216,6 +216,7 @@
 mod block;
 mod codec;
 mod event;
+pub(crate) mod lines;
 mod payload;
 mod refusal;
 mod timestamp;
