@@ -1,10 +1,13 @@
 //! The Agent Exchange Transcript: the canonical wire format and its Rust model.
 //!
-//! This module owns the vocabulary and the JSON shapes. It does not read files, assign
-//! sequence numbers or know any provider's dialect: framing belongs to the normalizers,
-//! sequence numbers to the recorder, and provider dialects to their adapters. The tool names
-//! providers put in `tool.*` payloads are the one exception, as they are the vocabulary of
-//! those payloads: [`tools`] is the one table that classifies them.
+//! This module owns the vocabulary and the JSON shapes, and imports nothing else of the
+//! crate. It does not read files, assign sequence numbers or know any provider's dialect:
+//! framing records belongs to the normalizers, sequence numbers to the recorder, and
+//! provider dialects to their adapters. Two small rooms serve every stage that reads or
+//! classifies: `lines`, the one set of JSON Lines splitting rules (the framer, the reader
+//! and the importer use it, so that `read` need not import `normalize`), and [`tools`], the
+//! one table of tool classes (the tool names providers put in `tool.*` payloads are the
+//! vocabulary of those payloads).
 //!
 //! # Wire format
 //!
