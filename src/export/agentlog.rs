@@ -9,8 +9,8 @@
 //! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `axt:` properties) |
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
 //! | `tool.call` of a server tool + the `tool_result` in its assistant message | `toolCall` as above, `axt:server` |
-//! | `command` blocks and shell tools (`Bash`, `shell`, `run_shell_command`, ...) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
-//! | file tools (`Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `apply_patch`, `file_change`, Gemini and Copilot file tools) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
+//! | `command` blocks and shell tools ([`ToolClass::Shell`]) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
+//! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
 //! | a failed run, provider errors in the run metadata | `error` |
 //! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
@@ -26,13 +26,14 @@
 //! the document's `axt:readProblems` and `axt:notes`, and [`export_checked`] also returns each
 //! one located at its line, for a caller to report.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::model::tools::{ToolClass, classify, shell_commands};
 use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
 use crate::read::{ReadItem, Reader};
@@ -401,9 +402,11 @@ impl Exporter {
                     let Payload::Tool(call_tool) = &call.payload else {
                         continue;
                     };
+                    // A call with several command lines and no `command` block: the last
+                    // one, as the last `command` block of a call is the one kept above.
                     let command = commands
                         .remove(&result.call_id)
-                        .or_else(|| shell_command(&call_tool.name, &call_tool.input));
+                        .or_else(|| shell_commands(&call_tool.name, &call_tool.input).pop());
                     if let Some(command) = command {
                         let mut c = base.clone();
                         c["id"] = format!("{id}:command").into();
@@ -754,26 +757,6 @@ fn text_of(value: &Value) -> String {
     }
 }
 
-/// The command line of a shell tool call.
-fn shell_command(name: &str, input: &Value) -> Option<String> {
-    if !matches!(
-        name,
-        "Bash" | "bash" | "shell" | "run_shell_command" | "local_shell"
-    ) {
-        return None;
-    }
-    match input.get("command")? {
-        Value::String(command) => Some(command.clone()),
-        Value::Array(argv) => Some(
-            argv.iter()
-                .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        _ => None,
-    }
-}
-
 /// Claude Code reports a failed command's status as the first line, `Exit code N`.
 fn exit_code(output: &str, failed: bool) -> Option<i64> {
     let rest = output.strip_prefix("Exit code ")?;
@@ -808,24 +791,20 @@ fn file_operations(name: &str, input: &Value) -> Vec<FileOp> {
             })
             .unwrap_or_default()
     };
-    match name {
-        "Read" | "read_file" | "view" | "read_many_files" => single("read", None),
-        "Write" | "write_file" | "create" => single("create", None),
-        "Edit" | "replace" | "edit" | "str_replace" => {
-            let diff = edit_diff(path.as_deref().unwrap_or(""), &[input]);
-            single("edit", diff)
-        }
-        "MultiEdit" => {
-            let edits: Vec<&Value> = input
-                .get("edits")
-                .and_then(Value::as_array)
-                .map(|e| e.iter().collect())
-                .unwrap_or_default();
+    match classify(name) {
+        Some(ToolClass::FileRead) => single("read", None),
+        Some(ToolClass::FileWrite) => single("create", None),
+        Some(ToolClass::FileEdit) => {
+            // `MultiEdit` lists its edits; `Edit` and its kin are one edit.
+            let edits: Vec<&Value> = match input.get("edits") {
+                Some(Value::Array(edits)) => edits.iter().collect(),
+                Some(_) => Vec::new(),
+                None => vec![input],
+            };
             let diff = edit_diff(path.as_deref().unwrap_or(""), &edits);
             single("edit", diff)
         }
-        "NotebookEdit" => single("edit", None),
-        "apply_patch" | "file_change" => input
+        Some(ToolClass::FilePatch) => input
             .get("changes")
             .and_then(Value::as_array)
             .map(|changes| {
@@ -898,18 +877,4 @@ fn diff_counts(diff: &str) -> (u64, u64) {
         }
     }
     counts
-}
-
-/// Tool names axt maps to AgentLog events beyond `toolCall`, for documentation and tests.
-pub fn mapped_tools() -> BTreeMap<&'static str, &'static str> {
-    BTreeMap::from([
-        ("Bash", "terminalCommand"),
-        ("Edit", "fileOperation"),
-        ("MultiEdit", "fileOperation"),
-        ("Read", "fileOperation"),
-        ("Write", "fileOperation"),
-        ("apply_patch", "fileOperation"),
-        ("file_change", "fileOperation"),
-        ("shell", "terminalCommand"),
-    ])
 }

@@ -1,8 +1,13 @@
 //! The Agent Exchange Transcript: the canonical wire format and its Rust model.
 //!
-//! This module owns the vocabulary and the JSON shapes. It does not read files, assign
-//! sequence numbers or know any provider: framing belongs to the normalizers, sequence
-//! numbers to the sink that writes the transcript (see `seq` below), and provider dialects to their adapters.
+//! This module owns the vocabulary and the JSON shapes, and imports nothing else of the
+//! crate. It does not read files, assign sequence numbers or know any provider's dialect:
+//! framing records belongs to the normalizers, sequence numbers to the sink that writes the
+//! transcript (see `seq` below), and provider dialects to their adapters. Two small rooms
+//! serve every stage that reads or classifies: `lines`, the one set of JSON Lines splitting
+//! rules (the framer, the reader and the importer use it, so that `read` need not import
+//! `normalize`), and [`tools`], the one table of tool classes (the tool names providers put
+//! in `tool.*` payloads are the vocabulary of those payloads).
 //!
 //! # Wire format
 //!
@@ -252,9 +257,11 @@
 mod block;
 mod codec;
 mod event;
+pub(crate) mod lines;
 mod payload;
 mod refusal;
 mod timestamp;
+pub mod tools;
 mod write;
 
 pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
@@ -265,3 +272,4 @@ pub use codec::{
 pub use event::{EventType, ExchangeEvent};
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use timestamp::{Timestamp, TimestampError};
+pub use tools::ToolClass;

@@ -73,6 +73,7 @@ use super::{
     Diagnostic, Item, Normalizer, Options, Output, Provider, RunError, RunMeta, RunStatus, Source,
     Usage,
 };
+use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 /// Whether the first record of an output looks like Copilot CLI JSONL: an enveloped session
@@ -785,6 +786,7 @@ impl State {
                 role: Role::Assistant,
                 message_id: None,
                 agent: reasoning.agent,
+                subagent: None,
                 source: reasoning.source,
                 time: None,
             });
@@ -806,10 +808,10 @@ impl State {
             return;
         }
         let tool_input = arguments.unwrap_or(Value::Null);
-        let command = shell_command(name, &tool_input);
+        let commands = shell_commands(name, &tool_input);
         let block = ContentBlock::tool_use(Fidelity::AgentEmitted, name, tool_id, tool_input);
         items.push(at.item(block, Role::Assistant));
-        if let Some(command) = command {
+        for command in commands {
             let block = Block::Command {
                 command,
                 tool_id: Some(tool_id.to_owned()).filter(|id| !id.is_empty()),
@@ -977,6 +979,7 @@ impl Place {
             role,
             message_id: self.message_id.clone(),
             agent: self.agent.clone(),
+            subagent: None,
             source: self.source,
             time: None,
         }
@@ -990,15 +993,4 @@ fn value_text(value: Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
-}
-
-/// The command line of a shell tool call, for its `command` block.
-fn shell_command(tool_name: &str, input: &Value) -> Option<String> {
-    if !matches!(tool_name, "bash" | "shell") {
-        return None;
-    }
-    input
-        .get("command")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
 }

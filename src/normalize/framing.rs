@@ -1,21 +1,17 @@
 //! Splitting a byte stream into records, shared by every line-based adapter.
 //!
-//! Records end at LF bytes, found with `memchr` in the raw bytes: never in decoded text, so
-//! a chunk boundary inside a multi-byte character, or a raw U+2028 inside a JSON string
-//! (which text-based line readers treat as a line break), cannot split a record. One CR
-//! before the LF is dropped, a UTF-8 byte order mark at the start of the stream is dropped,
-//! and blank records are skipped (unless the reader asks for them: SSE dispatches on blank
-//! lines, see [`super::sse`]). A record longer than the limit is skipped up to its LF and
-//! reported, so memory is bounded by the limit, not by the input.
+//! The line rules (LF found in the raw bytes, one CR dropped, a BOM at the start dropped,
+//! blank lines skipped, over-long lines skipped and reported) are the ones every reader of
+//! JSON Lines uses, in [`crate::model::lines`]; blank records are handed on instead when the
+//! reader asks for them (SSE dispatches on blank lines, see [`super::sse`]). This module
+//! numbers the records, places them (line, byte offset) and collects multi-line JSON
+//! documents.
 //!
 //! The framer knows nothing of JSON; it hands each record to the adapter with its line
 //! number and byte offset.
 
-use memchr::memchr;
-
 use super::{Diagnostic, DiagnosticKind, Source};
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+use crate::model::lines::{self, LineSplitter, Piece};
 
 /// One record, without its line terminator.
 #[derive(Clone, Copy, Debug)]
@@ -58,17 +54,13 @@ impl Frame<'_> {
 
 #[derive(Debug)]
 pub(crate) struct LineFramer {
-    max_record_bytes: usize,
+    lines: LineSplitter,
     /// Hand blank records on too (as empty records) instead of skipping them.
     keep_blank: bool,
-    /// The start of a record whose LF has not arrived yet.
-    partial: Vec<u8>,
     /// Line number of the record being read.
     line: u64,
     /// Stream offset of the record being read.
     record_offset: u64,
-    /// Bytes of an over-long record skipped so far, while waiting for its LF.
-    skipping: Option<u64>,
     /// Stream offset of the next byte pushed.
     position: u64,
 }
@@ -76,12 +68,10 @@ pub(crate) struct LineFramer {
 impl LineFramer {
     pub(crate) fn new(max_record_bytes: usize) -> Self {
         LineFramer {
-            max_record_bytes,
+            lines: LineSplitter::new(max_record_bytes),
             keep_blank: false,
-            partial: Vec::new(),
             line: 1,
             record_offset: 0,
-            skipping: None,
             position: 0,
         }
     }
@@ -97,42 +87,25 @@ impl LineFramer {
 
     pub(crate) fn push(&mut self, mut bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
         while !bytes.is_empty() {
-            let Some(at) = memchr(b'\n', bytes) else {
-                self.accumulate(bytes);
-                self.position += bytes.len() as u64;
+            let (used, piece) = self.lines.feed(bytes);
+            let Some(piece) = piece else {
+                self.position += used as u64;
                 return;
             };
-            let (head, rest) = (&bytes[..at], &bytes[at + 1..]);
-            if let Some(skipped) = self.skipping.take() {
-                each(self.too_large(skipped + head.len() as u64, true));
-            } else if self.partial.is_empty() {
-                // The common case: the whole record is in this chunk; no copy.
-                self.deliver_or_reject(head, true, each);
-            } else if self.partial.len() + head.len() > self.max_record_bytes {
-                let size = (self.partial.len() + head.len()) as u64;
-                self.partial.clear();
-                each(self.too_large(size, true));
-            } else {
-                let mut partial = std::mem::take(&mut self.partial);
-                partial.extend_from_slice(head);
-                self.deliver_or_reject(&partial, true, each);
-                partial.clear();
-                self.partial = partial; // keep the allocation for the next long record
-            }
-            self.position += at as u64 + 1;
+            let at = (self.line, self.record_offset);
+            hand_on(piece, at, true, self.keep_blank, each);
+            self.position += used as u64;
             self.record_offset = self.position;
             self.line += 1;
-            bytes = rest;
+            bytes = &bytes[used..];
         }
     }
 
     /// The end of the input: a last record without LF is still a record.
     pub(crate) fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
-        if let Some(skipped) = self.skipping.take() {
-            each(self.too_large(skipped, false));
-        } else if !self.partial.is_empty() {
-            let partial = std::mem::take(&mut self.partial);
-            self.deliver_or_reject(&partial, false, each);
+        let at = (self.line, self.record_offset);
+        if let Some(piece) = self.lines.finish() {
+            hand_on(piece, at, false, self.keep_blank, each);
         }
     }
 
@@ -158,52 +131,42 @@ impl LineFramer {
             }
         }
     }
+}
 
-    fn accumulate(&mut self, bytes: &[u8]) {
-        if let Some(skipped) = &mut self.skipping {
-            *skipped += bytes.len() as u64;
-        } else if self.partial.len() + bytes.len() > self.max_record_bytes {
-            self.skipping = Some((self.partial.len() + bytes.len()) as u64);
-            self.partial = Vec::new(); // give the memory back; reported when the record ends
+/// A line of the splitter as a frame: a record (its body; a blank one only when asked for,
+/// and only with its LF) or a record too large, at `(line, offset)`.
+fn hand_on(
+    piece: Piece<'_>,
+    (line, offset): (u64, u64),
+    terminated: bool,
+    keep_blank: bool,
+    each: &mut dyn FnMut(Frame<'_>),
+) {
+    let raw = match piece {
+        Piece::TooLong(size) => {
+            return each(Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            });
+        }
+        Piece::Line(raw) => raw,
+    };
+    let (mut bytes, offset) = lines::body(raw, offset);
+    if lines::is_blank(bytes) {
+        if keep_blank && terminated {
+            bytes = &bytes[..0];
         } else {
-            self.partial.extend_from_slice(bytes);
-        }
-    }
-
-    fn too_large(&self, size: u64, terminated: bool) -> Frame<'static> {
-        Frame::TooLarge {
-            line: self.line,
-            offset: self.record_offset,
-            size,
-            terminated,
-        }
-    }
-
-    fn deliver_or_reject(&self, record: &[u8], terminated: bool, each: &mut dyn FnMut(Frame<'_>)) {
-        if record.len() > self.max_record_bytes {
-            each(self.too_large(record.len() as u64, terminated));
             return;
         }
-        let mut bytes = record.strip_suffix(b"\r").unwrap_or(record);
-        let mut offset = self.record_offset;
-        if offset == 0 && bytes.starts_with(BOM) {
-            bytes = &bytes[BOM.len()..];
-            offset = BOM.len() as u64;
-        }
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            if self.keep_blank && terminated {
-                bytes = &bytes[..0];
-            } else {
-                return;
-            }
-        }
-        each(Frame::Record(Record {
-            bytes,
-            line: self.line,
-            offset,
-            terminated,
-        }));
     }
+    each(Frame::Record(Record {
+        bytes,
+        line,
+        offset,
+        terminated,
+    }));
 }
 
 /// A pretty-printed, multi-line JSON document (Gemini's json mode, an OpenAI response body)
@@ -413,7 +376,7 @@ mod tests {
         framer.push(long.as_bytes(), &mut |_| {});
         framer.push(long.as_bytes(), &mut |_| {});
         assert_eq!(
-            framer.partial.capacity(),
+            framer.lines.kept(),
             0,
             "nothing of a skipped record is kept"
         );

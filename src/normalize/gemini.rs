@@ -53,6 +53,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
+use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 /// Whether the first record of an output looks like Gemini CLI stream-json: a Gemini event
@@ -484,7 +485,7 @@ impl State {
                 let tool_input = event.parameters.unwrap_or(Value::Null);
                 self.tools
                     .open(&tool_id, &tool_name, record.line, record.offset);
-                let command = shell_command(&tool_name, &tool_input);
+                let commands = shell_commands(&tool_name, &tool_input);
                 let tool_use = ContentBlock::tool_use(
                     Fidelity::AgentEmitted,
                     tool_name,
@@ -492,10 +493,10 @@ impl State {
                     tool_input,
                 );
                 items.push(item(tool_use, Role::Assistant, source));
-                if let Some(command) = command {
+                for command in commands {
                     let block = Block::Command {
                         command,
-                        tool_id: Some(tool_id).filter(|id| !id.is_empty()),
+                        tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
                     };
                     let block = ContentBlock::new(Fidelity::AgentEmitted, block);
                     items.push(item(block, Role::Assistant, source));
@@ -722,6 +723,7 @@ fn item(block: ContentBlock, role: Role, source: Source) -> Item {
         role,
         message_id: None,
         agent: None,
+        subagent: None,
         source,
         time: None,
     }
@@ -741,17 +743,6 @@ fn error_text(error: &Value) -> String {
         Some(kind) if !kind.is_empty() => format!("{kind}: {message}"),
         _ => message,
     }
-}
-
-/// The command line of a shell tool call, for its `command` block.
-fn shell_command(tool_name: &str, input: &Value) -> Option<String> {
-    if tool_name != "run_shell_command" {
-        return None;
-    }
-    input
-        .get("command")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
 }
 
 #[cfg(test)]

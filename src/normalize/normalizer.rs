@@ -11,7 +11,7 @@ use crate::model::{ContentBlock, Role, Timestamp};
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
-pub const DEFAULT_MAX_RECORD_BYTES: usize = 16 << 20;
+pub const DEFAULT_MAX_RECORD_BYTES: usize = crate::model::lines::DEFAULT_MAX_LINE_BYTES;
 
 /// How a normalizer treats its input.
 #[derive(Clone, Debug)]
@@ -71,6 +71,9 @@ pub struct Item {
     /// The sub-agent scope: the id of the tool call that spawned the sub-agent (Claude
     /// `parent_tool_use_id`); `None` for the main thread.
     pub agent: Option<String>,
+    /// On a tool call that starts a sub-agent, the sub-agent's name (the event mapper names
+    /// the sub-agent's step after it); `None` otherwise.
+    pub subagent: Option<String>,
     /// The input records it was made from.
     pub source: Source,
     /// The provider's time for it: the latest stamp seen when it was completed (see

@@ -8,9 +8,10 @@
 //! It never stops at a bad line; the only thing that ends it early is an I/O error, itself
 //! reported as a problem.
 //!
-//! Lines end at LF bytes, found in the raw bytes (never in decoded text, so a raw U+2028 in a
-//! string cannot split a line). One CR before the LF is dropped, so CRLF files read cleanly;
-//! a UTF-8 byte order mark at the very start is dropped; blank lines are skipped. A line
+//! Lines are split by the rules every reader of JSON Lines in axt shares
+//! ([`crate::model::lines`]): LF found in the raw bytes (never in decoded text, so a raw
+//! U+2028 in a string cannot split a line); one CR before the LF dropped, so CRLF files read
+//! cleanly; a UTF-8 byte order mark at the very start dropped; blank lines skipped. A line
 //! longer than the limit ([`Reader::max_line_bytes`], 16 MiB by default) is skipped up to its
 //! LF and reported, so memory is bounded by the limit plus the read buffer, not by the file.
 //!
@@ -30,18 +31,16 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-use memchr::memchr;
-
+use crate::model::lines::{self, LineSplitter, Piece};
 use crate::model::{
     DecodeCategory, DecodeWarning, EventType, ExchangeEvent, decode_event, validate, warnings,
 };
 
 /// Default line length limit: 16 MiB, the same as the normalizers' record limit
-/// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal). The reader keeps its
-/// own so that it depends on the model alone.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal): both are the one
+/// limit of [`lines`](crate::model::lines), which the reader shares without depending on
+/// `normalize`.
+pub const DEFAULT_MAX_LINE_BYTES: usize = lines::DEFAULT_MAX_LINE_BYTES;
 const BUFFER_BYTES: usize = 256 << 10;
 
 /// What is wrong with a line (or between lines).
@@ -231,10 +230,7 @@ pub struct Reader<R> {
     input: BufReader<R>,
     max_line_bytes: usize,
     position: Position,
-    /// The start of a line whose LF has not arrived yet.
-    partial: Vec<u8>,
-    /// Bytes of an over-long line skipped so far, waiting for its LF.
-    skipping: Option<u64>,
+    lines: LineSplitter,
     queue: VecDeque<ReadItem>,
     done: bool,
     /// With [`Reader::keep_line_bytes`]: the bytes of the line the queued items come from.
@@ -261,8 +257,7 @@ impl<R: Read> Reader<R> {
             input: BufReader::with_capacity(BUFFER_BYTES, input),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             position,
-            partial: Vec::new(),
-            skipping: None,
+            lines: LineSplitter::new(DEFAULT_MAX_LINE_BYTES),
             queue: VecDeque::new(),
             done: false,
             line_bytes: None,
@@ -272,6 +267,7 @@ impl<R: Read> Reader<R> {
     /// Sets the line length limit: longer lines are skipped and reported.
     pub fn max_line_bytes(mut self, limit: usize) -> Self {
         self.max_line_bytes = limit;
+        self.lines = LineSplitter::new(limit);
         self
     }
 
@@ -318,35 +314,29 @@ impl<R: Read> Reader<R> {
                 self.finish();
                 return;
             }
-            let Some(at) = memchr(b'\n', buffer) else {
-                let length = buffer.len();
-                if let Some(skipped) = &mut self.skipping {
-                    *skipped += length as u64;
-                } else if self.partial.len() + length > self.max_line_bytes {
-                    self.skipping = Some((self.partial.len() + length) as u64);
-                    self.partial = Vec::new(); // give the memory back
-                } else {
-                    self.partial.extend_from_slice(buffer);
-                }
-                self.input.consume(length);
+            let (used, piece) = self.lines.feed(buffer);
+            let Some(piece) = piece else {
+                self.input.consume(used);
                 continue;
             };
-            let size = self.partial.len() as u64 + self.skipping.unwrap_or(0) + at as u64;
-            if self.skipping.take().is_some() || size > self.max_line_bytes as u64 {
-                self.too_long(size, true);
-                self.partial.clear();
-            } else if self.partial.is_empty() {
-                // The common case: the whole line is in the buffer; no copy.
-                let line = &buffer[..at];
-                keep(&mut self.line_bytes, line);
-                check_line(&mut self.position, &mut self.queue, line, true);
-            } else {
-                self.partial.extend_from_slice(&buffer[..at]);
-                keep(&mut self.line_bytes, &self.partial);
-                check_line(&mut self.position, &mut self.queue, &self.partial, true);
-                self.partial.clear();
-            }
-            self.input.consume(at + 1);
+            let size = match piece {
+                Piece::TooLong(size) => {
+                    too_long(
+                        &self.position,
+                        &mut self.queue,
+                        self.max_line_bytes,
+                        size,
+                        true,
+                    );
+                    size
+                }
+                Piece::Line(line) => {
+                    keep(&mut self.line_bytes, line);
+                    check_line(&mut self.position, &mut self.queue, line, true);
+                    line.len() as u64
+                }
+            };
+            self.input.consume(used);
             self.position.offset += size + 1;
             self.position.line += 1;
         }
@@ -354,32 +344,43 @@ impl<R: Read> Reader<R> {
 
     /// The end of the input: a last line without LF.
     fn finish(&mut self) {
-        if let Some(skipped) = self.skipping.take() {
-            self.too_long(skipped, false);
-        } else if !self.partial.is_empty() {
-            let partial = std::mem::take(&mut self.partial);
-            keep(&mut self.line_bytes, &partial);
-            if check_line(&mut self.position, &mut self.queue, &partial, false) {
-                // It decoded: consumed. A writer that appends its LF later starts a blank
-                // line, which is skipped, and the next line gets the next number.
-                self.position.offset += partial.len() as u64;
+        match self.lines.finish() {
+            Some(Piece::TooLong(size)) => {
+                too_long(
+                    &self.position,
+                    &mut self.queue,
+                    self.max_line_bytes,
+                    size,
+                    false,
+                );
             }
+            Some(Piece::Line(line)) => {
+                keep(&mut self.line_bytes, line);
+                if check_line(&mut self.position, &mut self.queue, line, false) {
+                    // It decoded: consumed. A writer that appends its LF later starts a blank
+                    // line, which is skipped, and the next line gets the next number.
+                    self.position.offset += line.len() as u64;
+                }
+            }
+            None => {}
         }
     }
+}
 
-    fn too_long(&mut self, size: u64, terminated: bool) {
-        let (line, offset) = (self.position.line, self.position.offset);
-        let end = if terminated { "" } else { " (no final LF)" };
-        self.queue.push_back(ReadItem::Problem(Problem {
-            line,
-            offset,
-            kind: ProblemKind::LineTooLong,
-            message: format!(
-                "line of {size} bytes exceeds the limit of {} bytes; skipped{end}",
-                self.max_line_bytes
-            ),
-        }));
-    }
+fn too_long(
+    position: &Position,
+    queue: &mut VecDeque<ReadItem>,
+    limit: usize,
+    size: u64,
+    terminated: bool,
+) {
+    let end = if terminated { "" } else { " (no final LF)" };
+    queue.push_back(ReadItem::Problem(Problem {
+        line: position.line,
+        offset: position.offset,
+        kind: ProblemKind::LineTooLong,
+        message: format!("line of {size} bytes exceeds the limit of {limit} bytes; skipped{end}"),
+    }));
 }
 
 impl<R: Read> Iterator for Reader<R> {
@@ -406,13 +407,9 @@ fn check_line(
     line: &[u8],
     terminated: bool,
 ) -> bool {
-    let (number, mut offset) = (position.line, position.offset);
-    let mut bytes = line.strip_suffix(b"\r").unwrap_or(line);
-    if offset == 0 && bytes.starts_with(BOM) {
-        bytes = &bytes[BOM.len()..];
-        offset = BOM.len() as u64;
-    }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let number = position.line;
+    let (bytes, offset) = lines::body(line, position.offset);
+    if lines::is_blank(bytes) {
         return false;
     }
     let mut problem = |kind: ProblemKind, message: String| {

@@ -247,6 +247,13 @@ impl EventMapper {
             out.push(self.event(EventType::StepStarted, scope_path(Some(scope)), payload));
         }
         let path = scope_path(scope);
+        for item in &group {
+            if let (Some(name), Block::ToolUse { tool_id, .. }) =
+                (&item.subagent, &item.block.block)
+            {
+                self.subagent_names.insert(tool_id.clone(), name.clone());
+            }
+        }
         let (results, blocks): (Vec<ContentBlock>, Vec<ContentBlock>) =
             group.into_iter().map(|item| item.block).partition(|block| {
                 role == Role::User && matches!(block.block, Block::ToolResult { .. })
@@ -312,8 +319,8 @@ impl EventMapper {
         }
     }
 
-    /// The `tool.call` payload of a `tool_use` block; remembers the call's name (and a
-    /// sub-agent's type) for its result.
+    /// The `tool.call` payload of a `tool_use` block; remembers the call's name for its
+    /// result.
     fn tool_call(&mut self, block: &ContentBlock) -> Option<ToolPayload> {
         let Block::ToolUse {
             tool_name,
@@ -325,9 +332,6 @@ impl EventMapper {
             return None;
         };
         self.tool_names.insert(tool_id.clone(), tool_name.clone());
-        if let Some(kind) = tool_input.get("subagent_type").and_then(Value::as_str) {
-            self.subagent_names.insert(tool_id.clone(), kind.to_owned());
-        }
         Some(ToolPayload {
             name: tool_name.clone(),
             call_id: tool_id.clone(),

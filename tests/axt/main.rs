@@ -16,6 +16,9 @@ mod golden_read; // transcripts -> reader problems, links, the tree
 mod corpus_docs;
 mod corpus_tree;
 
+// One table of tool classes: no second list of tool names anywhere in src/.
+mod tool_names;
+
 // Normalize: one module per adapter, exact values on real captures and hand-made input.
 mod codex;
 mod copilot;

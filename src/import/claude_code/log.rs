@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use super::session::ImportError;
 use crate::model::Timestamp;
+use crate::model::lines::{self, LineSplitter, Piece};
+use crate::model::tools::{ToolClass, classify, subagent_name};
 
 /// The fields of an entry the graph needs; the content is left to the adapter.
 #[derive(Deserialize, Default)]
@@ -127,6 +129,10 @@ pub(super) struct Log {
 }
 
 impl Log {
+    /// Reads the skeleton, line by line by the rules every reader of JSON Lines shares
+    /// ([`crate::model::lines`]). A line over the limit is not held: it stays an entry by
+    /// its byte range alone (no graph fields), and the transcription reports it as too
+    /// large when it reads it back.
     pub(super) fn read(path: &Path) -> Result<Log, ImportError> {
         let failed = |source| ImportError::Io {
             path: path.to_owned(),
@@ -134,38 +140,54 @@ impl Log {
         };
         let file = std::fs::File::open(path).map_err(failed)?;
         let mut reader = io::BufReader::with_capacity(1 << 16, file);
+        let mut splitter = LineSplitter::new(lines::DEFAULT_MAX_LINE_BYTES);
         let mut entries = Vec::new();
-        let mut bytes = Vec::new();
         let mut start = 0;
         let mut line = 0;
         loop {
-            bytes.clear();
-            let read = reader.read_until(b'\n', &mut bytes).map_err(failed)?;
-            if read == 0 {
+            let buffer = match reader.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(failed(error)),
+            };
+            if buffer.is_empty() {
                 break;
             }
-            line += 1;
-            let mut body = 0..bytes.len();
-            if bytes.ends_with(b"\n") {
-                body.end -= 1;
+            let (used, piece) = splitter.feed(buffer);
+            if let Some(piece) = piece {
+                line += 1;
+                start += add_entry(&mut entries, piece, line, start) + 1;
             }
-            if bytes[body.clone()].ends_with(b"\r") {
-                body.end -= 1;
-            }
-            if line == 1 && bytes[body.clone()].starts_with(b"\xEF\xBB\xBF") {
-                body.start += 3;
-            }
-            if !bytes[body.clone()].iter().all(u8::is_ascii_whitespace) {
-                let range = start + body.start..start + body.end;
-                entries.push(entry(line, range, &bytes[body]));
-            }
-            start += read;
+            reader.consume(used);
+        }
+        if let Some(piece) = splitter.finish() {
+            start += add_entry(&mut entries, piece, line + 1, start);
         }
         Ok(Log {
             path: path.to_owned(),
             entries,
             size: start,
         })
+    }
+}
+
+/// The entry of line `line`, which starts at byte `start`, unless it is blank; the line's
+/// length in bytes (without its LF).
+fn add_entry(entries: &mut Vec<Entry>, piece: Piece<'_>, line: u64, start: usize) -> usize {
+    match piece {
+        Piece::Line(raw) => {
+            let (body, at) = lines::body(raw, start as u64);
+            if !lines::is_blank(body) {
+                let at = at as usize;
+                entries.push(entry(line, at..at + body.len(), body));
+            }
+            raw.len()
+        }
+        Piece::TooLong(size) => {
+            let size = size as usize;
+            entries.push(entry(line, start..start + size, b""));
+            size
+        }
     }
 }
 
@@ -369,16 +391,16 @@ pub(super) fn tasks(blocks: &[Value]) -> Vec<Task> {
             matches!(
                 b.get("type").and_then(Value::as_str),
                 Some("tool_use" | "server_tool_use")
-            ) && matches!(
-                b.get("name").and_then(Value::as_str),
-                Some("Task" | "Agent")
-            )
+            ) && b.get("name").and_then(Value::as_str).and_then(classify)
+                == Some(ToolClass::SubAgent)
         })
         .map(|b| {
             let input = |key: &str| b.get("input")?.get(key)?.as_str();
+            let name = b.get("name").and_then(Value::as_str).unwrap_or("");
+            let subagent = b.get("input").and_then(|i| subagent_name(name, i));
             Task {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
-                subagent_type: input("subagent_type").map(str::to_owned),
+                subagent_type: subagent.map(str::to_owned),
                 prompt: input("prompt").map(text_hash),
             }
         })

@@ -12,8 +12,8 @@ use super::State;
 use super::assembly::{Assembly, Input};
 use super::items::ItemResult;
 use super::wire::StrOr;
+use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
-use crate::normalize::codex::shell_join;
 use crate::normalize::tools::describe_tool;
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
 
@@ -223,26 +223,6 @@ impl State {
     }
 }
 
-/// The command lines of a shell tool call, for its `command` blocks: its `command` (or
-/// `cmd`, a string or an argv), or each of the Responses shell tool's `commands`.
-fn shell_commands(tool_name: &str, input: &Value) -> Vec<String> {
-    if !matches!(tool_name, "shell" | "bash" | "exec_command" | "local_shell") {
-        return Vec::new();
-    }
-    if let Some(Value::Array(commands)) = input.get("commands") {
-        return commands
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect();
-    }
-    match input.get("command").or_else(|| input.get("cmd")) {
-        Some(Value::String(command)) => vec![command.clone()],
-        Some(Value::Array(argv)) => vec![shell_join(argv)],
-        _ => Vec::new(),
-    }
-}
-
 pub(super) fn item(
     block: ContentBlock,
     role: Role,
@@ -254,6 +234,7 @@ pub(super) fn item(
         role,
         message_id,
         agent: None,
+        subagent: None,
         source,
         time: None,
     }

@@ -48,22 +48,29 @@
 //! incomplete. `exec --json` records carry no time (some versions put one on
 //! `thread.started` alone, which would date the whole run at its start): events take the
 //! clock's.
+//!
+//! The record shapes of the three generations and the known-field tables are in `wire`;
+//! this file reads the records and keeps the state between them.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::driver::{LineAdapter, LineNormalizer};
 use super::framing::{Frame, Record};
-use super::json::{JsonParser, RecordShape, to_value};
-use super::report::{Fate, Fields, Kind};
+use super::json::{JsonParser, to_value};
+use super::report::Fate;
 use super::tools::PendingTools;
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
-    RunStatus, Source, StopKind, StopReason, Usage,
+    RunStatus, Source, StopKind, StopReason,
 };
+use crate::model::tools::shell_join;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
+
+mod wire;
+
+use wire::{Line, LineShape, Msg, RawItem, TokenUsage};
 
 /// Whether a record looks like `codex exec --json` output of any generation.
 pub(crate) fn claims(record: &Value) -> bool {
@@ -116,298 +123,6 @@ impl LineAdapter for State {
 
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The record shapes: only the fields the normalizer reads, borrowed where possible. Fields
-// whose type differs between versions are read as `Value`.
-
-struct LineShape;
-impl RecordShape for LineShape {
-    type Of<'a> = Line<'a>;
-
-    /// `type`, with the item's type for item events (`item.completed/agent_message`); legacy
-    /// events are `msg/<type>`, the legacy config and prompt lines `config` and `prompt`.
-    fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
-        match (&line.kind, &line.item, &line.msg) {
-            (Some(kind), Some(item), _) => {
-                (kind, item.kind.as_deref().or(item.item_type.as_deref()))
-            }
-            (Some(kind), None, _) => (kind, None),
-            (None, _, Some(msg)) => ("msg", Some(&msg.kind)),
-            (None, _, None) if line.prompt.is_some() => ("prompt", None),
-            (None, _, None) if line.model.is_some() => ("config", None),
-            (None, _, None) => ("(untyped)", None),
-        }
-    }
-
-    fn fields(kind: Kind<'_>) -> Option<Fields> {
-        let (within, known): (_, fn(&str) -> bool) = match kind {
-            // Items of the types read; the others are kept whole.
-            (
-                "item.started" | "item.updated" | "item.completed",
-                Some(
-                    "agent_message" | "assistant_message" | "reasoning" | "error"
-                    | "command_execution" | "file_change" | "mcp_tool_call" | "collab_tool_call"
-                    | "web_search",
-                ),
-            ) => (Some("item"), known_item_field),
-            (
-                "thread.started" | "session.created" | "turn.started" | "turn.completed"
-                | "turn.failed" | "error",
-                _,
-            ) => (None, |f| {
-                matches!(
-                    f,
-                    "type"
-                        | "thread_id"
-                        | "session_id"
-                        | "timestamp"
-                        | "usage"
-                        | "error"
-                        | "message"
-                        | "turn_id"
-                        | "status"
-                        | "duration_ms"
-                )
-            }),
-            ("msg", _) => (Some("msg"), known_msg_field),
-            ("prompt", _) => (None, |f| f == "prompt"),
-            ("config", _) => (None, |f| {
-                matches!(
-                    f,
-                    "model"
-                        | "provider"
-                        | "sandbox"
-                        | "approval"
-                        | "reasoning effort"
-                        | "reasoning summaries"
-                        | "workdir"
-                )
-            }),
-            _ => return None,
-        };
-        Some(Fields { within, known })
-    }
-}
-
-// The fields of items and legacy events, from `exec_events.rs` and the legacy protocol as
-// provider-formats.md §2 describes them; the ones not read (a running command's status, a
-// web search's id, durations) are left out on purpose.
-
-fn known_item_field(field: &str) -> bool {
-    matches!(
-        field,
-        "id" | "type"
-            | "item_type"
-            | "text"
-            | "message"
-            | "status"
-            | "command"
-            | "aggregated_output"
-            | "exit_code"
-            | "changes"
-            | "server"
-            | "tool"
-            | "arguments"
-            | "result"
-            | "error"
-            | "sender_thread_id"
-            | "receiver_thread_ids"
-            | "prompt"
-            | "agents_states"
-            | "query"
-            | "action"
-            | "results"
-    )
-}
-
-fn known_msg_field(field: &str) -> bool {
-    matches!(
-        field,
-        "type"
-            | "message"
-            | "text"
-            | "session_id"
-            | "model"
-            | "call_id"
-            | "command"
-            | "cwd"
-            | "stdout"
-            | "stderr"
-            | "aggregated_output"
-            | "exit_code"
-            | "changes"
-            | "success"
-            | "invocation"
-            | "result"
-            | "query"
-            | "delta"
-            | "stream"
-            | "chunk"
-            | "parsed_cmd"
-            | "duration"
-            | "formatted_output"
-            | "auto_approved"
-            | "info"
-            | "input_tokens"
-            | "cached_input_tokens"
-            | "output_tokens"
-            | "reasoning_output_tokens"
-            | "total_tokens"
-            | "rate_limits"
-            | "last_agent_message"
-            | "history_log_id"
-            | "history_entry_count"
-            | "unified_diff"
-    )
-}
-
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    thread_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    session_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    item: Option<RawItem<'a>>,
-    #[serde(default)]
-    usage: Option<Value>,
-    #[serde(default)]
-    error: Option<Value>,
-    #[serde(default)]
-    message: Option<Value>,
-    #[serde(default)]
-    status: Option<Value>,
-    #[serde(default)]
-    duration_ms: Option<Value>,
-    // legacy
-    #[serde(borrow, default)]
-    msg: Option<Msg<'a>>,
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    prompt: Option<Cow<'a, str>>,
-}
-
-/// An item of the current and interim formats, every type's fields side by side.
-#[derive(Deserialize)]
-struct RawItem<'a> {
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    item_type: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    status: Option<Cow<'a, str>>,
-    // command_execution
-    #[serde(default)]
-    command: Option<Value>,
-    #[serde(borrow, default)]
-    aggregated_output: Option<Cow<'a, str>>,
-    #[serde(default)]
-    exit_code: Option<i64>,
-    // file_change
-    #[serde(default)]
-    changes: Option<Value>,
-    // mcp_tool_call, collab_tool_call
-    #[serde(borrow, default)]
-    server: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    tool: Option<Cow<'a, str>>,
-    #[serde(default)]
-    arguments: Option<Value>,
-    #[serde(default)]
-    result: Option<Value>,
-    #[serde(default)]
-    error: Option<Value>,
-    #[serde(default)]
-    sender_thread_id: Option<Value>,
-    #[serde(default)]
-    receiver_thread_ids: Option<Value>,
-    #[serde(default)]
-    prompt: Option<Value>,
-    #[serde(default)]
-    agents_states: Option<Value>,
-    // web_search
-    #[serde(default)]
-    query: Option<Value>,
-    #[serde(default)]
-    action: Option<Value>,
-    #[serde(default)]
-    results: Option<Value>,
-}
-
-/// A legacy `msg`, every type's fields side by side.
-#[derive(Deserialize)]
-struct Msg<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    session_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    call_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    command: Option<Value>,
-    #[serde(borrow, default)]
-    cwd: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    stdout: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    stderr: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    aggregated_output: Option<Cow<'a, str>>,
-    #[serde(default)]
-    exit_code: Option<i64>,
-    #[serde(default)]
-    changes: Option<Value>,
-    #[serde(default)]
-    success: Option<bool>,
-    #[serde(default)]
-    invocation: Option<Value>,
-    #[serde(default)]
-    result: Option<Value>,
-    #[serde(default)]
-    query: Option<Value>,
-}
-
-/// Codex token counts: `input_tokens` includes `cached_input_tokens`.
-#[derive(Deserialize, Clone, Copy, Default)]
-struct TokenUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    cached_input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
-    #[serde(default)]
-    reasoning_output_tokens: u64,
-}
-
-impl TokenUsage {
-    fn read(value: &Value) -> Option<Usage> {
-        let usage = TokenUsage::deserialize(value).ok()?;
-        Some(Usage {
-            input_tokens: usage.input_tokens.saturating_sub(usage.cached_input_tokens),
-            output_tokens: usage.output_tokens,
-            cache_read_tokens: usage.cached_input_tokens,
-            cache_write_tokens: 0,
-            reasoning_tokens: usage.reasoning_output_tokens,
-        })
     }
 }
 
@@ -1172,28 +887,6 @@ fn changes(raw: Option<&Value>) -> Value {
     Value::Array(out)
 }
 
-/// An argv as one shell command line, quoting only what needs it.
-pub(crate) fn shell_join(argv: &[Value]) -> String {
-    let quote = |arg: &str| {
-        let plain = !arg.is_empty()
-            && arg
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
-        if plain {
-            arg.to_owned()
-        } else {
-            format!("'{}'", arg.replace('\'', r"'\''"))
-        }
-    };
-    argv.iter()
-        .map(|arg| match arg {
-            Value::String(arg) => quote(arg),
-            other => quote(&other.to_string()),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// `{"message": ...}` (or a bare string) as the error's text.
 fn error_message(error: Option<&Value>) -> Option<String> {
     match error? {
@@ -1216,6 +909,7 @@ fn emit(items: &mut Vec<Item>, block: Block, role: Role, record: Record<'_>) {
         role,
         message_id: None,
         agent: None,
+        subagent: None,
         source: Source::record(record.line, record.offset),
         time: None,
     });
@@ -1233,15 +927,6 @@ fn shape(record: Record<'_>, what: &str) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shell_join_quotes_only_what_needs_it() {
-        let argv = json!(["bash", "-lc", "ls -1 'a b'", "", "x=1"]);
-        assert_eq!(
-            shell_join(argv.as_array().unwrap()),
-            r"bash -lc 'ls -1 '\''a b'\''' '' x=1"
-        );
-    }
 
     #[test]
     fn claims_every_generation_and_nothing_of_claude() {

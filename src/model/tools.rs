@@ -1,0 +1,163 @@
+//! The one table of tool classes: what a tool call named in a `tool.call` payload (or a
+//! `tool_use` block) does, as far as anyone downstream of the provider needs to know.
+//!
+//! A transcript keeps each provider's tool names as the provider wrote them (`Bash`,
+//! `run_shell_command`, `exec_command`, ...), so those names are part of the canonical
+//! vocabulary of `tool.*` events, and so is knowing that they all run a shell. Every consumer
+//! asks this table: the adapters (which shell calls get a `command` block, which call starts
+//! a sub-agent), the event mapper, the exporters (AgentLog's `terminalCommand` and
+//! `fileOperation`) and the statistics. A tool name listed anywhere else is a second list
+//! that will drift from this one; `tests/axt/tool_names.rs` fails when one appears.
+//!
+//! This module owns the names and the input fields that say what a call does (a shell
+//! call's command line, a sub-agent call's name). It must not import anything of the crate
+//! but the model, and must not read any provider's records: it classifies calls already
+//! made canonical.
+
+use serde_json::Value;
+
+/// What a tool does. A name the table does not know has no class (see [`classify`]): an
+/// MCP tool, a custom function, a tool added after this table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolClass {
+    /// Runs a command line in a shell; its input holds the command (see [`shell_commands`]).
+    Shell,
+    /// Reads a file (or several) and changes nothing.
+    FileRead,
+    /// Creates or overwrites a whole file.
+    FileWrite,
+    /// Edits part of a file in place: `old_string` -> `new_string` edits (one in the input,
+    /// or a list under `edits`), or a notebook cell.
+    FileEdit,
+    /// Applies a patch: a list of `changes`, each naming its path and kind.
+    FilePatch,
+    /// Searches or lists files by name or content in the workspace.
+    Search,
+    /// Fetches a URL.
+    WebFetch,
+    /// Searches the web.
+    WebSearch,
+    /// Starts a sub-agent; its name is in the input (see [`subagent_name`]).
+    SubAgent,
+    /// Writes the agent's plan or to-do list.
+    Plan,
+}
+
+/// The class of a tool, by its name as the transcript records it; `None` for a tool the
+/// table does not know.
+pub fn classify(name: &str) -> Option<ToolClass> {
+    use ToolClass::*;
+    let class = match name {
+        // Claude Code; Gemini CLI; Copilot CLI; Codex and the OpenAI shell tools.
+        "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell" => Shell,
+        "Read" | "read_file" | "read_many_files" | "view" => FileRead,
+        "Write" | "write_file" | "create" => FileWrite,
+        "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
+        // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
+        // item's name.
+        "apply_patch" | "file_change" => FilePatch,
+        "Grep" | "Glob" | "LS" | "search_file_content" | "glob" | "list_directory" | "grep" => {
+            Search
+        }
+        "WebFetch" | "web_fetch" => WebFetch,
+        "WebSearch" | "google_web_search" | "web_search" => WebSearch,
+        "Task" | "Agent" => SubAgent,
+        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" => Plan,
+        _ => return None,
+    };
+    Some(class)
+}
+
+/// The command lines of a shell tool call: its `command` (or `cmd`), a string or an argv
+/// (joined with [`shell_join`]), or each string of its `commands` (the OpenAI Responses
+/// shell tool). Empty for a call that is not a shell call or names no command.
+pub fn shell_commands(name: &str, input: &Value) -> Vec<String> {
+    if classify(name) != Some(ToolClass::Shell) {
+        return Vec::new();
+    }
+    if let Some(Value::Array(commands)) = input.get("commands") {
+        return commands
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+    }
+    match input.get("command").or_else(|| input.get("cmd")) {
+        Some(Value::String(command)) => vec![command.clone()],
+        Some(Value::Array(argv)) => vec![shell_join(argv)],
+        _ => Vec::new(),
+    }
+}
+
+/// An argv as one shell command line, quoting only what needs it.
+pub fn shell_join(argv: &[Value]) -> String {
+    let quote = |arg: &str| {
+        let plain = !arg.is_empty()
+            && arg
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+        if plain {
+            arg.to_owned()
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    argv.iter()
+        .map(|arg| match arg {
+            Value::String(arg) => quote(arg),
+            other => quote(&other.to_string()),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The name of the sub-agent a call starts (Claude Code's `Task` / `Agent` input names it
+/// `subagent_type`); `None` for a call that starts none or does not name it.
+pub fn subagent_name<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
+    if classify(name) != Some(ToolClass::SubAgent) {
+        return None;
+    }
+    input.get("subagent_type").and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn shell_join_quotes_only_what_needs_it() {
+        let argv = json!(["bash", "-lc", "ls -1 'a b'", "", "x=1"]);
+        assert_eq!(
+            shell_join(argv.as_array().unwrap()),
+            r"bash -lc 'ls -1 '\''a b'\''' '' x=1"
+        );
+    }
+
+    #[test]
+    fn every_shell_dialect_gives_its_command_lines() {
+        assert_eq!(shell_commands("Bash", &json!({"command": "ls"})), ["ls"]);
+        assert_eq!(
+            shell_commands("exec_command", &json!({"cmd": "ls"})),
+            ["ls"]
+        );
+        assert_eq!(
+            shell_commands("shell", &json!({"command": ["ls", "a b"]})),
+            ["ls 'a b'"]
+        );
+        assert_eq!(
+            shell_commands("local_shell", &json!({"commands": ["a", 1, "b"]})),
+            ["a", "b"]
+        );
+        assert!(shell_commands("Read", &json!({"command": "ls"})).is_empty());
+    }
+
+    #[test]
+    fn only_a_sub_agent_call_names_a_sub_agent() {
+        let input = json!({"subagent_type": "explorer"});
+        assert_eq!(subagent_name("Task", &input), Some("explorer"));
+        assert_eq!(subagent_name("Bash", &input), None);
+    }
+}

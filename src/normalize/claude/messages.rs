@@ -1,0 +1,394 @@
+//! The consolidated `assistant` and `user` lines: their blocks handed out (once, with the
+//! tool calls they open or answer), an API error, and the retraction of records Claude
+//! Code withdrew.
+//!
+//! This room hands out blocks; assembling streamed ones is `partial`'s business.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::blocks::{Canonical, canonical, content_value, subagent_of};
+use super::partial::{MessageKey, Verdict};
+use super::wire::{Message, MessageContent};
+use super::{RecordNote, State, shape};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::normalize::framing::Record;
+use crate::normalize::{Diagnostic, DiagnosticKind, Item, Retraction, Source};
+
+impl State {
+    /// An assistant message: its `error` (a failed API call) and its line's `uuid` apart.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn assistant(
+        &mut self,
+        message: Option<Message<'_>>,
+        error: Option<Value>,
+        uuid: Option<&str>,
+        agent: Option<String>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(message) = message else {
+            diagnostics.push(shape(record, "an assistant record without `message`"));
+            return;
+        };
+        let message_id = message.id.as_deref().map(str::to_owned);
+        if let Some(model) = message.model.as_deref().filter(|m| *m != "<synthetic>") {
+            self.meta.model = Some(model.to_owned());
+        }
+        if let (Some(id), Some(usage)) = (&message_id, message.usage) {
+            self.usage_snapshot(id, usage);
+        }
+        let error = error.map(|error| {
+            let error = match error {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            let text = match &message.content {
+                Some(MessageContent::Blocks(blocks)) => {
+                    blocks.iter().find_map(|b| b.text.as_deref())
+                }
+                Some(MessageContent::Text(text)) => Some(&**text),
+                None => None,
+            };
+            match text {
+                Some(text) => format!("{error}: {text}"),
+                None => error,
+            }
+        });
+        let source = Source::record(record.line, record.offset);
+        let blocks: Vec<Canonical> = match message.content {
+            Some(MessageContent::Blocks(blocks)) => blocks
+                .into_iter()
+                .enumerate()
+                .map(|(position, raw)| canonical(raw, || content_value(record, position)))
+                .collect(),
+            Some(MessageContent::Text(text)) => vec![Canonical {
+                kind: "text".to_owned(),
+                identity: None,
+                print: None,
+                blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+                unknown: None,
+            }],
+            None => Vec::new(),
+        };
+        if let Some(uuid) = uuid {
+            let tool_ids = (blocks.iter())
+                .filter(|block| block.kind.ends_with("tool_use"))
+                .filter_map(|block| block.identity.clone())
+                .collect();
+            let note = RecordNote {
+                line: record.line,
+                message_id: message_id.clone(),
+                tool_ids,
+            };
+            self.recent.remember(uuid, note);
+        }
+        let Some(id) = message_id.clone() else {
+            // Without a message id nothing can be matched with this line: it is all new.
+            self.run_error(error, record);
+            for block in blocks {
+                self.deliver(
+                    block,
+                    Role::Assistant,
+                    &None,
+                    &agent,
+                    source,
+                    items,
+                    diagnostics,
+                );
+            }
+            return;
+        };
+        let at = self.message_at(MessageKey::Id(id), &agent, false, items, diagnostics);
+        let message = &mut self.messages[at];
+        if let Some(uuid) = uuid {
+            if let Some((_, first)) = message.records.iter().find(|(seen, _)| seen == uuid) {
+                // The same record again: it adds nothing, unless it differs.
+                for block in blocks.iter().filter(|b| !first.contains(&b.print)) {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        record.line,
+                        record.offset,
+                        format!(
+                            "record {uuid} of message {} came again with a different {} block; the first copy was kept",
+                            message.id().unwrap_or(""),
+                            block.kind
+                        ),
+                    ));
+                }
+                return;
+            }
+            let prints = blocks.iter().map(|block| block.print).collect();
+            message.records.push((uuid.to_owned(), prints));
+        }
+        self.run_error(error, record);
+        let mut differs = Vec::new();
+        let whole = blocks.len() > 1;
+        for (position, block) in blocks.into_iter().enumerate() {
+            let position = whole.then_some(position as u64);
+            let verdict = self.messages[at].reconcile(block, source, position, &mut differs);
+            for text in differs.drain(..) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::StreamMismatch,
+                    record.line,
+                    record.offset,
+                    text,
+                ));
+            }
+            match verdict {
+                Verdict::Deliver(block) => self.deliver(
+                    block,
+                    Role::Assistant,
+                    &message_id,
+                    &agent,
+                    source,
+                    items,
+                    diagnostics,
+                ),
+                Verdict::Extra(block) => {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::StreamMismatch,
+                        record.line,
+                        record.offset,
+                        format!(
+                            "a consolidated {} block of message {} has no streamed counterpart (its stream had ended); kept",
+                            block.kind,
+                            message_id.as_deref().unwrap_or("")
+                        ),
+                    ));
+                    self.deliver(
+                        block,
+                        Role::Assistant,
+                        &message_id,
+                        &agent,
+                        source,
+                        items,
+                        diagnostics,
+                    );
+                }
+                Verdict::Differs(text) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::StreamMismatch,
+                    record.line,
+                    record.offset,
+                    text,
+                )),
+                Verdict::Skip | Verdict::Hold => {}
+            }
+        }
+    }
+
+    /// The provider withdrew the records with these `uuid`s, which it had delivered (`by`
+    /// says how): they are listed in the run's `retracted` and reported once. Their blocks
+    /// stay in the transcript: it was written as they came.
+    pub(super) fn retract(
+        &mut self,
+        uuids: &Value,
+        by: &str,
+        record: Record<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(uuids) = uuids.as_array() else {
+            return;
+        };
+        let mut lines = Vec::new();
+        let mut ids: Vec<String> = Vec::new();
+        let mut unseen = 0;
+        for uuid in uuids.iter().filter_map(Value::as_str) {
+            if !self.withdrawn.insert(uuid.to_owned()) {
+                continue;
+            }
+            let Some(note) = self.recent.notes.remove(uuid) else {
+                unseen += 1;
+                continue;
+            };
+            lines.push(note.line.to_string());
+            for id in note.message_id.iter().chain(&note.tool_ids) {
+                if !ids.contains(id) {
+                    ids.push(id.clone());
+                }
+            }
+            self.meta.retracted.push(Retraction {
+                line: note.line,
+                by_line: record.line,
+                message_id: note.message_id,
+                tool_ids: note.tool_ids,
+            });
+        }
+        if lines.is_empty() && unseen == 0 {
+            return;
+        }
+        let mut message = format!("{by} withdraws output already delivered");
+        if !lines.is_empty() {
+            message.push_str(&format!(
+                ": the records on lines {} ({}); their blocks stay in the transcript, listed in the run's `retracted`",
+                lines.join(", "),
+                ids.join(", ")
+            ));
+        }
+        if unseen > 0 {
+            let then = if lines.is_empty() { ": " } else { "; and " };
+            message.push_str(&format!("{then}{unseen} record(s) not in this output"));
+        }
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Retracted,
+            record.line,
+            record.offset,
+            message,
+        ));
+    }
+
+    /// Hands out a block read from either channel: its items, the tool call it opens or
+    /// the server tool call it answers, or, for an unknown kind, a diagnostic and the block
+    /// kept in the metadata.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn deliver(
+        &mut self,
+        block: Canonical,
+        role: Role,
+        message_id: &Option<String>,
+        agent: &Option<String>,
+        source: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if let Some(raw) = block.unknown {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::UnknownBlockType,
+                source.line,
+                source.offset,
+                format!(
+                    "content block type {:?} has no canonical form; kept in the run metadata",
+                    block.kind
+                ),
+            ));
+            self.meta
+                .keep(source.line, &format!("block/{}", block.kind), || raw);
+            return;
+        }
+        for content in block.blocks {
+            match &content.block {
+                Block::ToolUse {
+                    tool_id, tool_name, ..
+                } => {
+                    self.tools
+                        .open(tool_id, tool_name, source.line, source.offset);
+                }
+                Block::ToolResult { tool_id, .. } => {
+                    self.tools
+                        .answer(tool_id, source.line, source.offset, diagnostics);
+                }
+                _ => {}
+            }
+            let subagent = subagent_of(&content);
+            items.push(Item {
+                block: content,
+                role: role.clone(),
+                message_id: message_id.clone(),
+                agent: agent.clone(),
+                subagent,
+                source,
+                time: None,
+            });
+        }
+    }
+
+    pub(super) fn user(
+        &mut self,
+        message: Option<Message<'_>>,
+        uuid: Option<&str>,
+        agent: Option<String>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let Some(message) = message else {
+            diagnostics.push(shape(record, "a user record without `message`"));
+            return;
+        };
+        if let Some(uuid) = uuid {
+            let tool_ids = match &message.content {
+                Some(MessageContent::Blocks(blocks)) => (blocks.iter())
+                    .filter_map(|block| block.tool_use_id.as_deref().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let note = RecordNote {
+                line: record.line,
+                message_id: message.id.as_deref().map(str::to_owned),
+                tool_ids,
+            };
+            self.recent.remember(uuid, note);
+        }
+        let message_id = message.id.as_deref().map(str::to_owned);
+        let source = Source::record(record.line, record.offset);
+        let blocks = match message.content {
+            Some(MessageContent::Text(text)) => {
+                let block = ContentBlock::text(Fidelity::AgentEmitted, text);
+                items.push(Item {
+                    block,
+                    role: Role::User,
+                    message_id,
+                    agent,
+                    subagent: None,
+                    source,
+                    time: None,
+                });
+                return;
+            }
+            Some(MessageContent::Blocks(blocks)) => blocks,
+            None => Vec::new(),
+        };
+        for (position, raw) in blocks.into_iter().enumerate() {
+            let block = match &*raw.kind {
+                "tool_result" => Block::ToolResult {
+                    tool_id: raw.tool_use_id.map(Cow::into_owned).unwrap_or_default(),
+                    tool_content: raw.content.unwrap_or(Value::Null),
+                    is_error: raw.is_error.unwrap_or(false),
+                    exit_code: None,
+                },
+                "text" => Block::Text {
+                    text: raw.text.map(Cow::into_owned).unwrap_or_default(),
+                    citations: Vec::new(),
+                },
+                _ => {
+                    let kind = raw.kind.into_owned();
+                    let unknown = Canonical {
+                        unknown: Some(content_value(record, position)),
+                        kind,
+                        identity: None,
+                        blocks: Vec::new(),
+                        print: None,
+                    };
+                    self.deliver(
+                        unknown,
+                        Role::User,
+                        &message_id,
+                        &agent,
+                        source,
+                        items,
+                        diagnostics,
+                    );
+                    continue;
+                }
+            };
+            let block = Canonical {
+                kind: String::new(),
+                identity: None,
+                blocks: vec![ContentBlock::new(Fidelity::AgentEmitted, block)],
+                print: None,
+                unknown: None,
+            };
+            self.deliver(
+                block,
+                Role::User,
+                &message_id,
+                &agent,
+                source,
+                items,
+                diagnostics,
+            );
+        }
+    }
+}

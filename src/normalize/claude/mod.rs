@@ -1,0 +1,513 @@
+//! Claude Code: `claude -p --output-format stream-json --verbose [--include-partial-messages]`.
+//!
+//! Shapes follow Claude Code 2.1.x (the CLI's own wire schema lists 42 record types).
+//! How each record is read:
+//!
+//! * `assistant`: each line carries one content block of an Anthropic message; the lines of
+//!   one message share `message.id` and repeat its usage so far. Blocks: `text` (its
+//!   `citations`, and the `citations_delta`s of partial messages, as the block's citations);
+//!   `thinking` (signature kept); `redacted_thinking` (a thinking block with `redacted` and
+//!   the opaque data as its signature); `tool_use`, plus a `command` block after it for a
+//!   shell tool ([`crate::model::tools`]); `server_tool_use` (a `tool_use` with `server`) and its `*_tool_result`.
+//!   Usage is counted once per message id, from the *last* snapshot (the copies grow as the
+//!   message streams; summing them, or keeping the first, miscounts).
+//! * `user`: tool results (`tool_result`, content a string or a block array, `is_error`),
+//!   each checked against the tool calls seen; string or text content is user text.
+//! * `stream_event` (`--include-partial-messages`): text, thinking, signature and
+//!   `input_json` deltas are assembled per content block. Every block then arrives twice:
+//!   as deltas and in a consolidated `assistant` line. Both orders are seen in the wild: the
+//!   line before the block's `content_block_stop` (Claude Code 2.1.27x) and after it; it can
+//!   also come after `message_stop`, carry one block (2.x) or the whole message, or be
+//!   missing. Each block is handed out once, from whichever channel completes it first: at
+//!   its stop from the deltas, or at once from a consolidated copy that fits the deltas so
+//!   far. Copies are matched with streamed blocks by tool id, by index (a whole-message
+//!   line), else by type and content (`MessageBlocks::reconcile`); a line sent twice
+//!   (same `uuid`) adds nothing. A copy that differs from its deltas is reported
+//!   (`stream-mismatch`, a warning) and the version handed out first is kept. An `error`
+//!   event (the API cut the response) is a run error. A message's state ends when the next
+//!   message of its scope starts streaming: a copy arriving after that would not be
+//!   recognised (Claude Code writes a message's lines before it asks the model again).
+//! * `result`: the run's status (`is_error` is the failure flag: an API error is reported
+//!   with subtype `success`), stop reason, usage, cost, duration, turns, errors, and the
+//!   final answer (`result`, kept as the run's `answer`). The run's usage is the sum of
+//!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
+//!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
+//!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
+//!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
+//!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
+//! * `system/model_refusal_fallback` (`retracted_message_uuids`) and an assistant line's
+//!   `supersedes`: Claude Code withdrew records it had delivered (a refused reply, retried
+//!   on a fallback model). The transcript is written as records come, so their blocks stay;
+//!   the withdrawal is reported (`retracted`, a warning) and listed in the run's
+//!   `retracted`, by message and tool ids.
+//! * `system/init` gives the session, model and CLI version; every other record
+//!   (`system/*`, `rate_limit_event`, types added after this was written) is kept as
+//!   passthrough metadata, never an error.
+//!
+//! Sub-agent traffic is interleaved in the same stream and carries `parent_tool_use_id`;
+//! it becomes each item's `agent` scope.
+//!
+//! Claude Code's session-log entries (`~/.claude/projects/…`, what `axt import` reads) carry
+//! the same `message` shapes and are read the same way; an entry is known by its camel-case
+//! `parentUuid` or `sessionId`, gives the session id, and its `timestamp` is the source time
+//! of what it holds. Stream-json stamps only some `user` lines: those are not used, as a run
+//! dated partly by the source and partly by the clock would go backwards.
+//!
+//! The seed's simplified format (`claude-code-transcript-format.txt`) is read too, line by
+//! line, mixed with stream-json or alone: `{role, content}` lines are messages; bare
+//! `text` and `tool_use` lines are assistant blocks (a call without `id` gets
+//! `axt-tool-<n>`, as `axt import` names it); a `tool_result` line (`output`) answers its
+//! `tool_use_id`, or, without one, the oldest call still waiting; `error` is a run error;
+//! `stop` ends the run (failed if it says `success: false`) and a `result` line
+//! (`result`, `success`) completes it. Such lines carry no `session_id` or `uuid`.
+//!
+//! The rooms: this file holds the adapter's state and the dispatch of a record by type;
+//! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
+//! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
+//! stream deltas and their reconciliation with the consolidated copies; `simplified` the
+//! seed's format; `result` the terminal record. Each room adds to `State` what its records
+//! need; none of them imports a room that imports it.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde_json::Value;
+
+use super::driver::{LineAdapter, LineNormalizer};
+use super::framing::{Frame, Record};
+use super::json::{JsonParser, to_value};
+use super::report::Fate;
+use super::tools::{PendingTools, missing_terminal};
+use super::{
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
+    Usage,
+};
+
+mod blocks;
+mod messages;
+mod partial;
+mod result;
+mod simplified;
+mod wire;
+
+use partial::{MessageBlocks, MessageKey};
+use wire::{Line, LineShape, Message, MessageUsage};
+
+/// Whether the first record of an output looks like Claude Code stream-json, or like the
+/// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
+/// `tool_result` and `error` lines (`tool_name`, `tool_id`, `severity`) and from the
+/// `result` lines of Gemini and Copilot (`status`, `sessionId`) by their own fields.
+pub(crate) fn claims(first: &Value) -> bool {
+    let has = |field: &str| first.get(field).is_some();
+    match first.get("type").and_then(Value::as_str) {
+        Some("system" | "assistant" | "user" | "result" | "stream_event")
+            if has("session_id") || has("message") =>
+        {
+            true
+        }
+        None => {
+            !has("type")
+                && matches!(
+                    first.get("role").and_then(Value::as_str),
+                    Some("user" | "assistant")
+                )
+                && has("content")
+        }
+        Some("text") => first.get("text").is_some_and(Value::is_string),
+        Some("tool_use") => has("name") && !has("tool_name"),
+        Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
+        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        Some("stop") => has("stop_reason"),
+        Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
+        _ => false,
+    }
+}
+
+/// The Claude normalizer: the shared line driver around this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    let state = State::new();
+    LineNormalizer::new(&options, state)
+}
+
+impl LineAdapter for State {
+    const PROVIDER: Provider = Provider::Claude;
+
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        State::frame(self, parser, frame, out);
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        State::finish(self, out);
+    }
+
+    fn meta(&self) -> &RunMeta {
+        &self.meta
+    }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The state between records.
+struct State {
+    meta: RunMeta,
+    tools: PendingTools,
+    /// The last usage snapshot of each message, in first-seen order.
+    message_usage: HashMap<String, MessageUsage>,
+    message_order: Vec<String>,
+    /// The assistant messages whose blocks are being reconciled: the latest of each scope,
+    /// and one still streaming when a consolidated line of another message came.
+    messages: Vec<MessageBlocks>,
+    /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
+    streaming: HashMap<Option<String>, MessageKey>,
+    saw_result: bool,
+    /// Line number and end offset of the last record, where a missing terminal is reported.
+    last_record: (u64, u64),
+    /// Usage from the `result` record, which takes precedence over per-message sums.
+    result_usage: Option<Usage>,
+    /// Tool call ids made up for simplified-format calls that have none.
+    made_ids: u64,
+    /// The latest assistant and user records, by `uuid`, for a retraction to name.
+    recent: Recent,
+    /// The `uuid`s already withdrawn: withdrawing one again is nothing new.
+    withdrawn: HashSet<String>,
+}
+
+/// How many of the latest records a retraction can name. Claude Code withdraws the refused
+/// reply of the turn it is in, a handful of records back.
+const RECENT_RECORDS: usize = 4096;
+
+/// An assistant or user record, as a retraction names it.
+struct RecordNote {
+    line: u64,
+    message_id: Option<String>,
+    tool_ids: Vec<String>,
+}
+
+/// The latest records by `uuid`, at most [`RECENT_RECORDS`] of them.
+#[derive(Default)]
+struct Recent {
+    notes: HashMap<String, RecordNote>,
+    order: VecDeque<String>,
+}
+
+impl Recent {
+    fn remember(&mut self, uuid: &str, note: RecordNote) {
+        if self.notes.contains_key(uuid) {
+            return;
+        }
+        if self.order.len() == RECENT_RECORDS
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.notes.remove(&oldest);
+        }
+        self.order.push_back(uuid.to_owned());
+        self.notes.insert(uuid.to_owned(), note);
+    }
+}
+
+impl State {
+    fn new() -> Self {
+        State {
+            meta: RunMeta::new(Provider::Claude),
+            tools: PendingTools::default(),
+            message_usage: HashMap::new(),
+            message_order: Vec::new(),
+            messages: Vec::new(),
+            streaming: HashMap::new(),
+            saw_result: false,
+            last_record: (0, 0),
+            result_usage: None,
+            made_ids: 0,
+            recent: Recent::default(),
+            withdrawn: HashSet::new(),
+        }
+    }
+
+    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
+        match frame {
+            Frame::Record(record) => {
+                self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+                let Output { items, diagnostics } = out;
+                parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+                    self.line(line, record, items, diagnostics)
+                });
+            }
+            too_large => out.diagnostics.extend(too_large.too_large()),
+        }
+    }
+
+    fn line(
+        &mut self,
+        line: Line<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        if self.meta.session_id.is_none()
+            && let Some(session) = line.session_id.as_ref().or(line.log_session_id.as_ref())
+        {
+            self.meta.session_id = Some(session.to_string());
+        }
+        // Stream-json stamps only some `user` lines: a run clocked partly by emission and
+        // partly by the source would go backwards, so only session-log entries date events.
+        if (line.parent_uuid.0 || line.log_session_id.is_some())
+            && let Some(time) = &line.timestamp
+        {
+            self.meta.saw_time(time);
+        }
+        let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
+        let Some(kind) = line.kind.as_deref() else {
+            // The seed's `{role, content}` line: a message without id, usage or scope.
+            let message = Message {
+                id: None,
+                model: None,
+                content: line.content,
+                usage: None,
+            };
+            match line.role.as_deref() {
+                Some("assistant") => {
+                    self.assistant(Some(message), None, None, None, record, items, diagnostics)
+                }
+                Some("user") => self.user(Some(message), None, None, record, items, diagnostics),
+                _ => {
+                    diagnostics.push(shape(
+                        record,
+                        "a record with no `type` and no `role` of user or assistant",
+                    ));
+                    return Fate::Skipped;
+                }
+            }
+            return Fate::Mapped;
+        };
+        match (kind, line.subtype.as_deref()) {
+            ("assistant", _) => {
+                if let Some(uuids) = &line.supersedes {
+                    let by = "the assistant record on this line, which supersedes them,";
+                    self.retract(uuids, by, record, diagnostics);
+                }
+                let uuid = line.uuid.as_deref();
+                self.assistant(
+                    line.message,
+                    line.error,
+                    uuid,
+                    agent,
+                    record,
+                    items,
+                    diagnostics,
+                )
+            }
+            ("user", _) => {
+                let uuid = line.uuid.as_deref();
+                self.user(line.message, uuid, agent, record, items, diagnostics)
+            }
+            ("stream_event", _) => self.stream_event(line, agent, record, items, diagnostics),
+            ("result", _) => self.result(line, record),
+            ("text" | "tool_use" | "tool_result" | "error" | "stop", None)
+                if line.session_id.is_none() && line.uuid.is_none() =>
+            {
+                self.simplified(
+                    kind,
+                    line.stop_reason.as_deref(),
+                    line.success,
+                    record,
+                    items,
+                    diagnostics,
+                )
+            }
+            ("system", Some("init")) => {
+                if let Some(version) = &line.claude_code_version {
+                    self.meta.provider_version = Some(version.to_string());
+                }
+                if self.meta.model.is_none() {
+                    self.meta.model = line.model.as_deref().map(str::to_owned);
+                }
+                self.passthrough(record, "system/init");
+                return Fate::Mapped;
+            }
+            ("system", Some("model_refusal_fallback")) => {
+                let raw = to_value(record.bytes);
+                let field = |name: &str| raw.get(name).and_then(Value::as_str).unwrap_or("?");
+                let mut by = format!(
+                    "the model refusal fallback on this line ({} -> {}, {}",
+                    field("original_model"),
+                    field("fallback_model"),
+                    field("direction")
+                );
+                if let Some(category) = raw.get("api_refusal_category").and_then(Value::as_str) {
+                    by.push_str(&format!(", category {category}"));
+                }
+                by.push(')');
+                if let Some(uuids) = raw.get("retracted_message_uuids") {
+                    self.retract(uuids, &by, record, diagnostics);
+                }
+                self.keep(record, "system/model_refusal_fallback", raw);
+            }
+            ("system", Some("api_retry")) => {
+                let raw = to_value(record.bytes);
+                let message = match raw.get("error") {
+                    Some(Value::String(text)) => format!("API retry: {text}"),
+                    Some(other) => format!("API retry: {other}"),
+                    None => "API retry".to_owned(),
+                };
+                self.meta.errors.push(RunError {
+                    message,
+                    fatal: false,
+                    line: record.line,
+                });
+                self.keep(record, "system/api_retry", raw);
+            }
+            (kind, subtype) => {
+                let kind = match subtype {
+                    Some(subtype) => format!("{kind}/{subtype}"),
+                    None => kind.to_owned(),
+                };
+                self.passthrough(record, &kind);
+                return Fate::Passthrough;
+            }
+        }
+        Fate::Mapped
+    }
+
+    fn passthrough(&mut self, record: Record<'_>, kind: &str) {
+        self.keep(record, kind, to_value(record.bytes));
+    }
+
+    fn keep(&mut self, record: Record<'_>, kind: &str, raw: Value) {
+        self.meta.keep(record.line, kind, || raw);
+    }
+
+    fn run_error(&mut self, error: Option<String>, record: Record<'_>) {
+        if let Some(message) = error {
+            self.meta.errors.push(RunError {
+                message,
+                fatal: false,
+                line: record.line,
+            });
+        }
+    }
+
+    fn finish(&mut self, out: &mut Output) {
+        for message in std::mem::take(&mut self.messages) {
+            self.end_message(
+                message,
+                "the input ended",
+                &mut out.items,
+                &mut out.diagnostics,
+            );
+        }
+        self.tools.report_dangling(&mut out.diagnostics);
+        self.meta.usage = match self.result_usage {
+            Some(usage) => usage,
+            None => {
+                let mut total = Usage::default();
+                for id in &self.message_order {
+                    total.add(&self.message_usage[id].to_usage());
+                }
+                total
+            }
+        };
+        if !self.saw_result {
+            let (line, offset) = self.last_record;
+            out.diagnostics
+                .push(missing_terminal(line, offset, "a result record"));
+        }
+    }
+}
+
+fn shape(record: Record<'_>, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        DiagnosticKind::UnexpectedShape,
+        record.line,
+        record.offset,
+        format!("{what}, skipped"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claims;
+    use crate::normalize::{Options, Provider, Retraction, normalize_lossy};
+    use serde_json::json;
+
+    #[test]
+    fn an_assistant_line_that_supersedes_earlier_ones_is_reported_once() {
+        let assistant = |id: &str, uuid: &str, text: &str, supersedes: &[&str]| {
+            json!({"type": "assistant", "message": {"id": id, "role": "assistant",
+                "content": [{"type": "text", "text": text}]},
+                "session_id": "s", "uuid": uuid, "supersedes": supersedes})
+        };
+        let user = json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[withdrawn]"}]},
+            "session_id": "s", "uuid": "u-2"});
+        let lines = [
+            assistant("msg_a", "u-1", "Refused half", &[]),
+            user,
+            assistant("msg_b", "u-3", "The retry", &["u-1", "u-2", "u-0"]),
+            assistant("msg_b", "u-4", "More of the retry", &["u-1"]),
+        ];
+        let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        let normalized = normalize_lossy(Provider::Claude, input.as_bytes(), Options::default());
+        let reports: Vec<String> = (normalized.diagnostics.iter())
+            .filter(|d| d.kind.as_str() == "retracted")
+            .map(ToString::to_string)
+            .collect();
+        let offset = lines[0].to_string().len() + lines[1].to_string().len() + 2;
+        assert_eq!(
+            reports,
+            [format!(
+                "line 3 (byte {offset}): warning[retracted]: the assistant record on this line, which supersedes them, withdraws output already delivered: the records on lines 1, 2 (msg_a, toolu_1); their blocks stay in the transcript, listed in the run's `retracted`; and 1 record(s) not in this output"
+            )]
+        );
+        assert_eq!(
+            normalized.meta.retracted,
+            [
+                Retraction {
+                    line: 1,
+                    by_line: 3,
+                    message_id: Some("msg_a".into()),
+                    tool_ids: vec![],
+                },
+                Retraction {
+                    line: 2,
+                    by_line: 3,
+                    message_id: None,
+                    tool_ids: vec!["toolu_1".into()],
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn the_seed_format_is_claimed_and_its_look_alikes_are_not() {
+        let seed = [
+            json!({"role": "user", "content": "Fix the bug in auth.ts"}),
+            json!({"type": "text", "text": "I'll analyze the auth module..."}),
+            json!({"type": "tool_use", "name": "Read", "input": {"file_path": "/src/auth.ts"}}),
+            json!({"type": "tool_result", "output": "[file contents]", "is_error": false}),
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            json!({"type": "stop", "stop_reason": "end_turn"}),
+            json!({"type": "result", "result": "Task completed successfully", "success": true}),
+        ];
+        for line in &seed {
+            assert!(claims(line), "{line}");
+        }
+        let others = [
+            // Gemini CLI stream-json
+            json!({"type": "tool_use", "timestamp": "2026-01-01T00:00:00Z", "tool_name": "read_file", "tool_id": "t1", "parameters": {}}),
+            json!({"type": "tool_result", "timestamp": "2026-01-01T00:00:00Z", "tool_id": "t1", "status": "success", "output": "x"}),
+            json!({"type": "error", "timestamp": "2026-01-01T00:00:00Z", "severity": "error", "message": "quota"}),
+            json!({"type": "result", "timestamp": "2026-01-01T00:00:00Z", "status": "success"}),
+            // Copilot CLI
+            json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
+            // Codex exec --json
+            json!({"type": "error", "message": "stream disconnected"}),
+            // A transcript event
+            json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
+        ];
+        for line in &others {
+            assert!(!claims(line), "{line}");
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The terminal `result` record: the run's status, stop reason, usage (from `modelUsage`,
+//! else `usage`, else the sum of the messages' last usage snapshots), cost and answer.
+//!
+//! This room fills the run's metadata; it hands out no block.
+
+use serde_json::Value;
+
+use super::State;
+use super::wire::{Line, MessageUsage};
+use crate::normalize::framing::Record;
+use crate::normalize::json::to_value;
+use crate::normalize::{RunError, RunStatus, StopKind, StopReason, Usage};
+
+impl State {
+    pub(super) fn result(&mut self, line: Line<'_>, record: Record<'_>) {
+        self.saw_result = true;
+        let subtype = line.subtype.as_deref().unwrap_or("");
+        // A simplified-format `stop` with `success: false` before this result failed the run.
+        let failed_before = self.meta.status == RunStatus::Failed;
+        let failed = line.is_error.unwrap_or(false)
+            || (!subtype.is_empty() && subtype != "success")
+            || line.success == Some(false)
+            || failed_before;
+        self.meta.status = if failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Completed
+        };
+        if let Some(session) = &line.session_id {
+            self.meta.session_id = Some(session.to_string());
+        }
+        let number = |value: &Option<Value>| value.as_ref().and_then(Value::as_f64);
+        if let Some(ms) = number(&line.duration_ms).filter(|ms| *ms >= 0.0) {
+            self.meta.duration_ms = Some(ms as u64);
+        }
+        if let Some(turns) = line.num_turns.as_ref().and_then(Value::as_i64) {
+            self.meta.num_turns = Some(turns);
+        }
+        self.meta.cost_usd = number(&line.total_cost_usd).or(self.meta.cost_usd);
+        if let Some(usage) = line.usage {
+            if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
+                self.result_usage = Some(parsed.to_usage());
+            }
+            self.meta.raw_usage = Some(usage);
+        }
+        if let Some(reason) = stop_reason(
+            subtype,
+            line.terminal_reason.as_deref(),
+            line.stop_reason.as_deref(),
+            failed && line.api_error_status.is_some(),
+        ) {
+            self.meta.stop_reason = Some(reason);
+        }
+        if !failed && let Some(Value::String(text)) = &line.result {
+            self.meta.answer = Some(text.clone()).filter(|text| !text.is_empty());
+        }
+        if failed {
+            let mut message = match &line.result {
+                Some(Value::String(text)) if !text.is_empty() => text.clone(),
+                _ => String::new(),
+            };
+            if let Some(Value::Array(errors)) = &line.errors {
+                for error in errors {
+                    let error = match error {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    if !message.is_empty() {
+                        message.push_str("; ");
+                    }
+                    message.push_str(&error);
+                }
+            }
+            if let Some(status) = line.api_error_status.as_ref().filter(|s| !s.is_null()) {
+                message = format!("API error status {status}: {message}");
+            }
+            if message.is_empty() && !subtype.is_empty() {
+                message = format!("run ended with {subtype}");
+            } else if message.is_empty() && line.success == Some(false) {
+                message = "the run reported success: false".to_owned();
+            }
+            // Empty only when an earlier `stop` line failed the run, and said why.
+            if !message.is_empty() {
+                self.meta.errors.push(RunError {
+                    message: message.trim_end_matches(": ").to_owned(),
+                    fatal: true,
+                    line: record.line,
+                });
+            }
+        }
+        let raw = to_value(record.bytes);
+        if let Some(denials) = raw
+            .get("permission_denials")
+            .filter(|d| d.as_array().is_some_and(|a| !a.is_empty()))
+        {
+            self.keep(record, "result/permission_denials", denials.clone());
+        }
+        // The answer of a `--json-schema` run, and the call a run ended on because a hook
+        // deferred it: data, not telemetry, and in no other record.
+        for field in ["structured_output", "deferred_tool_use"] {
+            if let Some(value) = raw.get(field).filter(|value| !value.is_null()) {
+                self.keep(record, &format!("result/{field}"), value.clone());
+            }
+        }
+        if let Some(model_usage) = raw.get("modelUsage") {
+            if self.meta.model.is_none() {
+                self.meta.model = model_usage
+                    .as_object()
+                    .and_then(|m| m.keys().next().cloned());
+            }
+            // `usage` counts the main loop only; sub-agents, sidechains and auxiliary
+            // calls (all in the cost) are in `modelUsage` alone.
+            if let Some(total) = model_usage_total(model_usage) {
+                self.result_usage = Some(total);
+            }
+            self.keep(record, "result/modelUsage", model_usage.clone());
+        }
+    }
+
+    pub(super) fn usage_snapshot(&mut self, message_id: &str, usage: MessageUsage) {
+        match self.message_usage.get_mut(message_id) {
+            Some(last) => last.update(usage),
+            None => {
+                self.message_order.push(message_id.to_owned());
+                self.message_usage.insert(message_id.to_owned(), usage);
+            }
+        }
+    }
+}
+
+/// The tokens of every model a run called, from `result.modelUsage` (`{model: {inputTokens,
+/// outputTokens, cacheReadInputTokens, cacheCreationInputTokens, ...}}`); `None` when it has
+/// no model with token counts.
+fn model_usage_total(model_usage: &Value) -> Option<Usage> {
+    let mut total = None::<Usage>;
+    for counts in model_usage.as_object()?.values() {
+        let count = |field: &str| counts.get(field).and_then(Value::as_u64);
+        let (Some(input), Some(output)) = (count("inputTokens"), count("outputTokens")) else {
+            continue;
+        };
+        total.get_or_insert_with(Usage::default).add(&Usage {
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: count("cacheReadInputTokens").unwrap_or(0),
+            cache_write_tokens: count("cacheCreationInputTokens").unwrap_or(0),
+            reasoning_tokens: 0,
+        });
+    }
+    total
+}
+
+pub(super) fn stop_reason(
+    subtype: &str,
+    terminal_reason: Option<&str>,
+    stop_reason: Option<&str>,
+    api_error: bool,
+) -> Option<StopReason> {
+    let reason = |kind, raw: &str| {
+        Some(StopReason {
+            kind,
+            raw: raw.to_owned(),
+        })
+    };
+    if subtype == "error_max_turns" {
+        return reason(StopKind::MaxTurns, terminal_reason.unwrap_or(subtype));
+    }
+    match terminal_reason {
+        Some(raw @ "max_turns") => return reason(StopKind::MaxTurns, raw),
+        Some(raw) if raw.starts_with("aborted") => return reason(StopKind::Aborted, raw),
+        _ => {}
+    }
+    if api_error {
+        return reason(
+            StopKind::Error,
+            stop_reason.or(terminal_reason).unwrap_or(subtype),
+        );
+    }
+    if let Some(raw) = stop_reason {
+        let kind = match raw {
+            "end_turn" => StopKind::EndTurn,
+            "tool_use" => StopKind::ToolUse,
+            "max_tokens" | "model_context_window_exceeded" => StopKind::MaxTokens,
+            "stop_sequence" => StopKind::StopSequence,
+            "refusal" => StopKind::Refusal,
+            _ => StopKind::Other,
+        };
+        return reason(kind, raw);
+    }
+    match subtype {
+        "" | "success" => terminal_reason.map(|raw| StopReason {
+            kind: if raw == "completed" {
+                StopKind::EndTurn
+            } else {
+                StopKind::Other
+            },
+            raw: raw.to_owned(),
+        }),
+        "error_during_execution" => reason(StopKind::Error, subtype),
+        other => reason(StopKind::Other, other),
+    }
+}
