@@ -38,7 +38,7 @@ use crate::model::{
 
 /// Default line length limit: 16 MiB, the same as the normalizers' record limit
 /// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal): both are the one
-/// limit of [`lines`](crate::model::lines), which the reader shares without depending on
+/// limit of the model's line splitter (`model::lines`), which the reader shares without depending on
 /// `normalize`.
 pub const DEFAULT_MAX_LINE_BYTES: usize = lines::DEFAULT_MAX_LINE_BYTES;
 const BUFFER_BYTES: usize = 256 << 10;
