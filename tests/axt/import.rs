@@ -356,10 +356,50 @@ fn files_that_are_no_session_log_are_refused_with_the_line_that_shows_it() {
         ),
         "transcript.jsonl:2: byte 1: not a Claude Code session log: no entry has the fields of a session-log entry (`sessionId`, `uuid`, `parentUuid`)"
     );
-    // One sub-agent log that is no session log refuses its session, naming that file.
+    // One sub-agent log that is no session log costs only itself: a warning names it, and
+    // the session log is imported as it is alone.
     let main = import_corpus().join("ok/parallel-calls-results-off-their-own-calls.jsonl");
-    let files = SessionFiles {
+    let alone = convert(&SessionFiles {
+        main: Some(main.clone()),
+        subagents: Vec::new(),
+    })
+    .unwrap();
+    let with_blank = convert(&SessionFiles {
         main: Some(main),
+        subagents: vec![dir.path().join("blank.jsonl")],
+    })
+    .unwrap();
+    let events = |session: &Session| -> Vec<Vec<String>> {
+        (session.runs.iter())
+            .map(|run| {
+                run.events
+                    .iter()
+                    .map(|e| e.event_type.as_str().to_owned())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(events(&with_blank), events(&alone));
+    let notes: Vec<String> = (with_blank.notes.iter())
+        .filter(|n| n.kind == NoteKind::NotAnAgentLog)
+        .map(|n| {
+            format!(
+                "{}:{}: {}",
+                n.file.file_name().unwrap().to_str().unwrap(),
+                n.line,
+                n.message
+            )
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "blank.jsonl:0: not a Claude Code session log: the file has only blank lines; not imported"
+        ]
+    );
+    // A session of agent logs only, none of them a session log, is refused.
+    let files = SessionFiles {
+        main: None,
         subagents: vec![dir.path().join("blank.jsonl")],
     };
     assert!(matches!(

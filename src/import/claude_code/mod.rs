@@ -99,7 +99,9 @@
 //! output, say, which `axt normalize` reads), is refused with
 //! [`ImportError::NotASession`], naming the line that shows it; nothing of its session is
 //! written. Importing it would "succeed" with an empty run, or one whose every record was
-//! taken for a rewind.
+//! taken for a rewind. An agent log of a session that is no session log costs only itself:
+//! a `not-an-agent-log` warning names it and the rest of the session is imported (the
+//! session is refused only when none of its files could be read).
 //!
 //! # Writing
 //!

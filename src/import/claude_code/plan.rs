@@ -92,6 +92,9 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             threads.extend(session_threads(log, &session_id, &mut notes));
         }
     }
+    // The first agent log refused as no session log: the session's error when nothing else
+    // of it could be read.
+    let mut refused: Option<ImportError> = None;
     for file in &files.subagents {
         let layout = agent_session(file).map(|(_, layout)| layout);
         let stem = file.file_stem().unwrap_or_default().to_string_lossy();
@@ -106,7 +109,22 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             continue;
         }
         let log = Log::read(file)?;
-        check(&log)?;
+        // One agent log that is no session log (empty, or another tool's output) costs only
+        // itself: it is named in a warning and the rest of the session is imported. Without
+        // a session log and any other agent log, the refusal stands (see below).
+        if let Err(error) = check(&log) {
+            let ImportError::NotASession { line, reason, .. } = &error else {
+                return Err(error);
+            };
+            notes.push(Note {
+                file: file.clone(),
+                line: *line,
+                kind: NoteKind::NotAnAgentLog,
+                message: format!("not a Claude Code session log: {reason}; not imported"),
+            });
+            refused.get_or_insert(error);
+            continue;
+        }
         if main_log.is_none() && layout == Some("subagents") {
             notes.push(Note {
                 file: file.clone(),
@@ -149,6 +167,9 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             thread.import.insert("subagent_meta".into(), meta);
         }
         threads.push(thread);
+    }
+    if let Some(error) = refused.filter(|_| threads.is_empty()) {
+        return Err(error);
     }
     if main_log.is_none() && !threads.is_empty() {
         // No session log: the root is the agent no call spawned.
