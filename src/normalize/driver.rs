@@ -49,6 +49,10 @@ pub(crate) trait LineAdapter: Send {
 
     /// The run's metadata, for the driver to complete.
     fn meta_mut(&mut self) -> &mut RunMeta;
+
+    /// The caller says the input is complete without a terminal record
+    /// ([`Normalizer::complete`]): an adapter that reports a missing terminal does not.
+    fn complete(&mut self) {}
 }
 
 /// A [`Normalizer`] made of the shared framing and parsing around a [`LineAdapter`].
@@ -127,6 +131,23 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
 
     fn meta(&self) -> &RunMeta {
         self.adapter.meta()
+    }
+
+    fn push_record(&mut self, bytes: &[u8], line: u64, offset: u64, out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        self.framer.seek(line, offset);
+        self.push(bytes, out);
+        self.push(b"\n", out);
+    }
+
+    fn keep(&mut self, line: u64, kind: &str, raw: serde_json::Value) {
+        self.adapter.meta_mut().keep(line, kind, || raw);
+    }
+
+    fn complete(&mut self) {
+        self.adapter.complete();
     }
 }
 

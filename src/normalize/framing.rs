@@ -102,6 +102,15 @@ impl LineFramer {
     }
 
     /// The end of the input: a last record without LF is still a record.
+    /// Places the next record at the caller's `line` and `offset`: for a caller that hands
+    /// over whole records picked out of a larger file (an importer), so that every position
+    /// the adapter reports is the file's. Only between records (nothing of one pending).
+    pub(crate) fn seek(&mut self, line: u64, offset: u64) {
+        self.line = line;
+        self.record_offset = offset;
+        self.position = offset;
+    }
+
     pub(crate) fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
         let at = (self.line, self.record_offset);
         if let Some(piece) = self.lines.finish() {

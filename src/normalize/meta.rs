@@ -211,6 +211,29 @@ pub struct RunMeta {
     /// What the adapter saw and did, record type by record type ([`report`](super::report)); complete
     /// after [`Normalizer::finish`](super::Normalizer::finish).
     pub report: InputReport,
+    /// How the run was imported, when it was read from a log rather than an agent's output:
+    /// the importer's own account ([`Given::import`]), kept as it gave it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import: Option<serde_json::Map<String, Value>>,
+}
+
+/// What the caller of a normalizer knows of a run that its input does not say: an importer
+/// reading a session log knows the session and the version from the entries, has its own
+/// account of the import, and knows the log is complete even though no terminal record
+/// closes it. Applied to the final metadata by [`RunMeta::apply`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Given {
+    /// The session id, used when the input states none.
+    pub session_id: Option<String>,
+    /// The agent CLI's version, used when the input states none.
+    pub provider_version: Option<String>,
+    /// The importer's account of the import, for [`RunMeta::import`].
+    pub import: Option<serde_json::Map<String, Value>>,
+    /// The input is complete without a terminal record: the run completed (unless the input
+    /// said it failed), in `duration_ms` when known. See [`Normalizer::complete`](super::Normalizer::complete).
+    pub complete: bool,
+    /// The run's duration as the caller measured it; used only with `complete`.
+    pub duration_ms: Option<u64>,
 }
 
 /// The provider's own times for a run: its records' stamps, first and latest.
@@ -335,6 +358,30 @@ impl RunMeta {
             process: None,
             source_times: None,
             report: InputReport::default(),
+            import: None,
+        }
+    }
+
+    /// Completes the final metadata with what the caller knows ([`Given`]): what the input
+    /// stated stays, and only an input without a terminal record gets its ending from the
+    /// caller.
+    pub fn apply(&mut self, given: Given) {
+        if self.session_id.is_none() {
+            self.session_id = given.session_id;
+        }
+        if self.provider_version.is_none() {
+            self.provider_version = given.provider_version;
+        }
+        if given.complete {
+            if self.status != RunStatus::Failed {
+                self.status = RunStatus::Completed;
+            }
+            if given.duration_ms.is_some() {
+                self.duration_ms = given.duration_ms;
+            }
+        }
+        if given.import.is_some() {
+            self.import = given.import;
         }
     }
 

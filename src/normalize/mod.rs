@@ -68,7 +68,7 @@ use serde_json::Value;
 pub(crate) use diagnostic::describe;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use meta::{
-    PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
+    Given, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
     SourceTimes, StopKind, StopReason, Usage,
 };
 pub use normalizer::{

@@ -5,6 +5,7 @@
 //! about events.
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::{Diagnostic, Provider, RunMeta, Severity};
 use crate::model::{ContentBlock, Role, Timestamp};
@@ -47,6 +48,26 @@ pub trait Normalizer {
 
     /// The run's metadata as known so far; final after [`Normalizer::finish`].
     fn meta(&self) -> &RunMeta;
+
+    /// Feeds one whole record (without its line feed) that the caller picked out of a larger
+    /// input, at the caller's `line` and byte `offset`: every position reported for it is
+    /// the caller's. For line-based dialects; the default feeds the record as a line, the
+    /// positions then counted from the records fed.
+    fn push_record(&mut self, bytes: &[u8], line: u64, offset: u64, out: &mut Output) {
+        let _ = (line, offset);
+        self.push(bytes, out);
+        self.push(b"\n", out);
+    }
+
+    /// Keeps `raw` as passthrough of `kind` from the caller's `line`, as if a record of the
+    /// input had been kept: what the caller knows of the run that is no provider record (an
+    /// importer's compaction summary or off-chain entry). It counts in no input report.
+    fn keep(&mut self, line: u64, kind: &str, raw: Value);
+
+    /// Says the input is complete though it has no terminal record of its own: the caller
+    /// settles how the run ended ([`RunMeta::apply`] of a [`Given`](super::Given)), so finishing reports no terminal
+    /// record missing. Call before [`Normalizer::finish`]. The default does nothing.
+    fn complete(&mut self) {}
 }
 
 /// Where a normalizer appends what it produces; drain it as often as you like.

@@ -12,6 +12,12 @@
 //! [`mapper`]'s and is documented there; [`to_events`] maps a whole [`Normalized`] run in one
 //! go.
 //!
+//! **A caller that knows more than the bytes** (an importer reading records out of a log)
+//! says so instead of making up provider records: [`Transcriber::push_record`] takes a
+//! record at the caller's line and offset, [`Transcriber::keep`] keeps what is no provider
+//! record as passthrough, and [`Transcriber::finish_given`] ends the run with the caller's
+//! metadata ([`Given`]), a log without a terminal record included.
+//!
 //! **Who numbers `seq`.** Events leave the mapper with `seq` 0; the sink that writes the
 //! transcript numbers them. There are exactly two such sinks, side by side in [`sinks`]:
 //! [`RecordingSink`] hands each event to a [`Recorder`](crate::record::Recorder), which
@@ -36,7 +42,11 @@ pub mod mapper;
 pub mod sinks;
 
 use crate::model::{ContentBlock, ExchangeEvent};
-use crate::normalize::{Normalized, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta};
+use serde_json::Value;
+
+use crate::normalize::{
+    Given, Normalized, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta,
+};
 
 pub(crate) use mapper::new_run_id;
 pub use mapper::{AGENT_PATH, Clock, EventMapper, EventOptions};
@@ -79,6 +89,47 @@ impl Transcriber {
     ) -> Result<(), S::Error> {
         self.normalizer.push(bytes, &mut self.output);
         self.deliver(sink)
+    }
+
+    /// Feeds one whole record (without its line feed) picked out of a larger input, at the
+    /// caller's `line` and byte `offset` ([`Normalizer::push_record`]): an importer's
+    /// diagnostics, passthrough and errors then name the file's lines with no remapping.
+    pub fn push_record<S: EventSink + ?Sized>(
+        &mut self,
+        bytes: &[u8],
+        line: u64,
+        offset: u64,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        self.normalizer
+            .push_record(bytes, line, offset, &mut self.output);
+        self.deliver(sink)
+    }
+
+    /// Keeps `raw` as passthrough of `kind` from the caller's `line`: what the caller knows
+    /// of the run that is no provider record ([`Normalizer::keep`]).
+    pub fn keep(&mut self, line: u64, kind: &str, raw: Value) {
+        self.normalizer.keep(line, kind, raw);
+    }
+
+    /// Ends the input with what the caller knows of the run ([`Given`]: session, version,
+    /// its own account, and whether the input is complete without a terminal record), and
+    /// returns the run's final metadata as `run.completed` carries it.
+    pub fn finish_given<S: EventSink + ?Sized>(
+        &mut self,
+        given: Given,
+        sink: &mut S,
+    ) -> Result<RunMeta, S::Error> {
+        if given.complete {
+            self.normalizer.complete();
+        }
+        self.normalizer.finish(&mut self.output);
+        self.deliver(sink)?;
+        let mut meta = self.normalizer.meta().clone();
+        meta.apply(given);
+        self.mapper.finish(&meta, &mut self.events);
+        self.deliver(sink)?;
+        Ok(meta)
     }
 
     /// Starts the run before any output, with the executor's prompt blocks; see
@@ -149,4 +200,85 @@ pub fn to_events(normalized: &Normalized, options: EventOptions) -> Vec<Exchange
     mapper.items(&mut normalized.items.clone(), &normalized.meta, &mut events);
     mapper.finish(&normalized.meta, &mut events);
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{EventOptions, EventSink, Transcriber};
+    use crate::model::ExchangeEvent;
+    use crate::normalize::{Diagnostic, Given, Options, Provider, RunStatus};
+
+    #[derive(Default)]
+    struct Collect {
+        events: Vec<ExchangeEvent>,
+        diagnostics: Vec<Diagnostic>,
+    }
+
+    impl EventSink for Collect {
+        type Error = std::convert::Infallible;
+        fn event(&mut self, event: ExchangeEvent) -> Result<(), Self::Error> {
+            self.events.push(event);
+            Ok(())
+        }
+        fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error> {
+            self.diagnostics.push(diagnostic);
+            Ok(())
+        }
+    }
+
+    /// An importer's three inputs: records at the file's positions, what it keeps itself,
+    /// and the end it knows. No provider record is made up for any of them.
+    #[test]
+    fn a_caller_gives_positions_passthrough_and_the_run_s_end() {
+        let mut transcriber = Transcriber::new(
+            Provider::Claude,
+            Options::default(),
+            EventOptions::default(),
+        );
+        let mut sink = Collect::default();
+        let user = json!({"type": "user", "message": {"role": "user", "content": "hi"},
+            "sessionId": "s", "uuid": "u1", "parentUuid": null});
+        let bytes = serde_json::to_vec(&user).unwrap();
+        transcriber.push_record(&bytes, 7, 900, &mut sink).unwrap();
+        transcriber.keep(
+            9,
+            "axt-import/compact-summary",
+            json!({"summary": "so far"}),
+        );
+        // Not valid JSON: its diagnostic names the caller's line, and the offset of the
+        // error's byte counted from the caller's offset.
+        transcriber
+            .push_record(b"{torn", 12, 2000, &mut sink)
+            .unwrap();
+        let mut import = serde_json::Map::new();
+        import.insert("format".into(), "claude-code-session".into());
+        let given = Given {
+            provider_version: Some("2.1.0".into()),
+            import: Some(import.clone()),
+            complete: true,
+            duration_ms: Some(1500),
+            ..Given::default()
+        };
+        let meta = transcriber.finish_given(given, &mut sink).unwrap();
+        let places: Vec<_> = sink
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.offset))
+            .collect();
+        assert_eq!(places, [(12, 2001)], "{:?}", sink.diagnostics);
+        assert_eq!(meta.status, RunStatus::Completed);
+        assert_eq!(meta.duration_ms, Some(1500));
+        assert_eq!(meta.session_id.as_deref(), Some("s"));
+        assert_eq!(meta.provider_version.as_deref(), Some("2.1.0"));
+        assert_eq!(meta.import, Some(import));
+        assert_eq!(meta.passthrough.len(), 1);
+        assert_eq!(meta.passthrough[0].line, 9);
+        assert_eq!(
+            meta.report.total(),
+            2,
+            "kept passthrough is no input record"
+        );
+    }
 }

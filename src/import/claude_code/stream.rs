@@ -1,10 +1,13 @@
 //! Transcribing a thread with the stream-json adapter, straight into a sink: the thread's
-//! entries read again by their byte range and pushed through the Claude adapter, the
-//! `step.call_workflow.*` events put in as the spawning calls and their results go by, and
-//! `run.completed` given the import metadata.
+//! entries read again by their byte range and handed to the Claude adapter at their own line
+//! and offset, what is no provider record (compaction summaries, entries off the thread)
+//! kept as passthrough beside them, the `step.call_workflow.*` events put in as the spawning
+//! calls and their results go by, and the run finished with what the importer knows of it
+//! (session, version, the `import` account, and the end of a log with no terminal record).
 //!
 //! This room owns the events of a run; it decides nothing about the graph (that is the
-//! plan's) and writes nothing (its caller's sink does).
+//! plan's) and writes nothing (its caller's sink does). It makes no provider record and
+//! edits no event the adapter made beyond the run's parent.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,7 +19,7 @@ use super::plan::{Plan, Spawn};
 use super::session::{FileDiagnostic, ImportError};
 use super::thread::What;
 use crate::model::{EventType, ExchangeEvent, Payload, StepPayload, Timestamp};
-use crate::normalize::{Diagnostic, Options, Provider};
+use crate::normalize::{Diagnostic, Given, Options, Provider, Usage, claude};
 use crate::transcribe::{EventOptions, EventSink, Transcriber};
 
 /// Transcribes thread `at` of a plan into `out`, entry by entry from its file; returns the
@@ -61,130 +64,77 @@ pub(super) fn transcribe(
         true => Some(EntryReader::open(&thread.source)?),
         false => None,
     };
-    // Synthetic line n (1-based) came from `lines[n - 1]`: (synthetic offset, line, offset).
-    let mut lines = Vec::with_capacity(thread.feed.len() + 1);
-    let mut synthetic = 0u64;
     let terminal = thread.import.contains_key("terminal");
-    let mut record = Vec::new();
-    let mut push = |bytes: &[u8], line: u64, offset: u64, sink: &mut Stream<'_>| {
-        lines.push((synthetic, line, offset));
-        synthetic += bytes.len() as u64 + 1;
-        record.clear();
-        record.extend_from_slice(bytes);
-        record.push(b'\n');
-        transcriber.push(&record, sink)
-    };
-    let mut off_usage: HashMap<String, Value> = HashMap::new();
+    // Off-chain assistant messages by id, each with its last usage snapshot.
+    let mut off_usage: HashMap<String, Usage> = HashMap::new();
     for feed in &thread.feed {
         if let Some(ts) = &feed.timestamp {
             *now.lock().expect("clock lock") = ts.clone();
         }
-        let note = |value: Value| serde_json::to_vec(&value).expect("a JSON value serializes");
         let reader = reader.as_mut();
+        let (line, offset) = (feed.line, feed.offset());
         match &feed.what {
-            What::Bytes(bytes) => push(bytes, feed.line, feed.offset(), &mut sink)?,
+            What::Bytes(bytes) => transcriber.push_record(bytes, line, offset, &mut sink)?,
             What::Entry => {
                 let bytes = reader.expect("a reader").raw(&feed.range)?;
-                push(bytes, feed.line, feed.offset(), &mut sink)?;
+                transcriber.push_record(bytes, line, offset, &mut sink)?;
             }
             What::CompactSummary => {
                 let entry = reader.expect("a reader").value(&feed.range)?;
-                let bytes = note(json!({"type": "axt-import", "subtype": "compact-summary",
-                    "line": feed.line, "entry": entry}));
-                push(&bytes, feed.line, feed.offset(), &mut sink)?;
+                transcriber.keep(line, "axt-import/compact-summary", entry);
             }
             What::OffChain(reason) => {
                 let entry = reader.expect("a reader").value(&feed.range)?;
                 if entry.get("type").and_then(Value::as_str) == Some("assistant")
                     && let (Some(id), Some(usage)) = (
                         entry.pointer("/message/id").and_then(Value::as_str),
-                        entry.pointer("/message/usage"),
+                        entry
+                            .pointer("/message/usage")
+                            .and_then(claude::message_usage),
                     )
                 {
-                    off_usage.insert(id.to_owned(), usage.clone());
+                    off_usage.insert(id.to_owned(), usage);
                 }
-                let bytes = note(json!({"type": "axt-import", "subtype": "off-chain",
-                    "reason": reason, "line": feed.line, "entry": entry}));
-                push(&bytes, feed.line, feed.offset(), &mut sink)?;
+                let kept = json!({"reason": reason, "entry": entry});
+                transcriber.keep(line, "axt-import/off-chain", kept);
             }
         }
     }
-    if !terminal {
-        // The log has no terminal record: the run is what the file holds.
-        let duration = match (&first, &last) {
+    let mut import = thread.import.clone();
+    if !off_usage.is_empty() {
+        let mut total = Usage::default();
+        off_usage.values().for_each(|usage| total.add(usage));
+        // Reasoning tokens are not in Claude's usage: the four counts it has.
+        import.insert(
+            "off_chain_usage".into(),
+            json!({"input_tokens": total.input_tokens, "output_tokens": total.output_tokens,
+                "cache_read_tokens": total.cache_read_tokens,
+                "cache_write_tokens": total.cache_write_tokens}),
+        );
+    }
+    let given = Given {
+        session_id: thread.session_id.clone(),
+        provider_version: thread.version.clone(),
+        import: Some(import),
+        // A log without a terminal record is complete all the same: the run is what the
+        // file holds, lasting as long as its stamps say.
+        complete: !terminal,
+        duration_ms: match (&first, &last) {
             (Some(a), Some(b)) => match (a.unix_nanos(), b.unix_nanos()) {
                 (Ok(a), Ok(b)) if b >= a => Some(((b - a) / 1_000_000) as u64),
                 _ => None,
             },
             _ => None,
-        };
-        let mut record = json!({"type": "result", "subtype": "success", "is_error": false});
-        if let Some(ms) = duration {
-            record["duration_ms"] = ms.into();
-        }
-        let (line, offset) = thread.feed.last().map_or((0, 0), |f| (f.line, f.offset()));
-        let bytes = serde_json::to_vec(&record).expect("a JSON value serializes");
-        push(&bytes, line, offset, &mut sink)?;
-    }
-    transcriber.finish(&mut sink)?;
-    let map = |line: u64, offset: u64| -> (u64, u64) {
-        match line.checked_sub(1).and_then(|i| lines.get(i as usize)) {
-            Some((start, line, original)) => (*line, original + offset.saturating_sub(*start)),
-            None => (0, 0),
-        }
+        },
     };
-    let mut import = thread.import.clone();
-    if !off_usage.is_empty() {
-        let mut total = json!({"input_tokens": 0, "output_tokens": 0,
-            "cache_read_tokens": 0, "cache_write_tokens": 0});
-        for usage in off_usage.values() {
-            for (to, from) in [
-                ("input_tokens", "input_tokens"),
-                ("output_tokens", "output_tokens"),
-                ("cache_read_tokens", "cache_read_input_tokens"),
-                ("cache_write_tokens", "cache_creation_input_tokens"),
-            ] {
-                let add = usage.get(from).and_then(Value::as_u64).unwrap_or(0);
-                total[to] = (total[to].as_u64().unwrap_or(0) + add).into();
-            }
-        }
-        import.insert("off_chain_usage".into(), total);
-    }
-    if let Some(completed) = sink.held.back_mut()
-        && let Payload::Step(step) = &mut completed.payload
-        && let Value::Object(result) = &mut step.result
-    {
-        for key in ["passthrough", "errors"] {
-            if let Some(Value::Array(items)) = result.get_mut(key) {
-                for item in items {
-                    if let Some(line) = item.get("line").and_then(Value::as_u64) {
-                        item["line"] = map(line, 0).0.into();
-                    }
-                }
-            }
-        }
-        if !result.contains_key("session_id")
-            && let Some(session) = &thread.session_id
-        {
-            result.insert("session_id".into(), session.clone().into());
-        }
-        if !result.contains_key("provider_version")
-            && let Some(version) = &thread.version
-        {
-            result.insert("provider_version".into(), version.clone().into());
-        }
-        result.insert("import".into(), Value::Object(import));
-    }
+    transcriber.finish_given(given, &mut sink)?;
     sink.close()?;
     Ok(sink
         .diagnostics
         .into_iter()
-        .map(|mut diagnostic| {
-            (diagnostic.line, diagnostic.offset) = map(diagnostic.line, diagnostic.offset);
-            FileDiagnostic {
-                file: thread.source.clone(),
-                diagnostic,
-            }
+        .map(|diagnostic| FileDiagnostic {
+            file: thread.source.clone(),
+            diagnostic,
         })
         .collect())
 }
@@ -193,8 +143,7 @@ pub(super) fn transcribe(
 /// `step.call_workflow.started` put right after the spawning call, `.completed` right after
 /// its result. The last two events (the closing `step.completed` of `agent` and
 /// `run.completed`) are held back: what has no place before them (an unlinked sub-agent, a
-/// call that never returned) goes just before them, and `run.completed` gets the import
-/// metadata.
+/// call that never returned) goes just before them.
 struct Stream<'a> {
     parent: Option<&'a str>,
     spawns: &'a [Spawn],

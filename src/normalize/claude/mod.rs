@@ -70,6 +70,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{LineAdapter, LineNormalizer};
@@ -122,6 +123,15 @@ pub(crate) fn claims(first: &Value) -> bool {
     }
 }
 
+/// A message's `usage` object as [`Usage`], `None` when it is not one. The field names are
+/// this dialect's: whoever reads Claude usage outside a record (the session-log importer,
+/// for the entries off the thread) asks here rather than naming them again.
+pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
+    wire::MessageUsage::deserialize(usage)
+        .ok()
+        .map(wire::MessageUsage::to_usage)
+}
+
 /// The Claude normalizer: the shared line driver around this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     let state = State::new();
@@ -145,6 +155,11 @@ impl LineAdapter for State {
 
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
+    }
+
+    fn complete(&mut self) {
+        // A session log has no `result` record: its end is no missing terminal.
+        self.saw_result = true;
     }
 }
 

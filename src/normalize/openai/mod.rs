@@ -316,6 +316,10 @@ impl Normalizer for OpenAiNormalizer {
     fn meta(&self) -> &RunMeta {
         &self.state.meta
     }
+
+    fn keep(&mut self, line: u64, kind: &str, raw: serde_json::Value) {
+        self.state.meta.keep(line, kind, || raw);
+    }
 }
 
 /// What the adapter knows between records. Its fields are private to this folder: the
