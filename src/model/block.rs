@@ -192,6 +192,14 @@ impl UnrecognizedReason {
 }
 
 impl Block {
+    /// A `text` block that cites nothing.
+    pub fn text(text: impl Into<String>) -> Self {
+        Block::Text {
+            text: text.into(),
+            citations: Vec::new(),
+        }
+    }
+
     /// The wire name of the block type (`"text"`, `"tool_use"`, ...), or for an
     /// unrecognized block the type it declared, if any.
     pub fn type_name(&self) -> &str {
@@ -219,11 +227,7 @@ impl ContentBlock {
 
     /// A `text` block.
     pub fn text(fidelity: Fidelity, text: impl Into<String>) -> Self {
-        let block = Block::Text {
-            text: text.into(),
-            citations: Vec::new(),
-        };
-        Self::new(fidelity, block)
+        Self::new(fidelity, Block::text(text))
     }
 
     /// A `thinking` block with no signature.

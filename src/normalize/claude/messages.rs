@@ -348,10 +348,7 @@ impl State {
                     is_error: raw.is_error.unwrap_or(false),
                     exit_code: None,
                 },
-                "text" => Block::Text {
-                    text: raw.text.map(Cow::into_owned).unwrap_or_default(),
-                    citations: Vec::new(),
-                },
+                "text" => Block::text(raw.text.map(Cow::into_owned).unwrap_or_default()),
                 _ => {
                     let kind = raw.kind.into_owned();
                     let unknown = Canonical {

@@ -39,10 +39,7 @@ impl State {
         let (block, role) = match kind {
             "text" => {
                 let text = raw.get("text").and_then(Value::as_str).unwrap_or("");
-                let text = vec![Block::Text {
-                    text: text.to_owned(),
-                    citations: Vec::new(),
-                }];
+                let text = vec![Block::text(text.to_owned())];
                 (made(kind.to_owned(), None, text), Role::Assistant)
             }
             "tool_use" => {

@@ -248,10 +248,7 @@ impl State {
             return self.legacy(msg, record, items, diagnostics);
         }
         if let Some(prompt) = line.prompt {
-            let block = Block::Text {
-                text: prompt.into_owned(),
-                citations: Vec::new(),
-            };
+            let block = Block::text(prompt.into_owned());
             emit(items, block, Role::User, record);
             return Fate::Mapped;
         }
@@ -368,15 +365,7 @@ impl State {
             }
             "agent_message" | "assistant_message" => {
                 let text = owned(item.text);
-                emit(
-                    items,
-                    Block::Text {
-                        text,
-                        citations: Vec::new(),
-                    },
-                    Role::Assistant,
-                    record,
-                );
+                emit(items, Block::text(text), Role::Assistant, record);
             }
             "reasoning" => {
                 let thinking = Block::Thinking {
@@ -519,15 +508,7 @@ impl State {
             }
             "agent_message" => {
                 let text = owned(msg.message);
-                emit(
-                    items,
-                    Block::Text {
-                        text,
-                        citations: Vec::new(),
-                    },
-                    Role::Assistant,
-                    record,
-                );
+                emit(items, Block::text(text), Role::Assistant, record);
             }
             "agent_reasoning" => {
                 let thinking = Block::Thinking {
