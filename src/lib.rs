@@ -72,5 +72,5 @@ pub mod capture;
 
 pub use model::{
     Block, Citation, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
-    Role, StepPayload, Timestamp, ToolPayload,
+    Role, StepKind, StepPayload, Timestamp, ToolPayload,
 };

@@ -296,7 +296,9 @@ impl Exporter {
                     let mut cited = Vec::new();
                     for block in &m.blocks {
                         match &block.block {
-                            Block::Text { text, citations } => {
+                            Block::Text {
+                                text, citations, ..
+                            } => {
                                 cited.extend(joined_citations(&texts, citations));
                                 texts.push(text.clone());
                             }

@@ -78,6 +78,9 @@ pub enum Block {
         /// The sources the provider cited for this text (OpenAI annotations, Anthropic
         /// citations, Perplexity search results), in the provider's order. Extension field.
         citations: Vec<Citation>,
+        /// In a `message.user`: this text is the composed system prompt, not the prompt.
+        /// Written as `"system_prompt": true`, only when set. Extension field.
+        system_prompt: bool,
     },
     /// `thinking`: reasoning output.
     Thinking {
@@ -197,6 +200,16 @@ impl Block {
         Block::Text {
             text: text.into(),
             citations: Vec::new(),
+            system_prompt: false,
+        }
+    }
+
+    /// A `text` block holding a composed system prompt (`"system_prompt": true`).
+    pub fn system_prompt(text: impl Into<String>) -> Self {
+        Block::Text {
+            text: text.into(),
+            citations: Vec::new(),
+            system_prompt: true,
         }
     }
 
@@ -338,6 +351,7 @@ fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason
         "text" => Block::Text {
             text: string(fields, "text")?.unwrap_or_default(),
             citations: citations(fields)?,
+            system_prompt: flag(fields, "system_prompt")?,
         },
         "thinking" => Block::Thinking {
             thinking: string(fields, "thinking")?.unwrap_or_default(),
@@ -454,10 +468,17 @@ impl Serialize for ContentBlock {
         map.serialize_entry("type", self.block.type_name())?;
         map.serialize_entry("fidelity", &self.fidelity)?;
         match &self.block {
-            Block::Text { text, citations } => {
+            Block::Text {
+                text,
+                citations,
+                system_prompt,
+            } => {
                 map.serialize_entry("text", text)?;
                 if !citations.is_empty() {
                     map.serialize_entry("citations", citations)?;
+                }
+                if *system_prompt {
+                    map.serialize_entry("system_prompt", &true)?;
                 }
             }
             Block::Thinking {

@@ -59,7 +59,7 @@
 //! | `run.started`, `run.completed`  | step payload, or `null` |
 //! | `step.started`, `step.completed`| step payload       |
 //! | `step.call_workflow.started`, `step.call_workflow.completed` | step payload; the envelope has `child_run_id` |
-//! | `message.user`                  | message payload, `role` `"user"`: the resolved prompt, then the composed system prompt when there is one |
+//! | `message.user`                  | message payload, `role` `"user"`: the resolved prompt and, when there is one, the composed system prompt (a `text` block with `system_prompt: true`) |
 //! | `message.assistant`             | message payload, `role` `"assistant"`: the agent's reply |
 //! | `tool.call`, `tool.result`      | tool payload       |
 //!
@@ -68,13 +68,17 @@
 //! The *step payload* (`run.*`, `step.*`):
 //!
 //! * `name` - string. Step name, or the workflow name on `run.*` events.
-//! * `kind` - string. Step type: `agent`, `command`, `operation`, `terminal`, `parallel`,
-//!   `for_each`, `while`, `call_workflow`, or a custom type name.
+//! * `kind` - string, never empty. Step type: `agent`, `command`, `operation`, `terminal`,
+//!   `parallel`, `for_each`, `while`, `call_workflow`, `workflow` (the `run.*` events of a
+//!   workflow run), or a custom type name ([`StepKind`]).
 //! * `error` - string, optional. Failure description on `*.completed`; omitted on success.
 //! * `result` - any JSON, optional. The step's result on `*.completed`; omitted when null.
 //!   On the `run.completed` of a run normalized from an agent's output it is the run's
 //!   metadata, [`RunMeta`](crate::normalize::RunMeta), documented field by field there;
 //!   `answer` in it is the final answer as the agent's terminal record states it.
+//! * `duration_ms` - unsigned integer, optional (*extension*). On `*.completed`: how long
+//!   the step ran, measured by the writer on a monotonic clock (the timestamps' difference
+//!   can disagree when the wall clock moves).
 //!
 //! The *message payload* (`message.*`):
 //!
@@ -94,6 +98,32 @@
 //! * `fidelity` - `"router"` or `"agent_emitted"`, as on blocks.
 //! * `exit_code` - integer, optional (*extension*). On `tool.result` of a shell command: its
 //!   exit status, when known.
+//! * `duration_ms` - unsigned integer, optional (*extension*). On a `tool.result` the writer
+//!   timed (the router seam does): how long the call ran.
+//! * `agent_call_id` - string, optional (*extension*). On a `router` payload: the id under
+//!   which the agent reported the same call, when it is not `call_id` (see below).
+//!
+//! ### Calls seen on both channels
+//!
+//! An executor may capture a call at its tool router (`router`) that the agent also reports
+//! in its output (`agent_emitted`). The rule, for writers and readers:
+//!
+//! * **One call, one pair.** A writer records such a call as exactly one `tool.call` and
+//!   one `tool.result`, with fidelity `router`. The agent's sighting is provenance, not a
+//!   second call: its `tool_use` block stays in its `message.assistant` (fidelity
+//!   `agent_emitted`), and no `agent_emitted` `tool.call` or `tool.result` is written for
+//!   it. ([`workflow`](crate::workflow) does this for an executor; how it matches and
+//!   orders the two sightings is documented there.)
+//! * **Matching.** Two sightings are one call when they have the same call id. When the
+//!   router knows the call under another id (an MCP request id, say), the writer matches
+//!   it to the agent's call of the same tool (equal names, or the agent's
+//!   `mcp__<server>__<name>` for the router's `<name>`) with equal input, in the same step,
+//!   earliest first, and writes the agent's id as `agent_call_id` on the router's events
+//!   written after the match.
+//! * **Readers** count a call once per call id and run: when a file holds `tool.call`s of
+//!   both fidelities for one id (or an `agent_emitted` one whose id a `router` payload
+//!   names in `agent_call_id`), the `router` events are the call and the `agent_emitted`
+//!   ones a sighting of it.
 //!
 //! A reader picks the payload shape from the JSON alone (the schema's tolerant dispatch): an
 //! array is a list of blocks; an object with `role` is a message payload, else one with
@@ -149,7 +179,11 @@
 //!
 //! * `text`: `text` (string, verbatim; NUL and every other code point preserved);
 //!   `citations` (*extension*, array, omitted when empty: the sources the provider cited for
-//!   this text, in its order; see below).
+//!   this text, in its order; see below); `system_prompt` (*extension*, `true` on the
+//!   composed system prompt in a `message.user`). **The rule:** in a `message.user`, a
+//!   `text` block with `system_prompt: true` is the system prompt and every other block is
+//!   the prompt; readers must not tell them apart by position. Writers put the prompt
+//!   first, and at most one system prompt block per message.
 //! * `thinking`: `thinking` (string); `signature` (*extension*, string: the opaque token a
 //!   provider needs to accept the reasoning when it is replayed to it: Anthropic `signature`
 //!   or the `data` of `redacted_thinking`, OpenAI `encrypted_content`, Gemini
@@ -260,6 +294,7 @@ mod event;
 pub(crate) mod lines;
 mod payload;
 mod refusal;
+mod step;
 mod timestamp;
 pub mod tools;
 mod write;
@@ -271,5 +306,6 @@ pub use codec::{
 };
 pub use event::{EventType, ExchangeEvent};
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
+pub use step::StepKind;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;

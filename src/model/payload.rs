@@ -12,6 +12,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::block::{ContentBlock, Fidelity, non_empty};
+use super::step::StepKind;
 
 /// The payload of an event.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,12 +78,29 @@ impl PayloadKind {
 pub struct StepPayload {
     /// Step name, or the workflow name on `run.*` events.
     pub name: String,
-    /// Step type discriminator: `agent`, `command`, `call_workflow`, ... or a custom name.
-    pub kind: String,
+    /// Step type discriminator: `agent`, `command`, `call_workflow`, ... or a custom kind.
+    pub kind: StepKind,
     /// Failure description on `*.completed`; `None` on success.
     pub error: Option<String>,
     /// Step result on `*.completed`; `Value::Null` means none (omitted on the wire).
     pub result: Value,
+    /// How long the step ran, in milliseconds, on `*.completed` when the writer timed it
+    /// (a monotonic clock, so it can differ from the timestamps' difference). Extension
+    /// field.
+    pub duration_ms: Option<u64>,
+}
+
+impl StepPayload {
+    /// A step payload with no error, result or duration: what `*.started` carries.
+    pub fn new(name: impl Into<String>, kind: StepKind) -> Self {
+        StepPayload {
+            name: name.into(),
+            kind,
+            error: None,
+            result: Value::Null,
+            duration_ms: None,
+        }
+    }
 }
 
 /// Who a message is from.
@@ -146,6 +164,35 @@ pub struct ToolPayload {
     pub fidelity: Fidelity,
     /// Exit status of a shell command, on `tool.result`, when known. Extension field.
     pub exit_code: Option<i64>,
+    /// How long the call ran, in milliseconds, on a `tool.result` the writer timed (the
+    /// router seam does). Extension field.
+    pub duration_ms: Option<u64>,
+    /// On a `router` payload: the id under which the agent reported the same call, when it
+    /// differs from `call_id` (see the model's rule for calls seen on both channels).
+    /// Extension field.
+    pub agent_call_id: Option<String>,
+}
+
+impl ToolPayload {
+    /// A `tool.call` payload: `name`, `call_id` and `input`; no output, error or extension.
+    pub fn call(
+        name: impl Into<String>,
+        call_id: impl Into<String>,
+        input: Value,
+        fidelity: Fidelity,
+    ) -> Self {
+        ToolPayload {
+            name: name.into(),
+            call_id: call_id.into(),
+            input,
+            output: Value::Null,
+            error: None,
+            fidelity,
+            exit_code: None,
+            duration_ms: None,
+            agent_call_id: None,
+        }
+    }
 }
 
 impl Payload {
@@ -236,16 +283,29 @@ fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
             None | Some(Value::Null) => None,
             Some(value) => Some(value.as_i64().ok_or("`exit_code` must be an integer")?),
         },
+        duration_ms: unsigned(fields, "duration_ms")?,
+        agent_call_id: string(fields, "agent_call_id")?.filter(|id| !id.is_empty()),
     })
 }
 
 fn decode_step(fields: &Map<String, Value>) -> Result<StepPayload, String> {
     Ok(StepPayload {
         name: string(fields, "name")?.unwrap_or_default(),
-        kind: string(fields, "kind")?.unwrap_or_default(),
+        kind: StepKind::from_wire(&string(fields, "kind")?.unwrap_or_default()),
         error: string(fields, "error")?.filter(|e| !e.is_empty()),
         result: fields.get("result").cloned().unwrap_or(Value::Null),
+        duration_ms: unsigned(fields, "duration_ms")?,
     })
+}
+
+fn unsigned(fields: &Map<String, Value>, name: &str) -> Result<Option<u64>, String> {
+    match fields.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("`{name}` must be an unsigned integer")),
+    }
 }
 
 fn string(fields: &Map<String, Value>, name: &str) -> Result<Option<String>, String> {
@@ -274,12 +334,15 @@ impl Serialize for StepPayload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("kind", &self.kind)?;
+        map.serialize_entry("kind", non_empty::<S>("kind", self.kind.as_str())?)?;
         if let Some(error) = &self.error {
             map.serialize_entry("error", non_empty::<S>("error", error)?)?;
         }
         if !self.result.is_null() {
             map.serialize_entry("result", &self.result)?;
+        }
+        if let Some(duration_ms) = self.duration_ms {
+            map.serialize_entry("duration_ms", &duration_ms)?;
         }
         map.end()
     }
@@ -313,6 +376,12 @@ impl Serialize for ToolPayload {
         map.serialize_entry("fidelity", &self.fidelity)?;
         if let Some(exit_code) = self.exit_code {
             map.serialize_entry("exit_code", &exit_code)?;
+        }
+        if let Some(duration_ms) = self.duration_ms {
+            map.serialize_entry("duration_ms", &duration_ms)?;
+        }
+        if let Some(id) = &self.agent_call_id {
+            map.serialize_entry("agent_call_id", non_empty::<S>("agent_call_id", id)?)?;
         }
         map.end()
     }

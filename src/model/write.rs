@@ -69,7 +69,7 @@ fn step_payload(step: &StepPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
     out.extend_from_slice(b"{\"name\":");
     string(out, &step.name);
     out.extend_from_slice(b",\"kind\":");
-    string(out, &step.kind);
+    string(out, non_empty("kind", step.kind.as_str())?);
     if let Some(error) = &step.error {
         out.extend_from_slice(b",\"error\":");
         string(out, non_empty("error", error)?);
@@ -77,6 +77,10 @@ fn step_payload(step: &StepPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
     if !step.result.is_null() {
         out.extend_from_slice(b",\"result\":");
         value(&step.result, out);
+    }
+    if let Some(duration_ms) = step.duration_ms {
+        out.extend_from_slice(b",\"duration_ms\":");
+        integer(out, duration_ms);
     }
     out.push(b'}');
     Ok(())
@@ -123,6 +127,13 @@ fn tool_payload(tool: &ToolPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
         out.extend_from_slice(b",\"exit_code\":");
         signed(out, exit_code);
     }
+    if let Some(duration_ms) = tool.duration_ms {
+        out.extend_from_slice(b",\"duration_ms\":");
+        integer(out, duration_ms);
+    }
+    if let Some(id) = &tool.agent_call_id {
+        field(out, "agent_call_id", non_empty("agent_call_id", id)?);
+    }
     out.push(b'}');
     Ok(())
 }
@@ -136,7 +147,11 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
     out.extend_from_slice(b",\"fidelity\":");
     fidelity(&block.fidelity, out)?;
     match &block.block {
-        Block::Text { text, citations } => {
+        Block::Text {
+            text,
+            citations,
+            system_prompt,
+        } => {
             field(out, "text", text);
             if !citations.is_empty() {
                 out.extend_from_slice(b",\"citations\":[");
@@ -147,6 +162,9 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
                     citation(one, out)?;
                 }
                 out.push(b']');
+            }
+            if *system_prompt {
+                out.extend_from_slice(b",\"system_prompt\":true");
             }
         }
         Block::Thinking {

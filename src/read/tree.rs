@@ -798,7 +798,7 @@ impl RunBuilder {
 
     fn open_step(&mut self, line: u64, event: &ExchangeEvent, by_call: bool) {
         let (name, kind) = match &event.payload {
-            Payload::Step(step) => (step.name.clone(), step.kind.clone()),
+            Payload::Step(step) => (step.name.clone(), step.kind.as_str().to_owned()),
             _ => (event.path.clone(), String::new()),
         };
         let slot = Slot::Step {

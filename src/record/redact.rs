@@ -159,7 +159,9 @@ impl Redactor {
     /// content); returns how many credentials were replaced.
     pub fn redact_block(&self, block: &mut ContentBlock) -> usize {
         match &mut block.block {
-            Block::Text { text, citations } => {
+            Block::Text {
+                text, citations, ..
+            } => {
                 let mut count = self.redact_string(text);
                 for citation in citations {
                     count += self.redact_citation(citation);

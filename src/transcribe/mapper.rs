@@ -45,7 +45,7 @@ use serde_json::Value;
 
 use crate::model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
-    StepPayload, Timestamp, ToolPayload,
+    StepKind, StepPayload, Timestamp, ToolPayload,
 };
 use crate::normalize::{Item, Provider, RunMeta, RunStatus};
 
@@ -306,6 +306,8 @@ impl EventMapper {
                 error,
                 fidelity: Fidelity::AgentEmitted,
                 exit_code,
+                duration_ms: None,
+                agent_call_id: None,
             };
             out.push(self.event(EventType::ToolResult, path.clone(), Payload::Tool(result)));
             // The result of a call that spawned a sub-agent ends that sub-agent.
@@ -332,15 +334,12 @@ impl EventMapper {
             return None;
         };
         self.tool_names.insert(tool_id.clone(), tool_name.clone());
-        Some(ToolPayload {
-            name: tool_name.clone(),
-            call_id: tool_id.clone(),
-            input: tool_input.clone(),
-            output: Value::Null,
-            error: None,
-            fidelity: Fidelity::AgentEmitted,
-            exit_code: None,
-        })
+        Some(ToolPayload::call(
+            tool_name.clone(),
+            tool_id.clone(),
+            tool_input.clone(),
+            Fidelity::AgentEmitted,
+        ))
     }
 
     fn subagent_name(&self, scope: &str) -> String {
@@ -385,10 +384,9 @@ fn scope_path(scope: Option<&str>) -> String {
 
 fn step(name: &str, error: Option<String>, result: Value) -> Payload {
     Payload::Step(StepPayload {
-        name: name.to_owned(),
-        kind: "agent".to_owned(),
         error,
         result,
+        ..StepPayload::new(name, StepKind::Agent)
     })
 }
 

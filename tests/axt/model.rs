@@ -3,8 +3,8 @@
 
 use axt::model::{
     Block, Citation, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType,
-    ExchangeEvent, Fidelity, MessagePayload, Payload, PayloadKind, Role, StepPayload, Timestamp,
-    ToolPayload, UnrecognizedReason, decode_event, encode_event, warnings,
+    ExchangeEvent, Fidelity, MessagePayload, Payload, PayloadKind, Role, StepKind, StepPayload,
+    Timestamp, ToolPayload, UnrecognizedReason, decode_event, encode_event, warnings,
 };
 use insta::assert_snapshot;
 use serde_json::{Value, json};
@@ -84,9 +84,60 @@ mod seed_examples {
             kind: "agent".into(),
             error: None,
             result: Value::Null,
+            duration_ms: None,
         };
         assert_eq!(event.payload, Payload::Step(expected));
         assert_eq!(encode(&event), wire);
+    }
+
+    /// The executor seam's extensions: the system prompt told apart by a flag (not by its
+    /// place), a step's and a tool call's measured duration, and the agent's id for a
+    /// router-captured call.
+    #[test]
+    fn seam_extensions_round_trip() {
+        let user = envelope(
+            "message.user",
+            json!({"role": "user", "blocks": [
+                {"type": "text", "fidelity": "router", "text": "You are terse.", "system_prompt": true},
+                {"type": "text", "fidelity": "router", "text": "Review main.go."}
+            ]}),
+        );
+        let event = decode(&user);
+        let blocks = event.payload.blocks();
+        assert_eq!(
+            blocks[0].block,
+            Block::system_prompt("You are terse."),
+            "a flag, not a position"
+        );
+        assert_eq!(blocks[1].block, Block::text("Review main.go."));
+        assert_eq!(encode(&event), user);
+
+        let step = envelope(
+            "step.completed",
+            json!({"name": "review", "kind": "approval", "result": {"ok": true}, "duration_ms": 1250}),
+        );
+        let event = decode(&step);
+        let Payload::Step(payload) = &event.payload else {
+            panic!("a step payload");
+        };
+        assert_eq!(payload.kind, StepKind::Custom("approval".into()));
+        assert_eq!(payload.duration_ms, Some(1250));
+        assert_eq!(encode(&event), step);
+
+        let result = envelope(
+            "tool.result",
+            json!({"name": "read_file", "call_id": "7", "input": null, "output": "package main",
+                   "fidelity": "router", "duration_ms": 3, "agent_call_id": "toolu_01"}),
+        );
+        let event = decode(&result);
+        let Payload::Tool(payload) = &event.payload else {
+            panic!("a tool payload");
+        };
+        assert_eq!(
+            (payload.duration_ms, payload.agent_call_id.as_deref()),
+            (Some(3), Some("toolu_01"))
+        );
+        assert_eq!(encode(&event), result);
     }
 
     /// transcript-schema.txt, MessagePayload example.
@@ -128,6 +179,8 @@ mod seed_examples {
             error: None,
             fidelity: Fidelity::Router,
             exit_code: None,
+            duration_ms: None,
+            agent_call_id: None,
         };
         assert_eq!(event.payload, Payload::Tool(expected));
         assert_eq!(encode(&event), wire);
@@ -616,6 +669,7 @@ mod strict_writer {
             kind: "agent".into(),
             error: None,
             result: Value::Null,
+            duration_ms: None,
         })
     }
 
@@ -699,6 +753,7 @@ mod strict_writer {
                     title: Some(String::new()),
                     ..Citation::default()
                 }],
+                system_prompt: false,
             },
         );
         assert_snapshot!(
@@ -764,6 +819,7 @@ mod strict_writer {
                             ..Citation::default()
                         },
                     ],
+                    system_prompt: false,
                 },
             ),
         ];
@@ -878,8 +934,16 @@ mod round_trip {
 
     fn block() -> impl Strategy<Value = ContentBlock> {
         let body = prop_oneof![
-            (any::<String>(), prop::collection::vec(citation(), 0..3))
-                .prop_map(|(text, citations)| Block::Text { text, citations }),
+            (
+                any::<String>(),
+                prop::collection::vec(citation(), 0..3),
+                any::<bool>()
+            )
+                .prop_map(|(text, citations, system_prompt)| Block::Text {
+                    text,
+                    citations,
+                    system_prompt
+                }),
             (
                 any::<String>(),
                 proptest::option::of(non_empty()),
@@ -930,16 +994,18 @@ mod round_trip {
     fn step() -> impl Strategy<Value = Payload> {
         (
             any::<String>(),
-            any::<String>(),
+            non_empty(),
             proptest::option::of(non_empty()),
             json_value(),
+            any::<Option<u64>>(),
         )
-            .prop_map(|(name, kind, error, result)| {
+            .prop_map(|(name, kind, error, result, duration_ms)| {
                 Payload::Step(StepPayload {
                     name,
-                    kind,
+                    kind: StepKind::from_wire(&kind),
                     error,
                     result,
+                    duration_ms,
                 })
             })
     }
@@ -985,9 +1051,22 @@ mod round_trip {
                 proptest::option::of(non_empty()),
                 fidelity(),
                 any::<Option<i64>>(),
+                any::<Option<u64>>(),
+                proptest::option::of(non_empty()),
             )
                 .prop_map(
-                    |(t, name, call_id, input, output, error, fidelity, exit_code)| {
+                    |(
+                        t,
+                        name,
+                        call_id,
+                        input,
+                        output,
+                        error,
+                        fidelity,
+                        exit_code,
+                        duration_ms,
+                        agent_call_id,
+                    )| {
                         (
                             t,
                             Payload::Tool(ToolPayload {
@@ -998,6 +1077,8 @@ mod round_trip {
                                 error,
                                 fidelity,
                                 exit_code,
+                                duration_ms,
+                                agent_call_id,
                             }),
                         )
                     }

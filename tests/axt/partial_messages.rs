@@ -510,6 +510,7 @@ fn a_stream_cut_inside_a_block_whose_copy_came_loses_nothing() {
         [Block::Text {
             text: "Half of the answer.".into(),
             citations: Vec::new(),
+            system_prompt: false,
         }]
     );
     let end = lines.iter().map(|l| l.len() + 1).sum::<usize>() - 1;
@@ -540,10 +541,12 @@ fn a_block_still_streaming_when_the_next_message_starts_is_kept_as_far_as_it_cam
             Block::Text {
                 text: "Interrupted mid".into(),
                 citations: Vec::new(),
+                system_prompt: false,
             },
             Block::Text {
                 text: "Retried.".into(),
                 citations: Vec::new(),
+                system_prompt: false,
             },
         ]
     );

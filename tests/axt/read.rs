@@ -28,9 +28,10 @@ struct Recording<'a> {
 fn step(event_type: EventType, path: &str, kind: &str, iteration: u64) -> ExchangeEvent {
     let payload = Payload::Step(StepPayload {
         name: path.to_owned(),
-        kind: kind.to_owned(),
+        kind: kind.into(),
         error: None,
         result: Value::Null,
+        duration_ms: None,
     });
     let mut event = ExchangeEvent::new("", event_type, path, payload);
     event.iteration = iteration;
@@ -87,6 +88,8 @@ impl Recording<'_> {
                 error: error.filter(|_| result).map(str::to_owned),
                 fidelity: Fidelity::Router,
                 exit_code: None,
+                duration_ms: None,
+                agent_call_id: None,
             });
             self.rec
                 .record(ExchangeEvent::new("", event_type, path, payload))

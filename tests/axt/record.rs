@@ -43,6 +43,7 @@ fn step(event_type: EventType, name: &str, kind: &str) -> ExchangeEvent {
         kind: kind.into(),
         error: None,
         result: Value::Null,
+        duration_ms: None,
     });
     ExchangeEvent::new("set-by-the-recorder", event_type, name, payload)
 }
@@ -688,6 +689,8 @@ fn the_redactor_walks_every_content_string_of_an_event() {
             error: Some(format!("leaked {key}")),
             fidelity: Fidelity::Router,
             exit_code: None,
+            duration_ms: None,
+            agent_call_id: None,
         }),
     );
     assert_eq!(redactor.redact_event(&mut tool), 3);

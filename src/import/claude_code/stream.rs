@@ -18,7 +18,7 @@ use super::log::EntryReader;
 use super::plan::{Plan, Spawn};
 use super::session::{FileDiagnostic, ImportError};
 use super::thread::What;
-use crate::model::{EventType, ExchangeEvent, Payload, StepPayload, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload, StepKind, StepPayload, Timestamp};
 use crate::normalize::{Diagnostic, Given, Options, Provider, Usage, claude};
 use crate::transcribe::{EventOptions, EventSink, Transcriber};
 
@@ -178,12 +178,10 @@ fn shell(event: &ExchangeEvent) -> ExchangeEvent {
         path: event.path.clone(),
         iteration: event.iteration,
         timestamp: event.timestamp.clone(),
-        payload: Payload::Step(StepPayload {
-            name: String::new(),
-            kind: String::new(),
-            error: None,
-            result: Value::Null,
-        }),
+        payload: Payload::Step(StepPayload::new(
+            String::new(),
+            StepKind::Custom(String::new()),
+        )),
     }
 }
 
@@ -251,9 +249,10 @@ impl Stream<'_> {
         event.child_run_id = Some(spawn.child.clone());
         event.payload = Payload::Step(StepPayload {
             name: spawn.name.clone(),
-            kind: "call_workflow".to_owned(),
+            kind: StepKind::CallWorkflow,
             error,
             result: Value::Null,
+            duration_ms: None,
         });
         match started {
             true => self.states[at].started = true,

@@ -78,6 +78,7 @@ pub(super) fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> C
         "text" => vec![Block::Text {
             text: owned(raw.text),
             citations: citations_of(raw.citations.as_ref()),
+            system_prompt: false,
         }],
         "thinking" => vec![Block::Thinking {
             thinking: owned(raw.thinking),
@@ -168,6 +169,7 @@ pub(super) fn close_block(open: OpenBlock, cut: bool) -> (Canonical, Option<Stri
         "text" => vec![Block::Text {
             text: open.text,
             citations: open.citations,
+            system_prompt: false,
         }],
         "thinking" => vec![Block::Thinking {
             thinking: open.text,

@@ -139,6 +139,7 @@ impl State {
             let block = Block::Text {
                 text: assembly.text,
                 citations: assembly.citations,
+                system_prompt: false,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             items.push(item(block, Role::Assistant, message_id.clone(), span));
