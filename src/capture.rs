@@ -14,8 +14,8 @@
 //!   Subscribe now ([`Capture::subscribe`]) to see every event of the run.
 //! * [`Capture::start`] (or the first feed) records `run.started`, `step.started` and, when
 //!   the caller supplies them, a `message.user` with the resolved prompt and then the system
-//!   prompt as `text` blocks of fidelity `router` (the executor supplied them, not the
-//!   agent).
+//!   prompt (flagged `system_prompt: true`) as `text` blocks of fidelity `router` (the
+//!   executor supplied them, not the agent).
 //! * [`Capture::feed`] (or [`Capture::run`] over any [`Read`]) appends the bytes to the raw
 //!   file *before* normalizing them, so a crash of axt never loses output it had read, and
 //!   records every event those bytes complete: a subscriber sees a message, tool call or
@@ -48,7 +48,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::model::{ContentBlock, ExchangeEvent, Fidelity, Timestamp};
+use crate::model::{Block, ContentBlock, ExchangeEvent, Fidelity, Timestamp};
 use crate::normalize::{Diagnostic, Options, Provider, RunMeta};
 use crate::record::{RecordError, Recorder, RecorderOptions, Subscription};
 use crate::transcribe::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
@@ -182,15 +182,10 @@ impl Capture {
         }
         let raw = if options.keep_raw {
             let path = dir.join(format!("{run_id}.raw.jsonl"));
-            let file = OpenOptions::new()
-                .append(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-                .map_err(|source| CaptureError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
+            let file = open_raw(&path).map_err(|source| CaptureError::Io {
+                path: path.clone(),
+                source,
+            })?;
             Some((file, path))
         } else {
             None
@@ -202,11 +197,13 @@ impl Capture {
             run_id: Some(run_id),
             clock: options.clock,
         };
-        let user: Vec<ContentBlock> = [options.prompt, options.system_prompt]
+        let prompt = options.prompt.map(Block::text);
+        let system = options.system_prompt.map(Block::system_prompt);
+        let user: Vec<ContentBlock> = [prompt, system]
             .into_iter()
             .flatten()
-            .filter(|text| !text.is_empty())
-            .map(|text| ContentBlock::text(Fidelity::Router, text))
+            .filter(|block| !matches!(block, Block::Text { text, .. } if text.is_empty()))
+            .map(|block| ContentBlock::new(Fidelity::Router, block))
             .collect();
         Ok(Capture {
             transcriber: Transcriber::new(provider, normalize, events),
@@ -279,17 +276,8 @@ impl Capture {
     }
 
     /// Feeds everything `reader` yields until its end (the agent closed its stdout).
-    pub fn run(&mut self, mut reader: impl Read) -> Result<(), CaptureError> {
-        let mut buffer = vec![0u8; 64 * 1024];
-        loop {
-            let read = match reader.read(&mut buffer) {
-                Ok(0) => return Ok(()),
-                Ok(read) => read,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => return Err(CaptureError::Read(error)),
-            };
-            self.feed(&buffer[..read])?;
-        }
+    pub fn run(&mut self, reader: impl Read) -> Result<(), CaptureError> {
+        read_chunks(reader, |chunk| self.feed(chunk), CaptureError::Read)
     }
 
     /// Ends the run: the output ended, and the agent's process ended as `end`. Records the
@@ -304,6 +292,34 @@ impl Capture {
             .map_err(CaptureError::Record)?;
         self.sink.recorder.close()?;
         Ok(meta)
+    }
+}
+
+/// Creates the file an agent's raw output is kept in: new (never an existing file), mode
+/// 0600, append-only.
+pub(crate) fn open_raw(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Hands `feed` every chunk `reader` yields until its end; a read error becomes `failed`.
+pub(crate) fn read_chunks<E>(
+    mut reader: impl Read,
+    mut feed: impl FnMut(&[u8]) -> Result<(), E>,
+    failed: impl Fn(io::Error) -> E,
+) -> Result<(), E> {
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match reader.read(&mut buffer) {
+            Ok(0) => return Ok(()),
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(failed(error)),
+        };
+        feed(&buffer[..read])?;
     }
 }
 

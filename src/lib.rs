@@ -10,6 +10,7 @@
 //!                                                       subscribers) | JsonlSink (stdout)
 //! <run-id>.jsonl -> read (reader, tree, stats) -> export (AgentLog)
 //! agent process  -> capture (raw bytes kept, then transcribe -> record)
+//! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! session logs   -> import (plan, then transcribe -> record)
 //! ```
 //!
@@ -25,8 +26,12 @@
 //!   redactor, the on-disk versioning rules (Unix only).
 //! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
 //!   rebuilt across linked files.
-//! * [`capture`]: the executor's seam: an agent's stdout normalized and recorded live while
-//!   the agent runs, its raw bytes kept beside the transcript (Unix only).
+//! * [`capture`]: one agent's stdout normalized and recorded live as a run of its own while
+//!   the agent runs, its raw bytes kept beside the transcript (`axt exec`; Unix only).
+//! * [`workflow`]: the executor's seam: a whole workflow run recorded through scopes (run,
+//!   steps of every kind, agent steps captured live, tools captured at the router,
+//!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs
+//!   (Unix only).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 //! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0).
 //!
@@ -45,6 +50,7 @@
 //! | `read` | `model` |
 //! | `transcribe` | `model`, `normalize`, `record` |
 //! | `capture` | `model`, `normalize`, `record`, `transcribe` |
+//! | `workflow` | `model`, `normalize`, `record`, `transcribe`, `capture` |
 //! | `import` | `model`, `normalize`, `record`, `read`, `transcribe` |
 //! | `export` | `model`, `normalize`, `record`, `read` |
 //! | `cli` (the binary) | any of the above |
@@ -69,6 +75,8 @@ pub mod transcribe;
 
 #[cfg(unix)]
 pub mod capture;
+#[cfg(unix)]
+pub mod workflow;
 
 pub use model::{
     Block, Citation, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,

@@ -144,6 +144,14 @@
 //!   overwritten). Any of these is a format change for the model's schema version bump, not
 //!   a recorder change.
 //!
+//! # The recorder port
+//!
+//! [`RunRecorder`] is what the [`workflow`](crate::workflow) scopes need of a recorder:
+//! record, subscribe, close, make a sub-run's recorder. [`Recorder`] (the file) is the
+//! default; [`MemoryRecorder`] keeps the same lines in memory ([`MemoryStore`]), so an
+//! executor can unit-test its instrumentation without files and then, if it likes, write
+//! the runs out ([`MemoryStore::write_to`]) for `axt check` and `axt tree`.
+//!
 //! # Sub-runs
 //!
 //! A `call_workflow` step runs a child run with its own file: [`Recorder::create_child`]
@@ -153,6 +161,8 @@
 
 mod error;
 mod fanout;
+mod memory;
+mod port;
 mod recorder;
 mod redact;
 mod writer;
@@ -161,6 +171,8 @@ pub use error::RecordError;
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
 };
+pub use memory::{MemoryRecorder, MemoryStore};
+pub use port::RunRecorder;
 pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub use writer::TornTail;

@@ -43,8 +43,8 @@ pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 pub struct RecorderOptions {
     durability: Durability,
     subscriber_capacity: Option<usize>,
-    mask: Option<Mask>,
-    parent_run_id: Option<String>,
+    pub(super) mask: Option<Mask>,
+    pub(super) parent_run_id: Option<String>,
 }
 
 impl RecorderOptions {
@@ -98,7 +98,7 @@ impl fmt::Debug for RecorderOptions {
 }
 
 impl RecorderOptions {
-    fn capacity(&self) -> usize {
+    pub(super) fn capacity(&self) -> usize {
         self.subscriber_capacity
             .unwrap_or(DEFAULT_SUBSCRIBER_CAPACITY)
     }
@@ -294,6 +294,11 @@ impl Recorder {
     /// The transcript file, `<dir>/<run-id>.jsonl`.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The options this recorder was made with (a sub-run's recorder takes them too).
+    pub fn options(&self) -> &RecorderOptions {
+        &self.options
     }
 
     /// The durability policy in force.

@@ -40,6 +40,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("transcribe", &["model", "normalize", "record"]),
     ("capture", &["model", "normalize", "record", "transcribe"]),
     (
+        "workflow",
+        &["model", "normalize", "record", "transcribe", "capture"],
+    ),
+    (
         "import",
         &["model", "normalize", "record", "read", "transcribe"],
     ),
@@ -53,6 +57,7 @@ const RULES: &[(&str, &[&str])] = &[
             "read",
             "transcribe",
             "capture",
+            "workflow",
             "import",
             "export",
         ],

@@ -1,0 +1,423 @@
+//! The call ledger of one step: a call the router captured and the agent also reported is
+//! recorded once.
+//!
+//! The rule is the model's ([calls seen on both
+//! channels](crate::model#calls-seen-on-both-channels)); this room decides, for every
+//! sighting of a call in either channel, what to write now. It records nothing itself.
+//!
+//! * **Router first.** The router's `tool.call` is written when its scope opens. An agent
+//!   `tool.call` that arrives later for the same call is a sighting: nothing is written
+//!   (its `tool_use` block is in the agent's message already), and the agent's `tool.result`
+//!   for it is dropped too: the router's result is the call's result.
+//! * **Agent first.** The agent's `tool.call` is *held*: the router may be about to claim
+//!   it. The router scope that claims it writes its `tool.call` and the held one is dropped
+//!   as a sighting. If the agent's `tool.result` arrives first, no router claimed the call
+//!   (a router records a call before running it, and the agent sees the result only after
+//!   it ran), so the held call and its result are written then, as `agent_emitted`. Calls
+//!   still held when the step ends are written before its `step.completed`.
+//! * **Matching.** Same call id; else, when the ids differ, the agent's call of the same
+//!   tool (the router's name, or the agent's `mcp__<server>__<name>` for the router's
+//!   `<name>`) with equal input, earliest first, each call matched once. The agent's id is
+//!   written as `agent_call_id` on the router events written after the match.
+//!
+//! Holding delays the agent's `tool.call` events (not its messages: the `tool_use` block is
+//! live in `message.assistant`) until the call's result. [`RouterTools`] narrows the hold to
+//! the tools the executor's router serves, so calls the agent runs itself stay live.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{Value, json};
+
+use crate::model::{EventType, Fidelity, Timestamp, ToolPayload};
+
+/// Which of the agent's calls an agent step holds back until the router has had its chance
+/// to claim them (see [`AgentOptions::router_tools`](super::AgentOptions::router_tools)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RouterTools {
+    /// Every call the agent reports may also come through the router (the default: no call
+    /// is ever recorded twice, at the price of the agent's `tool.call` events arriving with
+    /// their results).
+    #[default]
+    All,
+    /// Only these tools go through the router (router names; the agent's
+    /// `mcp__<server>__<name>` matches `<name>`); the agent's other calls are written live.
+    Named(BTreeSet<String>),
+    /// No call goes through the router: nothing is held. A router call that the agent had
+    /// already reported is then recorded twice (readers still count it once).
+    None,
+}
+
+impl RouterTools {
+    /// The router serves exactly these tools.
+    pub fn named<I, S>(names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        RouterTools::Named(names.into_iter().map(Into::into).collect())
+    }
+
+    fn holds(&self, agent_name: &str) -> bool {
+        match self {
+            RouterTools::All => true,
+            RouterTools::None => false,
+            RouterTools::Named(names) => names.iter().any(|name| same_tool(name, agent_name)),
+        }
+    }
+}
+
+/// Whether a router's tool name and an agent's name the same tool: equal, or the agent's
+/// MCP spelling `mcp__<server>__<name>` of the router's `<name>`.
+pub(super) fn same_tool(router: &str, agent: &str) -> bool {
+    if router == agent {
+        return true;
+    }
+    // The server's name may itself contain `__`; the tool's name is what ends the string.
+    agent.strip_prefix("mcp__").is_some_and(|rest| {
+        rest.strip_suffix(router)
+            .is_some_and(|server| server.len() > 2 && server.ends_with("__"))
+    })
+}
+
+/// One write the ledger decided on: a tool event of the step, with the time and path of
+/// its sighting (`None`: now, and the step's own path).
+#[derive(Debug)]
+pub(super) struct Write {
+    pub(super) event_type: EventType,
+    pub(super) payload: ToolPayload,
+    pub(super) time: Option<Timestamp>,
+    pub(super) path: Option<String>,
+}
+
+/// Where and when the agent reported something: its event's time and path (a sub-agent's
+/// calls sit under the agent step's path).
+#[derive(Debug, Clone)]
+pub(super) struct Sighting {
+    pub(super) time: Timestamp,
+    pub(super) path: String,
+}
+
+#[derive(Debug)]
+struct RouterCall {
+    call_id: String,
+    name: String,
+    input: Value,
+    agent_call_id: Option<String>,
+    matched: bool,
+    open: bool,
+}
+
+#[derive(Debug)]
+struct Held {
+    payload: ToolPayload,
+    seen: Sighting,
+}
+
+/// The ledger; see the module docs.
+#[derive(Debug, Default)]
+pub(super) struct Ledger {
+    hold: RouterTools,
+    router: Vec<RouterCall>,
+    held: Vec<Held>,
+    /// Agent call ids that are sightings of a router call, to the router call's index.
+    sighted: HashMap<String, usize>,
+    agent_calls: u64,
+    agent_results_dropped: u64,
+}
+
+impl Ledger {
+    /// Sets which of the agent's calls are held (all by default).
+    pub(super) fn set_hold(&mut self, hold: RouterTools) {
+        self.hold = hold;
+    }
+
+    /// The agent reported a call.
+    pub(super) fn agent_call(&mut self, payload: ToolPayload, seen: Sighting) -> Vec<Write> {
+        self.agent_calls += 1;
+        let by_id = self
+            .router
+            .iter()
+            .position(|call| call.call_id == payload.call_id);
+        let by_content = || {
+            self.router.iter().position(|call| {
+                !call.matched && same_tool(&call.name, &payload.name) && call.input == payload.input
+            })
+        };
+        if let Some(at) = by_id.or_else(by_content) {
+            let call = &mut self.router[at];
+            call.matched = true;
+            if call.call_id != payload.call_id && call.agent_call_id.is_none() {
+                call.agent_call_id = Some(payload.call_id.clone());
+            }
+            self.sighted.insert(payload.call_id, at);
+            return Vec::new();
+        }
+        if self.hold.holds(&payload.name) {
+            self.held.push(Held { payload, seen });
+            return Vec::new();
+        }
+        vec![Write {
+            event_type: EventType::ToolCall,
+            payload,
+            time: Some(seen.time),
+            path: Some(seen.path),
+        }]
+    }
+
+    /// The agent reported a call's result.
+    pub(super) fn agent_result(&mut self, payload: ToolPayload, seen: Sighting) -> Vec<Write> {
+        if self.sighted.contains_key(&payload.call_id) {
+            self.agent_results_dropped += 1;
+            return Vec::new();
+        }
+        let mut writes = Vec::with_capacity(2);
+        if let Some(at) = self
+            .held
+            .iter()
+            .position(|held| held.payload.call_id == payload.call_id)
+        {
+            let held = self.held.remove(at);
+            writes.push(Write {
+                event_type: EventType::ToolCall,
+                payload: held.payload,
+                time: Some(held.seen.time),
+                path: Some(held.seen.path),
+            });
+        }
+        writes.push(Write {
+            event_type: EventType::ToolResult,
+            payload,
+            time: Some(seen.time),
+            path: Some(seen.path),
+        });
+        writes
+    }
+
+    /// Whether a router call with this id is open.
+    pub(super) fn is_open(&self, call_id: &str) -> bool {
+        self.router
+            .iter()
+            .any(|call| call.open && call.call_id == call_id)
+    }
+
+    /// The router captured a call: its `tool.call` payload, with `agent_call_id` when it
+    /// claims a call the agent reported under another id.
+    pub(super) fn router_call(&mut self, name: &str, call_id: &str, input: Value) -> ToolPayload {
+        let at = self.router.len();
+        let by_id = self
+            .held
+            .iter()
+            .position(|held| held.payload.call_id == call_id);
+        let by_content = || {
+            self.held
+                .iter()
+                .position(|held| same_tool(name, &held.payload.name) && held.payload.input == input)
+        };
+        let claimed = by_id.or_else(by_content).map(|pos| self.held.remove(pos));
+        let agent_call_id = claimed
+            .as_ref()
+            .map(|held| held.payload.call_id.clone())
+            .filter(|id| id != call_id);
+        if let Some(held) = &claimed {
+            self.sighted.insert(held.payload.call_id.clone(), at);
+        }
+        self.router.push(RouterCall {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            input: input.clone(),
+            agent_call_id: agent_call_id.clone(),
+            matched: claimed.is_some(),
+            open: true,
+        });
+        let mut payload = ToolPayload::call(name, call_id, input, Fidelity::Router);
+        payload.agent_call_id = agent_call_id;
+        payload
+    }
+
+    /// The router call `call_id` returned: closes it and gives the agent's id for it, when
+    /// the agent reported it under another id.
+    pub(super) fn router_result(&mut self, call_id: &str) -> Option<String> {
+        let call = self
+            .router
+            .iter_mut()
+            .find(|call| call.open && call.call_id == call_id)?;
+        call.open = false;
+        call.agent_call_id.clone()
+    }
+
+    /// The router calls still open, as (name, call id), in the order they opened.
+    pub(super) fn open_router_calls(&self) -> Vec<(String, String)> {
+        self.router
+            .iter()
+            .filter(|call| call.open)
+            .map(|call| (call.name.clone(), call.call_id.clone()))
+            .collect()
+    }
+
+    /// The agent's calls still held when the step ends: no router claimed them and no
+    /// result came, so they are written as they were reported.
+    pub(super) fn drain_held(&mut self) -> Vec<Write> {
+        self.held
+            .drain(..)
+            .map(|held| Write {
+                event_type: EventType::ToolCall,
+                payload: held.payload,
+                time: Some(held.seen.time),
+                path: Some(held.seen.path),
+            })
+            .collect()
+    }
+
+    /// What the step's result says of its calls: `{"calls": router calls, "agent_calls":
+    /// calls the agent reported, "agent_sightings": the agent's calls that were router
+    /// calls, recorded once, "agent_results_dropped": their results}`.
+    pub(super) fn summary(&self) -> Value {
+        json!({
+            "calls": self.router.len(),
+            "agent_calls": self.agent_calls,
+            "agent_sightings": self.sighted.len(),
+            "agent_results_dropped": self.agent_results_dropped,
+        })
+    }
+
+    /// Whether anything went through the router or the ledger at all.
+    pub(super) fn is_empty(&self) -> bool {
+        self.router.is_empty() && self.sighted.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(name: &str, id: &str, input: Value) -> ToolPayload {
+        ToolPayload::call(name, id, input, Fidelity::AgentEmitted)
+    }
+
+    fn result(id: &str) -> ToolPayload {
+        let mut payload = agent("", id, Value::Null);
+        payload.output = json!("out");
+        payload
+    }
+
+    fn kinds(writes: &[Write]) -> Vec<(String, String)> {
+        writes
+            .iter()
+            .map(|w| (w.event_type.to_string(), w.payload.call_id.clone()))
+            .collect()
+    }
+
+    fn now() -> Sighting {
+        Sighting {
+            time: Timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            path: "review".into(),
+        }
+    }
+
+    fn ledger(hold: RouterTools) -> Ledger {
+        let mut ledger = Ledger::default();
+        ledger.set_hold(hold);
+        ledger
+    }
+
+    #[test]
+    fn router_first_the_agent_s_sighting_and_its_result_are_dropped() {
+        let mut ledger = ledger(RouterTools::All);
+        let call = ledger.router_call("Read", "toolu_1", json!({"path": "a"}));
+        assert_eq!(
+            (call.fidelity, call.agent_call_id),
+            (Fidelity::Router, None)
+        );
+        assert!(
+            ledger
+                .agent_call(agent("Read", "toolu_1", json!({"path": "a"})), now())
+                .is_empty()
+        );
+        assert_eq!(ledger.router_result("toolu_1"), None);
+        assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
+        assert_eq!(
+            ledger.summary(),
+            json!({"calls": 1, "agent_calls": 1, "agent_sightings": 1, "agent_results_dropped": 1})
+        );
+    }
+
+    #[test]
+    fn agent_first_the_held_call_is_claimed_by_the_router() {
+        let mut ledger = ledger(RouterTools::All);
+        assert!(
+            ledger
+                .agent_call(agent("Read", "toolu_1", json!({})), now())
+                .is_empty()
+        );
+        let call = ledger.router_call("Read", "toolu_1", json!({}));
+        assert_eq!(call.agent_call_id, None);
+        assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
+        assert!(ledger.drain_held().is_empty());
+    }
+
+    #[test]
+    fn an_unclaimed_held_call_is_written_with_its_result() {
+        let mut ledger = ledger(RouterTools::All);
+        assert!(
+            ledger
+                .agent_call(agent("Bash", "toolu_2", json!({})), now())
+                .is_empty()
+        );
+        let writes = ledger.agent_result(result("toolu_2"), now());
+        assert_eq!(
+            kinds(&writes),
+            [
+                ("tool.call".into(), "toolu_2".into()),
+                ("tool.result".into(), "toolu_2".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn different_ids_match_by_tool_and_input_and_name_the_agent_s_id() {
+        let mut ledger = ledger(RouterTools::All);
+        // Agent first, under its MCP name.
+        ledger.agent_call(
+            agent("mcp__awf__read_file", "toolu_9", json!({"p": 1})),
+            now(),
+        );
+        let call = ledger.router_call("read_file", "7", json!({"p": 1}));
+        assert_eq!(call.agent_call_id.as_deref(), Some("toolu_9"));
+        assert_eq!(ledger.router_result("7").as_deref(), Some("toolu_9"));
+        // Router first: the agent's later sighting names the id for the result.
+        ledger.router_call("read_file", "8", json!({"p": 2}));
+        ledger.agent_call(
+            agent("mcp__awf__read_file", "toolu_10", json!({"p": 2})),
+            now(),
+        );
+        assert_eq!(ledger.router_result("8").as_deref(), Some("toolu_10"));
+        // Different input: not the same call.
+        ledger.router_call("read_file", "9", json!({"p": 3}));
+        assert!(
+            ledger
+                .agent_call(agent("read_file", "toolu_11", json!({"p": 4})), now())
+                .is_empty()
+        );
+        assert_eq!(
+            kinds(&ledger.drain_held()),
+            [("tool.call".into(), "toolu_11".into())]
+        );
+    }
+
+    #[test]
+    fn named_router_tools_leave_the_agent_s_own_calls_live() {
+        let mut ledger = ledger(RouterTools::named(["read_file"]));
+        let writes = ledger.agent_call(agent("Bash", "toolu_1", json!({})), now());
+        assert_eq!(kinds(&writes), [("tool.call".into(), "toolu_1".into())]);
+        let writes = ledger.agent_call(agent("mcp__x__read_file", "toolu_2", json!({})), now());
+        assert!(writes.is_empty(), "held for the router");
+    }
+
+    #[test]
+    fn mcp_names_match_only_their_own_tool() {
+        assert!(same_tool("read", "mcp__srv__read"));
+        assert!(same_tool("read", "read"));
+        assert!(!same_tool("read", "mcp__srv__read_file"));
+        assert!(!same_tool("read", "srv__read"));
+    }
+}

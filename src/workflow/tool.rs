@@ -1,0 +1,148 @@
+//! [`ToolCall`]: a tool call captured at the executor's router, recorded with fidelity
+//! `router`.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::core::{RunCore, StepInfo};
+use super::error::RunError;
+use crate::model::{EventType, Fidelity, Payload, ToolPayload};
+
+/// A tool call in flight, opened with [`Step::tool`](super::Step::tool): its `tool.call`
+/// is written, and exactly one `tool.result` will be, by [`ok`](ToolCall::ok),
+/// [`error`](ToolCall::error) or [`finish`](ToolCall::finish), or else when the handle is
+/// dropped (an early return, `?`, a panic) or its step ends, as failed with the reason.
+///
+/// `Send` and `'static`: a router may hand it to the thread that runs the tool.
+#[must_use = "a tool call records its result when ended; dropping it records a failure"]
+pub struct ToolCall {
+    core: Arc<RunCore>,
+    step: StepInfo,
+    name: String,
+    call_id: String,
+    started: Instant,
+    ended: bool,
+}
+
+impl ToolCall {
+    pub(super) fn open(
+        core: Arc<RunCore>,
+        step: StepInfo,
+        name: String,
+        call_id: String,
+        input: Value,
+    ) -> Result<ToolCall, RunError> {
+        core.with_step(&step, |ctx| {
+            if ctx.step.ledger.is_open(&call_id) {
+                return Err(RunError::CallOpen {
+                    path: step.path.to_string(),
+                    call_id: call_id.clone(),
+                });
+            }
+            let payload = ctx.step.ledger.router_call(&name, &call_id, input);
+            ctx.write(EventType::ToolCall, Payload::Tool(payload), None)
+        })?;
+        Ok(ToolCall {
+            core,
+            step,
+            name,
+            call_id,
+            started: Instant::now(),
+            ended: false,
+        })
+    }
+
+    /// The call id its `tool.call` and `tool.result` carry.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool returned `output`.
+    pub fn ok(self, output: Value) -> Result<(), RunError> {
+        self.finish(output, None, None)
+    }
+
+    /// The tool failed with `error` (and no output).
+    pub fn error(self, error: impl fmt::Display) -> Result<(), RunError> {
+        self.finish(Value::Null, Some(error.to_string()), None)
+    }
+
+    /// The tool ended with `output`, `error` when it failed (its output is still kept),
+    /// and `exit_code` for a shell command.
+    pub fn finish(
+        mut self,
+        output: Value,
+        error: Option<String>,
+        exit_code: Option<i64>,
+    ) -> Result<(), RunError> {
+        self.ended = true;
+        self.result(output, error.filter(|e| !e.is_empty()), exit_code)
+    }
+
+    fn result(
+        &self,
+        output: Value,
+        error: Option<String>,
+        exit_code: Option<i64>,
+    ) -> Result<(), RunError> {
+        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.core.with_step(&self.step, |ctx| {
+            if !ctx.step.ledger.is_open(&self.call_id) {
+                // Its step ended first and wrote the result for it.
+                return Err(RunError::StepEnded {
+                    path: self.step.path.to_string(),
+                    iteration: self.step.iteration,
+                });
+            }
+            let agent_call_id = ctx.step.ledger.router_result(&self.call_id);
+            let payload = ToolPayload {
+                output,
+                error,
+                exit_code,
+                duration_ms: Some(duration_ms),
+                agent_call_id,
+                input: Value::Null,
+                ..ToolPayload::call(&self.name, &self.call_id, Value::Null, Fidelity::Router)
+            };
+            ctx.write(EventType::ToolResult, Payload::Tool(payload), None)
+                .map(drop)
+        })
+    }
+}
+
+impl Drop for ToolCall {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let reason = if std::thread::panicking() {
+            "the tool call was unwound by a panic"
+        } else {
+            "the tool call was dropped without a result"
+        };
+        match self.result(Value::Null, Some(reason.to_owned()), None) {
+            Ok(()) | Err(RunError::StepEnded { .. }) => {}
+            Err(failure) => {
+                tracing::warn!(call_id = self.call_id, %failure, "recording a dropped tool call failed");
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name)
+            .field("call_id", &self.call_id)
+            .field("step", &self.step.path)
+            .finish_non_exhaustive()
+    }
+}
