@@ -139,6 +139,29 @@ fn last(events: &[Value]) -> &Value {
     events.last().expect("a transcript has events")
 }
 
+/// A system prompt alone is still told apart from a prompt: by its flag, not its place.
+#[test]
+fn a_system_prompt_alone_is_flagged_not_taken_for_the_prompt() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-system-prompt");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let output = exec(
+        provider,
+        dir.path(),
+        "r",
+        &["--system-prompt", "Be brief."],
+        &[&path],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let events = transcript(dir.path(), "r");
+    assert_eq!(
+        events[2]["payload"]["blocks"],
+        serde_json::json!([
+            {"type": "text", "fidelity": "router", "text": "Be brief.", "system_prompt": true},
+        ])
+    );
+}
+
 #[test]
 fn a_prompt_and_system_prompt_open_the_run_as_router_blocks() {
     let provider = Provider::Claude;
@@ -159,7 +182,7 @@ fn a_prompt_and_system_prompt_open_the_run_as_router_blocks() {
         events[2]["payload"],
         serde_json::json!({"role": "user", "blocks": [
             {"type": "text", "fidelity": "router", "text": "How many Rust files?"},
-            {"type": "text", "fidelity": "router", "text": "Be brief."},
+            {"type": "text", "fidelity": "router", "text": "Be brief.", "system_prompt": true},
         ]})
     );
     // Apart from it, the run is what normalize makes of the output.
