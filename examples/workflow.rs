@@ -26,7 +26,7 @@
 //! * `publish` (operation), then `done` (terminal).
 
 use std::error::Error;
-use std::io::{BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -42,19 +42,21 @@ use serde_json::json;
 const AGENT_OUTPUT: &str = "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
 
 fn main() -> ExitCode {
+    // Written with `writeln!`, not `println!`: a closed stdout is not worth a panic.
     let Some(dir) = std::env::args_os().nth(1) else {
-        eprintln!("usage: workflow DIR");
+        let _ = writeln!(io::stderr(), "usage: workflow DIR");
         return ExitCode::from(2);
     };
     match run(Path::new(&dir)) {
         Ok(paths) => {
+            let mut out = io::stdout().lock();
             for path in paths {
-                println!("{}", path.display());
+                let _ = writeln!(out, "{}", path.display());
             }
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("workflow: {error}");
+            let _ = writeln!(io::stderr(), "workflow: {error}");
             ExitCode::FAILURE
         }
     }
