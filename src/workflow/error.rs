@@ -43,7 +43,10 @@ pub enum RunError {
     },
     /// The operation needs a step of another kind (`agent` for live capture,
     /// `call_workflow` for a sub-run).
-    #[error("step {path} is a {found} step; this needs a {expected} step")]
+    #[error(
+        "step {path} is a `{found}` step; only {} `{expected}` step can do this",
+        article(expected)
+    )]
     WrongKind {
         /// The step's path.
         path: String,
@@ -83,4 +86,11 @@ pub enum RunError {
     /// Reading the agent's output failed.
     #[error("reading the agent's output: {0}")]
     Read(std::io::Error),
+}
+
+fn article(kind: &StepKind) -> &'static str {
+    match kind.as_str().chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
 }

@@ -47,5 +47,8 @@ mod record;
 mod cli;
 mod exec;
 
+// The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
+mod workflow;
+
 // The benchmark's generated streams are valid input.
 mod bench_stream;
