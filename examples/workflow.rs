@@ -63,7 +63,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs the workflow into `dir`; returns the run files, root first.
-pub fn run(dir: &Path) -> Result<Vec<PathBuf>, Box<dyn Error>> {
+pub(crate) fn run(dir: &Path) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     let run = Run::create(dir, "release")?;
     let mut files = vec![run.path().expect("a file recorder").to_owned()];
 

@@ -11,7 +11,7 @@
 //! ends while its sub-workflow still runs ends the sub-run too), never the other way
 //! round: a sub-run that ends releases its own lock before it tells its parent.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -67,6 +67,8 @@ struct RunState {
     ended: Option<Option<String>>,
     next_id: StepId,
     steps: BTreeMap<StepId, OpenStep>,
+    /// The ids of the run's router calls.
+    call_ids: HashSet<String>,
 }
 
 /// A step that has started and not completed.
@@ -84,6 +86,8 @@ pub(super) struct OpenStep {
 pub(super) struct StepCtx<'a> {
     recorder: &'a dyn RunRecorder,
     pub(super) step: &'a mut OpenStep,
+    /// The ids of the run's router calls.
+    pub(super) call_ids: &'a mut HashSet<String>,
 }
 
 impl StepCtx<'_> {
@@ -183,6 +187,7 @@ impl RunCore {
                 ended: None,
                 next_id: 1,
                 steps: BTreeMap::new(),
+                call_ids: HashSet::new(),
             }),
         }))
     }
@@ -271,10 +276,12 @@ impl RunCore {
         f: impl FnOnce(&mut StepCtx<'_>) -> Result<R, RunError>,
     ) -> Result<R, RunError> {
         let mut state = self.lock();
+        let state = &mut *state;
         let step = state.steps.get_mut(&info.id).ok_or_else(|| info.ended())?;
         f(&mut StepCtx {
             recorder: &*self.recorder,
             step,
+            call_ids: &mut state.call_ids,
         })
     }
 
@@ -483,6 +490,7 @@ impl RunCore {
         let mut ctx = StepCtx {
             recorder: &*self.recorder,
             step: &mut step,
+            call_ids: &mut state.call_ids,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
             let agent_call_id = ctx.step.ledger.router_result(&call_id);

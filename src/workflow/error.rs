@@ -61,11 +61,12 @@ pub enum RunError {
         /// The step's path.
         path: String,
     },
-    /// A router tool call with this id is already open in the step.
-    #[error("tool call {call_id} is already open in step {path}")]
-    CallOpen {
-        /// The step's path.
-        path: String,
+    /// The run already has a router tool call with this id: a call id names one call in
+    /// a run (readers pair `tool.call` and `tool.result` by it). Give a retry its own id.
+    #[error("run {run_id} already has a tool call {call_id}")]
+    CallIdUsed {
+        /// The run.
+        run_id: String,
         /// The call id.
         call_id: String,
     },

@@ -36,9 +36,9 @@ impl ToolCall {
         input: Value,
     ) -> Result<ToolCall, RunError> {
         core.with_step(&step, |ctx| {
-            if ctx.step.ledger.is_open(&call_id) {
-                return Err(RunError::CallOpen {
-                    path: step.path.to_string(),
+            if !ctx.call_ids.insert(call_id.clone()) {
+                return Err(RunError::CallIdUsed {
+                    run_id: core.run_id().to_owned(),
                     call_id: call_id.clone(),
                 });
             }

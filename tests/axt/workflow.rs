@@ -2,7 +2,7 @@
 //! iterations, parallel branches, sub-workflows, live agent steps and router tools, each
 //! call recorded once; checked on the files with the CLI a user would use.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
@@ -314,12 +314,15 @@ fn misuse_is_a_typed_error_and_leaves_the_transcript_valid() {
         body.message(EventType::StepCompleted, Payload::None),
         Err(RunError::Reserved { .. })
     ));
-    let open = body.tool("t", "same", Value::Null).unwrap();
+    body.tool("t", "same", Value::Null)
+        .unwrap()
+        .ok(Value::Null)
+        .unwrap();
+    // A call id names one call in a run, in any step, even once the first has returned.
     assert!(matches!(
-        body.tool("t", "same", Value::Null),
-        Err(RunError::CallOpen { .. })
+        each.tool("t", "same", Value::Null),
+        Err(RunError::CallIdUsed { .. })
     ));
-    open.ok(Value::Null).unwrap();
     assert!(matches!(
         body.call_workflow("child"),
         Err(RunError::WrongKind { .. })
@@ -411,4 +414,801 @@ fn a_call_workflow_step_that_ends_first_ends_its_sub_run_failed() {
             ),
         ]
     );
+}
+
+// ---- Calls seen on both channels --------------------------------------------------------
+
+/// Claude Code stream-json lines of one agent turn: each `(name, id, input, output)` call
+/// asked for in one assistant line and answered in one user line, then a final answer.
+fn claude_turn(calls: &[(&str, &str, Value, &str)]) -> Vec<Vec<u8>> {
+    let mut lines = vec![
+        json!({"type": "system", "subtype": "init", "session_id": "s1",
+        "model": "claude-sonnet-4-6", "tools": [], "cwd": "/w"}),
+    ];
+    for (name, id, input, output) in calls {
+        lines.push(json!({"type": "assistant", "session_id": "s1", "message": {"id": format!("m-{id}"),
+            "role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}));
+        lines.push(
+            json!({"type": "user", "session_id": "s1", "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": output}]}}),
+        );
+    }
+    lines.push(
+        json!({"type": "assistant", "session_id": "s1", "message": {"id": "m-end",
+        "role": "assistant", "content": [{"type": "text", "text": "Done."}]}}),
+    );
+    lines.push(
+        json!({"type": "result", "subtype": "success", "is_error": false,
+        "result": "Done.", "session_id": "s1"}),
+    );
+    lines
+        .into_iter()
+        .map(|line| {
+            let mut bytes = serde_json::to_vec(&line).unwrap();
+            bytes.push(b'\n');
+            bytes
+        })
+        .collect()
+}
+
+/// The tool events of a transcript, outlined.
+fn tool_outline(events: &[ExchangeEvent]) -> Vec<String> {
+    outline(events)
+        .into_iter()
+        .filter(|line| line.starts_with("tool."))
+        .collect()
+}
+
+#[test]
+fn router_first_the_agent_s_report_of_the_call_is_a_sighting() {
+    let (recorder, store) = memory("rf");
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("a", StepKind::Agent)
+        .unwrap()
+        .agent(Provider::Claude, AgentOptions::new().prompt("read it"))
+        .unwrap();
+    let lines = claude_turn(&[(
+        "Read",
+        "toolu_1",
+        json!({"file_path": "a.rs"}),
+        "fn main() {}",
+    )]);
+    agent.feed(&lines[0]).unwrap();
+    // The router runs the call before the agent's report of it is read.
+    agent
+        .tool("Read", "toolu_1", json!({"file_path": "a.rs"}))
+        .unwrap()
+        .ok(json!("fn main() {}"))
+        .unwrap();
+    for line in &lines[1..] {
+        agent.feed(line).unwrap();
+    }
+    let meta = agent.finish(ProcessEnd::exited(0)).unwrap();
+    assert_eq!(meta.answer.as_deref(), Some("Done."));
+    run.done().unwrap();
+    let events = store.events("rf");
+    assert_well_formed(&events);
+    assert_eq!(
+        tool_outline(&events),
+        [
+            "tool.call a#0 Read toolu_1 router",
+            "tool.result a#0 Read toolu_1 router"
+        ]
+    );
+    // The agent's sighting is kept as provenance: its tool_use block, in its message.
+    let uses: Vec<_> = events
+        .iter()
+        .flat_map(|e| e.payload.blocks())
+        .filter(|b| b.block.type_name() == "tool_use")
+        .map(|b| b.fidelity.clone())
+        .collect();
+    assert_eq!(uses, [Fidelity::AgentEmitted]);
+    let completed = events
+        .iter()
+        .rfind(|e| e.event_type == EventType::StepCompleted)
+        .unwrap();
+    let Payload::Step(step) = &completed.payload else {
+        panic!()
+    };
+    assert_eq!(
+        step.result["router"],
+        json!({"calls": 1, "agent_calls": 1, "agent_sightings": 1, "agent_results_dropped": 1})
+    );
+}
+
+#[test]
+fn agent_first_the_router_claims_the_held_call() {
+    let (recorder, store) = memory("af");
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("a", StepKind::Agent)
+        .unwrap()
+        .agent(Provider::Claude, AgentOptions::new())
+        .unwrap();
+    let lines = claude_turn(&[
+        (
+            "Read",
+            "toolu_1",
+            json!({"file_path": "a.rs"}),
+            "fn main() {}",
+        ),
+        ("Bash", "toolu_2", json!({"command": "ls"}), "a.rs"),
+    ]);
+    agent.feed(&lines[0]).unwrap();
+    agent.feed(&lines[1]).unwrap(); // Read asked for: held for the router
+    let call = agent
+        .tool("Read", "toolu_1", json!({"file_path": "a.rs"}))
+        .unwrap();
+    call.ok(json!("fn main() {}")).unwrap();
+    // Bash is run by the agent itself: no router claims it, and its result releases it.
+    for line in &lines[2..] {
+        agent.feed(line).unwrap();
+    }
+    agent.finish(ProcessEnd::exited(0)).unwrap();
+    run.done().unwrap();
+    let events = store.events("af");
+    assert_well_formed(&events);
+    assert_eq!(
+        tool_outline(&events),
+        [
+            "tool.call a#0 Read toolu_1 router",
+            "tool.result a#0 Read toolu_1 router",
+            "tool.call a#0 Bash toolu_2 agent_emitted",
+            "tool.result a#0 Bash toolu_2 agent_emitted",
+        ]
+    );
+}
+
+#[test]
+fn ids_that_differ_are_matched_by_tool_and_input_and_linked() {
+    let (recorder, store) = memory("ids");
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("a", StepKind::Agent)
+        .unwrap()
+        .agent(
+            Provider::Claude,
+            AgentOptions::new().router_tools(RouterTools::named(["read_file"])),
+        )
+        .unwrap();
+    let lines = claude_turn(&[
+        (
+            "mcp__awf__read_file",
+            "toolu_1",
+            json!({"path": "a.rs"}),
+            "A",
+        ),
+        (
+            "mcp__awf__read_file",
+            "toolu_2",
+            json!({"path": "b.rs"}),
+            "B",
+        ),
+        ("Bash", "toolu_3", json!({"command": "ls"}), "a.rs b.rs"),
+    ]);
+    // Agent first for a.rs (its call held), router first for b.rs (MCP request ids 7, 8).
+    agent.feed(&lines[0]).unwrap();
+    agent.feed(&lines[1]).unwrap();
+    let a = agent
+        .tool("read_file", "7", json!({"path": "a.rs"}))
+        .unwrap();
+    a.ok(json!("A")).unwrap();
+    agent.feed(&lines[2]).unwrap();
+    let b = agent
+        .tool("read_file", "8", json!({"path": "b.rs"}))
+        .unwrap();
+    agent.feed(&lines[3]).unwrap();
+    b.ok(json!("B")).unwrap();
+    for line in &lines[4..] {
+        agent.feed(line).unwrap();
+    }
+    agent.finish(ProcessEnd::exited(0)).unwrap();
+    run.done().unwrap();
+    let events = store.events("ids");
+    assert_eq!(
+        tool_outline(&events),
+        [
+            "tool.call a#0 read_file 7 router agent_call_id=toolu_1",
+            "tool.result a#0 read_file 7 router agent_call_id=toolu_1",
+            "tool.call a#0 read_file 8 router",
+            "tool.result a#0 read_file 8 router agent_call_id=toolu_2",
+            // Not a router tool: live, as the agent reported it.
+            "tool.call a#0 Bash toolu_3 agent_emitted",
+            "tool.result a#0 Bash toolu_3 agent_emitted",
+        ]
+    );
+}
+
+/// US3's independent test: one builtin tool (run by the router; the agent reports it too)
+/// and one plugin tool (a stdio proxy the agent talks to itself; only its report exists)
+/// give exactly one `tool.call`/`tool.result` pair each, with the right fidelity; and the
+/// readers count two calls.
+#[test]
+fn us3_a_builtin_and_a_plugin_tool_give_one_pair_each_with_their_fidelity() {
+    let dir = TempDir::new("workflow-us3");
+    let recorder = Recorder::create(dir.path(), "us3", RecorderOptions::default()).unwrap();
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("agent", StepKind::Agent)
+        .unwrap()
+        .agent(
+            Provider::Claude,
+            AgentOptions::new().router_tools(RouterTools::named(["Read"])),
+        )
+        .unwrap();
+    let lines = claude_turn(&[
+        (
+            "Read",
+            "toolu_b",
+            json!({"file_path": "go.mod"}),
+            "module x",
+        ),
+        (
+            "mcp__jira__lookup",
+            "toolu_p",
+            json!({"issue": "X-1"}),
+            "open",
+        ),
+    ]);
+    agent.feed(&lines[0]).unwrap();
+    agent.feed(&lines[1]).unwrap();
+    agent
+        .tool("Read", "toolu_b", json!({"file_path": "go.mod"}))
+        .unwrap()
+        .ok(json!("module x"))
+        .unwrap();
+    for line in &lines[2..] {
+        agent.feed(line).unwrap();
+    }
+    agent.finish(ProcessEnd::exited(0)).unwrap();
+    run.done().unwrap();
+    let path = dir.path().join("us3.jsonl");
+    let events = events_of(&path);
+    assert_well_formed(&events);
+    let pairs: Vec<(String, String, String)> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Payload::Tool(t) => Some((
+                e.event_type.to_string(),
+                t.call_id.clone(),
+                t.fidelity.as_str().to_owned(),
+            )),
+            _ => None,
+        })
+        .collect();
+    let pair = |id: &str, fidelity: &str| {
+        [
+            ("tool.call".to_owned(), id.to_owned(), fidelity.to_owned()),
+            ("tool.result".to_owned(), id.to_owned(), fidelity.to_owned()),
+        ]
+    };
+    assert_eq!(
+        pairs,
+        [pair("toolu_b", "router"), pair("toolu_p", "agent_emitted")].concat()
+    );
+    let path = path.to_str().unwrap();
+    let stats = axt(&["stats", "--json", path], b"");
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let tools = &stats["total"]["tools"];
+    assert_eq!(
+        (
+            tools["Read"]["calls"].as_u64(),
+            tools["mcp__jira__lookup"]["calls"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let check = axt(&["check", path], b"");
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+}
+
+// ---- US1: the tree rebuilt from the files is the executor's own graph -------------------
+
+/// A workflow definition, as a small executor would hold it.
+enum Spec {
+    /// A step of `kind`, failing with the error when one is given, with steps inside.
+    Do(&'static str, StepKind, Option<&'static str>, Vec<Spec>),
+    /// A loop step running its body `n` times, at iterations 0..n.
+    Loop(&'static str, StepKind, u64, Vec<Spec>),
+    /// A parallel step whose branches run on threads of their own.
+    Parallel(&'static str, Vec<Spec>),
+    /// A call_workflow step running a sub-workflow.
+    Call(&'static str, &'static str, Vec<Spec>),
+    /// A router tool call; `true` when it fails.
+    Tool(&'static str, &'static str, bool),
+}
+
+/// The executor's in-memory graph: what it did, node by node.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Graph {
+    label: String,
+    children: Vec<Graph>,
+}
+
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    Run(&'a Run),
+    Step(&'a Step),
+}
+
+impl Scope<'_> {
+    fn open(self, name: &str, kind: StepKind, iteration: Option<u64>) -> Step {
+        match (self, iteration) {
+            (Scope::Run(run), None) => run.step(name, kind),
+            (Scope::Run(run), Some(i)) => run.step_at(name, kind, i),
+            (Scope::Step(step), None) => step.step(name, kind),
+            (Scope::Step(step), Some(i)) => step.step_at(name, kind, i),
+        }
+        .unwrap()
+    }
+}
+
+/// Executes `spec` under `scope` at `prefix` (the executor's own idea of the path) and
+/// returns the graph of what it did.
+fn execute(scope: Scope<'_>, prefix: &str, spec: &Spec, iteration: u64, set: Option<u64>) -> Graph {
+    let path = |name: &str| {
+        if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    };
+    let label = |path: &str, kind: &StepKind, status: &str| {
+        format!("step {path} #{iteration} {kind} {status}")
+    };
+    match spec {
+        Spec::Do(name, kind, fail, children) => {
+            let step = scope.open(name, kind.clone(), set);
+            assert_eq!(
+                (step.path(), step.iteration()),
+                (path(name).as_str(), iteration)
+            );
+            let children = children
+                .iter()
+                .map(|c| execute(Scope::Step(&step), step.path(), c, iteration, None))
+                .collect();
+            let status = match fail {
+                Some(error) => {
+                    step.fail(error).unwrap();
+                    format!("failed: {error}")
+                }
+                None => {
+                    step.done().unwrap();
+                    "completed".into()
+                }
+            };
+            Graph {
+                label: label(&path(name), kind, &status),
+                children,
+            }
+        }
+        Spec::Loop(name, kind, n, body) => {
+            let step = scope.open(name, kind.clone(), set);
+            let mut children = Vec::new();
+            for i in 0..*n {
+                for spec in body {
+                    children.push(execute(Scope::Step(&step), step.path(), spec, i, Some(i)));
+                }
+            }
+            step.done().unwrap();
+            Graph {
+                label: label(&path(name), kind, "completed"),
+                children,
+            }
+        }
+        Spec::Parallel(name, branches) => {
+            let step = scope.open(name, StepKind::Parallel, set);
+            let mut children: Vec<Graph> = thread::scope(|threads| {
+                let running: Vec<_> = branches
+                    .iter()
+                    .map(|b| {
+                        let step = &step;
+                        threads.spawn(move || {
+                            execute(Scope::Step(step), step.path(), b, iteration, None)
+                        })
+                    })
+                    .collect();
+                running.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            // Branches interleave in the file: their order there is not the definition's.
+            children.sort();
+            step.done().unwrap();
+            Graph {
+                label: label(&path(name), &StepKind::Parallel, "completed"),
+                children,
+            }
+        }
+        Spec::Call(name, workflow, children) => {
+            let step = scope.open(name, StepKind::CallWorkflow, set);
+            let child = step.call_workflow(*workflow).unwrap();
+            let inner = children
+                .iter()
+                .map(|c| execute(Scope::Run(&child), "", c, 0, None))
+                .collect();
+            child.done().unwrap();
+            step.done().unwrap();
+            let run = Graph {
+                label: format!("run {workflow} completed"),
+                children: inner,
+            };
+            Graph {
+                label: label(&path(name), &StepKind::CallWorkflow, "completed"),
+                children: vec![run],
+            }
+        }
+        Spec::Tool(name, call_id, fails) => {
+            let Scope::Step(step) = scope else {
+                panic!("tools run in steps")
+            };
+            // Call ids are unique in a run: a loop's body gives each iteration its own.
+            let call_id = format!("{call_id}-{iteration}");
+            let call = step.tool(*name, &call_id, json!({"n": 1})).unwrap();
+            let outcome = if *fails {
+                call.error("the tool failed").unwrap();
+                "error"
+            } else {
+                call.ok(json!("done")).unwrap();
+                "ok"
+            };
+            Graph {
+                label: format!("tool {name} {call_id} {outcome}"),
+                children: Vec::new(),
+            }
+        }
+    }
+}
+
+/// `axt tree --json` in the same shape: steps, runs and tools (messages are not in the
+/// executor's graph), parallel branches sorted as the executor sorted them.
+fn graph_of(node: &Value) -> Option<Graph> {
+    let label = match node["node"].as_str() {
+        Some("step") => {
+            let status = match node["error"].as_str() {
+                Some(error) => format!("failed: {error}"),
+                None => node["status"].as_str().unwrap().to_owned(),
+            };
+            format!(
+                "step {} #{} {} {status}",
+                node["path"].as_str().unwrap(),
+                node["iteration"],
+                node["kind"].as_str().unwrap()
+            )
+        }
+        Some("tool") => format!(
+            "tool {} {} {}",
+            node["name"].as_str().unwrap(),
+            node["call_id"].as_str().unwrap(),
+            node["outcome"].as_str().unwrap()
+        ),
+        Some("run") | None => format!(
+            "run {} {}",
+            node["name"].as_str().unwrap(),
+            node["status"].as_str().unwrap()
+        ),
+        Some(_) => return None,
+    };
+    let mut children: Vec<Graph> = node["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(graph_of)
+        .collect();
+    if node["kind"] == "parallel" {
+        children.sort();
+    }
+    Some(Graph { label, children })
+}
+
+#[test]
+fn us1_the_tree_rebuilt_from_the_files_is_the_executor_s_step_graph() {
+    use Spec::*;
+    let workflow = [
+        Do(
+            "prepare",
+            StepKind::Command,
+            None,
+            vec![Tool("git_clone", "c1", false)],
+        ),
+        Parallel(
+            "parallel_block",
+            vec![
+                Do(
+                    "branch_a",
+                    StepKind::Operation,
+                    None,
+                    vec![Tool("http_get", "c2", false)],
+                ),
+                Do(
+                    "branch_b",
+                    StepKind::Command,
+                    Some("exit status 2"),
+                    vec![Do("inner", StepKind::Operation, None, vec![])],
+                ),
+                Loop(
+                    "branch_c",
+                    StepKind::While,
+                    2,
+                    vec![Do("poll", StepKind::Operation, None, vec![])],
+                ),
+            ],
+        ),
+        Loop(
+            "items",
+            StepKind::ForEach,
+            3,
+            vec![
+                Do(
+                    "process",
+                    StepKind::Command,
+                    None,
+                    vec![Tool("lint", "c3", true)],
+                ),
+                Do("report", StepKind::custom("notify"), None, vec![]),
+            ],
+        ),
+        Call(
+            "build",
+            "build-pipeline",
+            vec![
+                Do("compile", StepKind::Command, None, vec![]),
+                Call(
+                    "test",
+                    "test-suite",
+                    vec![Do("unit", StepKind::Command, None, vec![])],
+                ),
+            ],
+        ),
+        Do("done", StepKind::Terminal, None, vec![]),
+    ];
+    let dir = TempDir::new("workflow-us1");
+    let recorder = Recorder::create(dir.path(), "us1", RecorderOptions::default()).unwrap();
+    let run = Run::start(recorder, "release").unwrap();
+    let children = workflow
+        .iter()
+        .map(|spec| execute(Scope::Run(&run), "", spec, 0, None))
+        .collect();
+    run.done().unwrap();
+    let held = Graph {
+        label: "run release completed".into(),
+        children,
+    };
+
+    // Every line of every file decodes, with seq 1, 2, 3, ... and steps that pair up.
+    let files: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 3);
+    for file in &files {
+        assert_well_formed(&events_of(file));
+    }
+    let root = dir.path().join("us1.jsonl");
+    let tree = axt(&["tree", "--json", root.to_str().unwrap()], b"");
+    assert_eq!(tree.status.code(), Some(0), "{}", text(&tree.stderr));
+    let tree: Value = serde_json::from_slice(&tree.stdout).unwrap();
+    let rebuilt = graph_of(&tree["root"]).unwrap();
+    assert_eq!(rebuilt, held);
+}
+
+// ---- Threads --------------------------------------------------------------------------
+
+#[test]
+fn eight_branches_on_eight_threads_nest_and_pair_up() {
+    let dir = TempDir::new("workflow-threads");
+    let recorder = Recorder::create(dir.path(), "threads", RecorderOptions::default()).unwrap();
+    let run = Run::start(recorder, "w").unwrap();
+    let parallel = run.step("parallel", StepKind::Parallel).unwrap();
+    let start = Barrier::new(8);
+    thread::scope(|threads| {
+        for b in 0..8 {
+            let (parallel, start) = (&parallel, &start);
+            threads.spawn(move || {
+                let branch = parallel
+                    .step(&format!("branch_{b}"), StepKind::ForEach)
+                    .unwrap();
+                start.wait();
+                for i in 0..50 {
+                    let body = branch.step_at("body", StepKind::Operation, i).unwrap();
+                    let call = body.tool("t", format!("b{b}-{i}"), json!(i)).unwrap();
+                    body.step("inner", StepKind::Command)
+                        .unwrap()
+                        .done()
+                        .unwrap();
+                    call.ok(json!(i)).unwrap();
+                    body.done().unwrap();
+                }
+                branch.done().unwrap();
+            });
+        }
+    });
+    parallel.done().unwrap();
+    run.done().unwrap();
+    let events = events_of(&dir.path().join("threads.jsonl"));
+    assert_eq!(events.len(), 2 + 2 + 8 * (2 + 50 * 6));
+    assert_well_formed(&events);
+    let path = dir.path().join("threads.jsonl");
+    let tree = axt(&["tree", "--json", path.to_str().unwrap()], b"");
+    assert_eq!(tree.status.code(), Some(0), "{}", text(&tree.stderr));
+    let tree: Value = serde_json::from_slice(&tree.stdout).unwrap();
+    let steps = collect(&tree["root"], "step");
+    assert_eq!(steps.len(), 1 + 8 * (1 + 50 * 2));
+    assert!(steps.iter().all(|s| s["status"] == "completed"));
+}
+
+/// Threads record into steps while another ends them (their parent step, or the run): an
+/// event is either in its step, before its completion, or refused with a typed error;
+/// nothing lands after a completion, and nothing is left open.
+#[test]
+fn ending_a_scope_races_recording_into_it_and_loses_nothing() {
+    let mut cut_short = 0;
+    for round in 0..60 {
+        let (recorder, store) = memory("race");
+        let run = Run::start(recorder, "w").unwrap();
+        let parent = run.step("parent", StepKind::Parallel).unwrap();
+        let go = Arc::new(Barrier::new(5));
+        let workers: Vec<_> = (0..4)
+            .map(|w| {
+                let branch = parent.step(&format!("w{w}"), StepKind::ForEach).unwrap();
+                let go = Arc::clone(&go);
+                thread::spawn(move || -> Vec<String> {
+                    go.wait();
+                    let mut refused = Vec::new();
+                    for i in 0..1_000 {
+                        let outcome = (|| -> Result<(), RunError> {
+                            let step = branch.step_at("body", StepKind::Operation, i)?;
+                            let call = step.tool("t", format!("{w}-{i}"), Value::Null)?;
+                            step.message(EventType::MessageUser, user_text("x"))?;
+                            call.ok(Value::Null)?;
+                            step.done()
+                        })();
+                        match outcome {
+                            Ok(()) => {}
+                            Err(RunError::StepEnded { .. } | RunError::RunEnded { .. }) => {
+                                refused.push("ended".to_owned());
+                                break;
+                            }
+                            Err(other) => refused.push(other.to_string()),
+                        }
+                    }
+                    refused
+                })
+            })
+            .collect();
+        go.wait();
+        for _ in 0..round * 20 {
+            std::hint::spin_loop();
+        }
+        // Half the rounds end the parent step, half the whole run, while the workers record.
+        if round % 2 == 0 {
+            parent.done().unwrap();
+            for worker in workers {
+                let refused = worker.join().unwrap();
+                assert!(refused.iter().all(|r| r == "ended"), "{refused:?}");
+                cut_short += refused.len();
+            }
+            run.done().unwrap();
+        } else {
+            run.done().unwrap();
+            for worker in workers {
+                let refused = worker.join().unwrap();
+                assert!(refused.iter().all(|r| r == "ended"), "{refused:?}");
+                cut_short += refused.len();
+            }
+            assert!(matches!(parent.done(), Err(RunError::StepEnded { .. })));
+        }
+        assert_well_formed(&store.events("race"));
+    }
+    // The end did race the workers: some were cut short mid-loop.
+    assert!(cut_short > 0);
+}
+
+fn user_text(text: &str) -> Payload {
+    Payload::Message(axt::model::MessagePayload {
+        role: axt::model::Role::User,
+        blocks: vec![axt::model::ContentBlock::text(Fidelity::Router, text)],
+        message_id: None,
+    })
+}
+
+/// The recorder itself: `close` from one thread while four record. Every `record` that
+/// returned a seq is in the file, in seq order with no gap; every other one failed with
+/// `Closed` and used no seq.
+#[test]
+fn close_races_record_and_every_returned_seq_is_in_the_file() {
+    for round in 0..40 {
+        let dir = TempDir::new("close-race");
+        let recorder =
+            Arc::new(Recorder::create(dir.path(), "r", RecorderOptions::default()).unwrap());
+        let go = Arc::new(Barrier::new(5));
+        let writers: Vec<_> = (0..4)
+            .map(|_| {
+                let (recorder, go) = (Arc::clone(&recorder), Arc::clone(&go));
+                thread::spawn(move || {
+                    go.wait();
+                    let mut seqs = Vec::new();
+                    loop {
+                        let event =
+                            ExchangeEvent::new("", EventType::MessageUser, "s", user_text("x"));
+                        match recorder.record(event) {
+                            Ok(seq) => seqs.push(seq),
+                            Err(axt::record::RecordError::Closed { .. }) => return seqs,
+                            Err(other) => panic!("{other}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        go.wait();
+        for _ in 0..round * 50 {
+            std::hint::spin_loop();
+        }
+        recorder.close().unwrap();
+        let mut seqs: Vec<u64> = writers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        seqs.sort_unstable();
+        let events = events_of(&dir.path().join("r.jsonl"));
+        let in_file: Vec<u64> = events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, in_file, "round {round}");
+        assert_eq!(in_file, (1..=in_file.len() as u64).collect::<Vec<_>>());
+    }
+}
+
+// ---- The recorder port ----------------------------------------------------------------
+
+/// The same instrumentation on the in-memory recorder and on files gives the same lines,
+/// but for times, durations and run ids.
+#[test]
+fn the_memory_recorder_keeps_the_lines_the_file_recorder_writes() {
+    fn instrument(recorder: Arc<dyn RunRecorder>) {
+        let run = Run::start_shared(recorder, "w", StepKind::Workflow).unwrap();
+        let step = run.step("s", StepKind::Command).unwrap();
+        step.tool("Bash", "c1", json!({"command": "make"}))
+            .unwrap()
+            .finish(json!("ok"), Some("exit status 2".into()), Some(2))
+            .unwrap();
+        let call = step.step("call", StepKind::CallWorkflow).unwrap();
+        call.call_workflow_with_id("child", "sub")
+            .unwrap()
+            .done()
+            .unwrap();
+        call.done().unwrap();
+        step.fail("make failed").unwrap();
+        run.done().unwrap();
+    }
+    fn comparable(jsonl: &[u8]) -> Vec<Value> {
+        jsonl
+            .split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| {
+                let mut event: Value = serde_json::from_slice(line).unwrap();
+                event["timestamp"] = Value::Null;
+                if let Some(payload) = event["payload"].as_object_mut() {
+                    payload.remove("duration_ms");
+                }
+                event
+            })
+            .collect()
+    }
+    let (recorder, store) = memory("root");
+    instrument(Arc::new(recorder));
+    let dir = TempDir::new("workflow-port");
+    let file = Recorder::create(dir.path(), "root", RecorderOptions::default()).unwrap();
+    instrument(Arc::new(file));
+    assert_eq!(store.runs(), ["child", "root"]);
+    for run in ["root", "child"] {
+        let on_disk = std::fs::read(dir.path().join(format!("{run}.jsonl"))).unwrap();
+        assert_eq!(
+            comparable(&store.jsonl(run).unwrap()),
+            comparable(&on_disk),
+            "{run}"
+        );
+    }
+    // And written out, the memory store's runs are files the CLI reads.
+    let out = TempDir::new("workflow-port-out");
+    let paths = store.write_to(out.path()).unwrap();
+    let names: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let check = axt(&[&["check"], names.as_slice()].concat(), b"");
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
 }
