@@ -1,8 +1,9 @@
 //! Live capture: an agent's output recorded as a canonical transcript while the agent runs.
 //!
-//! This is the executor's seam. A [`Capture`] ties a [`Transcriber`] (provider bytes in,
-//! events out, incrementally) to a [`Recorder`] (the run file and its live fan-out) for one
-//! run of an agent process whose stdout the executor reads:
+//! A [`Capture`] records one run of an agent process whose stdout the caller reads, as a run
+//! of its own: a [`Run`] of kind `agent` with one [`AgentStep`] at path `agent` (the
+//! [`workflow`](crate::workflow) seam's scopes; an executor recording a whole workflow uses
+//! those directly, with the agent as one of its steps). `axt exec` stands on it:
 //!
 //! ```text
 //! child stdout -> Capture::feed -> <run-id>.raw.jsonl          (the bytes, first)
@@ -22,7 +23,8 @@
 //!   tool result as soon as the agent has written its last byte.
 //! * [`Capture::finish`] ends the run with how the process ended ([`ProcessEnd`]): a clean
 //!   exit leaves the transcript exactly what `axt normalize` makes of the same bytes (same
-//!   run id), apart from timestamps and the prompt; anything else (an exit code, a signal,
+//!   run id), apart from timestamps, the prompt, and the `duration_ms` the scopes measure
+//!   on the step's and the run's completion; anything else (an exit code, a signal,
 //!   an agent killed because it kept running after closing its stdout) makes the run failed
 //!   with the reason in `run.completed` (`payload.error`, and `payload.result.process`).
 //!
@@ -39,26 +41,25 @@
 //! append, fan-out), over 2,000 single-record messages: median 8-27 µs, p99 28-58 µs.
 //!
 //! Whatever ends the run, the transcript stays valid: every line is whole (the recorder's
-//! guarantee), and `run.completed` is written unless the process running the capture itself
-//! dies, in which case a reader sees a run without its terminal event, and the raw file
-//! still has every byte read.
+//! guarantee), and `run.completed` is written, by [`Capture::finish`] or, failed, when the
+//! capture is dropped unfinished, unless the process running the capture itself dies, in
+//! which case a reader sees a run without its terminal event, and the raw file still has
+//! every byte read.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::model::{Block, ContentBlock, ExchangeEvent, Fidelity, Timestamp};
-use crate::normalize::{Diagnostic, Options, Provider, RunMeta};
-use crate::record::{RecordError, Recorder, RecorderOptions, Subscription};
-use crate::transcribe::{Clock, EventOptions, EventSink, Transcriber, new_run_id};
+use crate::model::{StepKind, Timestamp};
+use crate::normalize::{Options, Provider, RunMeta};
+use crate::record::{RecordError, Recorder, RecorderOptions, RunRecorder, Subscription};
+use crate::transcribe::{AGENT_PATH, Clock, new_run_id};
+use crate::workflow::{AgentOptions, AgentStep, RouterTools, Run, RunError, open_raw, read_chunks};
 
 // How the agent's process ended is the executor's to say; it is found here, at its seam
 // (the type itself is part of the run's metadata, so it is defined with it).
 pub use crate::normalize::ProcessEnd;
-
-/// What a diagnostic callback receives: a problem found in the agent's output.
-pub type OnDiagnostic = Box<dyn FnMut(&Diagnostic) + Send>;
+pub use crate::workflow::OnDiagnostic;
 
 /// How a [`Capture`] records.
 pub struct CaptureOptions {
@@ -66,7 +67,8 @@ pub struct CaptureOptions {
     pub run_id: Option<String>,
     /// The resolved prompt the agent was given, recorded as `message.user`.
     pub prompt: Option<String>,
-    /// The composed system prompt, recorded after the prompt in the same `message.user`.
+    /// The composed system prompt, recorded in the same `message.user`, flagged
+    /// `system_prompt: true`.
     pub system_prompt: Option<String>,
     /// How the transcript is written (durability, subscriber buffers, masking).
     pub recorder: RecorderOptions,
@@ -118,53 +120,56 @@ pub enum CaptureError {
         /// The file.
         path: PathBuf,
         /// The operating system's error.
-        source: io::Error,
+        source: std::io::Error,
     },
     /// Reading the agent's output failed.
     #[error("reading the agent's output: {0}")]
-    Read(io::Error),
+    Read(std::io::Error),
     /// The run already has a transcript: a capture records a run from its start.
     #[error("{}: the run is already recorded", path.display())]
     Exists {
         /// The existing transcript.
         path: PathBuf,
     },
+    /// The run or its agent step had already ended.
+    #[error(transparent)]
+    Ended(RunError),
+}
+
+impl From<RunError> for CaptureError {
+    fn from(error: RunError) -> Self {
+        match error {
+            RunError::Record(error) => CaptureError::Record(error),
+            RunError::Raw { path, source } => CaptureError::Io { path, source },
+            RunError::Read(error) => CaptureError::Read(error),
+            other => CaptureError::Ended(other),
+        }
+    }
 }
 
 /// One agent run being recorded live. See the [module documentation](self).
 pub struct Capture {
-    transcriber: Transcriber,
-    sink: Sink,
-    raw: Option<(File, PathBuf)>,
-    /// The prompt blocks, until the opening events are recorded.
-    opening: Option<Vec<ContentBlock>>,
+    provider: Provider,
+    recorder: Arc<Recorder>,
+    raw_path: Option<PathBuf>,
+    /// The agent step's options, until the opening events are recorded.
+    pending: Option<AgentOptions>,
+    live: Option<Live>,
 }
 
-/// The capture's [`EventSink`]: the recorder, and the caller's diagnostic callback.
-struct Sink {
-    recorder: Recorder,
-    on_diagnostic: Option<OnDiagnostic>,
-}
-
-impl EventSink for Sink {
-    type Error = RecordError;
-
-    fn event(&mut self, event: ExchangeEvent) -> Result<(), RecordError> {
-        self.recorder.record(event).map(drop)
-    }
-
-    fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), RecordError> {
-        if let Some(callback) = &mut self.on_diagnostic {
-            callback(&diagnostic);
-        }
-        Ok(())
-    }
+/// The run and its one agent step. The step is declared first so that it is dropped
+/// first: a capture dropped unfinished ends its step (flushing what the output held), then
+/// its run.
+struct Live {
+    agent: AgentStep,
+    run: Run,
 }
 
 impl Capture {
     /// Starts recording a run of `provider` in `dir` (created, mode 0700, when missing):
     /// creates the transcript and the raw output file; nothing is recorded yet, so that
-    /// subscribers can see the opening events. Fails with [`CaptureError::Exists`] when the run already has a transcript.
+    /// subscribers can see the opening events. Fails with [`CaptureError::Exists`] when the
+    /// run already has a transcript.
     pub fn new(
         provider: Provider,
         dir: impl AsRef<Path>,
@@ -180,39 +185,37 @@ impl Capture {
                 path: recorder.path().to_owned(),
             });
         }
-        let raw = if options.keep_raw {
+        let mut agent = AgentOptions::new()
+            // No router: the agent runs its own tools, and its calls are recorded live.
+            .router_tools(RouterTools::None)
+            .max_record_bytes(options.max_record_bytes)
+            .clock(options.clock);
+        agent.meta_in_step = false;
+        if let Some(prompt) = options.prompt {
+            agent = agent.prompt(prompt);
+        }
+        if let Some(system_prompt) = options.system_prompt {
+            agent = agent.system_prompt(system_prompt);
+        }
+        if let Some(callback) = options.on_diagnostic {
+            agent = agent.on_diagnostic(callback);
+        }
+        let mut raw_path = None;
+        if options.keep_raw {
             let path = dir.join(format!("{run_id}.raw.jsonl"));
             let file = open_raw(&path).map_err(|source| CaptureError::Io {
                 path: path.clone(),
                 source,
             })?;
-            Some((file, path))
-        } else {
-            None
-        };
-        let normalize = Options {
-            max_record_bytes: options.max_record_bytes,
-        };
-        let events = EventOptions {
-            run_id: Some(run_id),
-            clock: options.clock,
-        };
-        let prompt = options.prompt.map(Block::text);
-        let system = options.system_prompt.map(Block::system_prompt);
-        let user: Vec<ContentBlock> = [prompt, system]
-            .into_iter()
-            .flatten()
-            .filter(|block| !matches!(block, Block::Text { text, .. } if text.is_empty()))
-            .map(|block| ContentBlock::new(Fidelity::Router, block))
-            .collect();
+            raw_path = Some(path.clone());
+            agent = agent.raw_opened(file, path);
+        }
         Ok(Capture {
-            transcriber: Transcriber::new(provider, normalize, events),
-            sink: Sink {
-                recorder,
-                on_diagnostic: options.on_diagnostic,
-            },
-            raw,
-            opening: Some(user),
+            provider,
+            recorder: Arc::new(recorder),
+            raw_path,
+            pending: Some(agent),
+            live: None,
         })
     }
 
@@ -220,59 +223,59 @@ impl Capture {
     /// `message.user`. The first [`feed`](Capture::feed) or [`finish`](Capture::finish) does
     /// it when the caller has not; later calls do nothing.
     pub fn start(&mut self) -> Result<(), CaptureError> {
-        let Some(user) = self.opening.take() else {
+        let Some(options) = self.pending.take() else {
             return Ok(());
         };
-        self.transcriber
-            .start(user, &mut self.sink)
-            .map_err(CaptureError::Record)
+        let recorder: Arc<dyn RunRecorder> = self.recorder.clone();
+        let run = Run::start_shared(recorder, self.provider.as_str(), StepKind::Agent)?;
+        let agent = run
+            .step(AGENT_PATH, StepKind::Agent)?
+            .agent(self.provider, options)?;
+        self.live = Some(Live { agent, run });
+        Ok(())
     }
 
     /// The run id, which names `<run-id>.jsonl` and `<run-id>.raw.jsonl`.
     pub fn run_id(&self) -> &str {
-        self.sink.recorder.run_id()
+        self.recorder.run_id()
     }
 
     /// The transcript file.
     pub fn path(&self) -> &Path {
-        self.sink.recorder.path()
+        self.recorder.path()
     }
 
     /// The raw output file, when it is kept.
     pub fn raw_path(&self) -> Option<&Path> {
-        self.raw.as_ref().map(|(_, path)| path.as_path())
+        self.raw_path.as_deref()
     }
 
     /// The recorder, for its statistics or more subscriptions.
     pub fn recorder(&self) -> &Recorder {
-        &self.sink.recorder
+        &self.recorder
     }
 
     /// A live view of the events recorded from now on: subscribe before
     /// [`start`](Capture::start) to see the whole run. See the recorder's
     /// [fan-out](crate::record#live-fan-out) for buffering and drops.
     pub fn subscribe(&self) -> Subscription {
-        self.sink.recorder.subscribe()
+        self.recorder.subscribe()
     }
 
     /// The run's metadata as the output has told it so far.
-    pub fn meta(&self) -> &RunMeta {
-        self.transcriber.meta()
+    pub fn meta(&self) -> RunMeta {
+        match &self.live {
+            Some(live) => live.agent.meta(),
+            None => RunMeta::new(self.provider),
+        }
     }
 
     /// Feeds the next bytes of the agent's stdout, split anywhere: they go to the raw file,
     /// then every event they complete is recorded before this returns.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), CaptureError> {
         self.start()?;
-        if let Some((file, path)) = &mut self.raw {
-            file.write_all(bytes).map_err(|source| CaptureError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        }
-        self.transcriber
-            .push(bytes, &mut self.sink)
-            .map_err(CaptureError::Record)
+        let live = self.live.as_ref().expect("started");
+        Ok(live.agent.feed(bytes)?)
     }
 
     /// Feeds everything `reader` yields until its end (the agent closed its stdout).
@@ -286,40 +289,10 @@ impl Capture {
     /// every subscription) and returns the final metadata.
     pub fn finish(mut self, end: ProcessEnd) -> Result<RunMeta, CaptureError> {
         self.start()?;
-        let meta = self
-            .transcriber
-            .finish_process(end, &mut self.sink)
-            .map_err(CaptureError::Record)?;
-        self.sink.recorder.close()?;
-        Ok(meta)
-    }
-}
-
-/// Creates the file an agent's raw output is kept in: new (never an existing file), mode
-/// 0600, append-only.
-pub(crate) fn open_raw(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-/// Hands `feed` every chunk `reader` yields until its end; a read error becomes `failed`.
-pub(crate) fn read_chunks<E>(
-    mut reader: impl Read,
-    mut feed: impl FnMut(&[u8]) -> Result<(), E>,
-    failed: impl Fn(io::Error) -> E,
-) -> Result<(), E> {
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let read = match reader.read(&mut buffer) {
-            Ok(0) => return Ok(()),
-            Ok(read) => read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(failed(error)),
-        };
-        feed(&buffer[..read])?;
+        let Live { agent, run } = self.live.take().expect("started");
+        let ended = agent.finish_run(end)?;
+        run.end(ended.error, ended.result)?;
+        Ok(ended.meta)
     }
 }
 

@@ -9,8 +9,8 @@
 //!                -> transcribe (mapper) -> events -> sink: record (Recorder -> <run-id>.jsonl,
 //!                                                       subscribers) | JsonlSink (stdout)
 //! <run-id>.jsonl -> read (reader, tree, stats) -> export (AgentLog)
-//! agent process  -> capture (raw bytes kept, then transcribe -> record)
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
+//! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
 //! ```
 //!
@@ -49,8 +49,8 @@
 //! | `record` | `model` |
 //! | `read` | `model` |
 //! | `transcribe` | `model`, `normalize`, `record` |
-//! | `capture` | `model`, `normalize`, `record`, `transcribe` |
-//! | `workflow` | `model`, `normalize`, `record`, `transcribe`, `capture` |
+//! | `workflow` | `model`, `normalize`, `record`, `transcribe` |
+//! | `capture` | `model`, `normalize`, `record`, `transcribe`, `workflow` |
 //! | `import` | `model`, `normalize`, `record`, `read`, `transcribe` |
 //! | `export` | `model`, `normalize`, `record`, `read` |
 //! | `cli` (the binary) | any of the above |
@@ -74,9 +74,10 @@ pub mod record;
 pub mod transcribe;
 
 #[cfg(unix)]
-pub mod capture;
-#[cfg(unix)]
 pub mod workflow;
+
+#[cfg(unix)]
+pub mod capture;
 
 pub use model::{
     Block, Citation, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,

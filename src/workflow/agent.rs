@@ -13,23 +13,49 @@ use super::core::StepInfo;
 use super::error::RunError;
 use super::step::Step;
 use super::tool::ToolCall;
-use crate::capture::{OnDiagnostic, open_raw, read_chunks};
 use crate::model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
     StepKind,
 };
 use crate::normalize::{Diagnostic, Options, ProcessEnd, Provider, RunMeta};
-use crate::transcribe::{AGENT_PATH, EventOptions, EventSink, Transcriber};
+use crate::transcribe::{AGENT_PATH, Clock, EventOptions, EventSink, Transcriber};
+
+/// What a diagnostic callback receives: a problem found in the agent's output.
+pub type OnDiagnostic = Box<dyn FnMut(&Diagnostic) + Send>;
 
 /// How an [`AgentStep`] records.
-#[derive(Default)]
 pub struct AgentOptions {
     prompt: Option<String>,
     system_prompt: Option<String>,
     router_tools: RouterTools,
-    raw: Option<PathBuf>,
+    raw: Option<Raw>,
     max_record_bytes: Option<usize>,
     on_diagnostic: Option<OnDiagnostic>,
+    clock: Option<Clock>,
+    /// Where the agent run's metadata goes: the step's result (a step of a workflow), or
+    /// the caller's, for the run's own `run.completed` (a run that is one agent's).
+    pub(crate) meta_in_step: bool,
+}
+
+/// The raw output file: a path to create, or one its caller already created.
+enum Raw {
+    Create(PathBuf),
+    Opened(File, PathBuf),
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            prompt: None,
+            system_prompt: None,
+            router_tools: RouterTools::default(),
+            raw: None,
+            max_record_bytes: None,
+            on_diagnostic: None,
+            clock: None,
+            meta_in_step: true,
+        }
+    }
 }
 
 impl AgentOptions {
@@ -64,7 +90,20 @@ impl AgentOptions {
     /// Keeps the agent's output byte for byte in `path` (created, mode 0600; it must not
     /// exist), written before it is normalized.
     pub fn raw_file(mut self, path: impl Into<PathBuf>) -> Self {
-        self.raw = Some(path.into());
+        self.raw = Some(Raw::Create(path.into()));
+        self
+    }
+
+    /// Keeps the raw output in `file`, already created at `path` by the caller.
+    pub(crate) fn raw_opened(mut self, file: File, path: PathBuf) -> Self {
+        self.raw = Some(Raw::Opened(file, path));
+        self
+    }
+
+    /// The time of events the agent's output does not date (default: the moment they are
+    /// recorded). See [the mapping's times](crate::transcribe::mapper).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = Some(clock);
         self
     }
 
@@ -90,7 +129,12 @@ impl fmt::Debug for AgentOptions {
                 &self.system_prompt.as_ref().map(String::len),
             )
             .field("router_tools", &self.router_tools)
-            .field("raw", &self.raw)
+            .field(
+                "raw",
+                &self.raw.as_ref().map(|raw| match raw {
+                    Raw::Create(path) | Raw::Opened(_, path) => path,
+                }),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -125,6 +169,15 @@ struct Live {
     on_diagnostic: Option<OnDiagnostic>,
     /// The agent run's closing `run.completed` payload, once the transcriber wrote it.
     outcome: Option<(Option<String>, Value)>,
+    meta_in_step: bool,
+}
+
+/// How an agent's run ended, as its `run.completed` would say: the metadata, the failure
+/// (if any), and the metadata as the JSON `result`.
+pub(crate) struct AgentEnd {
+    pub(crate) meta: RunMeta,
+    pub(crate) error: Option<String>,
+    pub(crate) result: Value,
 }
 
 /// Live capture, here beside [`AgentStep`] since it makes one.
@@ -153,7 +206,7 @@ impl AgentStep {
             return Err(error);
         }
         let raw = match options.raw {
-            Some(path) => match open_raw(&path) {
+            Some(Raw::Create(path)) => match open_raw(&path) {
                 Ok(file) => Some((file, path)),
                 Err(source) => {
                     let error = RunError::Raw { path, source };
@@ -161,6 +214,7 @@ impl AgentStep {
                     return Err(error);
                 }
             },
+            Some(Raw::Opened(file, path)) => Some((file, path)),
             None => None,
         };
         let hold = options.router_tools;
@@ -186,16 +240,20 @@ impl AgentStep {
                 .max_record_bytes
                 .unwrap_or(Options::default().max_record_bytes),
         };
-        let events = EventOptions {
+        let mut events = EventOptions {
             run_id: Some(step.run_id().to_owned()),
             ..EventOptions::default()
         };
+        if let Some(clock) = options.clock {
+            events.clock = clock;
+        }
         Ok(AgentStep {
             live: Mutex::new(Live {
                 transcriber: Transcriber::new(provider, normalize, events),
                 raw,
                 on_diagnostic: options.on_diagnostic,
                 outcome: None,
+                meta_in_step: options.meta_in_step,
             }),
             step,
         })
@@ -261,10 +319,16 @@ impl AgentStep {
     /// result (and its failure as its error: a process that did not exit cleanly fails
     /// it), and returns the metadata.
     pub fn finish(mut self, end: ProcessEnd) -> Result<RunMeta, RunError> {
+        self.end(end).map(|end| end.meta)
+    }
+
+    /// As [`finish`](AgentStep::finish), and how the agent's run ended, for a caller that
+    /// records the metadata in its run's `run.completed` instead of the step's result.
+    pub(crate) fn finish_run(mut self, end: ProcessEnd) -> Result<AgentEnd, RunError> {
         self.end(end)
     }
 
-    fn end(&mut self, end: ProcessEnd) -> Result<RunMeta, RunError> {
+    fn end(&mut self, end: ProcessEnd) -> Result<AgentEnd, RunError> {
         self.step.ended = true;
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
         let live = &mut *live;
@@ -287,10 +351,19 @@ impl AgentStep {
         if let (Some(summary), Value::Object(fields)) = (summary, &mut result) {
             fields.insert("router".into(), summary);
         }
-        let completed = core.complete_step(info, error, result);
+        let step_result = if live.meta_in_step {
+            result.clone()
+        } else {
+            Value::Null
+        };
+        let completed = core.complete_step(info, error.clone(), step_result);
         flushed?;
         completed?;
-        Ok(meta)
+        Ok(AgentEnd {
+            meta,
+            error,
+            result,
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, Live> {
@@ -326,6 +399,35 @@ impl fmt::Debug for AgentStep {
         f.debug_struct("AgentStep")
             .field("step", &self.step)
             .finish_non_exhaustive()
+    }
+}
+
+/// Creates the file an agent's raw output is kept in: new (never an existing file), mode
+/// 0600, append-only.
+pub(crate) fn open_raw(path: &std::path::Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Hands `feed` every chunk `reader` yields until its end; a read error becomes `failed`.
+pub(crate) fn read_chunks<E>(
+    mut reader: impl Read,
+    mut feed: impl FnMut(&[u8]) -> Result<(), E>,
+    failed: impl Fn(std::io::Error) -> E,
+) -> Result<(), E> {
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match reader.read(&mut buffer) {
+            Ok(0) => return Ok(()),
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(failed(error)),
+        };
+        feed(&buffer[..read])?;
     }
 }
 

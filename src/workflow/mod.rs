@@ -222,7 +222,8 @@ mod run;
 mod step;
 mod tool;
 
-pub use agent::{AgentOptions, AgentStep};
+pub use agent::{AgentOptions, AgentStep, OnDiagnostic};
+pub(crate) use agent::{open_raw, read_chunks};
 pub use calls::RouterTools;
 pub use error::RunError;
 pub use run::Run;

@@ -11,7 +11,7 @@ use super::error::RunError;
 use super::tool::ToolCall;
 use crate::model::{EventType, Payload, StepKind};
 
-/// A step in flight. Open one with [`Run::step`] or, nested, [`Step::step`]; end it with
+/// A step in flight. Open one with [`Run::step`](super::Run::step) or, nested, [`Step::step`]; end it with
 /// [`complete`](Step::complete), [`done`](Step::done) or [`fail`](Step::fail). A step
 /// dropped without being ended (an early return, `?`, a panic) is completed as failed, with
 /// the reason; a step still open when its parent step or its run ends is completed by them,

@@ -53,6 +53,9 @@ fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&
 
 /// A transcript's events as JSON, timestamps removed, after checking every line decodes
 /// and `seq` counts from 1.
+/// The events, without what differs between two recordings of the same output: the times,
+/// and the durations the scopes measure (`payload.duration_ms` of a live step and run;
+/// a run's metadata keeps the provider's own `result.duration_ms`).
 fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
     let text = std::str::from_utf8(jsonl).expect("a transcript is UTF-8");
     text.lines()
@@ -63,6 +66,9 @@ fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
             assert_eq!(event.seq, at as u64 + 1, "{line}");
             let mut value: Value = serde_json::from_str(line).unwrap();
             value.as_object_mut().unwrap().remove("timestamp");
+            if let Some(payload) = value["payload"].as_object_mut() {
+                payload.remove("duration_ms");
+            }
             value
         })
         .collect()

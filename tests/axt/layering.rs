@@ -38,10 +38,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("record", &["model"]),
     ("read", &["model"]),
     ("transcribe", &["model", "normalize", "record"]),
-    ("capture", &["model", "normalize", "record", "transcribe"]),
+    ("workflow", &["model", "normalize", "record", "transcribe"]),
     (
-        "workflow",
-        &["model", "normalize", "record", "transcribe", "capture"],
+        "capture",
+        &["model", "normalize", "record", "transcribe", "workflow"],
     ),
     (
         "import",
