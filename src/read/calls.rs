@@ -1,66 +1,8 @@
 //! Calls seen on both channels: the readers' side of the model's rule, in one place.
 //!
-//! An executor may capture a call at its tool router (fidelity `router`) that the agent also
-//! reports in its own output (`agent_emitted`). The wire format
-//! ([`model`](crate::model#calls-seen-on-both-channels)) says how readers count it: once per
-//! call id and run, the `router` events being the call and the `agent_emitted` ones a
-//! *sighting* of it. [`Calls`] applies that rule to events fed in file order, and every
-//! reader that counts calls ([`Stats`](super::Stats), the [`tree`](super::tree), the
-//! AgentLog export, `axt check`) asks it rather than deciding for itself.
-//!
-//! # The rule as implemented
-//!
-//! * **One call per id and run.** Events are grouped by `run_id`, then by `call_id`. A
-//!   `router` payload's `agent_call_id` names the agent's id for the same call: from then
-//!   on that id belongs to the router's call too, whether the agent's events came before
-//!   or come after.
-//! * **Router first.** An `agent_emitted` `tool.call` or `tool.result` of a call whose
-//!   `router` `tool.call` was already read is a [`Verdict::Sighting`]: it counts for
-//!   nothing (a consumer may note that the agent also reported the call).
-//! * **Agent first** (the hard case for one pass). The `agent_emitted` `tool.call` is read
-//!   before anyone knows a router copy will follow, so it is a [`Verdict::Call`] and
-//!   counted. When the router's `tool.call` arrives, the call is *upgraded*: the router's
-//!   event is the call, and [`Seen::demoted`] tells the consumer which call it counted
-//!   before (its key, the agent's tool name, whether the agent's result was read and
-//!   failed), so that it takes it back. The totals after the last event count the call
-//!   once, with the router's outcome; a consumer that stops part-way has counted each call
-//!   read so far once too, with the best fidelity known then.
-//! * **Ids that differ, named late.** A router writes `agent_call_id` only on its events
-//!   after it matched the agent's call, so the alias may arrive on the router's
-//!   `tool.result`, after both calls were counted apart: the two are merged then, and the
-//!   agent's is demoted as above.
-//! * **Only `router` is the router.** `agent_emitted` and any fidelity outside the
-//!   vocabulary are reports of a call, not its capture.
-//! * **Repeats.** A second `tool.call` of the *same* side (router or not) for one id is a
-//!   [`Verdict::Repeated`]: the file says there were two calls, so they are counted as
-//!   two, and the consumer should warn (`axt check` does). Both sides for one id is legal.
-//!
-//! # Cost
-//!
-//! One pass, nothing but tool events looked at, nothing of an event kept but its ids: per
-//! run, one map entry per call id (and per `agent_call_id` alias) with a few flags, and
-//! the distinct tool names once. Memory is proportional to the number of calls, never to
-//! the file's size.
-//!
-//! ```
-//! use axt::model::{EventType, ExchangeEvent, Fidelity, Payload, ToolPayload};
-//! use axt::read::{Calls, Verdict};
-//! use serde_json::json;
-//!
-//! let call = |fidelity| {
-//!     let payload = ToolPayload::call("Read", "toolu_1", json!({"path": "a"}), fidelity);
-//!     ExchangeEvent::new("run", EventType::ToolCall, "agent", Payload::Tool(payload))
-//! };
-//! let mut calls = Calls::default();
-//! // The agent reports the call first: it counts, until the router's copy arrives.
-//! let agent = calls.see(&call(Fidelity::AgentEmitted)).unwrap();
-//! assert_eq!(agent.verdict, Verdict::Call);
-//! let router = calls.see(&call(Fidelity::Router)).unwrap();
-//! assert_eq!(router.verdict, Verdict::Call);
-//! let demoted = router.demoted.unwrap();
-//! assert_eq!((demoted.call, demoted.name.as_str()), (agent.call, "Read"));
-//! assert_eq!(calls.on_both_channels(), 1);
-//! ```
+//! [`Calls`] decides, for every `tool.call` and `tool.result`, whether it is a call or a
+//! sighting of one; [`Stats`](super::Stats), the [`tree`](super::tree), the AgentLog export
+//! and `axt check` all ask it. It owns that rule and nothing else: it keeps no event.
 
 use std::collections::HashMap;
 
@@ -163,8 +105,69 @@ impl RunCalls {
     }
 }
 
-/// The rule for calls seen on both channels, applied to events fed in file order; see the
-/// [module docs](self).
+/// The rule for calls seen on both channels, applied to events fed in file order.
+///
+/// An executor may capture a call at its tool router (fidelity `router`) that the agent also
+/// reports in its own output (`agent_emitted`). The wire format
+/// ([`model`](crate::model#calls-seen-on-both-channels)) says how readers count it: once per
+/// call id and run, the `router` events being the call and the `agent_emitted` ones a
+/// *sighting* of it. `Calls` applies that rule to events fed in file order, and every
+/// reader that counts calls ([`Stats`](super::Stats), the [`tree`](super::tree), the
+/// AgentLog export, `axt check`) asks it rather than deciding for itself.
+///
+/// # The rule as implemented
+///
+/// * **One call per id and run.** Events are grouped by `run_id`, then by `call_id`. A
+///   `router` payload's `agent_call_id` names the agent's id for the same call: from then
+///   on that id belongs to the router's call too, whether the agent's events came before
+///   or come after.
+/// * **Router first.** An `agent_emitted` `tool.call` or `tool.result` of a call whose
+///   `router` `tool.call` was already read is a [`Verdict::Sighting`]: it counts for
+///   nothing (a consumer may note that the agent also reported the call).
+/// * **Agent first** (the hard case for one pass). The `agent_emitted` `tool.call` is read
+///   before anyone knows a router copy will follow, so it is a [`Verdict::Call`] and
+///   counted. When the router's `tool.call` arrives, the call is *upgraded*: the router's
+///   event is the call, and [`Seen::demoted`] tells the consumer which call it counted
+///   before (its key, the agent's tool name, whether the agent's result was read and
+///   failed), so that it takes it back. The totals after the last event count the call
+///   once, with the router's outcome; a consumer that stops part-way has counted each call
+///   read so far once too, with the best fidelity known then.
+/// * **Ids that differ, named late.** A router writes `agent_call_id` only on its events
+///   after it matched the agent's call, so the alias may arrive on the router's
+///   `tool.result`, after both calls were counted apart: the two are merged then, and the
+///   agent's is demoted as above.
+/// * **Only `router` is the router.** `agent_emitted` and any fidelity outside the
+///   vocabulary are reports of a call, not its capture.
+/// * **Repeats.** A second `tool.call` of the *same* side (router or not) for one id is a
+///   [`Verdict::Repeated`]: the file says there were two calls, so they are counted as
+///   two, and the consumer should warn (`axt check` does). Both sides for one id is legal.
+///
+/// # Cost
+///
+/// One pass, nothing but tool events looked at, nothing of an event kept but its ids: per
+/// run, one map entry per call id (and per `agent_call_id` alias) with a few flags, and
+/// the distinct tool names once. Memory is proportional to the number of calls, never to
+/// the file's size.
+///
+/// ```
+/// use axt::model::{EventType, ExchangeEvent, Fidelity, Payload, ToolPayload};
+/// use axt::read::{Calls, Verdict};
+/// use serde_json::json;
+///
+/// let call = |fidelity| {
+///     let payload = ToolPayload::call("Read", "toolu_1", json!({"path": "a"}), fidelity);
+///     ExchangeEvent::new("run", EventType::ToolCall, "agent", Payload::Tool(payload))
+/// };
+/// let mut calls = Calls::default();
+/// // The agent reports the call first: it counts, until the router's copy arrives.
+/// let agent = calls.see(&call(Fidelity::AgentEmitted)).unwrap();
+/// assert_eq!(agent.verdict, Verdict::Call);
+/// let router = calls.see(&call(Fidelity::Router)).unwrap();
+/// assert_eq!(router.verdict, Verdict::Call);
+/// let demoted = router.demoted.unwrap();
+/// assert_eq!((demoted.call, demoted.name.as_str()), (agent.call, "Read"));
+/// assert_eq!(calls.on_both_channels(), 1);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Calls {
     runs: HashMap<Box<str>, RunCalls>,

@@ -125,7 +125,7 @@ pub struct Message {
 
 /// A tool call and its result: one node per call, a call seen on both channels (captured
 /// by the router, reported by the agent too) included, by the rule of
-/// [`Calls`](super::Calls): the router's name, id and outcome, and `sighted_by_agent`.
+/// [`Calls`]: the router's name, id and outcome, and `sighted_by_agent`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolCall {
     /// Tool name.
