@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use axt::model::{ExchangeEvent, Payload};
 use axt::read::tree::{Links, TreeProblem, check_links};
-use axt::read::{ProblemKind, ReadItem, Reader};
+use axt::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
 use serde_json::json;
 
-use super::console::{self, Problem, plural};
+use super::console::{self, Problem, Severity, plural};
 use super::{Outcome, display_name, open, report_error};
 
 /// Problems printed per file; beyond that they are only counted, so that a file of garbage
@@ -23,6 +24,11 @@ pub(crate) const LISTED: u64 = 1000;
 /// its direct links are checked both ways: every child it names has a file in the same
 /// directory that names it as parent, and the parent it names has a file that invokes it
 /// (`axt tree` checks a whole tree). A file without a single event is a problem too.
+///
+/// Tool calls are counted by the rule for calls seen on both channels: a call id with a
+/// `tool.call` captured by the router and one reported by the agent is one call (the
+/// summary says how many there are); two `tool.call`s of the same channel for one call id
+/// are a warning (repeated-call). Warnings are reported, but leave the file clean.
 ///
 /// Each problem goes to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of
 /// a file; the rest are counted), and a summary line per file to stdout.
@@ -48,6 +54,10 @@ struct Report {
     total: u64,
     /// A read failed part-way: the file could not be read whole.
     unreadable: bool,
+    /// Warnings by kind (they leave the file clean).
+    warnings: BTreeMap<&'static str, u64>,
+    /// Calls captured by the router that the agent reported too.
+    both_channels: u64,
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
@@ -107,8 +117,11 @@ fn check(path: &Path) -> io::Result<Report> {
         by_kind: BTreeMap::new(),
         total: 0,
         unreadable: false,
+        warnings: BTreeMap::new(),
+        both_channels: 0,
     };
     let mut links = Links::default();
+    let mut calls = Calls::default();
     let mut reader = Reader::new(open(path)?);
     for item in reader.by_ref() {
         match item {
@@ -119,6 +132,12 @@ fn check(path: &Path) -> io::Result<Report> {
             } => {
                 report.events += 1;
                 links.add(line, offset, &event);
+                if calls
+                    .see(&event)
+                    .is_some_and(|seen| seen.verdict == Verdict::Repeated)
+                {
+                    report.warn(REPEATED, line, offset, &repeated(&event));
+                }
             }
             ReadItem::Problem(problem) => {
                 report.unreadable |= problem.kind == ProblemKind::Io;
@@ -135,6 +154,7 @@ fn check(path: &Path) -> io::Result<Report> {
             }
         }
     }
+    report.both_channels = calls.on_both_channels();
     if report.events == 0 && report.total == 0 {
         // Nothing is wrong with any line, and yet there is no transcript: say so rather
         // than call the file clean. Pointed at the end, where an event never came.
@@ -174,10 +194,56 @@ fn check(path: &Path) -> io::Result<Report> {
 /// The kind of the problem of a file without a single event.
 const EMPTY: &str = "no-event";
 
+/// The kind of the warning about a call id with two `tool.call`s of one channel.
+const REPEATED: &str = "repeated-call";
+
+/// The warning about a repeated `tool.call`.
+fn repeated(event: &ExchangeEvent) -> String {
+    let Payload::Tool(tool) = &event.payload else {
+        return String::new();
+    };
+    format!(
+        "call id {:?} has a second tool.call of fidelity {}; one is expected per channel, so it counts as another call",
+        tool.call_id,
+        tool.fidelity.as_str()
+    )
+}
+
 impl Report {
     fn count(&mut self, kind: &'static str) {
         *self.by_kind.entry(kind).or_default() += 1;
         self.total += 1;
+    }
+
+    fn warn(&mut self, kind: &'static str, line: u64, offset: u64, message: &str) {
+        let count = self.warnings.entry(kind).or_default();
+        *count += 1;
+        if *count <= LISTED {
+            console::problem(&Problem {
+                severity: Severity::Warning,
+                ..Problem::error(&self.file, line, offset, kind, message)
+            });
+        }
+    }
+
+    /// What the summary adds after the counts: calls on both channels, warnings.
+    fn notes(&self) -> String {
+        let mut notes = String::new();
+        if self.both_channels > 0 {
+            let calls = plural(self.both_channels, "call");
+            notes.push_str(&format!("; {calls} seen on both channels, counted once"));
+        }
+        let warnings: u64 = self.warnings.values().sum();
+        if warnings > 0 {
+            let kinds: Vec<String> = self
+                .warnings
+                .iter()
+                .map(|(kind, count)| format!("{kind} {count}"))
+                .collect();
+            let warnings = plural(warnings, "warning");
+            notes.push_str(&format!("; {warnings} ({})", kinds.join(", ")));
+        }
+        notes
     }
 }
 
@@ -195,8 +261,9 @@ pub(crate) fn print_link(problem: &TreeProblem) {
 
 fn print_text(out: &mut impl Write, report: &Report) -> io::Result<()> {
     let name = console::escape(&report.file);
+    let notes = report.notes();
     if report.total == 0 {
-        writeln!(out, "{name}: ok: {}", plural(report.events, "event"))
+        writeln!(out, "{name}: ok: {}{notes}", plural(report.events, "event"))
     } else {
         let kinds: Vec<String> = report
             .by_kind
@@ -205,7 +272,7 @@ fn print_text(out: &mut impl Write, report: &Report) -> io::Result<()> {
             .collect();
         writeln!(
             out,
-            "{name}: {} in {} ({})",
+            "{name}: {} in {} ({}){notes}",
             plural(report.total, "problem"),
             plural(report.events, "event"),
             kinds.join(", ")
@@ -220,5 +287,8 @@ fn to_json(report: &Report) -> serde_json::Value {
         "events": report.events,
         "problem_count": report.total,
         "problems_by_kind": report.by_kind,
+        "warning_count": report.warnings.values().sum::<u64>(),
+        "warnings_by_kind": report.warnings,
+        "calls_on_both_channels": report.both_channels,
     })
 }

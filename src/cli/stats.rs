@@ -19,8 +19,9 @@ const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// Count events, blocks, tools, tokens, cost and duration, per file and in total.
 ///
-/// Counts events by type, content blocks by type, tool calls by name (with failures),
-/// tokens by kind, cost and run duration (from the run metadata of run.completed), and
+/// Counts events by type, content blocks by type, tool calls by name (with failures; a call
+/// the router captured and the agent reported too counted once, as the router's, and its
+/// sightings apart), tokens by kind, cost and run duration (from the run metadata of run.completed), and
 /// problems by kind. A directory argument is walked for *.jsonl files; one that cannot be
 /// read is reported and the rest counted. Files are read in parallel on all cores; on a
 /// terminal, large inputs show a progress bar on stderr. Problems go to stderr as
@@ -261,6 +262,10 @@ fn render(title: &str, stats: &Stats) -> String {
             .map(|(name, t)| format!("{} {} ({} failed)", escape(name), t.calls, t.failures))
             .collect();
         items.join(", ")
+    };
+    let tools = match stats.sightings {
+        0 => tools,
+        n => format!("{tools}; {n} seen on both channels (counted once, as the router's)"),
     };
     let t = &stats.tokens;
     let mut text = String::new();

@@ -16,7 +16,8 @@ use super::{Outcome, display_name, open};
 /// Reads FILE and follows every child_run_id to the child's file in the same directory, at
 /// any depth. Prints runs (name, status, duration, events), steps (path, kind, iteration,
 /// status, duration), messages (role and block types) and tool calls (name, call id,
-/// outcome). Problems (bad lines, missing children, orphans, cycles, parent/child
+/// outcome; a call the router captured and the agent reported too is one call, the
+/// router's, marked as reported by the agent). Problems (bad lines, missing children, orphans, cycles, parent/child
 /// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE. With `-` the root run
 /// is read from stdin and its child runs are looked up in the current directory.
 ///
@@ -129,9 +130,14 @@ fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Re
             }
             Node::Tool(tool) => {
                 let error = failure(tool.error.as_deref());
+                let sighted = match (tool.sighted_by_agent, &tool.agent_call_id) {
+                    (false, _) => String::new(),
+                    (true, None) => " (the agent reported it too)".to_owned(),
+                    (true, Some(id)) => format!(" (the agent reported it too, as {})", escape(id)),
+                };
                 writeln!(
                     out,
-                    "{lead}tool {} ({}) {}{error}",
+                    "{lead}tool {} ({}) {}{error}{sighted}",
                     escape(&tool.name),
                     escape(&tool.call_id),
                     tool.outcome.as_str()

@@ -6,8 +6,10 @@
 //! | transcript | AgentLog |
 //! |---|---|
 //! | `message.*` text blocks | `message` (`role`, the texts joined; their citations in `axt:citations`, offsets counted in the joined text) |
+//! | the system prompt of a `message.user` (its `text` block with `system_prompt: true`) | `message` with role `system`, before the prompt's `user` message |
 //! | `thinking` blocks | `reasoning` (`rationale` = the text; signature and redaction in `axt:` properties) |
-//! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came) |
+//! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came; `durationMs` the result's `duration_ms`, else the time between the two) |
+//! | a call seen on both channels (router and agent) | one `toolCall`, the router's, with `axt:sightedByAgent` (and `axt:agentCallId` when the agent's id differs); the agent's `tool.*` events give nothing ([`Calls`]) |
 //! | `tool.call` of a server tool + the `tool_result` in its assistant message | `toolCall` as above, `axt:server` |
 //! | `command` blocks and shell tools ([`ToolClass::Shell`]) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
 //! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
@@ -36,7 +38,7 @@ use serde_json::{Map, Value, json};
 use crate::model::tools::{ToolClass, classify, shell_commands};
 use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
-use crate::read::{ReadItem, Reader};
+use crate::read::{Calls, ReadItem, Reader, Settled};
 use crate::record::Redactor;
 
 /// The AgentLog version written.
@@ -278,6 +280,13 @@ impl Exporter {
             self.models.insert(model.to_owned());
         }
         let run_id = run.run_id.clone();
+        // The whole run is at hand, so every call seen on both channels is known before
+        // the first event is mapped: the agent's events of it are left out, whichever came
+        // first.
+        let mut calls = Calls::default();
+        for event in &run.events {
+            calls.see(event);
+        }
         // Tool calls waiting for their result: call id -> (index in events, call event).
         let mut open: HashMap<String, (usize, ExchangeEvent)> = HashMap::new();
         let mut commands: HashMap<String, String> = HashMap::new();
@@ -294,8 +303,19 @@ impl Exporter {
                     let role = m.role.as_str().to_owned();
                     let mut texts = Vec::new();
                     let mut cited = Vec::new();
+                    // The composed system prompt: its own `system` message, by its flag.
+                    let mut system = Vec::new();
+                    let mut system_cited = Vec::new();
                     for block in &m.blocks {
                         match &block.block {
+                            Block::Text {
+                                text,
+                                citations,
+                                system_prompt: true,
+                            } if m.role == Role::User => {
+                                system_cited.extend(joined_citations(&system, citations));
+                                system.push(text.clone());
+                            }
                             Block::Text {
                                 text, citations, ..
                             } => {
@@ -345,6 +365,22 @@ impl Exporter {
                             _ => {}
                         }
                     }
+                    if !system.is_empty() {
+                        let mut s = base.clone();
+                        s["id"] = format!("{id}:system").into();
+                        s["type"] = "message".into();
+                        s["role"] = "system".into();
+                        s["content"] = system.join("\n").into();
+                        s["properties"]["axt:systemPrompt"] = true.into();
+                        if let Some(mid) = &m.message_id {
+                            s["properties"]["axt:messageId"] = mid.clone().into();
+                        }
+                        if !system_cited.is_empty() {
+                            s["properties"]["axt:citations"] = system_cited.into();
+                        }
+                        self.messages += 1;
+                        self.events.push(s);
+                    }
                     if !texts.is_empty() {
                         base["type"] = "message".into();
                         base["role"] = role.into();
@@ -359,6 +395,13 @@ impl Exporter {
                         self.events.push(base);
                     }
                 }
+                (EventType::ToolCall | EventType::ToolResult, Payload::Tool(_))
+                    if calls.settled(event) == Some(Settled::Sighting) =>
+                {
+                    // The agent's report of a call the router captured: provenance, kept
+                    // on the router's toolCall, not a call of its own.
+                    continue;
+                }
                 (EventType::ToolCall, Payload::Tool(tool)) => {
                     self.tool_calls += 1;
                     self.tools.insert(tool.name.clone());
@@ -371,6 +414,12 @@ impl Exporter {
                     };
                     base["properties"]["axt:callId"] = tool.call_id.clone().into();
                     base["properties"]["axt:fidelity"] = tool.fidelity.as_str().into();
+                    if calls.settled(event) == Some(Settled::Call { sighted: true }) {
+                        base["properties"]["axt:sightedByAgent"] = true.into();
+                    }
+                    if let Some(agent_id) = &tool.agent_call_id {
+                        base["properties"]["axt:agentCallId"] = agent_id.clone().into();
+                    }
                     if let Some(result) = server_results.remove(&tool.call_id) {
                         server_result(&mut base, result);
                         self.events.push(base);
@@ -396,8 +445,12 @@ impl Exporter {
                     call_event["status"] = if failed { "error" } else { "success" }.into();
                     if let Some(props) = call_event["properties"].as_object_mut() {
                         props.remove("axt:noResult");
+                        // A router names the agent's id on its events after it matched it.
+                        if let Some(agent_id) = &result.agent_call_id {
+                            props.insert("axt:agentCallId".into(), agent_id.clone().into());
+                        }
                     }
-                    if let Some(ms) = millis(&call, event) {
+                    if let Some(ms) = result.duration_ms.or_else(|| millis(&call, event)) {
                         call_event["durationMs"] = ms.into();
                     }
                     let call_id = call_event["id"].clone();

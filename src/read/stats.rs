@@ -5,12 +5,19 @@
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
 //! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
 //! run without `duration_ms` is timed from `run.started` to `run.completed`.
+//!
+//! A call seen on both channels (captured by the router, reported by the agent too) is
+//! counted once, under the router's tool name and with the router's outcome, by the rule of
+//! [`Calls`]; the agent's reports of it are counted apart, as [`Stats::sightings`], so that
+//! nothing disappears silently. That rule keeps one entry per call id of the run being
+//! counted (and of every run fed to this `Stats`); [`Stats::merge`] does not carry it.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
 use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
 
@@ -25,8 +32,11 @@ pub struct Stats {
     pub event_types: BTreeMap<String, u64>,
     /// Content blocks by type.
     pub block_types: BTreeMap<String, u64>,
-    /// Tools by name.
+    /// Tools by name: each call once, a call seen on both channels under the router's name.
     pub tools: BTreeMap<String, ToolStats>,
+    /// Calls the agent reported that the router captured too: counted once in `tools`, as
+    /// the router's, and here.
+    pub sightings: u64,
     /// Tokens by kind, summed over the runs' metadata.
     pub tokens: Tokens,
     /// Cost in US dollars, summed over the runs that report one.
@@ -39,14 +49,16 @@ pub struct Stats {
     pub problems: BTreeMap<String, u64>,
     #[serde(skip)]
     started: Option<Timestamp>,
+    #[serde(skip)]
+    calls: Calls,
 }
 
 /// One tool's calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ToolStats {
-    /// `tool.call` events.
+    /// `tool.call` events, a call seen on both channels once.
     pub calls: u64,
-    /// `tool.result` events with an error or a non-zero exit code.
+    /// `tool.result` events with an error or a non-zero exit code, of those calls.
     pub failures: u64,
 }
 
@@ -85,6 +97,19 @@ impl Stats {
         bump(&mut self.event_types, event.event_type.as_str());
         for block in event.payload.blocks() {
             bump(&mut self.block_types, block.block.type_name());
+        }
+        if let Some(seen) = self.calls.see(event) {
+            if let Some(demoted) = seen.demoted {
+                // Counted as a call when it was read; a sighting of the router's call now.
+                self.sightings += 1;
+                self.untool(&demoted.name, demoted.failed == Some(true));
+            }
+            if seen.verdict == Verdict::Sighting {
+                if event.event_type == EventType::ToolCall {
+                    self.sightings += 1;
+                }
+                return;
+            }
         }
         match (&event.event_type, &event.payload) {
             (EventType::ToolCall, Payload::Tool(tool)) => {
@@ -127,6 +152,19 @@ impl Stats {
         self.tools.get_mut(name).expect("inserted above")
     }
 
+    /// Takes back one call of `name` (and its failure), dropping a tool left at nothing.
+    fn untool(&mut self, name: &str, failed: bool) {
+        if let Some(tool) = self.tools.get_mut(name) {
+            tool.calls = tool.calls.saturating_sub(1);
+            if failed {
+                tool.failures = tool.failures.saturating_sub(1);
+            }
+            if tool.calls == 0 && tool.failures == 0 {
+                self.tools.remove(name);
+            }
+        }
+    }
+
     /// Adds another count to this one.
     pub fn merge(&mut self, other: &Stats) {
         self.files += other.files;
@@ -138,6 +176,7 @@ impl Stats {
             mine.calls += tool.calls;
             mine.failures += tool.failures;
         }
+        self.sightings += other.sightings;
         let (mine, theirs) = (&mut self.tokens, &other.tokens);
         mine.input += theirs.input;
         mine.output += theirs.output;

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::calls::{CallKey, Calls, Verdict};
 use super::reader::{Problem, ProblemKind, ReadItem, Reader};
 use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
 
@@ -122,7 +123,9 @@ pub struct Message {
     pub line: u64,
 }
 
-/// A tool call and its result.
+/// A tool call and its result: one node per call, a call seen on both channels (captured
+/// by the router, reported by the agent too) included, by the rule of
+/// [`Calls`]: the router's name, id and outcome, and `sighted_by_agent`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolCall {
     /// Tool name.
@@ -134,7 +137,14 @@ pub struct ToolCall {
     /// The failure of `tool.result`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Line of its first event.
+    /// The router captured the call and the agent reported it too: the agent's events
+    /// are a sighting of this call, not a call of their own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sighted_by_agent: bool,
+    /// The id the agent reported the call under, when it differs from `call_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_call_id: Option<String>,
+    /// Line of its first event (the agent's, when the agent reported it first).
     pub line: u64,
 }
 
@@ -608,6 +618,8 @@ enum Slot {
     Tool(ToolCall),
     /// The place of a child run: index into the run's links.
     Child(usize),
+    /// A tool node that turned out to be a sighting of another call: left out.
+    Sighting,
 }
 
 struct RunBuilder {
@@ -623,7 +635,9 @@ struct RunBuilder {
     arena: Vec<Slot>,
     roots: Vec<usize>,
     open: Vec<usize>,
-    tools: HashMap<String, usize>,
+    /// Tool nodes by call.
+    tools: HashMap<CallKey, usize>,
+    calls: Calls,
     /// Children invoked, with the line and byte offset of the invoking event.
     links: Vec<(String, u64, u64)>,
     problems: Vec<TreeProblem>,
@@ -647,6 +661,7 @@ impl RunBuilder {
             roots: Vec::new(),
             open: Vec::new(),
             tools: HashMap::new(),
+            calls: Calls::default(),
             links: Vec::new(),
             problems: Vec::new(),
             first: (1, 0),
@@ -756,43 +771,99 @@ impl RunBuilder {
                 let slot = Slot::Message(Message { role, blocks, line });
                 self.attach(&event.path, event.iteration, slot);
             }
-            EventType::ToolCall | EventType::ToolResult => {
-                let Payload::Tool(tool) = &event.payload else {
-                    return;
-                };
-                let known = self.tools.get(&tool.call_id).copied();
-                if event.event_type == EventType::ToolCall {
-                    let slot = Slot::Tool(ToolCall {
-                        name: tool.name.clone(),
-                        call_id: tool.call_id.clone(),
-                        outcome: Outcome::Pending,
-                        error: None,
-                        line,
-                    });
-                    self.tools.insert(tool.call_id.clone(), self.arena.len());
-                    self.attach(&event.path, event.iteration, slot);
-                    return;
+            EventType::ToolCall | EventType::ToolResult => self.tool(line, &event),
+            EventType::Unknown(_) => {}
+        }
+    }
+
+    /// A `tool.call` or `tool.result`: one node per call, by the rule of [`Calls`].
+    fn tool(&mut self, line: u64, event: &ExchangeEvent) {
+        let (Some(seen), Payload::Tool(tool)) = (self.calls.see(event), &event.payload) else {
+            return;
+        };
+        let is_call = event.event_type == EventType::ToolCall;
+        let mut known = self.tools.get(&seen.call).copied();
+        if let Some(demoted) = &seen.demoted {
+            // The agent's call, counted until now, is a sighting of the router's: the
+            // router's takes its node, or, when it has one already, the agent's goes.
+            let agents = if demoted.call == seen.call {
+                known
+            } else {
+                self.tools.remove(&demoted.call)
+            };
+            match (known, agents) {
+                (Some(mine), Some(agents)) if mine != agents => {
+                    self.arena[agents] = Slot::Sighting;
                 }
-                let failed = tool.error.is_some() || tool.exit_code.is_some_and(|c| c != 0);
-                let outcome = if failed { Outcome::Error } else { Outcome::Ok };
-                match known.map(|index| &mut self.arena[index]) {
-                    Some(Slot::Tool(call)) => {
-                        call.outcome = outcome;
-                        call.error = tool.error.clone();
+                (None, Some(agents)) => known = Some(agents),
+                _ => {}
+            }
+            if let Some(Slot::Tool(node)) = known.map(|index| &mut self.arena[index]) {
+                node.sighted_by_agent = true;
+                if is_call {
+                    if node.call_id != tool.call_id {
+                        node.agent_call_id = Some(std::mem::take(&mut node.call_id));
                     }
-                    _ => {
-                        let slot = Slot::Tool(ToolCall {
-                            name: tool.name.clone(),
-                            call_id: tool.call_id.clone(),
-                            outcome: Outcome::NoCall,
-                            error: tool.error.clone(),
-                            line,
-                        });
-                        self.attach(&event.path, event.iteration, slot);
-                    }
+                    node.name = tool.name.clone();
+                    node.call_id = tool.call_id.clone();
+                    node.outcome = Outcome::Pending;
+                    node.error = None;
+                } else if let Some(alias) = &tool.agent_call_id
+                    && *alias != tool.call_id
+                {
+                    node.agent_call_id = Some(alias.clone());
                 }
             }
-            EventType::Unknown(_) => {}
+        }
+        if seen.verdict == Verdict::Sighting {
+            if let Some(Slot::Tool(node)) = known.map(|index| &mut self.arena[index]) {
+                node.sighted_by_agent = true;
+                if is_call && node.call_id != tool.call_id {
+                    node.agent_call_id = Some(tool.call_id.clone());
+                }
+            }
+            return;
+        }
+        if is_call {
+            if seen.verdict == Verdict::Call
+                && let Some(index) = known
+            {
+                // The router's call, taking over the agent's node (agent first).
+                self.tools.insert(seen.call, index);
+                return;
+            }
+            let slot = Slot::Tool(ToolCall {
+                name: tool.name.clone(),
+                call_id: tool.call_id.clone(),
+                outcome: Outcome::Pending,
+                error: None,
+                sighted_by_agent: false,
+                agent_call_id: None,
+                line,
+            });
+            self.tools.insert(seen.call, self.arena.len());
+            self.attach(&event.path, event.iteration, slot);
+            return;
+        }
+        let failed = tool.error.is_some() || tool.exit_code.is_some_and(|c| c != 0);
+        let outcome = if failed { Outcome::Error } else { Outcome::Ok };
+        match known.map(|index| &mut self.arena[index]) {
+            Some(Slot::Tool(call)) => {
+                call.outcome = outcome;
+                call.error = tool.error.clone();
+            }
+            _ => {
+                let slot = Slot::Tool(ToolCall {
+                    name: tool.name.clone(),
+                    call_id: tool.call_id.clone(),
+                    outcome: Outcome::NoCall,
+                    error: tool.error.clone(),
+                    sighted_by_agent: false,
+                    agent_call_id: None,
+                    line,
+                });
+                self.attach(&event.path, event.iteration, slot);
+            }
         }
     }
 
@@ -827,9 +898,9 @@ impl RunBuilder {
 
     fn close(&mut self, index: usize, event: &ExchangeEvent) {
         if let Slot::Step { step, started, .. } = &mut self.arena[index] {
-            let error = match &event.payload {
-                Payload::Step(payload) => payload.error.clone(),
-                _ => None,
+            let (error, timed) = match &event.payload {
+                Payload::Step(payload) => (payload.error.clone(), payload.duration_ms),
+                _ => (None, None),
             };
             step.status = if error.is_some() {
                 Status::Failed
@@ -837,7 +908,8 @@ impl RunBuilder {
                 Status::Completed
             };
             step.error = error;
-            step.duration_ms = millis(started.as_ref(), &event.timestamp);
+            // The writer's monotonic clock when it timed the step, else the wall clock's.
+            step.duration_ms = timed.or_else(|| millis(started.as_ref(), &event.timestamp));
         }
     }
 
@@ -928,6 +1000,7 @@ fn assemble(arena: &[Slot], indices: &[usize], resolved: &mut [Option<Run>]) -> 
             }
             Slot::Message(message) => nodes.push(Node::Message(message.clone())),
             Slot::Tool(tool) => nodes.push(Node::Tool(tool.clone())),
+            Slot::Sighting => {}
             Slot::Child(link) => {
                 if let Some(run) = resolved.get_mut(*link).and_then(Option::take) {
                     nodes.push(Node::Run(run));

@@ -489,13 +489,17 @@ fn normalize_out_refuses_a_run_the_directory_has() {
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
     assert!(text(&check.stdout).ends_with(": ok: 10 events\n"));
 
-    // What the old behaviour left behind is now a problem for check.
+    // What the old behaviour left behind is now a problem for check, and its calls,
+    // recorded twice, a warning.
     let twice = axt(
         &["check", "corpus/read/transcript/err/second-run.jsonl"],
         b"",
     );
     assert_eq!(twice.status.code(), Some(1));
-    insta::assert_snapshot!(text(&twice.stderr), @"corpus/read/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file");
+    insta::assert_snapshot!(text(&twice.stderr), @r#"
+    corpus/read/transcript/err/second-run.jsonl:9: byte 1701: second-run: run.started after the run.completed of line 8: a second run's events are appended to this file
+    corpus/read/transcript/err/second-run.jsonl:12: byte 2241: repeated-call: warning: call id "b-1" has a second tool.call of fidelity agent_emitted; one is expected per channel, so it counts as another call
+    "#);
 }
 
 /// `claude -p ... | axt normalize`: each event is on stdout as soon as its record is

@@ -113,6 +113,7 @@ fn no_snapshot_without_a_fixture() {
             ["export", "agentlog", "claude-code", outcome, _] => {
                 fixture("import/claude-code", outcome)
             }
+            ["export", "agentlog", "transcript", outcome, _] => fixture("read/transcript", outcome),
             ["export", "agentlog", provider, outcome, _] => {
                 fixture(&format!("normalize/{provider}"), outcome)
             }

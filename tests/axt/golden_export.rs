@@ -1,6 +1,6 @@
 //! AgentLog export: every `ok/` fixture of every provider corpus is normalized to a
 //! transcript, and every Claude Code session of `corpus/import/claude-code/` imported, then
-//! exported; the documents are golden snapshots in `golden/export/agentlog/<corpus>/<outcome>/`,
+//! exported, and so is every transcript at the top of `corpus/read/transcript/ok/` as it is; the documents are golden snapshots in `golden/export/agentlog/<corpus>/<outcome>/`,
 //! which `scripts/validate-agentlog.py` (run by CI) checks against the published schema.
 //!
 //! The round trip Claude Code session -> canonical -> AgentLog keeps every tool call with
@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::golden_import::{sessions, stem};
 use crate::support::{
     Failures, Outcome, PROVIDER_INPUTS, TempDir, export_golden, fixtures, import_corpus,
-    normalize_corpus, now, snapshot_settings,
+    normalize_corpus, now, read_corpus, snapshot_settings,
 };
 
 /// Compares `document` with `golden/export/agentlog/<corpus>/<outcome>/<name>.snap`.
@@ -78,6 +78,24 @@ fn provider_fixtures_export() {
                 snapshot(provider.as_str(), Outcome::Ok, &name, &document);
             });
         }
+    }
+    failures.finish();
+}
+
+/// Every transcript at the top of `corpus/read/transcript/ok/`, exported as it is.
+#[test]
+fn transcript_fixtures_export() {
+    let mut failures = Failures::default();
+    for fixture in fixtures(&read_corpus(), &["jsonl"]) {
+        if fixture.outcome != Outcome::Ok || fixture.relative.components().count() != 2 {
+            continue;
+        }
+        let name = fixture.name();
+        failures.check(fixture.id(), || {
+            let document = export(&fixture.path, &ExportOptions::default()).unwrap();
+            check_shape(&name, &document);
+            snapshot("transcript", Outcome::Ok, &name, &document);
+        });
     }
     failures.finish();
 }

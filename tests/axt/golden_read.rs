@@ -1,19 +1,20 @@
 //! The transcript corpus: every fixture under `corpus/read/transcript/{ok,err}/` is read back with
-//! the tolerant reader, its links checked and its tree rebuilt, checked against invariants,
+//! the tolerant reader, its links checked, its tool calls judged by the rule for calls seen
+//! on both channels and its tree rebuilt, checked against invariants,
 //! and compared with its snapshot in `golden/read/transcript/{ok,err}/` (a fixture in a
 //! subdirectory, such as `ok/nested/nest-root.jsonl`, is `nested__nest-root.snap`).
 //!
-//! Invariants first: `ok/` fixtures give no problem at all (reader, links, tree), `err/`
-//! fixtures at least one; every problem points at a line and byte of the file; the events
+//! Invariants first: `ok/` fixtures give no problem at all (reader, links, tree, and no
+//! call id repeated on one channel), `err/` fixtures at least one; every problem points at a line and byte of the file; the events
 //! yielded are exactly the lines that decode; every fixture is described in the README. A
 //! fixture that breaks one is reported with all the others at the end.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use axt::model::decode_event;
+use axt::model::{Payload, decode_event};
 use axt::read::tree::{Links, Node, Run, build, check_links};
-use axt::read::{ReadItem, Reader};
+use axt::read::{Calls, ReadItem, Reader, Verdict};
 
 use crate::support::{
     Failures, Fixture, Outcome, Readme, fixtures, read_corpus, read_golden, snapshot_settings,
@@ -60,14 +61,21 @@ fn nodes(children: &[Node], depth: usize, text: &mut String) {
             Node::Message(message) => {
                 writeln!(text, "{pad}{}: {}", message.role, message.blocks.join(", ")).unwrap()
             }
-            Node::Tool(tool) => writeln!(
-                text,
-                "{pad}tool {} {} {}",
-                tool.name,
-                tool.call_id,
-                tool.outcome.as_str()
-            )
-            .unwrap(),
+            Node::Tool(tool) => {
+                let sighted = match (tool.sighted_by_agent, &tool.agent_call_id) {
+                    (false, _) => String::new(),
+                    (true, None) => " (sighted by the agent)".to_owned(),
+                    (true, Some(id)) => format!(" (sighted by the agent as {id})"),
+                };
+                writeln!(
+                    text,
+                    "{pad}tool {} {} {}{sighted}",
+                    tool.name,
+                    tool.call_id,
+                    tool.outcome.as_str()
+                )
+                .unwrap()
+            }
         }
     }
 }
@@ -124,6 +132,9 @@ fn check(
     let mut text = format!("# corpus/transcript/{}\n\n## Events\n", relative.display());
     let mut problems = Vec::new();
     let mut links = Links::default();
+    let mut calls = Calls::default();
+    let mut judged = Vec::new();
+    let mut repeated = 0;
     let mut decoded = 0;
     for item in Reader::new(&bytes[..]) {
         match item {
@@ -138,6 +149,29 @@ fn check(
                 assert_eq!(decode_event(raw).as_ref(), Ok(&*event), "{name}: L{line}");
                 decoded += 1;
                 links.add(line, offset, &event);
+                if let (Some(seen), Payload::Tool(tool)) = (calls.see(&event), &event.payload) {
+                    let verdict = match seen.verdict {
+                        Verdict::Call => "call",
+                        Verdict::Sighting => "sighting",
+                        Verdict::Repeated => {
+                            repeated += 1;
+                            "repeated"
+                        }
+                    };
+                    let demoted = seen.demoted.map_or_else(String::new, |d| {
+                        format!(
+                            ", the agent's {} call counted before is a sighting now",
+                            d.name
+                        )
+                    });
+                    judged.push(format!(
+                        "L{line} {} {} {} {}: {verdict}{demoted}",
+                        event.event_type,
+                        tool.name,
+                        tool.call_id,
+                        tool.fidelity.as_str()
+                    ));
+                }
                 writeln!(
                     text,
                     "L{line} #{} {} {}",
@@ -169,7 +203,7 @@ fn check(
         .iter()
         .filter(|p| !matches!(p.kind, axt::read::tree::LinkKind::Read(_)))
         .count();
-    let total = problems.len() + link_problems.len() + tree_own;
+    let total = problems.len() + link_problems.len() + tree_own + repeated;
     match fixture.outcome {
         Outcome::Ok => assert_eq!(total, 0, "{name}: an ok fixture has no problem"),
         Outcome::Err => assert!(total > 0, "{name}: an err fixture has a problem"),
@@ -197,6 +231,16 @@ fn check(
         )
         .unwrap();
         *summary.entry(problem.kind.as_str().to_owned()).or_default() += 1;
+    }
+    writeln!(text, "\n## Calls").unwrap();
+    if judged.is_empty() {
+        writeln!(text, "(none)").unwrap();
+    }
+    for line in &judged {
+        writeln!(text, "{line}").unwrap();
+    }
+    if calls.on_both_channels() > 0 {
+        writeln!(text, "on both channels: {}", calls.on_both_channels()).unwrap();
     }
     writeln!(text, "\n## Tree").unwrap();
     outline(&tree.root, 0, &mut text);

@@ -39,6 +39,7 @@ mod import;
 mod layering;
 
 // The canonical model, the recorder, the reader.
+mod both_channels; // a call the router captured and the agent reported: counted once
 mod model;
 mod read;
 mod record;
