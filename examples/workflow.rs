@@ -39,7 +39,8 @@ use axt::workflow::{AgentOptions, AgentStep, RouterTools, Run, Step};
 use serde_json::json;
 
 /// The agent's stdout, replayed.
-const AGENT_OUTPUT: &str = "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
+pub(crate) const AGENT_OUTPUT: &str =
+    "corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl";
 
 fn main() -> ExitCode {
     // Written with `writeln!`, not `println!`: a closed stdout is not worth a panic.

@@ -4,7 +4,10 @@
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
 //! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
-//! run without `duration_ms` is timed from `run.started` to `run.completed`.
+//! run without `duration_ms` is timed from `run.started` to `run.completed`. The agent steps
+//! of a workflow run carry their agent's metadata in their own `step.completed` result
+//! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
+//! too (a writer puts an agent's metadata in one place, never both).
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -19,7 +22,7 @@ use serde_json::Value;
 
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
-use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -121,20 +124,18 @@ impl Stats {
                 self.tool(&tool.name).failures += 1;
             }
             (EventType::RunStarted, _) => self.started = Some(event.timestamp.clone()),
+            // An agent step of a workflow run carries its agent's metadata itself (the run's
+            // own `run.completed` has none of it); an agent run's agent step carries none.
+            (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
+                self.spend(&step.result);
+            }
             (EventType::RunCompleted, payload) => {
                 self.runs += 1;
                 let result = match payload {
                     Payload::Step(step) => &step.result,
                     _ => &Value::Null,
                 };
-                let usage = &result["usage"];
-                let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
-                self.tokens.input += tokens("input_tokens");
-                self.tokens.output += tokens("output_tokens");
-                self.tokens.cache_read += tokens("cache_read_tokens");
-                self.tokens.cache_write += tokens("cache_write_tokens");
-                self.tokens.reasoning += tokens("reasoning_tokens");
-                self.cost_usd += result["cost_usd"].as_f64().unwrap_or(0.0);
+                self.spend(result);
                 let timed = self.started.take().and_then(|start| {
                     let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
                     u64::try_from(nanos / 1_000_000).ok()
@@ -143,6 +144,18 @@ impl Stats {
             }
             _ => {}
         }
+    }
+
+    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`).
+    fn spend(&mut self, meta: &Value) {
+        let usage = &meta["usage"];
+        let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
+        self.tokens.input += tokens("input_tokens");
+        self.tokens.output += tokens("output_tokens");
+        self.tokens.cache_read += tokens("cache_read_tokens");
+        self.tokens.cache_write += tokens("cache_write_tokens");
+        self.tokens.reasoning += tokens("reasoning_tokens");
+        self.cost_usd += meta["cost_usd"].as_f64().unwrap_or(0.0);
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {

@@ -181,6 +181,19 @@ fn the_example_workflow_is_clean_connected_and_counts_each_call_once() {
     let stats = axt(&["stats", "--json", names[0]], b"");
     let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(stats["total"]["tools"]["Bash"]["calls"], 1, "{stats}");
+    // The agent step's usage counts, though the workflow's own run.completed has none.
+    let fixture = std::fs::read(crate::support::root().join(example::AGENT_OUTPUT)).unwrap();
+    let normalized =
+        axt::normalize::normalize(Provider::Claude, &fixture, Default::default()).unwrap();
+    let usage = normalized.meta.usage;
+    assert_eq!(
+        (
+            stats["total"]["tokens"]["output"].as_u64(),
+            stats["total"]["tokens"]["cache_read"].as_u64()
+        ),
+        (Some(usage.output_tokens), Some(usage.cache_read_tokens))
+    );
+    assert!(usage.output_tokens > 0);
 }
 
 /// Every node of `kind` under `node`, depth first.
