@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::model::tools::{ToolClass, classify, shell_commands};
-use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role};
+use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role, StepKind};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
 use crate::read::{Calls, ReadItem, Reader, Settled};
 use crate::record::Redactor;
@@ -156,17 +156,38 @@ fn load_from(
     })
 }
 
-/// The metadata `run.completed` carries (the normalizer's run metadata), or null.
+/// The metadata `run.completed` carries (the normalizer's run metadata), or, for a
+/// workflow run, its first agent step's; null when there is none.
 fn run_meta(run: &RunData) -> &Value {
-    run.events
+    agent_metas(run).first().copied().unwrap_or(&Value::Null)
+}
+
+/// Every agent run's metadata in a run: its `run.completed` result when the run is an
+/// agent's, and the result of each agent step of a workflow run (the
+/// [`workflow`](crate::workflow) seam puts an agent step's metadata there). A writer puts
+/// an agent's metadata in one place, so summing over these counts each agent once.
+fn agent_metas(run: &RunData) -> Vec<&Value> {
+    let is_meta = |value: &Value| value.get("provider").is_some_and(Value::is_string);
+    let completed = run
+        .events
         .iter()
         .rev()
         .find(|e| e.event_type == EventType::RunCompleted)
         .and_then(|e| match &e.payload {
-            Payload::Step(step) => Some(&step.result),
+            Payload::Step(step) if is_meta(&step.result) => Some(&step.result),
             _ => None,
-        })
-        .unwrap_or(&Value::Null)
+        });
+    let steps = run.events.iter().filter_map(|e| match &e.payload {
+        Payload::Step(step)
+            if e.event_type == EventType::StepCompleted
+                && step.kind == StepKind::Agent
+                && is_meta(&step.result) =>
+        {
+            Some(&step.result)
+        }
+        _ => None,
+    });
+    completed.into_iter().chain(steps).collect()
 }
 
 /// The working directory a run says it ran in.
@@ -621,13 +642,18 @@ impl Exporter {
         let meta = run_meta(root);
         let first = root.events.first().expect("load refuses an empty run");
         let last = root.events.last().expect("load refuses an empty run");
-        let provider = root
-            .events
-            .iter()
-            .find(|e| e.event_type == EventType::RunStarted)
-            .and_then(|e| match &e.payload {
-                Payload::Step(s) => Some(s.name.clone()),
-                _ => None,
+        let provider = meta
+            .get("provider")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                root.events
+                    .iter()
+                    .find(|e| e.event_type == EventType::RunStarted)
+                    .and_then(|e| match &e.payload {
+                        Payload::Step(s) => Some(s.name.clone()),
+                        _ => None,
+                    })
             })
             .unwrap_or_default();
         let (name, vendor) = agent_info(&provider);
@@ -649,38 +675,39 @@ impl Exporter {
         let mut problems = 0;
         let mut runs = Vec::new();
         for run in &self.runs {
-            let meta = run_meta(run);
-            for (n, key) in [
-                "input_tokens",
-                "output_tokens",
-                "cache_read_tokens",
-                "cache_write_tokens",
-                "reasoning_tokens",
-            ]
-            .iter()
-            .enumerate()
-            {
-                usage[n] += meta
-                    .pointer(&format!("/usage/{key}"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-            }
-            for (n, key) in [
-                "input_tokens",
-                "output_tokens",
-                "cache_read_tokens",
-                "cache_write_tokens",
-            ]
-            .iter()
-            .enumerate()
-            {
-                off_chain[n] += meta
-                    .pointer(&format!("/import/off_chain_usage/{key}"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-            }
-            if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
-                *cost.get_or_insert(0.0) += c;
+            for meta in agent_metas(run) {
+                for (n, key) in [
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_read_tokens",
+                    "cache_write_tokens",
+                    "reasoning_tokens",
+                ]
+                .iter()
+                .enumerate()
+                {
+                    usage[n] += meta
+                        .pointer(&format!("/usage/{key}"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                }
+                for (n, key) in [
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_read_tokens",
+                    "cache_write_tokens",
+                ]
+                .iter()
+                .enumerate()
+                {
+                    off_chain[n] += meta
+                        .pointer(&format!("/import/off_chain_usage/{key}"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                }
+                if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
+                    *cost.get_or_insert(0.0) += c;
+                }
             }
             problems += run.problem_count;
             runs.push(

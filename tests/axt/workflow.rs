@@ -194,6 +194,16 @@ fn the_example_workflow_is_clean_connected_and_counts_each_call_once() {
         (Some(usage.output_tokens), Some(usage.cache_read_tokens))
     );
     assert!(usage.output_tokens > 0);
+    // The AgentLog export: the agent's identity and tokens from its step, each call once.
+    let export = axt(&["export", "--to", "agentlog", names[0]], b"");
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
+    let document: Value = serde_json::from_slice(&export.stdout).unwrap();
+    assert_eq!(document["agent"]["name"], "Claude Code");
+    assert_eq!(document["metrics"]["toolCallCount"], 2);
+    assert_eq!(
+        document["metrics"]["tokenUsage"]["outputTokens"].as_u64(),
+        Some(usage.output_tokens)
+    );
 }
 
 /// Every node of `kind` under `node`, depth first.
