@@ -33,6 +33,9 @@ mod equivalence;
 mod fuzz_regressions;
 mod times;
 
+// Export over the wire: OTLP/HTTP to a stub collector and to a real receiver (Phoenix).
+mod otlp_send;
+
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;
 
