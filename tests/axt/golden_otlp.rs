@@ -277,3 +277,27 @@ fn otlp_content_is_redacted() {
     let value: Value = serde_json::from_str(&json).unwrap();
     assert!(value["resourceSpans"][0]["scopeSpans"][0]["spans"].is_array());
 }
+
+/// The message attributes of every snapshot against the GenAI conventions' JSON schemas
+/// (`scripts/validate-genai-messages.py`; the schemas live beside the repository, in
+/// `../shared/otel-genai/` or `OTEL_GENAI_SCHEMAS`, as the AgentLog schema does). Where the
+/// schemas or python's jsonschema are missing, the test says SKIPPED and why.
+#[test]
+#[allow(clippy::print_stderr)]
+fn otlp_message_attributes_validate_against_the_genai_schemas() {
+    let output = std::process::Command::new("python3")
+        .arg(root().join("scripts/validate-genai-messages.py"))
+        .output();
+    let Ok(output) = output else {
+        eprintln!("SKIPPED otlp_message_attributes_validate_against_the_genai_schemas: no python3");
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(2) {
+        eprintln!("SKIPPED otlp_message_attributes_validate_against_the_genai_schemas: {stderr}");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    eprintln!("{stdout}");
+}
