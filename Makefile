@@ -27,6 +27,10 @@ completions: ## Write shell completions to target/completions (bash, zsh, fish, 
 validate-agentlog: ## Validate every AgentLog export snapshot against ../shared/agentlog's schema
 	python3 scripts/validate-agentlog.py
 
+.PHONY: validate-genai
+validate-genai: ## Validate the OTLP snapshots' message attributes against the GenAI schemas (../shared/otel-genai)
+	python3 scripts/validate-genai-messages.py
+
 .PHONY: lint
 lint: ## cargo fmt --check, clippy and rustdoc with warnings denied
 	$(CARGO) fmt --all --check

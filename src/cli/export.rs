@@ -1,9 +1,11 @@
 //! `axt export`: a canonical transcript out to another format.
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use axt::export::agentlog::{ExportError, ExportOptions, export_from};
+use axt::export::otlp::send::{Destination, Protocol, parse_header, send};
+use axt::export::otlp::{BatchError, BatchOptions, encode};
 use axt::read::ProblemKind;
 use axt::read::tree::{LinkKind, dir_of};
 
@@ -13,18 +15,30 @@ use super::{Outcome, display_name, open, with_path};
 
 /// Export a run and its linked child runs as one document.
 ///
-/// Reads FILE and every child run it links (child_run_id, in the same directory; with `-`,
-/// the root run is read from stdin and its children looked up in the current directory)
-/// and writes one AgentLog 0.2.0 JSON document to stdout, or to the file named by -o.
-/// Paths are made relative to the project root: the run's recorded cwd, or --root.
+/// AgentLog (the default): reads FILE and every child run it links (child_run_id, in the
+/// same directory; with `-`, the root run is read from stdin and its children looked up in
+/// the current directory) and writes one AgentLog 0.2.0 JSON document to stdout, or to the
+/// file named by -o. Paths are made relative to the project root: the run's recorded cwd,
+/// or --root.
+///
+/// OTLP (--to otlp): reads every FILE and every run file in each DIR, with their linked
+/// runs, and writes OpenTelemetry spans in the GenAI semantic conventions (one trace per
+/// run tree) as OTLP/JSON to stdout or -o FILE, or sends them to a collector with
+/// --endpoint (OTLP/HTTP to URL/v1/traces; OTEL_EXPORTER_OTLP_ENDPOINT,
+/// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and
+/// OTEL_EXPORTER_OTLP_PROTOCOL are read). Message text, tool arguments and results are
+/// exported only with --content, credentials masked.
+///
 /// What could not be exported cleanly (lines that are not events, missing children, results
-/// without their call) is listed in the document and reported on stderr as
-/// FILE:LINE: byte OFFSET: KIND: MESSAGE.
+/// without their call) is reported on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (and
+/// listed in an AgentLog document).
 ///
-/// Exit status: 0 clean, 1 problems reported (the document is still written when the root
-/// run has an event), 2 usage error or a file that cannot be read or written.
+/// Exit status: 0 clean, 1 problems reported (the output is still written when a run has
+/// an event), 2 usage error, a file that cannot be read or written, or a collector that
+/// refused the spans.
 ///
-/// Example: axt export transcripts/<session-id>.jsonl -o session.agentlog.json
+/// Examples: axt export transcripts/<session-id>.jsonl -o session.agentlog.json;
+/// axt export --to otlp transcripts/ --endpoint http://localhost:6006
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The target format.
@@ -42,27 +56,74 @@ pub(crate) struct Args {
     /// Print problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
-    /// The root run's transcript file, or `-` for stdin.
-    file: PathBuf,
+    /// OTLP: export message text, system prompts, tool arguments and results (credentials
+    /// masked by the recorder's redactor); without it only names, ids, counts and times.
+    #[arg(long)]
+    content: bool,
+    /// OTLP: send to the collector at URL (its base: spans go to URL/v1/traces) instead of
+    /// writing OTLP/JSON; with no URL, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+    /// OTEL_EXPORTER_OTLP_ENDPOINT.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    endpoint: Option<String>,
+    /// OTLP: a request header for the collector (authentication, say); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    header: Vec<String>,
+    /// OTLP: the body encoding sent to the collector (default http/protobuf, or
+    /// OTEL_EXPORTER_OTLP_PROTOCOL).
+    #[arg(long, value_enum, value_name = "PROTOCOL")]
+    protocol: Option<WireProtocol>,
+    /// The root run's transcript file, or `-` for stdin (AgentLog); run files and
+    /// directories of them (OTLP).
+    #[arg(value_name = "FILE|DIR", required = true)]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Target {
     /// AgentLog 0.2.0 session documents.
     Agentlog,
+    /// OpenTelemetry traces (OTLP/JSON, or OTLP/HTTP with --endpoint).
+    Otlp,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum WireProtocol {
+    /// Protobuf bodies (application/x-protobuf).
+    #[value(name = "http/protobuf")]
+    HttpProtobuf,
+    /// OTLP/JSON bodies (application/json).
+    #[value(name = "http/json")]
+    HttpJson,
+}
+
+fn usage(message: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message.to_owned())
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let Target::Agentlog = args.to;
+    let otlp_only = args.content || args.endpoint.is_some() || !args.header.is_empty();
+    match args.to {
+        Target::Otlp => return run_otlp(args),
+        Target::Agentlog if otlp_only || args.protocol.is_some() => {
+            return Err(usage(
+                "--content, --endpoint, --header and --protocol are for --to otlp",
+            ));
+        }
+        Target::Agentlog if args.files.len() > 1 => {
+            return Err(usage("--to agentlog exports one root run: give one FILE"));
+        }
+        Target::Agentlog => {}
+    }
+    let file = &args.files[0];
     let options = ExportOptions {
         root: args.root,
         redact: args.redact,
     };
-    let input = open(&args.file)?;
+    let input = open(file)?;
     // For stdin, the current directory; `-` has no directory of its own.
-    let dir = dir_of(&args.file);
-    let exported = match export_from(input, &args.file, dir, &options) {
+    let dir = dir_of(file);
+    let exported = match export_from(input, file, dir, &options) {
         Ok(exported) => exported,
         Err(ExportError::Empty { path, problems }) => {
             problems.iter().for_each(print_link);
@@ -85,14 +146,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let mut text = serde_json::to_vec_pretty(&exported.document)?;
     text.push(b'\n');
-    match &args.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| with_path(path, e))?,
-        None => {
-            let mut out = BufWriter::new(io::stdout().lock());
-            out.write_all(&text)?;
-            out.flush()?;
-        }
-    }
+    write_output(args.output.as_deref(), &text)?;
     exported.problems.iter().for_each(print_link);
     let unreadable = exported
         .problems
@@ -101,6 +155,112 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     Ok(if unreadable {
         Outcome::Failed
     } else if exported.problems.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::InputProblems
+    })
+}
+
+fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| with_path(path, e)),
+        None => {
+            let mut out = BufWriter::new(io::stdout().lock());
+            out.write_all(text)?;
+            out.flush()
+        }
+    }
+}
+
+/// `--to otlp`: spans of every run given, written as OTLP/JSON or sent.
+fn run_otlp(args: Args) -> io::Result<Outcome> {
+    if args.redact || args.root.is_some() {
+        return Err(usage(
+            "--redact and --root are for --to agentlog (OTLP masks credentials always)",
+        ));
+    }
+    if args.files.iter().any(|f| f.as_os_str() == "-") {
+        return Err(usage(
+            "--to otlp reads run files and directories, not stdin: give FILE or DIR",
+        ));
+    }
+    let destination = match &args.endpoint {
+        None => None,
+        Some(base) => {
+            let headers = args
+                .header
+                .iter()
+                .map(|h| parse_header(h))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| usage(&e.to_string()))?;
+            let protocol = args.protocol.map(|p| match p {
+                WireProtocol::HttpProtobuf => Protocol::HttpProtobuf,
+                WireProtocol::HttpJson => Protocol::HttpJson,
+            });
+            let base = Some(base.as_str()).filter(|b| !b.is_empty());
+            let env = |name: &str| std::env::var(name).ok();
+            let destination = Destination::resolve(base, &headers, protocol, &env)
+                .map_err(|e| usage(&e.to_string()))?;
+            Some(destination)
+        }
+    };
+    if destination.is_some() && args.output.is_some() {
+        return Err(usage("give either --endpoint or -o FILE, not both"));
+    }
+    let options = BatchOptions {
+        content: args.content,
+    };
+    let batch = match axt::export::otlp::export(&args.files, &options) {
+        Ok(batch) => batch,
+        Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
+        Err(error @ BatchError::Empty { .. }) => {
+            console::error(&error);
+            return Ok(Outcome::InputProblems);
+        }
+    };
+    match &destination {
+        None => {
+            let text = encode::to_json(&encode::request(&batch.spans));
+            write_output(args.output.as_deref(), &text)?;
+        }
+        Some(destination) => {
+            let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
+            if !console::quiet() {
+                console::notice(&format!(
+                    "sent {} of {} to {}{}",
+                    plural(sent.spans, "span"),
+                    plural(batch.runs, "run"),
+                    destination.url,
+                    match sent.retries {
+                        0 => String::new(),
+                        n => format!(" ({} retried)", plural(n, "request")),
+                    }
+                ));
+            }
+            if sent.rejected > 0 {
+                let said = sent.messages.join("; ");
+                console::error(&format!(
+                    "the collector at {} rejected {}{}",
+                    destination.url,
+                    plural(sent.rejected, "span"),
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {said}")
+                    }
+                ));
+                return Ok(Outcome::Failed);
+            }
+        }
+    }
+    batch.problems.iter().for_each(print_link);
+    let unreadable = batch
+        .problems
+        .iter()
+        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
+    Ok(if unreadable {
+        Outcome::Failed
+    } else if batch.problems.is_empty() {
         Outcome::Clean
     } else {
         Outcome::InputProblems

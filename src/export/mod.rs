@@ -5,6 +5,8 @@
 //! transcript, and it must not reach back into a provider's dialect: what it knows of a run
 //! is what the canonical events say.
 //!
-//! Targets: [`agentlog`] (AgentLog 0.2.0 session documents).
+//! Targets: [`agentlog`] (AgentLog 0.2.0 session documents), [`otlp`] (OpenTelemetry
+//! traces in the GenAI semantic conventions; encoding and sending with the `otlp` feature).
 
 pub mod agentlog;
+pub mod otlp;

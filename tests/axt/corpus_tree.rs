@@ -117,6 +117,11 @@ fn no_snapshot_without_a_fixture() {
             ["export", "agentlog", provider, outcome, _] => {
                 fixture(&format!("normalize/{provider}"), outcome)
             }
+            // golden/export/otlp/transcript/ok/<fixture>.snap: corpus/read/transcript.
+            ["export", "otlp", "transcript", outcome, _] => fixture("read/transcript", outcome),
+            ["export", "otlp", provider, outcome, _] => {
+                fixture(&format!("normalize/{provider}"), outcome)
+            }
             _ => false,
         };
         if !has_fixture {

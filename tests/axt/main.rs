@@ -10,6 +10,7 @@ mod support;
 mod golden_export; // transcripts of the other corpora -> AgentLog documents
 mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
+mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
@@ -31,6 +32,9 @@ mod partial_messages; // Claude partial messages: every interleaving, each block
 mod equivalence;
 mod fuzz_regressions;
 mod times;
+
+// Export over the wire: OTLP/HTTP to a stub collector and to a real receiver (Phoenix).
+mod otlp_send;
 
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;

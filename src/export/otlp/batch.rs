@@ -1,0 +1,272 @@
+//! Batch export: transcript files and directories in, every run's spans out, linked runs in
+//! one trace.
+//!
+//! Each input is a run file or a directory (its `*.jsonl` files, without the `.raw.jsonl`
+//! copies a capture keeps). A run whose parent is not among the inputs is a *root of the
+//! export*: its tree is rebuilt with [`read::tree`](crate::read::tree) (children in the
+//! same directory, at any depth) and every run of it mapped, a child's span under the
+//! `call_workflow` step that invoked it. A run reached that way is not exported again when
+//! it is also an input. When a root of the export names a parent, its ancestors are looked
+//! up in its directory (`<parent_run_id>.jsonl`) so that its trace is the topmost
+//! ancestor's and its span goes under the step that invoked it, as when the whole tree is
+//! exported; where a parent's file is missing, the topmost run id known gives the trace.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::ids::{SpanId, TraceId};
+use super::map::{Mapper, RunContext};
+use super::span::Span;
+use crate::model::ExchangeEvent;
+use crate::read::tree::{self, Node, Run, TreeProblem, dir_of};
+use crate::read::{ReadItem, Reader};
+
+/// How to export.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOptions {
+    /// Message content, tool arguments and results as attributes (redacted).
+    pub content: bool,
+}
+
+/// Spans, and what did not fit.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// Every span, ordered by start time (at equal starts, the one that ends last first,
+    /// then the shallower, so a parent comes before its children).
+    pub spans: Vec<Span>,
+    /// Runs exported.
+    pub runs: u64,
+    /// The problems the tree reader met (unreadable lines, missing children, ...).
+    pub problems: Vec<TreeProblem>,
+}
+
+/// Why nothing could be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// An input is neither a readable file nor a directory.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The inputs hold no run.
+    #[error("no transcript with an event in {}", describe(paths))]
+    Empty {
+        /// The inputs.
+        paths: Vec<PathBuf>,
+    },
+}
+
+fn describe(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
+}
+
+/// Exports the runs of `inputs` (files and directories).
+pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, BatchError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        expand(input, &mut files)?;
+    }
+    let mut seen_files = HashSet::new();
+    files.retain(|f| seen_files.insert(f.clone()));
+    let firsts: Vec<(PathBuf, String, Option<String>)> = files
+        .into_iter()
+        .filter_map(|file| first_event(&file).map(|e| (file, e.run_id, e.parent_run_id)))
+        .collect();
+    if firsts.is_empty() {
+        return Err(BatchError::Empty {
+            paths: inputs.to_vec(),
+        });
+    }
+    let given: HashSet<&str> = firsts.iter().map(|(_, id, _)| id.as_str()).collect();
+    let mut batch = Batch::default();
+    let mut done: HashSet<String> = HashSet::new();
+    for (file, run_id, parent) in &firsts {
+        let is_root = parent.as_deref().is_none_or(|p| !given.contains(p));
+        if !is_root || done.contains(run_id) {
+            continue;
+        }
+        let (trace, parent_span) = match parent {
+            Some(parent) => ancestry(dir_of(file), run_id, parent),
+            None => (TraceId::of_root(run_id), None),
+        };
+        let tree = tree::build(file);
+        batch.problems.extend(tree.problems);
+        export_run(
+            &tree.root,
+            trace,
+            parent_span,
+            options,
+            &mut batch,
+            &mut done,
+        );
+    }
+    // Left over: runs whose parent is an input that never invokes them (orphans).
+    for (file, run_id, _) in &firsts {
+        if !done.contains(run_id) {
+            let tree = tree::build(file);
+            batch.problems.extend(tree.problems);
+            let trace = TraceId::of_root(run_id);
+            export_run(&tree.root, trace, None, options, &mut batch, &mut done);
+        }
+    }
+    // A parent encloses its children: at equal starts the longer span first, and at equal
+    // times (a fixed clock) the shallower.
+    let parents: HashMap<SpanId, Option<SpanId>> = batch
+        .spans
+        .iter()
+        .map(|s| (s.span_id, s.parent_span_id))
+        .collect();
+    let depth = |mut id: Option<SpanId>| {
+        let mut depth = 0;
+        while let Some(parent) = id.and_then(|i| parents.get(&i).copied().flatten()) {
+            depth += 1;
+            id = Some(parent);
+            if depth > parents.len() {
+                break;
+            }
+        }
+        depth
+    };
+    batch.spans.sort_by_cached_key(|span| {
+        let depth = depth(Some(span.span_id));
+        (
+            span.start_unix_nano,
+            std::cmp::Reverse(span.end_unix_nano),
+            depth,
+        )
+    });
+    Ok(batch)
+}
+
+fn export_run(
+    run: &Run,
+    trace: TraceId,
+    parent_span: Option<SpanId>,
+    options: &BatchOptions,
+    batch: &mut Batch,
+    done: &mut HashSet<String>,
+) {
+    if !done.insert(run.run_id.clone()) {
+        return;
+    }
+    let events = events(&run.file);
+    if events.is_empty() {
+        return;
+    }
+    let mut context = RunContext::from_events(trace, parent_span, &events);
+    context.content = options.content;
+    let (spans, links) = map(context, &events);
+    batch.spans.extend(spans);
+    batch.runs += 1;
+    let links: HashMap<String, SpanId> = links.into_iter().collect();
+    for child in child_runs(&run.children) {
+        let parent = links.get(&child.run_id).copied();
+        export_run(child, trace, parent, options, batch, done);
+    }
+}
+
+/// The spans of one run's events, and the span each sub-run goes under.
+fn map(context: RunContext, events: &[ExchangeEvent]) -> (Vec<Span>, Vec<(String, SpanId)>) {
+    let mut mapper = Mapper::new(context);
+    let mut spans = Vec::new();
+    for event in events {
+        mapper.push(event, &mut spans);
+    }
+    let links = mapper.links().to_vec();
+    mapper.finish(&mut spans);
+    (spans, links)
+}
+
+/// The sub-runs under `nodes`, in order, at the first level of runs.
+fn child_runs(nodes: &[Node]) -> Vec<&Run> {
+    let mut runs = Vec::new();
+    for node in nodes {
+        match node {
+            Node::Run(run) => runs.push(run),
+            Node::Step(step) => runs.extend(child_runs(&step.children)),
+            Node::Message(_) | Node::Tool(_) => {}
+        }
+    }
+    runs
+}
+
+/// The trace of a run whose parent is not exported with it, and the span it goes under:
+/// followed up through `<dir>/<parent>.jsonl` files, at most 64 levels.
+fn ancestry(dir: &Path, run_id: &str, parent: &str) -> (TraceId, Option<SpanId>) {
+    let mut top = parent.to_owned();
+    let mut child = run_id.to_owned();
+    let mut parent_span = None;
+    let mut first = true;
+    for _ in 0..64 {
+        let file = dir.join(format!("{top}.jsonl"));
+        let events = events(&file);
+        if events.first().is_none_or(|e| e.run_id != top) {
+            break;
+        }
+        let context = RunContext::new(TraceId::of_root(&top), None);
+        let (_, links) = map(context, &events);
+        let span = links.iter().find(|(c, _)| *c == child).map(|(_, s)| *s);
+        if first {
+            parent_span = span;
+            first = false;
+        }
+        match events[0].parent_run_id.clone() {
+            Some(grandparent) => {
+                child = std::mem::replace(&mut top, grandparent);
+            }
+            None => break,
+        }
+    }
+    (TraceId::of_root(&top), parent_span)
+}
+
+fn expand(input: &Path, files: &mut Vec<PathBuf>) -> Result<(), BatchError> {
+    let io = |source| BatchError::Io {
+        path: input.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(input).map_err(io)?;
+    if !meta.is_dir() {
+        files.push(input.to_owned());
+        return Ok(());
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(input)
+        .map_err(io)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".jsonl") && !name.ends_with(".raw.jsonl") && path.is_file()
+        })
+        .collect();
+    found.sort();
+    files.extend(found);
+    Ok(())
+}
+
+fn first_event(path: &Path) -> Option<ExchangeEvent> {
+    Reader::open(path)
+        .ok()?
+        .into_iter()
+        .find_map(|item| match item {
+            ReadItem::Event { event, .. } => Some(*event),
+            ReadItem::Problem(_) => None,
+        })
+}
+
+/// A file's events; its problems are the tree's to report.
+fn events(path: &Path) -> Vec<ExchangeEvent> {
+    let Ok(reader) = Reader::open(path) else {
+        return Vec::new();
+    };
+    reader
+        .into_iter()
+        .filter_map(|item| match item {
+            ReadItem::Event { event, .. } => Some(*event),
+            ReadItem::Problem(_) => None,
+        })
+        .collect()
+}

@@ -1,0 +1,783 @@
+//! The mapper: a run's events in, in file order, finished spans out, one event at a time,
+//! so the batch exporter and a live subscriber on the recorder's fan-out share it. The
+//! mapping itself is documented on [the module](super).
+//!
+//! What the mapper cannot see from one event at a time it takes from its [`RunContext`]:
+//! the trace and the parent span (decided by whoever follows the run links), the provider
+//! and model for the `chat` spans (in a transcript they arrive only with `run.completed`,
+//! after the turns), and the calls seen on both channels. [`RunContext::from_events`] reads
+//! them from a whole file; a live exporter fills them from what its executor knows.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::ids::{SpanId, SpanRole, TraceId};
+use super::messages;
+use super::span::{AttrValue, Attrs, Span, SpanKind, Status};
+use crate::model::{
+    Block, EventType, ExchangeEvent, Fidelity, Payload, StepKind, StepPayload, ToolPayload,
+};
+use crate::record::Redactor;
+
+/// What the mapper of one run is told rather than reads from its events.
+#[derive(Clone, Debug)]
+pub struct RunContext {
+    /// The trace: the root run's ([`TraceId::of_root`]).
+    pub trace_id: TraceId,
+    /// The span a sub-run's span goes under (its `call_workflow` step); `None` for a root.
+    pub parent_span_id: Option<SpanId>,
+    /// The adapter that normalized the run (`claude`, `codex`, ...: the run metadata's
+    /// `provider`), for `gen_ai.provider.name`.
+    pub provider: Option<String>,
+    /// The model, for the `chat` spans.
+    pub model: Option<String>,
+    /// The provider's session id, for `gen_ai.conversation.id`.
+    pub conversation_id: Option<String>,
+    /// The run's stop reason as the conventions spell finish reasons, for the last turn.
+    pub finish_reason: Option<String>,
+    /// Message content, tool arguments and results as attributes (`--content`).
+    pub content: bool,
+    /// Call ids whose `agent_emitted` `tool.*` events are a sighting of a `router` call
+    /// (see the model's "Calls seen on both channels"): those events make no span.
+    pub sightings: HashSet<String>,
+}
+
+impl RunContext {
+    /// A context that knows only the trace.
+    pub fn new(trace_id: TraceId, parent_span_id: Option<SpanId>) -> Self {
+        RunContext {
+            trace_id,
+            parent_span_id,
+            provider: None,
+            model: None,
+            conversation_id: None,
+            finish_reason: None,
+            content: false,
+            sightings: HashSet::new(),
+        }
+    }
+
+    /// The context of a whole run's events: the metadata of its `run.completed`, and the
+    /// call ids reported on both channels.
+    pub fn from_events(
+        trace_id: TraceId,
+        parent_span_id: Option<SpanId>,
+        events: &[ExchangeEvent],
+    ) -> Self {
+        let mut context = RunContext::new(trace_id, parent_span_id);
+        if let Some(meta) = events.iter().rev().find_map(run_meta) {
+            context.provider = str_field(meta, "provider");
+            context.model = str_field(meta, "model");
+            context.conversation_id = str_field(meta, "session_id");
+            context.finish_reason = finish_reason(meta);
+        }
+        let routed: HashSet<&str> = events
+            .iter()
+            .filter_map(|e| match (&e.event_type, &e.payload) {
+                (EventType::ToolCall, Payload::Tool(t)) if t.fidelity == Fidelity::Router => {
+                    Some([Some(t.call_id.as_str()), t.agent_call_id.as_deref()])
+                }
+                _ => None,
+            })
+            .flatten()
+            .flatten()
+            .collect();
+        context.sightings = routed.into_iter().map(str::to_owned).collect();
+        context
+    }
+}
+
+/// The `result` of a `run.completed`: the run's metadata.
+fn run_meta(event: &ExchangeEvent) -> Option<&Value> {
+    match (&event.event_type, &event.payload) {
+        (EventType::RunCompleted, Payload::Step(step)) if step.result.is_object() => {
+            Some(&step.result)
+        }
+        _ => None,
+    }
+}
+
+fn str_field(value: &Value, key: &str) -> Option<String> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The run's stop reason (`stop_reason.kind` of its metadata) as a finish reason.
+fn finish_reason(meta: &Value) -> Option<String> {
+    let reason = meta.get("stop_reason")?;
+    let kind = reason.get("kind").and_then(Value::as_str)?;
+    Some(
+        match kind {
+            "end_turn" | "stop_sequence" => "stop",
+            "tool_use" => "tool_call",
+            "max_tokens" => "length",
+            "refusal" => "content_filter",
+            "error" => "error",
+            "max_turns" => "max_turns",
+            "aborted" => "aborted",
+            _ => return str_field(reason, "raw").or(Some(kind.to_owned())),
+        }
+        .to_owned(),
+    )
+}
+
+/// `gen_ai.provider.name`: the conventions' well-known value for the model's maker when the
+/// model name says it, else the adapter's usual provider.
+pub fn provider_name(adapter: Option<&str>, model: Option<&str>) -> Option<String> {
+    let model = model.unwrap_or("").to_ascii_lowercase();
+    let model = model.rsplit('/').next().unwrap_or("");
+    let by_model = [
+        ("claude", "anthropic"),
+        ("gpt", "openai"),
+        ("o1", "openai"),
+        ("o3", "openai"),
+        ("o4", "openai"),
+        ("codex", "openai"),
+        ("gemini", "gcp.gemini"),
+        ("grok", "x_ai"),
+        ("deepseek", "deepseek"),
+        ("mistral", "mistral_ai"),
+        ("magistral", "mistral_ai"),
+        ("sonar", "perplexity"),
+    ];
+    if let Some((_, name)) = by_model.iter().find(|(p, _)| model.starts_with(p)) {
+        return Some((*name).to_owned());
+    }
+    Some(
+        match adapter? {
+            "claude" => "anthropic",
+            "codex" | "openai" => "openai",
+            "gemini" => "gcp.gemini",
+            "copilot" => "github.copilot",
+            other => other,
+        }
+        .to_owned(),
+    )
+}
+
+/// A span still open.
+struct Open {
+    id: SpanId,
+    parent: Option<SpanId>,
+    name: String,
+    kind: SpanKind,
+    start: u64,
+    attrs: Attrs,
+    status: Status,
+}
+
+struct OpenStep {
+    path: String,
+    iteration: u64,
+    span: Open,
+}
+
+struct OpenTurn {
+    message_id: Option<String>,
+    calls: bool,
+    parts: Vec<Value>,
+    input: Vec<Value>,
+    system: Vec<Value>,
+    last: u64,
+    span: Open,
+}
+
+struct OpenTool {
+    call_id: String,
+    agent_call_id: Option<String>,
+    span: Open,
+}
+
+/// Maps one run's events onto spans. Feed it the events in file order with
+/// [`Mapper::push`]; each span comes out when the event that ends it is pushed, and
+/// [`Mapper::finish`] ends what the file left open.
+pub struct Mapper {
+    context: RunContext,
+    run_id: String,
+    workflow: bool,
+    run: Option<Open>,
+    steps: Vec<OpenStep>,
+    turn: Option<OpenTurn>,
+    tools: Vec<OpenTool>,
+    /// The `call_workflow` spans opened for a call with no open step at its path.
+    calls: Vec<(String, Open)>,
+    /// Input for the next model turn: prompts and tool results since the last one.
+    input: Vec<Value>,
+    system: Vec<Value>,
+    last: u64,
+    links: Vec<(String, SpanId)>,
+}
+
+impl Mapper {
+    /// A mapper for one run.
+    pub fn new(context: RunContext) -> Self {
+        Mapper {
+            context,
+            run_id: String::new(),
+            workflow: false,
+            run: None,
+            steps: Vec::new(),
+            turn: None,
+            tools: Vec::new(),
+            calls: Vec::new(),
+            input: Vec::new(),
+            system: Vec::new(),
+            last: 0,
+            links: Vec::new(),
+        }
+    }
+
+    /// The sub-runs this run invoked so far, each with the span its run span goes under.
+    pub fn links(&self) -> &[(String, SpanId)] {
+        &self.links
+    }
+
+    /// Maps one event; spans it ends are appended to `out`.
+    pub fn push(&mut self, event: &ExchangeEvent, out: &mut Vec<Span>) {
+        let mut event = event.clone();
+        Redactor::credentials().redact_event(&mut event);
+        let at = match event.timestamp.unix_nanos() {
+            Ok(nanos) => u64::try_from(nanos.max(0)).unwrap_or(u64::MAX),
+            Err(_) => self.last,
+        };
+        if self.run.is_none() {
+            self.open_run(&event, at);
+        }
+        match (&event.event_type, &event.payload) {
+            (EventType::RunStarted, _) => {}
+            (EventType::RunCompleted, payload) => {
+                self.end_turn(out);
+                let step = match payload {
+                    Payload::Step(step) => Some(step),
+                    _ => None,
+                };
+                self.close_all(at, out);
+                if let Some(run) = self.run.as_mut() {
+                    complete_run(run, step, &self.context);
+                }
+                if let Some(run) = self.run.take() {
+                    out.push(self.finished(run, at));
+                }
+            }
+            (EventType::StepStarted, Payload::Step(step)) => {
+                self.end_turn(out);
+                self.open_step(&event, step, at);
+            }
+            (EventType::StepCompleted, Payload::Step(step)) => {
+                self.end_turn(out);
+                self.close_step(&event, step, at, out);
+            }
+            (EventType::CallWorkflowStarted, payload) => {
+                self.end_turn(out);
+                self.call_started(&event, payload, at);
+            }
+            (EventType::CallWorkflowCompleted, _) => {
+                self.end_turn(out);
+                let child = event.child_run_id.as_deref().unwrap_or("");
+                if let Some(i) = self.calls.iter().position(|(c, _)| c == child) {
+                    let (_, span) = self.calls.remove(i);
+                    out.push(self.finished(span, at));
+                }
+            }
+            (EventType::MessageUser, Payload::Message(message)) => {
+                self.end_turn(out);
+                if self.context.content {
+                    let parts = messages::user_parts(&message.blocks);
+                    if !parts.prompt.is_empty() {
+                        self.input.push(messages::user_message(parts.prompt));
+                    }
+                    self.input.extend(parts.tool_messages);
+                    self.system.extend(parts.system);
+                }
+            }
+            (EventType::MessageAssistant, Payload::Message(message)) => {
+                self.assistant(&event, message, at, out);
+            }
+            (EventType::ToolCall, Payload::Tool(tool)) => self.tool_call(&event, tool, at),
+            (EventType::ToolResult, Payload::Tool(tool)) => {
+                self.end_turn(out);
+                self.tool_result(&event, tool, at, out);
+            }
+            _ => {}
+        }
+        self.last = self.last.max(at);
+    }
+
+    /// Ends every span still open at the last event's time, marked `axt.incomplete`.
+    pub fn finish(mut self, out: &mut Vec<Span>) {
+        self.end_turn(out);
+        let at = self.last;
+        self.close_all(at, out);
+        if let Some(mut run) = self.run.take() {
+            complete_run(&mut run, None, &self.context);
+            run.attrs.bool("axt.incomplete", true);
+            out.push(self.finished(run, at));
+        }
+    }
+
+    fn open_run(&mut self, event: &ExchangeEvent, at: u64) {
+        self.run_id = event.run_id.clone();
+        let (name, kind) = match (&event.event_type, &event.payload) {
+            (EventType::RunStarted, Payload::Step(step)) => (step.name.clone(), step.kind.clone()),
+            _ => (String::new(), StepKind::Agent),
+        };
+        self.workflow = kind == StepKind::Workflow;
+        let operation = if self.workflow {
+            "invoke_workflow"
+        } else {
+            "invoke_agent"
+        };
+        let mut attrs = Attrs::default();
+        attrs.str("gen_ai.operation.name", operation);
+        let name_key = if self.workflow {
+            "gen_ai.workflow.name"
+        } else {
+            "gen_ai.agent.name"
+        };
+        attrs.opt_str(name_key, Some(&name));
+        if !self.workflow {
+            let provider = provider_name(
+                self.context.provider.as_deref(),
+                self.context.model.as_deref(),
+            );
+            attrs.opt_str("gen_ai.provider.name", provider.as_deref());
+        }
+        attrs.str("axt.run.id", &event.run_id);
+        attrs.opt_str("axt.run.parent_id", event.parent_run_id.as_deref());
+        self.run = Some(Open {
+            id: SpanId::of(&event.run_id, SpanRole::Run, event.seq),
+            parent: self.context.parent_span_id,
+            name: join(operation, &name),
+            kind: SpanKind::Internal,
+            start: at,
+            attrs,
+            status: Status::Unset,
+        });
+    }
+
+    fn run_span(&self) -> Option<SpanId> {
+        self.run.as_ref().map(|run| run.id)
+    }
+
+    /// The span an event at `path` goes under: the latest open step at that path, else at
+    /// the longest open prefix of it, else the run.
+    fn parent_of(&self, path: &str) -> Option<SpanId> {
+        if !path.is_empty()
+            && let Some(step) = self.steps.iter().rev().find(|s| s.path == path)
+        {
+            return Some(step.span.id);
+        }
+        self.parent_of_step(path)
+    }
+
+    /// The span a step at `path` goes under: the latest open step whose path is a proper
+    /// prefix of it (`a` for `a.b`), else the run.
+    fn parent_of_step(&self, path: &str) -> Option<SpanId> {
+        self.steps
+            .iter()
+            .rev()
+            .filter(|s| is_prefix(&s.path, path))
+            .max_by_key(|s| s.path.len())
+            .map(|s| s.span.id)
+            .or_else(|| self.run_span())
+    }
+
+    fn open_step(&mut self, event: &ExchangeEvent, step: &StepPayload, at: u64) {
+        let mut attrs = Attrs::default();
+        let agent = step.kind == StepKind::Agent && self.workflow;
+        let name = if agent {
+            attrs.str("gen_ai.operation.name", "invoke_agent");
+            attrs.opt_str("gen_ai.agent.name", Some(&step.name));
+            join("invoke_agent", &step.name)
+        } else if step.name.is_empty() {
+            event.path.clone()
+        } else {
+            step.name.clone()
+        };
+        attrs.str("axt.step.path", &event.path);
+        attrs.str("axt.step.kind", step.kind.as_str());
+        attrs.uint("axt.step.iteration", event.iteration);
+        let span = Open {
+            id: SpanId::of(&self.run_id, SpanRole::Step, event.seq),
+            parent: self.parent_of_step(&event.path),
+            name,
+            kind: SpanKind::Internal,
+            start: at,
+            attrs,
+            status: Status::Unset,
+        };
+        self.steps.push(OpenStep {
+            path: event.path.clone(),
+            iteration: event.iteration,
+            span,
+        });
+    }
+
+    fn close_step(
+        &mut self,
+        event: &ExchangeEvent,
+        step: &StepPayload,
+        at: u64,
+        out: &mut Vec<Span>,
+    ) {
+        let found = self
+            .steps
+            .iter()
+            .rposition(|s| s.path == event.path && s.iteration == event.iteration)
+            .or_else(|| self.steps.iter().rposition(|s| s.path == event.path));
+        let Some(index) = found else { return };
+        // Steps opened inside it and never completed end with it.
+        while self.steps.len() > index + 1 {
+            let mut inner = self.steps.pop().expect("longer than index").span;
+            inner.attrs.bool("axt.incomplete", true);
+            out.push(self.finished(inner, at));
+        }
+        let mut span = self.steps.pop().expect("found").span;
+        if let Some(error) = &step.error {
+            span.status = Status::Error(error.clone());
+            span.attrs.str("error.type", "step_failed");
+        }
+        if let Some(ms) = step.duration_ms {
+            span.attrs.uint("axt.duration_ms", ms);
+        }
+        out.push(self.finished(span, at));
+    }
+
+    fn call_started(&mut self, event: &ExchangeEvent, payload: &Payload, at: u64) {
+        let Some(child) = event.child_run_id.clone() else {
+            return;
+        };
+        if let Some(step) = self.steps.iter().rev().find(|s| s.path == event.path) {
+            self.links.push((child, step.span.id));
+            return;
+        }
+        // A call with no step around it: the call is its own span.
+        let name = match payload {
+            Payload::Step(step) if !step.name.is_empty() => step.name.clone(),
+            _ => event.path.clone(),
+        };
+        let mut attrs = Attrs::default();
+        attrs.str("axt.step.path", &event.path);
+        attrs.str("axt.step.kind", StepKind::CallWorkflow.as_str());
+        attrs.uint("axt.step.iteration", event.iteration);
+        let span = Open {
+            id: SpanId::of(&self.run_id, SpanRole::Step, event.seq),
+            parent: self.parent_of_step(&event.path),
+            name,
+            kind: SpanKind::Internal,
+            start: at,
+            attrs,
+            status: Status::Unset,
+        };
+        self.links.push((child.clone(), span.id));
+        self.calls.push((child, span));
+    }
+
+    fn assistant(
+        &mut self,
+        event: &ExchangeEvent,
+        message: &crate::model::MessagePayload,
+        at: u64,
+        out: &mut Vec<Span>,
+    ) {
+        let same = self
+            .turn
+            .as_ref()
+            .is_some_and(|turn| turn.message_id == message.message_id);
+        if !same {
+            self.end_turn(out);
+            let mut attrs = Attrs::default();
+            attrs.str("gen_ai.operation.name", "chat");
+            let model = self.context.model.clone();
+            let provider = provider_name(self.context.provider.as_deref(), model.as_deref());
+            attrs.opt_str("gen_ai.provider.name", provider.as_deref());
+            attrs.opt_str("gen_ai.request.model", model.as_deref());
+            attrs.opt_str("gen_ai.response.model", model.as_deref());
+            attrs.opt_str(
+                "gen_ai.conversation.id",
+                self.context.conversation_id.as_deref(),
+            );
+            attrs.opt_str("gen_ai.response.id", message.message_id.as_deref());
+            let span = Open {
+                id: SpanId::of(&self.run_id, SpanRole::Chat, event.seq),
+                parent: self.parent_of(&event.path),
+                name: join("chat", model.as_deref().unwrap_or("")),
+                kind: SpanKind::Client,
+                start: if self.last == 0 {
+                    at
+                } else {
+                    self.last.min(at)
+                },
+                attrs,
+                status: Status::Unset,
+            };
+            self.turn = Some(OpenTurn {
+                message_id: message.message_id.clone(),
+                calls: false,
+                parts: Vec::new(),
+                input: std::mem::take(&mut self.input),
+                system: std::mem::take(&mut self.system),
+                last: at,
+                span,
+            });
+        }
+        let content = self.context.content;
+        let turn = self.turn.as_mut().expect("opened above");
+        turn.last = turn.last.max(at);
+        turn.calls |= message
+            .blocks
+            .iter()
+            .any(|b| matches!(b.block, Block::ToolUse { server: false, .. }));
+        if content {
+            turn.parts
+                .extend(messages::assistant_parts(&message.blocks));
+        }
+    }
+
+    fn end_turn(&mut self, out: &mut Vec<Span>) {
+        let Some(mut turn) = self.turn.take() else {
+            return;
+        };
+        let reason = if turn.calls {
+            "tool_call".to_owned()
+        } else {
+            self.context
+                .finish_reason
+                .clone()
+                .unwrap_or_else(|| "stop".to_owned())
+        };
+        let attrs = &mut turn.span.attrs;
+        attrs.strs("gen_ai.response.finish_reasons", vec![reason.clone()]);
+        if self.context.content {
+            if !turn.system.is_empty() {
+                attrs.str("gen_ai.system_instructions", json_text(&turn.system));
+            }
+            if !turn.input.is_empty() {
+                attrs.str("gen_ai.input.messages", json_text(&turn.input));
+            }
+            let output = [messages::output_message(turn.parts, &reason)];
+            attrs.str("gen_ai.output.messages", json_text(&output));
+        }
+        out.push(self.finished(turn.span, turn.last));
+    }
+
+    fn tool_call(&mut self, event: &ExchangeEvent, tool: &ToolPayload, at: u64) {
+        if tool.fidelity != Fidelity::Router && self.context.sightings.contains(&tool.call_id) {
+            return;
+        }
+        let known = |t: &&mut OpenTool| {
+            t.call_id == tool.call_id
+                || t.agent_call_id.as_deref() == Some(tool.call_id.as_str())
+                || tool.agent_call_id.as_deref() == Some(t.call_id.as_str())
+        };
+        if let Some(open) = self.tools.iter_mut().find(known) {
+            // The same call seen again (the other channel): the router's report is the call.
+            if tool.fidelity == Fidelity::Router {
+                open.span
+                    .attrs
+                    .set("axt.tool.fidelity", AttrValue::Str("router".into()));
+                open.call_id = tool.call_id.clone();
+            }
+            return;
+        }
+        let mut attrs = Attrs::default();
+        attrs.str("gen_ai.operation.name", "execute_tool");
+        attrs.str("gen_ai.tool.name", &tool.name);
+        attrs.opt_str("gen_ai.tool.call.id", Some(&tool.call_id));
+        attrs.str("gen_ai.tool.type", "function");
+        if self.context.content && !tool.input.is_null() {
+            attrs.str("gen_ai.tool.call.arguments", json_text(&tool.input));
+        }
+        attrs.str("axt.tool.fidelity", tool.fidelity.as_str());
+        self.tools.push(OpenTool {
+            call_id: tool.call_id.clone(),
+            agent_call_id: tool.agent_call_id.clone(),
+            span: Open {
+                id: SpanId::of(&self.run_id, SpanRole::Tool, event.seq),
+                parent: self.parent_of(&event.path),
+                name: join("execute_tool", &tool.name),
+                kind: SpanKind::Internal,
+                start: at,
+                attrs,
+                status: Status::Unset,
+            },
+        });
+    }
+
+    fn tool_result(
+        &mut self,
+        event: &ExchangeEvent,
+        tool: &ToolPayload,
+        at: u64,
+        out: &mut Vec<Span>,
+    ) {
+        if tool.fidelity != Fidelity::Router && self.context.sightings.contains(&tool.call_id) {
+            return;
+        }
+        if self.context.content {
+            self.input
+                .push(messages::tool_message(&tool.call_id, &tool.output));
+        }
+        let found = self.tools.iter().position(|t| {
+            t.call_id == tool.call_id || t.agent_call_id.as_deref() == Some(&tool.call_id)
+        });
+        let mut span = match found {
+            Some(index) => self.tools.remove(index).span,
+            None => {
+                // A result without its call: a span of no length, marked.
+                self.tool_call(event, tool, at);
+                let mut open = self.tools.pop().expect("just opened").span;
+                open.attrs.bool("axt.tool.no_call", true);
+                open
+            }
+        };
+        if self.context.content && !tool.output.is_null() {
+            let result = match &tool.output {
+                Value::String(text) => text.clone(),
+                other => json_text(other),
+            };
+            span.attrs.str("gen_ai.tool.call.result", result);
+        }
+        if let Some(code) = tool.exit_code {
+            span.attrs.int("axt.tool.exit_code", code);
+        }
+        if let Some(ms) = tool.duration_ms {
+            span.attrs.uint("axt.duration_ms", ms);
+        }
+        let error = tool.error.clone().or_else(|| {
+            tool.exit_code
+                .filter(|&code| code != 0)
+                .map(|code| format!("exit status {code}"))
+        });
+        if let Some(error) = error {
+            span.attrs.str("error.type", "tool_error");
+            span.status = Status::Error(error);
+        }
+        out.push(self.finished(span, at));
+    }
+
+    /// Ends every open tool call, `call_workflow` and step, innermost first.
+    fn close_all(&mut self, at: u64, out: &mut Vec<Span>) {
+        for tool in std::mem::take(&mut self.tools) {
+            let mut span = tool.span;
+            span.attrs.bool("axt.incomplete", true);
+            out.push(self.finished(span, at));
+        }
+        for (_, mut span) in std::mem::take(&mut self.calls) {
+            span.attrs.bool("axt.incomplete", true);
+            out.push(self.finished(span, at));
+        }
+        while let Some(step) = self.steps.pop() {
+            let mut span = step.span;
+            span.attrs.bool("axt.incomplete", true);
+            out.push(self.finished(span, at));
+        }
+    }
+
+    fn finished(&self, open: Open, end: u64) -> Span {
+        Span {
+            trace_id: self.context.trace_id,
+            span_id: open.id,
+            parent_span_id: open.parent,
+            name: open.name,
+            kind: open.kind,
+            start_unix_nano: open.start,
+            end_unix_nano: end.max(open.start),
+            attributes: open.attrs.0,
+            status: open.status,
+        }
+    }
+}
+
+/// The attributes `run.completed` gives the run span: model, session, usage, cost, stop
+/// reason, failure.
+fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext) {
+    let meta = step.map(|s| &s.result).filter(|r| r.is_object());
+    let get = |key| meta.and_then(|m| str_field(m, key));
+    let model = get("model").or_else(|| context.model.clone());
+    let attrs = &mut run.attrs;
+    let workflow = attrs.0.iter().any(|(k, v)| {
+        k == "gen_ai.operation.name" && *v == AttrValue::Str("invoke_workflow".into())
+    });
+    if !workflow {
+        let provider = provider_name(
+            get("provider")
+                .or_else(|| context.provider.clone())
+                .as_deref(),
+            model.as_deref(),
+        );
+        if let Some(provider) = provider {
+            attrs.set("gen_ai.provider.name", AttrValue::Str(provider));
+        }
+    }
+    attrs.opt_str("gen_ai.request.model", model.as_deref());
+    attrs.opt_str("gen_ai.response.model", model.as_deref());
+    let conversation = get("session_id").or_else(|| context.conversation_id.clone());
+    attrs.opt_str("gen_ai.conversation.id", conversation.as_deref());
+    if let Some(reason) = meta.and_then(finish_reason) {
+        attrs.strs("gen_ai.response.finish_reasons", vec![reason]);
+    }
+    if let Some(usage) = meta.and_then(|m| m.get("usage")).filter(|u| u.is_object()) {
+        let count = |key| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let (input, read, write) = (
+            count("input_tokens"),
+            count("cache_read_tokens"),
+            count("cache_write_tokens"),
+        );
+        // The conventions count cached prompt tokens inside input_tokens; axt apart.
+        attrs.uint("gen_ai.usage.input_tokens", input + read + write);
+        attrs.uint("gen_ai.usage.output_tokens", count("output_tokens"));
+        attrs.uint("gen_ai.usage.cache_read.input_tokens", read);
+        attrs.uint("gen_ai.usage.cache_creation.input_tokens", write);
+        attrs.uint(
+            "gen_ai.usage.reasoning.output_tokens",
+            count("reasoning_tokens"),
+        );
+    }
+    if let Some(cost) = meta.and_then(|m| m.get("cost_usd")).and_then(Value::as_f64) {
+        attrs.double("axt.cost_usd", cost);
+    }
+    if let Some(ms) = meta
+        .and_then(|m| m.get("duration_ms"))
+        .and_then(Value::as_u64)
+        .or(step.and_then(|s| s.duration_ms))
+    {
+        attrs.uint("axt.duration_ms", ms);
+    }
+    let failed_meta = meta.and_then(|m| m.get("status")).and_then(Value::as_str) == Some("failed");
+    let error = step.and_then(|s| s.error.clone()).or_else(|| {
+        failed_meta.then(|| {
+            meta.and_then(|m| m.get("errors"))
+                .and_then(Value::as_array)
+                .and_then(|errors| errors.iter().find_map(|e| str_field(e, "message")))
+                .unwrap_or_else(|| "the run failed".to_owned())
+        })
+    });
+    if let Some(error) = error {
+        attrs.str("error.type", "run_failed");
+        run.status = Status::Error(error);
+    }
+}
+
+fn is_prefix(outer: &str, inner: &str) -> bool {
+    !outer.is_empty()
+        && inner.len() > outer.len()
+        && inner.starts_with(outer)
+        && inner.as_bytes()[outer.len()] == b'.'
+}
+
+fn join(operation: &str, name: &str) -> String {
+    if name.is_empty() {
+        operation.to_owned()
+    } else {
+        format!("{operation} {name}")
+    }
+}
+
+fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}

@@ -1,0 +1,148 @@
+//! OpenTelemetry traces in the GenAI semantic conventions: every run viewable in Jaeger,
+//! Tempo, Phoenix, Langfuse or anything else that ingests OTLP.
+//!
+//! The rooms: [`map`] (events in, in order, finished spans out: what a live exporter on the
+//! recorder's fan-out reuses event by event), [`ids`] (deterministic trace and span ids),
+//! [`messages`] (message content in the conventions' JSON shapes), [`span`] (the finished
+//! span, in plain types), [`batch`] (files and directories in, linked runs followed), and,
+//! with the `otlp` feature, `encode` (the collector protocol's messages, OTLP/JSON or
+//! protobuf) and `send` (OTLP/HTTP with retries). This module owns the mapping below; it
+//! reads only canonical events, never a provider's dialect, and never changes a transcript.
+//!
+//! The GenAI conventions are in *development* (the `semantic-conventions-genai`
+//! repository); attribute names follow them as of early 2026, and a name they do not
+//! define is under `axt.`.
+//!
+//! # The mapping
+//!
+//! One trace per run tree: every span of a run and of its sub-runs, at any depth, has the
+//! root run's trace id ([`ids`]). Span times are the events' timestamps (the provider's own
+//! stamps where it writes them, see the wire format's `timestamp`), in nanoseconds since
+//! the Unix epoch; a span never ends before it starts.
+//!
+//! ## The run: `invoke_agent` or `invoke_workflow`
+//!
+//! One span per run file, from `run.started` (or the file's first event) to `run.completed`
+//! (or the file's last event), kind `INTERNAL`, under the `call_workflow` step that invoked
+//! it for a sub-run, else a root span.
+//!
+//! * name: `invoke_workflow {name}` when `run.started`'s `kind` is `workflow`, else
+//!   `invoke_agent {name}` (`name` of `run.started`: the adapter, `claude`, for a normalized
+//!   run); the operation alone when the name is empty.
+//! * `gen_ai.operation.name`: `invoke_workflow` or `invoke_agent`.
+//! * `gen_ai.workflow.name` / `gen_ai.agent.name`: the run's name.
+//! * `gen_ai.provider.name` (agent runs): the conventions' well-known value for the model's
+//!   maker when the model name says it (`claude*` `anthropic`, `gpt*`/`o1`/`o3`/`o4`/`codex*`
+//!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
+//!   `mistral_ai`, `sonar*` `perplexity`), else the adapter's (`claude` `anthropic`, `codex`
+//!   and `openai` `openai`, `gemini` `gcp.gemini`, `copilot` `github.copilot`).
+//! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
+//!   knows one model per run, so both are it).
+//! * `gen_ai.conversation.id`: the metadata's `session_id`.
+//! * `gen_ai.response.finish_reasons`: the metadata's `stop_reason.kind` as a finish reason
+//!   (`end_turn` and `stop_sequence` `stop`, `tool_use` `tool_call`, `max_tokens`
+//!   `length`, `refusal` `content_filter`, `error` `error`; `max_turns`, `aborted` as they
+//!   are; another kind its provider's raw value).
+//! * `gen_ai.usage.input_tokens`: the **whole prompt**, `input_tokens + cache_read_tokens +
+//!   cache_write_tokens` of the metadata's `usage` (the conventions count cached tokens
+//!   inside it; axt's `input_tokens` counts them apart); `gen_ai.usage.output_tokens`:
+//!   `output_tokens` (reasoning included); `gen_ai.usage.cache_read.input_tokens`,
+//!   `gen_ai.usage.cache_creation.input_tokens`: `cache_read_tokens`,
+//!   `cache_write_tokens`; `gen_ai.usage.reasoning.output_tokens`: `reasoning_tokens` (a
+//!   name instrumentations use; the registry has none yet). Only when the run has usage:
+//!   transcripts carry usage per run, not per model turn, so the `chat` spans carry none.
+//! * `axt.run.id`, `axt.run.parent_id`; `axt.cost_usd` (the metadata's `cost_usd`);
+//!   `axt.duration_ms` (its `duration_ms`, else the payload's).
+//! * status `ERROR` with `error.type` `run_failed` when `run.completed` has an `error` or
+//!   the metadata's `status` is `failed` (message: the error, else the first of the
+//!   metadata's `errors`); left unset otherwise, as the conventions ask.
+//! * `axt.incomplete` `true` when the file has no `run.completed`.
+//!
+//! ## Steps
+//!
+//! `step.started` to the `step.completed` of the same path and iteration (else the latest
+//! open step of that path), kind `INTERNAL`, under the latest open step whose path is a
+//! prefix of it (`a` for `a.b`), else the run. Named by the step's `name` (its path when
+//! empty); an `agent` step of a *workflow* run is an agent invocation: `invoke_agent
+//! {name}`, with `gen_ai.operation.name` `invoke_agent` and `gen_ai.agent.name` (the
+//! `agent` step of a normalized agent run is a plain step: its run is the agent).
+//! Attributes `axt.step.path`, `axt.step.kind`, `axt.step.iteration`, `axt.duration_ms`;
+//! status `ERROR` with `error.type` `step_failed` and the step's `error`. Steps left open
+//! inside a completed step end with it, and steps open at the end of the file with the file,
+//! marked `axt.incomplete`. A `step.call_workflow.started` with no open step at its path is
+//! a step span of its own, to its `step.call_workflow.completed`.
+//!
+//! ## Model turns: `chat`
+//!
+//! A model turn is a run of consecutive `message.assistant` events with the same
+//! `message_id` (or none); `tool.call` events between them do not end it, any other event
+//! does. Its span, kind `CLIENT`, starts at the event before the turn (when the model was
+//! asked: the prompt, the last tool result, the step's start) and ends at its last
+//! message, under the open step of its path.
+//!
+//! * name `chat {model}`; `gen_ai.operation.name` `chat`; `gen_ai.provider.name`,
+//!   `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.conversation.id` as on the
+//!   run (the model is the run's); `gen_ai.response.id`: the `message_id`.
+//! * `gen_ai.response.finish_reasons`: `tool_call` when the turn asked for a tool (a
+//!   `tool_use` block that is not a server tool's), else the run's finish reason, else
+//!   `stop`.
+//! * With content only: `gen_ai.input.messages` (what the transcript shows was added since
+//!   the previous turn: the prompts of `message.user` events as `user` messages, the
+//!   results of `tool.result` events as `tool` messages; the transcript does not hold the
+//!   whole request; absent when it shows none), `gen_ai.system_instructions` (the system
+//!   prompt blocks of those `message.user` events), `gen_ai.output.messages` (one `assistant` message of the
+//!   turn's blocks, with the finish reason). JSON text, as the conventions allow; the part
+//!   mapping is in [`messages`].
+//!
+//! ## Tool calls: `execute_tool`
+//!
+//! `tool.call` to the `tool.result` of its `call_id`, kind `INTERNAL`, under the open step
+//! of its path (a sibling of the `chat` span that asked for it, as the conventions draw
+//! agents).
+//!
+//! * name `execute_tool {name}`; `gen_ai.operation.name` `execute_tool`;
+//!   `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`.
+//! * status `ERROR` with `error.type` `tool_error` when the result has an `error` (the
+//!   message) or a non-zero `exit_code` (`exit status N`); `axt.tool.exit_code`,
+//!   `axt.duration_ms`, `axt.tool.fidelity`.
+//! * With content only: `gen_ai.tool.call.arguments` (the input as JSON text) and
+//!   `gen_ai.tool.call.result` (the output: a string as it is, else JSON text).
+//! * A call seen on both channels (a `router` `tool.call` and an `agent_emitted` one of the
+//!   same call id, or whose id the router's `agent_call_id` names) is **one** span: the
+//!   router's. The batch exporter finds such ids before mapping and drops the agent's
+//!   events; the mapper also folds a second `tool.call` of an open call into the first.
+//! * A call with no result ends with its run, marked `axt.incomplete`; a result with no
+//!   call is a span of no length marked `axt.tool.no_call`.
+//!
+//! ## Sub-runs
+//!
+//! A `step.call_workflow.started` names its child run; the child's run span goes under the
+//! span of the step open at that path (the `call_workflow` step), in the same trace. The
+//! batch exporter follows the links with [`read::tree`](crate::read::tree).
+//!
+//! ## Content and secrets
+//!
+//! Transcripts hold secrets. Without [`RunContext::content`] no message text, tool
+//! argument or tool result leaves axt: only names, ids, counts, times and error texts.
+//! Every event goes through the recorder's credential redactor
+//! ([`Redactor::credentials`](crate::record::Redactor::credentials)) before it is mapped,
+//! content or not, so error texts are masked too.
+//!
+//! ## Resource and scope
+//!
+//! One resource, `service.name` `axt`, and one instrumentation scope, `axt`.
+
+pub mod batch;
+#[cfg(feature = "otlp")]
+pub mod encode;
+pub mod ids;
+pub mod map;
+pub mod messages;
+#[cfg(feature = "otlp")]
+pub mod send;
+pub mod span;
+
+pub use batch::{Batch, BatchError, BatchOptions, export};
+pub use ids::{SpanId, SpanRole, TraceId};
+pub use map::{Mapper, RunContext, provider_name};
+pub use span::{AttrValue, Span, SpanKind, Status};
