@@ -7,7 +7,11 @@
 //! both alike. The recorder's time runs from `create` to `close` and includes the encode;
 //! the events are built before the clock starts, except on the `None + building events` row,
 //! where each is built in the loop as a caller would (clone of a template, then
-//! `Timestamp::now()`).
+//! `Timestamp::now()`). The two `workflow:` rows record through the executor's seam
+//! (`axt::workflow`) on the same recorder: `Step::message` with the same payload (the scope
+//! stamps path, iteration and time, and checks its step is open, under the run's lock), and
+//! router tool calls (`Step::tool` then `ToolCall::ok`: two events per call, each with its
+//! call-ledger entry and duration), so their cost is the seam's on top of the recorder's.
 //!
 //! Environment: `AXT_BENCH_DIR` (default: the system temp dir; use a real disk for the
 //! sync policies), `AXT_BENCH_EVENTS` (default 200,000), `AXT_BENCH_SYNC_EVENTS` (per-event
@@ -21,11 +25,13 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use axt::model::StepKind;
 use axt::model::{
     ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, Timestamp,
     encode_event,
 };
 use axt::record::{Durability, Recorder, RecorderOptions};
+use axt::workflow::Run;
 
 const LINE_BYTES: usize = 279;
 
@@ -91,6 +97,44 @@ impl Bench {
             recorder.record(self.event()).unwrap();
         }
         recorder.close().unwrap();
+        let elapsed = start.elapsed();
+        let _ = fs::remove_file(&path);
+        elapsed
+    }
+
+    /// Records `events` messages through a workflow step scope on a file recorder.
+    fn step_messages(&self, events: usize) -> Duration {
+        let (path, recorder) = self.create(Durability::None, "step");
+        let payload = self.template.payload.clone();
+        let start = Instant::now();
+        let run = Run::start(recorder(), "bench").unwrap();
+        let step = run.step("step", StepKind::Agent).unwrap();
+        for _ in 0..events {
+            step.message(EventType::MessageAssistant, payload.clone())
+                .unwrap();
+        }
+        step.done().unwrap();
+        run.done().unwrap();
+        let elapsed = start.elapsed();
+        let _ = fs::remove_file(&path);
+        elapsed
+    }
+
+    /// Records `events / 2` router tool calls (a `tool.call` and a `tool.result` each).
+    fn tool_calls(&self, events: usize) -> Duration {
+        let (path, recorder) = self.create(Durability::None, "tools");
+        let ids: Vec<String> = (0..events / 2).map(|n| format!("call-{n}")).collect();
+        let input = serde_json::json!({"command": "ls -la src"});
+        let output = serde_json::Value::String("lorem ipsum dolor sit amet ".repeat(4));
+        let start = Instant::now();
+        let run = Run::start(recorder(), "bench").unwrap();
+        let step = run.step("step", StepKind::Command).unwrap();
+        for id in &ids {
+            let call = step.tool("Bash", id.as_str(), input.clone()).unwrap();
+            call.ok(output.clone()).unwrap();
+        }
+        step.done().unwrap();
+        run.done().unwrap();
         let elapsed = start.elapsed();
         let _ = fs::remove_file(&path);
         elapsed
@@ -170,8 +214,10 @@ fn main() {
     let sync_lines = &lines[..sync_events.min(lines.len())];
     let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
 
-    let mut times: [Vec<Duration>; 7] = Default::default();
+    let mut times: [Vec<Duration>; 9] = Default::default();
     for _ in 0..reps {
+        times[7].push(bench.step_messages(events));
+        times[8].push(bench.tool_calls(events));
         times[0].push(bench.raw(&lines));
         times[1].push(bench.recorder(Durability::None, events, "none").0);
         times[2].push(bench.end_to_end(events));
@@ -180,7 +226,17 @@ fn main() {
         times[5].push(bench.recorder(Durability::Flush, sync_events, "flush").0);
         times[6].push(bench.recorder(Durability::Fsync, sync_events, "fsync").0);
     }
-    let [raw, none, e2e, on_close, raw_small, flush, fsync] = times.map(median);
+    let [
+        raw,
+        none,
+        e2e,
+        on_close,
+        raw_small,
+        flush,
+        fsync,
+        step,
+        tools,
+    ] = times.map(median);
     let raw_rate = events as f64 / raw.as_secs_f64();
     let raw_small_rate = sync_lines.len() as f64 / raw_small.as_secs_f64();
 
@@ -203,6 +259,8 @@ fn main() {
     big("Durability::None", none, Some(raw_rate));
     big("None + building events", e2e, Some(raw_rate));
     big("Durability::FsyncOnClose", on_close, Some(raw_rate));
+    big("workflow: Step::message", step, Some(raw_rate));
+    big("workflow: tool call pairs", tools, Some(raw_rate));
     let small = |name, time, baseline| report(name, sync_lines.len(), sync_bytes, time, baseline);
     small("raw write(2) loop", raw_small, None);
     small("Durability::Flush", flush, Some(raw_small_rate));

@@ -219,7 +219,7 @@ impl AgentStep {
         };
         let hold = options.router_tools;
         step.core.with_step(&step.info, |ctx| {
-            ctx.step.ledger.set_hold(hold);
+            ctx.step.ledger.watch_agent(hold);
             Ok(())
         })?;
         let mut blocks = Vec::with_capacity(2);

@@ -24,7 +24,7 @@
 //! live in `message.assistant`) until the call's result. [`RouterTools`] narrows the hold to
 //! the tools the executor's router serves, so calls the agent runs itself stay live.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde_json::{Value, json};
 
@@ -99,12 +99,24 @@ pub(super) struct Sighting {
 
 #[derive(Debug)]
 struct RouterCall {
-    call_id: String,
+    /// When it opened, among the step's router calls.
+    order: u64,
     name: String,
+    /// Its input, kept only where an agent's sighting may have to be matched by content.
     input: Value,
     agent_call_id: Option<String>,
-    matched: bool,
-    open: bool,
+}
+
+/// The names under which an agent may report a router's tool: its own, and for an MCP
+/// spelling `mcp__<server>__<name>`, every `<name>` the string could end with (a server's
+/// name may itself contain `__`).
+fn router_names(agent: &str) -> impl Iterator<Item = &str> {
+    let mcp = agent.strip_prefix("mcp__").unwrap_or("");
+    let suffixes = mcp
+        .match_indices("__")
+        .map(move |(at, _)| &mcp[at + 2..])
+        .filter(|name| !name.is_empty());
+    std::iter::once(agent).chain(suffixes)
 }
 
 #[derive(Debug)]
@@ -114,42 +126,55 @@ struct Held {
 }
 
 /// The ledger; see the module docs.
+///
+/// **Cost.** Every lookup is by id or by name, so a step with many calls costs the same
+/// per call as one with few. A step with no agent keeps nothing of a call once it returned;
+/// an agent step keeps each router call (id, name, input) until it ends, since the agent
+/// may report it late.
 #[derive(Debug, Default)]
 pub(super) struct Ledger {
+    /// Whether an agent reports calls in this step (an agent step).
+    agent: bool,
     hold: RouterTools,
-    router: Vec<RouterCall>,
+    /// Router calls by id: the open ones, and in an agent step every one.
+    calls: HashMap<String, RouterCall>,
+    /// Open router calls by `order`, to their id.
+    open: BTreeMap<u64, String>,
+    /// Router calls no agent sighting has matched, by tool name: (order, id), oldest first.
+    unmatched: HashMap<String, VecDeque<(u64, String)>>,
+    router_calls: u64,
     held: Vec<Held>,
-    /// Agent call ids that are sightings of a router call, to the router call's index.
-    sighted: HashMap<String, usize>,
+    /// Agent call ids that are sightings of a router call, to the router call's id.
+    sighted: HashMap<String, String>,
     agent_calls: u64,
     agent_results_dropped: u64,
 }
 
 impl Ledger {
-    /// Sets which of the agent's calls are held (all by default).
-    pub(super) fn set_hold(&mut self, hold: RouterTools) {
+    /// Makes this an agent step's ledger: the agent reports calls, and those `hold` names
+    /// are held for the router.
+    pub(super) fn watch_agent(&mut self, hold: RouterTools) {
+        self.agent = true;
         self.hold = hold;
     }
 
     /// The agent reported a call.
     pub(super) fn agent_call(&mut self, payload: ToolPayload, seen: Sighting) -> Vec<Write> {
         self.agent_calls += 1;
-        let by_id = self
-            .router
-            .iter()
-            .position(|call| call.call_id == payload.call_id);
-        let by_content = || {
-            self.router.iter().position(|call| {
-                !call.matched && same_tool(&call.name, &payload.name) && call.input == payload.input
-            })
+        let router_id = if self.calls.contains_key(&payload.call_id) {
+            Some(payload.call_id.clone())
+        } else {
+            self.unmatched_like(&payload)
         };
-        if let Some(at) = by_id.or_else(by_content) {
-            let call = &mut self.router[at];
-            call.matched = true;
-            if call.call_id != payload.call_id && call.agent_call_id.is_none() {
+        if let Some(router_id) = router_id {
+            self.unmatch(&router_id);
+            if let Some(call) = self.calls.get_mut(&router_id)
+                && router_id != payload.call_id
+                && call.agent_call_id.is_none()
+            {
                 call.agent_call_id = Some(payload.call_id.clone());
             }
-            self.sighted.insert(payload.call_id, at);
+            self.sighted.insert(payload.call_id, router_id);
             return Vec::new();
         }
         if self.hold.holds(&payload.name) {
@@ -195,15 +220,37 @@ impl Ledger {
 
     /// Whether a router call with this id is open.
     pub(super) fn is_open(&self, call_id: &str) -> bool {
-        self.router
-            .iter()
-            .any(|call| call.open && call.call_id == call_id)
+        self.calls
+            .get(call_id)
+            .is_some_and(|call| self.open.contains_key(&call.order))
+    }
+
+    /// The oldest unmatched router call the agent's call could be: the same tool, under
+    /// one of the agent's names for it, with equal input.
+    fn unmatched_like(&self, payload: &ToolPayload) -> Option<String> {
+        router_names(&payload.name)
+            .filter_map(|name| self.unmatched.get(name))
+            .flat_map(|queue| queue.iter())
+            .filter(|(_, id)| self.calls.get(id).is_some_and(|c| c.input == payload.input))
+            .min_by_key(|(order, _)| *order)
+            .map(|(_, id)| id.clone())
+    }
+
+    /// Takes a router call out of the unmatched ones.
+    fn unmatch(&mut self, router_id: &str) {
+        let Some(call) = self.calls.get(router_id) else {
+            return;
+        };
+        if let Some(queue) = self.unmatched.get_mut(&call.name) {
+            queue.retain(|(_, id)| id != router_id);
+        }
     }
 
     /// The router captured a call: its `tool.call` payload, with `agent_call_id` when it
     /// claims a call the agent reported under another id.
     pub(super) fn router_call(&mut self, name: &str, call_id: &str, input: Value) -> ToolPayload {
-        let at = self.router.len();
+        let order = self.router_calls;
+        self.router_calls += 1;
         let by_id = self
             .held
             .iter()
@@ -219,16 +266,27 @@ impl Ledger {
             .map(|held| held.payload.call_id.clone())
             .filter(|id| id != call_id);
         if let Some(held) = &claimed {
-            self.sighted.insert(held.payload.call_id.clone(), at);
+            self.sighted
+                .insert(held.payload.call_id.clone(), call_id.to_owned());
         }
-        self.router.push(RouterCall {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
-            input: input.clone(),
-            agent_call_id: agent_call_id.clone(),
-            matched: claimed.is_some(),
-            open: true,
-        });
+        if self.agent && claimed.is_none() {
+            let queue = self.unmatched.entry(name.to_owned()).or_default();
+            queue.push_back((order, call_id.to_owned()));
+        }
+        self.calls.insert(
+            call_id.to_owned(),
+            RouterCall {
+                order,
+                name: name.to_owned(),
+                input: if self.agent {
+                    input.clone()
+                } else {
+                    Value::Null
+                },
+                agent_call_id: agent_call_id.clone(),
+            },
+        );
+        self.open.insert(order, call_id.to_owned());
         let mut payload = ToolPayload::call(name, call_id, input, Fidelity::Router);
         payload.agent_call_id = agent_call_id;
         payload
@@ -237,20 +295,21 @@ impl Ledger {
     /// The router call `call_id` returned: closes it and gives the agent's id for it, when
     /// the agent reported it under another id.
     pub(super) fn router_result(&mut self, call_id: &str) -> Option<String> {
-        let call = self
-            .router
-            .iter_mut()
-            .find(|call| call.open && call.call_id == call_id)?;
-        call.open = false;
-        call.agent_call_id.clone()
+        let order = self.calls.get(call_id)?.order;
+        self.open.remove(&order)?;
+        if self.agent {
+            self.calls.get(call_id)?.agent_call_id.clone()
+        } else {
+            // No agent will report it: nothing of it is needed any more.
+            self.calls.remove(call_id)?.agent_call_id
+        }
     }
 
     /// The router calls still open, as (name, call id), in the order they opened.
     pub(super) fn open_router_calls(&self) -> Vec<(String, String)> {
-        self.router
-            .iter()
-            .filter(|call| call.open)
-            .map(|call| (call.name.clone(), call.call_id.clone()))
+        self.open
+            .values()
+            .filter_map(|id| Some((self.calls.get(id)?.name.clone(), id.clone())))
             .collect()
     }
 
@@ -273,7 +332,7 @@ impl Ledger {
     /// calls, recorded once, "agent_results_dropped": their results}`.
     pub(super) fn summary(&self) -> Value {
         json!({
-            "calls": self.router.len(),
+            "calls": self.router_calls,
             "agent_calls": self.agent_calls,
             "agent_sightings": self.sighted.len(),
             "agent_results_dropped": self.agent_results_dropped,
@@ -282,7 +341,7 @@ impl Ledger {
 
     /// Whether anything went through the router or the ledger at all.
     pub(super) fn is_empty(&self) -> bool {
-        self.router.is_empty() && self.sighted.is_empty()
+        self.router_calls == 0 && self.sighted.is_empty()
     }
 }
 
@@ -316,7 +375,7 @@ mod tests {
 
     fn ledger(hold: RouterTools) -> Ledger {
         let mut ledger = Ledger::default();
-        ledger.set_hold(hold);
+        ledger.watch_agent(hold);
         ledger
     }
 
