@@ -157,9 +157,7 @@ pub struct Capture {
     live: Option<Live>,
 }
 
-/// The run and its one agent step. The step is declared first so that it is dropped
-/// first: a capture dropped unfinished ends its step (flushing what the output held), then
-/// its run.
+/// The run and its one agent step.
 struct Live {
     agent: AgentStep,
     run: Run,
@@ -293,6 +291,32 @@ impl Capture {
         let ended = agent.finish_run(end)?;
         run.end(ended.error, ended.result)?;
         Ok(ended.meta)
+    }
+}
+
+impl Drop for Capture {
+    /// A capture dropped unfinished ends its run as failed: what the output held is
+    /// recorded, and `run.completed` carries the metadata so far and the reason.
+    fn drop(&mut self) {
+        let Some(Live { agent, run }) = self.live.take() else {
+            return;
+        };
+        let note = if std::thread::panicking() {
+            "the capture was unwound by a panic before the agent's output ended"
+        } else {
+            "the capture was dropped before the agent's output ended"
+        };
+        let end = ProcessEnd {
+            note: Some(note.to_owned()),
+            ..ProcessEnd::default()
+        };
+        let ended = agent
+            .finish_run(end)
+            .map_err(CaptureError::from)
+            .and_then(|ended| Ok(run.end(ended.error, ended.result)?));
+        if let Err(error) = ended {
+            tracing::warn!(run_id = self.recorder.run_id(), %error, "ending a dropped capture failed");
+        }
     }
 }
 

@@ -1235,3 +1235,99 @@ fn the_memory_recorder_keeps_the_lines_the_file_recorder_writes() {
     let check = axt(&[&["check"], names.as_slice()].concat(), b"");
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
 }
+
+// ---- Conversations and captures -------------------------------------------------------
+
+/// A conversation's follow-up turns add `message.user` events to the agent step, between
+/// the agent's replies.
+#[test]
+fn follow_up_turns_add_user_messages_in_order() {
+    let (recorder, store) = memory("chat");
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("chat", StepKind::Agent)
+        .unwrap()
+        .agent(
+            Provider::Claude,
+            AgentOptions::new().prompt("first").system_prompt("sys"),
+        )
+        .unwrap();
+    let reply = |text: &str| {
+        let mut line = serde_json::to_vec(&json!({"type": "assistant", "session_id": "s",
+            "message": {"id": text, "role": "assistant", "content": [{"type": "text", "text": text}]}}))
+        .unwrap();
+        line.push(b'\n');
+        line
+    };
+    agent.feed(&reply("one")).unwrap();
+    agent.follow_up("second").unwrap();
+    agent.feed(&reply("two")).unwrap();
+    agent.feed(b"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"two\"}\n").unwrap();
+    agent.finish(ProcessEnd::exited(0)).unwrap();
+    run.done().unwrap();
+    let messages: Vec<String> = store
+        .events("chat")
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Payload::Message(m) => Some(
+                m.blocks
+                    .iter()
+                    .map(|b| match &b.block {
+                        axt::model::Block::Text {
+                            text,
+                            system_prompt,
+                            ..
+                        } => {
+                            format!(
+                                "{} {text}{}",
+                                m.role.as_str(),
+                                if *system_prompt { " (system)" } else { "" }
+                            )
+                        }
+                        other => other.type_name().to_owned(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "user first + user sys (system)",
+            "assistant one",
+            "user second",
+            "assistant two"
+        ]
+    );
+}
+
+/// A capture dropped before `finish` (the executor gave up on the agent) still ends its
+/// step and run, failed, with what the output held so far recorded first.
+#[test]
+fn a_capture_dropped_unfinished_ends_its_run_failed() {
+    use axt::capture::{Capture, CaptureOptions};
+    let dir = TempDir::new("workflow-capture-drop");
+    let options = CaptureOptions {
+        run_id: Some("dropped".into()),
+        ..CaptureOptions::default()
+    };
+    let mut capture = Capture::new(Provider::Claude, dir.path(), options).unwrap();
+    capture
+        .feed(b"{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"half\"}]}}\n")
+        .unwrap();
+    drop(capture);
+    let events = events_of(&dir.path().join("dropped.jsonl"));
+    assert_well_formed(&events);
+    assert_eq!(
+        outline(&events),
+        [
+            "run.started #0",
+            "step.started agent#0",
+            "message.assistant agent#0",
+            "step.completed agent#0 error=\"the capture was dropped before the agent's output ended; the output ended before the run's terminal record\"",
+            "run.completed #0 error=\"the capture was dropped before the agent's output ended; the output ended before the run's terminal record\"",
+        ]
+    );
+}
