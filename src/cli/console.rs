@@ -170,6 +170,16 @@ pub(crate) fn error(message: &dyn std::fmt::Display) {
     ));
 }
 
+/// A warning that is not at a place in an input: `axt: warning: MESSAGE`; shown even with
+/// `--quiet`.
+pub(crate) fn warning(message: &dyn std::fmt::Display) {
+    let message = message.to_string();
+    if json() {
+        return emit_json(&JsonLine::new("warning", &message));
+    }
+    emit(&format!("axt: warning: {}", escape(&message)));
+}
+
 /// What axt did or is doing (`wrote ...`); `--quiet` drops it.
 pub(crate) fn notice(message: &dyn std::fmt::Display) {
     if quiet() {

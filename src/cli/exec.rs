@@ -17,12 +17,15 @@ use std::time::{Duration, Instant};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use axt::capture::{Capture, CaptureOptions};
+use axt::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
+use axt::export::otlp::{RunContext, TraceId};
 use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
 use axt::record::{Delivery, Subscription};
 use axt::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::console::{self, escape, paint};
+use super::export::WireProtocol;
 use super::{Outcome, report_error};
 
 /// Run an agent CLI, recording its transcript live to DIR/<run-id>.jsonl.
@@ -77,6 +80,27 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
+    /// Send the run's spans live to the OpenTelemetry collector at URL (its base: spans go
+    /// to URL/v1/traces) as each step and tool call completes; with no URL,
+    /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT. A slow or dead
+    /// collector never slows the agent: spans that cannot be sent are dropped and counted.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    otlp_endpoint: Option<String>,
+
+    /// With --otlp-endpoint: a request header for the collector; repeatable.
+    #[arg(long, value_name = "KEY=VALUE", requires = "otlp_endpoint")]
+    otlp_header: Vec<String>,
+
+    /// With --otlp-endpoint: the body encoding (default http/protobuf, or
+    /// OTEL_EXPORTER_OTLP_PROTOCOL).
+    #[arg(long, value_enum, value_name = "PROTOCOL", requires = "otlp_endpoint")]
+    otlp_protocol: Option<WireProtocol>,
+
+    /// With --otlp-endpoint: also send message text, system prompts, tool arguments and
+    /// results (credentials masked); without it only names, ids, counts and times.
+    #[arg(long, requires = "otlp_endpoint")]
+    otlp_content: bool,
+
     /// The agent's command line.
     #[arg(required = true, last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -115,7 +139,35 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         })),
         ..CaptureOptions::default()
     };
+    // The collector is resolved before anything is recorded: a bad endpoint is a usage error.
+    let otlp = match &args.otlp_endpoint {
+        Some(base) => Some(super::export::destination(
+            base,
+            &args.otlp_header,
+            args.otlp_protocol,
+        )?),
+        None => None,
+    };
     let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
+    let live = otlp.map(|destination| {
+        let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
+        context.provider = Some(args.provider.as_str().to_owned());
+        context.content = args.otlp_content;
+        // A buffer of its own, large enough that the mapper never misses events; it only
+        // ever offers spans to the sender, so it keeps up with any agent.
+        let subscription = capture
+            .recorder()
+            .subscribe_with_capacity(OTLP_EVENT_BUFFER);
+        (
+            LiveExport::start(
+                subscription,
+                context,
+                destination.clone(),
+                LiveOptions::default(),
+            ),
+            destination.url,
+        )
+    });
     let raw = capture.raw_path().map(|path| path.display().to_string());
     let _ = raw_name.set(raw.unwrap_or_else(|| "agent stdout".to_owned()));
     let follow = args
@@ -178,7 +230,44 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         console::notice(&format!("wrote {}", path.display()));
     }
+    if let Some((live, url)) = live {
+        report_otlp(&live.finish(), &url);
+    }
     Ok(Outcome::Exited(code))
+}
+
+/// The events the live OTLP exporter's subscription buffers.
+const OTLP_EVENT_BUFFER: usize = 8_192;
+
+/// One line on what the live export did: a notice when every span was sent, a warning
+/// naming what was lost otherwise. The agent's exit code is unaffected either way.
+fn report_otlp(report: &LiveReport, url: &str) {
+    let mut line = format!(
+        "otlp: {} of {} spans sent to {url}",
+        report.sent, report.spans
+    );
+    let lost = report.dropped + report.failed + report.rejected;
+    if lost == 0 && report.events_missed == 0 {
+        console::notice(&line);
+        return;
+    }
+    for (count, what) in [
+        (
+            report.dropped,
+            "dropped (the collector was too slow or did not answer in time)",
+        ),
+        (report.failed, "failed"),
+        (report.rejected, "rejected by the collector"),
+        (report.events_missed, "events missed by the exporter"),
+    ] {
+        if count > 0 {
+            line += &format!("; {count} {what}");
+        }
+    }
+    if let Some(error) = report.errors.first() {
+        line += &format!("; {error}");
+    }
+    console::warning(&line);
 }
 
 /// Feeds the child's stdout to the capture until it ends, then waits for the child, and

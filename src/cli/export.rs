@@ -87,13 +87,34 @@ enum Target {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum WireProtocol {
+pub(crate) enum WireProtocol {
     /// Protobuf bodies (application/x-protobuf).
     #[value(name = "http/protobuf")]
     HttpProtobuf,
     /// OTLP/JSON bodies (application/json).
     #[value(name = "http/json")]
     HttpJson,
+}
+
+/// The collector an `--endpoint [URL]` (empty: the environment's), `--header`s and
+/// `--protocol` name, with the `OTEL_EXPORTER_OTLP_*` variables; a usage error otherwise.
+pub(crate) fn destination(
+    base: &str,
+    headers: &[String],
+    protocol: Option<WireProtocol>,
+) -> io::Result<Destination> {
+    let headers = headers
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| usage(&e.to_string()))?;
+    let protocol = protocol.map(|p| match p {
+        WireProtocol::HttpProtobuf => Protocol::HttpProtobuf,
+        WireProtocol::HttpJson => Protocol::HttpJson,
+    });
+    let base = Some(base).filter(|b| !b.is_empty());
+    let env = |name: &str| std::env::var(name).ok();
+    Destination::resolve(base, &headers, protocol, &env).map_err(|e| usage(&e.to_string()))
 }
 
 fn usage(message: &str) -> io::Error {
@@ -186,23 +207,7 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
     }
     let destination = match &args.endpoint {
         None => None,
-        Some(base) => {
-            let headers = args
-                .header
-                .iter()
-                .map(|h| parse_header(h))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| usage(&e.to_string()))?;
-            let protocol = args.protocol.map(|p| match p {
-                WireProtocol::HttpProtobuf => Protocol::HttpProtobuf,
-                WireProtocol::HttpJson => Protocol::HttpJson,
-            });
-            let base = Some(base.as_str()).filter(|b| !b.is_empty());
-            let env = |name: &str| std::env::var(name).ok();
-            let destination = Destination::resolve(base, &headers, protocol, &env)
-                .map_err(|e| usage(&e.to_string()))?;
-            Some(destination)
-        }
+        Some(base) => Some(destination(base, &args.header, args.protocol)?),
     };
     if destination.is_some() && args.output.is_some() {
         return Err(usage("give either --endpoint or -o FILE, not both"));

@@ -34,7 +34,8 @@ mod fuzz_regressions;
 mod times;
 
 // Export over the wire: OTLP/HTTP to a stub collector and to a real receiver (Phoenix).
-mod otlp_send;
+mod otlp_live;
+mod otlp_send; // `axt exec --otlp-endpoint`: live spans, a stalled collector
 
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;

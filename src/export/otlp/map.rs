@@ -437,6 +437,14 @@ impl Mapper {
             out.push(self.finished(inner, at));
         }
         let mut span = self.steps.pop().expect("found").span;
+        // An agent step of a workflow run carries its agent's metadata as its result.
+        let invocation = span.attrs.0.iter().any(|(k, v)| {
+            k == "gen_ai.operation.name" && *v == AttrValue::Str("invoke_agent".into())
+        });
+        if invocation && step.result.is_object() {
+            let none = RunContext::new(self.context.trace_id, None);
+            agent_attrs(&mut span.attrs, Some(&step.result), &none, true);
+        }
         if let Some(error) = &step.error {
             span.status = Status::Error(error.clone());
             span.attrs.str("error.type", "step_failed");
@@ -697,13 +705,39 @@ impl Mapper {
 /// reason, failure.
 fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext) {
     let meta = step.map(|s| &s.result).filter(|r| r.is_object());
-    let get = |key| meta.and_then(|m| str_field(m, key));
-    let model = get("model").or_else(|| context.model.clone());
-    let attrs = &mut run.attrs;
-    let workflow = attrs.0.iter().any(|(k, v)| {
+    let workflow = run.attrs.0.iter().any(|(k, v)| {
         k == "gen_ai.operation.name" && *v == AttrValue::Str("invoke_workflow".into())
     });
-    if !workflow {
+    agent_attrs(&mut run.attrs, meta, context, !workflow);
+    if let Some(ms) = meta
+        .and_then(|m| m.get("duration_ms"))
+        .and_then(Value::as_u64)
+        .or(step.and_then(|s| s.duration_ms))
+    {
+        run.attrs.uint("axt.duration_ms", ms);
+    }
+    let failed_meta = meta.and_then(|m| m.get("status")).and_then(Value::as_str) == Some("failed");
+    let error = step.and_then(|s| s.error.clone()).or_else(|| {
+        failed_meta.then(|| {
+            meta.and_then(|m| m.get("errors"))
+                .and_then(Value::as_array)
+                .and_then(|errors| errors.iter().find_map(|e| str_field(e, "message")))
+                .unwrap_or_else(|| "the run failed".to_owned())
+        })
+    });
+    if let Some(error) = error {
+        run.attrs.str("error.type", "run_failed");
+        run.status = Status::Error(error);
+    }
+}
+
+/// The attributes an agent invocation takes from its run metadata (`meta`: a normalized
+/// run's `run.completed` result, or an agent step's `step.completed` result in a workflow
+/// run): provider, model, conversation, finish reason, usage, cost.
+fn agent_attrs(attrs: &mut Attrs, meta: Option<&Value>, context: &RunContext, provider: bool) {
+    let get = |key| meta.and_then(|m| str_field(m, key));
+    let model = get("model").or_else(|| context.model.clone());
+    if provider {
         let provider = provider_name(
             get("provider")
                 .or_else(|| context.provider.clone())
@@ -740,26 +774,6 @@ fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext
     }
     if let Some(cost) = meta.and_then(|m| m.get("cost_usd")).and_then(Value::as_f64) {
         attrs.double("axt.cost_usd", cost);
-    }
-    if let Some(ms) = meta
-        .and_then(|m| m.get("duration_ms"))
-        .and_then(Value::as_u64)
-        .or(step.and_then(|s| s.duration_ms))
-    {
-        attrs.uint("axt.duration_ms", ms);
-    }
-    let failed_meta = meta.and_then(|m| m.get("status")).and_then(Value::as_str) == Some("failed");
-    let error = step.and_then(|s| s.error.clone()).or_else(|| {
-        failed_meta.then(|| {
-            meta.and_then(|m| m.get("errors"))
-                .and_then(Value::as_array)
-                .and_then(|errors| errors.iter().find_map(|e| str_field(e, "message")))
-                .unwrap_or_else(|| "the run failed".to_owned())
-        })
-    });
-    if let Some(error) = error {
-        attrs.str("error.type", "run_failed");
-        run.status = Status::Error(error);
     }
 }
 

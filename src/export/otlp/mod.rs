@@ -6,7 +6,8 @@
 //! [`messages`] (message content in the conventions' JSON shapes), [`span`] (the finished
 //! span, in plain types), [`batch`] (files and directories in, linked runs followed), and,
 //! with the `otlp` feature, `encode` (the collector protocol's messages, OTLP/JSON or
-//! protobuf) and `send` (OTLP/HTTP with retries). This module owns the mapping below; it
+//! protobuf), `send` (OTLP/HTTP with retries) and `live` (a run's spans sent while it is
+//! recorded, from the recorder's fan-out, never blocking it). This module owns the mapping below; it
 //! reads only canonical events, never a provider's dialect, and never changes a transcript.
 //!
 //! The GenAI conventions are in *development* (the `semantic-conventions-genai`
@@ -136,6 +137,8 @@ pub mod batch;
 #[cfg(feature = "otlp")]
 pub mod encode;
 pub mod ids;
+#[cfg(feature = "otlp")]
+pub mod live;
 pub mod map;
 pub mod messages;
 #[cfg(feature = "otlp")]

@@ -1,0 +1,173 @@
+//! `axt exec --otlp-endpoint`: a run's spans sent live while the agent runs, the same
+//! spans (same ids) a batch export of the transcript makes; and a collector that stalls
+//! costs spans, counted and reported, never the agent's time or the transcript.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Output;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::cli::{axt, text};
+use crate::support::{TempDir, normalize_corpus, replay_agent};
+
+const FIXTURE: &str = "ok/plain-session-thinking-text-bash.jsonl";
+
+/// `axt exec -p claude --out DIR --run-id r EXTRA... -- python3 replay-agent.py FIXTURE`.
+fn exec(dir: &Path, extra: &[&str]) -> Output {
+    let fixture = normalize_corpus("claude").join(FIXTURE);
+    let agent = replay_agent();
+    let mut args = vec![
+        "exec",
+        "-p",
+        "claude",
+        "--out",
+        dir.to_str().unwrap(),
+        "--run-id",
+        "r",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", &agent, fixture.to_str().unwrap()]);
+    axt(&args, b"")
+}
+
+/// A collector that answers 200 to every OTLP/JSON request and keeps the bodies.
+fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&bodies);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(50) {
+            let Ok(stream) = stream else { continue };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let line = line.trim_end().to_ascii_lowercase();
+                if let Some(value) = line.strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                if line.is_empty() {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            if reader.read_exact(&mut body).is_ok()
+                && let Ok(json) = serde_json::from_slice(&body)
+            {
+                keep.lock().unwrap().push(json);
+            }
+            let _ = reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+        }
+    });
+    (url, bodies)
+}
+
+/// Every span id of OTLP/JSON requests, with its name.
+fn span_ids(requests: &[Value]) -> BTreeSet<String> {
+    requests
+        .iter()
+        .flat_map(|r| r["resourceSpans"].as_array().cloned().unwrap_or_default())
+        .flat_map(|rs| rs["scopeSpans"].as_array().cloned().unwrap_or_default())
+        .flat_map(|ss| ss["spans"].as_array().cloned().unwrap_or_default())
+        .map(|span| span["spanId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_live_export_sends_the_spans_a_batch_export_makes() {
+    let (url, bodies) = collector();
+    let dir = TempDir::new("otlp-live");
+    let output = exec(
+        dir.path(),
+        &["--otlp-endpoint", &url, "--otlp-protocol", "http/json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let live = span_ids(&bodies.lock().unwrap());
+    let transcript = dir.path().join("r.jsonl");
+    let batch = axt(
+        &["export", "--to", "otlp", transcript.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(batch.status.code(), Some(0), "{}", text(&batch.stderr));
+    let batch: Value = serde_json::from_slice(&batch.stdout).unwrap();
+    let batched = span_ids(&[batch]);
+    assert!(!live.is_empty());
+    // The same ids: a collector that has the live spans dedups a later batch export.
+    assert_eq!(live, batched);
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "axt: otlp: {n} of {n} spans sent to {url}/v1/traces\n",
+            n = live.len()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+/// A collector that takes connections and never answers: the agent's run is recorded in
+/// full, axt ends within its shutdown allowance after the agent, and every span is counted
+/// as dropped on stderr.
+#[test]
+fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let held = Arc::new(Mutex::new(Vec::new()));
+    let hold = Arc::clone(&held);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(20).flatten() {
+            hold.lock().unwrap().push(stream); // read nothing, answer nothing
+        }
+    });
+    let dir = TempDir::new("otlp-stalled");
+    let started = Instant::now();
+    let output = exec(dir.path(), &["--otlp-endpoint", &url]);
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // Shutdown allowance 5 s, plus the agent and the build's own start.
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let stderr = text(&output.stderr);
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("axt: warning: otlp: 0 of "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let spans: u64 = warning["axt: warning: otlp: 0 of ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(spans > 0);
+    assert!(
+        warning.contains(&format!("; {spans} dropped (the collector was too slow")),
+        "{warning}"
+    );
+    // The transcript is what normalize makes of the same output.
+    let transcript = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(transcript.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "run.completed");
+    assert_eq!(last["payload"]["result"]["status"], "completed");
+    let normalized = axt(
+        &[
+            "normalize",
+            "--run-id",
+            "r",
+            normalize_corpus("claude").join(FIXTURE).to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(
+        transcript.lines().count(),
+        text(&normalized.stdout).lines().count()
+    );
+}
