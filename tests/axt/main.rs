@@ -34,8 +34,8 @@ mod fuzz_regressions;
 mod times;
 
 // Export over the wire: OTLP/HTTP to a stub collector and to a real receiver (Phoenix).
-mod otlp_live;
-mod otlp_send; // `axt exec --otlp-endpoint`: live spans, a stalled collector
+mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
+mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;
