@@ -204,6 +204,46 @@ fn the_example_workflow_is_clean_connected_and_counts_each_call_once() {
         document["metrics"]["tokenUsage"]["outputTokens"].as_u64(),
         Some(usage.output_tokens)
     );
+    // OTLP: one trace of the three runs; the agent step is an invoke_agent span with the
+    // agent's model and usage from its step.
+    let otlp = axt(&["export", "--to", "otlp", names[0]], b"");
+    assert_eq!(otlp.status.code(), Some(0), "{}", text(&otlp.stderr));
+    let otlp: Value = serde_json::from_slice(&otlp.stdout).unwrap();
+    let spans: Vec<&Value> = otlp["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    let traces: std::collections::BTreeSet<&str> = spans
+        .iter()
+        .map(|s| s["traceId"].as_str().unwrap())
+        .collect();
+    assert_eq!(traces.len(), 1, "one trace");
+    let agent = spans
+        .iter()
+        .find(|s| s["name"] == "invoke_agent plan")
+        .expect("the agent step's span");
+    let attr = |key: &str| {
+        agent["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == key)
+            .map(|a| a["value"].clone())
+    };
+    assert_eq!(
+        attr("gen_ai.request.model"),
+        Some(json!({"stringValue": "claude-sonnet-4-6"}))
+    );
+    assert_eq!(
+        attr("gen_ai.usage.output_tokens"),
+        Some(json!({"intValue": usage.output_tokens.to_string()}))
+    );
+    let tools = spans
+        .iter()
+        .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool"))
+        .count();
+    assert_eq!(tools, 2, "each call once");
 }
 
 /// Every node of `kind` under `node`, depth first.
