@@ -150,6 +150,17 @@ fn elapsed_ms(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The text of a failure: `error`'s, or `fallback` when that is empty (an error field is
+/// never written empty).
+pub(super) fn error_text(error: impl std::fmt::Display, fallback: &str) -> String {
+    let text = error.to_string();
+    if text.is_empty() {
+        fallback.to_owned()
+    } else {
+        text
+    }
+}
+
 /// Refuses a step name a path could not carry.
 pub(super) fn check_name(name: &str) -> Result<(), RunError> {
     let reason = if name.is_empty() {

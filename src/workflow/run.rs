@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::core::RunCore;
+use super::core::{RunCore, error_text};
 use super::error::RunError;
 use super::step::Step;
 use crate::model::StepKind;
@@ -118,12 +118,7 @@ impl Run {
     /// Ends the run as failed with `error`.
     pub fn fail(mut self, error: impl fmt::Display) -> Result<(), RunError> {
         self.ended = true;
-        let error = error.to_string();
-        let error = if error.is_empty() {
-            "the run failed".to_owned()
-        } else {
-            error
-        };
+        let error = error_text(error, "the run failed");
         self.core.end(Some(error), Value::Null)
     }
 

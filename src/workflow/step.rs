@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::core::{RunCore, StepInfo};
+use super::core::{RunCore, StepInfo, error_text};
 use super::error::RunError;
 use super::tool::ToolCall;
 use crate::model::{EventType, Payload, StepKind};
@@ -130,12 +130,7 @@ impl Step {
     /// Completes the step as failed with `error`.
     pub fn fail(mut self, error: impl fmt::Display) -> Result<(), RunError> {
         self.ended = true;
-        let error = error.to_string();
-        let error = if error.is_empty() {
-            "the step failed".to_owned()
-        } else {
-            error
-        };
+        let error = error_text(error, "the step failed");
         self.core
             .complete_step(&self.info, Some(error), Value::Null)
     }
