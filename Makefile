@@ -12,6 +12,20 @@ help: ## List the targets
 test: ## Run every test (unit, integration, golden snapshots, doc examples)
 	INSTA_UPDATE=no INSTA_REQUIRE_FULL_MATCH=1 $(CARGO) test --locked
 
+# Coverage: the test suite (unit, integration, golden; not the doc examples) instrumented by
+# cargo-llvm-cov (`cargo install cargo-llvm-cov`, `rustup component add llvm-tools-preview`),
+# line coverage per module, and the library's total on the last line; under 85% it fails.
+.PHONY: coverage
+coverage: ## Line coverage per module; ends with `line coverage: NN.N%` (the library's), fails under 85%
+	mkdir -p target/llvm-cov
+	INSTA_UPDATE=no INSTA_REQUIRE_FULL_MATCH=1 $(CARGO) llvm-cov --locked --json --summary-only \
+	  --output-path target/llvm-cov/summary.json
+	python3 scripts/coverage.py target/llvm-cov/summary.json 85
+
+.PHONY: test-race
+test-race: ## The concurrent tests under ThreadSanitizer (nightly + rust-src; skipped with a message without)
+	bash scripts/test-race.sh
+
 .PHONY: man
 man: ## Write the manual pages (axt.1 and one per command) to target/man
 	$(CARGO) run --locked --quiet -- man --out target/man

@@ -65,8 +65,9 @@ impl MemoryRecorder {
         MemoryRecorder::in_store(MemoryStore::default(), run_id, options)
     }
 
-    /// A recorder for run `run_id` in `store`. Fails with [`RecordError::Busy`]-like
-    /// refusal ([`RecordError::InvalidRunId`]) when the store already has the run.
+    /// A recorder for run `run_id` in `store`. Fails with [`RecordError::InvalidRunId`]
+    /// when the id could not name a file, or the store already has the run (one recorder
+    /// per run, as the file recorder's lock makes it on disk).
     pub fn in_store(
         store: MemoryStore,
         run_id: &str,

@@ -1371,3 +1371,124 @@ fn a_capture_dropped_unfinished_ends_its_run_failed() {
         ]
     );
 }
+
+// ---- What the handles say of themselves ------------------------------------------------
+
+/// The handles name their run, path, kind and files; their `Debug` never prints a prompt
+/// (transcripts hold secrets, and logs are read by more people than transcripts are).
+#[test]
+fn handles_describe_themselves_without_printing_prompts() {
+    let dir = TempDir::new("workflow-handles");
+    let recorder = Recorder::create(dir.path(), "h", RecorderOptions::default()).unwrap();
+    let run = Run::start(recorder, "w").unwrap();
+    assert_eq!(run.run_id(), "h");
+    assert_eq!(run.path(), Some(dir.path().join("h.jsonl").as_path()));
+    assert_eq!(run.recorder().run_id(), "h");
+    assert_eq!(run.parent_run_id(), None);
+    assert!(format!("{run:?}").contains("\"h\""));
+    let mut live = run.subscribe();
+    let step = run.step("s", StepKind::custom("review")).unwrap();
+    assert_eq!(
+        (step.name(), step.kind(), step.run_id(), step.iteration()),
+        ("s", &StepKind::Custom("review".into()), "h", 0)
+    );
+    assert!(format!("{step:?}").contains("path: \"s\""));
+    let call = step.tool("Read", "c1", json!({"path": "a"})).unwrap();
+    assert_eq!((call.name(), call.call_id()), ("Read", "c1"));
+    assert!(format!("{call:?}").contains("c1"));
+    call.finish(json!("x"), Some(String::new()), None).unwrap();
+    step.finish::<Value, String>(&Err("went wrong".into()))
+        .unwrap();
+
+    let secret = "sk-live-prompt-secret";
+    let options = AgentOptions::new().prompt(secret).system_prompt(secret);
+    assert!(!format!("{options:?}").contains(secret), "{options:?}");
+    let raw = dir.path().join("agent.raw.jsonl");
+    let agent = run
+        .step("a", StepKind::Agent)
+        .unwrap()
+        .agent(Provider::Claude, options.raw_file(&raw))
+        .unwrap();
+    assert!(!format!("{agent:?}").contains(secret));
+    assert_eq!(agent.raw_path(), Some(raw.clone()));
+    assert_eq!(agent.step().path(), "a");
+    let output = claude_turn(&[]).concat();
+    agent.run(output.as_slice()).unwrap();
+    assert_eq!(agent.meta().answer.as_deref(), Some("Done."));
+    agent.finish(ProcessEnd::exited(0)).unwrap();
+    assert_eq!(
+        std::fs::read(&raw).unwrap(),
+        output,
+        "the raw copy, byte for byte"
+    );
+
+    // A raw file that already exists is refused, and the step is failed with the reason.
+    let refused = run
+        .step("again", StepKind::Agent)
+        .unwrap()
+        .agent(Provider::Claude, AgentOptions::new().raw_file(&raw));
+    assert!(matches!(refused, Err(RunError::Raw { .. })));
+    run.done().unwrap();
+    let types: Vec<String> = std::iter::from_fn(|| live.try_recv().ok())
+        .filter_map(|d| match d {
+            axt::record::Delivery::Event(e) => Some(e.event_type.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(types.first().map(String::as_str), Some("step.started"));
+    assert_eq!(types.last().map(String::as_str), Some("run.completed"));
+    let events = events_of(&dir.path().join("h.jsonl"));
+    assert_well_formed(&events);
+    let errors: Vec<&str> = events.iter().filter_map(step_error).collect();
+    assert_eq!(errors[0], "went wrong");
+    assert!(
+        errors[1].starts_with(&format!("{}: ", raw.display())),
+        "{errors:?}"
+    );
+}
+
+/// The in-memory recorder keeps the recorder's promises: one recorder per run id, a
+/// subscription that sees every event then ends at close, a record after close refused.
+#[test]
+fn the_memory_recorder_refuses_what_the_file_recorder_refuses() {
+    let (recorder, store) = memory("m");
+    assert!(matches!(
+        MemoryRecorder::in_store(store.clone(), "m", RecorderOptions::default()),
+        Err(axt::record::RecordError::InvalidRunId { .. })
+    ));
+    assert!(MemoryRecorder::new("../escape", RecorderOptions::default()).is_err());
+    let mut live = recorder.subscribe();
+    let event = || ExchangeEvent::new("", EventType::MessageUser, "s", user_text("x"));
+    assert_eq!(recorder.record(event()).unwrap(), 1);
+    assert_eq!(recorder.events().len(), 1);
+    recorder.close().unwrap();
+    recorder.close().unwrap();
+    assert!(matches!(
+        recorder.record(event()),
+        Err(axt::record::RecordError::Closed { .. })
+    ));
+    assert!(matches!(live.recv(), Some(axt::record::Delivery::Event(_))));
+    assert!(live.recv().is_none(), "ended at close");
+    assert!(
+        recorder.subscribe().recv().is_none(),
+        "a late subscription is ended"
+    );
+    assert_eq!(recorder.stats().delivered, 1);
+    assert!(format!("{recorder:?} {store:?}").contains("\"m\""));
+    // Masking applies as on disk.
+    let masked = MemoryRecorder::new("k", RecorderOptions::default().redact_credentials()).unwrap();
+    masked
+        .record(ExchangeEvent::new(
+            "",
+            EventType::MessageUser,
+            "s",
+            user_text("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"),
+        ))
+        .unwrap();
+    let line = String::from_utf8(masked.store().jsonl("k").unwrap()).unwrap();
+    assert!(line.contains("[REDACTED:"), "{line}");
+    // Writing out refuses to overwrite.
+    let out = TempDir::new("workflow-memory-out");
+    store.write_to(out.path()).unwrap();
+    assert!(store.write_to(out.path()).is_err());
+}
