@@ -18,7 +18,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use axt::capture::{Capture, CaptureOptions};
 use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
-use axt::record::{Delivery, Subscription};
+use axt::record::{Delivery, RecorderOptions, Subscription};
 use axt::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -77,6 +77,11 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
+    /// Mask credentials (API keys, tokens, private keys, passwords) in every file written:
+    /// the transcript and, line by line, the raw output.
+    #[arg(long)]
+    redact: bool,
+
     /// The agent's command line.
     #[arg(required = true, last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -100,7 +105,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let raw_name: Arc<OnceLock<String>> = Arc::default();
     let name = Arc::clone(&raw_name);
     let limit = args.max_record_bytes;
+    let recorder = if args.redact {
+        RecorderOptions::default().redact_credentials()
+    } else {
+        RecorderOptions::default()
+    };
     let options = CaptureOptions {
+        recorder,
         run_id: args.run_id,
         prompt: args.prompt,
         system_prompt: args.system_prompt,

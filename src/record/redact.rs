@@ -116,6 +116,31 @@ impl Redactor {
         self.redact_counted(text).0
     }
 
+    /// `bytes` with every credential in its UTF-8 parts replaced; borrowed when there was
+    /// none. Bytes that are not UTF-8 are kept as they are (a credential split by one is not
+    /// found): this is for raw provider output, which is text but not guaranteed to be.
+    pub fn redact_bytes<'t>(&self, bytes: &'t [u8]) -> Cow<'t, [u8]> {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return match self.redact(text) {
+                Cow::Borrowed(_) => Cow::Borrowed(bytes),
+                Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            };
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut changed = false;
+        for chunk in bytes.utf8_chunks() {
+            let redacted = self.redact(chunk.valid());
+            changed |= matches!(redacted, Cow::Owned(_));
+            out.extend_from_slice(redacted.as_bytes());
+            out.extend_from_slice(chunk.invalid());
+        }
+        if changed {
+            Cow::Owned(out)
+        } else {
+            Cow::Borrowed(bytes)
+        }
+    }
+
     /// Redacts `text` in place; returns how many credentials were replaced.
     pub fn redact_string(&self, text: &mut String) -> usize {
         match self.redact_counted(text) {
