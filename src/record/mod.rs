@@ -207,7 +207,7 @@
 mod error;
 mod fanout;
 #[cfg(test)]
-mod faults;
+pub(crate) mod faults;
 mod memory;
 mod port;
 mod recorder;
