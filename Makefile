@@ -85,6 +85,10 @@ bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
+.PHONY: soak
+soak: ## Crash soak: SIGKILL a recorder, an exec'd agent and axt exec at random moments (SOAK_KILLS=1000)
+	bash scripts/soak.sh
+
 .PHONY: read-memory
 read-memory: ## Max RSS of axt check and stats on a ~1 GB transcript (AXT_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh

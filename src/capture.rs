@@ -11,7 +11,11 @@
 //! ```
 //!
 //! * [`Capture::new`] creates `<dir>/<run-id>.jsonl` and `<dir>/<run-id>.raw.jsonl` (both
-//!   0600; the run id is the caller's or a fresh UUID v4, known before the agent starts).
+//!   0600, new, never through a symbolic link; the run id is the caller's or a fresh UUID
+//!   v4, known before the agent starts). When the recorder masks
+//!   ([`RecorderOptions::redact_credentials`], or a [`mask`](RecorderOptions::mask) with its
+//!   [`mask_raw`](RecorderOptions::mask_raw)), the raw file holds the output masked line by
+//!   line, not the bytes as read.
 //!   Subscribe now ([`Capture::subscribe`]) to see every event of the run.
 //! * [`Capture::start`] (or the first feed) records `run.started`, `step.started` and, when
 //!   the caller supplies them, a `message.user` with the resolved prompt and then the system
@@ -175,6 +179,11 @@ impl Capture {
     ) -> Result<Capture, CaptureError> {
         let dir = dir.as_ref();
         let run_id = options.run_id.unwrap_or_else(new_run_id);
+        if options.keep_raw {
+            // Before any file is made: a raw copy that would leak what the transcript masks
+            // is refused (see `RecorderOptions::mask_raw`).
+            options.recorder.line_mask(&run_id)?;
+        }
         // The recorder checks that the run id is a safe file name before anything is named
         // after it.
         let recorder = Recorder::create(dir, &run_id, options.recorder)?;

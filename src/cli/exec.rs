@@ -20,7 +20,7 @@ use axt::capture::{Capture, CaptureOptions};
 use axt::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use axt::export::otlp::{RunContext, TraceId};
 use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
-use axt::record::{Delivery, Subscription};
+use axt::record::{Delivery, RecorderOptions, Subscription};
 use axt::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -80,6 +80,11 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
+    /// Mask credentials (API keys, tokens, private keys, passwords) in every file written:
+    /// the transcript and, line by line, the raw output.
+    #[arg(long)]
+    redact: bool,
+
     /// Send the run's spans live to the OpenTelemetry collector at URL (its base: spans go
     /// to URL/v1/traces) as each step and tool call completes; with no URL,
     /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT. A slow or dead
@@ -124,7 +129,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let raw_name: Arc<OnceLock<String>> = Arc::default();
     let name = Arc::clone(&raw_name);
     let limit = args.max_record_bytes;
+    let recorder = if args.redact {
+        RecorderOptions::default().redact_credentials()
+    } else {
+        RecorderOptions::default()
+    };
     let options = CaptureOptions {
+        recorder,
         run_id: args.run_id,
         prompt: args.prompt,
         system_prompt: args.system_prompt,

@@ -184,7 +184,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 
 fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| with_path(path, e)),
+        Some(path) => axt::export::write_file(path, text).map_err(|e| with_path(path, e)),
         None => {
             let mut out = BufWriter::new(io::stdout().lock());
             out.write_all(text)?;

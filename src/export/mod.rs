@@ -7,6 +7,10 @@
 //!
 //! Targets: [`agentlog`] (AgentLog 0.2.0 session documents), [`otlp`] (OpenTelemetry
 //! traces in the GenAI semantic conventions; encoding and sending with the `otlp` feature).
+//! [`write_file`] writes a document to a file whole or not at all, privately.
 
 pub mod agentlog;
+mod file;
 pub mod otlp;
+
+pub use file::write_file;

@@ -50,9 +50,21 @@ pub enum RecordError {
         /// What is wrong with it.
         reason: String,
     },
-    /// An earlier write or sync failed in a way that could not be undone, and the recorder
-    /// stopped. The file may end with a torn line; reopening it repairs that.
-    #[error("{}: the recorder stopped after a failed write or sync", path.display())]
+    /// Events are masked but lines of raw output would not be: a capture refuses to keep
+    /// its raw file rather than write there what the transcript masks.
+    #[error(
+        "run {run_id}: events are masked but the raw output would not be: set \
+         RecorderOptions::mask_raw, or do not keep the raw output"
+    )]
+    UnmaskedRaw {
+        /// The run.
+        run_id: String,
+    },
+    /// An earlier sync failed (under [`Durability::Flush`](super::Durability::Flush) or
+    /// [`Durability::Fsync`](super::Durability::Fsync)), and the recorder stopped rather
+    /// than let a later sync vouch for lines it cannot. Every line before the failed one was
+    /// synced; a new recorder on the run continues after it.
+    #[error("{}: the recorder stopped after a failed sync; open the run again to continue", path.display())]
     Failed {
         /// The run file.
         path: PathBuf,

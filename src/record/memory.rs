@@ -194,6 +194,10 @@ impl RunRecorder for MemoryRecorder {
     fn path(&self) -> Option<&Path> {
         None
     }
+
+    fn raw_mask(&self) -> Result<Option<super::LineMask>, RecordError> {
+        self.options.line_mask(&self.run_id)
+    }
 }
 
 impl MemoryStore {
@@ -215,21 +219,21 @@ impl MemoryStore {
         self.lock().get(run_id).map(|run| run.jsonl.clone())
     }
 
-    /// Writes every run as `<dir>/<run-id>.jsonl` (mode 0600), for the readers and the CLI;
+    /// Writes every run as `<dir>/<run-id>.jsonl` (new files, mode 0600, never through a
+    /// symbolic link; `dir` created 0700 when missing), for the readers and the CLI;
     /// returns the paths written, in run id order.
     pub fn write_to(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let runs = self.lock();
+        super::create_private_dir(dir)?;
         let mut paths = Vec::with_capacity(runs.len());
         for (run_id, run) in runs.iter() {
             let path = dir.join(format!("{run_id}.jsonl"));
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)?;
-            file.write_all(&run.jsonl)?;
+            let named = |error: std::io::Error| {
+                std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+            };
+            let mut file = super::create_private(&path).map_err(named)?;
+            file.write_all(&run.jsonl).map_err(named)?;
             paths.push(path);
         }
         Ok(paths)

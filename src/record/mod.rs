@@ -33,8 +33,7 @@
 //!   write lands at the end of the file, whatever its size: `PIPE_BUF` only matters for
 //!   pipes, and the mutex serializes lines of any size.
 //! * **A failed append is undone.** If a write fails part-way, the file is cut back to its
-//!   last whole line; if even that fails, the recorder stops ([`RecordError::Failed`]) and
-//!   the next open repairs the tail.
+//!   last whole line, so no later line ever continues a fragment (see [Failures](#failures)).
 //! * **Crash recovery.** Opening an existing file continues it: `seq` resumes after the last
 //!   intact line (a line is intact when it ends with LF; the last one must decode and belong
 //!   to this run, or the open fails with [`RecordError::Corrupt`] rather than append to a file
@@ -42,6 +41,44 @@
 //!   to `<run-id>.jsonl.torn-<offset>` (mode 0600, never overwritten: a second tear at the
 //!   same offset gets `.1`, `.2`, ...), synced, and only then cut from the run file, so
 //!   nothing is lost and the file is valid JSON Lines again. See [`Recorder::torn_tail`].
+//!
+//! # Failures
+//!
+//! What the recorder promises when the disk fails, per failure kind. Each is injected in the
+//! crate's tests through the writer's seam (`writer.rs`'s `Storage`; `faults.rs` fails a
+//! named file's `write(2)`, `ftruncate(2)` or `fsync(2)` on cue), one test per kind.
+//!
+//! * **A write fails** (`EIO`, `ENOSPC`, ...) with nothing written, or **after a short
+//!   write** (the disk filled mid-line): the bytes that reached the file are cut off again
+//!   (`ftruncate` to the last whole line, which the recorder knows exactly since it holds
+//!   the lock), [`record`](Recorder::record) returns [`RecordError::Io`] with the path and
+//!   the OS error (`ErrorKind::StorageFull` for a full disk), no `seq` is used, and no
+//!   subscriber sees the event. The recorder stays open: the next `record` writes as soon as
+//!   the disk lets it, numbered right after the last line in the file. Stopping would turn a
+//!   full disk, which an operator can fix while the run goes on, into a lost run.
+//! * **The cut fails too**: the fragment stays for now, and the recorder remembers it. Every
+//!   later `record` first cuts it, and fails (writing nothing, using no `seq`) while the cut
+//!   does; [`close`](Recorder::close) tries once more and reports failure. A fragment that
+//!   outlives the process is a torn tail, moved aside by the next open. So a failed write
+//!   never leaves a partial line that a later line continues.
+//! * **A sync fails** under [`Durability::Flush`] or [`Durability::Fsync`]: an error, never
+//!   ignored nor retried. The line is taken back (cut off, so `Err` still means "not
+//!   recorded", no `seq` used, no subscriber told) and the recorder stops: every later
+//!   `record` fails with [`RecordError::Failed`], and the subscriptions end. After a failed
+//!   `fsync` Linux may have dropped the dirty pages and cleared the error, so a later
+//!   `fsync` that succeeds says nothing about them ("fsyncgate", PostgreSQL 2018): a
+//!   recorder that went on would claim a durability it cannot know. Every earlier line was
+//!   synced by its own successful call, so a new recorder on the run continues from there
+//!   honestly. If even the cut fails, the line stays, whole, with its `seq` (the file is
+//!   still valid; [`Recorder::last_seq`] counts it).
+//! * **The sync at close fails** under [`Durability::FsyncOnClose`]: `close` returns the
+//!   error; the lines stay in the file, but their durability is unknown.
+//!
+//! The same holds for the files around the transcript: the raw output of a capture is
+//! appended the same way (a failed chunk leaves nothing behind), an export written with
+//! `axt export -o` goes to a temporary file that is synced and renamed over the target (a
+//! failed write is an error naming the file, and the target is left as it was), and
+//! `axt import` writes through this recorder.
 //!
 //! # Durability
 //!
@@ -99,14 +136,22 @@
 //! # Threat model
 //!
 //! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs are
-//!   recorded verbatim; they routinely contain credentials. Files are 0600 and directories
-//!   the recorder creates are 0700, so only the executor's user can read them. An existing
-//!   directory's mode is left as it is.
+//!   recorded verbatim; they routinely contain credentials. Every file axt writes (the
+//!   transcript, the raw output `<run-id>.raw.jsonl`, torn-tail sidecars, exports with `-o`,
+//!   import outputs) is 0600, and directories it creates are 0700, so only the executor's
+//!   user can read them. An existing directory's mode is left as it is.
+//! * **No file through a symbolic link.** Files are created with `O_EXCL | O_NOFOLLOW`, and
+//!   a transcript is reopened with `O_NOFOLLOW`: a link planted at a run's name (pointing at
+//!   `~/.bashrc`, say) makes the open fail rather than send the transcript where it points.
+//!   An export replaces its target by `rename(2)`, and refuses a link at the path.
 //! * **No masking by default.** An opt-in hook ([`RecorderOptions::mask`]) runs on every
 //!   event before it is encoded; [`RecorderOptions::redact_credentials`] plugs in
 //!   [`Redactor::credentials`], which replaces common credential formats with
-//!   `[REDACTED:<kind>]`. Pattern-based masking reduces exposure; it does not make a
-//!   transcript safe to publish.
+//!   `[REDACTED:<kind>]`. The raw output a capture keeps is masked too, line by line
+//!   ([`RecorderOptions::mask_raw`]; `redact_credentials` sets both, and a capture whose
+//!   events are masked but whose raw lines would not be refuses to keep them). `axt exec
+//!   --redact` and `axt export --redact` use it. Pattern-based masking reduces exposure; it
+//!   does not make a transcript safe to publish.
 //! * **Run ids become file names.** Empty ids, `.`, `..`, path separators, NUL and control
 //!   characters are refused ([`RecordError::InvalidRunId`]), so a run id cannot name a file
 //!   outside the run directory.
@@ -125,7 +170,7 @@
 //!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
 //!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
 //!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
-//!   bytes, not events). A sub-run is a run of its own, in its own file, linked by
+//!   bytes, not events; masked line by line when the recorder masks). A sub-run is a run of its own, in its own file, linked by
 //!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
 //!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
 //! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
@@ -161,10 +206,13 @@
 
 mod error;
 mod fanout;
+#[cfg(test)]
+pub(crate) mod faults;
 mod memory;
 mod port;
 mod recorder;
 mod redact;
+mod storage;
 mod writer;
 
 pub use error::RecordError;
@@ -173,8 +221,9 @@ pub use fanout::{
 };
 pub use memory::{MemoryRecorder, MemoryStore};
 pub use port::RunRecorder;
-pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
+pub use recorder::{Durability, LineMask, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub use writer::TornTail;
 /// The run-id check, for a sink that must name the run's file before a recorder exists.
 pub(crate) use writer::check_run_id;
+pub(crate) use writer::{Appender, create_private, create_private_dir, private_options};

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::error::RecordError;
 use super::fanout::Subscription;
-use super::recorder::Recorder;
+use super::recorder::{LineMask, Recorder};
 use crate::model::ExchangeEvent;
 
 /// Where one run's events go: a transcript file, memory, or an executor's own store.
@@ -45,6 +45,13 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
     /// The transcript file, for a recorder that writes one.
     fn path(&self) -> Option<&Path> {
         None
+    }
+
+    /// The mask for lines of raw provider output kept beside the run (an agent step's
+    /// raw file): `Ok(None)` when the recorder masks nothing, an error when it masks events
+    /// but has no mask for raw lines ([`RecorderOptions::mask_raw`](super::RecorderOptions::mask_raw)).
+    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+        Ok(None)
     }
 }
 
@@ -80,5 +87,9 @@ impl RunRecorder for Recorder {
 
     fn path(&self) -> Option<&Path> {
         Some(Recorder::path(self))
+    }
+
+    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+        Recorder::raw_mask(self)
     }
 }

@@ -6,6 +6,7 @@
 //! reference recorder does, lets a thread with a smaller `seq` reach the file second), and
 //! what lets a subscriber trust that an event it sees is already on disk.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -13,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
-use super::writer::{AppendError, RunFile, TornTail, check_run_id};
+use super::writer::{RunFile, TornTail, check_run_id};
 use crate::model::{ExchangeEvent, encode_event};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
@@ -37,6 +38,10 @@ pub enum Durability {
 /// A masking hook: called on every event before it is encoded, in the recording thread.
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 
+/// A masking hook for a line of raw provider output kept beside the transcript
+/// (`<run-id>.raw.jsonl`): called with each line, its LF taken off, to rewrite in place.
+pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
+
 /// How a [`Recorder`] writes. `RecorderOptions::default()` is: no sync
 /// ([`Durability::None`]), 256 events per subscriber, no masking, no parent run.
 #[derive(Clone, Default)]
@@ -44,6 +49,7 @@ pub struct RecorderOptions {
     durability: Durability,
     subscriber_capacity: Option<usize>,
     pub(super) mask: Option<Mask>,
+    raw_mask: Option<LineMask>,
     pub(super) parent_run_id: Option<String>,
 }
 
@@ -68,11 +74,38 @@ impl RecorderOptions {
         self
     }
 
-    /// Masks common credentials with [`Redactor::credentials`] before every write.
+    /// Runs `mask` on every line of raw provider output a capture keeps beside the
+    /// transcript (`<run-id>.raw.jsonl`), before the line is written. A run with an event
+    /// [`mask`](RecorderOptions::mask) needs one too, or the capture refuses to keep the raw
+    /// output ([`RecordError::UnmaskedRaw`]): the raw file would hold what the transcript
+    /// masks.
+    pub fn mask_raw(mut self, mask: impl Fn(&mut Vec<u8>) + Send + Sync + 'static) -> Self {
+        self.raw_mask = Some(Arc::new(mask));
+        self
+    }
+
+    /// Masks common credentials with [`Redactor::credentials`] before every write: in every
+    /// event, and in every line of the raw output a capture keeps.
     pub fn redact_credentials(self) -> Self {
         self.mask(|event| {
             Redactor::credentials().redact_event(event);
         })
+        .mask_raw(|line| {
+            if let Cow::Owned(masked) = Redactor::credentials().redact_bytes(line) {
+                *line = masked;
+            }
+        })
+    }
+
+    /// The mask for raw output lines: none when nothing is masked, and an error when events
+    /// are masked but raw lines would not be.
+    pub(crate) fn line_mask(&self, run_id: &str) -> Result<Option<LineMask>, RecordError> {
+        match (&self.mask, &self.raw_mask) {
+            (Some(_), None) => Err(RecordError::UnmaskedRaw {
+                run_id: run_id.to_owned(),
+            }),
+            (_, raw_mask) => Ok(raw_mask.clone()),
+        }
     }
 
     /// Marks the run as a sub-run of `parent_run_id`: every event gets `parent_run_id`.
@@ -91,6 +124,10 @@ impl fmt::Debug for RecorderOptions {
             .field(
                 "mask",
                 &self.mask.as_ref().map(|_| "Fn(&mut ExchangeEvent)"),
+            )
+            .field(
+                "raw_mask",
+                &self.raw_mask.as_ref().map(|_| "Fn(&mut Vec<u8>)"),
             )
             .field("parent_run_id", &self.parent_run_id)
             .finish()
@@ -120,7 +157,7 @@ pub struct Recorder {
 
 /// Everything the lock protects.
 struct State {
-    /// `None` once closed, or after a failure that may have left the file torn.
+    /// `None` once closed, or after a failed sync.
     file: Option<RunFile>,
     failed: bool,
     last_seq: u64,
@@ -184,9 +221,11 @@ impl Recorder {
     /// The recorder sets `seq`, `run_id` and `parent_run_id`; everything else, the timestamp
     /// included, is written as given (after the mask, if one is set). When this returns
     /// `Ok`, the line is in the file (how durably depends on the [`Durability`]) and has been
-    /// offered to every subscriber. On error nothing was written and no `seq` was used,
-    /// except after an I/O failure the recorder could not undo, which also stops it
-    /// ([`RecordError::Failed`] from then on).
+    /// offered to every subscriber. On error nothing was written and no `seq` was used
+    /// (see [failures](super#failures) for the one exception). A failed write leaves the
+    /// recorder usable: the next `record` writes when the disk lets it. A failed sync
+    /// (under [`Durability::Flush`] or [`Durability::Fsync`]) stops it
+    /// ([`RecordError::Failed`] from then on): reopen the run to continue.
     pub fn record(&self, mut event: ExchangeEvent) -> Result<u64, RecordError> {
         if let Some(mask) = &self.options.mask {
             mask(&mut event);
@@ -207,27 +246,33 @@ impl Recorder {
         state.line.clear();
         encode_event(&event, &mut state.line)?;
         state.line.push(b'\n');
-        let synced = match file.append(&state.line) {
-            Ok(()) => {
-                state.last_seq = seq;
-                match self.options.durability {
-                    Durability::Flush => file.sync_data(),
-                    Durability::Fsync => file.sync_all(),
-                    Durability::None | Durability::FsyncOnClose => Ok(()),
-                }
-            }
-            Err(AppendError::Undone(error)) => return Err(RecordError::io(&self.path, error)),
-            Err(AppendError::Torn(error)) => Err(error),
+        let out = file.out();
+        let before = out.len();
+        // A failed append leaves nothing (the appender cuts back what reached the file) and
+        // uses no seq: the caller may retry, and the recorder goes on once space returns.
+        out.append(&state.line)
+            .map_err(|error| RecordError::io(&self.path, error))?;
+        let synced = match self.options.durability {
+            Durability::Flush => out.sync_data(),
+            Durability::Fsync => out.sync_all(),
+            Durability::None | Durability::FsyncOnClose => Ok(()),
         };
         if let Err(error) = synced {
-            // After a failed fsync the kernel may have dropped the dirty pages and cleared
-            // the error, so retrying would "succeed" over lost data; and a line that could
-            // not be cut back leaves the file torn. Either way, stop: the next open recovers.
+            // After a failed sync the kernel may have dropped the dirty pages and cleared the
+            // error (fsyncgate): a later sync that succeeds would vouch for nothing. So the
+            // line is taken back (the caller is told it was not recorded, and no subscriber
+            // sees it) and this recorder stops; every line before was synced, and a new
+            // recorder on the run continues from there. If the cut fails too, the line stays,
+            // whole, and its seq with it.
+            if out.cut_back(before).is_err() {
+                state.last_seq = seq;
+            }
             state.file = None;
             state.failed = true;
             state.fanout.close(state.last_seq, &self.run_id);
             return Err(RecordError::io(&self.path, error));
         }
+        state.last_seq = seq;
         let unsent = state.fanout.publish(event, &self.run_id);
         drop(guard);
         // Freeing the event's strings is the caller's time, not the other writers'.
@@ -263,9 +308,15 @@ impl Recorder {
         let Some(file) = state.file.take() else {
             return Ok(());
         };
+        let mut file = file;
         state.fanout.close(state.last_seq, &self.run_id);
+        let out = file.out();
+        // A fragment a failed append could not cut off is cut now; failing that, the next
+        // open moves it aside as a torn tail.
+        out.settle()
+            .map_err(|error| RecordError::io(&self.path, error))?;
         if self.options.durability == Durability::FsyncOnClose {
-            file.sync_all()
+            out.sync_all()
                 .map_err(|error| RecordError::io(&self.path, error))?;
         }
         Ok(())
@@ -304,6 +355,12 @@ impl Recorder {
     /// The durability policy in force.
     pub fn durability(&self) -> Durability {
         self.options.durability
+    }
+
+    /// The mask for lines of raw output kept beside the transcript (see
+    /// [`RecorderOptions::mask_raw`]).
+    pub fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+        self.options.line_mask(&self.run_id)
     }
 
     /// The torn final line found and moved aside when the file was opened, if any.

@@ -75,6 +75,50 @@ const CREDENTIALS: &[(&str, &str)] = &[
         "bearer_token",
         r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)",
     ),
+    // Bot, user, app-level, refresh and workspace tokens; and incoming-webhook URLs, which
+    // post to a channel on their own.
+    (
+        "slack_token",
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}",
+    ),
+    (
+        "slack_webhook",
+        r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}",
+    ),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    // Secret and restricted keys, and webhook signing secrets; `pk_` keys are publishable.
+    (
+        "stripe_key",
+        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[0-9A-Za-z]{24,}",
+    ),
+    // Header and payload both JSON objects (`eyJ` is `{"`), and a signature: after
+    // bearer_token, so `Bearer <jwt>` keeps its kind.
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}",
+    ),
+    // Only the password of a database URL: user, host and database stay readable.
+    (
+        "database_password",
+        r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^\s:/@]+:([^\s@/]+)@",
+    ),
+    // Named secrets, only the value: `password=`, `DB_PASSWORD=`, `client_secret =`
+    // (a value that starts with `$`, `<` or `{` is a reference, not a secret; a space after
+    // `=` only before a quote, so `password= PWD=/x` is no assignment), the same as a
+    // quoted JSON or YAML key (`"password": "..."`), and `--password VALUE`. `PWD=` (the
+    // shell's working directory) and `passwordless=` are not assignments of these names.
+    (
+        "password",
+        r#"(?i)\b(?:[a-z0-9]+_)*(?:password|passwd|secret)\s*=(?:\s*["'])?([^\s"'&;,$<{][^\s"'&;,]*)"#,
+    ),
+    (
+        "password",
+        r#"(?i)["'](?:[a-z0-9]+_)*(?:password|passwd|secret)["']\s*:\s*"([^"\s$<{][^"]*)""#,
+    ),
+    (
+        "password",
+        r#"(?i)--(?:password|passwd)[= ]([^\s"'&;,$<{-][^\s"'&;,]*)"#,
+    ),
 ];
 
 static CREDENTIAL_REDACTOR: LazyLock<Redactor> = LazyLock::new(|| {
@@ -86,8 +130,14 @@ impl Redactor {
     /// blocks), `anthropic_key` (`sk-ant-...`), `openai_key` (`sk-...`, `sk-proj-...`),
     /// `github_token` (`ghp_...`, `gho_...`, `ghu_...`, `ghs_...`, `ghr_...`,
     /// `github_pat_...`), `aws_access_key_id` (`AKIA...`, `ASIA...`),
-    /// `aws_secret_access_key` (the value after an `aws_secret_access_key` name), and
-    /// `bearer_token` (the token after `Bearer`).
+    /// `aws_secret_access_key` (the value after an `aws_secret_access_key` name),
+    /// `bearer_token` (the token after `Bearer`), `slack_token` (`xoxb-...`, `xoxp-...`,
+    /// `xapp-...`), `slack_webhook` (`https://hooks.slack.com/services/...`),
+    /// `google_api_key` (`AIza...`), `stripe_key` (`sk_live_...`, `rk_test_...`,
+    /// `whsec_...`), `jwt` (three base64url parts, the first two JSON), `database_password`
+    /// (the password in `postgres://user:PASSWORD@host`, and other database schemes), and
+    /// `password` (the value after `password=`, `passwd=`, `secret=`, `DB_PASSWORD=`,
+    /// `"password": "..."` or `--password`).
     pub fn credentials() -> &'static Redactor {
         &CREDENTIAL_REDACTOR
     }
@@ -114,6 +164,31 @@ impl Redactor {
     /// `text` with every credential replaced; borrowed when there was none.
     pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
         self.redact_counted(text).0
+    }
+
+    /// `bytes` with every credential in its UTF-8 parts replaced; borrowed when there was
+    /// none. Bytes that are not UTF-8 are kept as they are (a credential split by one is not
+    /// found): this is for raw provider output, which is text but not guaranteed to be.
+    pub fn redact_bytes<'t>(&self, bytes: &'t [u8]) -> Cow<'t, [u8]> {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return match self.redact(text) {
+                Cow::Borrowed(_) => Cow::Borrowed(bytes),
+                Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            };
+        }
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut changed = false;
+        for chunk in bytes.utf8_chunks() {
+            let redacted = self.redact(chunk.valid());
+            changed |= matches!(redacted, Cow::Owned(_));
+            out.extend_from_slice(redacted.as_bytes());
+            out.extend_from_slice(chunk.invalid());
+        }
+        if changed {
+            Cow::Owned(out)
+        } else {
+            Cow::Borrowed(bytes)
+        }
     }
 
     /// Redacts `text` in place; returns how many credentials were replaced.

@@ -4,14 +4,22 @@
 //! This module owns the bytes on disk and nothing else: it does not assign `seq` (the
 //! recorder does, and tells it which `seq` the file ends with) and it never rewrites a line
 //! that ends in LF. The only bytes it ever removes are a torn tail (a final line without its
-//! LF), and only after copying them, synced, to a sidecar file.
+//! LF), only after copying them, synced, to a sidecar file, and what a failed append of its
+//! own left behind.
+//!
+//! Every append and sync goes through [`Storage`], a seam: the real [`File`] in the
+//! library, and in the crate's own tests a file that fails on cue (`faults.rs`: write
+//! errors, short writes, ENOSPC, failed syncs), so that each failure path runs in a test
+//! without filling a real disk. The seam is a type alias, so the library's hot path is the
+//! same direct `write(2)` it was.
 
 use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
-use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::RecordError;
+use super::storage::Storage;
 use crate::model::decode_event;
 
 /// Longest accepted run id, in bytes: the file name adds `.jsonl` and, for a sidecar,
@@ -53,6 +61,146 @@ pub(crate) fn run_path(dir: &Path, run_id: &str) -> PathBuf {
     dir.join(format!("{run_id}.jsonl"))
 }
 
+/// The storage every run file and raw output file is written through.
+#[cfg(not(test))]
+pub(crate) type Disk = File;
+/// The storage every run file and raw output file is written through: in the crate's tests,
+/// a file that fails when a test says so (and otherwise is the real file).
+#[cfg(test)]
+pub(crate) type Disk = super::faults::FaultyFile;
+
+/// An append-only file whose failed appends leave nothing behind: the file always ends
+/// where the last successful append ended.
+///
+/// Its owner must be the file's only writer (the run file's `flock`; a raw output file is
+/// created new by its one capture), so the length it knows is the file's length.
+#[derive(Debug)]
+pub(crate) struct Appender<S: Storage = Disk> {
+    io: S,
+    path: PathBuf,
+    /// The file's length after the last successful append.
+    len: u64,
+    /// A failed append left bytes after `len` and cutting them off failed too: they are cut
+    /// before anything else is appended, or the next line would continue them.
+    dirty: bool,
+}
+
+impl<S: Storage> Appender<S> {
+    /// Takes `file` (opened with `O_APPEND`, `len` bytes long) as the only writer.
+    pub(crate) fn new(file: File, path: PathBuf, len: u64) -> Self {
+        Appender {
+            io: S::wrap(file, &path),
+            path,
+            len,
+            dirty: false,
+        }
+    }
+
+    /// The file's length after the last successful append.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn file(&self) -> &File {
+        self.io.file()
+    }
+
+    /// Appends `bytes` whole, or not at all.
+    ///
+    /// One `write(2)`, repeated only after a short write (which Linux does for a regular file
+    /// only on a full disk or a fatal signal) or `EINTR`. When it fails, whatever part of
+    /// `bytes` reached the file is cut off again; when even that fails, the file is marked
+    /// dirty and cut back before the next append, which fails without writing while the cut
+    /// still does. So a failed append never leaves a fragment that a later one continues.
+    #[inline]
+    pub(crate) fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.dirty {
+            self.io.set_len(self.len)?;
+            self.dirty = false;
+        }
+        match write_all(&mut self.io, bytes) {
+            Ok(()) => {
+                self.len += bytes.len() as u64;
+                Ok(())
+            }
+            Err(error) => {
+                self.dirty = self.io.set_len(self.len).is_err();
+                Err(error)
+            }
+        }
+    }
+
+    /// Cuts the file back to `len` (no longer than it is): the undo of appends that were
+    /// written but must not count (a line whose sync failed).
+    pub(crate) fn cut_back(&mut self, len: u64) -> io::Result<()> {
+        debug_assert!(len <= self.len);
+        self.io.set_len(len)?;
+        self.len = len;
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Makes sure no fragment of a failed append remains (at close).
+    pub(crate) fn settle(&mut self) -> io::Result<()> {
+        if self.dirty {
+            self.io.set_len(self.len)?;
+            self.dirty = false;
+        }
+        Ok(())
+    }
+
+    /// `fdatasync(2)`: the data and the metadata needed to read it back (the length).
+    pub(crate) fn sync_data(&self) -> io::Result<()> {
+        self.io.sync_data()
+    }
+
+    /// `fsync(2)`: the data and all metadata.
+    pub(crate) fn sync_all(&self) -> io::Result<()> {
+        self.io.sync_all()
+    }
+}
+
+/// `write_all` over [`Storage::write`].
+#[inline]
+fn write_all(io: &mut impl Storage, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match io.write(bytes) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(written) => bytes = &bytes[written..],
+            Err(error) if error.kind() == ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+/// Options for a file axt creates: mode 0600, and never through a symbolic link
+/// (`O_NOFOLLOW`; with `create_new`, `O_EXCL` refuses one too). `O_CLOEXEC` is std's.
+pub(crate) fn private_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    options
+}
+
+/// Creates `path` (it must not exist, not even as a symbolic link) for appending, mode 0600.
+pub(crate) fn create_private(path: &Path) -> io::Result<File> {
+    private_options().append(true).create_new(true).open(path)
+}
+
+/// Creates `dir` and its missing parents with mode 0700; an existing directory is left as
+/// it is.
+pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
 /// What [`RunFile::open`] found in an existing file.
 #[derive(Debug)]
 pub(crate) struct Recovered {
@@ -74,14 +222,12 @@ pub struct TornTail {
     pub sidecar: PathBuf,
 }
 
-/// An open, locked run file positioned for appending.
+/// An open, locked run file positioned for appending. Its length as the [`Appender`]
+/// knows it is exact, because the file is locked for us: it is where a failed append is cut
+/// back to.
 #[derive(Debug)]
 pub(crate) struct RunFile {
-    file: File,
-    path: PathBuf,
-    /// The file's length as this writer knows it. Exact, because the file is locked for us:
-    /// it is where a failed append is cut back to.
-    len: u64,
+    out: Appender,
 }
 
 impl RunFile {
@@ -100,17 +246,13 @@ impl RunFile {
         check_run_id(run_id)?;
         let path = run_path(dir, run_id);
         let io_error = |source| RecordError::io(&path, source);
-        if !dir.is_dir() {
-            DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(|source| RecordError::io(dir, source))?;
-        }
-        let mut options = OpenOptions::new();
+        create_private_dir(dir).map_err(|source| RecordError::io(dir, source))?;
         // Read access only serves recovery (`pread` of the tail); every write goes through
         // O_APPEND, so each line lands at the end of the file whatever the file offset says.
-        options.read(true).append(true).mode(0o600);
+        // O_NOFOLLOW on the reopen too: a symbolic link planted at the run's name would
+        // otherwise send the transcript wherever it points.
+        let mut options = private_options();
+        options.read(true).append(true);
         let file = match options.clone().create_new(true).open(&path) {
             Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {
@@ -130,65 +272,45 @@ impl RunFile {
             sync_dir(dir)?;
         }
         let len = file.metadata().map_err(io_error)?.len();
-        let mut run_file = RunFile { file, path, len };
+        let mut run_file = RunFile {
+            out: Appender::new(file, path, len),
+        };
         let recovered = run_file.recover(run_id)?;
         Ok((run_file, recovered))
     }
 
     /// The file's path.
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        self.out.path()
     }
 
-    /// Appends one line (its LF included) with one `write_all`.
-    ///
-    /// `write_all` issues one `write(2)` and loops only on a short write, which Linux does not
-    /// do for regular files short of a full disk or a fatal signal. If the append fails, the
-    /// bytes it may have left are cut off again so that the file still ends with a whole
-    /// line; the error says whether that worked ([`AppendError::Undone`]) or the file may now
-    /// end torn ([`AppendError::Torn`]).
-    pub(crate) fn append(&mut self, line: &[u8]) -> Result<(), AppendError> {
-        match self.file.write_all(line) {
-            Ok(()) => {
-                self.len += line.len() as u64;
-                Ok(())
-            }
-            Err(error) => match self.file.set_len(self.len) {
-                Ok(()) => Err(AppendError::Undone(error)),
-                Err(_) => Err(AppendError::Torn(error)),
-            },
-        }
-    }
-
-    /// `fdatasync(2)`: the data and the metadata needed to read it back (the length).
-    pub(crate) fn sync_data(&self) -> io::Result<()> {
-        self.file.sync_data()
-    }
-
-    /// `fsync(2)`: the data and all metadata.
-    pub(crate) fn sync_all(&self) -> io::Result<()> {
-        self.file.sync_all()
+    /// The appender: lines go through it whole or not at all.
+    pub(crate) fn out(&mut self) -> &mut Appender {
+        &mut self.out
     }
 
     fn recover(&mut self, run_id: &str) -> Result<Recovered, RecordError> {
-        let last_lf =
-            rfind_lf(&self.file, self.len).map_err(|source| RecordError::io(&self.path, source))?;
+        let path = self.out.path().to_owned();
+        let file = self.out.file();
+        let len = self.out.len();
+        let last_lf = rfind_lf(file, len).map_err(|source| RecordError::io(&path, source))?;
         let intact_len = last_lf.map_or(0, |at| at + 1);
-        let torn = if intact_len < self.len {
+        let torn = if intact_len < len {
             Some(self.move_torn_tail(intact_len)?)
         } else {
             None
         };
-        let io_error = |source| RecordError::io(&self.path, source);
+        let file = self.out.file();
+        let io_error = |source| RecordError::io(&path, source);
         let last_seq = match last_lf {
             None => 0,
             Some(end) => {
-                let start = rfind_lf(&self.file, end)
+                let start = rfind_lf(file, end)
                     .map_err(io_error)?
                     .map_or(0, |at| at + 1);
-                let line = read_range(&self.file, start, end).map_err(io_error)?;
+                let line = read_range(file, start, end).map_err(io_error)?;
                 let corrupt = |reason: String| RecordError::Corrupt {
-                    path: self.path.clone(),
+                    path: path.clone(),
                     offset: start,
                     reason,
                 };
@@ -213,13 +335,13 @@ impl RunFile {
     /// it, the sidecar is already durable. The sync costs nothing in the common case, since
     /// recovery only runs after a crash, so it is done whatever the durability policy.
     fn move_torn_tail(&mut self, offset: u64) -> Result<TornTail, RecordError> {
-        let len = self.len - offset;
-        let name = self
-            .path
+        let len = self.out.len() - offset;
+        let path = self.out.path().to_owned();
+        let name = path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let dir = path.parent().unwrap_or(Path::new("."));
         // The same offset can tear twice (a restarted executor killed during its first
         // write), so a sidecar is never overwritten: the next free suffix is taken instead.
         let mut attempt = 0u32;
@@ -228,10 +350,9 @@ impl RunFile {
                 0 => dir.join(format!("{name}.torn-{offset}")),
                 n => dir.join(format!("{name}.torn-{offset}.{n}")),
             };
-            let opened = OpenOptions::new()
+            let opened = private_options()
                 .write(true)
                 .create_new(true)
-                .mode(0o600)
                 .open(&candidate);
             match opened {
                 Ok(file) => break (file, candidate),
@@ -241,10 +362,11 @@ impl RunFile {
         };
         // Streamed, not read whole: after a crash the tail can be anything, of any size. The
         // read offset is free to move, since every write to the run file is O_APPEND.
-        (&self.file)
+        let file = self.out.file();
+        (&mut &*file)
             .seek(SeekFrom::Start(offset))
-            .map_err(|source| RecordError::io(&self.path, source))?;
-        let copied = io::copy(&mut (&self.file).take(len), &mut sidecar_file)
+            .map_err(|source| RecordError::io(&path, source))?;
+        let copied = io::copy(&mut file.take(len), &mut sidecar_file)
             .and_then(|copied| sidecar_file.sync_all().map(|()| copied))
             .map_err(|source| RecordError::io(&sidecar, source))?;
         if copied != len {
@@ -252,29 +374,19 @@ impl RunFile {
                 ErrorKind::UnexpectedEof,
                 "the torn tail shrank while copied",
             );
-            return Err(RecordError::io(&self.path, short));
+            return Err(RecordError::io(&path, short));
         }
         sync_dir(dir)?;
-        self.file
-            .set_len(offset)
-            .and_then(|()| self.file.sync_all())
-            .map_err(|source| RecordError::io(&self.path, source))?;
-        self.len = offset;
+        self.out
+            .cut_back(offset)
+            .and_then(|()| self.out.sync_all())
+            .map_err(|source| RecordError::io(&path, source))?;
         Ok(TornTail {
             offset,
             len,
             sidecar,
         })
     }
-}
-
-/// Why [`RunFile::append`] failed, and what state it left the file in.
-#[derive(Debug)]
-pub(crate) enum AppendError {
-    /// Nothing of the line remains in the file.
-    Undone(io::Error),
-    /// Part of the line may remain and could not be cut off.
-    Torn(io::Error),
 }
 
 /// Syncs a directory, so that the names created in it survive a power loss.

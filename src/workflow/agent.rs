@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{Read, Write as _};
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::calls::{RouterTools, Sighting};
 use super::core::StepInfo;
 use super::error::RunError;
+use super::raw::{RawOut, open_raw};
 use super::step::Step;
 use super::tool::ToolCall;
 use crate::model::{
@@ -88,7 +89,9 @@ impl AgentOptions {
     }
 
     /// Keeps the agent's output byte for byte in `path` (created, mode 0600; it must not
-    /// exist), written before it is normalized.
+    /// exist, not even as a symbolic link), written before it is normalized. When the run's
+    /// recorder masks, the file holds the masked lines (see
+    /// [`RecorderOptions::mask_raw`](crate::record::RecorderOptions::mask_raw)).
     pub fn raw_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.raw = Some(Raw::Create(path.into()));
         self
@@ -165,7 +168,7 @@ pub struct AgentStep {
 
 struct Live {
     transcriber: Transcriber,
-    raw: Option<(File, PathBuf)>,
+    raw: Option<RawOut>,
     on_diagnostic: Option<OnDiagnostic>,
     /// The agent run's closing `run.completed` payload, once the transcriber wrote it.
     outcome: Option<(Option<String>, Value)>,
@@ -206,16 +209,29 @@ impl AgentStep {
             return Err(error);
         }
         let raw = match options.raw {
-            Some(Raw::Create(path)) => match open_raw(&path) {
-                Ok(file) => Some((file, path)),
-                Err(source) => {
-                    let error = RunError::Raw { path, source };
-                    step.fail(&error)?;
-                    return Err(error);
-                }
-            },
-            Some(Raw::Opened(file, path)) => Some((file, path)),
             None => None,
+            Some(raw) => {
+                // What the transcript masks, the raw copy masks too, line by line; a
+                // recorder that masks events but cannot mask lines gets no raw copy.
+                let opened = step.core.recorder.raw_mask().map_err(RunError::from);
+                let opened = opened.and_then(|mask| {
+                    let (file, path) = match raw {
+                        Raw::Opened(file, path) => (file, path),
+                        Raw::Create(path) => match open_raw(&path) {
+                            Ok(file) => (file, path),
+                            Err(source) => return Err(RunError::Raw { path, source }),
+                        },
+                    };
+                    Ok(RawOut::new(file, path, mask))
+                });
+                match opened {
+                    Ok(raw) => Some(raw),
+                    Err(error) => {
+                        step.fail(&error)?;
+                        return Err(error);
+                    }
+                }
+            }
         };
         let hold = options.router_tools;
         step.core.with_step(&step.info, |ctx| {
@@ -266,7 +282,7 @@ impl AgentStep {
 
     /// The raw output file, when one is kept.
     pub fn raw_path(&self) -> Option<PathBuf> {
-        self.lock().raw.as_ref().map(|(_, path)| path.clone())
+        self.lock().raw.as_ref().map(|raw| raw.path().to_owned())
     }
 
     /// Feeds the next bytes of the agent's stdout, split anywhere: they go to the raw
@@ -274,9 +290,9 @@ impl AgentStep {
     pub fn feed(&self, bytes: &[u8]) -> Result<(), RunError> {
         let mut live = self.lock();
         let live = &mut *live;
-        if let Some((file, path)) = &mut live.raw {
-            file.write_all(bytes).map_err(|source| RunError::Raw {
-                path: path.clone(),
+        if let Some(raw) = &mut live.raw {
+            raw.write(bytes).map_err(|source| RunError::Raw {
+                path: raw.path().to_owned(),
                 source,
             })?;
         }
@@ -338,6 +354,12 @@ impl AgentStep {
             outcome: &mut live.outcome,
         };
         let flushed = live.transcriber.finish_process(end, &mut sink);
+        let raw_finished = live.raw.as_mut().map_or(Ok(()), |raw| {
+            raw.finish().map_err(|source| RunError::Raw {
+                path: raw.path().to_owned(),
+                source,
+            })
+        });
         let meta = live.transcriber.meta().clone();
         let (error, mut result) = live
             .outcome
@@ -359,6 +381,7 @@ impl AgentStep {
         let completed = core.complete_step(info, error.clone(), step_result);
         flushed?;
         completed?;
+        raw_finished?;
         Ok(AgentEnd {
             meta,
             error,
@@ -400,17 +423,6 @@ impl fmt::Debug for AgentStep {
             .field("step", &self.step)
             .finish_non_exhaustive()
     }
-}
-
-/// Creates the file an agent's raw output is kept in: new (never an existing file), mode
-/// 0600, append-only.
-pub(crate) fn open_raw(path: &std::path::Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
 }
 
 /// Hands `feed` every chunk `reader` yields until its end; a read error becomes `failed`.

@@ -218,14 +218,16 @@ mod agent;
 mod calls;
 mod core;
 mod error;
+mod raw;
 mod run;
 mod step;
 mod tool;
 
+pub(crate) use agent::read_chunks;
 pub use agent::{AgentOptions, AgentStep, OnDiagnostic};
-pub(crate) use agent::{open_raw, read_chunks};
 pub use calls::RouterTools;
 pub use error::RunError;
+pub(crate) use raw::open_raw;
 pub use run::Run;
 pub use step::Step;
 pub use tool::ToolCall;

@@ -53,6 +53,9 @@ mod record;
 mod cli;
 mod exec;
 
+// Files private and never through a link; masking in every file a run writes.
+mod security;
+
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;
 

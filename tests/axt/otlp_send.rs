@@ -36,15 +36,15 @@ fn stub_collector(answers: Vec<(u16, &'static str)>) -> (String, Arc<Mutex<Vec<S
         for stream in listener.incoming().take(20) {
             let Ok(stream) = stream else { continue };
             let (status, body) = answers.next().unwrap_or((200, ""));
-            if let Some(request) = serve(stream, status, body) {
-                record.lock().unwrap().push(request);
-            }
+            serve(stream, status, body, &record);
         }
     });
     (url, seen)
 }
 
-fn serve(stream: TcpStream, status: u16, answer: &str) -> Option<Seen> {
+/// Reads one request, records it, then answers: recorded before the client can see the
+/// answer, so a test that reads what was seen after the command ends finds it there.
+fn serve(stream: TcpStream, status: u16, answer: &str, record: &Mutex<Vec<Seen>>) -> Option<()> {
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
@@ -64,16 +64,16 @@ fn serve(stream: TcpStream, status: u16, answer: &str) -> Option<Seen> {
     let length: usize = headers.get("content-length")?.parse().ok()?;
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
+    record.lock().unwrap().push(Seen {
+        path,
+        headers,
+        body,
+    });
     let reply = format!(
         "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
         answer.len()
     );
-    reader.get_mut().write_all(reply.as_bytes()).ok()?;
-    Some(Seen {
-        path,
-        headers,
-        body,
-    })
+    reader.get_mut().write_all(reply.as_bytes()).ok()
 }
 
 fn axt(args: &[&str], env: &[(&str, &str)]) -> Output {

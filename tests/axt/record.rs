@@ -620,8 +620,115 @@ fn a_child_run_writes_its_own_file_linked_both_ways() {
     "sk-learn-compatible-estimators, a bearer of bad news, ghp_short, task-abcdefghijklmnopqrstuvwxyz",
     "sk-learn-compatible-estimators, a bearer of bad news, ghp_short, task-abcdefghijklmnopqrstuvwxyz"
 )]
+#[case::slack_bot_token(
+    "SLACK_BOT_TOKEN=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "SLACK_BOT_TOKEN=[REDACTED:slack_token]"
+)]
+#[case::slack_app_token(
+    "token xapp-1-A0123456789-1234567890123-abcdef0123456789 set",
+    "token [REDACTED:slack_token] set"
+)]
+#[case::slack_near_miss(
+    "xoxb-short and the xox-files and xoxo-hugs",
+    "xoxb-short and the xox-files and xoxo-hugs"
+)]
+#[case::slack_webhook(
+    "curl https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x",
+    "curl [REDACTED:slack_webhook] -d x"
+)]
+#[case::slack_webhook_near_miss(
+    "see https://hooks.slack.com/services/ for the docs",
+    "see https://hooks.slack.com/services/ for the docs"
+)]
+#[case::google_api_key(
+    "key=AIzaSyA-1234567890abcdefghijklmnopqrstu&q=x",
+    "key=[REDACTED:google_api_key]&q=x"
+)]
+#[case::google_near_miss("AIzaSyShortKey and AIza alone", "AIzaSyShortKey and AIza alone")]
+#[case::stripe_secret(
+    "stripe.api_key = 'sk_live_51H8abcDEFghiJKLmnoPQRstu'",
+    "stripe.api_key = '[REDACTED:stripe_key]'"
+)]
+#[case::stripe_restricted_and_webhook(
+    "rk_test_4eC39HqLyjWDarjtT1zdp7dc whsec_abcdefghijklmnopqrstuvwxyz012345",
+    "[REDACTED:stripe_key] [REDACTED:stripe_key]"
+)]
+#[case::stripe_near_miss(
+    "pk_live_51H8abcDEFghiJKLmnoPQRstu is publishable; sk_live_ alone; task_test_x",
+    "pk_live_51H8abcDEFghiJKLmnoPQRstu is publishable; sk_live_ alone; task_test_x"
+)]
+#[case::jwt(
+    "cookie: session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U;",
+    "cookie: session=[REDACTED:jwt];"
+)]
+#[case::jwt_near_miss(
+    "the header eyJhbGciOiJIUzI1NiJ9 alone, and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0. unsigned",
+    "the header eyJhbGciOiJIUzI1NiJ9 alone, and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0. unsigned"
+)]
+#[case::database_url(
+    "DATABASE_URL=postgres://app:s3cr3t-P4ss@db.internal:5432/main",
+    "DATABASE_URL=postgres://app:[REDACTED:database_password]@db.internal:5432/main"
+)]
+#[case::mongodb_srv(
+    "mongodb+srv://admin:hunter2@cluster0.example.net/test",
+    "mongodb+srv://admin:[REDACTED:database_password]@cluster0.example.net/test"
+)]
+#[case::database_url_near_miss(
+    "postgres://app@db:5432/main and mysql://localhost:3306/db and https://a:b@example.com",
+    "postgres://app@db:5432/main and mysql://localhost:3306/db and https://a:b@example.com"
+)]
+#[case::password_assignment(
+    "DB_PASSWORD=hunter2 mysql -u root --password s3cret!x; secret = 'abc123'",
+    "DB_PASSWORD=[REDACTED:password] mysql -u root --password [REDACTED:password]; secret = '[REDACTED:password]'"
+)]
+#[case::password_json(
+    r#"{"user": "ann", "password": "correct horse battery", "passwd":"x1"}"#,
+    r#"{"user": "ann", "password": "[REDACTED:password]", "passwd":"[REDACTED:password]"}"#
+)]
+#[case::password_near_miss(
+    "password= PWD=/home/ann passwordless=true password=$DB_PASSWORD --password-stdin secret: keep it, the password is",
+    "password= PWD=/home/ann passwordless=true password=$DB_PASSWORD --password-stdin secret: keep it, the password is"
+)]
 fn credentials_are_replaced_by_their_kind(#[case] input: &str, #[case] expected: &str) {
     assert_eq!(Redactor::credentials().redact(input), expected);
+}
+
+/// The redactor must not damage ordinary output: every fixture of the corpus (provider
+/// output, session logs, transcripts), line by line, goes through it, and only the lines
+/// listed here change, each for the reason given.
+#[test]
+fn the_credential_redactor_has_no_false_positive_on_the_corpus() {
+    /// (file, kind): a fixture that holds a credential on purpose.
+    const EXPECTED: &[(&str, &str)] = &[];
+    let redactor = Redactor::credentials();
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut files = 0;
+    for path in crate::support::walk(&crate::support::root().join("corpus")) {
+        let Ok(bytes) = fs::read(&path) else { continue };
+        files += 1;
+        let name = path
+            .strip_prefix(crate::support::root())
+            .unwrap()
+            .display()
+            .to_string();
+        for line in bytes.split(|b| *b == b'\n') {
+            if let std::borrow::Cow::Owned(masked) = redactor.redact_bytes(line) {
+                let masked = String::from_utf8_lossy(&masked).into_owned();
+                for kind in masked.split("[REDACTED:").skip(1) {
+                    let kind = kind.split(']').next().unwrap_or_default().to_owned();
+                    found.push((name.clone(), kind));
+                }
+            }
+        }
+    }
+    assert!(files > 100, "the corpus is there ({files} files)");
+    found.sort();
+    found.dedup();
+    let found: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(file, kind)| (file.as_str(), kind.as_str()))
+        .collect();
+    assert_eq!(found, EXPECTED);
 }
 
 #[test]

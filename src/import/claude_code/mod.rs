@@ -320,3 +320,35 @@ fn clear<'a>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{SessionFiles, convert, import_session};
+    use crate::record::faults::{Fault, inject};
+
+    /// The import's output goes through the recorder: a write that fails (the disk full
+    /// mid-line) is an error naming the run's file, and the file holds whole lines only.
+    #[test]
+    fn a_failed_write_of_an_imported_run_is_an_error_naming_its_file() {
+        let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/import/claude-code/ok/parallel-calls-results-off-their-own-calls.jsonl");
+        let files = SessionFiles {
+            main: Some(log),
+            subagents: Vec::new(),
+        };
+        let run_id = convert(&files).unwrap().runs[0].run_id.clone();
+        let dir = std::env::temp_dir().join(format!("axt-import-fault-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join(format!("{run_id}.jsonl"));
+        inject(&path, [Fault::Short(40), Fault::Write(libc::ENOSPC)]);
+        let error = import_session(&files, &dir, false).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains(&path.display().to_string()) && message.contains("No space left"),
+            "{message}"
+        );
+        let written = std::fs::read(&path).unwrap();
+        assert!(written.is_empty(), "no fragment of the failed line");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
