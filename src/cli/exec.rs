@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use axt::capture::{Capture, CaptureOptions};
-use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
-use axt::record::{Delivery, Subscription};
-use axt::{Block, EventType, ExchangeEvent, Payload};
+use crate::capture::{Capture, CaptureOptions};
+use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
+use crate::record::{Delivery, Subscription};
+use crate::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::console::{self, escape, paint};

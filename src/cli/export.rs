@@ -3,11 +3,11 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use axt::export::agentlog::{ExportError, ExportOptions, export_from};
-use axt::export::otlp::send::{Destination, Protocol, parse_header, send};
-use axt::export::otlp::{BatchError, BatchOptions, encode};
-use axt::read::ProblemKind;
-use axt::read::tree::{LinkKind, dir_of};
+use crate::export::agentlog::{ExportError, ExportOptions, export_from};
+use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
+use crate::export::otlp::{BatchError, BatchOptions, encode};
+use crate::read::ProblemKind;
+use crate::read::tree::{LinkKind, dir_of};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -210,7 +210,7 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
     let options = BatchOptions {
         content: args.content,
     };
-    let batch = match axt::export::otlp::export(&args.files, &options) {
+    let batch = match crate::export::otlp::export(&args.files, &options) {
         Ok(batch) => batch,
         Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(error @ BatchError::Empty { .. }) => {
