@@ -263,9 +263,7 @@ impl Normalized {
     #[getter]
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.events
-            .get_or_try_init(py, || {
-                convert::events(py, &self.jsonl).map(Bound::unbind)
-            })
+            .get_or_try_init(py, || convert::events(py, &self.jsonl).map(Bound::unbind))
             .map(|events| events.clone_ref(py))
     }
 
@@ -363,7 +361,7 @@ pub(crate) fn normalize(
             Some(provider) => provider,
             None => match detect_head(bytes, true, settings.max_record_bytes) {
                 Detection::Found(provider) => provider,
-                other => return Err(undetected(other).unwrap_or_else(|| unreachable_err())),
+                other => return Err(undetected(other).unwrap_or_else(unreachable_err)),
             },
         };
         let mut transcript = Transcript::new(provider, &settings);

@@ -225,8 +225,8 @@ pub(crate) fn export<'py>(
                 if let Some(error) = unreadable(&exported.problems) {
                     return Err(error);
                 }
-                let document = serde_json::to_vec(&exported.document)
-                    .map_err(crate::errors::record_error)?;
+                let document =
+                    serde_json::to_vec(&exported.document).map_err(crate::errors::record_error)?;
                 let problems = exported.problems.into_iter().map(tree_problem).collect();
                 Ok((document, problems))
             })?

@@ -19,8 +19,8 @@ use axt::model::{StepKind, encode_event};
 use axt::normalize::{ProcessEnd, RunMeta};
 use axt::record::{Delivery, Recorder, RecorderOptions, Subscription as AxtSubscription};
 use axt::workflow::{
-    AgentOptions, AgentStep as AxtAgentStep, RouterTools, Run as AxtRun, RunError,
-    Step as AxtStep, ToolCall as AxtToolCall,
+    AgentOptions, AgentStep as AxtAgentStep, RouterTools, Run as AxtRun, RunError, Step as AxtStep,
+    ToolCall as AxtToolCall,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -558,8 +558,7 @@ impl AgentStep {
         py.detach(|| match take(&self.agent) {
             Some(agent) => {
                 let meta = agent.finish(end).map_err(run_error)?;
-                *self.finished.lock().unwrap_or_else(PoisonError::into_inner) =
-                    Some(meta.clone());
+                *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = Some(meta.clone());
                 Ok(Some(meta))
             }
             None => Ok(None),
