@@ -230,3 +230,16 @@ def test_many_threads_open_branches_at_once(tmp_path: Path) -> None:
                 thread.join()
     report = check(tmp_path)
     assert report["files"][0]["events"] == 2 + 2 + 8 * 2 + 8 * 20 * 2
+
+
+def test_the_example_executor_records_a_popen_agent_and_prints_the_tree(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "executor.py"
+    done = subprocess.run(
+        [sys.executable, str(example), str(tmp_path), "--",
+         sys.executable, str(replay_agent()), str(CLAUDE)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "step agent [agent] completed" in done.stdout
+    assert "tool Bash (" in done.stdout
+    check(tmp_path)
