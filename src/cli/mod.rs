@@ -21,6 +21,11 @@
 //! the product goes to stdout and problems to stderr ([`console`]); `--out DIR` names a
 //! directory, `-o FILE` (`--output`) a file.
 
+// The doc comments below this module are clap's help texts, written for a terminal
+// (`DIR/<run-id>.jsonl`), not HTML; and the module is hidden from the library's docs, so its
+// links to its private rooms lead nowhere a reader goes.
+#![allow(rustdoc::invalid_html_tags, rustdoc::private_intra_doc_links)]
+
 // No `eprintln!` or `println!` here (the lints deny them): they panic when the stream is
 // closed. stderr goes through `console`, stdout through a writer whose errors are handled.
 
