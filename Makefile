@@ -89,6 +89,30 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 soak: ## Crash soak: SIGKILL a recorder, an exec'd agent and axt exec at random moments (SOAK_KILLS=1000)
 	bash scripts/soak.sh
 
+# The Python package (python/): its wheel is built once per run into target/python/wheels
+# and installed into a fresh virtualenv, target/python/venv, as a user's `pip install` would.
+PYTHON ?= python3
+PY_VENV := target/python/venv
+
+.PHONY: python-wheel
+python-wheel: ## Build the Python wheel (python/) once and install it in a fresh virtualenv, target/python/venv
+	rm -rf $(PY_VENV) target/python/wheels
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q pytest
+	$(PY_VENV)/bin/pip wheel -q --no-deps -w target/python/wheels ./python
+	$(PY_VENV)/bin/pip install -q target/python/wheels/axt-*.whl
+
+.PHONY: python-test
+python-test: python-wheel ## Build the wheel into a fresh virtualenv and run the pytest suite (python/tests)
+	cd python && ../$(PY_VENV)/bin/python -m pytest -q tests
+
+.PHONY: bench-python
+bench-python: ## axt.normalize(...).jsonl() vs axt normalize on a 50 MB Claude stream, same run (after python-wheel)
+	test -x $(PY_VENV)/bin/axt || $(MAKE) python-wheel
+	AXT_BENCH_MB=50 AXT_BENCH_REPS=1 AXT_BENCH_PROVIDERS=claude AXT_BENCH_SAVE=target/bench-streams \
+	  $(CARGO) bench --locked --bench normalize >/dev/null
+	$(PY_VENV)/bin/python python/bench/normalize.py target/bench-streams/claude.jsonl
+
 .PHONY: read-memory
 read-memory: ## Max RSS of axt check and stats on a ~1 GB transcript (AXT_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh

@@ -35,8 +35,10 @@
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 //! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0).
 //!
-//! The binary's command line (`src/cli/`, behind the default `cli` feature) stands on all of
-//! them and is not part of the library.
+//! The command line (`src/cli/`, behind the default `cli` feature) stands on all of them
+//! and is not part of the library's API: it is compiled into the library, hidden, so that
+//! the `axt` binary (`src/main.rs`) and the Python package's `axt` command run the same
+//! code.
 //!
 //! # Layering rules
 //!
@@ -53,7 +55,7 @@
 //! | `capture` | `model`, `normalize`, `record`, `transcribe`, `workflow` |
 //! | `import` | `model`, `normalize`, `record`, `read`, `transcribe` |
 //! | `export` | `model`, `normalize`, `record`, `read` |
-//! | `cli` (the binary) | any of the above |
+//! | `cli` (the command line; nothing imports it) | any of the above |
 //!
 //! Inside a module, no two files import each other (a folder's `mod.rs` re-exports its
 //! rooms and defines nothing they import; `normalize/openai/` is excepted for now), and no
@@ -78,6 +80,10 @@ pub mod workflow;
 
 #[cfg(unix)]
 pub mod capture;
+
+#[cfg(all(unix, feature = "cli"))]
+#[doc(hidden)]
+pub mod cli;
 
 pub use model::{
     Block, Citation, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,

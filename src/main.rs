@@ -1,4 +1,5 @@
-//! The `axt` command line: a thin layer over the library; see `cli/` for the subcommands.
+//! The `axt` binary: the command line (`axt::cli`, behind the `cli` feature) on this
+//! process's arguments.
 
 // The binary records, captures, imports and exports, which need Unix (see Cargo.toml);
 // say so once instead of failing on the first missing module.
@@ -7,8 +8,6 @@ compile_error!(
     "the axt binary needs Unix; off Unix build the library alone: --no-default-features --lib"
 );
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    cli::run()
+    std::process::ExitCode::from(axt::cli::run(std::env::args_os()))
 }

@@ -3,8 +3,8 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use axt::model::encode_event;
-use axt::read::{ProblemKind, ReadItem, Reader};
+use crate::model::encode_event;
+use crate::read::{ProblemKind, ReadItem, Reader};
 
 use super::console::{self, Problem};
 use super::{Outcome, display_name, open};

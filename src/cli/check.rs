@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use axt::model::{ExchangeEvent, Payload};
-use axt::read::tree::{Links, TreeProblem, check_links};
-use axt::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
+use crate::model::{ExchangeEvent, Payload};
+use crate::read::tree::{Links, TreeProblem, check_links};
+use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
 use serde_json::json;
 
 use super::console::{self, Problem, Severity, plural};

@@ -59,11 +59,11 @@ pub(crate) enum Severity {
     Warning,
 }
 
-impl From<axt::normalize::Severity> for Severity {
-    fn from(severity: axt::normalize::Severity) -> Self {
+impl From<crate::normalize::Severity> for Severity {
+    fn from(severity: crate::normalize::Severity) -> Self {
         match severity {
-            axt::normalize::Severity::Error => Severity::Error,
-            axt::normalize::Severity::Warning => Severity::Warning,
+            crate::normalize::Severity::Error => Severity::Error,
+            crate::normalize::Severity::Warning => Severity::Warning,
         }
     }
 }

@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use axt::capture::{Capture, CaptureOptions};
-use axt::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
-use axt::export::otlp::{RunContext, TraceId};
-use axt::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
-use axt::record::{Delivery, RecorderOptions, Subscription};
-use axt::{Block, EventType, ExchangeEvent, Payload};
+use crate::capture::{Capture, CaptureOptions};
+use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
+use crate::export::otlp::{RunContext, TraceId};
+use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
+use crate::record::{Delivery, RecorderOptions, Subscription};
+use crate::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::console::{self, escape, paint};

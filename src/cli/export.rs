@@ -3,11 +3,11 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use axt::export::agentlog::{ExportError, ExportOptions, export_from};
-use axt::export::otlp::send::{Destination, Protocol, parse_header, send};
-use axt::export::otlp::{BatchError, BatchOptions, encode};
-use axt::read::ProblemKind;
-use axt::read::tree::{LinkKind, dir_of};
+use crate::export::agentlog::{ExportError, ExportOptions, export_from};
+use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
+use crate::export::otlp::{BatchError, BatchOptions, encode};
+use crate::read::ProblemKind;
+use crate::read::tree::{LinkKind, dir_of};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -184,7 +184,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 
 fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
     match output {
-        Some(path) => axt::export::write_file(path, text).map_err(|e| with_path(path, e)),
+        Some(path) => crate::export::write_file(path, text).map_err(|e| with_path(path, e)),
         None => {
             let mut out = BufWriter::new(io::stdout().lock());
             out.write_all(text)?;
@@ -215,7 +215,7 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
     let options = BatchOptions {
         content: args.content,
     };
-    let batch = match axt::export::otlp::export(&args.files, &options) {
+    let batch = match crate::export::otlp::export(&args.files, &options) {
         Ok(batch) => batch,
         Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(error @ BatchError::Empty { .. }) => {

@@ -7,8 +7,8 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use axt::import::claude_code::{ImportError, ImportOptions, Note, NoteKind, import};
-use axt::normalize::Severity;
+use crate::import::claude_code::{ImportError, ImportOptions, Note, NoteKind, import};
+use crate::normalize::Severity;
 
 use super::console::{self, Counting, Problem, Progress, plural};
 use super::{Outcome, display_name, with_path};
@@ -117,7 +117,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                         errors += 1;
                         let file = display_name(&diagnostic.file);
                         // The import reads entries with the default limit; no option sets it.
-                        let limit = (axt::normalize::DEFAULT_MAX_RECORD_BYTES, None);
+                        let limit = (crate::normalize::DEFAULT_MAX_RECORD_BYTES, None);
                         super::normalize::print_diagnostic(&file, &diagnostic.diagnostic, limit);
                     }
                 }

@@ -1,6 +1,11 @@
-//! Subcommands, argument parsing and exit codes.
+//! The `axt` command line: subcommands, argument parsing and exit codes.
 //!
-//! The binary, behind the `cli` feature: it owns what a person at a terminal sees (options,
+//! Behind the `cli` feature, the top layer: it stands on every module of the library and
+//! none of them imports it. It is in the library (hidden from its docs, not part of its
+//! API) only so that more than one program can run it: `src/main.rs` (the `axt` binary)
+//! and the Python package's `axt` command both call [`run`] with their arguments.
+//!
+//! It owns what a person at a terminal sees (options,
 //! messages, colours, progress, exit codes) and nothing a library user needs; any logic worth
 //! reusing belongs in the library (auto-detection is `normalize::detect_head`, say), and the
 //! library never imports from here.
@@ -15,6 +20,11 @@
 //! Conventions every command follows: `-` (or no FILE where one is optional) reads stdin;
 //! the product goes to stdout and problems to stderr ([`console`]); `--out DIR` names a
 //! directory, `-o FILE` (`--output`) a file.
+
+// The doc comments below this module are clap's help texts, written for a terminal
+// (`DIR/<run-id>.jsonl`), not HTML; and the module is hidden from the library's docs, so its
+// links to its private rooms lead nowhere a reader goes.
+#![allow(rustdoc::invalid_html_tags, rustdoc::private_intra_doc_links)]
 
 // No `eprintln!` or `println!` here (the lints deny them): they panic when the stream is
 // closed. stderr goes through `console`, stdout through a writer whose errors are handled.
@@ -31,11 +41,9 @@ mod normalize;
 mod stats;
 mod tree;
 
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
-use std::process::ExitCode;
-
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 // The helpers every command shares, re-exported so a command imports them from `super`.
 pub(crate) use common::{Outcome, display_name, open, report_error, with_path};
@@ -92,8 +100,12 @@ enum Command {
     Man(manual::ManArgs),
 }
 
-pub(crate) fn run() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().collect();
+/// Runs the command line on `args` (the program name first, as `std::env::args_os` gives
+/// them) and returns the exit status: 0 clean, 1 problems found in the input, 2 a usage
+/// error or an input or output that failed; `axt exec` its agent's. Prints to the
+/// process's stdout and stderr.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let args: Vec<OsString> = args.into_iter().collect();
     // clap prints its own errors before the arguments are parsed, so `--color` is looked up
     // first to colour those too.
     let choice = color_choice(&args);
@@ -112,7 +124,7 @@ pub(crate) fn run() -> ExitCode {
             // --help and --version are "errors" that print to stdout and exit 0; a closed
             // stdout or stderr must not turn them into a panic.
             let _ = error.print();
-            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+            return u8::try_from(error.exit_code()).unwrap_or(2);
         }
     };
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -134,14 +146,14 @@ pub(crate) fn run() -> ExitCode {
         Command::Man(args) => manual::man(args, Cli::command()),
     };
     match outcome {
-        Ok(Outcome::Clean) => ExitCode::SUCCESS,
-        Ok(Outcome::InputProblems) => ExitCode::from(1),
-        Ok(Outcome::Exited(code)) => ExitCode::from(code),
-        Ok(Outcome::Failed) => ExitCode::from(2),
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Ok(Outcome::Clean) => 0,
+        Ok(Outcome::InputProblems) => 1,
+        Ok(Outcome::Exited(code)) => code,
+        Ok(Outcome::Failed) => 2,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(error) => {
             report_error(&error);
-            ExitCode::from(2)
+            2
         }
     }
 }

@@ -4,13 +4,13 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
-use axt::Timestamp;
-use axt::normalize::{
+use crate::Timestamp;
+use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
 };
-use axt::record::RecorderOptions;
-use axt::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
+use crate::record::RecorderOptions;
+use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
 use super::console::{self, Counting, Problem, Progress};
 use super::{Outcome, display_name, open, with_path};
@@ -224,7 +224,7 @@ where
 {
     type Error = io::Error;
 
-    fn event(&mut self, event: axt::model::ExchangeEvent) -> io::Result<()> {
+    fn event(&mut self, event: crate::model::ExchangeEvent) -> io::Result<()> {
         Ok(self.0.event(event)?)
     }
     fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use axt::read::{Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats};
-use serde_json::json;
+use crate::read::{
+    Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files,
+};
 
 use super::check::LISTED;
 use super::console::{self, Counting, Problem, Progress, escape, plural};
@@ -64,8 +65,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         None
     };
 
-    let mut total = Stats::default();
-    let mut per_file = Vec::new();
+    let mut report = StatsReport::default();
     count_parallel(
         &files,
         progress.as_ref(),
@@ -74,8 +74,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 let name = display_name(path);
                 print_problems(&name, &counted);
                 failed |= counted.unreadable;
-                total.merge(&counted.stats);
-                per_file.push((name, counted.stats));
+                report.add(name, counted.stats);
             }
             Err(error) => {
                 failed = true;
@@ -87,26 +86,21 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        let files: Vec<_> = per_file
-            .iter()
-            .map(|(file, stats)| json!({"file": file, "stats": stats}))
-            .collect();
-        let report = json!({"files": files, "total": total});
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        for (file, stats) in &per_file {
-            out.write_all(render(&escape(file), stats).as_bytes())?;
+        for file in &report.files {
+            out.write_all(render(&escape(&file.file), &file.stats).as_bytes())?;
         }
-        if per_file.len() > 1 {
-            let title = format!("total ({})", plural(total.files, "file"));
-            out.write_all(render(&title, &total).as_bytes())?;
+        if report.files.len() > 1 {
+            let title = format!("total ({})", plural(report.total.files, "file"));
+            out.write_all(render(&title, &report.total).as_bytes())?;
         }
     }
     out.flush()?;
     Ok(if failed {
         Outcome::Failed
-    } else if total.problem_count() > 0 {
+    } else if report.total.problem_count() > 0 {
         Outcome::InputProblems
     } else {
         Outcome::Clean
@@ -132,37 +126,16 @@ fn print_problems(name: &str, counted: &Counted) {
     }
 }
 
-/// Files as given, directories walked for `*.jsonl` (sorted, so output is stable), and
-/// whether something could not be read: what cannot is reported, and the walk goes on.
+/// Files as given, directories walked for `*.jsonl` files (the library's
+/// [`transcript_files`]), and whether something could not be read: what cannot is
+/// reported, and the walk goes on.
 fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
-    let mut files = Vec::new();
-    let mut failed = false;
-    for path in paths {
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    failed = true;
-                    let at = error.path().unwrap_or(path).to_owned();
-                    let error = match error.into_io_error() {
-                        Some(error) => error,
-                        None => io::Error::other("a symbolic link loop"),
-                    };
-                    report_error(&with_path(&at, error));
-                    continue;
-                }
-            };
-            if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "jsonl")
-            {
-                files.push(entry.into_path());
-            }
-        }
+    let (files, failed) = transcript_files(paths);
+    let any = !failed.is_empty();
+    for (path, error) in failed {
+        report_error(&with_path(&path, error));
     }
-    (files, failed)
+    (files, any)
 }
 
 /// Counts every file on all cores (workers take the next file from a shared index) and

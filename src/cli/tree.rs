@@ -3,9 +3,8 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use axt::read::ProblemKind;
-use axt::read::tree::{LinkKind, Node, Run, build_from, dir_of};
-use serde_json::json;
+use crate::read::ProblemKind;
+use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of};
 
 use super::check::print_link;
 use super::console::{self, Problem, escape, plural};
@@ -40,15 +39,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let dir = dir_of(&args.file);
     let tree = build_from(input, &args.file, dir);
     // A root without a single event is no run: printing one would invent it.
-    let empty = tree.root.events == 0;
+    let empty = tree.is_empty();
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        let root = if empty {
-            serde_json::Value::Null
-        } else {
-            json!(tree.root)
-        };
-        serde_json::to_writer_pretty(&mut out, &json!({ "root": root }))?;
+        serde_json::to_writer_pretty(&mut out, &tree.to_json())?;
         writeln!(out)?;
     } else if !empty {
         write_run(&mut out, &tree.root, "", "")?;

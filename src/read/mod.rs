@@ -38,4 +38,4 @@ pub mod tree;
 
 pub use calls::{CallKey, Calls, Demoted, Seen, Settled, Verdict};
 pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
-pub use stats::{Stats, Tokens, ToolStats};
+pub use stats::{FileStats, Stats, StatsReport, Tokens, ToolStats, transcript_files};

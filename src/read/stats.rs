@@ -16,6 +16,8 @@
 //! counted (and of every run fed to this `Stats`); [`Stats::merge`] does not carry it.
 
 use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -220,5 +222,77 @@ fn bump(counts: &mut BTreeMap<String, u64>, key: &str) {
 fn add_all(counts: &mut BTreeMap<String, u64>, other: &BTreeMap<String, u64>) {
     for (key, count) in other {
         *counts.entry(key.clone()).or_default() += count;
+    }
+}
+
+/// Counts per file and in total, as `axt stats --json` prints them (and the Python
+/// package's `axt.stats` returns them): `{"files": [{"file", "stats"}...], "total"}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StatsReport {
+    /// Each file's counts, in the order the files were given (directories walked sorted).
+    pub files: Vec<FileStats>,
+    /// Every file's counts merged.
+    pub total: Stats,
+}
+
+/// One file's counts in a [`StatsReport`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileStats {
+    /// The file as named on the command line (or found in a directory).
+    pub file: String,
+    /// Its counts.
+    pub stats: Stats,
+}
+
+impl StatsReport {
+    /// Adds one file's counts.
+    pub fn add(&mut self, file: String, stats: Stats) {
+        self.total.merge(&stats);
+        self.files.push(FileStats { file, stats });
+    }
+}
+
+/// The transcripts `paths` name: files as given, directories walked for `*.jsonl` files
+/// (siblings sorted by name, so output is stable; symbolic links inside a directory are
+/// not followed, so no walk loops). What cannot be listed is returned beside, with its
+/// path, and the walk goes on.
+pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    let mut files = Vec::new();
+    let mut failed = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut files, &mut failed);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    (files, failed)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Error)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => return failed.push((dir.to_owned(), error)),
+    };
+    let mut entries: Vec<_> = entries
+        .filter_map(|entry| match entry {
+            Ok(entry) => Some(entry),
+            Err(error) => {
+                failed.push((dir.to_owned(), error));
+                None
+            }
+        })
+        .collect();
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => walk(&path, files, failed),
+            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
+                files.push(path);
+            }
+            Ok(_) => {}
+            Err(error) => failed.push((path, error)),
+        }
     }
 }

@@ -291,6 +291,25 @@ impl fmt::Display for TreeProblem {
     }
 }
 
+impl Tree {
+    /// Whether the root file held no event at all: there is no run to show.
+    pub fn is_empty(&self) -> bool {
+        self.root.events == 0
+    }
+
+    /// The tree as `axt tree --json` prints it (and the Python package's `axt.tree`
+    /// returns it): `{"root": <the root run>}`, `root` null when the file held no event (a
+    /// run printed then would be invented). The problems are reported apart.
+    pub fn to_json(&self) -> Value {
+        let root = if self.is_empty() {
+            Value::Null
+        } else {
+            serde_json::to_value(&self.root).unwrap_or(Value::Null)
+        };
+        serde_json::json!({ "root": root })
+    }
+}
+
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
 pub fn build(root: &Path) -> Tree {

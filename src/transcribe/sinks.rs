@@ -65,6 +65,12 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> JsonlSink<W, D> {
         self.seq
     }
 
+    /// The writer, to take what was written so far (a caller that hands the transcript on
+    /// in pieces, as the Python binding's incremental normalizer does).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// The writer back.
     pub fn into_inner(self) -> W {
         self.out

@@ -30,8 +30,9 @@ use std::fmt::Write as _;
 
 use crate::support::{root, walk};
 
-/// Which top-level modules each top-level module may import. `cli` is the binary (with
-/// `main.rs`); the crate root (`lib.rs`) declares and re-exports, and may name any module.
+/// Which top-level modules each top-level module may import. `cli` is the command line, the
+/// top layer: no module may import it (so none lists it), and the binary (`main.rs`) counts
+/// as part of it; the crate root (`lib.rs`) declares and re-exports, and may name any module.
 const RULES: &[(&str, &[&str])] = &[
     ("model", &[]),
     ("normalize", &["model"]),
@@ -829,6 +830,49 @@ mod checker {
             [
                 "src/rogue.rs:1: imports crate::capture (src/capture.rs): rule: `rogue` has no \
               layering rule: add it to RULES and to the table in src/lib.rs"
+            ]
+        );
+    }
+
+    /// The command line is compiled into the library (so the Python package can run it),
+    /// and stays the top layer: a library module that imports it fails.
+    #[test]
+    fn nothing_in_the_library_imports_the_command_line() {
+        let failures = check(&files(&[
+            (
+                "src/lib.rs",
+                "pub mod model;
+pub mod export;
+pub mod cli;
+",
+            ),
+            (
+                "src/main.rs",
+                "fn main() { axt::cli::run(std::env::args_os()); }
+",
+            ),
+            (
+                "src/model/mod.rs",
+                "pub struct Event;
+",
+            ),
+            (
+                "src/cli/mod.rs",
+                "use crate::model::Event;
+pub fn run() {}
+",
+            ),
+            (
+                "src/export/mod.rs",
+                "use crate::cli::run;
+",
+            ),
+        ]));
+        assert_eq!(
+            failures,
+            [
+                "src/export/mod.rs:1: imports crate::cli::run (src/cli/mod.rs): rule: `export` \
+                 imports only model, normalize, record, read"
             ]
         );
     }

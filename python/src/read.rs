@@ -1,0 +1,264 @@
+//! Reading back: `axt.read`, `axt.tree`, `axt.stats` and `axt.export`. The documents are
+//! the crate's own (`Tree::to_json`, `StatsReport`, the AgentLog and OTLP exporters), the
+//! same the command line prints with `--json`; each comes with the problems met, located.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use axt::export::agentlog::{ExportError, ExportOptions, export_checked};
+use axt::export::otlp::{BatchError, BatchOptions, encode};
+use axt::model::encode_event;
+use axt::read::tree::{LinkKind, TreeProblem};
+use axt::read::{Problem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::convert;
+use crate::errors::{InputError, input_error};
+use crate::normalize::Diagnostic;
+
+/// Problems listed per file, as the command line lists them; the rest are counted.
+const LISTED: usize = 1000;
+
+fn located(file: &Path, line: u64, offset: u64, kind: &str, message: String) -> Diagnostic {
+    Diagnostic {
+        file: Some(file.display().to_string()),
+        line,
+        offset,
+        kind: kind.to_owned(),
+        severity: "error".to_owned(),
+        message,
+    }
+}
+
+fn read_problem(file: &Path, problem: Problem) -> Diagnostic {
+    located(
+        file,
+        problem.line,
+        problem.offset,
+        problem.kind.as_str(),
+        problem.message,
+    )
+}
+
+fn tree_problem(problem: TreeProblem) -> Diagnostic {
+    located(
+        &problem.file,
+        problem.line,
+        problem.offset,
+        problem.kind.as_str(),
+        problem.message,
+    )
+}
+
+/// A file that could not be read at all is an exception, not a located problem.
+fn unreadable(problems: &[TreeProblem]) -> Option<PyErr> {
+    problems
+        .iter()
+        .find(|p| p.kind == LinkKind::Read(ProblemKind::Io))
+        .map(|p| input_error(&p.file, &p.message))
+}
+
+/// `(document, problems)`, for the Python side to make a `Report`.
+fn report<'py>(
+    py: Python<'py>,
+    document: Bound<'py, PyAny>,
+    problems: Vec<Diagnostic>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, [document, problems.into_pyobject(py)?.into_any()])
+}
+
+/// The events and problems of one transcript, in order.
+#[pyclass(module = "axt", name = "TranscriptReader", frozen)]
+pub(crate) struct TranscriptReader {
+    reader: Mutex<Reader<File>>,
+    file: PathBuf,
+}
+
+enum Item {
+    Line(Vec<u8>),
+    Problem(Diagnostic),
+}
+
+#[pymethods]
+impl TranscriptReader {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let item = py.detach(|| {
+            let mut reader = self.reader.lock().unwrap_or_else(PoisonError::into_inner);
+            let item = reader.next()?;
+            Some(match item {
+                ReadItem::Event { event, .. } => {
+                    let mut line = Vec::new();
+                    match encode_event(&event, &mut line) {
+                        Ok(()) => Item::Line(line),
+                        // A newer writer's event: the line as it was (the reader reported
+                        // why), as `axt cat` keeps it.
+                        Err(_) => {
+                            let raw = reader.line_bytes().unwrap_or_default();
+                            Item::Line(raw.strip_suffix(b"\r").unwrap_or(raw).to_vec())
+                        }
+                    }
+                }
+                ReadItem::Problem(problem) => Item::Problem(read_problem(&self.file, problem)),
+            })
+        });
+        match item {
+            None => Ok(None),
+            Some(Item::Line(line)) => convert::from_json(py, &line).map(Some),
+            Some(Item::Problem(problem)) => Ok(Some(Bound::new(py, problem)?.into_any())),
+        }
+    }
+}
+
+/// Reads a transcript: events (dicts) and problems (`Diagnostic`s), in file order.
+#[pyfunction]
+pub(crate) fn read(py: Python<'_>, path: PathBuf) -> PyResult<TranscriptReader> {
+    let reader = py.detach(|| {
+        if path.is_dir() {
+            return Err(input_error(&path, "is a directory"));
+        }
+        Reader::open(&path).map_err(|error| input_error(&path, error))
+    })?;
+    Ok(TranscriptReader {
+        reader: Mutex::new(reader.keep_line_bytes()),
+        file: path,
+    })
+}
+
+/// The run tree of `path` and its linked runs, as `axt tree --json`, with its problems.
+#[pyfunction]
+pub(crate) fn tree(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyTuple>> {
+    let (document, problems) = py.detach(|| {
+        let tree = axt::read::tree::build(&path);
+        if tree.is_empty()
+            && let Some(error) = unreadable(&tree.problems)
+        {
+            return Err(error);
+        }
+        let document = serde_json::to_vec(&tree.to_json()).map_err(crate::errors::record_error)?;
+        let problems = tree.problems.into_iter().map(tree_problem).collect();
+        Ok((document, problems))
+    })?;
+    report(py, convert::from_json(py, &document)?, problems)
+}
+
+/// Counts over transcripts (files, or directories walked for `*.jsonl`), as
+/// `axt stats --json`, with the problems met.
+#[pyfunction]
+pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound<'py, PyTuple>> {
+    let (document, problems) = py.detach(|| {
+        let (files, failed) = transcript_files(&paths);
+        if let Some((path, error)) = failed.into_iter().next() {
+            return Err(input_error(&path, error));
+        }
+        let mut report = StatsReport::default();
+        let mut problems = Vec::new();
+        for file in files {
+            if file.is_dir() {
+                return Err(input_error(&file, "is a directory"));
+            }
+            let reader = Reader::open(&file).map_err(|error| input_error(&file, error))?;
+            let mut stats = Stats::default();
+            stats.files = 1;
+            let mut listed = 0;
+            for item in reader {
+                stats.item(&item);
+                if let ReadItem::Problem(problem) = item {
+                    if problem.kind == ProblemKind::Io {
+                        return Err(input_error(&file, &problem.message));
+                    }
+                    if listed < LISTED {
+                        listed += 1;
+                        problems.push(read_problem(&file, problem));
+                    }
+                }
+            }
+            report.add(file.display().to_string(), stats);
+        }
+        let document = serde_json::to_vec(&report).map_err(crate::errors::record_error)?;
+        Ok((document, problems))
+    })?;
+    report(py, convert::from_json(py, &document)?, problems)
+}
+
+/// A run and its linked runs as one AgentLog document (`to="agentlog"`) or OTLP/JSON
+/// spans (`to="otlp"`), as `axt export` writes them, with the problems met.
+#[pyfunction]
+#[pyo3(signature = (path, to = "agentlog", *, root = None, redact = false, content = false))]
+pub(crate) fn export<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    to: &str,
+    root: Option<PathBuf>,
+    redact: bool,
+    content: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (document, problems) = match to {
+        "agentlog" => {
+            if content {
+                return Err(PyValueError::new_err("content= is for to=\"otlp\""));
+            }
+            py.detach(|| {
+                let options = ExportOptions { root, redact };
+                let exported = match export_checked(&path, &options) {
+                    Ok(exported) => exported,
+                    Err(ExportError::Empty { problems, .. }) => {
+                        return Err(unreadable(&problems).unwrap_or_else(|| {
+                            InputError::new_err(format!(
+                                "{}: no event to export{}",
+                                path.display(),
+                                match problems.first() {
+                                    Some(first) => format!(" ({first})"),
+                                    None => String::new(),
+                                }
+                            ))
+                        }));
+                    }
+                    Err(error) => return Err(InputError::new_err(error.to_string())),
+                };
+                if let Some(error) = unreadable(&exported.problems) {
+                    return Err(error);
+                }
+                let document =
+                    serde_json::to_vec(&exported.document).map_err(crate::errors::record_error)?;
+                let problems = exported.problems.into_iter().map(tree_problem).collect();
+                Ok((document, problems))
+            })?
+        }
+        "otlp" => {
+            if redact || root.is_some() {
+                return Err(PyValueError::new_err(
+                    "redact= and root= are for to=\"agentlog\" (OTLP masks credentials always)",
+                ));
+            }
+            py.detach(|| {
+                let options = BatchOptions { content };
+                let batch = match axt::export::otlp::export(&[path], &options) {
+                    Ok(batch) => batch,
+                    Err(BatchError::Io { path, source }) => {
+                        return Err(input_error(&path, source));
+                    }
+                    Err(error) => return Err(InputError::new_err(error.to_string())),
+                };
+                if let Some(error) = unreadable(&batch.problems) {
+                    return Err(error);
+                }
+                let document = encode::to_json(&encode::request(&batch.spans));
+                let problems = batch.problems.into_iter().map(tree_problem).collect();
+                Ok((document, problems))
+            })?
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "to={other:?}: \"agentlog\" or \"otlp\""
+            )));
+        }
+    };
+    report(py, convert::from_json(py, &document)?, problems)
+}

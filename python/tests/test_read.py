@@ -1,0 +1,104 @@
+"""Reading back: `axt.read`, `tree`, `stats` and `export` give the CLI's `--json`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import axt
+from conftest import CORPUS, ROOT, run_cli
+
+TRANSCRIPTS = CORPUS / "read" / "transcript"
+FILES = sorted((TRANSCRIPTS / "ok").glob("*.jsonl")) + sorted((TRANSCRIPTS / "err").glob("*.jsonl"))
+NESTED = sorted((TRANSCRIPTS / "ok" / "nested").glob("*.jsonl"))
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(run_cli(*args, "--json").stdout)
+
+
+def cli_problems(*args: str) -> list:
+    done = run_cli(*args, "--json")
+    return [json.loads(line) for line in done.stderr.decode().splitlines()]
+
+
+@pytest.mark.parametrize("path", FILES + NESTED, ids=lambda p: p.name)
+def test_read_gives_axt_cat_s_events_and_its_problems(path: Path) -> None:
+    items = list(axt.read(path))
+    events = [i for i in items if isinstance(i, dict)]
+    problems = [i for i in items if isinstance(i, axt.Diagnostic)]
+    assert len(events) + len(problems) == len(items)
+    cat = run_cli("cat", "--json", str(path))
+    assert events == [json.loads(line) for line in cat.stdout.splitlines()]
+    assert [p.to_dict() for p in problems] == [
+        json.loads(line) for line in cat.stderr.decode().splitlines()
+    ]
+
+
+@pytest.mark.parametrize("path", FILES + NESTED, ids=lambda p: p.name)
+def test_tree_stats_and_export_are_the_cli_s_json(path: Path) -> None:
+    tree = axt.tree(path)
+    assert dict(tree) == cli_json("tree", str(path))
+    assert [p.to_dict() for p in tree.problems] == cli_problems("tree", str(path))
+    stats = axt.stats(path)
+    assert dict(stats) == cli_json("stats", str(path))
+    assert [p.to_dict() for p in stats.problems] == cli_problems("stats", str(path))
+    exported = axt.export(path, root="/")
+    done = run_cli("export", "--root", "/", str(path))
+    assert dict(exported) == json.loads(done.stdout)
+    otlp = axt.export(path, to="otlp")
+    assert dict(otlp) == json.loads(run_cli("export", "--to", "otlp", str(path)).stdout)
+
+
+def test_stats_walks_directories_like_the_cli() -> None:
+    stats = axt.stats([TRANSCRIPTS])
+    assert dict(stats) == cli_json("stats", str(TRANSCRIPTS))
+    assert len(stats["files"]) > 10
+    assert not stats.clean
+
+
+def test_unreadable_inputs_raise_input_errors(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    for call in (axt.read, axt.tree, axt.stats, axt.export):
+        with pytest.raises(axt.InputError, match="missing.jsonl"):
+            call(missing)
+    with pytest.raises(axt.InputError, match="is a directory"):
+        axt.read(tmp_path)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert list(axt.read(empty)) == []
+    assert axt.tree(empty)["root"] is None
+    with pytest.raises(axt.InputError, match="no event"):
+        axt.export(empty)
+    with pytest.raises(ValueError):
+        axt.export(FILES[0], to="html")
+
+
+def test_garbage_is_located_problems_not_exceptions(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.jsonl"
+    path.write_bytes(b"\x00\xff{\n[]\n" + (TRANSCRIPTS / "ok" / "plain-run.jsonl").read_bytes()[:150])
+    items = [i for i in axt.read(path) if isinstance(i, axt.Diagnostic)]
+    assert items == list(axt.read(path))
+    assert {i.file for i in items} == {str(path)}
+    assert "file=" in repr(items[0]) and str(items[0]).startswith(str(path))
+    assert axt.stats(path)["total"]["problems"]
+
+
+def test_the_version_and_the_cli_come_with_the_package() -> None:
+    cargo = (ROOT / "python" / "Cargo.toml").read_text()
+    assert f'version = "{axt.__version__}"' in cargo
+    core = (ROOT / "Cargo.toml").read_text()
+    assert f'version = "{axt.__version__}"' in core, "the package's version is the crate's"
+    done = subprocess.run(
+        [sys.executable, "-c", "import axt; print(axt.__version__)"],
+        capture_output=True, text=True, check=True,
+    )
+    assert done.stdout.strip() == axt.__version__
+    version = run_cli("--version", check=True)
+    assert version.stdout.decode().strip() == f"axt {axt.__version__}"
+    assert run_cli("check").returncode == 2
+    assert run_cli("normalize", "--provider", "nobody").returncode == 2
