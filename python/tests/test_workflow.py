@@ -192,8 +192,9 @@ def test_an_agent_killed_by_a_signal_fails_its_step(tmp_path: Path) -> None:
                 while chunk := process.stdout.read1(100):  # type: ignore[union-attr]
                     agent.feed(chunk)
                 meta = agent.finish(exit_code=process.wait())
-    # The output itself ended early; the process's end is the step's error.
-    assert meta["status"] == "incomplete"
+    # The metadata says how the process ended, as the step's error does.
+    assert meta["status"] == "failed"
+    assert meta["process"] == {"signal": 9}
     completed = [
         e for e in events_of(tmp_path / "killed.jsonl") if e["type"] == "step.completed"
     ]

@@ -353,6 +353,7 @@ impl AgentStep {
             on_diagnostic: &mut live.on_diagnostic,
             outcome: &mut live.outcome,
         };
+        // The metadata as the step records it: the output's, with how the process ended.
         let flushed = live.transcriber.finish_process(end, &mut sink);
         let raw_finished = live.raw.as_mut().map_or(Ok(()), |raw| {
             raw.finish().map_err(|source| RunError::Raw {
@@ -360,7 +361,10 @@ impl AgentStep {
                 source,
             })
         });
-        let meta = live.transcriber.meta().clone();
+        let meta = match &flushed {
+            Ok(meta) => meta.clone(),
+            Err(_) => live.transcriber.meta().clone(),
+        };
         let (error, mut result) = live
             .outcome
             .take()
@@ -379,7 +383,7 @@ impl AgentStep {
             Value::Null
         };
         let completed = core.complete_step(info, error.clone(), step_result);
-        flushed?;
+        flushed.map(drop)?;
         completed?;
         raw_finished?;
         Ok(AgentEnd {

@@ -1492,3 +1492,38 @@ fn the_memory_recorder_refuses_what_the_file_recorder_refuses() {
     store.write_to(out.path()).unwrap();
     assert!(store.write_to(out.path()).is_err());
 }
+
+/// `AgentStep::finish` returns the metadata the step records: with how the process ended.
+#[test]
+fn finish_returns_the_metadata_with_how_the_process_ended() {
+    let (recorder, store) = memory("killed");
+    let run = Run::start(recorder, "w").unwrap();
+    let agent = run
+        .step("a", StepKind::Agent)
+        .unwrap()
+        .agent(Provider::Claude, AgentOptions::new())
+        .unwrap();
+    agent.feed(&claude_turn(&[])[1]).unwrap();
+    let killed = ProcessEnd {
+        signal: Some(9),
+        ..ProcessEnd::default()
+    };
+    let meta = agent.finish(killed).unwrap();
+    run.done().unwrap();
+    assert_eq!(meta.status, axt::normalize::RunStatus::Failed);
+    let events = store.events("killed");
+    let completed = events
+        .iter()
+        .rfind(|e| e.event_type == EventType::StepCompleted)
+        .unwrap();
+    let Payload::Step(step) = &completed.payload else {
+        panic!()
+    };
+    assert_eq!(step.result["status"], "failed");
+    assert_eq!(step.result["process"], json!({"signal": 9}));
+    assert!(
+        step.error.as_deref().unwrap().contains("signal 9"),
+        "{:?}",
+        step.error
+    );
+}
