@@ -103,8 +103,10 @@ python-wheel: ## Build the Python wheel (python/) once and install it in a fresh
 	$(PY_VENV)/bin/pip install -q target/python/wheels/axt-*.whl
 
 .PHONY: python-test
+# pytest runs from python/tests, so that `import axt` finds the installed wheel and never the
+# source folder python/axt (which has no compiled module in a clean clone).
 python-test: python-wheel ## Build the wheel into a fresh virtualenv and run the pytest suite (python/tests)
-	cd python && ../$(PY_VENV)/bin/python -m pytest -q tests
+	cd python/tests && ../../$(PY_VENV)/bin/python -m pytest -q -c ../pyproject.toml --rootdir .. .
 
 .PHONY: bench-python
 bench-python: ## axt.normalize(...).jsonl() vs axt normalize on a 50 MB Claude stream, same run (after python-wheel)
