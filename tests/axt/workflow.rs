@@ -1527,3 +1527,67 @@ fn finish_returns_the_metadata_with_how_the_process_ended() {
         step.error
     );
 }
+
+/// `Capture`, the one-agent run `axt exec` stands on: what it says of itself, a run it
+/// refuses to record twice, and a failing read of the agent's output.
+#[test]
+fn a_capture_describes_itself_and_refuses_what_it_cannot_record() {
+    use axt::capture::{Capture, CaptureError, CaptureOptions};
+    let dir = TempDir::new("workflow-capture");
+    let secret = "sk-live-prompt-secret";
+    let options = CaptureOptions {
+        run_id: Some("c".into()),
+        prompt: Some(secret.into()),
+        keep_raw: false,
+        ..CaptureOptions::default()
+    };
+    assert!(!format!("{options:?}").contains(secret), "{options:?}");
+    let mut capture = Capture::new(Provider::Codex, dir.path(), options).unwrap();
+    assert_eq!(capture.run_id(), "c");
+    assert_eq!(capture.path(), dir.path().join("c.jsonl"));
+    assert_eq!(capture.raw_path(), None);
+    assert_eq!(capture.recorder().last_seq(), 0);
+    assert_eq!(capture.meta().provider, Provider::Codex);
+    let mut live = capture.subscribe();
+    capture.start().unwrap();
+    capture.start().unwrap(); // once
+    struct Broken;
+    impl std::io::Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("the pipe broke"))
+        }
+    }
+    let Err(CaptureError::Read(error)) = capture.run(Broken) else {
+        panic!("a failed read is CaptureError::Read");
+    };
+    assert_eq!(error.to_string(), "the pipe broke");
+    let meta = capture.finish(ProcessEnd::exited(1)).unwrap();
+    assert_eq!(meta.status, axt::normalize::RunStatus::Failed);
+    let types: Vec<String> = std::iter::from_fn(|| live.recv())
+        .filter_map(|d| match d {
+            axt::record::Delivery::Event(e) => Some(e.event_type.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "run.started",
+            "step.started",
+            "message.user",
+            "step.completed",
+            "run.completed"
+        ]
+    );
+    // The run has a transcript now: a second capture of it is refused, and writes nothing.
+    let again = CaptureOptions {
+        run_id: Some("c".into()),
+        ..CaptureOptions::default()
+    };
+    let Err(CaptureError::Exists { path }) = Capture::new(Provider::Codex, dir.path(), again)
+    else {
+        panic!("a recorded run is refused");
+    };
+    assert_eq!(path, dir.path().join("c.jsonl"));
+    assert!(!dir.path().join("c.raw.jsonl").exists());
+}
