@@ -41,6 +41,16 @@ fn take<T>(lock: &RwLock<Option<T>>) -> Option<T> {
 
 /// The message a scope ends with when its block raised: the exception's own text, or its
 /// type's name when it has none.
+/// What a `with` block's exception makes of its scope: `None` when the block ended
+/// normally, else the failure's text.
+fn failure_of(exception: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if exception.is_none() {
+        Ok(None)
+    } else {
+        message_of(exception).map(Some)
+    }
+}
+
 fn message_of(exception: &Bound<'_, PyAny>) -> PyResult<String> {
     let text = exception.str()?.to_string();
     if text.is_empty() {
@@ -216,11 +226,7 @@ impl Run {
         exception: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let failure = if exception.is_none() {
-            None
-        } else {
-            Some(message_of(exception)?)
-        };
+        let failure = failure_of(exception)?;
         let failing = failure.is_some();
         let ended = py.detach(|| match take(&self.run) {
             Some(run) => run.end(failure, Value::Null),
@@ -463,11 +469,7 @@ impl Step {
         exception: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let failure = if exception.is_none() {
-            None
-        } else {
-            Some(message_of(exception)?)
-        };
+        let failure = failure_of(exception)?;
         let agent = match &*read(&self.state) {
             StepState::Agent(agent) => Some(agent.clone_ref(py)),
             _ => None,
@@ -701,11 +703,7 @@ impl AgentStep {
         exception: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let failure = if exception.is_none() {
-            None
-        } else {
-            Some(message_of(exception)?)
-        };
+        let failure = failure_of(exception)?;
         self.exit(py, failure)?;
         Ok(false)
     }
@@ -799,11 +797,7 @@ impl ToolCall {
         exception: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let error = if exception.is_none() {
-            None
-        } else {
-            Some(message_of(exception)?)
-        };
+        let error = failure_of(exception)?;
         let failing = error.is_some();
         let ended = py.detach(|| match take(&self.call) {
             Some(call) => call.finish(Value::Null, error, None),
