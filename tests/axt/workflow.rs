@@ -239,6 +239,12 @@ fn the_example_workflow_is_clean_connected_and_counts_each_call_once() {
         attr("gen_ai.usage.output_tokens"),
         Some(json!({"intValue": usage.output_tokens.to_string()}))
     );
+    // Its two model turns name the agent's model too, though the workflow run names none.
+    let chats: Vec<&str> = spans
+        .iter()
+        .filter_map(|s| s["name"].as_str().filter(|n| n.starts_with("chat")))
+        .collect();
+    assert_eq!(chats, ["chat claude-sonnet-4-6"; 2]);
     let tools = spans
         .iter()
         .filter(|s| s["name"].as_str().unwrap().starts_with("execute_tool"))

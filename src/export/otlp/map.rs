@@ -41,6 +41,24 @@ pub struct RunContext {
     /// Call ids whose `agent_emitted` `tool.*` events are a sighting of a `router` call
     /// (see the model's "Calls seen on both channels"): those events make no span.
     pub sightings: HashSet<String>,
+    /// The agents of a workflow run's agent steps, for the `chat` spans inside them (a
+    /// workflow run's own metadata names no model).
+    pub agents: Vec<AgentContext>,
+}
+
+/// What a workflow's agent step says of its agent (its `step.completed` result).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentContext {
+    /// The agent step's path: its `chat` spans are at it or under it.
+    pub path: String,
+    /// The step's iteration.
+    pub iteration: u64,
+    /// The adapter (`claude`, ...).
+    pub provider: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// The provider's session id.
+    pub conversation_id: Option<String>,
 }
 
 impl RunContext {
@@ -55,6 +73,7 @@ impl RunContext {
             finish_reason: None,
             content: false,
             sightings: HashSet::new(),
+            agents: Vec::new(),
         }
     }
 
@@ -84,7 +103,35 @@ impl RunContext {
             .flatten()
             .collect();
         context.sightings = routed.into_iter().map(str::to_owned).collect();
+        context.agents = events
+            .iter()
+            .filter_map(|e| match (&e.event_type, &e.payload) {
+                (EventType::StepCompleted, Payload::Step(step))
+                    if step.kind == StepKind::Agent && step.result.is_object() =>
+                {
+                    Some(AgentContext {
+                        path: e.path.clone(),
+                        iteration: e.iteration,
+                        provider: str_field(&step.result, "provider"),
+                        model: str_field(&step.result, "model"),
+                        conversation_id: str_field(&step.result, "session_id"),
+                    })
+                }
+                _ => None,
+            })
+            .collect();
         context
+    }
+
+    /// The agent whose step holds `path` at `iteration`, if its step named one: the
+    /// innermost.
+    fn agent_at(&self, path: &str, iteration: u64) -> Option<&AgentContext> {
+        self.agents
+            .iter()
+            .filter(|agent| {
+                agent.iteration == iteration && (agent.path == path || is_prefix(&agent.path, path))
+            })
+            .max_by_key(|agent| agent.path.len())
     }
 }
 
@@ -500,15 +547,21 @@ impl Mapper {
             self.end_turn(out);
             let mut attrs = Attrs::default();
             attrs.str("gen_ai.operation.name", "chat");
-            let model = self.context.model.clone();
-            let provider = provider_name(self.context.provider.as_deref(), model.as_deref());
+            let agent = self.context.agent_at(&event.path, event.iteration);
+            let model = agent
+                .and_then(|a| a.model.clone())
+                .or_else(|| self.context.model.clone());
+            let adapter = agent
+                .and_then(|a| a.provider.as_deref())
+                .or(self.context.provider.as_deref());
+            let provider = provider_name(adapter, model.as_deref());
             attrs.opt_str("gen_ai.provider.name", provider.as_deref());
             attrs.opt_str("gen_ai.request.model", model.as_deref());
             attrs.opt_str("gen_ai.response.model", model.as_deref());
-            attrs.opt_str(
-                "gen_ai.conversation.id",
-                self.context.conversation_id.as_deref(),
-            );
+            let conversation = agent
+                .and_then(|a| a.conversation_id.as_deref())
+                .or(self.context.conversation_id.as_deref());
+            attrs.opt_str("gen_ai.conversation.id", conversation);
             attrs.opt_str("gen_ai.response.id", message.message_id.as_deref());
             let span = Open {
                 id: SpanId::of(&self.run_id, SpanRole::Chat, event.seq),

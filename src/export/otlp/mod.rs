@@ -83,7 +83,8 @@
 //!
 //! * name `chat {model}`; `gen_ai.operation.name` `chat`; `gen_ai.provider.name`,
 //!   `gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.conversation.id` as on the
-//!   run (the model is the run's); `gen_ai.response.id`: the `message_id`.
+//!   run (the model is the run's; in a workflow run, the agent step's that holds the turn,
+//!   from its `step.completed` result); `gen_ai.response.id`: the `message_id`.
 //! * `gen_ai.response.finish_reasons`: `tool_call` when the turn asked for a tool (a
 //!   `tool_use` block that is not a server tool's), else the run's finish reason, else
 //!   `stop`.
@@ -147,5 +148,5 @@ pub mod span;
 
 pub use batch::{Batch, BatchError, BatchOptions, export};
 pub use ids::{SpanId, SpanRole, TraceId};
-pub use map::{Mapper, RunContext, provider_name};
+pub use map::{AgentContext, Mapper, RunContext, provider_name};
 pub use span::{AttrValue, Span, SpanKind, Status};
