@@ -178,6 +178,8 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         threads.insert(0, thread);
     }
 
+    unique_run_ids(&mut threads);
+
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
     for link in link(&threads, &mut notes) {
@@ -195,6 +197,25 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         spawns,
         notes,
     })
+}
+
+/// Every run of a session gets a file of its own: a run id another run already has (two
+/// sidechains rooted at a duplicated uuid, agent ids that sanitize alike) gets `.2`, `.3`,
+/// ... in file order. Two runs under one id would be written into one file, the second
+/// appended after the first's `run.completed` (found by the `import_claude_code` fuzz
+/// target).
+fn unique_run_ids(threads: &mut [Thread]) {
+    let mut taken: HashSet<String> = HashSet::new();
+    for thread in threads.iter_mut() {
+        let mut run_id = thread.run_id.clone();
+        let mut n = 1;
+        while taken.contains(&run_id) {
+            n += 1;
+            run_id = format!("{}.{n}", thread.run_id);
+        }
+        taken.insert(run_id.clone());
+        thread.run_id = run_id;
+    }
 }
 
 /// Run ids become file names: keep them to a safe alphabet.
