@@ -533,3 +533,33 @@ fn two_sidechains_rooted_at_a_duplicated_uuid_are_two_runs_with_files_of_their_o
         );
     }
 }
+
+/// Found by the `import_claude_code` fuzz target (fuzz/regressions/import_claude_code/): a
+/// `sessionId` over the recorder's 200 bytes converted, then failed to write
+/// (`InvalidRunId`); one of only unsafe characters named no file. Both import now.
+#[test]
+fn a_session_id_too_long_or_empty_for_a_file_name_still_imports() {
+    let dir = TempDir::new("unusable-session-id");
+    let import = |name: &str, session_id: &str| {
+        let log = dir.path().join(format!("{name}.jsonl"));
+        let entry = format!(
+            r#"{{"type":"user","sessionId":"{session_id}","uuid":"u1","message":{{"role":"user","content":"hi"}}}}"#
+        );
+        std::fs::write(&log, format!("{entry}\n")).unwrap();
+        let files = SessionFiles {
+            main: Some(log),
+            subagents: Vec::new(),
+        };
+        let out = TempDir::new(&format!("unusable-session-id-{name}"));
+        let imported = import_session(&files, out.path(), false).unwrap();
+        assert_eq!(imported.runs.len(), 1);
+        let again = import_session(&files, out.path(), true).unwrap();
+        assert_eq!(again.runs[0].run_id, imported.runs[0].run_id, "stable");
+        imported.runs[0].run_id.clone()
+    };
+    let long = import("long", &"ab".repeat(150));
+    assert_eq!(long.len(), 180);
+    assert!(long.starts_with(&"ab".repeat(81)), "{long}");
+    assert_ne!(long, import("long-too", &format!("{}x", "ab".repeat(150))));
+    assert_eq!(import("dots", ".."), "dots");
+}
