@@ -6,6 +6,9 @@
 #   fuzz/run.sh --speed SECONDS TARGET...  from a fresh copy of its seeds (init-corpus.sh),
 #                                          then print `TARGET exec/s N`
 #
+# A target that crashes stops (libFuzzer stops at the first crash); the others still run,
+# and the script exits with the crash's status at the end.
+#
 # Each target gets its dictionary (fuzz/dict/, see make-dicts.py) and -max_len=$FUZZ_MAX_LEN
 # (4096 by default; fuzz/README.md says why). Extra libFuzzer flags: FUZZ_FLAGS.
 set -euo pipefail
@@ -56,8 +59,10 @@ for target in "$@"; do
       "($(grep -c . "$log") log lines in fuzz/$log)"
   fi
   if [ "$status" -ne 0 ]; then
-    echo "$target: the fuzzer stopped with status $status; see fuzz/$log and fuzz/artifacts/$target/" >&2
-    tail -n 30 "$log" >&2
-    exit "$status"
+    echo "$target: the fuzzer stopped with status $status (a crash?); see fuzz/$log and fuzz/artifacts/$target/" >&2
+    grep -m1 -A2 panicked "$log" >&2 || tail -n 5 "$log" >&2
+    failed=$status
   fi
 done
+# Every target ran; a crash in one fails the run at the end.
+exit "${failed:-0}"

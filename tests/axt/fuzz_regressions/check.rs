@@ -291,7 +291,8 @@ pub(crate) fn check_read(input: &[u8], cut: usize) {
     let whole: Seen = reader(input, Position::start()).collect();
     let len = input.len() as u64;
     let lines = lines_in(input);
-    let mut problems_of_line = false;
+    // The line of the last problem: an event of that line has a problem (they come first).
+    let mut problem_line = 0;
     for item in &whole {
         let (line, offset) = match item {
             ReadItem::Event {
@@ -299,7 +300,7 @@ pub(crate) fn check_read(input: &[u8], cut: usize) {
                 offset,
                 event,
             } => {
-                if !problems_of_line {
+                if problem_line != *line {
                     // No problem reported: the writer takes it, and it reads back the same.
                     let mut encoded = Vec::new();
                     if let Err(error) = encode_event(event, &mut encoded) {
@@ -307,11 +308,10 @@ pub(crate) fn check_read(input: &[u8], cut: usize) {
                     }
                 }
                 re_encodes(event);
-                problems_of_line = false;
                 (*line, *offset)
             }
             ReadItem::Problem(problem) => {
-                problems_of_line = true;
+                problem_line = problem.line;
                 (problem.line, problem.offset)
             }
         };
