@@ -36,4 +36,27 @@ for file in "${transcripts[@]}"; do
     printf '%s' "$line" >"fuzz/corpus/decode_event/$(basename "$file" .jsonl)-$n"
   done <"$file"
 done
-echo "seeded: $(ls fuzz/corpus/claude_chunked | wc -l) claude_chunked, $(ls fuzz/corpus/decode_event | wc -l) decode_event"
+# read_transcript: two leading bytes choose where reading stops and resumes (byte 0, 256,
+# near the end), then a whole transcript fixture.
+for file in "${transcripts[@]}"; do
+  for cut in '\x00\x00' '\x00\x01' '\xff\xff'; do
+    seed read_transcript "cut$(printf '%b' "$cut" | od -An -tx1 | tr -d ' ')" "$cut" "$file"
+  done
+done
+
+# sse_framer: the SSE streams of the OpenAI corpus, in three chunkings.
+streams=(corpus/normalize/openai/**/*.sse)
+seed sse_framer bytes '\x00\x00' "${streams[@]}"
+seed sse_framer sevens '\x03\x00' "${streams[@]}"
+seed sse_framer whole '\x07\x00' "${streams[@]}"
+
+# import_claude_code: every log of the import corpus, as it is.
+logs=(corpus/import/claude-code/**/*.jsonl)
+mkdir -p fuzz/corpus/import_claude_code
+for file in "${logs[@]}"; do
+  cp "$file" "fuzz/corpus/import_claude_code/$(echo "$file" | tr / _)"
+done
+
+echo "seeded: $(ls fuzz/corpus/claude_chunked | wc -l) claude_chunked, $(ls fuzz/corpus/decode_event | wc -l) decode_event," \
+  "$(ls fuzz/corpus/read_transcript | wc -l) read_transcript, $(ls fuzz/corpus/sse_framer | wc -l) sse_framer," \
+  "$(ls fuzz/corpus/import_claude_code | wc -l) import_claude_code"

@@ -640,6 +640,8 @@ impl State {
                 let message = data.message.map(value_text).unwrap_or_default();
                 let message = match data.error_type.as_deref() {
                     Some(kind) if !kind.is_empty() => format!("{kind}: {message}"),
+                    // Nothing said: the record's type is all there is.
+                    _ if message.is_empty() => kind.to_owned(),
                     _ => message,
                 };
                 self.error(message, true, record);

@@ -1,7 +1,7 @@
 //! Server-sent events over the line framer: fields in, events out.
 //!
 //! The framing of the WHATWG `text/event-stream` format, as HTTP APIs stream it: lines (LF or
-//! CR LF, split by [`super::framing::LineFramer`] on raw bytes, blank lines kept) are `field:
+//! CR LF, split by `super::framing::LineFramer` on raw bytes, blank lines kept) are `field:
 //! value` pairs, one space after the colon dropped; a line starting with `:` is a comment
 //! (`: ping`, `: OPENROUTER PROCESSING`) and ignored; `data` lines accumulate, joined with
 //! `\n`; `event` names the event; `id` is remembered across events; `retry` and unknown fields
@@ -13,9 +13,9 @@
 //! to its dispatch and reported as too large, so memory stays bounded by the limit.
 //!
 //! This module knows nothing of JSON or of any provider: it hands each event's data on as a
-//! [`Record`] (with the line and offset of its first `data` line) for the adapter to parse.
+//! `Record` (with the line and offset of its first `data` line) for the adapter to parse.
 
-use super::framing::Record;
+use super::framing::{Frame, LineFramer, Record};
 
 /// One dispatched event.
 pub(crate) struct SseEvent<'a> {
@@ -209,9 +209,120 @@ impl SseParser {
     }
 }
 
+/// The line framer and the SSE parser over a byte stream, owning what they hand on, as the
+/// OpenAI adapter drives them (an over-long line skips its event). The seam of the SSE fuzz
+/// target (`fuzz/fuzz_targets/sse_framer.rs`) and of its replay on stable: not part of
+/// axt's API (the module is public, and hidden, for it alone).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct SseSplitter {
+    framer: LineFramer,
+    parser: SseParser,
+    frames: Vec<SseOwned>,
+}
+
+/// One event (or skipped event) an [`SseSplitter`] handed on. Hidden, see there.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SseOwned {
+    /// The `event` field; `None` without one (and for a skipped event).
+    pub event: Option<Vec<u8>>,
+    /// The joined data; empty for a skipped event.
+    pub data: Vec<u8>,
+    /// Line and offset of the first field (of the first data line, for a skipped event).
+    pub line: u64,
+    pub offset: u64,
+    /// Line of the last field.
+    pub end_line: u64,
+    /// Line and offset of the first data value.
+    pub data_line: u64,
+    pub data_offset: u64,
+    /// False for an event the input ended inside.
+    pub terminated: bool,
+    /// For an event skipped as too large, its data's size.
+    pub too_large: Option<u64>,
+}
+
+impl SseSplitter {
+    /// A splitter with `max_bytes` as the record and the event data limit.
+    pub fn new(max_bytes: usize) -> Self {
+        SseSplitter {
+            framer: LineFramer::keeping_blank_lines(max_bytes),
+            parser: SseParser::new(max_bytes),
+            frames: Vec::new(),
+        }
+    }
+
+    /// The next bytes of the stream.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let SseSplitter {
+            framer,
+            parser,
+            frames,
+        } = self;
+        framer.push(bytes, &mut |frame| Self::frame(parser, frames, frame));
+    }
+
+    /// The end of the stream: every event handed on, in order.
+    pub fn finish(mut self) -> Vec<SseOwned> {
+        let SseSplitter {
+            framer,
+            parser,
+            frames,
+        } = &mut self;
+        framer.finish(&mut |frame| Self::frame(parser, frames, frame));
+        parser.finish(&mut |event| frames.push(SseOwned::of(event)));
+        self.frames
+    }
+
+    fn frame(parser: &mut SseParser, frames: &mut Vec<SseOwned>, frame: Frame<'_>) {
+        match frame {
+            Frame::Record(record) => parser.line(record, &mut |event| {
+                frames.push(SseOwned::of(event));
+            }),
+            Frame::TooLarge {
+                line, offset, size, ..
+            } => parser.skipped_line(line, offset, size),
+        }
+    }
+}
+
+impl SseOwned {
+    fn of(frame: SseFrame<'_>) -> SseOwned {
+        match frame {
+            SseFrame::Event(event) => SseOwned {
+                event: event.event.map(<[u8]>::to_vec),
+                data: event.data.bytes.to_vec(),
+                line: event.line,
+                offset: event.offset,
+                end_line: event.end_line,
+                data_line: event.data.line,
+                data_offset: event.data.offset,
+                terminated: event.data.terminated,
+                too_large: None,
+            },
+            SseFrame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => SseOwned {
+                event: None,
+                data: Vec::new(),
+                line,
+                offset,
+                end_line: line,
+                data_line: line,
+                data_offset: offset,
+                terminated,
+                too_large: Some(size),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::framing::{Frame, LineFramer};
     use super::*;
 
     /// (event, data, line, end_line, offset, terminated), or ("TOO LARGE", size, ...).

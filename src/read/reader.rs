@@ -78,7 +78,7 @@ pub enum ProblemKind {
     SeqGap,
     /// `seq` repeats the previous line's.
     SeqRepeat,
-    /// `seq` goes back.
+    /// `seq` goes back, or is below the first (0 on the first line).
     SeqRegression,
     /// The event's `run_id` or `parent_run_id` differs from the file's first event.
     RunIdMismatch,
@@ -469,6 +469,11 @@ fn check_line(
                 ProblemKind::SeqRegression,
                 format!("seq {} after seq {last}", event.seq),
             ),
+            // Below the first seq (0 on the first line): no line can be missing before it.
+            _ if event.seq < expected => (
+                ProblemKind::SeqRegression,
+                format!("seq {}, expected {expected}: seq starts at 1", event.seq),
+            ),
             _ => (
                 ProblemKind::SeqGap,
                 format!(
@@ -580,6 +585,28 @@ mod tests {
                 "L11@614 !torn-final-line",
             ]
         );
+    }
+
+    /// Found by the `read_transcript` fuzz target: `seq` 0 on the first line made the gap
+    /// arithmetic underflow (a panic with overflow checks, "18446744073709551615 missing"
+    /// without).
+    #[test]
+    fn seq_zero_on_the_first_line_is_a_regression_not_a_huge_gap() {
+        let input = format!("{}\n{}\n", event(0, "r"), event(1, "r"));
+        assert_eq!(
+            read(input.as_bytes(), 1 << 20),
+            [
+                "L1@0 !not-canonical",
+                "L1@0 !seq-regression",
+                "L1@0 0",
+                "L2@118 1"
+            ]
+        );
+        let problem = Reader::new(input.as_bytes()).nth(1).unwrap();
+        let ReadItem::Problem(problem) = problem else {
+            panic!("{problem:?}")
+        };
+        assert_eq!(problem.message, "seq 0, expected 1: seq starts at 1");
     }
 
     #[test]

@@ -182,12 +182,16 @@ impl EventMapper {
         self.finished = true;
         let error = match meta.status {
             RunStatus::Completed => None,
+            // A fatal error without a message (Copilot's `session.error` with empty data)
+            // still fails the step: the writer takes no empty `error`.
             RunStatus::Failed => Some(
                 meta.errors
                     .iter()
                     .rev()
                     .find(|error| error.fatal)
-                    .map_or_else(|| "the run failed".to_owned(), |e| e.message.clone()),
+                    .map(|error| error.message.clone())
+                    .filter(|message| !message.is_empty())
+                    .unwrap_or_else(|| "the run failed".to_owned()),
             ),
             RunStatus::Incomplete => {
                 Some("incomplete: the output ended before the run's terminal record".to_owned())
@@ -463,6 +467,31 @@ mod tests {
         ];
         assert_eq!(types, expected);
         assert_eq!(out[2].path, AGENT_PATH);
+    }
+
+    /// Found by fuzzing (copilot_chunked): an empty fatal message made an empty `error`,
+    /// which the strict writer refuses.
+    #[test]
+    fn a_fatal_error_without_a_message_fails_the_steps_with_a_message() {
+        let mut meta = RunMeta::new(Provider::Copilot);
+        meta.status = RunStatus::Failed;
+        meta.errors.push(crate::normalize::RunError {
+            message: String::new(),
+            fatal: true,
+            line: 1,
+        });
+        let mut mapper = EventMapper::new(Provider::Copilot, EventOptions::default());
+        let mut out = Vec::new();
+        mapper.finish(&meta, &mut out);
+        for (seq, event) in out.iter().enumerate() {
+            let mut event = event.clone();
+            event.seq = seq as u64 + 1;
+            crate::model::validate(&event).unwrap();
+        }
+        let Payload::Step(run) = &out.last().unwrap().payload else {
+            panic!("run.completed carries a step");
+        };
+        assert_eq!(run.error.as_deref(), Some("the run failed"));
     }
 
     #[test]

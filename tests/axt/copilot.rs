@@ -221,3 +221,33 @@ fn copilot_resumed_session_shutdowns_are_a_running_total_or_legs() {
         ("Lost connection to the Copilot API: ECONNRESET", 13)
     );
 }
+
+/// Found by the `copilot_chunked` fuzz target (fuzz/regressions/copilot_chunked/): a
+/// `session.error` with empty data failed the run with an empty error message, which the
+/// strict writer refuses, so `axt normalize` could not write the transcript. The message is
+/// now the record's type, and the mapper never hands the writer an empty error.
+#[test]
+fn a_session_error_without_a_message_still_writes_a_failed_run() {
+    use axt::model::{EventType, Payload};
+    use axt::normalize::Options;
+    use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
+
+    let input = b"{\"type\":\"session.error\",\"data\":{}}\n";
+    let mut transcriber = Transcriber::new(
+        Provider::Copilot,
+        Options::default(),
+        EventOptions::default(),
+    );
+    let mut sink = JsonlSink::new(Vec::new(), |_| Ok(()));
+    transcriber.push(input, &mut sink).unwrap();
+    transcriber.finish(&mut sink).unwrap();
+    assert_eq!(transcriber.meta().status, RunStatus::Failed);
+    let transcript = sink.into_inner();
+    let last = transcript.split(|b| *b == b'\n').rev().nth(1).unwrap();
+    let event = axt::model::decode_event(last).unwrap();
+    assert_eq!(event.event_type, EventType::RunCompleted);
+    let Payload::Step(step) = event.payload else {
+        panic!("{event:?}")
+    };
+    assert_eq!(step.error.as_deref(), Some("session.error"));
+}

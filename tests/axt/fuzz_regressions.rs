@@ -53,6 +53,21 @@ fn decode_event_regressions() {
 }
 
 #[test]
+fn read_transcript_regressions() {
+    replay("read_transcript", check::read_transcript);
+}
+
+#[test]
+fn sse_framer_regressions() {
+    replay("sse_framer", check::sse_framer);
+}
+
+#[test]
+fn import_claude_code_regressions() {
+    replay("import_claude_code", check::import_claude_code);
+}
+
+#[test]
 fn every_corpus_under_every_kind_of_chunking() {
     for provider in Provider::ALL {
         corpus_under_every_kind_of_chunking(provider);
@@ -94,6 +109,55 @@ fn transcript_corpus_round_trips() {
         for line in fs::read(&path).unwrap().split(|b| *b == b'\n') {
             check::decode_round_trip(line);
         }
+    }
+}
+
+/// Every transcript fixture read whole and in two parts, cut at every 7th byte and at
+/// every line boundary.
+#[test]
+fn transcript_corpus_reads_resumed_anywhere() {
+    for path in files("corpus/read/transcript", ".jsonl") {
+        let input = fs::read(&path).unwrap();
+        let line_ends = input.iter().enumerate().filter(|(_, b)| **b == b'\n');
+        let cuts = (0..=input.len())
+            .step_by(7)
+            .chain(line_ends.map(|(at, _)| at + 1));
+        for cut in cuts {
+            let outcome = std::panic::catch_unwind(|| check::check_read(&input, cut));
+            assert!(outcome.is_ok(), "{} cut at {cut}", path.display());
+        }
+    }
+}
+
+/// The OpenAI corpus (SSE streams among it) through the SSE framer in every kind of
+/// chunking.
+#[test]
+fn sse_corpus_under_every_kind_of_chunking() {
+    let fixtures = files("corpus/normalize/openai", ".sse");
+    assert!(fixtures.len() >= 10, "the SSE corpus is where it should be");
+    for path in fixtures {
+        let input = fs::read(&path).unwrap();
+        for seed in (0..8u16).chain(0x100..0x108) {
+            let chunks = check::chunk_sizes(seed, input.len());
+            let outcome = std::panic::catch_unwind(|| check::check_sse(&input, &chunks));
+            assert!(
+                outcome.is_ok(),
+                "{} with chunking seed {seed}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Every session log of the import corpus through the import target's checks.
+#[test]
+fn import_corpus_through_the_fuzz_checks() {
+    let logs = files("corpus/import/claude-code", ".jsonl");
+    assert!(logs.len() >= 15, "the import corpus is where it should be");
+    for path in logs {
+        let input = fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| check::import_claude_code(&input));
+        assert!(outcome.is_ok(), "{}", path.display());
     }
 }
 

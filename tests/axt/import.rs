@@ -486,3 +486,80 @@ fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
     );
     assert!(session.notes.iter().all(|n| n.is_warning()));
 }
+
+/// Found by the `import_claude_code` fuzz target (fuzz/regressions/import_claude_code/): two
+/// sidechains rooted at one duplicated uuid were two runs under one id, written into one
+/// file, the second appended after the first's `run.completed`. Each run now has its own.
+#[test]
+fn two_sidechains_rooted_at_a_duplicated_uuid_are_two_runs_with_files_of_their_own() {
+    let dir = TempDir::new("duplicate-sidechain-root");
+    let log = dir.path().join("s.jsonl");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"isSidechain":true,"sessionId":"c","uuid":"3bda058b"}"#,
+            "\n",
+            r#"{"isSidechain":true,"uuid":"3bda058b"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let files = SessionFiles {
+        main: Some(log),
+        subagents: Vec::new(),
+    };
+    let session = convert(&files).unwrap();
+    let run_ids: Vec<&str> = session.runs.iter().map(|r| r.run_id.as_str()).collect();
+    assert_eq!(
+        run_ids,
+        ["c", "c.sidechain-3bda058b", "c.sidechain-3bda058b.2"]
+    );
+    assert!(
+        session
+            .notes
+            .iter()
+            .any(|n| n.kind == NoteKind::DuplicateUuid)
+    );
+    let out = TempDir::new("duplicate-sidechain-root-out");
+    let imported = import_session(&files, out.path(), false).unwrap();
+    assert_eq!(imported.runs.len(), 3);
+    for run in &imported.runs {
+        let tree = axt::read::tree::build(&run.path);
+        assert!(
+            tree.problems.is_empty(),
+            "{}: {:#?}",
+            run.run_id,
+            tree.problems
+        );
+    }
+}
+
+/// Found by the `import_claude_code` fuzz target (fuzz/regressions/import_claude_code/): a
+/// `sessionId` over the recorder's 200 bytes converted, then failed to write
+/// (`InvalidRunId`); one of only unsafe characters named no file. Both import now.
+#[test]
+fn a_session_id_too_long_or_empty_for_a_file_name_still_imports() {
+    let dir = TempDir::new("unusable-session-id");
+    let import = |name: &str, session_id: &str| {
+        let log = dir.path().join(format!("{name}.jsonl"));
+        let entry = format!(
+            r#"{{"type":"user","sessionId":"{session_id}","uuid":"u1","message":{{"role":"user","content":"hi"}}}}"#
+        );
+        std::fs::write(&log, format!("{entry}\n")).unwrap();
+        let files = SessionFiles {
+            main: Some(log),
+            subagents: Vec::new(),
+        };
+        let out = TempDir::new(&format!("unusable-session-id-{name}"));
+        let imported = import_session(&files, out.path(), false).unwrap();
+        assert_eq!(imported.runs.len(), 1);
+        let again = import_session(&files, out.path(), true).unwrap();
+        assert_eq!(again.runs[0].run_id, imported.runs[0].run_id, "stable");
+        imported.runs[0].run_id.clone()
+    };
+    let long = import("long", &"ab".repeat(150));
+    assert_eq!(long.len(), 180);
+    assert!(long.starts_with(&"ab".repeat(81)), "{long}");
+    assert_ne!(long, import("long-too", &format!("{}x", "ab".repeat(150))));
+    assert_eq!(import("dots", ".."), "dots");
+}

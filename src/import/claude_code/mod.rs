@@ -10,13 +10,15 @@
 //! One session is one root run, its run id the session id (the file name's stem when no entry
 //! names a session), so importing the same session again names the same files. Every
 //! sub-agent is a child run, `<session>.agent-<agentId>` (`<session>.sidechain-<uuid>` when
-//! the log has no agent id), linked both ways: its events carry `parent_run_id`, and the run
-//! that spawned it records `step.call_workflow.started` right after the `Task` / `Agent` tool
-//! call and `step.call_workflow.completed` right after that call's result, both with
-//! `child_run_id` and path `agent.<tool call id>`. Sub-agents nest to any depth. The entries
-//! of one in-file sidechain are those its `parentUuid` links connect together with those
-//! sharing its `agentId` (Claude Code 2.0.46 writes `agentId` on a sidechain's user entries,
-//! not on its assistant entries); parts naming different agents are never joined.
+//! the log has no agent id; a run id another run of the session already has gets `.2`,
+//! `.3`, ..., so that every run has a file of its own), linked both ways: its events carry
+//! `parent_run_id`, and the run that spawned it records `step.call_workflow.started` right
+//! after the `Task` / `Agent` tool call and `step.call_workflow.completed` right after that
+//! call's result, both with `child_run_id` and path `agent.<tool call id>`. Sub-agents nest
+//! to any depth. The entries of one in-file sidechain are those its `parentUuid` links
+//! connect together with those sharing its `agentId` (Claude Code 2.0.46 writes `agentId`
+//! on a sidechain's user entries, not on its assistant entries); parts naming different
+//! agents are never joined.
 //!
 //! A session known only by its agents' logs (the seed's `<session>/transcripts/*.jsonl`, or
 //! `<session>/subagents/` whose `<session>.jsonl` is gone, noted `orphan-subagent-file`) has

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::discover::{agent_session, session_dir_id};
 use super::link::{link, root_agent};
-use super::log::{Entry, Log, check, is_simplified};
+use super::log::{Entry, Log, check, is_simplified, text_hash};
 use super::select::select;
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use super::simplified::simplified_thread;
@@ -76,7 +76,15 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         .filter(|log| !is_simplified(log))
         .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
         .unwrap_or_else(|| fallback_id.clone());
-    let session_id = sanitize(&session_id);
+    // An id of nothing but unsafe characters (`""`, `".."`) names no file: the file's instead.
+    let session_id = Some(sanitize(&session_id))
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| sanitize(&fallback_id));
+    let session_id = if session_id.is_empty() {
+        "session".to_owned()
+    } else {
+        session_id
+    };
     let simplified_note = |log: &Log| Note {
         file: log.path.clone(),
         line: 0,
@@ -178,6 +186,8 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         threads.insert(0, thread);
     }
 
+    unique_run_ids(&mut threads);
+
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
     for link in link(&threads, &mut notes) {
@@ -195,6 +205,44 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         spawns,
         notes,
     })
+}
+
+/// Every run of a session gets a file of its own, under a name the recorder takes. A run id
+/// longer than [`MAX_ID_BYTES`] (a corrupt `sessionId` or agent id) is cut, and a hash of the
+/// whole id appended, so that it stays distinct (and the same on every import by one build). A run id
+/// another run already has (two sidechains rooted at a duplicated uuid, agent ids that
+/// sanitize alike) gets `.2`, `.3`, ... in file order: two runs under one id were written
+/// into one file, the second appended after the first's `run.completed`. Both found by the
+/// `import_claude_code` fuzz target.
+fn unique_run_ids(threads: &mut [Thread]) {
+    let mut taken: HashSet<String> = HashSet::new();
+    for thread in threads.iter_mut() {
+        let base = bounded(&thread.run_id);
+        let mut run_id = base.clone();
+        let mut n = 1;
+        while taken.contains(&run_id) {
+            n += 1;
+            run_id = format!("{base}.{n}");
+        }
+        taken.insert(run_id.clone());
+        thread.run_id = run_id;
+    }
+}
+
+/// The longest run id the importer makes before a `.N` suffix: the recorder takes 200 bytes.
+const MAX_ID_BYTES: usize = 180;
+
+/// `id` (ASCII, sanitized) if it is short enough, else its head and a hash of the whole.
+fn bounded(id: &str) -> String {
+    if id.len() <= MAX_ID_BYTES {
+        return id.to_owned();
+    }
+    let mut cut = MAX_ID_BYTES - 17;
+    while !id.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash = text_hash(id) as u64;
+    format!("{}-{hash:016x}", &id[..cut])
 }
 
 /// Run ids become file names: keep them to a safe alphabet.
