@@ -33,7 +33,7 @@ use std::path::Path;
 
 use crate::model::lines::{self, LineSplitter, Piece};
 use crate::model::{
-    DecodeCategory, DecodeWarning, EventType, ExchangeEvent, decode_event, validate, warnings,
+    DecodeCategory, DecodeWarning, EventType, ExchangeEvent, decode_event, encode_event, warnings,
 };
 
 /// Default line length limit: 16 MiB, the same as the normalizers' record limit
@@ -235,6 +235,9 @@ pub struct Reader<R> {
     done: bool,
     /// With [`Reader::keep_line_bytes`]: the bytes of the line the queued items come from.
     line_bytes: Option<Vec<u8>>,
+    /// Where each clean event is encoded again, to ask the strict writer (see
+    /// [`ProblemKind::NotCanonical`]).
+    encoded: Vec<u8>,
 }
 
 impl Reader<File> {
@@ -261,6 +264,7 @@ impl<R: Read> Reader<R> {
             queue: VecDeque::new(),
             done: false,
             line_bytes: None,
+            encoded: Vec::new(),
         }
     }
 
@@ -332,7 +336,13 @@ impl<R: Read> Reader<R> {
                 }
                 Piece::Line(line) => {
                     keep(&mut self.line_bytes, line);
-                    check_line(&mut self.position, &mut self.queue, line, true);
+                    check_line(
+                        &mut self.position,
+                        &mut self.queue,
+                        &mut self.encoded,
+                        line,
+                        true,
+                    );
                     line.len() as u64
                 }
             };
@@ -356,7 +366,13 @@ impl<R: Read> Reader<R> {
             }
             Some(Piece::Line(line)) => {
                 keep(&mut self.line_bytes, line);
-                if check_line(&mut self.position, &mut self.queue, line, false) {
+                if check_line(
+                    &mut self.position,
+                    &mut self.queue,
+                    &mut self.encoded,
+                    line,
+                    false,
+                ) {
                     // It decoded: consumed. A writer that appends its LF later starts a blank
                     // line, which is skipped, and the next line gets the next number.
                     self.position.offset += line.len() as u64;
@@ -404,6 +420,7 @@ fn keep(kept: &mut Option<Vec<u8>>, line: &[u8]) {
 fn check_line(
     position: &mut Position,
     queue: &mut VecDeque<ReadItem>,
+    encoded: &mut Vec<u8>,
     line: &[u8],
     terminated: bool,
 ) -> bool {
@@ -454,10 +471,14 @@ fn check_line(
     for warning in &found {
         problem(ProblemKind::of_warning(warning), warning.to_string());
     }
-    if found.is_empty()
-        && let Err(error) = validate(&event)
-    {
-        problem(ProblemKind::NotCanonical, error.to_string());
+    if found.is_empty() {
+        // The whole strict writer, not `validate` alone: serializing refuses things too (an
+        // empty step `kind`, found by the `read_transcript` fuzz target), and a line it
+        // refuses is not canonical, whatever part of the writer says so.
+        encoded.clear();
+        if let Err(error) = encode_event(&event, encoded) {
+            problem(ProblemKind::NotCanonical, error.to_string());
+        }
     }
     let expected = position.last_seq.map_or(1, |last| last.saturating_add(1));
     if event.seq != expected {
@@ -585,6 +606,23 @@ mod tests {
                 "L11@614 !torn-final-line",
             ]
         );
+    }
+
+    /// Found by the `read_transcript` fuzz target: a step payload with an empty `kind`
+    /// passed `validate`, so the reader called the line clean, but the writer refuses it.
+    #[test]
+    fn a_line_the_writer_refuses_in_serializing_is_not_canonical() {
+        let line = r#"{"seq":1,"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:14:42Z","payload":{"name":"x","kind":""}}"#;
+        let items: Vec<ReadItem> = Reader::new(format!("{line}\n").as_bytes()).collect();
+        let ReadItem::Problem(problem) = &items[0] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(problem.kind, ProblemKind::NotCanonical);
+        assert_eq!(
+            problem.message,
+            "optional field `kind` is present but empty; use None"
+        );
+        assert!(matches!(items[1], ReadItem::Event { .. }));
     }
 
     /// Found by the `read_transcript` fuzz target: `seq` 0 on the first line made the gap

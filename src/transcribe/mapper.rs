@@ -275,7 +275,9 @@ impl EventMapper {
             let message = MessagePayload {
                 role,
                 blocks,
-                message_id,
+                // A provider's `"id": ""` is no id: the writer takes no empty `message_id`
+                // (found by the `import_claude_code` fuzz target).
+                message_id: message_id.filter(|id| !id.is_empty()),
             };
             out.push(self.event(event_type, path.clone(), Payload::Message(message)));
         }
