@@ -69,14 +69,7 @@ impl RouterTools {
 /// Whether a router's tool name and an agent's name the same tool: equal, or the agent's
 /// MCP spelling `mcp__<server>__<name>` of the router's `<name>`.
 pub(super) fn same_tool(router: &str, agent: &str) -> bool {
-    if router == agent {
-        return true;
-    }
-    // The server's name may itself contain `__`; the tool's name is what ends the string.
-    agent.strip_prefix("mcp__").is_some_and(|rest| {
-        rest.strip_suffix(router)
-            .is_some_and(|server| server.len() > 2 && server.ends_with("__"))
-    })
+    router_names(agent).any(|name| name == router)
 }
 
 /// One write the ledger decided on: a tool event of the step, with the time and path of
@@ -109,12 +102,14 @@ struct RouterCall {
 
 /// The names under which an agent may report a router's tool: its own, and for an MCP
 /// spelling `mcp__<server>__<name>`, every `<name>` the string could end with (a server's
-/// name may itself contain `__`).
+/// name, never empty, may itself contain `__`). The one rule `same_tool` and the ledger's
+/// lookup by name share.
 fn router_names(agent: &str) -> impl Iterator<Item = &str> {
     let mcp = agent.strip_prefix("mcp__").unwrap_or("");
-    let suffixes = mcp
-        .match_indices("__")
-        .map(move |(at, _)| &mcp[at + 2..])
+    // Every `__` after a non-empty server name, overlapping ones too (`a___b`).
+    let suffixes = (1..mcp.len())
+        .filter(move |&at| mcp.is_char_boundary(at) && mcp[at..].starts_with("__"))
+        .map(move |at| &mcp[at + 2..])
         .filter(|name| !name.is_empty());
     std::iter::once(agent).chain(suffixes)
 }
