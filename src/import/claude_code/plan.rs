@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::discover::{agent_session, session_dir_id};
 use super::link::{link, root_agent};
-use super::log::{Entry, Log, check, is_simplified, text_hash};
+use super::log::{Entry, Log, check, is_simplified};
 use super::select::select;
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use super::simplified::simplified_thread;
@@ -241,8 +241,16 @@ fn bounded(id: &str) -> String {
     while !id.is_char_boundary(cut) {
         cut -= 1;
     }
-    let hash = text_hash(id) as u64;
-    format!("{}-{hash:016x}", &id[..cut])
+    format!("{}-{:016x}", &id[..cut], fnv1a_64(id.as_bytes()))
+}
+
+/// FNV-1a, 64 bits: a hash that is the same on every toolchain and platform, because the
+/// name it makes is a file name that a later import must find again (std's `DefaultHasher`
+/// may change between Rust releases, and a re-import would then write a second file).
+fn fnv1a_64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Run ids become file names: keep them to a safe alphabet.
@@ -404,4 +412,28 @@ fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usiz
         .as_deref()
         .map(|u| u.chars().take(8).collect())
         .unwrap_or_else(|| format!("line{}", entries[at].line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The published FNV-1a test vectors: if these change, every long run id the importer
+    /// ever wrote would be named differently by the next import.
+    #[test]
+    fn the_long_id_hash_is_fnv1a_and_never_changes() {
+        assert_eq!(fnv1a_64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a_64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a_64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn a_long_id_keeps_its_head_and_ends_in_the_hash_of_the_whole() {
+        let id = "ab".repeat(150);
+        let name = bounded(&id);
+        assert_eq!(name.len(), MAX_ID_BYTES);
+        // Pinned: the name a re-import must find again, on any toolchain.
+        assert_eq!(name, format!("{}-c3a75328e60159b1", "ab".repeat(81) + "a"));
+        assert_eq!(bounded("short"), "short");
+    }
 }
