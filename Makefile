@@ -75,11 +75,15 @@ golden: ## Regenerate the golden snapshots; review them with git diff before com
 # Benchmarks: each is a `harness = false` target printing its own report with ratios to a
 # baseline measured in the same run; `bench` runs every bench-* target.
 .PHONY: bench
-bench: bench-normalize bench-recorder ## Run the benchmarks (AXT_BENCH_MB=20 for a quick run)
+bench: bench-normalize bench-read bench-recorder ## Run the benchmarks (AXT_BENCH_MB=20 for a quick run)
 
 .PHONY: bench-normalize
 bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_BENCH_PROVIDERS=claude,codex)
 	$(CARGO) bench --locked --bench normalize
+
+.PHONY: bench-read
+bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the strict writer, same run
+	$(CARGO) bench --locked --bench read
 
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy

@@ -301,8 +301,8 @@ mod write;
 
 pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
 pub use codec::{
-    DecodeCategory, DecodeError, DecodeWarning, EncodeError, decode_event, encode_event, validate,
-    warnings,
+    DecodeCategory, DecodeError, DecodeWarning, EncodeError, check_encodable, decode_event,
+    encode_event, validate, warnings,
 };
 pub use event::{EventType, ExchangeEvent};
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};

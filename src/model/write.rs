@@ -17,44 +17,95 @@ use super::refusal;
 
 type Refusal = serde_json::Error;
 
+/// Where the writer puts an event's bytes. One walk of the event serves both: a `Vec<u8>`
+/// gets the JSON; [`Refusals`] gets nothing, so the walk only finds what the writer refuses
+/// (the reader asks that of every line it calls canonical, at a fraction of writing it).
+pub(super) trait Out {
+    /// Whether anything is written; values (`Value`), which are never refused, are skipped
+    /// when not.
+    const WRITES: bool;
+    fn bytes(&mut self, bytes: &[u8]);
+    fn byte(&mut self, byte: u8);
+    fn string(&mut self, text: &str);
+    fn integer(&mut self, number: u64);
+    fn signed(&mut self, number: i64);
+    fn number(&mut self, number: &serde_json::Number);
+}
+
+impl Out for Vec<u8> {
+    const WRITES: bool = true;
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
+    fn string(&mut self, text: &str) {
+        escaped(self, text);
+    }
+    fn integer(&mut self, number: u64) {
+        self.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
+    }
+    fn signed(&mut self, number: i64) {
+        self.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
+    }
+    fn number(&mut self, number: &serde_json::Number) {
+        // Floats go through serde_json itself, so their formatting is its own.
+        serde_json::to_writer(self, number).expect("writing to a Vec cannot fail");
+    }
+}
+
+/// The writer's walk with nothing written: it returns exactly the writer's refusals.
+pub(super) struct Refusals;
+
+impl Out for Refusals {
+    const WRITES: bool = false;
+    fn bytes(&mut self, _: &[u8]) {}
+    fn byte(&mut self, _: u8) {}
+    fn string(&mut self, _: &str) {}
+    fn integer(&mut self, _: u64) {}
+    fn signed(&mut self, _: i64) {}
+    fn number(&mut self, _: &serde_json::Number) {}
+}
+
 fn refuse(message: String) -> Refusal {
     Refusal::custom(message)
 }
 
 /// Appends `event` as one JSON object. Nothing is rolled back on error: the caller truncates.
-pub(super) fn event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), Refusal> {
-    out.extend_from_slice(b"{\"seq\":");
-    integer(out, event.seq);
-    out.extend_from_slice(b",\"run_id\":");
-    string(out, &event.run_id);
+pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Refusal> {
+    out.bytes(b"{\"seq\":");
+    out.integer(event.seq);
+    out.bytes(b",\"run_id\":");
+    out.string(&event.run_id);
     if let Some(parent) = &event.parent_run_id {
-        out.extend_from_slice(b",\"parent_run_id\":");
-        string(out, non_empty("parent_run_id", parent)?);
+        out.bytes(b",\"parent_run_id\":");
+        out.string(non_empty("parent_run_id", parent)?);
     }
     if let Some(child) = &event.child_run_id {
-        out.extend_from_slice(b",\"child_run_id\":");
-        string(out, non_empty("child_run_id", child)?);
+        out.bytes(b",\"child_run_id\":");
+        out.string(non_empty("child_run_id", child)?);
     }
     if !event.event_type.is_known() {
         return Err(refuse(refusal::event_type(event.event_type.as_str())));
     }
-    out.extend_from_slice(b",\"type\":");
-    string(out, event.event_type.as_str());
-    out.extend_from_slice(b",\"path\":");
-    string(out, &event.path);
-    out.extend_from_slice(b",\"iteration\":");
-    integer(out, event.iteration);
-    out.extend_from_slice(b",\"timestamp\":");
-    string(out, event.timestamp.as_str());
-    out.extend_from_slice(b",\"payload\":");
+    out.bytes(b",\"type\":");
+    out.string(event.event_type.as_str());
+    out.bytes(b",\"path\":");
+    out.string(&event.path);
+    out.bytes(b",\"iteration\":");
+    out.integer(event.iteration);
+    out.bytes(b",\"timestamp\":");
+    out.string(event.timestamp.as_str());
+    out.bytes(b",\"payload\":");
     payload(&event.payload, out)?;
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), Refusal> {
+fn payload<O: Out>(payload: &Payload, out: &mut O) -> Result<(), Refusal> {
     match payload {
-        Payload::None => out.extend_from_slice(b"null"),
+        Payload::None => out.bytes(b"null"),
         Payload::Message(message) => message_payload(message, out)?,
         Payload::Tool(tool) => tool_payload(tool, out)?,
         Payload::Step(step) => step_payload(step, out)?,
@@ -65,86 +116,86 @@ fn payload(payload: &Payload, out: &mut Vec<u8>) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn step_payload(step: &StepPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
-    out.extend_from_slice(b"{\"name\":");
-    string(out, &step.name);
-    out.extend_from_slice(b",\"kind\":");
-    string(out, non_empty("kind", step.kind.as_str())?);
+fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> {
+    out.bytes(b"{\"name\":");
+    out.string(&step.name);
+    out.bytes(b",\"kind\":");
+    out.string(non_empty("kind", step.kind.as_str())?);
     if let Some(error) = &step.error {
-        out.extend_from_slice(b",\"error\":");
-        string(out, non_empty("error", error)?);
+        out.bytes(b",\"error\":");
+        out.string(non_empty("error", error)?);
     }
     if !step.result.is_null() {
-        out.extend_from_slice(b",\"result\":");
+        out.bytes(b",\"result\":");
         value(&step.result, out);
     }
     if let Some(duration_ms) = step.duration_ms {
-        out.extend_from_slice(b",\"duration_ms\":");
-        integer(out, duration_ms);
+        out.bytes(b",\"duration_ms\":");
+        out.integer(duration_ms);
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn message_payload(message: &MessagePayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
+fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), Refusal> {
     if let Role::Unknown(role) = &message.role {
         return Err(refuse(refusal::role(role)));
     }
-    out.extend_from_slice(b"{\"role\":");
-    string(out, message.role.as_str());
-    out.extend_from_slice(b",\"blocks\":[");
+    out.bytes(b"{\"role\":");
+    out.string(message.role.as_str());
+    out.bytes(b",\"blocks\":[");
     for (index, block) in message.blocks.iter().enumerate() {
         if index > 0 {
-            out.push(b',');
+            out.byte(b',');
         }
         content_block(block, out)?;
     }
-    out.push(b']');
+    out.byte(b']');
     if let Some(id) = &message.message_id {
-        out.extend_from_slice(b",\"message_id\":");
-        string(out, non_empty("message_id", id)?);
+        out.bytes(b",\"message_id\":");
+        out.string(non_empty("message_id", id)?);
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn tool_payload(tool: &ToolPayload, out: &mut Vec<u8>) -> Result<(), Refusal> {
-    out.extend_from_slice(b"{\"name\":");
-    string(out, &tool.name);
-    out.extend_from_slice(b",\"call_id\":");
-    string(out, &tool.call_id);
-    out.extend_from_slice(b",\"input\":");
+fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> {
+    out.bytes(b"{\"name\":");
+    out.string(&tool.name);
+    out.bytes(b",\"call_id\":");
+    out.string(&tool.call_id);
+    out.bytes(b",\"input\":");
     value(&tool.input, out);
-    out.extend_from_slice(b",\"output\":");
+    out.bytes(b",\"output\":");
     value(&tool.output, out);
     if let Some(error) = &tool.error {
-        out.extend_from_slice(b",\"error\":");
-        string(out, non_empty("error", error)?);
+        out.bytes(b",\"error\":");
+        out.string(non_empty("error", error)?);
     }
-    out.extend_from_slice(b",\"fidelity\":");
+    out.bytes(b",\"fidelity\":");
     fidelity(&tool.fidelity, out)?;
     if let Some(exit_code) = tool.exit_code {
-        out.extend_from_slice(b",\"exit_code\":");
-        signed(out, exit_code);
+        out.bytes(b",\"exit_code\":");
+        out.signed(exit_code);
     }
     if let Some(duration_ms) = tool.duration_ms {
-        out.extend_from_slice(b",\"duration_ms\":");
-        integer(out, duration_ms);
+        out.bytes(b",\"duration_ms\":");
+        out.integer(duration_ms);
     }
     if let Some(id) = &tool.agent_call_id {
         field(out, "agent_call_id", non_empty("agent_call_id", id)?);
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal> {
+fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
     if let Block::Unrecognized(unrecognized) = &block.block {
         return Err(refuse(unrecognized.reason.refusal()));
     }
-    out.extend_from_slice(b"{\"type\":");
-    string(out, block.block.type_name());
-    out.extend_from_slice(b",\"fidelity\":");
+    out.bytes(b"{\"type\":");
+    out.string(block.block.type_name());
+    out.bytes(b",\"fidelity\":");
     fidelity(&block.fidelity, out)?;
     match &block.block {
         Block::Text {
@@ -154,17 +205,17 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
         } => {
             field(out, "text", text);
             if !citations.is_empty() {
-                out.extend_from_slice(b",\"citations\":[");
+                out.bytes(b",\"citations\":[");
                 for (index, one) in citations.iter().enumerate() {
                     if index > 0 {
-                        out.push(b',');
+                        out.byte(b',');
                     }
                     citation(one, out)?;
                 }
-                out.push(b']');
+                out.byte(b']');
             }
             if *system_prompt {
-                out.extend_from_slice(b",\"system_prompt\":true");
+                out.bytes(b",\"system_prompt\":true");
             }
         }
         Block::Thinking {
@@ -177,7 +228,7 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
                 field(out, "signature", non_empty("signature", signature)?);
             }
             if *redacted {
-                out.extend_from_slice(b",\"redacted\":true");
+                out.bytes(b",\"redacted\":true");
             }
         }
         Block::ToolUse {
@@ -189,13 +240,13 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
         } => {
             field(out, "tool_name", tool_name);
             field(out, "tool_id", tool_id);
-            out.extend_from_slice(b",\"tool_input\":");
+            out.bytes(b",\"tool_input\":");
             value(tool_input, out);
             if *server {
-                out.extend_from_slice(b",\"server\":true");
+                out.bytes(b",\"server\":true");
             }
             if *incomplete {
-                out.extend_from_slice(b",\"incomplete\":true");
+                out.bytes(b",\"incomplete\":true");
             }
         }
         Block::ToolResult {
@@ -205,14 +256,14 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
             exit_code,
         } => {
             field(out, "tool_id", tool_id);
-            out.extend_from_slice(b",\"tool_content\":");
+            out.bytes(b",\"tool_content\":");
             value(tool_content, out);
             if *is_error {
-                out.extend_from_slice(b",\"is_error\":true");
+                out.bytes(b",\"is_error\":true");
             }
             if let Some(exit_code) = exit_code {
-                out.extend_from_slice(b",\"exit_code\":");
-                signed(out, *exit_code);
+                out.bytes(b",\"exit_code\":");
+                out.signed(*exit_code);
             }
         }
         Block::Command { command, tool_id } => {
@@ -224,13 +275,13 @@ fn content_block(block: &ContentBlock, out: &mut Vec<u8>) -> Result<(), Refusal>
         Block::Stream { chunk } => field(out, "chunk", chunk),
         Block::Unrecognized(_) => unreachable!("refused above"),
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn citation(citation: &Citation, out: &mut Vec<u8>) -> Result<(), Refusal> {
-    out.extend_from_slice(b"{\"type\":");
-    string(out, &citation.kind);
+fn citation<O: Out>(citation: &Citation, out: &mut O) -> Result<(), Refusal> {
+    out.bytes(b"{\"type\":");
+    out.string(&citation.kind);
     for (name, text) in [
         ("url", &citation.url),
         ("title", &citation.title),
@@ -243,26 +294,26 @@ fn citation(citation: &Citation, out: &mut Vec<u8>) -> Result<(), Refusal> {
         }
     }
     if let Some(start) = citation.start_index {
-        out.extend_from_slice(b",\"start_index\":");
-        integer(out, start);
+        out.bytes(b",\"start_index\":");
+        out.integer(start);
     }
     if let Some(end) = citation.end_index {
-        out.extend_from_slice(b",\"end_index\":");
-        integer(out, end);
+        out.bytes(b",\"end_index\":");
+        out.integer(end);
     }
     if !citation.extra.is_empty() {
-        out.extend_from_slice(b",\"extra\":");
+        out.bytes(b",\"extra\":");
         object(&citation.extra, out);
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn fidelity(fidelity: &Fidelity, out: &mut Vec<u8>) -> Result<(), Refusal> {
+fn fidelity<O: Out>(fidelity: &Fidelity, out: &mut O) -> Result<(), Refusal> {
     if let Fidelity::Unknown(other) = fidelity {
         return Err(refuse(refusal::fidelity(other)));
     }
-    string(out, fidelity.as_str());
+    out.string(fidelity.as_str());
     Ok(())
 }
 
@@ -275,57 +326,55 @@ fn non_empty<'a>(field: &str, text: &'a str) -> Result<&'a str, Refusal> {
 }
 
 /// `,"name":"text"`; field names are plain ASCII and need no escaping.
-fn field(out: &mut Vec<u8>, name: &str, text: &str) {
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
-    string(out, text);
+fn field(out: &mut impl Out, name: &str, text: &str) {
+    out.bytes(b",\"");
+    out.bytes(name.as_bytes());
+    out.bytes(b"\":");
+    out.string(text);
 }
 
-fn integer(out: &mut Vec<u8>, number: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
-}
-
-fn signed(out: &mut Vec<u8>, number: i64) {
-    out.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
-}
-
-/// Any JSON value, as serde_json writes it (map keys in the map's order).
-fn value(value: &Value, out: &mut Vec<u8>) {
+/// Any JSON value, as serde_json writes it (map keys in the map's order). No value is
+/// refused, so an `Out` that does not write skips them.
+fn value<O: Out>(value: &Value, out: &mut O) {
+    if !O::WRITES {
+        return;
+    }
     match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Null => out.bytes(b"null"),
+        Value::Bool(true) => out.bytes(b"true"),
+        Value::Bool(false) => out.bytes(b"false"),
         Value::Number(number) => {
-            // Floats go through serde_json itself, so their formatting is its own.
-            serde_json::to_writer(&mut *out, number).expect("writing to a Vec cannot fail");
+            out.number(number);
         }
-        Value::String(text) => string(out, text),
+        Value::String(text) => out.string(text),
         Value::Array(items) => {
-            out.push(b'[');
+            out.byte(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(b',');
+                    out.byte(b',');
                 }
                 self::value(item, out);
             }
-            out.push(b']');
+            out.byte(b']');
         }
         Value::Object(fields) => object(fields, out),
     }
 }
 
-fn object(fields: &Map<String, Value>, out: &mut Vec<u8>) {
-    out.push(b'{');
+fn object<O: Out>(fields: &Map<String, Value>, out: &mut O) {
+    if !O::WRITES {
+        return;
+    }
+    out.byte(b'{');
     for (index, (key, item)) in fields.iter().enumerate() {
         if index > 0 {
-            out.push(b',');
+            out.byte(b',');
         }
-        string(out, key);
-        out.push(b':');
+        out.string(key);
+        out.byte(b':');
         value(item, out);
     }
-    out.push(b'}');
+    out.byte(b'}');
 }
 
 /// What serde_json writes after a backslash for each byte that must be escaped (0: none).
@@ -364,7 +413,7 @@ fn escape_mask(word: u64) -> u64 {
 
 /// A JSON string: escaped exactly as serde_json escapes it. Eight bytes at a time, jumping
 /// straight to the next byte that needs an escape (tool output has one every few dozen).
-fn string(out: &mut Vec<u8>, text: &str) {
+fn escaped(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
@@ -413,7 +462,7 @@ mod tests {
         for start in 0..16 {
             let text = &every_byte[every_byte.char_indices().nth(start).unwrap().0..];
             let mut ours = Vec::new();
-            string(&mut ours, text);
+            escaped(&mut ours, text);
             assert_eq!(ours, serde_json::to_vec(text).unwrap(), "from {start}");
         }
     }

@@ -33,7 +33,8 @@ use std::path::Path;
 
 use crate::model::lines::{self, LineSplitter, Piece};
 use crate::model::{
-    DecodeCategory, DecodeWarning, EventType, ExchangeEvent, decode_event, encode_event, warnings,
+    DecodeCategory, DecodeWarning, EventType, ExchangeEvent, check_encodable, decode_event,
+    warnings,
 };
 
 /// Default line length limit: 16 MiB, the same as the normalizers' record limit
@@ -235,9 +236,6 @@ pub struct Reader<R> {
     done: bool,
     /// With [`Reader::keep_line_bytes`]: the bytes of the line the queued items come from.
     line_bytes: Option<Vec<u8>>,
-    /// Where each clean event is encoded again, to ask the strict writer (see
-    /// [`ProblemKind::NotCanonical`]).
-    encoded: Vec<u8>,
 }
 
 impl Reader<File> {
@@ -264,7 +262,6 @@ impl<R: Read> Reader<R> {
             queue: VecDeque::new(),
             done: false,
             line_bytes: None,
-            encoded: Vec::new(),
         }
     }
 
@@ -336,13 +333,7 @@ impl<R: Read> Reader<R> {
                 }
                 Piece::Line(line) => {
                     keep(&mut self.line_bytes, line);
-                    check_line(
-                        &mut self.position,
-                        &mut self.queue,
-                        &mut self.encoded,
-                        line,
-                        true,
-                    );
+                    check_line(&mut self.position, &mut self.queue, line, true);
                     line.len() as u64
                 }
             };
@@ -366,13 +357,7 @@ impl<R: Read> Reader<R> {
             }
             Some(Piece::Line(line)) => {
                 keep(&mut self.line_bytes, line);
-                if check_line(
-                    &mut self.position,
-                    &mut self.queue,
-                    &mut self.encoded,
-                    line,
-                    false,
-                ) {
+                if check_line(&mut self.position, &mut self.queue, line, false) {
                     // It decoded: consumed. A writer that appends its LF later starts a blank
                     // line, which is skipped, and the next line gets the next number.
                     self.position.offset += line.len() as u64;
@@ -420,7 +405,6 @@ fn keep(kept: &mut Option<Vec<u8>>, line: &[u8]) {
 fn check_line(
     position: &mut Position,
     queue: &mut VecDeque<ReadItem>,
-    encoded: &mut Vec<u8>,
     line: &[u8],
     terminated: bool,
 ) -> bool {
@@ -474,9 +458,9 @@ fn check_line(
     if found.is_empty() {
         // The whole strict writer, not `validate` alone: serializing refuses things too (an
         // empty step `kind`, found by the `read_transcript` fuzz target), and a line it
-        // refuses is not canonical, whatever part of the writer says so.
-        encoded.clear();
-        if let Err(error) = encode_event(&event, encoded) {
+        // refuses is not canonical, whatever part of the writer says so. `check_encodable`
+        // walks the writer itself without writing (`make bench-read` measures the cost).
+        if let Err(error) = check_encodable(&event) {
             problem(ProblemKind::NotCanonical, error.to_string());
         }
     }

@@ -4,7 +4,8 @@
 use axt::model::{
     Block, Citation, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType,
     ExchangeEvent, Fidelity, MessagePayload, Payload, PayloadKind, Role, StepKind, StepPayload,
-    Timestamp, ToolPayload, UnrecognizedReason, decode_event, encode_event, warnings,
+    Timestamp, ToolPayload, UnrecognizedReason, check_encodable, decode_event, encode_event,
+    warnings,
 };
 use insta::assert_snapshot;
 use serde_json::{Value, json};
@@ -660,6 +661,9 @@ mod strict_writer {
         let mut out = b"kept".to_vec();
         let error = encode_event(event, &mut out).expect_err("must be refused");
         assert_eq!(out, b"kept", "nothing is appended on error");
+        // The reader's check, the writer's walk writing nothing, refuses it in the same words.
+        let checked = check_encodable(event).expect_err("the check refuses what the writer does");
+        assert_eq!(checked.to_string(), error.to_string());
         error.to_string()
     }
 
@@ -1132,6 +1136,7 @@ mod round_trip {
         fn every_accepted_event_decodes_to_an_equal_value(event in event()) {
             let mut line = Vec::new();
             encode_event(&event, &mut line).expect("generated events are valid");
+            prop_assert!(check_encodable(&event).is_ok());
             prop_assert!(!line.contains(&b'\n'));
             let back = decode_event(&line).expect("what the writer writes, the reader reads");
             prop_assert!(warnings(&back).is_empty());
