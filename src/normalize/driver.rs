@@ -27,6 +27,7 @@
 //!   like: `--provider claude` on Codex output is not a clean, empty run.
 
 use std::fmt;
+use std::ops::Range;
 
 use super::framing::{Frame, LineFramer, Record};
 use super::json::{JsonParser, to_value};
@@ -140,6 +141,18 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
         self.framer.seek(line, offset);
         self.push(bytes, out);
         self.push(b"\n", out);
+    }
+
+    fn push_made_record(&mut self, bytes: &[u8], line: u64, span: Range<u64>, out: &mut Output) {
+        if self.finished {
+            return;
+        }
+        self.framer.seek_made(line, span.start, span.end);
+        self.push(bytes, out);
+        self.push(b"\n", out);
+        // The input read so far ends after the caller's record and its line feed, not the
+        // bytes pushed: a record the caller made may be longer than what it stands for.
+        self.framer.seek(line + 1, span.end.saturating_add(1));
     }
 
     fn keep(&mut self, line: u64, kind: &str, raw: serde_json::Value) {

@@ -23,6 +23,25 @@ pub(crate) struct Record<'a> {
     pub(crate) offset: u64,
     /// False for a last record that ended without LF (complete or cut off).
     pub(crate) terminated: bool,
+    /// `Some(end)` when the caller made this record to stand for its input from `offset` to
+    /// `end` (an importer's rewriting of a line; see [`super::Normalizer::push_record`]):
+    /// no byte inside it is the input's, so every position inside it is its start.
+    pub(crate) made: Option<u64>,
+}
+
+impl Record<'_> {
+    /// The input's position of the record's byte `within` (clamped to its end).
+    pub(crate) fn at(&self, within: usize) -> u64 {
+        match self.made {
+            Some(_) => self.offset,
+            None => self.offset + within.min(self.bytes.len()) as u64,
+        }
+    }
+
+    /// The input's position just after the record's bytes (before its line terminator).
+    pub(crate) fn end(&self) -> u64 {
+        self.made.unwrap_or(self.offset + self.bytes.len() as u64)
+    }
 }
 
 /// What the framer hands on.
@@ -63,6 +82,8 @@ pub(crate) struct LineFramer {
     record_offset: u64,
     /// Stream offset of the next byte pushed.
     position: u64,
+    /// The next record is one the caller made, standing for its input up to here.
+    made: Option<u64>,
 }
 
 impl LineFramer {
@@ -73,6 +94,7 @@ impl LineFramer {
             line: 1,
             record_offset: 0,
             position: 0,
+            made: None,
         }
     }
 
@@ -93,7 +115,7 @@ impl LineFramer {
                 return;
             };
             let at = (self.line, self.record_offset);
-            hand_on(piece, at, true, self.keep_blank, each);
+            hand_on(piece, at, true, self.keep_blank, self.made.take(), each);
             self.position += used as u64;
             self.record_offset = self.position;
             self.line += 1;
@@ -109,12 +131,20 @@ impl LineFramer {
         self.line = line;
         self.record_offset = offset;
         self.position = offset;
+        self.made = None;
+    }
+
+    /// Like [`LineFramer::seek`], for a record the caller made to stand for its input from
+    /// `offset` to `end` (before its line terminator): see [`Record::made`].
+    pub(crate) fn seek_made(&mut self, line: u64, offset: u64, end: u64) {
+        self.seek(line, offset);
+        self.made = Some(end);
     }
 
     pub(crate) fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
         let at = (self.line, self.record_offset);
         if let Some(piece) = self.lines.finish() {
-            hand_on(piece, at, false, self.keep_blank, each);
+            hand_on(piece, at, false, self.keep_blank, self.made.take(), each);
         }
     }
 
@@ -149,6 +179,7 @@ fn hand_on(
     (line, offset): (u64, u64),
     terminated: bool,
     keep_blank: bool,
+    made: Option<u64>,
     each: &mut dyn FnMut(Frame<'_>),
 ) {
     let raw = match piece {
@@ -175,6 +206,7 @@ fn hand_on(
         line,
         offset,
         terminated,
+        made,
     }));
 }
 
@@ -245,6 +277,7 @@ impl Document {
             line: self.line,
             offset: self.offset,
             terminated: true,
+            made: None,
         };
         let source = Source {
             line: self.line,

@@ -392,14 +392,14 @@ impl State {
     fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
         match frame {
             Frame::Record(record) => {
-                self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+                self.last_record = (record.line, record.end());
                 if self.document.is_some() {
                     self.document_line(parser, record, out);
                 } else if let Some(start) = document_start(record.bytes) {
                     self.flush_text(&mut out.items);
                     let error_prefix = record.bytes[..start].trim_ascii() == b"[ERROR]";
                     self.document = Some(OpenDocument {
-                        document: framing::Document::new(record.line, record.offset + start as u64),
+                        document: framing::Document::new(record.line, record.at(start)),
                         error_prefix,
                     });
                     let rest = Record {

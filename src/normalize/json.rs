@@ -174,7 +174,7 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
         found.push(Diagnostic::new(
             DiagnosticKind::InvalidUtf8,
             record.line,
-            record.offset + at as u64,
+            record.at(at),
             format!("invalid UTF-8 at byte {at} of the record; read with U+FFFD in its place"),
         ));
     }
@@ -183,7 +183,7 @@ fn repair_diagnostics(record: Record<'_>) -> Vec<Diagnostic> {
         found.push(Diagnostic::new(
             DiagnosticKind::ControlCharacters,
             record.line,
-            record.offset + *first as u64,
+            record.at(*first),
             format!(
                 "{} raw control character(s) inside JSON strings; kept as code points",
                 controls.len()
@@ -294,7 +294,7 @@ fn explain<S: RecordShape>(record: Record<'_>, preparation: Preparation) -> Diag
             Preparation::AsIs => column,
             Preparation::Repaired => origin.get(column).copied().unwrap_or(usize::MAX),
         };
-        record.offset + within.min(record.bytes.len()) as u64
+        record.at(within)
     };
     let message = |error: &serde_json::Error| {
         let text = error.to_string();

@@ -4,6 +4,8 @@
 //! This room owns the trait and its data. It must not name an adapter nor decide anything
 //! about events.
 
+use std::ops::Range;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -57,6 +59,16 @@ pub trait Normalizer {
         let _ = (line, offset);
         self.push(bytes, out);
         self.push(b"\n", out);
+    }
+
+    /// Feeds a record the caller made to stand for `span` of its input (without its line
+    /// feed), at the caller's `line`: an importer that rewrites a line into the provider's
+    /// dialect. No byte inside the record is the input's, so every position inside it is
+    /// reported at `span.start`, and the input read so far ends after `span.end` and its
+    /// line feed, whatever the record's own length: no position names a byte past the
+    /// caller's file. The default feeds the record as [`Normalizer::push_record`] does.
+    fn push_made_record(&mut self, bytes: &[u8], line: u64, span: Range<u64>, out: &mut Output) {
+        self.push_record(bytes, line, span.start, out);
     }
 
     /// Keeps `raw` as passthrough of `kind` from the caller's `line`, as if a record of the

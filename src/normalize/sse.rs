@@ -121,7 +121,7 @@ impl SseParser {
             b"data" => {
                 if self.data_lines == 0 {
                     self.data_line = record.line;
-                    self.data_offset = record.offset + (bytes.len() - value.len()) as u64;
+                    self.data_offset = record.at(bytes.len() - value.len());
                 }
                 self.data_lines += 1;
                 let added = value.len() + usize::from(self.data_lines > 1);
@@ -198,6 +198,7 @@ impl SseParser {
                     line: self.data_line,
                     offset: self.data_offset,
                     terminated,
+                    made: None,
                 },
                 line: self.first_line,
                 offset: self.first_offset,

@@ -41,6 +41,8 @@
 pub mod mapper;
 pub mod sinks;
 
+use std::ops::Range;
+
 use crate::model::{ContentBlock, ExchangeEvent};
 use serde_json::Value;
 
@@ -103,6 +105,21 @@ impl Transcriber {
     ) -> Result<(), S::Error> {
         self.normalizer
             .push_record(bytes, line, offset, &mut self.output);
+        self.deliver(sink)
+    }
+
+    /// Feeds a record the caller made to stand for `span` of its input, at the caller's
+    /// `line` ([`Normalizer::push_made_record`]): every position reported for it is within
+    /// the caller's line, whatever the record's length.
+    pub fn push_made_record<S: EventSink + ?Sized>(
+        &mut self,
+        bytes: &[u8],
+        line: u64,
+        span: Range<u64>,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        self.normalizer
+            .push_made_record(bytes, line, span, &mut self.output);
         self.deliver(sink)
     }
 
@@ -208,7 +225,7 @@ mod tests {
 
     use super::{EventOptions, EventSink, Transcriber};
     use crate::model::ExchangeEvent;
-    use crate::normalize::{Diagnostic, Given, Options, Provider, RunStatus};
+    use crate::normalize::{Diagnostic, DiagnosticKind, Given, Options, Provider, RunStatus};
 
     #[derive(Default)]
     struct Collect {
@@ -279,6 +296,44 @@ mod tests {
             meta.report.total(),
             2,
             "kept passthrough is no input record"
+        );
+    }
+
+    /// Found by the `import_claude_code` fuzz target: a record the importer made (a line of
+    /// the simplified format rewritten into stream-json) is longer than the line it stands
+    /// for, and its positions were counted in its own bytes: a column inside it, and the
+    /// missing terminal after it, named bytes past the end of the file.
+    #[test]
+    fn a_made_record_s_positions_are_its_line_s_whatever_its_length() {
+        let mut transcriber = Transcriber::new(
+            Provider::Claude,
+            Options::default(),
+            EventOptions::default(),
+        );
+        let mut sink = Collect::default();
+        // Line 2 of the caller's file, bytes 31..66: made into a record of 83 bytes whose
+        // `stop_reason` is no string (an unexpected shape, at column 73 of the record).
+        let made = br#"{"type":"result","subtype":"success","is_error":false,"stop_reason":false}"#;
+        assert_ne!(made.len(), 35);
+        transcriber
+            .push_made_record(made, 2, 31..66, &mut sink)
+            .unwrap();
+        transcriber.finish(&mut sink).unwrap();
+        let places: Vec<_> = sink
+            .diagnostics
+            .iter()
+            .map(|d| (d.kind, d.line, d.offset))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                (DiagnosticKind::UnexpectedShape, 2, 31),
+                (DiagnosticKind::MissingTerminal, 2, 66),
+                // Nothing of the input was recognized: said at its first record.
+                (DiagnosticKind::UnrecognizedInput, 2, 31),
+            ],
+            "{:#?}",
+            sink.diagnostics
         );
     }
 }

@@ -72,12 +72,16 @@ pub(super) fn transcribe(
             *now.lock().expect("clock lock") = ts.clone();
         }
         let reader = reader.as_mut();
-        let (line, offset) = (feed.line, feed.offset());
+        let line = feed.line;
         match &feed.what {
-            What::Bytes(bytes) => transcriber.push_record(bytes, line, offset, &mut sink)?,
+            // A line the importer made (the simplified format, rewritten) stands for its
+            // entry: its positions are the entry's, whatever its own length.
+            What::Bytes(bytes) => {
+                transcriber.push_made_record(bytes, line, feed.span(), &mut sink)?;
+            }
             What::Entry => {
                 let bytes = reader.expect("a reader").raw(&feed.range)?;
-                transcriber.push_record(bytes, line, offset, &mut sink)?;
+                transcriber.push_record(bytes, line, feed.offset(), &mut sink)?;
             }
             What::CompactSummary => {
                 let entry = reader.expect("a reader").value(&feed.range)?;

@@ -80,6 +80,12 @@ impl Feed {
     pub(super) fn offset(&self) -> u64 {
         self.range.start as u64
     }
+
+    /// The file's bytes the line fed stands for: the entry's. A line the importer made
+    /// stands for its entry, whatever its own length.
+    pub(super) fn span(&self) -> Range<u64> {
+        self.range.start as u64..self.range.end as u64
+    }
 }
 
 /// A thread from the selected entries of a log; the unselected ones of the same group

@@ -243,7 +243,7 @@ impl State {
     fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
         match frame {
             Frame::Record(record) => {
-                self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+                self.last_record = (record.line, record.end());
                 let Output { items, diagnostics } = out;
                 parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
                     self.line(line, record, items, diagnostics)

@@ -174,7 +174,7 @@ impl State {
             return;
         }
         let Frame::Record(record) = frame else { return };
-        self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+        self.last_record = (record.line, record.end());
         let Output { items, diagnostics } = out;
         parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
             self.line(line, record, items, diagnostics)

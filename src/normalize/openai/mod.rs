@@ -417,7 +417,7 @@ impl State {
             }
         };
         if !record.bytes.is_empty() {
-            self.last_record = (record.line, record.offset + record.bytes.len() as u64);
+            self.last_record = (record.line, record.end());
         }
         if self.document.is_some() {
             if !record.bytes.is_empty() {
