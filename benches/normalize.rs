@@ -34,6 +34,8 @@ mod copilot_stream;
 mod gemini_stream;
 #[path = "gen_common/mod.rs"]
 mod gen_common;
+#[path = "measure/mod.rs"]
+mod measure;
 #[path = "openai_stream/mod.rs"]
 mod openai_stream;
 #[path = "typed/mod.rs"]
@@ -41,29 +43,14 @@ mod typed;
 
 use std::hint::black_box;
 use std::io::{self, Write};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axt::normalize::{Options, Output, Provider};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
+use measure::{Generate, env_usize, lines, median};
 use memchr::memchr_iter;
 
 const CHUNK: usize = 1 << 20;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    memchr_iter(b'\n', input).map(move |end| {
-        let line = &input[start..end];
-        start = end + 1;
-        line
-    })
-}
 
 fn split(input: &[u8]) -> usize {
     lines(input).map(|line| line.len()).sum()
@@ -123,14 +110,6 @@ fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     transcriber.finish(&mut sink).expect("counting cannot fail");
     sink.into_inner().0
 }
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-/// A stream generator: at least `bytes` bytes (whole sessions) from a seed.
-type Generate = fn(usize, u64) -> Vec<u8>;
 
 /// The stream generator of each provider, in the order they run.
 const GENERATORS: [(Provider, Generate); 5] = [

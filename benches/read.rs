@@ -29,6 +29,8 @@ mod codex_stream;
 #[allow(dead_code)]
 #[path = "gen_common/mod.rs"]
 mod gen_common;
+#[path = "measure/mod.rs"]
+mod measure;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -37,14 +39,7 @@ use axt::model::{check_encodable, decode_event, encode_event, validate, warnings
 use axt::normalize::{Options, Provider};
 use axt::read::{ReadItem, Reader};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
-use memchr::memchr_iter;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use measure::{Generate, env_usize, lines, median};
 
 /// The canonical JSONL axt writes for `input`.
 fn transcript(provider: Provider, input: &[u8]) -> Vec<u8> {
@@ -57,20 +52,8 @@ fn transcript(provider: Provider, input: &[u8]) -> Vec<u8> {
     sink.into_inner()
 }
 
-fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut start = 0;
-    memchr_iter(b'\n', input).map(move |end| {
-        let line = &input[start..end];
-        start = end + 1;
-        line
-    })
-}
-
 /// Each mode returns a count that depends on all its work, so none of it is optimized away.
 type Mode = fn(&[u8]) -> usize;
-
-/// A stream generator: at least `bytes` bytes (whole sessions) from a seed.
-type Generate = fn(usize, u64) -> Vec<u8>;
 
 const MODES: [(&str, Mode); 6] = [
     ("memchr line split", |t| lines(t).map(<[u8]>::len).sum()),
@@ -114,11 +97,6 @@ const MODES: [(&str, Mode); 6] = [
             .sum()
     }),
 ];
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
 
 fn main() {
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;

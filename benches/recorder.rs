@@ -19,6 +19,9 @@
 
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
+#[path = "measure/mod.rs"]
+mod measure;
+
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -32,15 +35,9 @@ use axt::model::{
 };
 use axt::record::{Durability, Recorder, RecorderOptions};
 use axt::workflow::Run;
+use measure::{env_usize, median};
 
 const LINE_BYTES: usize = 279;
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(default)
-}
 
 /// A `message.assistant` event whose line, seq and LF included, is about `LINE_BYTES` long.
 fn template() -> ExchangeEvent {
@@ -175,11 +172,6 @@ impl Bench {
     }
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times[times.len() / 2]
-}
-
 fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Option<f64>) {
     let seconds = time.as_secs_f64();
     let rate = events as f64 / seconds;
@@ -196,9 +188,9 @@ fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Opt
 }
 
 fn main() {
-    let events = env_number("AXT_BENCH_EVENTS", 200_000);
-    let sync_events = env_number("AXT_BENCH_SYNC_EVENTS", 1_000);
-    let reps = env_number("AXT_BENCH_REPS", 9).max(1);
+    let events = env_usize("AXT_BENCH_EVENTS", 200_000);
+    let sync_events = env_usize("AXT_BENCH_SYNC_EVENTS", 1_000);
+    let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let base = std::env::var_os("AXT_BENCH_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let dir = base.join(format!("axt-bench-{}", std::process::id()));
     let bench = Bench {
@@ -236,7 +228,7 @@ fn main() {
         fsync,
         step,
         tools,
-    ] = times.map(median);
+    ] = times.map(|mut times| median(&mut times));
     let raw_rate = events as f64 / raw.as_secs_f64();
     let raw_small_rate = sync_lines.len() as f64 / raw_small.as_secs_f64();
 

@@ -1,0 +1,37 @@
+//! What every benchmark's harness shares: its settings from the environment, the lines of a
+//! JSONL buffer, and the median of its repetitions.
+//!
+//! Included with `#[path]` by `normalize.rs`, `read.rs` and `recorder.rs`.
+
+use std::time::Duration;
+
+use memchr::memchr_iter;
+
+/// A stream generator: at least `bytes` bytes (whole sessions) from a seed.
+#[allow(dead_code)] // Not every bench generates streams.
+pub(crate) type Generate = fn(usize, u64) -> Vec<u8>;
+
+/// The number in environment variable `name`, or `default`.
+pub(crate) fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The LF-terminated lines of `input`, without their LF.
+#[allow(dead_code)] // Not every bench reads lines.
+pub(crate) fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr_iter(b'\n', input).map(move |end| {
+        let line = &input[start..end];
+        start = end + 1;
+        line
+    })
+}
+
+/// The median of the repetitions' times (sorts them).
+pub(crate) fn median(times: &mut [Duration]) -> Duration {
+    times.sort_unstable();
+    times[times.len() / 2]
+}
