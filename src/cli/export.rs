@@ -3,17 +3,18 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::export::agentlog::{ExportError, ExportOptions, export_from};
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
-use crate::export::otlp::{BatchError, BatchOptions, encode};
+use crate::export::otlp::{Batch, encode};
+use crate::export::parquet::DatasetReport;
+use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
 use crate::read::ProblemKind;
-use crate::read::tree::{LinkKind, dir_of};
+use crate::read::tree::LinkKind;
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
-use super::{Outcome, display_name, open, with_path};
+use super::{Outcome, display_name, with_path};
 
-/// Export a run and its linked child runs as one document.
+/// Export runs to another format: a document, spans, or a dataset.
 ///
 /// AgentLog (the default): reads FILE and every child run it links (child_run_id, in the
 /// same directory; with `-`, the root run is read from stdin and its children looked up in
@@ -29,24 +30,35 @@ use super::{Outcome, display_name, open, with_path};
 /// OTEL_EXPORTER_OTLP_PROTOCOL are read). Message text, tool arguments and results are
 /// exported only with --content, credentials masked.
 ///
+/// Parquet (--to parquet): reads every FILE and every `*.jsonl` under each DIR (walked) and
+/// writes the runs into the dataset at --out DIR: tables runs, steps, llm_calls,
+/// tool_calls, diagnostics, and content with --content (credentials masked with
+/// --redact), Hive-partitioned by date. Incremental: a run already in the dataset with the
+/// same content is skipped, one whose transcript changed is replaced; exports into one
+/// directory take turns on its lock. The schema is in docs/parquet.md.
+///
 /// What could not be exported cleanly (lines that are not events, missing children, results
 /// without their call) is reported on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (and
-/// listed in an AgentLog document).
+/// listed in an AgentLog document, and in the dataset's diagnostics table).
 ///
 /// Exit status: 0 clean, 1 problems reported (the output is still written when a run has
 /// an event), 2 usage error, a file that cannot be read or written, or a collector that
 /// refused the spans.
 ///
 /// Examples: axt export transcripts/<session-id>.jsonl -o session.agentlog.json;
-/// axt export --to otlp transcripts/ --endpoint http://localhost:6006
+/// axt export --to otlp transcripts/ --endpoint http://localhost:6006;
+/// axt export --to parquet transcripts/ --out dataset/
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The target format.
-    #[arg(long, value_enum, default_value_t = Target::Agentlog)]
+    #[arg(long, value_name = "TARGET", value_parser = target_parser(), default_value = "agentlog")]
     to: Target,
     /// Write the document to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Parquet: the dataset's directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// Mask credentials (API keys, tokens, private keys) with the recorder's redactor.
     #[arg(long)]
     redact: bool,
@@ -56,10 +68,14 @@ pub(crate) struct Args {
     /// Print problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
-    /// OTLP: export message text, system prompts, tool arguments and results (credentials
-    /// masked by the recorder's redactor); without it only names, ids, counts and times.
+    /// OTLP and Parquet: export message text, system prompts, tool arguments and results
+    /// (OTLP masks credentials in them; Parquet with --redact); without it only names, ids,
+    /// counts and times.
     #[arg(long)]
     content: bool,
+    /// Parquet: worker threads (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    jobs: usize,
     /// OTLP: send to the collector at URL (its base: spans go to URL/v1/traces) instead of
     /// writing OTLP/JSON; with no URL, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
     /// OTEL_EXPORTER_OTLP_ENDPOINT.
@@ -73,17 +89,16 @@ pub(crate) struct Args {
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     protocol: Option<WireProtocol>,
     /// The root run's transcript file, or `-` for stdin (AgentLog); run files and
-    /// directories of them (OTLP).
+    /// directories of them (OTLP, Parquet).
     #[arg(value_name = "FILE|DIR", required = true)]
     files: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Target {
-    /// AgentLog 0.2.0 session documents.
-    Agentlog,
-    /// OpenTelemetry traces (OTLP/JSON, or OTLP/HTTP with --endpoint).
-    Otlp,
+/// `--to`: the library's target list, each with its description.
+fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Target::ALL.map(|target| PossibleValue::new(target.as_str()).help(target.about()));
+    PossibleValuesParser::new(values).map(|name| name.parse::<Target>().expect("a listed name"))
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -121,37 +136,69 @@ fn usage(message: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message.to_owned())
 }
 
+/// A misuse in the command line's words.
+fn misuse(misuse: &Misuse) -> io::Error {
+    let flag = |setting: Setting| format!("--{}", setting.as_str());
+    let message = match misuse {
+        Misuse::Setting { setting, .. } => {
+            let targets: Vec<String> = setting
+                .targets()
+                .iter()
+                .map(|target| format!("--to {target}"))
+                .collect();
+            format!("{} is for {}", flag(*setting), targets.join(" and "))
+        }
+        Misuse::Missing { setting, target } => {
+            format!("--to {target} needs {} DIR", flag(*setting))
+        }
+        Misuse::OneInput { target } => format!("--to {target} exports one root run: give one FILE"),
+        Misuse::NoStdin { target } => {
+            format!("--to {target} reads run files and directories, not stdin: give FILE or DIR")
+        }
+        other => other.to_string(),
+    };
+    usage(&message)
+}
+
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let otlp_only = args.content || args.endpoint.is_some() || !args.header.is_empty();
-    match args.to {
-        Target::Otlp => return run_otlp(args),
-        Target::Agentlog if otlp_only || args.protocol.is_some() => {
-            return Err(usage(
-                "--content, --endpoint, --header and --protocol are for --to otlp",
-            ));
-        }
-        Target::Agentlog if args.files.len() > 1 => {
-            return Err(usage("--to agentlog exports one root run: give one FILE"));
-        }
-        Target::Agentlog => {}
+    let target = args.to;
+    let delivery = args.endpoint.is_some() || !args.header.is_empty() || args.protocol.is_some();
+    if delivery && target != Target::Otlp {
+        return Err(usage(
+            "--endpoint, --header and --protocol are for --to otlp",
+        ));
     }
-    let file = &args.files[0];
-    let options = ExportOptions {
-        root: args.root,
+    if args.output.is_some() && target == Target::Parquet {
+        return Err(usage(
+            "--to parquet writes a dataset: give --out DIR, not -o FILE",
+        ));
+    }
+    let options = Options {
+        root: args.root.clone(),
         redact: args.redact,
+        content: args.content,
+        out: args.out.clone(),
+        jobs: args.jobs,
     };
-    let input = open(file)?;
-    // For stdin, the current directory; `-` has no directory of its own.
-    let dir = dir_of(file);
-    let exported = match export_from(input, file, dir, &options) {
+    check(target, &args.files, &options).map_err(|e| misuse(&e))?;
+    let destination = match &args.endpoint {
+        None => None,
+        Some(base) => Some(destination(base, &args.header, args.protocol)?),
+    };
+    if destination.is_some() && args.output.is_some() {
+        return Err(usage("give either --endpoint or -o FILE, not both"));
+    }
+    let exported = match export(target, &args.files, &options) {
         Ok(exported) => exported,
-        Err(ExportError::Empty { path, problems }) => {
+        Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
+        Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
+        Err(ExportError::Empty { paths, problems }) if !target.takes_many() => {
             problems.iter().for_each(print_link);
             let unreadable = problems
                 .iter()
                 .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-            let name = display_name(&path);
+            let name = display_name(&paths[0]);
             let message = match problems.len() {
                 0 => "the file holds no event: nothing to export".to_owned(),
                 n => format!("no event to export: {} above", plural(n as u64, "problem")),
@@ -163,17 +210,38 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 Outcome::InputProblems
             });
         }
+        Err(ExportError::Empty { paths, .. }) => {
+            let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            console::error(&format!(
+                "no transcript with an event in {}",
+                names.join(", ")
+            ));
+            return Ok(Outcome::InputProblems);
+        }
         Err(error) => return Err(io::Error::other(error)),
     };
-    let mut text = serde_json::to_vec_pretty(&exported.document)?;
-    text.push(b'\n');
-    write_output(args.output.as_deref(), &text)?;
+    let mut failed = false;
+    match exported.output {
+        Output::Document(document) => {
+            let mut text = serde_json::to_vec_pretty(&document)?;
+            text.push(b'\n');
+            write_output(args.output.as_deref(), &text)?;
+        }
+        Output::Spans(batch) => match &destination {
+            None => {
+                let text = encode::to_json(&encode::request(&batch.spans));
+                write_output(args.output.as_deref(), &text)?;
+            }
+            Some(destination) => failed = !send_spans(destination, &batch)?,
+        },
+        Output::Dataset(report) => failed = !dataset_report(&report, &options),
+    }
     exported.problems.iter().for_each(print_link);
     let unreadable = exported
         .problems
         .iter()
         .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    Ok(if unreadable {
+    Ok(if unreadable || failed {
         Outcome::Failed
     } else if exported.problems.is_empty() {
         Outcome::Clean
@@ -193,81 +261,57 @@ fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
     }
 }
 
-/// `--to otlp`: spans of every run given, written as OTLP/JSON or sent.
-fn run_otlp(args: Args) -> io::Result<Outcome> {
-    if args.redact || args.root.is_some() {
-        return Err(usage(
-            "--redact and --root are for --to agentlog (OTLP masks credentials always)",
+/// Sends the spans; `false` when the collector rejected some (said on stderr).
+fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
+    let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
+    if !console::quiet() {
+        console::notice(&format!(
+            "sent {} of {} to {}{}",
+            plural(sent.spans, "span"),
+            plural(batch.runs, "run"),
+            destination.url,
+            match sent.retries {
+                0 => String::new(),
+                n => format!(" ({} retried)", plural(n, "request")),
+            }
         ));
     }
-    if args.files.iter().any(|f| f.as_os_str() == "-") {
-        return Err(usage(
-            "--to otlp reads run files and directories, not stdin: give FILE or DIR",
+    if sent.rejected > 0 {
+        let said = sent.messages.join("; ");
+        console::error(&format!(
+            "the collector at {} rejected {}{}",
+            destination.url,
+            plural(sent.rejected, "span"),
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!(": {said}")
+            }
+        ));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Says what an export into a dataset did; `false` when some file could not be read.
+fn dataset_report(report: &DatasetReport, options: &Options) -> bool {
+    for (path, error) in &report.unreadable {
+        console::unreadable(&display_name(path), error);
+    }
+    if !console::quiet() {
+        let out = options.out.as_deref().unwrap_or(Path::new("."));
+        console::notice(&format!(
+            "exported {} into {}: {} added, {} replaced, {} unchanged; {} written",
+            plural(report.files, "file"),
+            out.display(),
+            report.added,
+            report.replaced,
+            report.unchanged,
+            match report.batches {
+                1 => "1 batch".to_owned(),
+                n => format!("{n} batches"),
+            },
         ));
     }
-    let destination = match &args.endpoint {
-        None => None,
-        Some(base) => Some(destination(base, &args.header, args.protocol)?),
-    };
-    if destination.is_some() && args.output.is_some() {
-        return Err(usage("give either --endpoint or -o FILE, not both"));
-    }
-    let options = BatchOptions {
-        content: args.content,
-    };
-    let batch = match crate::export::otlp::export(&args.files, &options) {
-        Ok(batch) => batch,
-        Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
-        Err(error @ BatchError::Empty { .. }) => {
-            console::error(&error);
-            return Ok(Outcome::InputProblems);
-        }
-    };
-    match &destination {
-        None => {
-            let text = encode::to_json(&encode::request(&batch.spans));
-            write_output(args.output.as_deref(), &text)?;
-        }
-        Some(destination) => {
-            let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
-            if !console::quiet() {
-                console::notice(&format!(
-                    "sent {} of {} to {}{}",
-                    plural(sent.spans, "span"),
-                    plural(batch.runs, "run"),
-                    destination.url,
-                    match sent.retries {
-                        0 => String::new(),
-                        n => format!(" ({} retried)", plural(n, "request")),
-                    }
-                ));
-            }
-            if sent.rejected > 0 {
-                let said = sent.messages.join("; ");
-                console::error(&format!(
-                    "the collector at {} rejected {}{}",
-                    destination.url,
-                    plural(sent.rejected, "span"),
-                    if said.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {said}")
-                    }
-                ));
-                return Ok(Outcome::Failed);
-            }
-        }
-    }
-    batch.problems.iter().for_each(print_link);
-    let unreadable = batch
-        .problems
-        .iter()
-        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    Ok(if unreadable {
-        Outcome::Failed
-    } else if batch.problems.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::InputProblems
-    })
+    report.unreadable.is_empty()
 }

@@ -10,7 +10,15 @@
 //! [`write_file`] writes a document to a file whole or not at all, privately.
 
 pub mod agentlog;
+pub mod atif;
 mod file;
 pub mod otlp;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+
+mod target;
 
 pub use file::write_file;
+pub use target::{
+    ExportError, Exported, Misuse, Options, Output, Setting, Target, UnknownTarget, check, export,
+};

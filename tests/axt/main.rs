@@ -13,6 +13,9 @@ mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
 
+// The Parquet dataset: exact rows, incremental re-runs, the journal, and real engines.
+mod parquet;
+
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;
 mod corpus_tree;

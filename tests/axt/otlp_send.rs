@@ -202,7 +202,16 @@ fn otlp_usage_errors() {
                 "--content",
                 "corpus/read/transcript/ok/plain-run.jsonl",
             ][..],
-            "axt: --content, --endpoint, --header and --protocol are for --to otlp\n",
+            "axt: --content is for --to otlp and --to parquet\n",
+        ),
+        (
+            &[
+                "export",
+                "--endpoint",
+                "http://x",
+                "corpus/read/transcript/ok/plain-run.jsonl",
+            ][..],
+            "axt: --endpoint, --header and --protocol are for --to otlp\n",
         ),
         (
             &["export", "--to", "otlp", NESTED, "--endpoint", "ftp://x"][..],

@@ -143,8 +143,8 @@ fn run_meta(event: &ExchangeEvent) -> Option<RunMeta> {
     }
 }
 
-/// The run's stop reason as a finish reason.
-fn finish_reason(meta: &RunMeta) -> Option<String> {
+/// The run's stop reason as a finish reason (the GenAI conventions' spelling).
+pub(crate) fn finish_reason(meta: &RunMeta) -> Option<String> {
     let reason = meta.stop_reason.as_ref()?;
     Some(
         match reason.kind {
