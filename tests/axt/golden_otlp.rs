@@ -115,7 +115,7 @@ fn check_counts(name: &str, files: &[PathBuf], spans: &[Span]) {
 }
 
 /// A provider fixture normalized and recorded as run `<provider>-<name>` in `dir`.
-fn record(provider: Provider, fixture: &Path, dir: &Path) -> PathBuf {
+pub(crate) fn record(provider: Provider, fixture: &Path, dir: &Path) -> PathBuf {
     let name = fixture.file_stem().unwrap().to_str().unwrap();
     let events = EventOptions {
         run_id: Some(format!("{provider}-{name}")),

@@ -7,6 +7,7 @@
 mod support;
 
 // Golden corpus harnesses, one per stage: fixtures in, invariants checked, snapshots compared.
+mod golden_atif; // transcripts -> ATIF trajectories, validated by the format's models
 mod golden_export; // transcripts of the other corpora -> AgentLog documents
 mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
