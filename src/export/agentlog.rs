@@ -15,7 +15,7 @@
 //! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
 //! | a failed run, provider errors in the run metadata | `error` |
-//! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
+//! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration; a provider session's running total once however many runs resumed it, [`Spend`], the others counted in `axt:repeatedSessionTotals`), `agent` |
 //!
 //! What AgentLog has no field for goes in `properties` with an `axt:` prefix (run ids, `seq`,
 //! call ids, fidelity, thinking signatures, off-chain usage of imported sessions). The
@@ -38,7 +38,7 @@ use serde_json::{Map, Value, json};
 use crate::model::tools::{ToolClass, classify, shell_commands};
 use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role, StepKind};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
-use crate::read::{Calls, ReadItem, Reader, Settled};
+use crate::read::{Calls, ReadItem, Reader, Settled, Spend};
 use crate::record::Redactor;
 
 /// The AgentLog version written.
@@ -669,28 +669,14 @@ impl Exporter {
             }
             Some(_) => "completed",
         };
-        let mut usage = [0u64; 5];
-        let mut cost: Option<f64> = None;
+        // A session resumed by several runs of the tree is counted once (`Spend`).
+        let mut spend = Spend::default();
         let mut off_chain = [0u64; 4];
         let mut problems = 0;
         let mut runs = Vec::new();
         for run in &self.runs {
             for meta in agent_metas(run) {
-                for (n, key) in [
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                    "reasoning_tokens",
-                ]
-                .iter()
-                .enumerate()
-                {
-                    usage[n] += meta
-                        .pointer(&format!("/usage/{key}"))
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
-                }
+                spend.add(meta);
                 for (n, key) in [
                     "input_tokens",
                     "output_tokens",
@@ -704,9 +690,6 @@ impl Exporter {
                         .pointer(&format!("/import/off_chain_usage/{key}"))
                         .and_then(Value::as_u64)
                         .unwrap_or(0);
-                }
-                if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
-                    *cost.get_or_insert(0.0) += c;
                 }
             }
             problems += run.problem_count;
@@ -754,6 +737,10 @@ impl Exporter {
             json!({"name": name, "workingDirectory": root,
                 "branch": meta.pointer("/import/git_branch"), "properties": {}})
         });
+        let usage = spend.tokens;
+        if spend.repeated > 0 {
+            properties.insert("axt:repeatedSessionTotals".into(), spend.repeated.into());
+        }
         let mut document = json!({
             "specVersion": SPEC_VERSION,
             "id": root.run_id,
@@ -769,10 +756,10 @@ impl Exporter {
                 "toolCallCount": self.tool_calls,
                 "filesTouchedCount": self.files.len(),
                 "durationMinutes": duration_ms.map(|ms| (ms + 30_000) / 60_000),
-                "tokenUsage": {"inputTokens": usage[0], "outputTokens": usage[1],
-                    "cacheReadTokens": usage[2], "cacheWriteTokens": usage[3],
-                    "reasoningTokens": usage[4]},
-                "estimatedCostUsd": cost,
+                "tokenUsage": {"inputTokens": usage.input, "outputTokens": usage.output,
+                    "cacheReadTokens": usage.cache_read, "cacheWriteTokens": usage.cache_write,
+                    "reasoningTokens": usage.reasoning},
+                "estimatedCostUsd": spend.cost_usd,
                 "filesTouched": self.files.iter().collect::<Vec<_>>(),
                 "toolsUsed": self.tools.iter().collect::<Vec<_>>(),
                 "modelsUsed": self.models.iter().collect::<Vec<_>>(),

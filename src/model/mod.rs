@@ -162,6 +162,14 @@
 //! on [`Usage`](crate::normalize::Usage). The provider's own record is kept verbatim as
 //! `raw_usage`.
 //!
+//! `usage_scope` - string, optional: what `usage` and `cost_usd` span. Absent, the run's own
+//! spending; `"session"`, the running total of the provider session (`session_id`) at the
+//! run's end, the earlier runs that the run resumed included (Claude Code 2.1.277 and later
+//! report so). A reader adding runs up adds the first kind, and counts each session of the
+//! second kind once, by its largest total: the rule of
+//! [`UsageScope`](crate::normalize::UsageScope), as `axt stats` and the AgentLog export
+//! apply it (the OTLP export marks such a run's span `axt.usage.scope`).
+//!
 //! ## Content blocks
 //!
 //! Every block has:

@@ -71,7 +71,7 @@ pub(crate) use diagnostic::describe;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use meta::{
     Given, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage,
+    SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 pub use normalizer::{
     DEFAULT_MAX_RECORD_BYTES, Item, Normalized, Normalizer, Options, Output, Source,

@@ -828,6 +828,10 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&Value>, context: &RunContext, pr
     if let Some(cost) = meta.and_then(|m| m.get("cost_usd")).and_then(Value::as_f64) {
         attrs.double("axt.cost_usd", cost);
     }
+    let scope = meta
+        .and_then(|m| m.get("usage_scope"))
+        .and_then(Value::as_str);
+    attrs.opt_str("axt.usage.scope", scope);
 }
 
 fn is_prefix(outer: &str, inner: &str) -> bool {
