@@ -3,7 +3,7 @@
 //! provider session's running total counted once however many runs hold it.
 //!
 //! A run's metadata says what its usage spans (`usage_scope`, see
-//! [`UsageScope`](crate::normalize::UsageScope)): a run's own spending (the field absent)
+//! [`UsageScope`](crate::model::UsageScope)): a run's own spending (the field absent)
 //! adds up; a session's running total (`"session"`, Claude Code 2.1.277 and later, whose
 //! resumed runs carry the session's earlier runs) does not: of the runs with one
 //! `session_id`, the largest total stands for the session (a running total only grows),
@@ -15,7 +15,8 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
+
+use crate::model::{RunMeta, Usage, UsageScope};
 
 /// Tokens by kind, as in the run metadata's `usage`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -34,14 +35,13 @@ pub struct Tokens {
 
 impl Tokens {
     /// The `usage` of run metadata.
-    fn of(usage: &Value) -> Tokens {
-        let count = |key: &str| usage[key].as_u64().unwrap_or(0);
+    fn of(usage: &Usage) -> Tokens {
         Tokens {
-            input: count("input_tokens"),
-            output: count("output_tokens"),
-            cache_read: count("cache_read_tokens"),
-            cache_write: count("cache_write_tokens"),
-            reasoning: count("reasoning_tokens"),
+            input: usage.input_tokens,
+            output: usage.output_tokens,
+            cache_read: usage.cache_read_tokens,
+            cache_write: usage.cache_write_tokens,
+            reasoning: usage.reasoning_tokens,
         }
     }
 
@@ -99,13 +99,13 @@ pub struct Spend {
 
 impl Spend {
     /// Adds the spending of run metadata (`usage`, `cost_usd`, `usage_scope`, `session_id`).
-    pub fn add(&mut self, meta: &Value) {
+    pub fn add(&mut self, meta: &RunMeta) {
         let spent = Spent {
-            tokens: Tokens::of(&meta["usage"]),
-            cost_usd: meta["cost_usd"].as_f64(),
+            tokens: Tokens::of(&meta.usage),
+            cost_usd: meta.cost_usd,
         };
-        match (meta["usage_scope"].as_str(), meta["session_id"].as_str()) {
-            (Some("session"), Some(session)) => self.hold(session, spent),
+        match (meta.usage_scope, meta.session_id.as_deref()) {
+            (UsageScope::Session, Some(session)) => self.hold(session, spent),
             _ => self.count(&spent),
         }
     }
@@ -168,15 +168,17 @@ fn uncount(tokens: &mut Tokens, cost_usd: &mut Option<f64>, spent: &Spent) {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
+    use crate::model::Provider;
 
-    fn meta(session: &str, scope: Option<&str>, output: u64, cost: f64) -> Value {
-        let mut meta = json!({"session_id": session, "cost_usd": cost,
-            "usage": {"input_tokens": 10, "output_tokens": output}});
-        if let Some(scope) = scope {
-            meta["usage_scope"] = scope.into();
+    fn meta(session: &str, scope: Option<&str>, output: u64, cost: f64) -> RunMeta {
+        let mut meta = RunMeta::new(Provider::Claude);
+        meta.session_id = Some(session.to_owned());
+        meta.cost_usd = Some(cost);
+        meta.usage.input_tokens = 10;
+        meta.usage.output_tokens = output;
+        if scope == Some("session") {
+            meta.usage_scope = UsageScope::Session;
         }
         meta
     }

@@ -3,8 +3,9 @@
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
-//! run without `duration_ms` is timed from `run.started` to `run.completed`. The agent steps
+//! `payload.result` ([`RunMeta`], read with [`RunMeta::of`]: `usage`, `cost_usd`,
+//! `duration_ms`); a run without `duration_ms` is timed from `run.started` to
+//! `run.completed`. The agent steps
 //! of a workflow run carry their agent's metadata in their own `step.completed` result
 //! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
 //! too (a writer puts an agent's metadata in one place, never both). They add up by the rule
@@ -22,12 +23,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
 use super::spend::{Spend, Tokens};
-use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -128,20 +128,25 @@ impl Stats {
             // An agent step of a workflow run carries its agent's metadata itself (the run's
             // own `run.completed` has none of it); an agent run's agent step carries none.
             (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
-                self.spend(&step.result);
+                if let Some(meta) = RunMeta::of(step) {
+                    self.spend(&meta);
+                }
             }
             (EventType::RunCompleted, payload) => {
                 self.runs += 1;
-                let result = match payload {
-                    Payload::Step(step) => &step.result,
-                    _ => &Value::Null,
+                let meta = match payload {
+                    Payload::Step(step) => RunMeta::of(step),
+                    _ => None,
                 };
-                self.spend(result);
+                if let Some(meta) = &meta {
+                    self.spend(meta);
+                }
                 let timed = self.started.take().and_then(|start| {
                     let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
                     u64::try_from(nanos / 1_000_000).ok()
                 });
-                self.duration_ms += result["duration_ms"].as_u64().or(timed).unwrap_or(0);
+                let measured = meta.and_then(|meta| meta.duration_ms);
+                self.duration_ms += measured.or(timed).unwrap_or(0);
             }
             _ => {}
         }
@@ -149,7 +154,7 @@ impl Stats {
 
     /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
     /// [`Spend`]).
-    fn spend(&mut self, meta: &Value) {
+    fn spend(&mut self, meta: &RunMeta) {
         self.spend.add(meta);
         self.settle_spend();
     }
