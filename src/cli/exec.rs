@@ -23,8 +23,8 @@ use crate::model::{ProcessEnd, Provider};
 use crate::normalize::DEFAULT_MAX_RECORD_BYTES;
 use crate::record::{Delivery, RecorderOptions, Subscription};
 use crate::{Block, EventType, ExchangeEvent, Payload};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
 
+use super::common::provider_parser;
 use super::console::{self, escape, paint};
 use super::export::WireProtocol;
 use super::{Outcome, report_error};
@@ -110,16 +110,6 @@ pub(crate) struct Args {
     /// The agent's command line.
     #[arg(required = true, last = true, value_name = "COMMAND")]
     command: Vec<String>,
-}
-
-/// The providers by name, listed in `--help` and in the error for any other name.
-fn provider_parser() -> impl TypedValueParser<Value = Provider> {
-    PossibleValuesParser::new(Provider::ALL.map(Provider::as_str)).try_map(|name: String| {
-        Provider::ALL
-            .into_iter()
-            .find(|provider| provider.as_str() == name)
-            .ok_or(format!("unknown provider {name:?}"))
-    })
 }
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
