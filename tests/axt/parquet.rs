@@ -179,7 +179,7 @@ fn a_workflow_run_gives_exact_rows_in_every_table() {
         "cache_read_tokens": 100, "cache_write_tokens": 20, "reasoning_tokens": 0,
     });
     let counts = json!({
-        "cost_usd_reported": 0.25, "n_events": 10, "n_messages": 2, "n_steps": 2,
+        "cost_usd_reported": 0.25, "usage_scope": "run", "n_events": 10, "n_messages": 2, "n_steps": 2,
         "n_llm_calls": 1, "n_tool_calls": 1, "n_tool_failures": 1, "n_errors": 0,
         "n_problems": 2, "n_sub_runs": 0, "records_seen": 2, "records_mapped": 1,
         "records_passthrough": 0, "records_unmapped": 1, "unknown_fields": 1,

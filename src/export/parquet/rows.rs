@@ -20,7 +20,7 @@ use crate::export::otlp::map::finish_reason;
 use crate::model::tools::classify;
 use crate::model::{
     Block, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, RunMeta, RunStatus,
-    StepKind, StepPayload, ToolPayload, Usage,
+    StepKind, StepPayload, ToolPayload, Usage, UsageScope,
 };
 use crate::read::{CallKey, Calls, Problem, ReadItem, Settled};
 use crate::record::Redactor;
@@ -1001,6 +1001,11 @@ impl<'a> RunRows<'a> {
             cache_write_tokens: int(spend.usage.cache_write_tokens),
             reasoning_tokens: int(spend.usage.reasoning_tokens),
             cost_usd_reported: reported_cost(&self.metas),
+            usage_scope: match meta.map(|meta| meta.usage_scope) {
+                Some(UsageScope::Session) => "session",
+                _ => "run",
+            }
+            .to_owned(),
             n_events: int(self.counts.events),
             n_messages: int(self.counts.messages),
             n_steps: int(self.counts.steps),

@@ -243,6 +243,11 @@ tables! {
         /// Cost in US dollars as the provider reported it, summed over the run metadata;
         /// null when no provider reported one.
         cost_usd_reported: OptFloat,
+        /// What the tokens and cost span: `run` (what the run spent) or `session` (the
+        /// provider session's running total at the run's end, earlier runs it resumed
+        /// included: Claude Code 2.1.277 and later). Add `session` rows up once per
+        /// `session_id`, by its largest total, as `axt stats` does (the "Total spend" query).
+        usage_scope: Str,
         /// Events in the file.
         n_events: Int,
         /// `message.user` and `message.assistant` events.
