@@ -319,8 +319,8 @@ pub use codec::{
 };
 pub use event::{EventType, ExchangeEvent};
 pub use meta::{
-    PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage, UsageScope,
+    Compaction, DeniedCall, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError,
+    RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};

@@ -14,6 +14,7 @@ use super::wire::{
     Agent, FinalMetrics, Metrics, Observation, ObservationResult, SCHEMA_VERSION, Source, Step,
     SubagentRef, ToolCall, Trajectory,
 };
+use crate::model::tools::output_text;
 use crate::model::{
     Block, EventType, ExchangeEvent, MessagePayload, Payload, Role, RunMeta, StepKind, Usage,
 };
@@ -80,6 +81,8 @@ struct Building {
     answered: HashSet<String>,
     /// The model response in progress: its message id and step.
     turn: Option<(Option<String>, usize)>,
+    /// Every response's step, by message id.
+    responses: HashMap<String, usize>,
     children: Vec<Trajectory>,
     failed_steps: Vec<Value>,
 }
@@ -89,6 +92,15 @@ impl Building {
         step.step_id = self.steps.len() as u64 + 1;
         self.steps.push(step);
         self.steps.len() - 1
+    }
+
+    /// A `tool_result` block's result.
+    fn block_result(&mut self, call_id: &str, content: &Value, is_error: bool) {
+        let mut extra = Map::new();
+        if is_error {
+            extra.insert("axt".into(), json!({"is_error": true}));
+        }
+        self.result(call_id, output_text(content), extra);
     }
 
     fn result(&mut self, call_id: &str, content: String, extra: Map<String, Value>) {
@@ -130,19 +142,6 @@ fn step(source: Source, event: &ExchangeEvent, message: String) -> Step {
         metrics: None,
         extra,
         llm_call_count: None,
-    }
-}
-
-fn text_of(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Null => String::new(),
-        Value::Array(parts) if parts.iter().all(|p| p.get("text").is_some()) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
     }
 }
 
@@ -197,6 +196,7 @@ impl Mapper {
             calls: HashMap::new(),
             answered: HashSet::new(),
             turn: None,
+            responses: HashMap::new(),
             children: Vec::new(),
             failed_steps: Vec::new(),
         };
@@ -218,7 +218,15 @@ impl Mapper {
                         .turn
                         .as_ref()
                         .is_some_and(|(id, _)| *id == message.message_id);
-                    if !same {
+                    // More of a response read before (the provider interleaved it with
+                    // server-side calls): the same step.
+                    let known = message
+                        .message_id
+                        .as_ref()
+                        .and_then(|id| doc.responses.get(id).copied());
+                    if let (false, Some(index)) = (same, known) {
+                        doc.turn = Some((message.message_id.clone(), index));
+                    } else if !same {
                         model_responses += 1;
                         let mut s = step(Source::Agent, event, String::new());
                         s.llm_call_count = Some(1);
@@ -227,6 +235,9 @@ impl Mapper {
                             s.extra["axt"]["message_id"] = id.clone().into();
                         }
                         let index = doc.push(s);
+                        if let Some(id) = &message.message_id {
+                            doc.responses.insert(id.clone(), index);
+                        }
                         doc.turn = Some((message.message_id.clone(), index));
                     }
                     let index = doc.turn.as_ref().expect("opened above").1;
@@ -294,7 +305,7 @@ impl Mapper {
                     if !axt.is_empty() {
                         extra.insert("axt".into(), Value::Object(axt));
                     }
-                    let content = text_of(&tool.output);
+                    let content = output_text(&tool.output);
                     if doc.calls.contains_key(&tool.call_id) {
                         doc.result(&tool.call_id, content, extra);
                     } else {
@@ -541,11 +552,7 @@ impl Mapper {
                     is_error,
                     ..
                 } => {
-                    let mut extra = Map::new();
-                    if *is_error {
-                        extra.insert("axt".into(), json!({"is_error": true}));
-                    }
-                    doc.result(tool_id, text_of(tool_content), extra);
+                    doc.block_result(tool_id, tool_content, *is_error);
                 }
                 _ => {}
             }
@@ -652,11 +659,7 @@ fn assistant(doc: &mut Building, index: usize, message: &MessagePayload) {
                 is_error,
                 ..
             } => {
-                let mut extra = Map::new();
-                if *is_error {
-                    extra.insert("axt".into(), json!({"is_error": true}));
-                }
-                doc.result(tool_id, text_of(tool_content), extra);
+                doc.block_result(tool_id, tool_content, *is_error);
             }
             _ => {}
         }

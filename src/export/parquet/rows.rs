@@ -1,8 +1,9 @@
 //! One run's events in, in file order, the rows of every table out, as soon as each is
 //! complete: a step at its `step.completed`, a tool call at its result, a content block at
-//! its event. What a row needs from later in the file comes from the [`Source`] survey (the
-//! run metadata of the last line) or waits in small state: open steps, open calls, the
-//! model responses of an agent step whose model its `step.completed` names.
+//! its event, a diagnostic at its problem. What a row needs from later in the file comes
+//! from the [`Source`] survey (the run metadata of the last line) or waits in small state:
+//! open steps, open calls, and the run's model responses (one small row each, written at
+//! the run's end, when their models and the run's tokens are known).
 //!
 //! This file owns the mapping of events onto rows, documented column by column in
 //! `schema.rs`. It must not write files (a [`RowSink`] takes the rows) and must not decide
@@ -103,11 +104,6 @@ struct OpenStep {
     tool_calls: u64,
 }
 
-struct OpenTurn {
-    message_id: Option<String>,
-    row: LlmCallRow,
-}
-
 struct OpenCall {
     seq: u64,
     at: Option<i64>,
@@ -148,11 +144,15 @@ pub(crate) struct RunRows<'a> {
     counts: Counts,
     prompt: Option<String>,
     steps: Vec<OpenStep>,
-    turn: Option<OpenTurn>,
-    /// Model responses inside an agent step that names its model only when it completes.
-    waiting: Vec<LlmCallRow>,
-    /// The first model response, held until a second shows it was not the only one.
-    only: Option<LlmCallRow>,
+    /// The response being read: its index in `responses`.
+    turn: Option<usize>,
+    /// The run's model responses, written when it ends: a response's model may be named
+    /// only by an agent step that completes later, its token counts only by the run's
+    /// total, and its message id may come back after other events (the parts of one
+    /// response the provider interleaves with server-side calls).
+    responses: Vec<LlmCallRow>,
+    /// Message id to its response in `responses`.
+    response_ids: HashMap<String, usize>,
     agents: Vec<Agent>,
     open_calls: HashMap<CallKey, VecDeque<OpenCall>>,
     denied: HashSet<String>,
@@ -184,11 +184,8 @@ impl<'a> RunRows<'a> {
         let denied = source
             .tail
             .iter()
-            .flat_map(|meta| &meta.passthrough)
-            .filter(|p| p.kind == "result/permission_denials")
-            .filter_map(|p| p.raw.as_array())
-            .flatten()
-            .filter_map(|denial| denial.get("tool_use_id")?.as_str().map(str::to_owned))
+            .flat_map(RunMeta::denied_calls)
+            .map(|denied| denied.call_id)
             .collect();
         RunRows {
             source,
@@ -210,8 +207,8 @@ impl<'a> RunRows<'a> {
             prompt: None,
             steps: Vec::new(),
             turn: None,
-            waiting: Vec::new(),
-            only: None,
+            responses: Vec::new(),
+            response_ids: HashMap::new(),
             agents: Vec::new(),
             open_calls: HashMap::new(),
             denied,
@@ -273,7 +270,7 @@ impl<'a> RunRows<'a> {
             EventType::MessageAssistant | EventType::ToolCall | EventType::CallWorkflowStarted
         );
         if !continues {
-            self.end_turn(sink)?;
+            self.end_turn();
         }
         if self.options.content {
             self.content(&event, sink)?;
@@ -324,7 +321,7 @@ impl<'a> RunRows<'a> {
             }
             (EventType::MessageAssistant, Payload::Message(message)) => {
                 self.counts.messages += 1;
-                self.assistant(&event, message, at, sink)?;
+                self.assistant(&event, message, at);
             }
             (EventType::ToolCall | EventType::ToolResult, Payload::Tool(tool)) => {
                 self.tool(&event, tool, at, sink)?;
@@ -412,7 +409,6 @@ impl<'a> RunRows<'a> {
                 model: model.clone(),
             });
             self.metas.push(meta);
-            self.release_waiting(sink)?;
         }
         // What it spent and held counts inside the step around it.
         let parent = self
@@ -425,6 +421,7 @@ impl<'a> RunRows<'a> {
             parent.llm_calls += open.llm_calls;
             parent.tool_calls += open.tool_calls;
         }
+        let calls = (open.llm_calls, open.tool_calls);
         let row = StepRow {
             run_id: self.run_id.clone(),
             seq: int(open.seq),
@@ -454,53 +451,51 @@ impl<'a> RunRows<'a> {
             cache_write_tokens: int(own.usage.cache_write_tokens),
             reasoning_tokens: int(own.usage.reasoning_tokens),
             cost_usd_reported: own.cost,
-            subtree_input_tokens: int(subtree.usage.input_tokens),
-            subtree_output_tokens: int(subtree.usage.output_tokens),
-            subtree_cache_read_tokens: int(subtree.usage.cache_read_tokens),
-            subtree_cache_write_tokens: int(subtree.usage.cache_write_tokens),
-            subtree_reasoning_tokens: int(subtree.usage.reasoning_tokens),
-            subtree_cost_usd_reported: subtree.cost,
-            n_llm_calls: int(open.llm_calls),
-            n_tool_calls: int(open.tool_calls),
+            ..StepRow::default()
         };
-        emit(sink, row)
+        emit(sink, with_subtree(row, &subtree, calls))
     }
 
-    fn assistant(
-        &mut self,
-        event: &ExchangeEvent,
-        message: &MessagePayload,
-        at: Option<i64>,
-        sink: &mut dyn RowSink,
-    ) -> std::io::Result<()> {
+    fn assistant(&mut self, event: &ExchangeEvent, message: &MessagePayload, at: Option<i64>) {
         let same = self
             .turn
-            .as_ref()
-            .is_some_and(|turn| turn.message_id == message.message_id);
+            .is_some_and(|index| self.responses[index].response_id == message.message_id);
         if !same {
-            self.end_turn(sink)?;
-            self.counts.llm_calls += 1;
-            if let Some(step) = self.step_at(&event.path) {
-                step.llm_calls += 1;
-            }
-            let started = self
-                .last_at
-                .map_or(at, |last| Some(at.map_or(last, |at| last.min(at))));
-            self.turn = Some(OpenTurn {
-                message_id: message.message_id.clone(),
-                row: LlmCallRow {
-                    run_id: self.run_id.clone(),
-                    seq: int(event.seq),
-                    step_path: event.path.clone(),
-                    iteration: int(event.iteration),
-                    response_id: message.message_id.clone(),
-                    started_at: started,
-                    ..LlmCallRow::default()
-                },
-            });
+            self.end_turn();
+            let known = message
+                .message_id
+                .as_ref()
+                .and_then(|id| self.response_ids.get(id).copied());
+            let index = match known {
+                // More of a response read before: the provider interleaved it.
+                Some(index) => index,
+                None => {
+                    self.counts.llm_calls += 1;
+                    if let Some(step) = self.step_at(&event.path) {
+                        step.llm_calls += 1;
+                    }
+                    let started = self
+                        .last_at
+                        .map_or(at, |last| Some(at.map_or(last, |at| last.min(at))));
+                    if let Some(id) = &message.message_id {
+                        self.response_ids.insert(id.clone(), self.responses.len());
+                    }
+                    self.responses.push(LlmCallRow {
+                        run_id: self.run_id.clone(),
+                        seq: int(event.seq),
+                        step_path: event.path.clone(),
+                        iteration: int(event.iteration),
+                        response_id: message.message_id.clone(),
+                        started_at: started,
+                        ..LlmCallRow::default()
+                    });
+                    self.responses.len() - 1
+                }
+            };
+            self.turn = Some(index);
         }
-        let turn = self.turn.as_mut().expect("opened above");
-        let row = &mut turn.row;
+        let index = self.turn.expect("opened above");
+        let row = &mut self.responses[index];
         row.ended_at = at.or(row.ended_at);
         row.n_blocks += int(message.blocks.len() as u64);
         for block in &message.blocks {
@@ -510,58 +505,47 @@ impl<'a> RunRows<'a> {
                 _ => {}
             }
         }
+    }
+
+    fn end_turn(&mut self) {
+        self.turn = None;
+    }
+
+    /// The model responses, with their agent's model and, for a run's only response, the
+    /// run's tokens.
+    fn responses(&mut self, sink: &mut dyn RowSink) -> std::io::Result<()> {
+        let only = self.responses.len() == 1 && self.metas.len() == 1;
+        let reason = self
+            .source
+            .tail
+            .as_ref()
+            .and_then(finish_reason)
+            .unwrap_or_else(|| "stop".to_owned());
+        for mut row in std::mem::take(&mut self.responses) {
+            row.duration_ms = millis_between(row.started_at, row.ended_at);
+            row.finish_reason = if row.n_tool_calls > 0 {
+                "tool_call".to_owned()
+            } else {
+                reason.clone()
+            };
+            match &self.source.tail {
+                Some(meta) => {
+                    row.provider = Some(meta.provider.as_str().to_owned());
+                    row.model = meta.model.clone();
+                }
+                None => self.name_agent(&mut row),
+            }
+            if only {
+                let usage = self.metas[0].usage;
+                row.input_tokens = Some(int(usage.input_tokens));
+                row.output_tokens = Some(int(usage.output_tokens));
+                row.cache_read_tokens = Some(int(usage.cache_read_tokens));
+                row.cache_write_tokens = Some(int(usage.cache_write_tokens));
+                row.reasoning_tokens = Some(int(usage.reasoning_tokens));
+            }
+            emit(sink, row)?;
+        }
         Ok(())
-    }
-
-    fn end_turn(&mut self, sink: &mut dyn RowSink) -> std::io::Result<()> {
-        let Some(turn) = self.turn.take() else {
-            return Ok(());
-        };
-        let mut row = turn.row;
-        row.duration_ms = millis_between(row.started_at, row.ended_at);
-        row.finish_reason = if row.n_tool_calls > 0 {
-            "tool_call".to_owned()
-        } else {
-            self.source
-                .tail
-                .as_ref()
-                .and_then(finish_reason)
-                .unwrap_or_else(|| "stop".to_owned())
-        };
-        // The run's only response so far: held until a second one, or the run's end.
-        if let Some(first) = self.only.take() {
-            self.model_response(first, sink)?;
-            return self.model_response(row, sink);
-        }
-        if self.counts.llm_calls == 1 {
-            self.only = Some(row);
-            return Ok(());
-        }
-        self.model_response(row, sink)
-    }
-
-    /// A finished response: out, once the model of its agent is known.
-    fn model_response(
-        &mut self,
-        mut row: LlmCallRow,
-        sink: &mut dyn RowSink,
-    ) -> std::io::Result<()> {
-        if let Some(meta) = &self.source.tail {
-            row.provider = Some(meta.provider.as_str().to_owned());
-            row.model = meta.model.clone();
-            return emit(sink, row);
-        }
-        // A workflow run: its agent steps name their models when they complete.
-        let inside_agent = self.steps.iter().any(|s| {
-            s.kind == StepKind::Agent
-                && (s.path == row.step_path || is_prefix(&s.path, &row.step_path))
-        });
-        if inside_agent {
-            self.waiting.push(row);
-            return Ok(());
-        }
-        self.name_agent(&mut row);
-        emit(sink, row)
     }
 
     fn name_agent(&self, row: &mut LlmCallRow) {
@@ -578,23 +562,6 @@ impl<'a> RunRows<'a> {
             row.provider = agent.provider.clone();
             row.model = agent.model.clone();
         }
-    }
-
-    /// Responses that waited for an agent step that has now completed.
-    fn release_waiting(&mut self, sink: &mut dyn RowSink) -> std::io::Result<()> {
-        for mut row in std::mem::take(&mut self.waiting) {
-            let still_open = self.steps.iter().any(|s| {
-                s.kind == StepKind::Agent
-                    && (s.path == row.step_path || is_prefix(&s.path, &row.step_path))
-            });
-            if still_open {
-                self.waiting.push(row);
-                continue;
-            }
-            self.name_agent(&mut row);
-            emit(sink, row)?;
-        }
-        Ok(())
     }
 
     fn tool(
@@ -796,21 +763,11 @@ impl<'a> RunRows<'a> {
 
     /// Ends the run: what is still open, then its diagnostics and its `runs` row.
     pub(crate) fn finish(mut self, sink: &mut dyn RowSink) -> std::io::Result<()> {
-        self.end_turn(sink)?;
-        if let Some(only) = self.only.take() {
-            let mut only = only;
-            if let Some(meta) = self.metas.first().filter(|_| self.metas.len() == 1) {
-                let usage = meta.usage;
-                only.input_tokens = Some(int(usage.input_tokens));
-                only.output_tokens = Some(int(usage.output_tokens));
-                only.cache_read_tokens = Some(int(usage.cache_read_tokens));
-                only.cache_write_tokens = Some(int(usage.cache_write_tokens));
-                only.reasoning_tokens = Some(int(usage.reasoning_tokens));
-            }
-            self.model_response(only, sink)?;
-        }
+        self.end_turn();
+        self.responses(sink)?;
         // Steps never completed.
         while let Some(open) = self.steps.pop() {
+            let (calls, inside) = ((open.llm_calls, open.tool_calls), open.inside);
             let row = StepRow {
                 run_id: self.run_id.clone(),
                 seq: int(open.seq),
@@ -821,21 +778,9 @@ impl<'a> RunRows<'a> {
                 status: "incomplete".to_owned(),
                 started_at: open.started,
                 child_run_id: open.child_run_id,
-                subtree_input_tokens: int(open.inside.usage.input_tokens),
-                subtree_output_tokens: int(open.inside.usage.output_tokens),
-                subtree_cache_read_tokens: int(open.inside.usage.cache_read_tokens),
-                subtree_cache_write_tokens: int(open.inside.usage.cache_write_tokens),
-                subtree_reasoning_tokens: int(open.inside.usage.reasoning_tokens),
-                subtree_cost_usd_reported: open.inside.cost,
-                n_llm_calls: int(open.llm_calls),
-                n_tool_calls: int(open.tool_calls),
                 ..StepRow::default()
             };
-            emit(sink, row)?;
-        }
-        for mut row in std::mem::take(&mut self.waiting) {
-            self.name_agent(&mut row);
-            emit(sink, row)?;
+            emit(sink, with_subtree(row, &inside, calls))?;
         }
         // Calls without a result, in call order.
         let mut open: Vec<OpenCall> = std::mem::take(&mut self.open_calls)
@@ -1028,6 +973,19 @@ impl<'a> RunRows<'a> {
             schema_version: SCHEMA_VERSION.to_owned(),
         }
     }
+}
+
+/// A step's row with what its subtree spent and held.
+fn with_subtree(mut row: StepRow, subtree: &Spend, (llm_calls, tool_calls): (u64, u64)) -> StepRow {
+    row.subtree_input_tokens = int(subtree.usage.input_tokens);
+    row.subtree_output_tokens = int(subtree.usage.output_tokens);
+    row.subtree_cache_read_tokens = int(subtree.usage.cache_read_tokens);
+    row.subtree_cache_write_tokens = int(subtree.usage.cache_write_tokens);
+    row.subtree_reasoning_tokens = int(subtree.usage.reasoning_tokens);
+    row.subtree_cost_usd_reported = subtree.cost;
+    row.n_llm_calls = int(llm_calls);
+    row.n_tool_calls = int(tool_calls);
+    row
 }
 
 /// The cost of a run as its providers reported it: the one place the dataset reads cost,
