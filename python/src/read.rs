@@ -209,6 +209,7 @@ pub(crate) fn export<'py>(
         root,
         redact,
         content,
+        content_events: false,
         out,
         jobs: 0,
     };

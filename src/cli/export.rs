@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
-use crate::export::otlp::{Batch, encode};
+use crate::export::otlp::{Batch, CAPTURE_VARIABLE, Capture, encode};
 use crate::export::parquet::DatasetReport;
 use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
 use crate::read::ProblemKind;
@@ -28,7 +28,8 @@ use super::{Outcome, display_name, with_path};
 /// --endpoint (OTLP/HTTP to URL/v1/traces; OTEL_EXPORTER_OTLP_ENDPOINT,
 /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and
 /// OTEL_EXPORTER_OTLP_PROTOCOL are read). Message text, tool arguments and results are
-/// exported only with --content, credentials masked.
+/// exported only with --content, or as OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+/// says (SPAN_ONLY, EVENT_ONLY, SPAN_AND_EVENT), credentials masked.
 ///
 /// Parquet (--to parquet): reads every FILE and every `*.jsonl` under each DIR (walked) and
 /// writes the runs into the dataset at --out DIR: tables runs, steps, llm_calls,
@@ -174,10 +175,17 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             "--to parquet writes a dataset: give --out DIR, not -o FILE",
         ));
     }
+    // OTLP without --content: the conventions' content capture setting decides.
+    let capture = match (target, args.content) {
+        (Target::Otlp, false) => capture_setting(),
+        (_, true) => Capture::SpanOnly,
+        _ => Capture::NoContent,
+    };
     let options = Options {
         root: args.root.clone(),
         redact: args.redact,
-        content: args.content,
+        content: args.content || capture.spans(),
+        content_events: capture.events(),
         out: args.out.clone(),
         jobs: args.jobs,
     };
@@ -247,6 +255,21 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         Outcome::Clean
     } else {
         Outcome::InputProblems
+    })
+}
+
+/// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`: a value the conventions do not
+/// define is no content, with a warning, as they ask.
+fn capture_setting() -> Capture {
+    let Ok(value) = std::env::var(CAPTURE_VARIABLE) else {
+        return Capture::NoContent;
+    };
+    Capture::parse(&value).unwrap_or_else(|| {
+        console::warning(&format!(
+            "{CAPTURE_VARIABLE}={value:?} is none of NO_CONTENT, SPAN_ONLY, EVENT_ONLY, \
+             SPAN_AND_EVENT: no content is exported"
+        ));
+        Capture::NoContent
     })
 }
 

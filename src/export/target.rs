@@ -118,6 +118,8 @@ pub enum Setting {
     Content,
     /// [`Options::out`].
     Out,
+    /// [`Options::content_events`].
+    ContentEvents,
 }
 
 impl Setting {
@@ -128,6 +130,7 @@ impl Setting {
             Setting::Redact => &[Target::AgentLog, Target::Atif, Target::Parquet],
             Setting::Content => &[Target::Otlp, Target::Parquet],
             Setting::Out => &[Target::Parquet],
+            Setting::ContentEvents => &[Target::Otlp],
         }
     }
 
@@ -138,6 +141,7 @@ impl Setting {
             Setting::Redact => "redact",
             Setting::Content => "content",
             Setting::Out => "out",
+            Setting::ContentEvents => "content_events",
         }
     }
 }
@@ -152,6 +156,10 @@ pub struct Options {
     /// OTLP and Parquet: message text, tool arguments and results (redacted in OTLP; in
     /// Parquet with `redact`).
     pub content: bool,
+    /// OTLP: message content in a `gen_ai.client.inference.operation.details` event on each
+    /// `chat` span (redacted): the conventions' content capture setting `EVENT_ONLY` or
+    /// `SPAN_AND_EVENT` ([`otlp::Capture`]).
+    pub content_events: bool,
     /// Parquet: the dataset's directory (required).
     pub out: Option<PathBuf>,
     /// Parquet: worker threads, 0 for every core.
@@ -271,6 +279,7 @@ pub fn check(target: Target, inputs: &[PathBuf], options: &Options) -> Result<()
         (Setting::Redact, options.redact),
         (Setting::Content, options.content),
         (Setting::Out, options.out.is_some()),
+        (Setting::ContentEvents, options.content_events),
     ];
     for (setting, on) in given {
         if on && !setting.targets().contains(&target) {
@@ -320,6 +329,7 @@ pub fn export(
         Target::Otlp => {
             let batch_options = otlp::BatchOptions {
                 content: options.content,
+                content_events: options.content_events,
             };
             match otlp::export(inputs, &batch_options) {
                 Ok(mut batch) => {

@@ -14,7 +14,8 @@ use serde_json::Value;
 
 use super::ids::{SpanId, SpanRole, TraceId};
 use super::messages;
-use super::span::{AttrValue, Attrs, Span, SpanKind, Status};
+use super::span::{AttrValue, Attrs, Span, SpanEvent, SpanKind, Status};
+use crate::model::tools::{ToolClass, approval, classify};
 use crate::model::{
     Block, EventType, ExchangeEvent, Fidelity, Payload, Provider, RunMeta, RunStatus, StepKind,
     StepPayload, StopKind, ToolPayload, UsageScope, Vendor,
@@ -37,8 +38,15 @@ pub struct RunContext {
     pub conversation_id: Option<String>,
     /// The run's stop reason as the conventions spell finish reasons, for the last turn.
     pub finish_reason: Option<String>,
-    /// Message content, tool arguments and results as attributes (`--content`).
+    /// Message content, tool arguments and results as attributes (`--content`, or the
+    /// content capture setting `SPAN_ONLY` / `SPAN_AND_EVENT`).
     pub content: bool,
+    /// Message content as a `gen_ai.client.inference.operation.details` event on each
+    /// `chat` span (the content capture setting `EVENT_ONLY` / `SPAN_AND_EVENT`).
+    pub content_events: bool,
+    /// The calls the provider denied for want of permission (the run metadata's
+    /// `denied_calls`): their spans get a `gen_ai.tool.call.decision` event, `deny`.
+    pub denied: HashSet<String>,
     /// Call ids whose `agent_emitted` `tool.*` events are a sighting of a `router` call
     /// (see the model's "Calls seen on both channels"): those events make no span.
     pub sightings: HashSet<String>,
@@ -73,6 +81,8 @@ impl RunContext {
             conversation_id: None,
             finish_reason: None,
             content: false,
+            content_events: false,
+            denied: HashSet::new(),
             sightings: HashSet::new(),
             agents: Vec::new(),
         }
@@ -87,6 +97,7 @@ impl RunContext {
     ) -> Self {
         let mut context = RunContext::new(trace_id, parent_span_id);
         if let Some(meta) = events.iter().rev().find_map(run_meta) {
+            context.denied = meta.denied_calls().into_iter().map(|d| d.call_id).collect();
             context.provider = Some(meta.provider);
             context.finish_reason = finish_reason(&meta);
             context.model = meta.model;
@@ -121,6 +132,11 @@ impl RunContext {
             })
             .collect();
         context
+    }
+
+    /// Whether message content is captured at all (on spans or in events).
+    fn captures(&self) -> bool {
+        self.content || self.content_events
     }
 
     /// The agent whose step holds `path` at `iteration`, if its step named one: the
@@ -207,6 +223,7 @@ struct Open {
     start: u64,
     attrs: Attrs,
     status: Status,
+    events: Vec<SpanEvent>,
 }
 
 struct OpenStep {
@@ -249,6 +266,9 @@ pub struct Mapper {
     system: Vec<Value>,
     last: u64,
     links: Vec<(String, SpanId)>,
+    /// Approval calls (the Responses API's `mcp_approval_request`) to the tool they ask
+    /// about, for the decision their answer is.
+    approvals: std::collections::HashMap<String, Value>,
 }
 
 impl Mapper {
@@ -267,6 +287,7 @@ impl Mapper {
             system: Vec::new(),
             last: 0,
             links: Vec::new(),
+            approvals: std::collections::HashMap::new(),
         }
     }
 
@@ -324,7 +345,7 @@ impl Mapper {
             }
             (EventType::MessageUser, Payload::Message(message)) => {
                 self.end_turn(out);
-                if self.context.content {
+                if self.context.captures() {
                     let parts = messages::user_parts(&message.blocks);
                     if !parts.prompt.is_empty() {
                         self.input.push(messages::user_message(parts.prompt));
@@ -388,10 +409,17 @@ impl Mapper {
             id: SpanId::of(&event.run_id, SpanRole::Run, event.seq),
             parent: self.context.parent_span_id,
             name: join(operation, &name),
-            kind: SpanKind::Internal,
+            // An agent CLI runs out of the executor's process: a remote agent's CLIENT span;
+            // a workflow runs in it: the in-process invocation, INTERNAL.
+            kind: if self.workflow {
+                SpanKind::Internal
+            } else {
+                SpanKind::Client
+            },
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         });
     }
 
@@ -441,10 +469,16 @@ impl Mapper {
             id: SpanId::of(&self.run_id, SpanRole::Step, event.seq),
             parent: self.parent_of_step(&event.path),
             name,
-            kind: SpanKind::Internal,
+            // A workflow's agent step invokes an agent CLI out of process.
+            kind: if agent {
+                SpanKind::Client
+            } else {
+                SpanKind::Internal
+            },
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         };
         self.steps.push(OpenStep {
             path: event.path.clone(),
@@ -516,6 +550,7 @@ impl Mapper {
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         };
         self.links.push((child.clone(), span.id));
         self.calls.push((child, span));
@@ -562,6 +597,7 @@ impl Mapper {
                 },
                 attrs,
                 status: Status::Unset,
+                events: Vec::new(),
             };
             self.turn = Some(OpenTurn {
                 message_id: message.message_id.clone(),
@@ -573,7 +609,7 @@ impl Mapper {
                 span,
             });
         }
-        let content = self.context.content;
+        let content = self.context.captures();
         let turn = self.turn.as_mut().expect("opened above");
         turn.last = turn.last.max(at);
         turn.calls |= message
@@ -600,15 +636,27 @@ impl Mapper {
         };
         let attrs = &mut turn.span.attrs;
         attrs.strs("gen_ai.response.finish_reasons", vec![reason.clone()]);
-        if self.context.content {
+        if self.context.captures() {
+            let mut content = Attrs::default();
             if !turn.system.is_empty() {
-                attrs.str("gen_ai.system_instructions", json_text(&turn.system));
+                content.str("gen_ai.system_instructions", json_text(&turn.system));
             }
             if !turn.input.is_empty() {
-                attrs.str("gen_ai.input.messages", json_text(&turn.input));
+                content.str("gen_ai.input.messages", json_text(&turn.input));
             }
             let output = [messages::output_message(turn.parts, &reason)];
-            attrs.str("gen_ai.output.messages", json_text(&output));
+            content.str("gen_ai.output.messages", json_text(&output));
+            if self.context.content_events {
+                // The content capture setting's event: the inference's details.
+                turn.span.events.push(SpanEvent {
+                    name: "gen_ai.client.inference.operation.details".to_owned(),
+                    time_unix_nano: turn.last.max(turn.span.start),
+                    attributes: content.0.clone(),
+                });
+            }
+            if self.context.content {
+                attrs.0.extend(content.0);
+            }
         }
         out.push(self.finished(turn.span, turn.last));
     }
@@ -632,6 +680,10 @@ impl Mapper {
             }
             return;
         }
+        if classify(&tool.name) == Some(ToolClass::Approval) {
+            self.approvals
+                .insert(tool.call_id.clone(), tool.input.clone());
+        }
         let mut attrs = Attrs::default();
         attrs.str("gen_ai.operation.name", "execute_tool");
         attrs.str("gen_ai.tool.name", &tool.name);
@@ -652,6 +704,7 @@ impl Mapper {
                 start: at,
                 attrs,
                 status: Status::Unset,
+                events: Vec::new(),
             },
         });
     }
@@ -666,7 +719,7 @@ impl Mapper {
         if tool.fidelity != Fidelity::Router && self.context.sightings.contains(&tool.call_id) {
             return;
         }
-        if self.context.content {
+        if self.context.captures() {
             self.input
                 .push(messages::tool_message(&tool.call_id, &tool.output));
         }
@@ -691,7 +744,8 @@ impl Mapper {
             span.attrs.str("gen_ai.tool.call.result", result);
         }
         if let Some(code) = tool.exit_code {
-            span.attrs.int("axt.tool.exit_code", code);
+            // The command refinement of execute_tool: the process's exit code.
+            span.attrs.int("process.exit.code", code);
         }
         if let Some(ms) = tool.duration_ms {
             span.attrs.uint("axt.duration_ms", ms);
@@ -702,10 +756,43 @@ impl Mapper {
                 .map(|code| format!("exit status {code}"))
         });
         if let Some(error) = error {
-            span.attrs.str("error.type", "tool_error");
+            // A command's non-zero exit code is its error type, as the conventions ask.
+            let error_type = match tool.exit_code.filter(|&code| code != 0) {
+                Some(code) => code.to_string(),
+                None => "tool_error".to_owned(),
+            };
+            span.attrs.str("error.type", error_type);
             span.status = Status::Error(error);
         }
+        self.decision(&mut span, tool);
         out.push(self.finished(span, at));
+    }
+
+    /// The pre-execution decision on a call, where the transcript has one: a
+    /// `gen_ai.tool.call.decision` event (`deny` for a call the provider denied; `allow` or
+    /// `deny` for an approval's answer, about the tool it names).
+    fn decision(&self, span: &mut Open, tool: &ToolPayload) {
+        let (outcome, name) = if self.context.denied.contains(&tool.call_id) {
+            ("deny", tool.name.clone())
+        } else {
+            let asked = self.approvals.get(&tool.call_id).unwrap_or(&Value::Null);
+            match approval(&tool.name, asked, &tool.output) {
+                Some(answer) => (
+                    if answer.approved { "allow" } else { "deny" },
+                    answer.tool.unwrap_or_else(|| tool.name.clone()),
+                ),
+                None => return,
+            }
+        };
+        let mut attrs = Attrs::default();
+        attrs.str("gen_ai.tool.call.decision.outcome", outcome);
+        attrs.str("gen_ai.tool.call.id", &tool.call_id);
+        attrs.str("gen_ai.tool.name", name);
+        span.events.push(SpanEvent {
+            name: "gen_ai.tool.call.decision".to_owned(),
+            time_unix_nano: span.start,
+            attributes: attrs.0,
+        });
     }
 
     /// Ends every open tool call, `call_workflow` and step, innermost first.
@@ -737,6 +824,7 @@ impl Mapper {
             end_unix_nano: end.max(open.start),
             attributes: open.attrs.0,
             status: open.status,
+            events: open.events,
         }
     }
 }
@@ -793,6 +881,8 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, 
     let Some(meta) = meta else {
         return;
     };
+    // The agent CLI's version: the remote agent's (a CLIENT span's) `gen_ai.agent.version`.
+    attrs.opt_str("gen_ai.agent.version", meta.provider_version.as_deref());
     if let Some(reason) = finish_reason(meta) {
         attrs.strs("gen_ai.response.finish_reasons", vec![reason]);
     }
@@ -805,7 +895,7 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, 
     );
     attrs.uint("gen_ai.usage.output_tokens", usage.output_tokens);
     attrs.uint("gen_ai.usage.cache_read.input_tokens", read);
-    attrs.uint("gen_ai.usage.cache_creation.input_tokens", write);
+    attrs.uint("gen_ai.usage.cache_write.input_tokens", write);
     attrs.uint(
         "gen_ai.usage.reasoning.output_tokens",
         usage.reasoning_tokens,
