@@ -75,7 +75,7 @@ golden: ## Regenerate the golden snapshots; review them with git diff before com
 # Benchmarks: each is a `harness = false` target printing its own report with ratios to a
 # baseline measured in the same run; `bench` runs every bench-* target.
 .PHONY: bench
-bench: bench-normalize bench-read bench-recorder ## Run the benchmarks (AXT_BENCH_MB=20 for a quick run)
+bench: bench-normalize bench-read bench-recorder bench-export ## Run the benchmarks (AXT_BENCH_MB=20 for a quick run)
 
 .PHONY: bench-normalize
 bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_BENCH_PROVIDERS=claude,codex)
@@ -84,6 +84,10 @@ bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_
 .PHONY: bench-read
 bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the strict writer, same run
 	$(CARGO) bench --locked --bench read
+
+.PHONY: bench-export
+bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_EXPORT_MB=1024)
+	bash scripts/export-bench.sh
 
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy

@@ -1,13 +1,16 @@
-//! Canonical transcripts out to other formats, one file per target.
+//! Canonical transcripts out to other formats, one module per target.
 //!
-//! An exporter reads a run and its linked child runs back with [`read`](crate::read) and
-//! writes one document; it owns the mapping onto its target's schema. It never changes the
-//! transcript, and it must not reach back into a provider's dialect: what it knows of a run
-//! is what the canonical events say.
+//! An exporter reads runs and their linked child runs back with [`read`](crate::read) and
+//! writes a document, spans or a dataset; it owns the mapping onto its target's schema. It
+//! never changes the transcript, and it must not reach back into a provider's dialect: what
+//! it knows of a run is what the canonical events say.
 //!
-//! Targets: [`agentlog`] (AgentLog 0.2.0 session documents), [`otlp`] (OpenTelemetry
-//! traces in the GenAI semantic conventions; encoding and sending with the `otlp` feature).
-//! [`write_file`] writes a document to a file whole or not at all, privately.
+//! Targets: [`agentlog`] (AgentLog 0.2.0 session documents), [`atif`] (ATIF v1.8
+//! trajectories), [`otlp`] (OpenTelemetry traces in the GenAI semantic conventions;
+//! encoding and sending with the `otlp` feature), `parquet` (the Parquet dataset, with the
+//! `parquet` feature). [`Target`] lists them and [`export()`] is the one entry the command
+//! line and the Python package call ([`check`] says what a target takes, in their words via
+//! [`Misuse`]). [`write_file`] writes a document to a file whole or not at all, privately.
 
 pub mod agentlog;
 pub mod atif;
