@@ -6,8 +6,10 @@
 //! transcript (see `seq` below), and provider dialects to their adapters. Two small rooms
 //! serve every stage that reads or classifies: `lines`, the one set of JSON Lines splitting
 //! rules (the framer, the reader and the importer use it, so that `read` need not import
-//! `normalize`), and [`tools`], the one table of tool classes (the tool names providers put
-//! in `tool.*` payloads are the vocabulary of those payloads).
+//! `normalize`), [`tools`], the one table of tool classes (the tool names providers put
+//! in `tool.*` payloads are the vocabulary of those payloads), and [`files`], the names of a
+//! run's files (so that the writers and every reader that walks a directory agree on which
+//! are transcripts).
 //!
 //! # Wire format
 //!
@@ -262,7 +264,7 @@
 //!
 //! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs (file
 //!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
-//!   copy (`<run-id>.raw.jsonl`) keeps the agent's bytes unmasked. Treat a transcript as the
+//!   copy (`<run-id>.raw`) keeps the agent's bytes unmasked. Treat a transcript as the
 //!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
 //!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
 //! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
@@ -291,6 +293,7 @@
 mod block;
 mod codec;
 mod event;
+pub mod files;
 pub(crate) mod lines;
 mod payload;
 mod refusal;

@@ -130,7 +130,7 @@ fn live_transcripts_equal_normalize_for_every_fixture_of_every_provider() {
                         events_without_timestamps(&normalized.stdout),
                         "{provider} {name}"
                     );
-                    let raw = fs::read(dir.join(format!("{run_id}.raw.jsonl"))).unwrap();
+                    let raw = fs::read(dir.join(format!("{run_id}.raw"))).unwrap();
                     assert!(
                         raw == fs::read(&path).unwrap(),
                         "{provider} {name}: raw output kept verbatim"
@@ -232,7 +232,7 @@ fn a_child_killed_mid_record_is_a_failed_run_with_the_reason() {
         .take(3)
         .map(<[u8]>::len)
         .sum();
-    let raw = fs::read(dir.path().join("r.raw.jsonl")).unwrap();
+    let raw = fs::read(dir.path().join("r.raw")).unwrap();
     assert_eq!(raw, fixture_bytes[..three_lines + 25]);
 }
 
@@ -635,11 +635,11 @@ fn diagnostics_point_into_the_raw_output_file() {
     let path = fixture(provider, "err/truncated-last-line");
     let output = exec(provider, dir.path(), "r", &[], &[&path]);
     assert_eq!(output.status.code(), Some(0));
-    let raw = dir.path().join("r.raw.jsonl");
+    let raw = dir.path().join("r.raw");
     let stderr = text(&output.stderr).replace(dir.path().to_str().unwrap(), "DIR");
     insta::assert_snapshot!(stderr, @r"
-    DIR/r.raw.jsonl:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
-    DIR/r.raw.jsonl:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    DIR/r.raw:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
+    DIR/r.raw:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
     axt: wrote DIR/r.jsonl
     ");
     // The raw copy is the output byte for byte, so lines and offsets hold in it.
@@ -651,4 +651,34 @@ fn diagnostics_point_into_the_raw_output_file() {
         "{}",
         text(&help.stdout)
     );
+}
+
+/// Issue 24: a directory `axt exec` wrote is a directory of transcripts to every reader.
+/// The raw capture is `<run-id>.raw`, which no `*.jsonl` glob takes; a capture of the old
+/// name, `<run-id>.raw.jsonl`, is skipped by the readers that walk a directory when its
+/// transcript is beside it.
+#[test]
+fn readers_never_take_a_raw_capture_for_a_transcript() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-raw-name");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let output = exec(provider, dir.path(), "r", &[], &[&path]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["r.jsonl", "r.raw"]);
+    // A capture an older axt made, beside its transcript.
+    fs::copy(&path, dir.path().join("r.raw.jsonl")).unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let stats = axt(&["stats", "--json", dir_arg], b"");
+    assert_eq!(stats.status.code(), Some(0), "{}", text(&stats.stderr));
+    let report: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(report["total"]["files"], 1, "{report}");
+    let otlp = axt(&["export", "--to", "otlp", dir_arg], b"");
+    assert_eq!(otlp.status.code(), Some(0), "{}", text(&otlp.stderr));
+    let tree = axt(&["tree", dir.path().join("r.jsonl").to_str().unwrap()], b"");
+    assert_eq!(tree.status.code(), Some(0), "{}", text(&tree.stderr));
 }
