@@ -622,7 +622,7 @@ impl AgentStep {
     }
 
     /// Records a follow-up turn of the conversation: a `message.user` with `prompt`.
-    fn follow_up(&self, py: Python<'_>, prompt: String) -> PyResult<u64> {
+    fn follow_up(&self, py: Python<'_>, prompt: String) -> PyResult<Option<u64>> {
         self.with(py, |agent| agent.follow_up(prompt))
     }
 

@@ -31,7 +31,7 @@ use super::{Outcome, report_error};
 /// Run an agent CLI, recording its transcript live to DIR/<run-id>.jsonl.
 ///
 /// stdin is passed through to the agent and its stderr forwarded; its stdout, the provider
-/// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.jsonl.
+/// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.
 /// Problems in that output are printed on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE,
 /// FILE being the raw copy. axt exits with the agent's exit code (128+N when a signal N
 /// ended it; 127 when it could not be started), and finishes the transcript whatever

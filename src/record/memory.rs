@@ -195,6 +195,10 @@ impl RunRecorder for MemoryRecorder {
         None
     }
 
+    fn last_seq(&self) -> u64 {
+        self.lock().last_seq
+    }
+
     fn raw_mask(&self) -> Result<Option<super::LineMask>, RecordError> {
         self.options.line_mask(&self.run_id)
     }

@@ -137,7 +137,7 @@
 //!
 //! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs are
 //!   recorded verbatim; they routinely contain credentials. Every file axt writes (the
-//!   transcript, the raw output `<run-id>.raw.jsonl`, torn-tail sidecars, exports with `-o`,
+//!   transcript, the raw output `<run-id>.raw`, torn-tail sidecars, exports with `-o`,
 //!   import outputs) is 0600, and directories it creates are 0700, so only the executor's
 //!   user can read them. An existing directory's mode is left as it is.
 //! * **No file through a symbolic link.** Files are created with `O_EXCL | O_NOFOLLOW`, and
@@ -169,8 +169,11 @@
 //! * **Layout.** A run directory holds, per run, `<run-id>.jsonl` (the transcript, mode
 //!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
 //!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
-//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
-//!   bytes, not events; masked line by line when the recorder masks). A sub-run is a run of its own, in its own file, linked by
+//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw` (the provider's
+//!   bytes, not events; masked line by line when the recorder masks; `<run-id>.raw.jsonl`
+//!   before 0.1, which readers walking a directory skip beside its transcript: the names
+//!   are [`model::files`](crate::model::files)'). A sub-run is a run of its own, in its own
+//!   file, linked by
 //!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
 //!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
 //! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
@@ -215,7 +218,7 @@ mod redact;
 mod storage;
 mod writer;
 
-pub use error::RecordError;
+pub use error::{RecordError, Unrecorded};
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
 };

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::error::RecordError;
+use super::error::{RecordError, Unrecorded};
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
 use super::writer::{RunFile, TornTail, check_run_id};
@@ -39,7 +39,7 @@ pub enum Durability {
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 
 /// A masking hook for a line of raw provider output kept beside the transcript
-/// (`<run-id>.raw.jsonl`): called with each line, its LF taken off, to rewrite in place.
+/// (`<run-id>.raw`): called with each line, its LF taken off, to rewrite in place.
 pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
 
 /// How a [`Recorder`] writes. `RecorderOptions::default()` is: no sync
@@ -75,7 +75,7 @@ impl RecorderOptions {
     }
 
     /// Runs `mask` on every line of raw provider output a capture keeps beside the
-    /// transcript (`<run-id>.raw.jsonl`), before the line is written. A run with an event
+    /// transcript (`<run-id>.raw`), before the line is written. A run with an event
     /// [`mask`](RecorderOptions::mask) needs one too, or the capture refuses to keep the raw
     /// output ([`RecordError::UnmaskedRaw`]): the raw file would hold what the transcript
     /// masks.
@@ -226,7 +226,15 @@ impl Recorder {
     /// recorder usable: the next `record` writes when the disk lets it. A failed sync
     /// (under [`Durability::Flush`] or [`Durability::Fsync`]) stops it
     /// ([`RecordError::Failed`] from then on): reopen the run to continue.
-    pub fn record(&self, mut event: ExchangeEvent) -> Result<u64, RecordError> {
+    pub fn record(&self, event: ExchangeEvent) -> Result<u64, RecordError> {
+        self.try_record(event).map_err(|refused| refused.error)
+    }
+
+    /// As [`record`](Recorder::record), and on error the event back (masked, numbered as
+    /// it would have been), so that a caller can keep it and retry once the disk has room
+    /// without copying every event it records: what the [`workflow`](crate::workflow)
+    /// scopes do.
+    pub fn try_record(&self, mut event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
         if let Some(mask) = &self.options.mask {
             mask(&mut event);
         }
@@ -238,13 +246,28 @@ impl Recorder {
         }
         let mut guard = self.lock();
         let state = &mut *guard;
+        match self.write_line(state, &mut event) {
+            Ok(seq) => {
+                let unsent = state.fanout.publish(event, &self.run_id);
+                drop(guard);
+                // Freeing the event's strings is the caller's time, not the other writers'.
+                drop(unsent);
+                Ok(seq)
+            }
+            Err(error) => Err(Box::new(Unrecorded { error, event })),
+        }
+    }
+
+    /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
+    /// written and no `seq` used (see [failures](super#failures) for the one exception).
+    fn write_line(&self, state: &mut State, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
         let Some(file) = state.file.as_mut() else {
             return Err(self.stopped(state));
         };
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(&event, &mut state.line)?;
+        encode_event(event, &mut state.line)?;
         state.line.push(b'\n');
         let out = file.out();
         let before = out.len();
@@ -262,8 +285,8 @@ impl Recorder {
             // error (fsyncgate): a later sync that succeeds would vouch for nothing. So the
             // line is taken back (the caller is told it was not recorded, and no subscriber
             // sees it) and this recorder stops; every line before was synced, and a new
-            // recorder on the run continues from there. If the cut fails too, the line stays,
-            // whole, and its seq with it.
+            // recorder on the run continues from there. If the cut fails too, the line stays
+            // with its seq (see the module docs for what it then reads back as).
             if out.cut_back(before).is_err() {
                 state.last_seq = seq;
             }
@@ -273,10 +296,6 @@ impl Recorder {
             return Err(RecordError::io(&self.path, error));
         }
         state.last_seq = seq;
-        let unsent = state.fanout.publish(event, &self.run_id);
-        drop(guard);
-        // Freeing the event's strings is the caller's time, not the other writers'.
-        drop(unsent);
         Ok(seq)
     }
 

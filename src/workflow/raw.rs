@@ -1,10 +1,14 @@
-//! An agent's raw output file (`<run-id>.raw.jsonl` for a capture): the bytes of its stdout,
+//! An agent's raw output file (`<run-id>.raw` for a capture): the bytes of its stdout,
 //! kept beside the transcript so that a diagnostic's line and byte can be looked up, and so
 //! that nothing read is lost if normalizing fails.
 //!
 //! Created new, mode 0600, never through a symbolic link. Appended through the recorder's
 //! [`Appender`]: a failed write leaves nothing of the chunk behind, so a later chunk never
-//! continues a fragment. With a mask (the recorder's
+//! continues a fragment. A chunk the disk refuses is kept and written first, in order, as
+//! soon as the disk takes it again (retried on the next chunk once the backoff has passed,
+//! and for up to [`WriteRetry::at_end`] when the output ends); past
+//! [`WriteRetry::max_bytes`] kept, new output is given up on and its byte range in the
+//! agent's output recorded ([`RawOut::missing`]), never dropped silently. With a mask (the recorder's
 //! [`mask_raw`](crate::record::RecorderOptions::mask_raw), set by `redact_credentials`),
 //! output is written a whole line at a time, each line masked: line numbers still match
 //! the output's, byte offsets within a masked line do not, and a line is kept in memory
@@ -12,10 +16,14 @@
 //! line from the raw file (never from the agent's own output, which the transcript still
 //! normalizes).
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use super::backlog::WriteRetry;
 use crate::record::{Appender, LineMask, create_private};
 
 /// Creates the file an agent's raw output is kept in: new (never an existing file, nor a
@@ -29,12 +37,26 @@ pub(crate) fn open_raw(path: &Path) -> io::Result<File> {
 pub(super) struct RawOut {
     out: Appender,
     mask: Option<Mask>,
+    retry: WriteRetry,
+    /// How many bytes of the agent's output have been taken in.
+    taken: u64,
+    /// Chunks the disk refused, with the range of the output each stands for.
+    waiting: VecDeque<(Vec<u8>, Range<u64>)>,
+    waiting_bytes: usize,
+    /// Ranges of the output given up on, merged.
+    missing: Vec<Range<u64>>,
+    delay: Duration,
+    next_try: Instant,
+    /// The first and the last failure.
+    errors: (Option<io::Error>, Option<io::Error>),
 }
 
 /// A mask and the line it is waiting to complete.
 struct Mask {
     mask: LineMask,
     partial: Vec<u8>,
+    /// Where in the output `partial` starts.
+    partial_from: u64,
 }
 
 impl std::fmt::Debug for Mask {
@@ -47,13 +69,27 @@ impl std::fmt::Debug for Mask {
 
 impl RawOut {
     /// Takes `file`, just created at `path`.
-    pub(super) fn new(file: File, path: PathBuf, mask: Option<LineMask>) -> RawOut {
+    pub(super) fn new(
+        file: File,
+        path: PathBuf,
+        mask: Option<LineMask>,
+        retry: WriteRetry,
+    ) -> RawOut {
         RawOut {
             out: Appender::new(file, path, 0),
             mask: mask.map(|mask| Mask {
                 mask,
                 partial: Vec::new(),
+                partial_from: 0,
             }),
+            delay: retry.first_delay,
+            retry,
+            taken: 0,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            missing: Vec::new(),
+            next_try: Instant::now(),
+            errors: (None, None),
         }
     }
 
@@ -61,15 +97,23 @@ impl RawOut {
         self.out.path()
     }
 
-    /// Appends the next bytes of the output (masked a line at a time when there is a
-    /// mask). On failure nothing of them is in the file.
-    pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let Some(Mask { mask, partial }) = &mut self.mask else {
-            return self.out.append(bytes);
+    /// Takes the next bytes of the output (masked a line at a time when there is a mask)
+    /// and appends them, or keeps them while the disk refuses. Never fails: what cannot be
+    /// kept is recorded in [`missing`](RawOut::missing).
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        let from = self.taken;
+        self.taken += bytes.len() as u64;
+        let Some(Mask {
+            mask,
+            partial,
+            partial_from,
+        }) = &mut self.mask
+        else {
+            return self.append(bytes, from..self.taken);
         };
         let Some(last_lf) = memchr::memrchr(b'\n', bytes) else {
             partial.extend_from_slice(bytes);
-            return Ok(());
+            return;
         };
         partial.extend_from_slice(&bytes[..=last_lf]);
         let mut masked = Vec::with_capacity(partial.len());
@@ -79,20 +123,131 @@ impl RawOut {
             masked.extend_from_slice(&line);
             masked.push(b'\n');
         }
+        let range = *partial_from..from + last_lf as u64 + 1;
         partial.clear();
         partial.extend_from_slice(&bytes[last_lf + 1..]);
-        self.out.append(&masked)
+        *partial_from = range.end;
+        self.append(&masked, range);
     }
 
-    /// Writes the last line when it had no LF (masked), once the output has ended.
+    /// Writes the last line when it had no LF (masked), once the output has ended, and
+    /// retries what the disk refused for up to [`WriteRetry::at_end`]. Fails when any of
+    /// the output is missing from the file, saying which bytes.
     pub(super) fn finish(&mut self) -> io::Result<()> {
-        if let Some(Mask { mask, partial }) = &mut self.mask
+        if let Some(Mask {
+            mask,
+            partial,
+            partial_from,
+        }) = &mut self.mask
             && !partial.is_empty()
         {
             let mut line = std::mem::take(partial);
             mask(&mut line);
-            self.out.append(&line)?;
+            let range = *partial_from..self.taken;
+            self.append(&line, range);
         }
-        self.out.settle()
+        let deadline = Instant::now() + self.retry.at_end;
+        loop {
+            self.flush();
+            let now = Instant::now();
+            if self.waiting.is_empty() || now >= deadline {
+                break;
+            }
+            std::thread::sleep(
+                self.next_try
+                    .saturating_duration_since(now)
+                    .min(deadline - now),
+            );
+        }
+        while let Some((_, range)) = self.waiting.pop_front() {
+            self.give_up(range);
+        }
+        self.waiting_bytes = 0;
+        let settled = self.out.settle();
+        match self.missing() {
+            None => settled,
+            Some(missing) => Err(io::Error::other(missing)),
+        }
+    }
+
+    /// Which bytes of the output are not in the file, in words; `None` when none.
+    pub(super) fn missing(&self) -> Option<String> {
+        if self.missing.is_empty() {
+            return None;
+        }
+        let total: u64 = self
+            .missing
+            .iter()
+            .map(|range| range.end - range.start)
+            .sum();
+        let ranges: Vec<String> = self
+            .missing
+            .iter()
+            .map(|range| format!("{}..{}", range.start, range.end))
+            .collect();
+        let error = self.errors.1.as_ref().or(self.errors.0.as_ref());
+        Some(format!(
+            "{total} bytes of the agent's output are missing (output bytes {}){}",
+            ranges.join(", "),
+            error.map_or(String::new(), |error| format!(": {error}"))
+        ))
+    }
+
+    /// The first failure to write, if any.
+    pub(super) fn first_error(&self) -> Option<&io::Error> {
+        self.errors.0.as_ref()
+    }
+
+    /// Whether bytes are waiting for the disk.
+    pub(super) fn is_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// Appends `bytes` (standing for `range` of the output) behind whatever waits.
+    fn append(&mut self, bytes: &[u8], range: Range<u64>) {
+        if !self.waiting.is_empty() && Instant::now() >= self.next_try {
+            self.flush();
+        }
+        if self.waiting.is_empty() {
+            match self.out.append(bytes) {
+                Ok(()) => return,
+                Err(error) => self.failed(error),
+            }
+        }
+        if self.waiting_bytes + bytes.len() > self.retry.max_bytes {
+            return self.give_up(range);
+        }
+        self.waiting_bytes += bytes.len();
+        self.waiting.push_back((bytes.to_vec(), range));
+    }
+
+    /// Writes what waits, in order, until the disk refuses again.
+    pub(super) fn flush(&mut self) {
+        while let Some((bytes, range)) = self.waiting.pop_front() {
+            if let Err(error) = self.out.append(&bytes) {
+                self.failed(error);
+                self.waiting.push_front((bytes, range));
+                return;
+            }
+            self.waiting_bytes -= bytes.len();
+            self.delay = self.retry.first_delay;
+        }
+    }
+
+    fn failed(&mut self, error: io::Error) {
+        if self.errors.0.is_none() {
+            self.errors.0 = Some(error);
+        } else {
+            self.errors.1 = Some(error);
+        }
+        self.next_try = Instant::now() + self.delay;
+        self.delay = (self.delay * 2).min(self.retry.max_delay);
+    }
+
+    fn give_up(&mut self, range: Range<u64>) {
+        match self.missing.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ => self.missing.push(range),
+        }
     }
 }
