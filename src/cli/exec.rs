@@ -465,11 +465,13 @@ fn report_otlp(report: &LiveReport, url: &str, messages: &Messages) {
         messages.send(Message::Notice(line));
         return;
     }
+    let dropped = if report.unreachable {
+        "not sent (the collector could not be reached: the connection was refused or the host is unknown)"
+    } else {
+        "dropped (the collector was too slow or did not answer in time)"
+    };
     for (count, what) in [
-        (
-            report.dropped,
-            "dropped (the collector was too slow or did not answer in time)",
-        ),
+        (report.dropped, dropped),
         (report.failed, "failed"),
         (report.rejected, "rejected by the collector"),
         (report.events_missed, "events missed by the exporter"),

@@ -352,3 +352,46 @@ fn exec_exits_1_for_another_provider_s_output_or_none_at_all() {
     let failing = run("failing", &[], &["sh", "-c", "exit 3"]);
     assert_eq!(failing.status.code(), Some(3), "the agent's own code wins");
 }
+
+/// Item 14: SIGKILL can tear a run's final line, and only the library's recorder moved it
+/// aside when it reopened the run; the command line had no way to. `axt check --repair`
+/// reopens the run as the recorder does: the torn bytes go to a sidecar, said on stderr,
+/// and the file reads whole again.
+#[test]
+fn check_repair_moves_a_torn_final_line_aside() {
+    let dir = TempDir::new("check-repair");
+    let input = fixture("claude", "ok/shared-scenario-shell-command");
+    let out = dir.path().to_str().unwrap();
+    let wrote = axt(&["normalize", "--out", out, "--run-id", "r", &input], b"");
+    assert_eq!(wrote.status.code(), Some(0), "{}", text(&wrote.stderr));
+    let run = dir.path().join("r.jsonl");
+    let whole = fs::read(&run).unwrap();
+    // What a writer killed in the middle of its last write leaves.
+    let torn = br#"{"seq":99,"run_id":"r","type":"message.assis"#;
+    let mut damaged = whole.clone();
+    damaged.extend_from_slice(torn);
+    fs::write(&run, &damaged).unwrap();
+    let run_arg = run.to_str().unwrap();
+    let checked = axt(&["check", run_arg], b"");
+    assert_eq!(checked.status.code(), Some(1), "{}", text(&checked.stderr));
+    let repaired = axt(&["check", "--repair", run_arg], b"");
+    let stderr = text(&repaired.stderr).replace(out, "DIR");
+    assert_eq!(repaired.status.code(), Some(0), "{stderr}");
+    let sidecar = format!("r.jsonl.torn-{}", whole.len());
+    assert_eq!(
+        stderr,
+        format!(
+            "axt: DIR/r.jsonl: moved the torn final line ({} bytes at byte {}) to DIR/{sidecar}\n",
+            torn.len(),
+            whole.len()
+        )
+    );
+    assert_eq!(fs::read(&run).unwrap(), whole);
+    assert_eq!(fs::read(dir.path().join(sidecar)).unwrap(), torn);
+    // A second repair finds nothing to do, and says nothing.
+    let again = axt(&["check", "--repair", run_arg], b"");
+    assert_eq!(
+        (again.status.code(), text(&again.stderr)),
+        (Some(0), String::new())
+    );
+}
