@@ -382,9 +382,10 @@ impl Capture {
         match run_ended {
             Ok(()) => {}
             Err(RunError::Unwritten { loss, .. }) => {
-                lost.push(format!("{}: {loss}", self.path().display()))
+                lost.push(format!("{}: {loss}", self.path().display()));
             }
-            Err(other) => return Err(other.into()),
+            // Whatever else ending the run met, the raw copy's state is said with it.
+            Err(other) => lost.push(other.to_string()),
         }
         if let Some(missing) = ended.raw_missing {
             lost.push(missing.to_string());

@@ -69,6 +69,23 @@ pub enum RecordError {
         /// The run file.
         path: PathBuf,
     },
+    /// The run file was unlinked while it was written (it, or its directory, removed):
+    /// its lines lived only in the open file. [`close`](super::Recorder::close) writes
+    /// them back to the path when it can (`restored`), and says so either way.
+    #[error(
+        "{}: the file was removed while the run was recorded (its directory deleted?); {}",
+        path.display(),
+        match restored {
+            Ok(()) => "its lines were written back to it".to_owned(),
+            Err(reason) => format!("the transcript is lost: {reason}"),
+        }
+    )]
+    Removed {
+        /// The run file.
+        path: PathBuf,
+        /// Whether the lines were written back, or why not.
+        restored: Result<(), String>,
+    },
 }
 
 impl RecordError {

@@ -69,13 +69,30 @@
 //!   `fsync` that succeeds says nothing about them ("fsyncgate", PostgreSQL 2018): a
 //!   recorder that went on would claim a durability it cannot know. Every earlier line was
 //!   synced by its own successful call, so a new recorder on the run continues from there
-//!   honestly. If even the cut fails, the line stays, whole, with its `seq` (the file is
-//!   still valid; [`Recorder::last_seq`] counts it).
+//!   honestly. If even the cut fails, the line stays with its `seq`
+//!   ([`Recorder::last_seq`] counts it), but not necessarily whole: after a real writeback
+//!   error the kernel may have dropped the pages it could not write, and the line (its LF
+//!   too, when on the same page) then reads back as NUL bytes. A reader reports it where it
+//!   is; the next open moves it aside as a torn tail when its LF is gone, and refuses the
+//!   file ([`RecordError::Corrupt`]) when a NUL line ends with an LF, rather than vouch for
+//!   it. Nothing after it is ever written by this recorder.
 //! * **The sync at close fails** under [`Durability::FsyncOnClose`]: `close` returns the
 //!   error; the lines stay in the file, but their durability is unknown.
+//! * **The file is removed while it is written** (it, or its directory: `rm -rf` of the run
+//!   directory mid-run): every write still succeeds, into a file nobody can open again.
+//!   [`close`](Recorder::close) notices (the open file has no name left) and writes the
+//!   lines back to the path, making the directory again, then returns
+//!   [`RecordError::Removed`] saying so (or why it could not): a run is never "written"
+//!   into nothing.
+//!
+//! The recorder stays usable after a failed write; the [`workflow`](crate::workflow) scopes
+//! above it keep every event it refused and write it, in order, once the disk has room
+//! (see [when the disk refuses a write](crate::workflow#when-the-disk-refuses-a-write)),
+//! using [`Recorder::try_record`], which hands a refused event back.
 //!
 //! The same holds for the files around the transcript: the raw output of a capture is
-//! appended the same way (a failed chunk leaves nothing behind), an export written with
+//! appended the same way (a failed chunk leaves nothing behind, and is kept to be written
+//! again), an export written with
 //! `axt export -o` goes to a temporary file that is synced and renamed over the target (a
 //! failed write is an error naming the file, and the target is left as it was), and
 //! `axt import` writes through this recorder.

@@ -8,13 +8,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::{RecordError, Unrecorded};
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
-use super::writer::{RunFile, TornTail, check_run_id};
+use super::writer::{RunFile, TornTail, check_run_id, create_private, create_private_dir};
 use crate::model::{ExchangeEvent, encode_event};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
@@ -338,6 +339,16 @@ impl Recorder {
             out.sync_all()
                 .map_err(|error| RecordError::io(&self.path, error))?;
         }
+        // Writes to a file whose name (or directory) was removed all succeed, into a file
+        // nobody can open again: its lines are put back at the path, never left to vanish
+        // behind a successful close.
+        if out.file().metadata().is_ok_and(|meta| meta.nlink() == 0) {
+            let restored = restore(out.file(), &self.dir, &self.path).map_err(|e| e.to_string());
+            return Err(RecordError::Removed {
+                path: self.path.clone(),
+                restored,
+            });
+        }
         Ok(())
     }
 
@@ -423,4 +434,16 @@ impl Drop for Recorder {
             tracing::warn!(run_id = self.run_id, %error, "closing the transcript failed");
         }
     }
+}
+
+/// Writes the whole of `file` (open for reading) to a new file at `path`, recreating `dir`
+/// (0700) first: the run file back after it was unlinked while it was written.
+fn restore(file: &std::fs::File, dir: &Path, path: &Path) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    create_private_dir(dir)?;
+    let mut target = create_private(path)?;
+    let mut source = file;
+    source.seek(SeekFrom::Start(0))?;
+    std::io::copy(&mut source, &mut target)?;
+    target.sync_all()
 }

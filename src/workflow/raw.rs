@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
 use std::ops::Range;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -164,6 +165,21 @@ impl RawOut {
         }
         self.waiting_bytes = 0;
         let settled = self.out.settle();
+        if self
+            .out
+            .file()
+            .metadata()
+            .is_ok_and(|meta| meta.nlink() == 0)
+        {
+            // Written into a file whose name (or directory) was removed meanwhile: nobody
+            // can open it again. The transcript is written back by its recorder; these
+            // bytes cannot be read back from an append-only file, so they are said lost.
+            return Err(io::Error::other(format!(
+                "the file was removed while the output was written to it (its directory \
+                 deleted?): the raw copy of the output ({} bytes) is lost",
+                self.taken
+            )));
+        }
         match self.missing() {
             None => settled,
             Some(missing) => Err(io::Error::other(missing)),

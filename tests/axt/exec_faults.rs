@@ -395,3 +395,49 @@ fn check_repair_moves_a_torn_final_line_aside() {
         (Some(0), String::new())
     );
 }
+
+/// Item 14: the run's directory removed while the agent runs used to end in "wrote
+/// DIR/r.jsonl", exit 0, and no file: every write had gone into a file nobody could open
+/// again. Now closing the run notices, writes the transcript back (the directory made
+/// again), says the raw copy is lost, and exits 2.
+#[test]
+fn a_directory_removed_mid_run_is_said_and_the_transcript_written_back() {
+    let dir = TempDir::new("exec-dir-removed");
+    let runs = dir.path().join("runs");
+    let go = dir.path().join("go");
+    let path = fixture("claude", "ok/shared-scenario-shell-command");
+    let agent = [
+        path.as_str(),
+        "--after-line",
+        "3",
+        "--wait-for",
+        go.to_str().unwrap(),
+    ];
+    let child = start_exec(&runs, &["-p", "claude"], &agent, Stdio::piped());
+    wait_for_lines(&runs.join("r.jsonl"), 4);
+    fs::remove_dir_all(&runs).unwrap();
+    fs::write(&go, b"").unwrap();
+    let (output, _) = wait_at_most(child, Duration::from_secs(30), "directory removed");
+    let stderr = text(&output.stderr).replace(runs.to_str().unwrap(), "DIR");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("wrote"), "{stderr}");
+    assert!(
+        stderr.contains("DIR/r.jsonl: the file was removed while the run was recorded (its directory deleted?); its lines were written back to it")
+            && stderr.contains("DIR/r.raw: the file was removed while the output was written to it"),
+        "{stderr}"
+    );
+    // The whole run, written back; its end says the raw copy is lost.
+    let mut live = events(&fs::read(runs.join("r.jsonl")).unwrap());
+    let result = live.last_mut().unwrap()["payload"]["result"]
+        .as_object_mut()
+        .unwrap();
+    let missing = result.remove("raw_missing").unwrap();
+    assert!(
+        missing
+            .as_str()
+            .unwrap()
+            .ends_with("the raw copy of the output (2851 bytes) is lost")
+    );
+    let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");
+    assert_eq!(live, events(&normalized.stdout));
+}
