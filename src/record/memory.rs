@@ -169,7 +169,7 @@ impl RunRecorder for MemoryRecorder {
         if state.closed {
             return Subscription::ended(capacity, first_seq);
         }
-        state.fanout.subscribe(capacity, first_seq)
+        state.fanout.subscribe(capacity, first_seq, &self.run_id)
     }
 
     fn close(&self) -> Result<(), RecordError> {

@@ -141,14 +141,18 @@
 //! # Live fan-out
 //!
 //! [`Recorder::subscribe`] returns a [`Subscription`] with a bounded buffer (256 events by
-//! default, [`RecorderOptions::subscriber_capacity`]). The writer only ever tries to enqueue:
-//! when a buffer is full the *newest* event is dropped for that subscriber (drop-newest), so
-//! a slow, stuck, closed or dropped subscriber never blocks a write. A subscriber receives, in
+//! default, [`RecorderOptions::subscriber_capacity`]). The writer only ever tries to enqueue,
+//! and only once per event whatever the number of subscribers: into the queue of the
+//! fan-out's own thread (started with the first subscriber), which offers it to each
+//! subscriber. When a buffer is full the *newest* event is dropped for that subscriber
+//! (drop-newest), so a slow, stuck, closed or dropped subscriber never blocks a write, and a
+//! hundred waiting subscribers cost the writer what one does. A subscriber receives, in
 //! `seq` order, every event that found room, and for every run of events that did not a
 //! [`Delivery::Missed`] `{ from_seq, count }` in its place, so it can read exactly those
 //! lines back from the file and lose nothing. Drops are counted per subscriber and in total
 //! ([`Recorder::stats`]) and reported through `tracing` at WARN, at most once per second per
-//! subscriber (plus once when it goes away with drops unreported).
+//! subscriber (plus once when it goes away with drops unreported), to the `tracing`
+//! subscriber of the thread that subscribed first.
 //!
 //! # Threat model
 //!

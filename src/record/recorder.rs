@@ -315,7 +315,7 @@ impl Recorder {
         if state.file.is_none() {
             return Subscription::ended(capacity, first_seq);
         }
-        state.fanout.subscribe(capacity, first_seq)
+        state.fanout.subscribe(capacity, first_seq, &self.run_id)
     }
 
     /// Closes the file and ends every subscription (each still yields what it has buffered).

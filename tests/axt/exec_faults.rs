@@ -93,12 +93,16 @@ fn last_event(path: &Path) -> Value {
     events(&fs::read(path).unwrap()).pop().unwrap()
 }
 
+/// The disk the test needs, or SKIPPED on stderr with the reason and the test returns.
 macro_rules! small_disk_or_skip {
     ($name:expr, $size:expr) => {
         match SmallDisk::mount($name, $size) {
             Ok(disk) => disk,
             Err(reason) => {
-                eprintln!("SKIPPED {}: {reason}", $name);
+                #[allow(clippy::print_stderr)]
+                {
+                    eprintln!("SKIPPED {}: {reason}", $name);
+                }
                 return;
             }
         }
