@@ -17,6 +17,9 @@
 //!   [`mask_raw`](RecorderOptions::mask_raw)), the raw file holds the output masked line by
 //!   line, not the bytes as read.
 //!   Subscribe now ([`Capture::subscribe`]) to see every event of the run.
+//!   [`Capture::detect`] is the same for an output whose provider its first records tell
+//!   (`axt exec --provider auto`): nothing is recorded until they do, and an output that is
+//!   no provider's is kept in the raw file, its run recorded as failed.
 //! * [`Capture::start`] (or the first feed) records `run.started`, `step.started` and, when
 //!   the caller supplies them, a `message.user` with the resolved prompt and then the system
 //!   prompt (flagged `system_prompt: true`) as `text` blocks of fidelity `router` (the
@@ -44,6 +47,12 @@
 //! record's last byte to a subscriber holding its event (pipe, reader thread, normalize,
 //! append, fan-out), over 2,000 single-record messages: median 8-27 µs, p99 28-58 µs.
 //!
+//! A disk that refuses writes (full, an I/O error) delays the transcript and the raw copy
+//! rather than end them: what waits is kept and written as soon as the disk has room (see
+//! [when the disk refuses a write](crate::workflow#when-the-disk-refuses-a-write)), and
+//! what is never written is said exactly ([`CaptureError::Lost`]). No method panics,
+//! whatever an I/O error left the capture in.
+//!
 //! Whatever ends the run, the transcript stays valid: every line is whole (the recorder's
 //! guarantee), and `run.completed` is written, by [`Capture::finish`] or, failed, when the
 //! capture is dropped unfinished, unless the process running the capture itself dies, in
@@ -55,13 +64,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::model::files::raw_name;
-use crate::model::{StepKind, Timestamp};
-use crate::normalize::{Options, Provider, RunMeta};
+use crate::model::{EventType, StepKind, Timestamp};
+use crate::normalize::{Detection, Options, Provider, RunMeta, detect_head};
 use crate::record::{RecordError, Recorder, RecorderOptions, RunRecorder, Subscription};
 use crate::transcribe::{AGENT_PATH, Clock, new_run_id};
 use crate::workflow::{
-    AgentOptions, AgentStep, RouterTools, Run, RunError, WriteReport, WriteRetry, open_raw,
-    read_chunks,
+    AgentOptions, AgentStep, RawOut, RouterTools, Run, RunError, WriteReport, WriteRetry, open_raw,
+    read_chunks, user,
 };
 
 // How the agent's process ended is the executor's to say; it is found here, at its seam
@@ -149,6 +158,13 @@ pub enum CaptureError {
     /// ([`RunError::Unwritten`]) or bytes of the raw output ([`RunError::Raw`]).
     #[error("{0}")]
     Lost(String),
+    /// A capture that was to detect its provider ([`Capture::detect`]) found none in the
+    /// output: the run is recorded as failed, the output kept in the raw file only.
+    #[error(
+        "cannot detect the provider of the agent's output ({0}); the run is recorded as \
+         failed (pass --provider to name it)"
+    )]
+    Unrecognized(String),
 }
 
 impl From<RunError> for CaptureError {
@@ -164,7 +180,9 @@ impl From<RunError> for CaptureError {
 
 /// One agent run being recorded live. See the [module documentation](self).
 pub struct Capture {
-    provider: Provider,
+    /// `None` while the output has not said whose it is ([`Capture::detect`]).
+    provider: Option<Provider>,
+    max_record_bytes: usize,
     recorder: Arc<Recorder>,
     raw_path: Option<PathBuf>,
     write_retry: WriteRetry,
@@ -182,6 +200,19 @@ struct Live {
 enum State {
     /// Nothing recorded yet: the agent step's options.
     Pending(Box<AgentOptions>),
+    /// The provider is to be detected: the output read so far, until its first records
+    /// say whose it is (nothing is recorded before, not even the raw copy).
+    Detecting {
+        options: Box<AgentOptions>,
+        head: Vec<u8>,
+    },
+    /// The output is no provider's: it goes to the raw file only, and the run is
+    /// recorded as failed when it ends.
+    Unrecognized {
+        options: Box<AgentOptions>,
+        raw: Option<Box<RawOut>>,
+        reason: String,
+    },
     /// The run and its one agent step.
     Live(Box<Live>),
     /// Starting the run failed (the error was returned then), or it ended.
@@ -198,7 +229,24 @@ impl Capture {
         dir: impl AsRef<Path>,
         options: CaptureOptions,
     ) -> Result<Capture, CaptureError> {
-        let dir = dir.as_ref();
+        Capture::create(Some(provider), dir.as_ref(), options)
+    }
+
+    /// As [`new`](Capture::new), for an output whose provider is detected from its first
+    /// records, as `axt normalize --provider auto` does. Nothing is recorded until it is
+    /// known (the output read meanwhile, at most the record size limit plus 1 MiB, is
+    /// kept in memory). An output that is no provider's is kept in the raw file, and the
+    /// run recorded as failed, saying so; [`finish`](Capture::finish) then returns
+    /// [`CaptureError::Unrecognized`].
+    pub fn detect(dir: impl AsRef<Path>, options: CaptureOptions) -> Result<Capture, CaptureError> {
+        Capture::create(None, dir.as_ref(), options)
+    }
+
+    fn create(
+        provider: Option<Provider>,
+        dir: &Path,
+        options: CaptureOptions,
+    ) -> Result<Capture, CaptureError> {
         let run_id = options.run_id.unwrap_or_else(new_run_id);
         if options.keep_raw {
             // Before any file is made: a raw copy that would leak what the transcript masks
@@ -238,13 +286,21 @@ impl Capture {
             raw_path = Some(path.clone());
             agent = agent.raw_opened(file, path);
         }
-        let agent = agent.write_retry(options.write_retry.clone());
+        let agent = Box::new(agent.write_retry(options.write_retry.clone()));
+        let state = match provider {
+            Some(_) => State::Pending(agent),
+            None => State::Detecting {
+                options: agent,
+                head: Vec::new(),
+            },
+        };
         Ok(Capture {
             provider,
+            max_record_bytes: options.max_record_bytes,
             recorder: Arc::new(recorder),
             raw_path,
             write_retry: options.write_retry,
-            state: State::Pending(Box::new(agent)),
+            state,
         })
     }
 
@@ -257,7 +313,12 @@ impl Capture {
     /// fails all the same (the run was recorded by another process, the recorder is
     /// closed), the error is returned once and the capture records nothing more: later
     /// calls fail with [`RunError::RunEnded`].
+    ///
+    /// A capture detecting its provider records nothing before the provider is known.
     pub fn start(&mut self) -> Result<(), CaptureError> {
+        let Some(provider) = self.provider else {
+            return Ok(());
+        };
         let options = match std::mem::replace(&mut self.state, State::Over) {
             State::Pending(options) => *options,
             other => {
@@ -266,11 +327,11 @@ impl Capture {
             }
         };
         let recorder: Arc<dyn RunRecorder> = self.recorder.clone();
-        let run = Run::start_shared(recorder, self.provider.as_str(), StepKind::Agent)?;
+        let run = Run::start_shared(recorder, provider.as_str(), StepKind::Agent)?;
         run.set_write_retry(self.write_retry.clone());
         let agent = run
             .step(AGENT_PATH, StepKind::Agent)?
-            .agent(self.provider, options)?;
+            .agent(provider, options)?;
         self.state = State::Live(Box::new(Live { agent, run }));
         Ok(())
     }
@@ -279,7 +340,112 @@ impl Capture {
     fn live(&self) -> Result<&AgentStep, CaptureError> {
         match &self.state {
             State::Live(live) => Ok(&live.agent),
-            State::Pending(_) | State::Over => Err(self.ended()),
+            _ => Err(self.ended()),
+        }
+    }
+
+    /// The provider: the one given, or the one detected so far.
+    pub fn provider(&self) -> Option<Provider> {
+        self.provider
+    }
+
+    /// Asks the output read so far whose it is (`at_end`: the output has ended): starts
+    /// the run once it is known, keeps the output in the raw file only once it is clear
+    /// that it is no provider's.
+    fn detect_now(&mut self, at_end: bool) -> Result<(), CaptureError> {
+        let State::Detecting { head, .. } = &self.state else {
+            return Ok(());
+        };
+        let reason = match detect_head(head, at_end, self.max_record_bytes) {
+            Detection::NeedMore => return Ok(()),
+            Detection::Found(provider) => {
+                let State::Detecting { options, head } =
+                    std::mem::replace(&mut self.state, State::Pending(Box::default()))
+                else {
+                    return Ok(());
+                };
+                self.provider = Some(provider);
+                self.state = State::Pending(options);
+                self.start()?;
+                return Ok(self.live()?.feed(&head)?);
+            }
+            Detection::Empty => "the agent wrote nothing".to_owned(),
+            Detection::RecordTooLong => {
+                "its first record is longer than the record size limit".to_owned()
+            }
+            Detection::Undetected(why) => why.to_owned(),
+        };
+        let State::Detecting { mut options, head } =
+            std::mem::replace(&mut self.state, State::Over)
+        else {
+            return Ok(());
+        };
+        let mask = self.recorder.raw_mask()?;
+        let mut raw = options
+            .take_raw_opened()
+            .map(|(file, path)| Box::new(RawOut::new(file, path, mask, options.raw_retry())));
+        if let Some(raw) = &mut raw {
+            raw.write(&head);
+        }
+        self.state = State::Unrecognized {
+            options,
+            raw,
+            reason,
+        };
+        Ok(())
+    }
+
+    /// Records the run of an output that was no provider's: its prompt, and its failure,
+    /// saying why and where the output is. Returns the error [`finish`](Capture::finish)
+    /// reports.
+    fn end_unrecognized(
+        &mut self,
+        options: &AgentOptions,
+        raw: Option<Box<RawOut>>,
+        reason: &str,
+        end: &ProcessEnd,
+    ) -> CaptureError {
+        let mut lost = Vec::new();
+        let kept = match raw {
+            Some(mut raw) => {
+                if let Err(error) = raw.finish() {
+                    lost.push(format!("{}: {error}", raw.path().display()));
+                }
+                format!("; the output is kept in {}", raw.path().display())
+            }
+            None => String::new(),
+        };
+        let error = format!(
+            "axt could not tell which agent wrote the output ({reason}){kept}{}",
+            end.failure()
+                .map_or(String::new(), |failure| format!("; {failure}"))
+        );
+        let recorder: Arc<dyn RunRecorder> = self.recorder.clone();
+        let recorded = Run::start_shared(recorder, "unknown", StepKind::Agent).and_then(|run| {
+            run.set_write_retry(self.write_retry.clone());
+            let step = run.step(AGENT_PATH, StepKind::Agent)?;
+            let blocks = options.opening_blocks();
+            if !blocks.is_empty() {
+                step.message(EventType::MessageUser, user(blocks))?;
+            }
+            step.fail(&error)?;
+            let mut result = serde_json::json!({ "status": "failed", "unrecognized": reason });
+            if end.failure().is_some() {
+                result["process"] = serde_json::to_value(end).unwrap_or_default();
+            }
+            run.end(Some(error.clone()), result)
+        });
+        if let Err(failure) = recorded {
+            lost.push(failure.to_string());
+        }
+        if lost.is_empty() {
+            CaptureError::Unrecognized(reason.to_owned())
+        } else {
+            CaptureError::Lost(format!(
+                "{}; {}",
+                CaptureError::Unrecognized(reason.to_owned()),
+                lost.join("; ")
+            ))
         }
     }
 
@@ -320,7 +486,7 @@ impl Capture {
     pub fn meta(&self) -> RunMeta {
         match &self.state {
             State::Live(live) => live.agent.meta(),
-            State::Pending(_) | State::Over => RunMeta::new(self.provider),
+            _ => RunMeta::new(self.provider.unwrap_or(Provider::Claude)),
         }
     }
 
@@ -329,7 +495,7 @@ impl Capture {
     pub fn write_report(&self) -> WriteReport {
         match &self.state {
             State::Live(live) => live.run.write_report(),
-            State::Pending(_) | State::Over => WriteReport::default(),
+            _ => WriteReport::default(),
         }
     }
 
@@ -338,7 +504,7 @@ impl Capture {
     pub fn raw_error(&self) -> Option<(String, bool)> {
         match &self.state {
             State::Live(live) => live.agent.raw_error(),
-            State::Pending(_) | State::Over => None,
+            _ => None,
         }
     }
 
@@ -353,6 +519,19 @@ impl Capture {
     /// Feeds the next bytes of the agent's stdout, split anywhere: they go to the raw file,
     /// then every event they complete is recorded before this returns.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), CaptureError> {
+        match &mut self.state {
+            State::Detecting { head, .. } => {
+                head.extend_from_slice(bytes);
+                return self.detect_now(false);
+            }
+            State::Unrecognized { raw, .. } => {
+                if let Some(raw) = raw {
+                    raw.write(bytes);
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
         self.start()?;
         Ok(self.live()?.feed(bytes)?)
     }
@@ -371,6 +550,18 @@ impl Capture {
     /// refuses then is lost, and this returns [`CaptureError::Lost`] saying exactly what
     /// (the events by type, the raw output's byte ranges), after ending the run.
     pub fn finish(mut self, end: ProcessEnd) -> Result<RunMeta, CaptureError> {
+        self.detect_now(true)?;
+        if matches!(self.state, State::Unrecognized { .. }) {
+            let State::Unrecognized {
+                options,
+                raw,
+                reason,
+            } = std::mem::replace(&mut self.state, State::Over)
+            else {
+                return Err(self.ended());
+            };
+            return Err(self.end_unrecognized(&options, raw, &reason, &end));
+        }
         self.start()?;
         let State::Live(live) = std::mem::replace(&mut self.state, State::Over) else {
             return Err(self.ended());
@@ -402,10 +593,6 @@ impl Drop for Capture {
     /// A capture dropped unfinished ends its run as failed: what the output held is
     /// recorded, and `run.completed` carries the metadata so far and the reason.
     fn drop(&mut self) {
-        let State::Live(live) = std::mem::replace(&mut self.state, State::Over) else {
-            return;
-        };
-        let Live { agent, run } = *live;
         let note = if std::thread::panicking() {
             "the capture was unwound by a panic before the agent's output ended"
         } else {
@@ -415,6 +602,26 @@ impl Drop for Capture {
             note: Some(note.to_owned()),
             ..ProcessEnd::default()
         };
+        // An output still being looked at is decided now, so that its run is recorded too.
+        if let Err(error) = self.detect_now(true) {
+            tracing::warn!(run_id = self.recorder.run_id(), %error, "ending a dropped capture failed");
+        }
+        let live = match std::mem::replace(&mut self.state, State::Over) {
+            State::Live(live) => live,
+            State::Unrecognized {
+                options,
+                raw,
+                reason,
+            } => {
+                let error = self.end_unrecognized(&options, raw, &reason, &end);
+                if let CaptureError::Lost(_) = error {
+                    tracing::warn!(run_id = self.recorder.run_id(), %error, "ending a dropped capture failed");
+                }
+                return;
+            }
+            _ => return,
+        };
+        let Live { agent, run } = *live;
         let ended = agent
             .finish_run(end)
             .map_err(CaptureError::from)

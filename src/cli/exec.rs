@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::capture::{Capture, CaptureOptions};
+use crate::capture::{Capture, CaptureError, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
 use crate::normalize::{
@@ -50,9 +50,11 @@ use super::supervise::{Agent, Signals, Watch, supervise};
 /// --output-format stream-json --verbose
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The provider whose output the agent writes.
+    /// The provider whose output the agent writes; `auto` recognizes it from the first
+    /// records (nothing is recorded until then; an output that is no provider's is kept in
+    /// the raw copy and the run recorded as failed, exit 1).
     #[arg(long, short, value_parser = provider_parser())]
-    provider: Provider,
+    provider: ProviderChoice,
 
     /// Where the transcript and the raw output go (created, mode 0700, when missing).
     #[arg(long, value_name = "DIR")]
@@ -124,12 +126,25 @@ pub(crate) struct Args {
     command: Vec<String>,
 }
 
-/// The providers by name, listed in `--help` and in the error for any other name.
-fn provider_parser() -> impl TypedValueParser<Value = Provider> {
-    PossibleValuesParser::new(Provider::ALL.map(Provider::as_str)).try_map(|name: String| {
+/// A provider, or `auto`.
+#[derive(Clone, Copy)]
+enum ProviderChoice {
+    Auto,
+    Given(Provider),
+}
+
+/// The providers by name, and `auto`, listed in `--help` and in the error for any other
+/// name.
+fn provider_parser() -> impl TypedValueParser<Value = ProviderChoice> {
+    let names = std::iter::once("auto").chain(Provider::ALL.map(Provider::as_str));
+    PossibleValuesParser::new(names).try_map(|name: String| {
+        if name == "auto" {
+            return Ok(ProviderChoice::Auto);
+        }
         Provider::ALL
             .into_iter()
             .find(|provider| provider.as_str() == name)
+            .map(ProviderChoice::Given)
             .ok_or(format!("unknown provider {name:?}"))
     })
 }
@@ -192,10 +207,16 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         )?),
         None => None,
     };
-    let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
+    let capture = match args.provider {
+        ProviderChoice::Given(provider) => Capture::new(provider, &args.out, options),
+        ProviderChoice::Auto => Capture::detect(&args.out, options),
+    };
+    let mut capture = capture.map_err(io::Error::other)?;
     let live = otlp.map(|destination| {
         let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
-        context.provider = Some(args.provider.as_str().to_owned());
+        context.provider = capture
+            .provider()
+            .map(|provider| provider.as_str().to_owned());
         context.content = args.otlp_content;
         // A buffer of its own, large enough that the mapper never misses events; it only
         // ever offers spans to the sender, so it keeps up with any agent.
@@ -272,6 +293,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     // it. Else a transcript that lacks part of the run is an output that could not be
     // written (2), and an output with problems, or a run that did not complete, is 1.
     let code = match (code, &finished) {
+        // No provider's output: a problem in the input, as normalize would say.
+        (0, Err(CaptureError::Unrecognized(_))) if args.agent_exit_code => 0,
+        (0, Err(CaptureError::Unrecognized(_))) => 1,
         (0, Err(_)) => 2,
         (0, Ok(meta)) if !args.agent_exit_code && !recorded_cleanly(meta, &errors) => 1,
         (code, _) => code,

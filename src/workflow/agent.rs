@@ -106,6 +106,39 @@ impl AgentOptions {
         self
     }
 
+    /// Takes back the raw output file the caller created (for a capture that records no
+    /// agent step after all: its output was no provider's).
+    pub(crate) fn take_raw_opened(&mut self) -> Option<(File, PathBuf)> {
+        match self.raw.take() {
+            Some(Raw::Opened(file, path)) => Some((file, path)),
+            other => {
+                self.raw = other;
+                None
+            }
+        }
+    }
+
+    /// How the raw output file retries writes.
+    pub(crate) fn raw_retry(&self) -> WriteRetry {
+        self.write_retry.clone()
+    }
+
+    /// The blocks of the step's opening `message.user`: the prompt, then the system
+    /// prompt; empty when neither was given.
+    pub(crate) fn opening_blocks(&self) -> Vec<ContentBlock> {
+        let mut blocks = Vec::with_capacity(2);
+        if let Some(prompt) = self.prompt.clone().filter(|p| !p.is_empty()) {
+            blocks.push(ContentBlock::new(Fidelity::Router, Block::text(prompt)));
+        }
+        if let Some(system) = self.system_prompt.clone().filter(|p| !p.is_empty()) {
+            blocks.push(ContentBlock::new(
+                Fidelity::Router,
+                Block::system_prompt(system),
+            ));
+        }
+        blocks
+    }
+
     /// The time of events the agent's output does not date (default: the moment they are
     /// recorded). See [the mapping's times](crate::transcribe::mapper).
     pub fn clock(mut self, clock: Clock) -> Self {
@@ -221,6 +254,8 @@ impl AgentStep {
             step.fail(&error)?;
             return Err(error);
         }
+        // The opening message, made before the options are taken apart.
+        let blocks = options.opening_blocks();
         let raw = match options.raw {
             None => None,
             Some(raw) => {
@@ -251,16 +286,6 @@ impl AgentStep {
             ctx.step.ledger.watch_agent(hold);
             Ok(())
         })?;
-        let mut blocks = Vec::with_capacity(2);
-        if let Some(prompt) = options.prompt.filter(|p| !p.is_empty()) {
-            blocks.push(ContentBlock::new(Fidelity::Router, Block::text(prompt)));
-        }
-        if let Some(system) = options.system_prompt.filter(|p| !p.is_empty()) {
-            blocks.push(ContentBlock::new(
-                Fidelity::Router,
-                Block::system_prompt(system),
-            ));
-        }
         if !blocks.is_empty() {
             step.message(EventType::MessageUser, user(blocks))?;
         }
@@ -490,7 +515,8 @@ pub(crate) fn read_chunks<E>(
     }
 }
 
-fn user(blocks: Vec<ContentBlock>) -> Payload {
+/// A `message.user` payload of `blocks`.
+pub(crate) fn user(blocks: Vec<ContentBlock>) -> Payload {
     Payload::Message(MessagePayload {
         role: Role::User,
         blocks,

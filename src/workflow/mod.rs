@@ -239,12 +239,12 @@ mod run;
 mod step;
 mod tool;
 
-pub(crate) use agent::read_chunks;
 pub use agent::{AgentOptions, AgentStep, OnDiagnostic};
+pub(crate) use agent::{read_chunks, user};
 pub use backlog::{WriteReport, WriteRetry};
 pub use calls::RouterTools;
 pub use error::RunError;
-pub(crate) use raw::open_raw;
+pub(crate) use raw::{RawOut, open_raw};
 pub use run::Run;
 pub use step::Step;
 pub use tool::ToolCall;

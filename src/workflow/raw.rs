@@ -35,7 +35,7 @@ pub(crate) fn open_raw(path: &Path) -> io::Result<File> {
 
 /// The raw output file being written.
 #[derive(Debug)]
-pub(super) struct RawOut {
+pub(crate) struct RawOut {
     out: Appender,
     mask: Option<Mask>,
     retry: WriteRetry,
@@ -70,7 +70,7 @@ impl std::fmt::Debug for Mask {
 
 impl RawOut {
     /// Takes `file`, just created at `path`.
-    pub(super) fn new(
+    pub(crate) fn new(
         file: File,
         path: PathBuf,
         mask: Option<LineMask>,
@@ -94,14 +94,14 @@ impl RawOut {
         }
     }
 
-    pub(super) fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.out.path()
     }
 
     /// Takes the next bytes of the output (masked a line at a time when there is a mask)
     /// and appends them, or keeps them while the disk refuses. Never fails: what cannot be
     /// kept is recorded in [`missing`](RawOut::missing).
-    pub(super) fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         let from = self.taken;
         self.taken += bytes.len() as u64;
         let Some(Mask {
@@ -134,7 +134,7 @@ impl RawOut {
     /// Writes the last line when it had no LF (masked), once the output has ended, and
     /// retries what the disk refused for up to [`WriteRetry::at_end`]. Fails when any of
     /// the output is missing from the file, saying which bytes.
-    pub(super) fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         if let Some(Mask {
             mask,
             partial,

@@ -661,7 +661,8 @@ fn diagnostics_point_into_the_raw_output_file() {
 
     let help = axt(&["exec", "--help"], b"");
     assert!(
-        text(&help.stdout).contains("[possible values: claude, codex, gemini, copilot, openai]"),
+        text(&help.stdout)
+            .contains("[possible values: auto, claude, codex, gemini, copilot, openai]"),
         "{}",
         text(&help.stdout)
     );

@@ -445,3 +445,78 @@ fn a_directory_removed_mid_run_is_said_and_the_transcript_written_back() {
     let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");
     assert_eq!(live, events(&normalized.stdout));
 }
+
+/// Issue 24: `axt exec --provider auto` recognizes the agent's output from its first
+/// records, as `axt normalize` does: the transcript is the one an explicit provider makes.
+/// An output that is no provider's is kept in the raw copy, and the run recorded as failed
+/// with the reason: exit 1, not a quiet 0.
+#[test]
+fn exec_provider_auto_detects_the_output_or_says_it_cannot() {
+    let dir = TempDir::new("exec-auto");
+    let out = dir.path().to_str().unwrap();
+    let agent = replay_agent();
+    let codex = fixture("codex", "ok/commands-failed-and-declined");
+    let run = |run_id: &str, command: &[&str]| {
+        let mut args = vec!["exec", "-p", "auto", "--out", out, "--run-id", run_id, "--"];
+        args.extend_from_slice(command);
+        axt(&args, b"")
+    };
+    let detected = run("codex", &["python3", &agent, &codex]);
+    assert_eq!(
+        detected.status.code(),
+        Some(0),
+        "{}",
+        text(&detected.stderr)
+    );
+    let normalized = axt(
+        &["normalize", "-p", "codex", "--run-id", "codex", &codex],
+        b"",
+    );
+    assert_eq!(
+        events(&fs::read(dir.path().join("codex.jsonl")).unwrap()),
+        events(&normalized.stdout)
+    );
+
+    let garbage = run("garbage", &["sh", "-c", "echo 'hello, world'"]);
+    let stderr = text(&garbage.stderr).replace(out, "DIR");
+    assert_eq!(garbage.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("axt: cannot detect the provider of the agent's output ("),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read(dir.path().join("garbage.raw")).unwrap(),
+        b"hello, world\n"
+    );
+    let types: Vec<String> = events(&fs::read(dir.path().join("garbage.jsonl")).unwrap())
+        .iter()
+        .map(|event| event["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "run.started",
+            "step.started",
+            "step.completed",
+            "run.completed"
+        ]
+    );
+    let end = last_event(&dir.path().join("garbage.jsonl"));
+    let error = end["payload"]["error"]
+        .as_str()
+        .unwrap()
+        .replace(out, "DIR");
+    assert!(
+        error.starts_with("axt could not tell which agent wrote the output (")
+            && error.ends_with("; the output is kept in DIR/garbage.raw"),
+        "{error}"
+    );
+
+    let empty = run("empty", &["true"]);
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(
+        text(&empty.stderr).contains("(the agent wrote nothing)"),
+        "{}",
+        text(&empty.stderr)
+    );
+}
