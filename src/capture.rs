@@ -64,8 +64,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::model::files::raw_name;
-use crate::model::{EventType, StepKind, Timestamp};
-use crate::normalize::{Detection, Options, Provider, RunMeta, detect_head};
+use crate::model::{EventType, Provider, RunMeta, StepKind, Timestamp};
+use crate::normalize::{Detection, Options, detect_head};
 use crate::record::{RecordError, Recorder, RecorderOptions, RunRecorder, Subscription};
 use crate::transcribe::{AGENT_PATH, Clock, new_run_id};
 use crate::workflow::{
@@ -75,7 +75,7 @@ use crate::workflow::{
 
 // How the agent's process ended is the executor's to say; it is found here, at its seam
 // (the type itself is part of the run's metadata, so it is defined with it).
-pub use crate::normalize::ProcessEnd;
+pub use crate::model::ProcessEnd;
 pub use crate::workflow::OnDiagnostic;
 
 /// How a [`Capture`] records.

@@ -16,15 +16,14 @@ use std::time::{Duration, Instant};
 use crate::capture::{Capture, CaptureError, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
-use crate::normalize::{
-    DEFAULT_MAX_RECORD_BYTES, Diagnostic, ProcessEnd, Provider, RunMeta, RunStatus, Severity,
-};
+use crate::model::{ProcessEnd, RunMeta, RunStatus};
+use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Severity};
 use crate::record::{Delivery, RecorderOptions, Subscription};
 use crate::workflow::WriteRetry;
 use crate::{Block, EventType, ExchangeEvent, Payload};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::Outcome;
+use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, escape, paint};
 use super::export::WireProtocol;
 use super::supervise::{Agent, Signals, Watch, supervise};
@@ -53,7 +52,7 @@ pub(crate) struct Args {
     /// The provider whose output the agent writes; `auto` recognizes it from the first
     /// records (nothing is recorded until then; an output that is no provider's is kept in
     /// the raw copy and the run recorded as failed, exit 1).
-    #[arg(long, short, value_parser = provider_parser())]
+    #[arg(long, short, value_parser = provider_or_auto_parser())]
     provider: ProviderChoice,
 
     /// Where the transcript and the raw output go (created, mode 0700, when missing).
@@ -126,29 +125,6 @@ pub(crate) struct Args {
     command: Vec<String>,
 }
 
-/// A provider, or `auto`.
-#[derive(Clone, Copy)]
-enum ProviderChoice {
-    Auto,
-    Given(Provider),
-}
-
-/// The providers by name, and `auto`, listed in `--help` and in the error for any other
-/// name.
-fn provider_parser() -> impl TypedValueParser<Value = ProviderChoice> {
-    let names = std::iter::once("auto").chain(Provider::ALL.map(Provider::as_str));
-    PossibleValuesParser::new(names).try_map(|name: String| {
-        if name == "auto" {
-            return Ok(ProviderChoice::Auto);
-        }
-        Provider::ALL
-            .into_iter()
-            .find(|provider| provider.as_str() == name)
-            .map(ProviderChoice::Given)
-            .ok_or(format!("unknown provider {name:?}"))
-    })
-}
-
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let program = args.command[0].clone();
@@ -208,15 +184,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         None => None,
     };
     let capture = match args.provider {
-        ProviderChoice::Given(provider) => Capture::new(provider, &args.out, options),
+        ProviderChoice::Named(provider) => Capture::new(provider, &args.out, options),
         ProviderChoice::Auto => Capture::detect(&args.out, options),
     };
     let mut capture = capture.map_err(io::Error::other)?;
     let live = otlp.map(|destination| {
         let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
-        context.provider = capture
-            .provider()
-            .map(|provider| provider.as_str().to_owned());
+        context.provider = capture.provider();
         context.content = args.otlp_content;
         // A buffer of its own, large enough that the mapper never misses events; it only
         // ever offers spans to the sender, so it keeps up with any agent.

@@ -3,11 +3,14 @@
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
-//! run without `duration_ms` is timed from `run.started` to `run.completed`. The agent steps
+//! `payload.result` ([`RunMeta`], read with [`RunMeta::of`]: `usage`, `cost_usd`,
+//! `duration_ms`); a run without `duration_ms` is timed from `run.started` to
+//! `run.completed`. The agent steps
 //! of a workflow run carry their agent's metadata in their own `step.completed` result
 //! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
-//! too (a writer puts an agent's metadata in one place, never both).
+//! too (a writer puts an agent's metadata in one place, never both). They add up by the rule
+//! of [`Spend`]: a provider session's running total (`usage_scope` `session`) counts once,
+//! however many runs that resumed the session hold it.
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -20,12 +23,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
+use super::spend::{Spend, Tokens};
 use crate::model::files::is_transcript;
-use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -43,10 +46,15 @@ pub struct Stats {
     /// Calls the agent reported that the router captured too: counted once in `tools`, as
     /// the router's, and here.
     pub sightings: u64,
-    /// Tokens by kind, summed over the runs' metadata.
+    /// Tokens by kind, summed over the runs' metadata ([`Spend`]: a provider session's
+    /// running total once, however many runs hold it).
     pub tokens: Tokens,
-    /// Cost in US dollars, summed over the runs that report one.
+    /// Cost in US dollars, summed over the runs that report one, as `tokens` are.
     pub cost_usd: f64,
+    /// Runs whose usage is the running total of a provider session another run held too (a
+    /// resumed session): counted once, by the session's largest total ([`Spend::repeated`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_session_totals: u64,
     /// Run durations in milliseconds, summed.
     pub duration_ms: u64,
     /// Runs completed (`run.completed` events).
@@ -57,6 +65,12 @@ pub struct Stats {
     started: Option<Timestamp>,
     #[serde(skip)]
     calls: Calls,
+    #[serde(skip)]
+    spend: Spend,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One tool's calls.
@@ -66,21 +80,6 @@ pub struct ToolStats {
     pub calls: u64,
     /// `tool.result` events with an error or a non-zero exit code, of those calls.
     pub failures: u64,
-}
-
-/// Tokens by kind, as in the run metadata's `usage`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    /// Uncached input tokens.
-    pub input: u64,
-    /// Output tokens, reasoning included.
-    pub output: u64,
-    /// Input tokens read from the prompt cache.
-    pub cache_read: u64,
-    /// Input tokens written to the prompt cache.
-    pub cache_write: u64,
-    /// Output tokens spent on reasoning.
-    pub reasoning: u64,
 }
 
 impl Stats {
@@ -130,35 +129,41 @@ impl Stats {
             // An agent step of a workflow run carries its agent's metadata itself (the run's
             // own `run.completed` has none of it); an agent run's agent step carries none.
             (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
-                self.spend(&step.result);
+                if let Some(meta) = RunMeta::of(step) {
+                    self.spend(&meta);
+                }
             }
             (EventType::RunCompleted, payload) => {
                 self.runs += 1;
-                let result = match payload {
-                    Payload::Step(step) => &step.result,
-                    _ => &Value::Null,
+                let meta = match payload {
+                    Payload::Step(step) => RunMeta::of(step),
+                    _ => None,
                 };
-                self.spend(result);
+                if let Some(meta) = &meta {
+                    self.spend(meta);
+                }
                 let timed = self.started.take().and_then(|start| {
                     let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
                     u64::try_from(nanos / 1_000_000).ok()
                 });
-                self.duration_ms += result["duration_ms"].as_u64().or(timed).unwrap_or(0);
+                let measured = meta.and_then(|meta| meta.duration_ms);
+                self.duration_ms += measured.or(timed).unwrap_or(0);
             }
             _ => {}
         }
     }
 
-    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`).
-    fn spend(&mut self, meta: &Value) {
-        let usage = &meta["usage"];
-        let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
-        self.tokens.input += tokens("input_tokens");
-        self.tokens.output += tokens("output_tokens");
-        self.tokens.cache_read += tokens("cache_read_tokens");
-        self.tokens.cache_write += tokens("cache_write_tokens");
-        self.tokens.reasoning += tokens("reasoning_tokens");
-        self.cost_usd += meta["cost_usd"].as_f64().unwrap_or(0.0);
+    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
+    /// [`Spend`]).
+    fn spend(&mut self, meta: &RunMeta) {
+        self.spend.add(meta);
+        self.settle_spend();
+    }
+
+    fn settle_spend(&mut self) {
+        self.tokens = self.spend.tokens;
+        self.cost_usd = self.spend.cost_usd.unwrap_or(0.0);
+        self.repeated_session_totals = self.spend.repeated;
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {
@@ -193,13 +198,8 @@ impl Stats {
             mine.failures += tool.failures;
         }
         self.sightings += other.sightings;
-        let (mine, theirs) = (&mut self.tokens, &other.tokens);
-        mine.input += theirs.input;
-        mine.output += theirs.output;
-        mine.cache_read += theirs.cache_read;
-        mine.cache_write += theirs.cache_write;
-        mine.reasoning += theirs.reasoning;
-        self.cost_usd += other.cost_usd;
+        self.spend.merge(&other.spend);
+        self.settle_spend();
         self.duration_ms += other.duration_ms;
         self.runs += other.runs;
         add_all(&mut self.problems, &other.problems);

@@ -661,8 +661,10 @@ fn diagnostics_point_into_the_raw_output_file() {
 
     let help = axt(&["exec", "--help"], b"");
     assert!(
-        text(&help.stdout)
-            .contains("[possible values: auto, claude, codex, gemini, copilot, openai]"),
+        text(&help.stdout).contains(&format!(
+            "[possible values: auto, {}]",
+            Provider::names(", ")
+        )),
         "{}",
         text(&help.stdout)
     );
