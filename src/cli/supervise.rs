@@ -6,7 +6,7 @@
 //!   are one process group (`Command::process_group(0)`), so a stop reaches all of them, and
 //!   a terminal's Ctrl-C reaches axt alone, which passes it on (below). An agent in its own
 //!   group is not in the terminal's foreground: one that reads the terminal (rather than
-//!   the prompt in its arguments, as `claude -p`, `codex exec` and `gemini -p` do) is
+//!   the prompt in its arguments, as the agents' non-interactive modes do) is
 //!   stopped by the kernel's job control; give it a pipe or a file on stdin instead.
 //! * **It dies with axt.** The kernel's way (`PR_SET_PDEATHSIG` in the child before it runs
 //!   the agent) needs a `pre_exec` hook, which is unsafe code, and the crate forbids it.

@@ -176,8 +176,8 @@ enum Message {
 /// called in `seq` order and never concurrently.
 #[derive(Debug, Default)]
 pub(crate) struct FanOut {
-    /// The hub's queue, once someone subscribed; `None` before, and after close.
-    hub: Option<SyncSender<Message>>,
+    /// The hub's queue and thread, once someone subscribed; `None` before, and after close.
+    hub: Option<(SyncSender<Message>, thread::JoinHandle<()>)>,
     /// Every subscriber's counters, for [`stats`](FanOut::stats).
     subscribers: Vec<Arc<Shared>>,
     totals: Arc<Totals>,
@@ -243,7 +243,7 @@ impl FanOut {
                 }
             }
         }
-        if let Some(hub) = &self.hub {
+        if let Some((hub, _)) = &self.hub {
             // Waits for room rather than lose a subscriber; the hub never waits for the
             // writer, so the wait is short.
             let _ = hub.send(Message::Subscribe(sender));
@@ -255,7 +255,7 @@ impl FanOut {
     /// Hands `event` to the hub without waiting. Gives the event back when there is no
     /// subscriber, so the caller can free it after releasing its lock.
     pub(crate) fn publish(&mut self, event: ExchangeEvent, _run_id: &str) -> Option<ExchangeEvent> {
-        let Some(hub) = &self.hub else {
+        let Some((hub, _)) = &self.hub else {
             return Some(event);
         };
         match hub.try_send(Message::Event(Arc::new(event))) {
@@ -269,8 +269,11 @@ impl FanOut {
     /// Hangs up on every subscriber: each receives what is buffered, then a final
     /// [`Delivery::Missed`] if events up to `last_seq` were dropped for it, then the end.
     pub(crate) fn close(&mut self, last_seq: u64, _run_id: &str) {
-        if let Some(hub) = self.hub.take() {
+        if let Some((hub, thread)) = self.hub.take() {
             let _ = hub.send(Message::Close(last_seq));
+            // Once closed, every event is in its subscribers' queues and their ends are
+            // known: the hub never waits for anyone, so this is short.
+            let _ = thread.join();
         }
         for shared in self.subscribers.drain(..) {
             // A subscriber the hub never saw (it could not start) ends here too.
@@ -283,7 +286,7 @@ impl FanOut {
     pub(crate) fn stats(&mut self, _run_id: &str) -> FanOutStats {
         // The counters as of every event published so far: the hub answers once it has
         // handed them on (it never waits for anyone, so this is short).
-        if let Some(hub) = &self.hub {
+        if let Some((hub, _)) = &self.hub {
             let (answer, answered) = sync_channel(1);
             if hub.send(Message::Sync(answer)).is_ok() {
                 let _ = answered.recv();
@@ -300,17 +303,20 @@ impl FanOut {
 }
 
 /// Starts the hub's thread; returns its queue.
-fn start_hub(run_id: String, totals: Arc<Totals>) -> std::io::Result<SyncSender<Message>> {
+fn start_hub(
+    run_id: String,
+    totals: Arc<Totals>,
+) -> std::io::Result<(SyncSender<Message>, thread::JoinHandle<()>)> {
     let (queue, messages) = sync_channel::<Message>(HUB_CAPACITY);
     // The drop warnings go where the subscribing thread's would: to its `tracing`
     // subscriber, not only to a global one.
     let dispatch = tracing::dispatcher::get_default(Clone::clone);
-    thread::Builder::new()
+    let thread = thread::Builder::new()
         .name("axt-fanout".into())
         .spawn(move || {
             tracing::dispatcher::with_default(&dispatch, || hub(&messages, &run_id, &totals));
         })?;
-    Ok(queue)
+    Ok((queue, thread))
 }
 
 /// The hub's thread: every event offered to every subscriber, in `seq` order.

@@ -222,7 +222,8 @@ impl Recorder {
     /// The recorder sets `seq`, `run_id` and `parent_run_id`; everything else, the timestamp
     /// included, is written as given (after the mask, if one is set). When this returns
     /// `Ok`, the line is in the file (how durably depends on the [`Durability`]) and has been
-    /// offered to every subscriber. On error nothing was written and no `seq` was used
+    /// handed to the fan-out, which offers it to every subscriber in `seq` order (all of
+    /// them have been offered it once [`close`](Recorder::close) returns). On error nothing was written and no `seq` was used
     /// (see [failures](super#failures) for the one exception). A failed write leaves the
     /// recorder usable: the next `record` writes when the disk lets it. A failed sync
     /// (under [`Durability::Flush`] or [`Durability::Fsync`]) stops it
