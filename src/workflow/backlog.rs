@@ -61,6 +61,63 @@ impl Default for WriteRetry {
     }
 }
 
+/// When to try a refused write again: [`WriteRetry::first_delay`] after a failure, the
+/// delay doubling with each further one up to [`WriteRetry::max_delay`], back to the first
+/// after a success. Shared by the run's events and an agent's raw output file.
+#[derive(Debug)]
+pub(super) struct Backoff {
+    first: Duration,
+    max: Duration,
+    delay: Duration,
+    next_try: Instant,
+}
+
+impl Backoff {
+    pub(super) fn new(retry: &WriteRetry) -> Self {
+        Backoff {
+            first: retry.first_delay,
+            max: retry.max_delay,
+            delay: retry.first_delay,
+            next_try: Instant::now(),
+        }
+    }
+
+    /// Whether the next try is due.
+    pub(super) fn due(&self) -> bool {
+        Instant::now() >= self.next_try
+    }
+
+    /// A try failed: the next one after the delay, which doubles.
+    pub(super) fn failed(&mut self) {
+        self.next_try = Instant::now() + self.delay;
+        self.delay = (self.delay * 2).min(self.max);
+    }
+
+    /// A try succeeded: the next failure waits the first delay again.
+    pub(super) fn succeeded(&mut self) {
+        self.delay = self.first;
+    }
+
+    /// When the next try is due.
+    pub(super) fn next_try(&self) -> Instant {
+        self.next_try
+    }
+}
+
+/// Calls `flush` until it says nothing waits (`None`) or `at_end` has passed, sleeping
+/// until the next try it names: what ending a run, or an agent's output, does with what
+/// the disk still refuses.
+pub(super) fn retry_for(at_end: Duration, mut flush: impl FnMut() -> Option<Instant>) {
+    let deadline = Instant::now() + at_end;
+    while let Some(next_try) = flush() {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        std::thread::sleep(next_try.saturating_duration_since(now).min(deadline - now));
+    }
+}
+
 /// What a run's writes met so far ([`Run::write_report`](super::Run::write_report)).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct WriteReport {
@@ -117,8 +174,7 @@ pub(super) struct Backlog {
     queue: VecDeque<(ExchangeEvent, usize)>,
     bytes: usize,
     retry: WriteRetry,
-    delay: Duration,
-    next_try: Instant,
+    backoff: Backoff,
     /// The recorder stopped (a failed sync, closed under us): nothing more can be written.
     stopped: bool,
     report: WriteReport,
@@ -133,9 +189,8 @@ impl Backlog {
             owner: std::process::id(),
             queue: VecDeque::new(),
             bytes: 0,
-            delay: retry.first_delay,
+            backoff: Backoff::new(&retry),
             retry,
-            next_try: Instant::now(),
             stopped: false,
             report: WriteReport::default(),
             scratch: Vec::new(),
@@ -143,7 +198,7 @@ impl Backlog {
     }
 
     pub(super) fn set_retry(&mut self, retry: WriteRetry) {
-        self.delay = retry.first_delay;
+        self.backoff = Backoff::new(&retry);
         self.retry = retry;
     }
 
@@ -170,7 +225,7 @@ impl Backlog {
             return Ok(None);
         }
         if !self.queue.is_empty() {
-            if Instant::now() >= self.next_try {
+            if self.backoff.due() {
                 self.flush(recorder);
             }
             if !self.queue.is_empty() || self.stopped {
@@ -203,7 +258,7 @@ impl Backlog {
                 Ok(_) => {
                     self.bytes -= size;
                     self.report.late += 1;
-                    self.delay = self.retry.first_delay;
+                    self.backoff.succeeded();
                 }
                 Err(refused) => {
                     self.failed(&refused.error);
@@ -221,7 +276,7 @@ impl Backlog {
 
     /// Flushes when the retry is due: the caller's tick.
     pub(super) fn retry_if_due(&mut self, recorder: &dyn RunRecorder) {
-        if !self.queue.is_empty() && Instant::now() >= self.next_try {
+        if !self.queue.is_empty() && self.backoff.due() {
             self.flush(recorder);
         }
     }
@@ -229,19 +284,10 @@ impl Backlog {
     /// Retries until the queue is written or [`WriteRetry::at_end`] has passed; what is
     /// still queued then is given up on.
     pub(super) fn drain(&mut self, recorder: &dyn RunRecorder) {
-        let deadline = Instant::now() + self.retry.at_end;
-        loop {
+        retry_for(self.retry.at_end, || {
             self.flush(recorder);
-            let now = Instant::now();
-            if self.queue.is_empty() || now >= deadline {
-                break;
-            }
-            std::thread::sleep(
-                self.next_try
-                    .saturating_duration_since(now)
-                    .min(deadline - now),
-            );
-        }
+            (!self.queue.is_empty()).then(|| self.backoff.next_try())
+        });
         while let Some((event, _)) = self.queue.pop_front() {
             self.lose(&event);
         }
@@ -265,8 +311,7 @@ impl Backlog {
         if !error.is_transient() {
             self.stopped = true;
         }
-        self.next_try = Instant::now() + self.delay;
-        self.delay = (self.delay * 2).min(self.retry.max_delay);
+        self.backoff.failed();
     }
 
     fn keep(&mut self, event: ExchangeEvent) {

@@ -22,9 +22,8 @@ use std::io;
 use std::ops::Range;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use super::backlog::WriteRetry;
+use super::backlog::{Backoff, WriteRetry, retry_for};
 use crate::record::{Appender, LineMask, create_private};
 
 /// Creates the file an agent's raw output is kept in: new (never an existing file, nor a
@@ -46,8 +45,7 @@ pub(crate) struct RawOut {
     waiting_bytes: usize,
     /// Ranges of the output given up on, merged.
     missing: Vec<Range<u64>>,
-    delay: Duration,
-    next_try: Instant,
+    backoff: Backoff,
     /// The first and the last failure.
     errors: (Option<io::Error>, Option<io::Error>),
 }
@@ -83,13 +81,12 @@ impl RawOut {
                 partial: Vec::new(),
                 partial_from: 0,
             }),
-            delay: retry.first_delay,
+            backoff: Backoff::new(&retry),
             retry,
             taken: 0,
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             missing: Vec::new(),
-            next_try: Instant::now(),
             errors: (None, None),
         }
     }
@@ -147,19 +144,10 @@ impl RawOut {
             let range = *partial_from..self.taken;
             self.append(&line, range);
         }
-        let deadline = Instant::now() + self.retry.at_end;
-        loop {
+        retry_for(self.retry.at_end, || {
             self.flush();
-            let now = Instant::now();
-            if self.waiting.is_empty() || now >= deadline {
-                break;
-            }
-            std::thread::sleep(
-                self.next_try
-                    .saturating_duration_since(now)
-                    .min(deadline - now),
-            );
-        }
+            (!self.waiting.is_empty()).then(|| self.backoff.next_try())
+        });
         while let Some((_, range)) = self.waiting.pop_front() {
             self.give_up(range);
         }
@@ -221,7 +209,7 @@ impl RawOut {
 
     /// Appends `bytes` (standing for `range` of the output) behind whatever waits.
     fn append(&mut self, bytes: &[u8], range: Range<u64>) {
-        if !self.waiting.is_empty() && Instant::now() >= self.next_try {
+        if !self.waiting.is_empty() && self.backoff.due() {
             self.flush();
         }
         if self.waiting.is_empty() {
@@ -246,7 +234,7 @@ impl RawOut {
                 return;
             }
             self.waiting_bytes -= bytes.len();
-            self.delay = self.retry.first_delay;
+            self.backoff.succeeded();
         }
     }
 
@@ -256,8 +244,7 @@ impl RawOut {
         } else {
             self.errors.1 = Some(error);
         }
-        self.next_try = Instant::now() + self.delay;
-        self.delay = (self.delay * 2).min(self.retry.max_delay);
+        self.backoff.failed();
     }
 
     fn give_up(&mut self, range: Range<u64>) {

@@ -56,7 +56,7 @@ fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&
 /// The events, without what differs between two recordings of the same output: the times,
 /// and the durations the scopes measure (`payload.duration_ms` of a live step and run;
 /// a run's metadata keeps the provider's own `result.duration_ms`).
-fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
+pub(crate) fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
     let text = std::str::from_utf8(jsonl).expect("a transcript is UTF-8");
     text.lines()
         .enumerate()

@@ -8,10 +8,10 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use axt::model::decode_event;
 use serde_json::Value;
 
 use super::cli::{axt, text};
+use super::exec::events_without_timestamps as events;
 use super::support::{SmallDisk, TempDir, normalize_corpus, replay_agent};
 
 fn fixture(provider: &str, name: &str) -> String {
@@ -68,25 +68,6 @@ fn signal(pid: u32, name: &str) {
         .status()
         .unwrap();
     assert!(sent.success());
-}
-
-/// The events of a transcript without what differs between two recordings (times,
-/// measured durations), after checking `seq`.
-fn events(jsonl: &[u8]) -> Vec<Value> {
-    text(jsonl)
-        .lines()
-        .enumerate()
-        .map(|(at, line)| {
-            let event = decode_event(line.as_bytes()).unwrap();
-            assert_eq!(event.seq, at as u64 + 1, "{line}");
-            let mut value: Value = serde_json::from_str(line).unwrap();
-            value.as_object_mut().unwrap().remove("timestamp");
-            if let Some(payload) = value["payload"].as_object_mut() {
-                payload.remove("duration_ms");
-            }
-            value
-        })
-        .collect()
 }
 
 fn last_event(path: &Path) -> Value {
