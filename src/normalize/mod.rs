@@ -56,7 +56,7 @@ mod json;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
-pub mod sse;
+pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
@@ -94,9 +94,9 @@ impl Provider {
     }
 
     /// Guesses the provider from the first bytes of its output: the first complete JSON
-    /// record that some adapter recognizes decides; else an SSE stream (OpenAI's, by its
-    /// first `data` record); else a pretty-printed document (Gemini's json mode, an OpenAI
-    /// body). `None` when nothing fits (yet).
+    /// record that some adapter recognizes decides; else an SSE stream, by its first `data`
+    /// record; else a pretty-printed document (Gemini's json mode, an OpenAI body). `None`
+    /// when nothing fits (yet).
     pub fn detect(head: &[u8]) -> Option<Provider> {
         let complete = &head[..head
             .iter()
@@ -108,7 +108,7 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
-            .or_else(|| openai::detect_sse(complete).then_some(Provider::OpenAi))
+            .or_else(|| Provider::detect_sse(complete))
             // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
             // is asked first; Gemini's `--output-format json` has no such marker.
             .or_else(|| {
@@ -118,6 +118,25 @@ impl Provider {
                 } else {
                     gemini::claims_document(&document).then_some(Provider::Gemini)
                 }
+            })
+    }
+
+    /// The provider of an SSE stream, by its first event's data (see
+    /// [`sse::first_data`]), which each adapter is asked to claim. Data no adapter claims,
+    /// `[DONE]` or an error object of no known shape, is OpenAI's: the SSE dialect every
+    /// compatible server speaks.
+    fn detect_sse(head: &[u8]) -> Option<Provider> {
+        let data = sse::first_data(head)?;
+        if data == b"[DONE]" {
+            return Some(Provider::OpenAi);
+        }
+        let record = json::to_value(data);
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.claims(&record))
+            .or_else(|| {
+                let error = record.get("error").is_some_and(Value::is_object);
+                error.then_some(Provider::OpenAi)
             })
     }
 
@@ -258,6 +277,22 @@ pub fn detect_head(head: &[u8], at_end: bool, max_record_bytes: usize) -> Detect
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sse_stream_is_detected_by_its_first_data_record() {
+        let detect = |head: &[u8]| Provider::detect(head);
+        let chunk = b": ping\n\ndata: {\"object\":\"chat.completion.chunk\"}\n";
+        assert_eq!(detect(chunk), Some(Provider::OpenAi));
+        let responses = b"event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n";
+        assert_eq!(detect(responses), Some(Provider::OpenAi));
+        assert_eq!(
+            detect(b"data: :keepalive\n\ndata: [DONE]\n"),
+            Some(Provider::OpenAi)
+        );
+        let error = b"data: {\"error\": {\"message\": \"rate limited\"}}\n";
+        assert_eq!(detect(error), Some(Provider::OpenAi));
+        assert_eq!(detect(b"data: {\"kind\":\"unknown\"}\n"), None);
+    }
 
     #[test]
     fn detection_reads_on_until_a_record_decides() {
