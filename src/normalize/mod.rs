@@ -53,6 +53,7 @@ mod normalizer;
 mod driver;
 mod framing;
 mod json;
+mod messages_api;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]

@@ -90,8 +90,9 @@ mod result;
 mod simplified;
 mod wire;
 
+use super::messages_api::{Message, MessageUsage};
 use partial::{MessageBlocks, MessageKey};
-use wire::{Line, LineShape, Message, MessageUsage};
+use wire::{Line, LineShape};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
 /// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
@@ -127,9 +128,9 @@ pub(crate) fn claims(first: &Value) -> bool {
 /// this dialect's: whoever reads Claude usage outside a record (the session-log importer,
 /// for the entries off the thread) asks here rather than naming them again.
 pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
-    wire::MessageUsage::deserialize(usage)
+    MessageUsage::deserialize(usage)
         .ok()
-        .map(wire::MessageUsage::to_usage)
+        .map(MessageUsage::to_usage)
 }
 
 /// The Claude normalizer: JSON Lines, driven through this adapter's state.
@@ -289,8 +290,10 @@ impl State {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
                 id: None,
+                role: None,
                 model: None,
                 content: line.content,
+                stop_reason: None,
                 usage: None,
             };
             match line.role.as_deref() {
