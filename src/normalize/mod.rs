@@ -18,6 +18,26 @@
 //! fields) and reports records of another provider's output. Both are described in the
 //! driver's and the report's module docs.
 //!
+//! # Token usage, provider by provider
+//!
+//! Every adapter converts its provider's counts to the one convention of [`Usage`] (the
+//! wire format's, [`crate::model#token-usage`]):
+//!
+//! | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+//! |---|---|---|---|---|---|
+//! | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+//! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+//! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+//! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+//! | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+//! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+//! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+//! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+//!
+//! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+//! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+//! taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+//!
 //! Two entry points sit on top, as a tolerant and a strict pair: [`normalize_lossy`] never
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
