@@ -176,9 +176,7 @@ impl Provider {
             record => record,
         };
         match error_body(&record)? {
-            ErrorBody::Anthropic => Some(
-                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
-            ),
+            ErrorBody::Anthropic => Some("an Anthropic API error body, which no adapter reads"),
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
             ),

@@ -356,9 +356,7 @@ fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
         (
             &anthropic,
             None,
-            Some(
-                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
-            ),
+            Some("an Anthropic API error body, which no adapter reads"),
         ),
         (
             &bare,

@@ -117,7 +117,13 @@ pub(crate) fn claims(first: &Value) -> bool {
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
-        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        // The API's own error body has the same shape, with the `request_id` the seed's
+        // lines never carry.
+        Some("error") => {
+            first.get("error").is_some_and(Value::is_object)
+                && !has("severity")
+                && !has("request_id")
+        }
         Some("stop") => has("stop_reason"),
         Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
         _ => false,
@@ -506,6 +512,9 @@ mod tests {
             json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
             // Codex exec --json
             json!({"type": "error", "message": "stream disconnected"}),
+            // The Anthropic API's error body (HTTP 529)
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+                "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}),
             // A transcript event
             json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
         ];
