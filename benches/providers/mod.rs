@@ -5,6 +5,8 @@
 //! folder and one arm below (the match is exhaustive, so it does not compile without).
 #![allow(dead_code)] // Each includer uses part of it.
 
+#[path = "../anthropic_stream/mod.rs"]
+pub(crate) mod anthropic_stream;
 #[path = "../claude_stream/mod.rs"]
 pub(crate) mod claude_stream;
 #[path = "../codex_stream/mod.rs"]
@@ -56,6 +58,11 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: copilot_stream::copilot_stream,
             typed: copilot_stream::typed::parse,
             kinds: copilot_stream::KINDS,
+        },
+        Provider::Anthropic => Stream {
+            generate: anthropic_stream::anthropic_stream,
+            typed: anthropic_stream::typed::parse,
+            kinds: anthropic_stream::KINDS,
         },
         Provider::OpenAi => Stream {
             generate: openai_stream::openai_stream,

@@ -26,6 +26,7 @@
 //! | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
 //! |---|---|---|---|---|---|
 //! | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+//! | Anthropic Messages API (per message, its last usage snapshot: `message_start`'s, then `message_delta`'s; summed over messages) | `input_tokens` (already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included) | 0: not reported |
 //! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
 //! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
 //! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
@@ -61,8 +62,10 @@
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
 //! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
-//! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
-//! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
+//! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
+//! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
+//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
+//! any compatible server).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -81,6 +84,7 @@ pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
+pub mod anthropic;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -110,6 +114,7 @@ impl Provider {
             Provider::Codex => Box::new(codex::normalizer(options)),
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
+            Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
         }
     }
@@ -130,15 +135,15 @@ impl Provider {
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
             .or_else(|| Provider::detect_sse(complete))
-            // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
-            // is asked first; Gemini's `--output-format json` has no such marker.
+            // A pretty-printed, multi-line document: an HTTP body, whose adapters know it by
+            // its `type` or `object`, so they are asked first; Gemini's `--output-format
+            // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                if openai::claims(&document) {
-                    Some(Provider::OpenAi)
-                } else {
-                    gemini::claims_document(&document).then_some(Provider::Gemini)
-                }
+                [Provider::Anthropic, Provider::OpenAi]
+                    .into_iter()
+                    .find(|p| p.claims(&document))
+                    .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
             })
     }
 
@@ -176,7 +181,9 @@ impl Provider {
             record => record,
         };
         match error_body(&record)? {
-            ErrorBody::Anthropic => Some("an Anthropic API error body, which no adapter reads"),
+            ErrorBody::Anthropic => Some(
+                "an error record of the Anthropic API's shape (`type: error`) that is none of its bodies",
+            ),
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
             ),
@@ -190,6 +197,7 @@ impl Provider {
             Provider::Codex => codex::claims(record),
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
+            Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
         }
     }
