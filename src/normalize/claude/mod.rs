@@ -299,7 +299,6 @@ impl State {
                 role: None,
                 model: None,
                 content: line.content,
-                stop_reason: None,
                 usage: None,
             };
             match line.role.as_deref() {

@@ -21,9 +21,7 @@ mod stream;
 mod wire;
 
 pub(crate) use blocks::{Canonical, canonical, made, tool_blocks};
-#[allow(unused_imports)] // `Assembly`, `Closed`: until the Anthropic adapter uses them.
 pub(crate) use stream::{Assembly, Closed, OpenBlock, close_block};
-#[allow(unused_imports)] // `Delta`, `RawBlock`: until the Anthropic adapter uses them.
 pub(crate) use wire::{
     Delta, Message, MessageContent, MessageUsage, RawBlock, StreamEvent, stop_kind,
 };

@@ -15,7 +15,6 @@ use crate::model::{StopKind, Usage};
 
 /// A message: a response body, `message_start`'s message, a Claude Code line's `message`,
 /// or one of a request's `messages`.
-#[allow(dead_code)] // `role`, `stop_reason`: until the Anthropic adapter reads them.
 #[derive(Deserialize)]
 pub(crate) struct Message<'a> {
     #[serde(borrow, default)]
@@ -26,8 +25,6 @@ pub(crate) struct Message<'a> {
     pub(crate) model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(crate) content: Option<MessageContent<'a>>,
-    #[serde(borrow, default)]
-    pub(crate) stop_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(crate) usage: Option<MessageUsage>,
 }
@@ -167,7 +164,6 @@ pub(crate) struct StreamEvent<'a> {
 
 /// A `content_block_delta`'s delta (`text_delta`, `thinking_delta`, `signature_delta`,
 /// `input_json_delta`, `citations_delta`), or a `message_delta`'s (`stop_reason`).
-#[allow(dead_code)] // `stop_reason`: until the Anthropic adapter reads it.
 #[derive(Deserialize)]
 pub(crate) struct Delta<'a> {
     #[serde(rename = "type", borrow, default)]
