@@ -25,7 +25,7 @@
 //!
 //! | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
 //! |---|---|---|---|---|---|
-//! | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+//! | Claude Code (`result.modelUsage` summed over its models, else `result.usage`, else the last snapshot per message; see [`UsageScope`] for what it spans) | `input_tokens` (`inputTokens`; Anthropic's is already uncached) | `cache_read_input_tokens` (`cacheReadInputTokens`) | `cache_creation_input_tokens` (`cacheCreationInputTokens`) | `output_tokens` (`outputTokens`; thinking included, as Anthropic counts) | 0: not reported |
 //! | Anthropic Messages API (per message, its last usage snapshot: `message_start`'s, then `message_delta`'s; summed over messages) | `input_tokens` (already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included) | 0: not reported |
 //! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
 //! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
@@ -103,7 +103,7 @@ pub use normalizer::{
 // paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
 pub use crate::model::{
     InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
-    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 
 impl Provider {
