@@ -108,6 +108,12 @@ pub struct Step {
     pub child_run_id: Option<String>,
     /// Line of its start event.
     pub line: u64,
+    /// Line of the event that completed it (`step.completed`, or the
+    /// `step.call_workflow.completed` of a step that event's twin opened); `None` while it
+    /// is incomplete. For readers that place a step's events (the HTML view); not in
+    /// `axt tree --json`.
+    #[serde(skip)]
+    pub end_line: Option<u64>,
     /// What happened inside, in order.
     pub children: Vec<Node>,
 }
@@ -146,6 +152,11 @@ pub struct ToolCall {
     pub agent_call_id: Option<String>,
     /// Line of its first event (the agent's, when the agent reported it first).
     pub line: u64,
+    /// Lines of every event of the call, in file order: its `tool.call` and `tool.result`
+    /// and the agent's sightings of it. For readers that show the events of a call
+    /// together (the HTML view); not in `axt tree --json`.
+    #[serde(skip)]
+    pub lines: Vec<u64>,
 }
 
 /// How a run or step ended.
@@ -721,7 +732,7 @@ impl RunBuilder {
             EventType::StepCompleted => {
                 if let Some(at) = self.find_open(&event.path, event.iteration, |_| true) {
                     let index = self.open.remove(at);
-                    self.close(index, &event);
+                    self.close(index, line, &event);
                 } else {
                     let message = format!(
                         "step.completed of {:?} iteration {} with no step.started",
@@ -763,7 +774,7 @@ impl RunBuilder {
                             && let Some(at) = self.open.iter().rposition(|i| *i == index)
                         {
                             self.open.remove(at);
-                            self.close(index, &event);
+                            self.close(index, line, &event);
                         }
                     }
                     None => {
@@ -812,7 +823,11 @@ impl RunBuilder {
             };
             match (known, agents) {
                 (Some(mine), Some(agents)) if mine != agents => {
-                    self.arena[agents] = Slot::Sighting;
+                    let gone = std::mem::replace(&mut self.arena[agents], Slot::Sighting);
+                    if let (Slot::Tool(gone), Slot::Tool(node)) = (gone, &mut self.arena[mine]) {
+                        node.lines.extend(gone.lines);
+                        node.lines.sort_unstable();
+                    }
                 }
                 (None, Some(agents)) => known = Some(agents),
                 _ => {}
@@ -836,6 +851,7 @@ impl RunBuilder {
         }
         if seen.verdict == Verdict::Sighting {
             if let Some(Slot::Tool(node)) = known.map(|index| &mut self.arena[index]) {
+                node.lines.push(line);
                 node.sighted_by_agent = true;
                 if is_call && node.call_id != tool.call_id {
                     node.agent_call_id = Some(tool.call_id.clone());
@@ -848,6 +864,9 @@ impl RunBuilder {
                 && let Some(index) = known
             {
                 // The router's call, taking over the agent's node (agent first).
+                if let Slot::Tool(node) = &mut self.arena[index] {
+                    node.lines.push(line);
+                }
                 self.tools.insert(seen.call, index);
                 return;
             }
@@ -859,6 +878,7 @@ impl RunBuilder {
                 sighted_by_agent: false,
                 agent_call_id: None,
                 line,
+                lines: vec![line],
             });
             self.tools.insert(seen.call, self.arena.len());
             self.attach(&event.path, event.iteration, slot);
@@ -870,6 +890,7 @@ impl RunBuilder {
             Some(Slot::Tool(call)) => {
                 call.outcome = outcome;
                 call.error = tool.error.clone();
+                call.lines.push(line);
             }
             _ => {
                 let slot = Slot::Tool(ToolCall {
@@ -880,6 +901,7 @@ impl RunBuilder {
                     sighted_by_agent: false,
                     agent_call_id: None,
                     line,
+                    lines: vec![line],
                 });
                 self.attach(&event.path, event.iteration, slot);
             }
@@ -902,6 +924,7 @@ impl RunBuilder {
                 duration_ms: None,
                 child_run_id: None,
                 line,
+                end_line: None,
                 children: Vec::new(),
             },
             kids: Vec::new(),
@@ -915,8 +938,9 @@ impl RunBuilder {
         self.open.push(index);
     }
 
-    fn close(&mut self, index: usize, event: &ExchangeEvent) {
+    fn close(&mut self, index: usize, line: u64, event: &ExchangeEvent) {
         if let Slot::Step { step, started, .. } = &mut self.arena[index] {
+            step.end_line = Some(line);
             let (error, timed) = match &event.payload {
                 Payload::Step(payload) => (payload.error.clone(), payload.duration_ms),
                 _ => (None, None),

@@ -286,3 +286,59 @@ fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
         axt::normalize::DEFAULT_MAX_RECORD_BYTES
     );
 }
+
+/// The tree's line bookkeeping for readers that place every event (the HTML view): a tool
+/// node holds the lines of all its call's events, sightings included, however the two
+/// channels were ordered or named; a step holds the line of the event that completed it.
+#[test]
+fn tree_nodes_hold_the_lines_of_every_event_of_their_call_and_step() {
+    use axt::read::tree::{Node, build};
+
+    fn tools(nodes: &[Node], out: &mut Vec<(String, Vec<u64>)>) {
+        for node in nodes {
+            match node {
+                Node::Tool(tool) => out.push((tool.name.clone(), tool.lines.clone())),
+                Node::Step(step) => tools(&step.children, out),
+                _ => {}
+            }
+        }
+    }
+    /// (fixture, each tool node's name and lines, the first step's start and end lines)
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static [u64])],
+        (u64, Option<u64>),
+    );
+    let cases: [Case; 3] = [
+        (
+            "both-channels-router-first.jsonl",
+            &[("Read", &[4, 5, 7, 8]), ("Grep", &[10, 11])],
+            (2, Some(13)),
+        ),
+        (
+            "both-channels-agent-first.jsonl",
+            &[("Bash", &[5, 6, 7, 8])],
+            (2, Some(10)),
+        ),
+        (
+            "both-channels-agent-call-id.jsonl",
+            &[("search", &[5, 6, 7, 8]), ("read_file", &[9, 11, 12, 13])],
+            (2, Some(15)),
+        ),
+    ];
+    for (fixture, expected, step_lines) in cases {
+        let tree = build(&crate::support::read_corpus().join("ok").join(fixture));
+        assert!(tree.problems.is_empty(), "{fixture}: {:?}", tree.problems);
+        let mut found = Vec::new();
+        tools(&tree.root.children, &mut found);
+        let expected: Vec<(String, Vec<u64>)> = expected
+            .iter()
+            .map(|(name, lines)| ((*name).to_owned(), lines.to_vec()))
+            .collect();
+        assert_eq!(found, expected, "{fixture}");
+        let Node::Step(step) = &tree.root.children[0] else {
+            panic!("{fixture}: no step first");
+        };
+        assert_eq!((step.line, step.end_line), step_lines, "{fixture}");
+    }
+}
