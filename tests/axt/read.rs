@@ -342,3 +342,86 @@ fn tree_nodes_hold_the_lines_of_every_event_of_their_call_and_step() {
         assert_eq!((step.line, step.end_line), step_lines, "{fixture}");
     }
 }
+
+/// A directory's runs as a forest: each file once, as a root or under the run that invokes
+/// it; an orphan is a root of its own after the others, and reported; the directory is read
+/// once for all its roots.
+#[test]
+fn a_forest_holds_every_file_once_and_reports_what_does_not_fit() {
+    use axt::read::tree::{Node, Run, forest};
+
+    fn outline(run: &Run, depth: usize, out: &mut Vec<String>) {
+        let file = run.file.file_name().unwrap().to_string_lossy();
+        out.push(format!("{}{} ({file})", "  ".repeat(depth), run.run_id));
+        fn under(children: &[Node], depth: usize, out: &mut Vec<String>) {
+            for node in children {
+                match node {
+                    Node::Run(run) => outline(run, depth, out),
+                    Node::Step(step) => under(&step.children, depth, out),
+                    _ => {}
+                }
+            }
+        }
+        under(&run.children, depth + 1, out);
+    }
+    let corpus = crate::support::read_corpus();
+    let files = |dir: &str| -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(corpus.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files
+    };
+
+    let nested = forest(&files("ok/nested"));
+    let mut found = Vec::new();
+    for root in &nested.roots {
+        outline(root, 0, &mut found);
+    }
+    assert_eq!(
+        found,
+        [
+            "nest-root (nest-root.jsonl)",
+            "  nest-child (nest-child.jsonl)",
+            "    nest-grandchild (nest-grandchild.jsonl)",
+        ]
+    );
+    assert!(nested.problems.is_empty(), "{:?}", nested.problems);
+
+    let links = forest(&files("err/links"));
+    let mut found = Vec::new();
+    for root in &links.roots {
+        outline(root, 0, &mut found);
+    }
+    // links-wrong-parent names a parent no file holds: a root. links-root invokes it, and
+    // links-loop (whose cycle back to links-root is not followed); links-orphan names
+    // links-root, which never invokes it: a root of its own, after the others.
+    assert_eq!(
+        found,
+        [
+            "links-root (links-root.jsonl)",
+            "  links-wrong-parent (links-wrong-parent.jsonl)",
+            "  links-loop (links-loop.jsonl)",
+            "links-orphan (links-orphan.jsonl)",
+        ]
+    );
+    let mut kinds: Vec<(String, &str)> = links
+        .problems
+        .iter()
+        .map(|p| {
+            let file = p.file.file_name().unwrap().to_string_lossy().into_owned();
+            (file, p.kind.as_str())
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("links-loop.jsonl".to_owned(), "cycle"),
+            ("links-orphan.jsonl".to_owned(), "orphan"),
+            ("links-root.jsonl".to_owned(), "missing-child"),
+            ("links-wrong-parent.jsonl".to_owned(), "parent-mismatch"),
+        ]
+    );
+}
