@@ -11,6 +11,7 @@
 
 pub mod agentlog;
 mod file;
+mod file_ops;
 pub mod otlp;
 
 pub use file::write_file;
