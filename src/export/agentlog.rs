@@ -11,8 +11,8 @@
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came; `durationMs` the result's `duration_ms`, else the time between the two) |
 //! | a call seen on both channels (router and agent) | one `toolCall`, the router's, with `axt:sightedByAgent` (and `axt:agentCallId` when the agent's id differs); the agent's `tool.*` events give nothing ([`Calls`]) |
 //! | `tool.call` of a server tool + the `tool_result` in its assistant message | `toolCall` as above, `axt:server` |
-//! | `command` blocks and shell tools ([`ToolClass::Shell`]) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
-//! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
+//! | `command` blocks and shell tools ([`ToolClass::Shell`](crate::model::tools::ToolClass::Shell)) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
+//! | file tools ([`ToolClass::FileRead`](crate::model::tools::ToolClass::FileRead), `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
 //! | a failed run, provider errors in the run metadata | `error` |
 //! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
