@@ -265,12 +265,13 @@ fn stats_walks_a_directory_and_totals() {
     let output = axt(&["stats", "--json", "corpus/read/transcript/ok"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["files"].as_array().unwrap().len(), 9);
+    assert_eq!(report["files"].as_array().unwrap().len(), 10);
     let total = &report["total"];
-    assert_eq!(total["files"], 9);
-    assert_eq!(total["runs"], 9);
-    // 3 in the nested runs, 1 seen on both channels (both-channels-agent-first).
-    assert_eq!(total["tools"]["Bash"], json!({"calls": 4, "failures": 2}));
+    assert_eq!(total["files"], 10);
+    assert_eq!(total["runs"], 10);
+    // 3 in the nested runs, 1 seen on both channels (both-channels-agent-first), 1 full of
+    // markup (hostile-markup-in-every-field).
+    assert_eq!(total["tools"]["Bash"], json!({"calls": 5, "failures": 3}));
     assert_eq!(total["sightings"], 4);
     assert_eq!(total["tokens"]["cache_read"], 15000);
     let cost = total["cost_usd"].as_f64().unwrap();
