@@ -56,6 +56,9 @@ mod exec;
 // Files private and never through a link; masking in every file a run writes.
 mod security;
 
+// `axt view`: the page, read back, linted, and in a real browser (Chromium).
+mod view;
+
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;
 
