@@ -2,8 +2,7 @@
 //! run.
 //!
 //! For each provider it generates a realistic stream in memory with a deterministic, seeded
-//! generator (`claude_stream`, `codex_stream`, `gemini_stream`, `copilot_stream`, `openai_stream`, sharing
-//! `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
+//! generator (`<provider>_stream/`, one per provider, sharing `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
 //! modes over it, interleaved repetition by repetition so host noise lands on all of them
 //! alike (`performance.md`: compare ratios taken in the same run, medians of at least 9
 //! repetitions; `AXT_BENCH_REPS` changes the count):
@@ -111,14 +110,17 @@ fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     sink.into_inner().0
 }
 
-/// The stream generator of each provider, in the order they run.
-const GENERATORS: [(Provider, Generate); 5] = [
-    (Provider::Claude, claude_stream::claude_stream),
-    (Provider::Codex, codex_stream::codex_stream),
-    (Provider::Gemini, gemini_stream::gemini_stream),
-    (Provider::Copilot, copilot_stream::copilot_stream),
-    (Provider::OpenAi, openai_stream::openai_stream),
-];
+/// The stream generator of each provider (an exhaustive match: a new provider does not
+/// compile here until it has one).
+fn generator(provider: Provider) -> Generate {
+    match provider {
+        Provider::Claude => claude_stream::claude_stream,
+        Provider::Codex => codex_stream::codex_stream,
+        Provider::Gemini => gemini_stream::gemini_stream,
+        Provider::Copilot => copilot_stream::copilot_stream,
+        Provider::OpenAi => openai_stream::openai_stream,
+    }
+}
 
 /// The five modes, in table order.
 const MODES: [&str; 5] = [
@@ -224,25 +226,24 @@ fn met(yes: bool) -> &'static str {
     if yes { "met" } else { "MISSED" }
 }
 
-/// The providers `AXT_BENCH_PROVIDERS` names (comma-separated), or all of them.
-fn selected() -> Vec<(Provider, Generate)> {
+/// The providers `AXT_BENCH_PROVIDERS` names (comma-separated), or all of them, in the
+/// registry's order.
+fn selected() -> Vec<Provider> {
     let Ok(names) = std::env::var("AXT_BENCH_PROVIDERS") else {
-        return GENERATORS.to_vec();
+        return Provider::ALL.to_vec();
     };
-    let names: Vec<&str> = names
+    let names: Vec<Provider> = names
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
+        .map(|name| {
+            name.parse()
+                .unwrap_or_else(|error| panic!("AXT_BENCH_PROVIDERS: {error}"))
+        })
         .collect();
-    for name in &names {
-        assert!(
-            GENERATORS.iter().any(|(p, _)| p.as_str() == *name),
-            "AXT_BENCH_PROVIDERS: unknown provider {name:?}"
-        );
-    }
-    GENERATORS
+    Provider::ALL
         .into_iter()
-        .filter(|(p, _)| names.contains(&p.as_str()))
+        .filter(|p| names.contains(p))
         .collect()
 }
 
@@ -251,7 +252,7 @@ fn main() {
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()
         .into_iter()
-        .map(|(provider, generate)| bench(provider, generate, mb, reps))
+        .map(|provider| bench(provider, generator(provider), mb, reps))
         .collect();
     println!("\nsummary: axt normalize -> canonical JSONL");
     println!(

@@ -22,16 +22,18 @@
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
 //!
-//! # Rooms
+//! # Files
 //!
-//! This file is the roof: the one place that names every adapter (the factory
+//! This file is the one place that names every adapter (the factory
 //! [`Provider::normalizer`], detection [`Provider::detect`] and the two entry points). The
-//! vocabulary adapters speak lives below it, one room per role, re-exported here:
-//! `provider.rs` ([`Provider`]), `normalizer.rs` ([`Normalizer`], [`Options`], [`Output`],
-//! [`Item`], [`Source`], [`Normalized`]), `diagnostic.rs` ([`Diagnostic`] and its kinds),
-//! `meta.rs` ([`RunMeta`] and what it holds). The shared machinery (framing, the JSON door,
-//! SSE, the line driver, the input report, tool bookkeeping) sits beside it, and the
-//! adapters on top.
+//! vocabulary adapters speak lives beside it, one file per role, re-exported here:
+//! `normalizer.rs` ([`Normalizer`], [`Options`], [`Output`], [`Item`], [`Source`],
+//! [`Normalized`], [`Given`]), `diagnostic.rs` ([`Diagnostic`] and its kinds), `detect.rs`
+//! (who sent an error-only body). The run metadata adapters fill ([`RunMeta`] and its parts)
+//! and the names of the providers ([`Provider`]) are wire format, in [`crate::model`]; they
+//! are re-exported here for one release. The shared machinery (framing, the JSON door, SSE,
+//! the line driver, the input report, tool bookkeeping) sits beside them, and the adapters
+//! on top.
 //!
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
@@ -42,11 +44,10 @@
 //! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
 //! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
 
-// The vocabulary every adapter speaks, one room per role; nothing here names an adapter.
+// The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
+mod detect;
 mod diagnostic;
-mod meta;
 mod normalizer;
-mod provider;
 
 // The shared machinery adapters are built from.
 mod driver;
@@ -55,7 +56,7 @@ mod json;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
-pub mod sse;
+pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
@@ -67,18 +68,18 @@ pub mod openai;
 
 use serde_json::Value;
 
+pub(crate) use detect::{ErrorBody, error_body};
 pub(crate) use diagnostic::describe;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use meta::{
-    Given, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage,
-};
 pub use normalizer::{
-    DEFAULT_MAX_RECORD_BYTES, Item, Normalized, Normalizer, Options, Output, Source,
+    DEFAULT_MAX_RECORD_BYTES, Given, Item, Normalized, Normalizer, Options, Output, Source,
 };
-pub use provider::Provider;
-pub(crate) use provider::{ErrorBody, error_body};
-pub use report::{InputReport, RecordCounts};
+// The run metadata is wire format and lives in `axt::model`; these re-exports keep the old
+// paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
+pub use crate::model::{
+    InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
+    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+};
 
 impl Provider {
     /// A normalizer for this provider's output.
@@ -93,9 +94,9 @@ impl Provider {
     }
 
     /// Guesses the provider from the first bytes of its output: the first complete JSON
-    /// record that some adapter recognizes decides; else an SSE stream (OpenAI's, by its
-    /// first `data` record); else a pretty-printed document (Gemini's json mode, an OpenAI
-    /// body). `None` when nothing fits (yet).
+    /// record that some adapter recognizes decides; else an SSE stream, by its first `data`
+    /// record; else a pretty-printed document (Gemini's json mode, an OpenAI body). `None`
+    /// when nothing fits (yet).
     pub fn detect(head: &[u8]) -> Option<Provider> {
         let complete = &head[..head
             .iter()
@@ -107,7 +108,7 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
-            .or_else(|| openai::detect_sse(complete).then_some(Provider::OpenAi))
+            .or_else(|| Provider::detect_sse(complete))
             // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
             // is asked first; Gemini's `--output-format json` has no such marker.
             .or_else(|| {
@@ -117,6 +118,25 @@ impl Provider {
                 } else {
                     gemini::claims_document(&document).then_some(Provider::Gemini)
                 }
+            })
+    }
+
+    /// The provider of an SSE stream, by its first event's data (see
+    /// [`sse::first_data`]), which each adapter is asked to claim. Data no adapter claims,
+    /// `[DONE]` or an error object of no known shape, is OpenAI's: the SSE dialect every
+    /// compatible server speaks.
+    fn detect_sse(head: &[u8]) -> Option<Provider> {
+        let data = sse::first_data(head)?;
+        if data == b"[DONE]" {
+            return Some(Provider::OpenAi);
+        }
+        let record = json::to_value(data);
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.claims(&record))
+            .or_else(|| {
+                let error = record.get("error").is_some_and(Value::is_object);
+                error.then_some(Provider::OpenAi)
             })
     }
 
@@ -257,6 +277,22 @@ pub fn detect_head(head: &[u8], at_end: bool, max_record_bytes: usize) -> Detect
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sse_stream_is_detected_by_its_first_data_record() {
+        let detect = |head: &[u8]| Provider::detect(head);
+        let chunk = b": ping\n\ndata: {\"object\":\"chat.completion.chunk\"}\n";
+        assert_eq!(detect(chunk), Some(Provider::OpenAi));
+        let responses = b"event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n";
+        assert_eq!(detect(responses), Some(Provider::OpenAi));
+        assert_eq!(
+            detect(b"data: :keepalive\n\ndata: [DONE]\n"),
+            Some(Provider::OpenAi)
+        );
+        let error = b"data: {\"error\": {\"message\": \"rate limited\"}}\n";
+        assert_eq!(detect(error), Some(Provider::OpenAi));
+        assert_eq!(detect(b"data: {\"kind\":\"unknown\"}\n"), None);
+    }
 
     #[test]
     fn detection_reads_on_until_a_record_decides() {

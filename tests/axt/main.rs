@@ -20,6 +20,9 @@ mod corpus_tree;
 // One table of tool classes: no second list of tool names anywhere in src/.
 mod tool_names;
 
+// One provider registry: every list of providers derives from `Provider::ALL` or is checked.
+mod registry;
+
 // Normalize: one module per adapter, exact values on real captures and hand-made input.
 mod codex;
 mod copilot;

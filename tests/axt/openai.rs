@@ -182,8 +182,8 @@ fn detection_picks_openai_for_each_input_form() {
 
 #[test]
 fn no_other_providers_fixture_is_detected_as_openai() {
-    for provider in ["claude", "codex", "gemini", "copilot"] {
-        for path in walk(&normalize_corpus(provider).join("ok")) {
+    for provider in Provider::ALL.into_iter().filter(|p| *p != Provider::OpenAi) {
+        for path in walk(&normalize_corpus(provider.as_str()).join("ok")) {
             let input = std::fs::read(&path).unwrap();
             assert_ne!(Provider::detect(&input), Some(Provider::OpenAi), "{path:?}");
         }

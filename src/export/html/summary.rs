@@ -2,24 +2,23 @@
 //! result ([`meta`], the one place this module reads run metadata), and the facts gathered
 //! from its events ([`Facts`]: start, end, title, the providers and models of its agents).
 //!
-//! The metadata is the [`RunMeta`](crate::normalize::RunMeta) a normalized run's
-//! `run.completed` carries, or an agent step's `step.completed` in a workflow run; it is
-//! read from the JSON as written (the readers' typed access to it is yet to come), and
-//! anything that is not such metadata gives `None`. Counting (tokens, cost, tools) is the
-//! readers' [`Stats`](crate::read::Stats), not this room's.
+//! The metadata is the [`RunMeta`] a normalized run's `run.completed` carries, or an agent
+//! step's `step.completed` in a workflow run, read typed ([`RunMeta::of`]); anything that is
+//! not such metadata gives `None`. Counting (tokens, cost, tools) is the readers'
+//! [`Stats`](crate::read::Stats), not this room's.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::model::{Block, EventType, ExchangeEvent, Payload};
+use crate::model::{
+    Block, EventType, ExchangeEvent, Payload, RunMeta, RunStatus, StepPayload, StopKind,
+};
 
 /// The run metadata of one agent run, as much of it as the page shows.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub(super) struct Meta {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) provider: Option<String>,
+    pub(super) provider: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -28,11 +27,10 @@ pub(super) struct Meta {
     pub(super) tokens: Tokens,
     /// The cost the provider reported; `None` when it reported none (never a made-up 0).
     pub(super) cost_usd: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) status: Option<String>,
+    pub(super) status: RunStatus,
     /// The provider's stop reason, normalized (`end_turn`, `max_tokens`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) stop: Option<String>,
+    pub(super) stop: Option<StopKind>,
     /// The errors the provider reported: (message, fatal).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(super) errors: Vec<(String, bool)>,
@@ -54,7 +52,7 @@ pub(super) struct Tokens {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub(super) struct KeptOut {
     /// Records kept verbatim as passthrough metadata (those over the metadata's limit
-    /// included, counted by kind).
+    /// included).
     pub(super) passthrough: u64,
     /// Records dropped on purpose (ephemeral copies another record repeats).
     pub(super) ignored: u64,
@@ -66,55 +64,43 @@ pub(super) struct KeptOut {
     pub(super) unknown_fields: Vec<(String, u64)>,
 }
 
-/// The run metadata in a `*.completed` result; `None` for any other result.
-pub(super) fn meta(result: &Value) -> Option<Meta> {
-    let object = result.as_object()?;
-    if !object.get("usage").is_some_and(Value::is_object) && !object.contains_key("provider") {
-        return None;
-    }
-    let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
-    let usage = &result["usage"];
-    let count = |key: &str| usage[key].as_u64().unwrap_or(0);
-    let report = &result["report"];
+/// The run metadata in a `*.completed` step payload; `None` for any other result.
+pub(super) fn meta(step: &StepPayload) -> Option<Meta> {
+    let meta = RunMeta::of(step)?;
     let mut kept_out = KeptOut {
-        unreadable: report["unreadable"].as_u64().unwrap_or(0),
+        unreadable: meta.report.unreadable,
         ..KeptOut::default()
     };
-    let mut unknown = std::collections::BTreeMap::<String, u64>::new();
-    for counts in report["records"]
-        .as_object()
-        .into_iter()
-        .flat_map(|r| r.values())
-    {
-        kept_out.passthrough += counts["passthrough"].as_u64().unwrap_or(0);
-        kept_out.ignored += counts["ignored"].as_u64().unwrap_or(0);
-        kept_out.skipped += counts["skipped"].as_u64().unwrap_or(0);
-        for (field, n) in counts["unknown_fields"].as_object().into_iter().flatten() {
-            *unknown.entry(field.clone()).or_default() += n.as_u64().unwrap_or(0);
+    let mut unknown = BTreeMap::<String, u64>::new();
+    for counts in meta.report.records.values() {
+        kept_out.passthrough += counts.passthrough;
+        kept_out.ignored += counts.ignored;
+        kept_out.skipped += counts.skipped;
+        for (field, n) in &counts.unknown_fields {
+            *unknown.entry(field.clone()).or_default() += n;
         }
     }
     kept_out.unknown_fields = unknown.into_iter().collect();
-    let errors = result["errors"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| Some((e["message"].as_str()?.to_owned(), e["fatal"] == true)))
-        .collect();
+    let usage = meta.usage;
     Some(Meta {
-        provider: text("provider"),
-        version: text("provider_version"),
-        model: text("model"),
+        provider: meta.provider.as_str(),
+        version: meta.provider_version,
+        model: meta.model,
         tokens: Tokens {
-            input: count("input_tokens"),
-            output: count("output_tokens"),
-            cache_read: count("cache_read_tokens"),
-            cache_write: count("cache_write_tokens"),
-            reasoning: count("reasoning_tokens"),
+            input: usage.input_tokens,
+            output: usage.output_tokens,
+            cache_read: usage.cache_read_tokens,
+            cache_write: usage.cache_write_tokens,
+            reasoning: usage.reasoning_tokens,
         },
-        cost_usd: object.get("cost_usd").and_then(Value::as_f64),
-        status: text("status"),
-        stop: result["stop_reason"]["kind"].as_str().map(str::to_owned),
-        errors,
+        cost_usd: meta.cost_usd,
+        status: meta.status,
+        stop: meta.stop_reason.map(|stop| stop.kind),
+        errors: meta
+            .errors
+            .into_iter()
+            .map(|e| (e.message, e.fatal))
+            .collect(),
         kept_out,
     })
 }
@@ -163,8 +149,8 @@ impl Facts {
                 if event.event_type == EventType::RunCompleted {
                     self.end = Some(event.timestamp.as_str().to_owned());
                 }
-                let meta = meta(&step.result)?;
-                self.providers.extend(meta.provider.clone());
+                let meta = meta(step)?;
+                self.providers.insert(meta.provider.to_owned());
                 self.models.extend(meta.model.clone());
                 self.cost_known |= meta.cost_usd.is_some();
                 if event.event_type == EventType::RunCompleted {
@@ -195,6 +181,11 @@ mod tests {
 
     #[test]
     fn run_metadata_is_read_and_anything_else_is_not() {
+        let step = |result: serde_json::Value| {
+            let mut step = StepPayload::new("claude", crate::model::StepKind::Agent);
+            step.result = result;
+            step
+        };
         let result = json!({
             "provider": "claude", "provider_version": "2.1.3", "model": "claude-sonnet-4-6",
             "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 100,
@@ -208,11 +199,11 @@ mod tests {
                 "stream_event": {"seen": 9, "ignored": 9, "unknown_fields": {"plugins": 2}}
             }, "unreadable": 1}
         });
-        let meta = meta(&result).unwrap();
+        let meta = meta(&step(result)).unwrap();
         assert_eq!(
             meta,
             Meta {
-                provider: Some("claude".into()),
+                provider: "claude",
                 version: Some("2.1.3".into()),
                 model: Some("claude-sonnet-4-6".into()),
                 tokens: Tokens {
@@ -223,8 +214,8 @@ mod tests {
                     reasoning: 0
                 },
                 cost_usd: Some(0.25),
-                status: Some("completed".into()),
-                stop: Some("end_turn".into()),
+                status: RunStatus::Completed,
+                stop: Some(StopKind::EndTurn),
                 errors: vec![("rate limited".into(), false)],
                 kept_out: KeptOut {
                     passthrough: 2,
@@ -235,10 +226,10 @@ mod tests {
                 },
             }
         );
-        assert_eq!(super::meta(&json!({"status": "completed"})), None);
-        assert_eq!(super::meta(&json!("done")), None);
-        assert_eq!(super::meta(&Value::Null), None);
-        let no_cost = super::meta(&json!({"usage": {}})).unwrap();
+        assert_eq!(super::meta(&step(json!({"status": "completed"}))), None);
+        assert_eq!(super::meta(&step(json!("done"))), None);
+        assert_eq!(super::meta(&step(serde_json::Value::Null)), None);
+        let no_cost = super::meta(&step(json!({"provider": "codex", "usage": {}}))).unwrap();
         assert_eq!(no_cost.cost_usd, None);
     }
 

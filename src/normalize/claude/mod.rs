@@ -73,8 +73,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{Lines, Record};
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
@@ -132,21 +132,49 @@ pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
         .map(wire::MessageUsage::to_usage)
 }
 
-/// The Claude normalizer: the shared line driver around this adapter's state.
+/// The Claude normalizer: JSON Lines, driven through this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
-    let state = State::new();
-    LineNormalizer::new(&options, state)
+    Driver::<Lines, State>::new(&options, State::new())
 }
 
-impl LineAdapter for State {
+impl Adapter for State {
     const PROVIDER: Provider = Provider::Claude;
+    // Stream-json stamps only some lines; session-log entries, read by `axt import`, are
+    // dated one by one, and nothing is held for them.
+    const STAMPED: bool = false;
 
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        State::frame(self, parser, frame, out);
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let Output { items, diagnostics } = out;
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
+        });
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        State::finish(self, out);
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        for message in std::mem::take(&mut self.messages) {
+            self.end_message(
+                message,
+                "the input ended",
+                &mut out.items,
+                &mut out.diagnostics,
+            );
+        }
+        self.tools.report_dangling(&mut out.diagnostics);
+        self.meta.usage = match self.result_usage {
+            Some(usage) => usage,
+            None => {
+                let mut total = Usage::default();
+                for id in &self.message_order {
+                    total.add(&self.message_usage[id].to_usage());
+                }
+                total
+            }
+        };
+        if !self.saw_result {
+            let (line, offset) = last;
+            out.diagnostics
+                .push(missing_terminal(line, offset, "a result record"));
+        }
     }
 
     fn meta(&self) -> &RunMeta {
@@ -177,8 +205,6 @@ struct State {
     /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
     streaming: HashMap<Option<String>, MessageKey>,
     saw_result: bool,
-    /// Line number and end offset of the last record, where a missing terminal is reported.
-    last_record: (u64, u64),
     /// Usage from the `result` record, which takes precedence over per-message sums.
     result_usage: Option<Usage>,
     /// Tool call ids made up for simplified-format calls that have none.
@@ -232,24 +258,10 @@ impl State {
             messages: Vec::new(),
             streaming: HashMap::new(),
             saw_result: false,
-            last_record: (0, 0),
             result_usage: None,
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),
-        }
-    }
-
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        match frame {
-            Frame::Record(record) => {
-                self.last_record = (record.line, record.end());
-                let Output { items, diagnostics } = out;
-                parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-                    self.line(line, record, items, diagnostics)
-                });
-            }
-            too_large => out.diagnostics.extend(too_large.too_large()),
         }
     }
 
@@ -400,33 +412,6 @@ impl State {
                 fatal: false,
                 line: record.line,
             });
-        }
-    }
-
-    fn finish(&mut self, out: &mut Output) {
-        for message in std::mem::take(&mut self.messages) {
-            self.end_message(
-                message,
-                "the input ended",
-                &mut out.items,
-                &mut out.diagnostics,
-            );
-        }
-        self.tools.report_dangling(&mut out.diagnostics);
-        self.meta.usage = match self.result_usage {
-            Some(usage) => usage,
-            None => {
-                let mut total = Usage::default();
-                for id in &self.message_order {
-                    total.add(&self.message_usage[id].to_usage());
-                }
-                total
-            }
-        };
-        if !self.saw_result {
-            let (line, offset) = self.last_record;
-            out.diagnostics
-                .push(missing_terminal(line, offset, "a result record"));
         }
     }
 }
