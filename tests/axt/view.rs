@@ -243,6 +243,17 @@ fn shots() -> PathBuf {
     dir
 }
 
+/// Every provider has its fixture in [`PROVIDERS`]: a new one fails here until it has.
+#[test]
+fn the_browser_test_has_a_fixture_of_every_provider() {
+    let listed: Vec<&str> = PROVIDERS.iter().map(|p| p.0).collect();
+    let all: Vec<&str> = axt::model::Provider::ALL
+        .iter()
+        .map(|p| p.as_str())
+        .collect();
+    assert_eq!(listed, all, "add a fixture of each provider to PROVIDERS");
+}
+
 #[test]
 fn view_shows_a_run_of_each_provider_in_chromium() {
     let Some(browser) = browser("view_shows_a_run_of_each_provider_in_chromium") else {
@@ -470,6 +481,48 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     let search = result(seen, "search", 0);
     assert!(search["matches"].as_u64().unwrap() >= 3, "{search}");
     assert_eq!(search["marked"], "Cargo.toml");
+}
+
+/// A run's problems are shown where they occurred: each between the events around its line,
+/// in the step whose lines span it; the index counts them per run.
+#[test]
+fn view_shows_each_problem_at_its_line_in_chromium() {
+    let Some(browser) = browser("view_shows_each_problem_at_its_line_in_chromium") else {
+        return;
+    };
+    let scratch = TempDir::new("view-problems");
+    let page = scratch.path().join("err.html");
+    let (code, _) = view(&[&read_corpus().join("err")], &page);
+    assert_eq!(code, 1);
+    let seen = drive(
+        &browser,
+        scratch.path(),
+        json!([{
+            "name": "problems",
+            "url": url(&page, "#run=invalid-json"),
+            "actions": [{"do": "counts"}, {"do": "items"}],
+        }]),
+    );
+    let seen = &seen[0];
+    assert_quiet(seen);
+    assert_eq!(result(seen, "counts", 0)["problems"], 3);
+    // Lines 4, 6 and 7 are not events (a line cut short, a banner, an object that is not an
+    // event): between the prompt (3) and the Bash call (5, its result 8), and before the
+    // reply (9); the run's end is line 11.
+    assert_eq!(
+        result(seen, "items", 0)["items"],
+        json!([
+            "run-head 1",
+            "step-head 2",
+            "msg 3",
+            "problem 4",
+            "tool 5",
+            "problem 6",
+            "problem 7",
+            "msg 9",
+            "step-foot 11"
+        ])
+    );
 }
 
 /// The page of a run whose every field holds markup (scripts, styles, handlers, links,

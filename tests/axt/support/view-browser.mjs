@@ -11,11 +11,14 @@
 //   {"do": "counts"}                     runs, steps, tool calls, messages, rows in the DOM
 //   {"do": "elements"}                   elements a hostile page would add (img, iframe, ...)
 //   {"do": "search", "query": Q}         type Q, wait for the matches, go to the first
-//   {"do": "goto", "hash": H}            open url + H; report the event it shows
+//   {"do": "goto", "hash": H}            open url + H (a fresh load with "fresh": true);
+//                                        report the event it shows and how long it took
 //   {"do": "key", "key": K}              press K; report the address's fragment
 //   {"do": "click", "selector": S}       click the first element S selects
 //   {"do": "fill", "selector": S, "text": T}  type T into the field S selects
 //   {"do": "rows"}                       the index's visible rows: their runs' ids, in order
+//   {"do": "items"}                      a run's items (messages, calls, problems, ...) in
+//                                        page order: "class line"
 //   {"do": "text", "contains": [S...]}   whether the page's text holds each S literally
 //   {"do": "screenshot", "path": P}      a PNG of the viewport
 //   {"do": "timing"}                     time to the page's ready mark, and its size
@@ -115,41 +118,52 @@ async function act(page, item, action, loaded) {
         pwned: typeof window.__pwned,
       }));
     case "search": {
+      const started = Date.now();
       await page.fill("#search", action.query);
-      await page.waitForFunction(() => document.body.dataset.matches !== undefined && document.body.dataset.matches !== "", null, { timeout: 60000 });
+      await page.waitForFunction(() => document.body.dataset.matches !== undefined && document.body.dataset.matches !== "", null, { timeout: 120000 });
       await page.press("#search", "Enter");
-      await page.waitForTimeout(50);
-      return page.evaluate(() => {
+      await page.waitForFunction(() => document.querySelector("mark.found") || document.body.dataset.matches === "0", null, { timeout: 120000 });
+      const ms = Date.now() - started;
+      return page.evaluate((took) => {
         const mark = document.querySelector("mark.found");
         const event = mark && mark.closest("[data-seq]");
         const run = mark && mark.closest("section.run");
         return {
           do: "search",
+          ms: took,
           matches: Number(document.body.dataset.matches),
           counter: document.getElementById("search-count").textContent,
           marked: mark ? mark.textContent : null,
           seq: event ? Number(event.dataset.seq) : null,
           run: run ? Number(run.dataset.run) : null,
         };
-      });
+      }, ms);
     }
     case "goto": {
+      // The mark of the last link is taken off, so the next one is waited for.
+      await page.evaluate(() => document.querySelectorAll(".target").forEach((n) => n.classList.remove("target")));
+      if (action.fresh) {
+        await page.goto("about:blank");
+      }
+      const started = Date.now();
       await page.goto(item.url.replace(/#.*/, "") + action.hash);
       await ready(page);
-      await page.waitForTimeout(50);
-      return page.evaluate(() => {
+      await page.waitForFunction(() => document.querySelector(".target") || document.querySelector(".problem"), null, { timeout: 120000 });
+      const ms = Date.now() - started;
+      return page.evaluate((took) => {
         const target = document.querySelector(".target");
         const box = target && target.getBoundingClientRect();
         const run = target && target.closest("section.run");
         return {
           do: "goto",
+          ms: took,
           seq: target && target.dataset.seq ? Number(target.dataset.seq) : null,
           line: target && target.dataset.line ? Number(target.dataset.line) : null,
           run: run ? Number(run.dataset.run) : null,
           text: target ? target.textContent.slice(0, 4000) : null,
           inView: Boolean(box && box.bottom > 0 && box.top < window.innerHeight),
         };
-      });
+      }, ms);
     }
     case "key": {
       await page.keyboard.press(action.key);
@@ -165,6 +179,12 @@ async function act(page, item, action, loaded) {
       await page.fill(action.selector, action.text);
       await page.waitForTimeout(50);
       return { do: "fill" };
+    case "items":
+      return page.evaluate(() => ({
+        do: "items",
+        items: Array.from(document.querySelectorAll("#main .nav-item")).map((n) =>
+          n.classList[0] + " " + (n.dataset.line || "")),
+      }));
     case "rows":
       return page.evaluate(() => ({
         do: "rows",
