@@ -44,7 +44,9 @@ const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 5] = [
     (
         "claude",
         "ok/subagent-agent-tool-parent-tool-use-id.jsonl",
-        "PayButton.tsx",
+        // In the Agent call's input (shown on its card, not in the message that made the
+        // call), the sub-agent's prompt and Grep call, and the answer.
+        "useLegacyTheme",
         5,
         9,
         "Grep",

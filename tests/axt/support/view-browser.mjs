@@ -4,6 +4,7 @@
 //   node view-browser.mjs PLAN.json
 //
 // PLAN: {"playwright": "<playwright-core's index.mjs>", "chromium": "/usr/bin/chromium",
+//        "timeout": ms (30,000 unless given),
 //        "cases": [{"name", "url", "actions": [...]}]}. Each case gets a fresh browser
 // profile (a new --user-data-dir) and records, from before the page's first script runs:
 // console messages, uncaught errors, dialogs (alert, confirm, ...), every request other than
@@ -28,6 +29,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// How long a page may take to be ready, find or show something (the plan's, in ms).
+const timeout = plan.timeout || 30000;
 const { chromium } = await import(pathToFileURL(plan.playwright).href);
 
 const ARGS = [
@@ -41,7 +44,7 @@ const ARGS = [
 ];
 
 async function ready(page) {
-  await page.waitForSelector("body[data-ready]", { timeout: 120000 });
+  await page.waitForSelector("body[data-ready]", { timeout });
 }
 
 async function runCase(item) {
@@ -120,9 +123,9 @@ async function act(page, item, action, loaded) {
     case "search": {
       const started = Date.now();
       await page.fill("#search", action.query);
-      await page.waitForFunction(() => document.body.dataset.matches !== undefined && document.body.dataset.matches !== "", null, { timeout: 120000 });
+      await page.waitForFunction(() => document.body.dataset.matches !== undefined && document.body.dataset.matches !== "", null, { timeout });
       await page.press("#search", "Enter");
-      await page.waitForFunction(() => document.querySelector("mark.found") || document.body.dataset.matches === "0", null, { timeout: 120000 });
+      await page.waitForFunction(() => document.querySelector("mark.found") || document.body.dataset.matches === "0", null, { timeout });
       const ms = Date.now() - started;
       return page.evaluate((took) => {
         const mark = document.querySelector("mark.found");
@@ -148,7 +151,7 @@ async function act(page, item, action, loaded) {
       const started = Date.now();
       await page.goto(item.url.replace(/#.*/, "") + action.hash);
       await ready(page);
-      await page.waitForFunction(() => document.querySelector(".target") || document.querySelector(".problem"), null, { timeout: 120000 });
+      await page.waitForFunction(() => document.querySelector(".target") || document.querySelector(".problem"), null, { timeout });
       const ms = Date.now() - started;
       return page.evaluate((took) => {
         const target = document.querySelector(".target");

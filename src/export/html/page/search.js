@@ -25,7 +25,8 @@
     if (d && Array.isArray(d.blocks)) {
       for (const b of d.blocks) {
         parts.push(b.text, b.thinking, b.tool_name, b.tool_id, b.command, b.chunk);
-        if (b.tool_input !== undefined) {
+        // A call's input is shown on its card, with the tool.call: found there, not here.
+        if (b.tool_input !== undefined && (b.server || !data.toolIds.has(b.tool_id))) {
           parts.push(json(b.tool_input));
         }
         if (b.tool_content !== undefined) {
@@ -41,7 +42,7 @@
         parts.push(op.op + " " + op.path, op.diff, ...(op.edits || []).flat());
       }
       const input = A.toolInput(data, d);
-      if (input !== null && !d.same_input) {
+      if (input !== null) {
         parts.push(json(input));
       }
       if (d.output !== undefined) {
@@ -90,6 +91,7 @@
       let budget = SLICE;
       while (r < todo.length && budget > 0 && state.matches.length < MAX_MATCHES) {
         const data = A.run(todo[r]);
+        A.stream.place(data);
         if (!data.searchText) {
           data.searchText = new Array(data.events.length);
         }
