@@ -970,4 +970,20 @@ fn view_exits_by_what_it_found_and_reports_it_like_tree() {
         stderr(&both),
         "axt: `-` (stdin) is one run: give it alone\n"
     );
+
+    // On a terminal (a pseudo-terminal from util-linux's script), without -o: refused.
+    let command = format!(
+        "{} --color never view {}",
+        env!("CARGO_BIN_EXE_axt"),
+        root_file.display()
+    );
+    let tty = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    assert_eq!(tty.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&tty.stdout).replace('\r', ""),
+        "axt: the page is HTML, not for a terminal: give -o FILE, or redirect stdout\n"
+    );
 }
