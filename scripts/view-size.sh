@@ -5,6 +5,7 @@
 #
 #   scripts/view-size.sh                   # 100 MB and 1,000 runs
 #   AXT_VIEW_MB=20 AXT_VIEW_RUNS=200 scripts/view-size.sh
+#   AXT_VIEW_KEEP=1 scripts/view-size.sh   # keep the generated inputs and pages
 #
 # The large run is one agent session, like a long Claude Code run normalized by axt: turns of
 # a prompt-sized user message, assistant Markdown, thinking, one to three tool calls (shell
@@ -26,7 +27,11 @@ cd "$(dirname "$0")/.."
 MB=${AXT_VIEW_MB:-100}
 RUNS=${AXT_VIEW_RUNS:-1000}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-view-size.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+if [ -n "${AXT_VIEW_KEEP:-}" ]; then
+  echo "keeping the inputs and pages in $TMP"
+else
+  trap 'rm -rf "$TMP"' EXIT
+fi
 
 bash scripts/web-tools.sh >/dev/null
 CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \

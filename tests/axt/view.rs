@@ -572,7 +572,7 @@ fn view_shows_hostile_markup_as_text_and_runs_none_of_it_in_chromium() {
             elements,
             &json!({
                 "do": "elements",
-                "scripts": 9 + 2, // the page's own code, and its two data blocks
+                "scripts": 9 + 3, // the page's own code, and its data: events, run, index
                 "codeScripts": 9,
                 "styles": 1,
                 "added": 0,
@@ -811,17 +811,19 @@ fn view_page_carries_hostile_text_as_escaped_data_under_a_strict_policy() {
     }
     let blocks = data_blocks(&html);
     let ids: Vec<&str> = blocks.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, ["axt-run-0", "axt-index"]);
+    assert_eq!(ids, ["axt-run-0-0", "axt-run-0", "axt-index"]);
     for (id, text) in &blocks {
         assert!(!text.contains('<'), "{id} holds a '<'");
     }
-    let run: Value = serde_json::from_str(&blocks[0].1).unwrap();
+    let run: Value = serde_json::from_str(&blocks[1].1).unwrap();
+    assert_eq!(run["chunks"], 1);
     let lines: Vec<Value> = std::fs::read_to_string(&file)
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    let events = run["events"].as_array().unwrap();
+    let events: Value = serde_json::from_str(&blocks[0].1).unwrap();
+    let events = events.as_array().unwrap();
     assert_eq!(events.len(), lines.len());
     for (shown, line) in events.iter().zip(&lines) {
         assert_eq!(shown["s"], line["seq"]);
@@ -849,7 +851,7 @@ fn view_page_carries_hostile_text_as_escaped_data_under_a_strict_policy() {
             }
         }
     }
-    let index: Value = serde_json::from_str(&blocks[1].1).unwrap();
+    let index: Value = serde_json::from_str(&blocks[2].1).unwrap();
     assert_eq!(index["runs"][0]["id"], "hostile-\"'<&>");
     assert_eq!(index["runs"][0]["name"], lines[0]["payload"]["name"]);
 
@@ -962,7 +964,18 @@ fn view_exits_by_what_it_found_and_reports_it_like_tree() {
     let html = String::from_utf8(output.stdout).unwrap();
     assert!(html.starts_with("<!doctype html>"));
     let ids: Vec<String> = data_blocks(&html).into_iter().map(|(id, _)| id).collect();
-    assert_eq!(ids, ["axt-run-0", "axt-run-1", "axt-run-2", "axt-index"]);
+    assert_eq!(
+        ids,
+        [
+            "axt-run-0-0",
+            "axt-run-0",
+            "axt-run-1-0",
+            "axt-run-1",
+            "axt-run-2-0",
+            "axt-run-2",
+            "axt-index"
+        ]
+    );
 
     let both = axt(&["view", "-", root_file.to_str().unwrap()]);
     assert_eq!(both.status.code(), Some(2));

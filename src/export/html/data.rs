@@ -147,14 +147,17 @@ pub(super) fn write_run(
     problems: &mut Vec<TreeProblem>,
 ) -> io::Result<Summary> {
     let run = entry.run;
-    data_block(out, &format!("axt-run-{index}"))?;
-    let mut text = ScriptText(&mut *out);
-    text.write_all(b"{\"events\":[")?;
+    let mut chunks = Chunks {
+        out: &mut *out,
+        run: index,
+        written: 0,
+        count: 0,
+        open: false,
+    };
     let mut stats = Stats::default();
     let mut facts = Facts::default();
     let mut step_meta: HashMap<u64, Meta> = HashMap::new();
     let mut inputs: HashMap<String, Value> = HashMap::new();
-    let mut first = true;
     // A file the first reading could not read has its problem already: not a second one.
     let unread = problems
         .iter()
@@ -179,21 +182,19 @@ pub(super) fn write_run(
                     step_meta.insert(line, meta);
                 }
                 let same_input = repeats_input(&event, &mut inputs);
-                if !first {
-                    text.write_all(b",")?;
-                }
-                first = false;
-                let view = ViewEvent {
+                chunks.push(&ViewEvent {
                     line,
                     event: &event,
                     run_id: &run.run_id,
                     same_input,
-                };
-                serde_json::to_writer(&mut text, &view)?;
+                })?;
             }
         }
     }
-    text.write_all(b"],\"tree\":")?;
+    let count = chunks.finish()?;
+    data_block(out, &format!("axt-run-{index}"))?;
+    let mut text = ScriptText(&mut *out);
+    write!(text, "{{\"chunks\":{count},\"tree\":")?;
     let mut kids = entry.kids.iter().copied();
     let mut counts = (0, 0);
     let tree = nodes(&run.children, &mut kids, &step_meta, &mut counts);
@@ -204,6 +205,81 @@ pub(super) fn write_run(
     text.write_all(b"}")?;
     end_block(out)?;
     Ok(summary(entry, stats, facts, counts, problems.len() as u64))
+}
+
+/// How much JSON text of a run's events one data block holds, at most (and one event more):
+/// a browser parses many blocks of a large run much faster than one of it all (its HTML
+/// parser slows on one long text: a 100 MB run as one block took 15 s to load, see
+/// `make view-size`).
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// A run's events, written as JSON arrays in data blocks of about [`CHUNK_BYTES`] each,
+/// `axt-run-N-K` for K from 0.
+struct Chunks<'a, W: Write> {
+    out: &'a mut W,
+    run: usize,
+    /// Bytes in the open block.
+    written: usize,
+    /// Blocks opened.
+    count: usize,
+    open: bool,
+}
+
+impl<W: Write> Chunks<'_, W> {
+    fn push(&mut self, event: &ViewEvent<'_>) -> io::Result<()> {
+        if self.open {
+            self.out.write_all(b",")?;
+        } else {
+            data_block(self.out, &format!("axt-run-{}-{}", self.run, self.count))?;
+            self.out.write_all(b"[")?;
+            self.open = true;
+            self.count += 1;
+            self.written = 0;
+        }
+        let mut text = Counted {
+            inner: ScriptText(&mut *self.out),
+            written: 0,
+        };
+        serde_json::to_writer(&mut text, event)?;
+        self.written += text.written;
+        if self.written >= CHUNK_BYTES {
+            self.close()?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        if self.open {
+            self.out.write_all(b"]")?;
+            end_block(self.out)?;
+            self.open = false;
+        }
+        Ok(())
+    }
+
+    /// Closes the last block; returns how many there are.
+    fn finish(mut self) -> io::Result<usize> {
+        self.close()?;
+        Ok(self.count)
+    }
+}
+
+/// A writer that counts what it is given.
+struct Counted<W> {
+    inner: W,
+    written: usize,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Whether `event` is a `tool.call` repeating the input of its call's `tool_use` block,

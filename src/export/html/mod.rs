@@ -20,8 +20,10 @@
 //!
 //! # The data (format 1)
 //!
-//! One data block per run, `<script type="application/json" id="axt-run-N">`, then the
-//! index, `id="axt-index"`; the page parses a run's block only when the run is opened, so a
+//! Each run's events in data blocks of about a megabyte, `<script type="application/json"
+//! id="axt-run-N-K">` (K from 0: a browser parses many blocks of a large run much faster than
+//! one), then the run's own block, `id="axt-run-N"`, and after every run the index,
+//! `id="axt-index"`. The page parses a run's blocks only when the run is opened, so a
 //! directory of a thousand runs opens on its index alone.
 //!
 //! The index: `{"format": 1, "runs": [...], "roots": [N, ...], "problems": [...]}`.
@@ -40,9 +42,10 @@
 //! `root`, `depth`, `kids`. `problems` of the index are those found in files the page
 //! does not show (an orphan of a directory that was not given).
 //!
-//! A run's block: `{"events": [...], "tree": [...], "problems": [...]}`.
+//! A run's block: `{"chunks": K, "tree": [...], "problems": [...]}`, its events in the
+//! arrays of its K event blocks, one after the other.
 //!
-//! * `events`: every event that decoded, in file order: `l` (line), `s` (seq), `y` (type),
+//! * events: every event that decoded, in file order: `l` (line), `s` (seq), `y` (type),
 //!   `p` (path), `i` (iteration), `t` (timestamp, as written), `r` (its `run_id`, only
 //!   when it is not the file's), `c` (`child_run_id`), `d` (the payload: message, tool and
 //!   step payloads in their wire fields; a block the vocabulary does not know as `raw` with

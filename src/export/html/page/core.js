@@ -82,14 +82,22 @@ const AxtView = {};
   const index = block("axt-index") || { format: 0, runs: [], roots: [], problems: [] };
   const cache = new Map();
 
-  /** Run `n`'s block, parsed on first use, with lookups: events by line and by seq, and the
+  /** Run `n`'s blocks, parsed on first use, with lookups: events by line and by seq, and the
       `tool_use` blocks by id (a `tool.call` with `same_input` takes its input from there). */
   function run(n) {
     let data = cache.get(n);
     if (data) {
       return data;
     }
-    data = block("axt-run-" + n) || { events: [], tree: [], problems: [] };
+    data = block("axt-run-" + n) || { chunks: 0, tree: [], problems: [] };
+    // The events come in blocks of about a megabyte each (a browser parses many blocks of a
+    // large run much faster than one).
+    data.events = [];
+    for (let k = 0; k < data.chunks; k += 1) {
+      for (const event of block("axt-run-" + n + "-" + k) || []) {
+        data.events.push(event);
+      }
+    }
     data.n = n;
     data.summary = index.runs[n];
     data.byLine = new Map();
