@@ -12,7 +12,7 @@
 # commands, reads, edits with old and new text, searches; one in twelve fails) and their
 # output (a few lines to a few hundred), a sub-agent step every 200 turns, a second apart in
 # time so the timeline has durations. The directory holds 1,000 such runs of 2 to 40 turns
-# (log-uniform: most runs short, a few long), of five providers and their models, started
+# (log-uniform: most runs short, a few long), of each provider in turn, started
 # over 60 days, one in nine failed.
 #
 # Reported: the page's size; `axt view`'s time and peak memory (GNU time; a release build
@@ -135,11 +135,12 @@ def session(path, run_id, provider, model, start, turns=None, size=None, failed=
 start = datetime(2026, 6, 8, 8, 0, tzinfo=timezone.utc)
 big = session(os.path.join(tmp, "big.jsonl"), "big-run", "claude", "claude-sonnet-4-6", start, size=mb << 20, seed=1)
 os.mkdir(os.path.join(tmp, "runs"))
-providers = [("claude", "claude-sonnet-4-6"), ("codex", "gpt-5-codex"), ("gemini", "gemini-2.5-pro"), ("copilot", "claude-sonnet-4.5"), ("openai", "gpt-4.1")]
+# The providers axt reads (its corpus's folders), each with a made-up model of its own.
+providers = [(p, p + "-model-1") for p in sorted(os.listdir("corpus/normalize"))]
 total = 0
 for i in range(runs):
     rng = random.Random(1000 + i)
-    provider, model = providers[i % 5]
+    provider, model = providers[i % len(providers)]
     when = start - timedelta(days=rng.uniform(0, 60))
     total += session(os.path.join(tmp, "runs", "run-%04d.jsonl" % i), "run-%04d" % i, provider, model, when,
                      turns=int(2 ** rng.uniform(1, 5.33)), failed=i % 9 == 0, seed=i)

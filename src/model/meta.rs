@@ -41,7 +41,7 @@ use super::timestamp::Timestamp;
 ///
 /// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
 /// |---|---|---|---|---|---|
-/// | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
+/// | Claude Code (`result.modelUsage` summed over its models, else `result.usage`, else the last snapshot per message; see [`UsageScope`] for what it spans) | `input_tokens` (`inputTokens`; Anthropic's is already uncached) | `cache_read_input_tokens` (`cacheReadInputTokens`) | `cache_creation_input_tokens` (`cacheCreationInputTokens`) | `output_tokens` (`outputTokens`; thinking included, as Anthropic counts) | 0: not reported |
 /// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
 /// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
 /// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
@@ -80,6 +80,39 @@ impl Usage {
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
+    }
+}
+
+/// What a run's `usage` and `cost_usd` span.
+///
+/// Most providers report what the run itself spent. Claude Code from 2.1.277 on reports a
+/// *session's* running total instead: a run that resumes a session (`claude -p --resume`,
+/// the Agent SDK's `resume`) or forks one starts from the totals the session's log saved
+/// when its last process exited, so its first `result` already carries every earlier run of
+/// the session (its 2.1.277 changelog: "Fixed a headless resume ... starting the session's
+/// cost and usage totals at zero; headless sessions now save their totals at exit"; before,
+/// each process started from zero). Its output cannot tell a resumed session from a new
+/// one, so every run of such a version says [`UsageScope::Session`].
+///
+/// The rule for readers that add runs up (`axt stats`, the AgentLog export do): runs of
+/// scope `run` add; of the runs of scope `session` with one `session_id`, only the largest
+/// total counts (a session's running total only grows), so a session resumed five times is
+/// counted once. What no reader can tell: a fork's total carries its parent session's under
+/// a new id, and totals a killed process never saved are not carried to the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageScope {
+    /// What the run itself spent.
+    #[default]
+    Run,
+    /// The provider session's running total at the run's end (its `session_id`): earlier
+    /// runs that the run resumed are in it.
+    Session,
+}
+
+impl UsageScope {
+    fn is_run(&self) -> bool {
+        *self == UsageScope::Run
     }
 }
 
@@ -194,6 +227,11 @@ pub struct RunMeta {
     /// Token usage for the whole run.
     #[serde(default, deserialize_with = "lenient")]
     pub usage: Usage,
+    /// What `usage` and `cost_usd` span: the run (omitted) or its provider session's running
+    /// total (`session`, Claude Code 2.1.277 and later).
+    #[serde(skip_serializing_if = "UsageScope::is_run")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub usage_scope: UsageScope,
     /// The provider's usage record, verbatim, when it reported one for the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
@@ -425,6 +463,7 @@ impl RunMeta {
             session_id: None,
             model: None,
             usage: Usage::default(),
+            usage_scope: UsageScope::Run,
             raw_usage: None,
             cost_usd: None,
             stop_reason: None,

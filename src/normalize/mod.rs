@@ -78,7 +78,7 @@ pub use normalizer::{
 // paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
 pub use crate::model::{
     InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
-    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 
 impl Provider {

@@ -744,9 +744,9 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     };
     let out = dir.path().join("a");
     let shown = on_a_terminal("", out.to_str().unwrap());
-    assert!(shown.contains("9/9 sessions ("), "{shown:?}");
+    assert!(shown.contains("12/12 sessions ("), "{shown:?}");
     assert!(
-        shown.contains("axt: 9 sessions, 16 runs, 209 events written to"),
+        shown.contains("axt: 12 sessions, 21 runs, 296 events written to"),
         "{shown:?}"
     );
 
@@ -757,7 +757,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
         !quiet.contains("sessions (") && !quiet.contains("written to"),
         "{quiet:?}"
     );
-    assert_eq!(quiet.matches("kept-out").count(), 2, "{quiet:?}");
+    assert_eq!(quiet.matches("kept-out").count(), 7, "{quiet:?}");
 
     let out = dir.path().join("c");
     let piped = axt(
@@ -773,7 +773,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     assert_eq!(piped.status.code(), Some(0));
     assert!(
         !text(&piped.stderr).contains('\r')
-            && text(&piped.stderr).contains("axt: 9 sessions, 16 runs"),
+            && text(&piped.stderr).contains("axt: 12 sessions, 21 runs"),
         "no bar in a pipe"
     );
 }

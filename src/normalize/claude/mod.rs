@@ -33,8 +33,14 @@
 //!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
 //!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
 //!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
-//!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
-//!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
+//!   `modelUsage` is missing (older CLIs). Both `modelUsage` and `total_cost_usd` are the
+//!   running totals of the Claude Code process, restated by every result (one per turn of
+//!   a streaming-input run): the latest of each session stands, never their sum (a
+//!   `/clear`'s new session is added). From Claude Code 2.1.277 on they are the running
+//!   totals of the *session*, earlier runs it resumed included: the run's `usage_scope` is
+//!   then `session` ([`UsageScope`](crate::model::UsageScope)). `permission_denials`,
+//!   `modelUsage`, `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as
+//!   passthrough.
 //! * `system/model_refusal_fallback` (`retracted_message_uuids`) and an assistant line's
 //!   `supersedes`: Claude Code withdrew records it had delivered (a refused reply, retried
 //!   on a fallback model). The transcript is written as records come, so their blocks stay;
@@ -160,7 +166,7 @@ impl Adapter for State {
             );
         }
         self.tools.report_dangling(&mut out.diagnostics);
-        self.meta.usage = match self.result_usage {
+        self.meta.usage = match self.settle_totals() {
             Some(usage) => usage,
             None => {
                 let mut total = Usage::default();
@@ -205,8 +211,9 @@ struct State {
     /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
     streaming: HashMap<Option<String>, MessageKey>,
     saw_result: bool,
-    /// Usage from the `result` record, which takes precedence over per-message sums.
-    result_usage: Option<Usage>,
+    /// What the `result` records said the run spent, which takes precedence over the
+    /// per-message sums.
+    totals: result::Totals,
     /// Tool call ids made up for simplified-format calls that have none.
     made_ids: u64,
     /// The latest assistant and user records, by `uuid`, for a retraction to name.
@@ -258,7 +265,7 @@ impl State {
             messages: Vec::new(),
             streaming: HashMap::new(),
             saw_result: false,
-            result_usage: None,
+            totals: result::Totals::default(),
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),

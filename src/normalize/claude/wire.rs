@@ -134,6 +134,8 @@ fn known_result_field(field: &str) -> bool {
             | "total_cost_usd"
             | "usage"
             | "modelUsage"
+            // Which result of its process this is, from 0 (2.1.27x).
+            | "result_index"
             | "stop_reason"
             | "terminal_reason"
             | "errors"
