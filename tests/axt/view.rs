@@ -352,6 +352,9 @@ fn view_shows_a_three_level_workflow_in_chromium() {
                 {"do": "goto", "hash": "#run=nest-child&seq=5"},
                 {"do": "key", "key": "Escape"},
                 {"do": "key", "key": "j"},
+                {"do": "key", "key": "t"},
+                {"do": "key", "key": "t"},
+                {"do": "key", "key": "t"},
             ],
         }]),
     );
@@ -404,6 +407,17 @@ fn view_shows_a_three_level_workflow_in_chromium() {
     assert!(child["text"].as_str().unwrap().contains("exit status 1"));
     // Escape leaves the search box; j then moves to the first item of the run.
     assert_eq!(result(seen, "key", 1)["cursor"], "DIV");
+    // The system's theme (headless Chromium's is light), then dark, light, and auto again.
+    let themes: Vec<&Value> = (1..5).map(|n| &result(seen, "key", n)["theme"]).collect();
+    assert_eq!(
+        themes,
+        [
+            "light (auto), background rgb(255, 255, 255)",
+            "dark (dark), background rgb(21, 24, 29)",
+            "light (light), background rgb(255, 255, 255)",
+            "light (auto), background rgb(255, 255, 255)",
+        ]
+    );
 }
 
 #[test]

@@ -172,7 +172,9 @@ async function act(page, item, action, loaded) {
       await page.keyboard.press(action.key);
       await page.waitForTimeout(50);
       return page.evaluate(() => ({ do: "key", hash: location.hash, view: document.querySelector(".index-view") ? "index" : "run",
-        cursor: document.querySelector(".cursor") ? document.querySelector(".cursor").tagName : null }));
+        cursor: document.querySelector(".cursor") ? document.querySelector(".cursor").tagName : null,
+        theme: document.documentElement.dataset.theme + " (" + document.getElementById("theme").textContent + "), background " +
+          getComputedStyle(document.body).backgroundColor }));
     }
     case "click":
       await page.click(action.selector);
