@@ -161,7 +161,7 @@
 //! The three input kinds add up to the whole prompt, and the four non-reasoning fields to
 //! every token billed. Providers that count otherwise (cached tokens inside the input,
 //! reasoning beside the output) are converted by their adapters; the table per provider is
-//! on [`Usage`]. The provider's own record is kept verbatim as
+//! in [`crate::normalize`]'s docs. The provider's own record is kept verbatim as
 //! `raw_usage`.
 //!
 //! `usage_scope` - string, optional: what `usage` and `cost_usd` span. Absent, the run's own
