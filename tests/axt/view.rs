@@ -40,7 +40,7 @@ fn view(inputs: &[&Path], out: &Path) -> (i32, String) {
 
 /// The fixture of each provider the browser test shows, with a string its page must find
 /// and how often, and the (seq, text) of an event a link must open.
-const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 5] = [
+const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 6] = [
     (
         "claude",
         "ok/subagent-agent-tool-parent-tool-use-id.jsonl",
@@ -74,6 +74,14 @@ const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 5] = [
         2,
         8,
         "Permission denied",
+    ),
+    (
+        "anthropic",
+        "ok/conversation-tool-results-in-request.jsonl",
+        "parse::empty",
+        2,
+        6,
+        "$ cargo test",
     ),
     (
         "openai",
@@ -291,6 +299,7 @@ fn view_shows_a_run_of_each_provider_in_chromium() {
         ("codex", (1, 1, 3, 1)),
         ("gemini", (1, 1, 3, 2)),
         ("copilot", (1, 1, 2, 2)),
+        ("anthropic", (1, 1, 2, 1)),
         ("openai", (1, 1, 2, 0)),
     ];
     for ((provider, tree, matches, seq, text), seen) in expected.into_iter().zip(&seen) {
@@ -466,17 +475,17 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     let seen = &seen[0];
     assert_quiet(seen);
     let index = result(seen, "counts", 0);
-    // Five provider runs and the workflow's root: its child and grandchild are under it.
+    // A run of each provider and the workflow's root: its child and grandchild are under it.
     assert_eq!(
         (&index["view"], &index["rows"]),
-        (&json!("index"), &json!(6))
+        (&json!("index"), &json!(7))
     );
-    assert_eq!(index["title"], "axt view: 6 runs");
+    assert_eq!(index["title"], "axt view: 7 runs");
     // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874);
     // the runs whose cost no provider reported after them, in the page's order (by file
     // name, which is the run id).
     let by_cost = result(seen, "rows", 0)["ids"].clone();
-    let mut unknown = vec![&ids[1], &ids[2], &ids[3], &ids[4]];
+    let mut unknown: Vec<&String> = ids[1..].iter().collect();
     unknown.sort();
     let mut expected = vec![json!("nest-root"), json!(ids[0])];
     expected.extend(unknown.into_iter().map(|id| json!(id)));
