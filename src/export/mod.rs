@@ -10,18 +10,22 @@
 //! encoding and sending with the `otlp` feature), `parquet` (the Parquet dataset, with the
 //! `parquet` feature). [`Target`] lists them and [`export()`] is the one entry the command
 //! line and the Python package call ([`check`] says what a target takes, in their words via
-//! [`Misuse`]). [`write_file`] writes a document to a file whole or not at all, privately.
+//! [`Misuse`]). [`html`] is one self-contained page to read runs in a browser (`axt view`),
+//! a viewer rather than an exchange format. [`write_file`] writes a document to a file whole
+//! or not at all, privately ([`write_file_with`] as it is made).
 
 pub mod agentlog;
 pub mod atif;
 mod file;
+mod file_ops;
+pub mod html;
 pub mod otlp;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 
 mod target;
 
-pub use file::write_file;
+pub use file::{write_file, write_file_with};
 pub use target::{
     ExportError, Exported, Misuse, Options, Output, Setting, Target, UnknownTarget, check, export,
 };

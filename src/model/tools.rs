@@ -47,7 +47,9 @@ pub enum ToolClass {
 }
 
 impl ToolClass {
-    /// The class's name in exports (the Parquet dataset's `tool_class`): snake case.
+    /// The class's own name, lower snake case (`shell`, `file_edit`, `sub_agent`, ...): how
+    /// exports and readers name the class (the Parquet dataset's `tool_class`, the HTML
+    /// view's badges). Not a tool name, though some coincide with one.
     pub fn as_str(self) -> &'static str {
         match self {
             ToolClass::Shell => "shell",

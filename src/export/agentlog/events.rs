@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::files::{diff_counts, exit_code, file_operations, joined_citations, millis};
+use super::files::{diff_counts, exit_code, joined_citations, millis};
 use super::load::{ExportError, RunData, load, run_meta};
 use super::wire::{Base, Diff, Event, PlanStep, Properties};
+use crate::export::file_ops::{edit_diff, file_operations};
 use crate::model::tools::{
     PlanStatus, ToolClass, approval, classify, fetch_url, output_text, plan_items, plan_text,
     search_query, shell_commands,
@@ -544,7 +545,8 @@ impl Exporter {
             {
                 let path = self.relative(&op.path);
                 self.files.insert(path.clone());
-                let diff = op.diff.map(|diff| {
+                let diff = op.diff.or_else(|| edit_diff(&op.path, &op.edits));
+                let diff = diff.map(|diff| {
                     let (added, removed) = diff_counts(&diff);
                     Diff {
                         diff,

@@ -202,9 +202,9 @@ tables! {
         name: OptStr,
         /// `kind` of its `run.started` (`workflow`, `agent`, ...).
         kind: OptStr,
-        /// The adapter that read the agent's output (`claude`, `codex`, `gemini`, `copilot`,
-        /// `openai`): the run metadata's `provider`, else that of its first agent step; null
-        /// when the run has none.
+        /// The adapter that read the agent's output, by the name `--provider` takes (`claude`,
+        /// `codex`, ...): the run metadata's `provider`, else that of its first agent step;
+        /// null when the run has none.
         provider: OptStr,
         /// The product that made the output (`Claude Code`, `Codex CLI`, ...), from `provider`.
         agent: OptStr,
