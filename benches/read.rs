@@ -99,6 +99,7 @@ const MODES: [(&str, Mode); 6] = [
 ];
 
 fn main() {
+    println!("{}", measure::PROFILE);
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let generators: [(Provider, Generate); 2] = [

@@ -40,6 +40,9 @@ mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoen
 // Import: one Claude Code session at a time, and the `axt import` command.
 mod import;
 
+// How axt is built and installed: the README's commands, the profiles, release automation.
+mod install;
+
 // The crate's own shape: layers, no import cycles, no oversized files.
 mod layering;
 
