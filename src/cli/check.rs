@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{ExchangeEvent, Payload};
 use crate::read::tree::{Links, TreeProblem, check_links};
-use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
+use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict, no_event};
 use serde_json::json;
 
 use super::console::{self, Problem, Severity, plural};
@@ -143,13 +143,7 @@ fn check(path: &Path) -> io::Result<Report> {
                 report.unreadable |= problem.kind == ProblemKind::Io;
                 report.count(problem.kind.as_str());
                 if report.total <= LISTED {
-                    console::problem(&Problem::error(
-                        &report.file,
-                        problem.line,
-                        problem.offset,
-                        problem.kind.as_str(),
-                        &problem.message,
-                    ));
+                    console::read_problem(&report.file, &problem);
                 }
             }
         }
@@ -157,21 +151,10 @@ fn check(path: &Path) -> io::Result<Report> {
     report.both_channels = calls.on_both_channels();
     if report.events == 0 && report.total == 0 {
         // Nothing is wrong with any line, and yet there is no transcript: say so rather
-        // than call the file clean. Pointed at the end, where an event never came.
-        let end = reader.position();
-        report.count(EMPTY);
-        let message = if end.offset == 0 {
-            "the file is empty: no event"
-        } else {
-            "the file holds only blank lines: no event"
-        };
-        console::problem(&Problem::error(
-            &report.file,
-            end.line.saturating_sub(1).max(1),
-            end.offset,
-            EMPTY,
-            message,
-        ));
+        // than call the file clean.
+        let problem = no_event(reader.position());
+        report.count(problem.kind.as_str());
+        console::read_problem(&report.file, &problem);
     }
     if path.as_os_str() != "-" {
         for problem in check_links(path, &links) {
@@ -190,9 +173,6 @@ fn check(path: &Path) -> io::Result<Report> {
     }
     Ok(report)
 }
-
-/// The kind of the problem of a file without a single event.
-const EMPTY: &str = "no-event";
 
 /// The kind of the warning about a call id with two `tool.call`s of one channel.
 const REPEATED: &str = "repeated-call";

@@ -76,6 +76,23 @@ pub(crate) fn report_error(error: &io::Error) {
     }
 }
 
+/// The price table estimates come from: the shipped one with the user's laid over it
+/// (`AXT_PRICES`, `$XDG_CONFIG_HOME/axt/prices.json`). A user's table that cannot be read is
+/// reported as a warning and the shipped one used: a cost estimate is not worth stopping a
+/// command for, but a table silently ignored would make wrong figures look right.
+pub(crate) fn prices() -> crate::read::Prices {
+    match crate::read::Prices::load() {
+        Ok((prices, _)) => prices,
+        Err(error) => {
+            console::warning(&format!(
+                "price table not read, using the one axt ships ({}): {error}",
+                crate::read::Prices::builtin().date
+            ));
+            crate::read::Prices::builtin().clone()
+        }
+    }
+}
+
 /// The name diagnostics use for an input.
 pub(crate) fn display_name(path: &Path) -> String {
     path.display().to_string()

@@ -4,6 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use crate::read::ProblemKind;
+use crate::read::duration::DurationSource;
 use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of};
 
 use super::check::print_link;
@@ -76,9 +77,19 @@ fn write_run(out: &mut impl Write, run: &Run, lead: &str, rest: &str) -> io::Res
         .as_deref()
         .map(|n| format!(" {}", escape(n)))
         .unwrap_or_default();
+    // Where the run's duration comes from, so that a measured figure and the provider's
+    // (or a step's) never disagree unlabelled; an undated run has none.
+    let label = match run.duration_source {
+        Some(DurationSource::Timestamps) | None => String::new(),
+        Some(source) => format!(" {}", source.label()),
+    };
+    let reported = run
+        .reported_duration_ms
+        .map(|ms| format!(" (the provider reported{})", duration(Some(ms))))
+        .unwrap_or_default();
     writeln!(
         out,
-        "{lead}run {}{name} {}{} ({}, {})",
+        "{lead}run {}{name} {}{}{label}{reported} ({}, {})",
         escape(&run.run_id),
         run.status.as_str(),
         duration(run.duration_ms),

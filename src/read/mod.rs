@@ -1,7 +1,9 @@
 //! Reading transcripts back: the tolerant, resumable [`Reader`] of one file, and the
 //! [`tree`] of a run and its sub-runs rebuilt across files with its links validated,
-//! [`Stats`], counts that merge across files, and [`Calls`], the one rule by which they all
-//! count a call seen on both channels (router and agent) once.
+//! [`Stats`], counts that merge across files, a run's [`summary`] (what `axt ls` and `axt
+//! show` say of it), and what they share: [`Calls`], the one rule by which they all count a
+//! call seen on both channels (router and agent) once; [`Meta`], the one reading of a run's
+//! metadata; [`Cost`], reported or estimated from the [`Prices`] table, never confused.
 //!
 //! This module owns reading: it imports only the [`model`](crate::model). It never writes
 //! a transcript, never repairs one (a torn tail is reported, and left for a recorder to move
@@ -32,10 +34,21 @@
 //! ```
 
 mod calls;
+mod cost;
+pub mod duration;
+mod meta;
+mod prices;
 mod reader;
 mod stats;
+pub mod summary;
 pub mod tree;
 
 pub use calls::{CallKey, Calls, Demoted, Seen, Settled, Verdict};
-pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
-pub use stats::{FileStats, Stats, StatsReport, Tokens, ToolStats, transcript_files};
+pub use cost::{Cost, dollars};
+pub use meta::{Meta, Tokens};
+pub use prices::{Price, PriceError, Prices, table_names, user_file};
+pub use reader::{
+    DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader, no_event,
+};
+pub use stats::{FileStats, Stats, StatsReport, ToolStats, transcript_files};
+pub use summary::{RunSummary, Summarizer, summarize, summarize_all};

@@ -2,12 +2,13 @@
 //!
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
-//! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
-//! run without `duration_ms` is timed from `run.started` to `run.completed`. The agent steps
-//! of a workflow run carry their agent's metadata in their own `step.completed` result
-//! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
-//! too (a writer puts an agent's metadata in one place, never both).
+//! Tokens and cost come from every agent's metadata ([`Meta`]: a run's `run.completed`, or
+//! the `step.completed` of each agent step of a workflow run), the cost as the
+//! [`Cost`] rule says: reported where the provider reported one, else estimated from the
+//! price table, else unknown, the three kept apart. A run's duration is its
+//! [summary](super::summary)'s: the same rule as `axt ls` and `axt show`, so an undated run
+//! adds none. A file without a single event is a problem ([`Stats::end_of_file`]), as
+//! `axt check` says.
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -20,11 +21,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::calls::{Calls, Verdict};
-use super::reader::{ProblemKind, ReadItem};
-use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
+use super::cost::Cost;
+use super::duration::RunDuration;
+use super::meta::{Meta, Tokens};
+use super::prices::Prices;
+use super::reader::{Position, Problem, ProblemKind, ReadItem, no_event};
+use crate::model::{EventType, ExchangeEvent, Payload};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -42,20 +46,25 @@ pub struct Stats {
     /// Calls the agent reported that the router captured too: counted once in `tools`, as
     /// the router's, and here.
     pub sightings: u64,
-    /// Tokens by kind, summed over the runs' metadata.
+    /// Tokens by kind, summed over the agents' metadata.
     pub tokens: Tokens,
-    /// Cost in US dollars, summed over the runs that report one.
-    pub cost_usd: f64,
-    /// Run durations in milliseconds, summed.
+    /// What the agents cost: reported, estimated and unknown, apart.
+    pub cost: Cost,
+    /// Run durations in milliseconds, summed over the runs that have one.
     pub duration_ms: u64,
     /// Runs completed (`run.completed` events).
     pub runs: u64,
+    /// Of those, runs without a duration (undated: see [`RunDuration`]).
+    pub undated_runs: u64,
     /// Problems by kind.
     pub problems: BTreeMap<String, u64>,
     #[serde(skip)]
-    started: Option<Timestamp>,
+    run: RunDuration,
     #[serde(skip)]
     calls: Calls,
+    /// The price table the estimates come from; the shipped one when `None`.
+    #[serde(skip)]
+    prices: Option<Prices>,
 }
 
 /// One tool's calls.
@@ -65,24 +74,26 @@ pub struct ToolStats {
     pub calls: u64,
     /// `tool.result` events with an error or a non-zero exit code, of those calls.
     pub failures: u64,
+    /// `tool.result` events of no call read before them (counted neither as calls nor as
+    /// failures): the call is not in the file, or comes after its result.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub results_without_call: u64,
 }
 
-/// Tokens by kind, as in the run metadata's `usage`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    /// Uncached input tokens.
-    pub input: u64,
-    /// Output tokens, reasoning included.
-    pub output: u64,
-    /// Input tokens read from the prompt cache.
-    pub cache_read: u64,
-    /// Input tokens written to the prompt cache.
-    pub cache_write: u64,
-    /// Output tokens spent on reasoning.
-    pub reasoning: u64,
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Stats {
+    /// Counts with `prices` for the estimates (a user's table laid over the shipped one:
+    /// [`Prices::load`]) instead of the shipped table.
+    pub fn with_prices(prices: Prices) -> Stats {
+        Stats {
+            prices: Some(prices),
+            ..Stats::default()
+        }
+    }
+
     /// Counts one item of a [`Reader`](super::Reader).
     pub fn item(&mut self, item: &ReadItem) {
         match item {
@@ -96,6 +107,18 @@ impl Stats {
         *self.problems.entry(kind.as_str().to_owned()).or_default() += 1;
     }
 
+    /// Ends the count of one file, read up to `end`: a file without a single event (and
+    /// without any other problem) is a problem too, [`ProblemKind::NoEvent`], counted and
+    /// returned to be reported. Call it once, on a `Stats` that counted that file alone.
+    pub fn end_of_file(&mut self, end: &Position) -> Option<Problem> {
+        if self.events > 0 || self.problem_count() > 0 {
+            return None;
+        }
+        let problem = no_event(end);
+        self.problem(problem.kind);
+        Some(problem)
+    }
+
     /// Counts an event.
     pub fn event(&mut self, event: &ExchangeEvent) {
         self.events += 1;
@@ -103,7 +126,9 @@ impl Stats {
         for block in event.payload.blocks() {
             bump(&mut self.block_types, block.block.type_name());
         }
+        let mut without_call = false;
         if let Some(seen) = self.calls.see(event) {
+            without_call = seen.without_call;
             if let Some(demoted) = seen.demoted {
                 // Counted as a call when it was read; a sighting of the router's call now.
                 self.sightings += 1;
@@ -116,48 +141,33 @@ impl Stats {
                 return;
             }
         }
+        self.run.event(event);
+        if let Some(meta) = Meta::of(event) {
+            self.tokens.add(&meta.tokens());
+            let prices = self.prices.as_ref().unwrap_or_else(|| Prices::builtin());
+            self.cost.add(&Cost::of(meta, prices));
+        }
         match (&event.event_type, &event.payload) {
             (EventType::ToolCall, Payload::Tool(tool)) => {
                 self.tool(&tool.name).calls += 1;
+            }
+            (EventType::ToolResult, Payload::Tool(tool)) if without_call => {
+                self.tool(&tool.name).results_without_call += 1;
             }
             (EventType::ToolResult, Payload::Tool(tool))
                 if tool.error.is_some() || tool.exit_code.is_some_and(|code| code != 0) =>
             {
                 self.tool(&tool.name).failures += 1;
             }
-            (EventType::RunStarted, _) => self.started = Some(event.timestamp.clone()),
-            // An agent step of a workflow run carries its agent's metadata itself (the run's
-            // own `run.completed` has none of it); an agent run's agent step carries none.
-            (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
-                self.spend(&step.result);
-            }
-            (EventType::RunCompleted, payload) => {
+            (EventType::RunCompleted, _) => {
                 self.runs += 1;
-                let result = match payload {
-                    Payload::Step(step) => &step.result,
-                    _ => &Value::Null,
-                };
-                self.spend(result);
-                let timed = self.started.take().and_then(|start| {
-                    let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
-                    u64::try_from(nanos / 1_000_000).ok()
-                });
-                self.duration_ms += result["duration_ms"].as_u64().or(timed).unwrap_or(0);
+                match std::mem::take(&mut self.run).duration() {
+                    Some(duration) => self.duration_ms += duration.ms,
+                    None => self.undated_runs += 1,
+                }
             }
             _ => {}
         }
-    }
-
-    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`).
-    fn spend(&mut self, meta: &Value) {
-        let usage = &meta["usage"];
-        let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
-        self.tokens.input += tokens("input_tokens");
-        self.tokens.output += tokens("output_tokens");
-        self.tokens.cache_read += tokens("cache_read_tokens");
-        self.tokens.cache_write += tokens("cache_write_tokens");
-        self.tokens.reasoning += tokens("reasoning_tokens");
-        self.cost_usd += meta["cost_usd"].as_f64().unwrap_or(0.0);
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {
@@ -174,7 +184,7 @@ impl Stats {
             if failed {
                 tool.failures = tool.failures.saturating_sub(1);
             }
-            if tool.calls == 0 && tool.failures == 0 {
+            if tool.calls == 0 && tool.failures == 0 && tool.results_without_call == 0 {
                 self.tools.remove(name);
             }
         }
@@ -190,17 +200,14 @@ impl Stats {
             let mine = self.tool(name);
             mine.calls += tool.calls;
             mine.failures += tool.failures;
+            mine.results_without_call += tool.results_without_call;
         }
         self.sightings += other.sightings;
-        let (mine, theirs) = (&mut self.tokens, &other.tokens);
-        mine.input += theirs.input;
-        mine.output += theirs.output;
-        mine.cache_read += theirs.cache_read;
-        mine.cache_write += theirs.cache_write;
-        mine.reasoning += theirs.reasoning;
-        self.cost_usd += other.cost_usd;
+        self.tokens.add(&other.tokens);
+        self.cost.add(&other.cost);
         self.duration_ms += other.duration_ms;
         self.runs += other.runs;
+        self.undated_runs += other.undated_runs;
         add_all(&mut self.problems, &other.problems);
     }
 

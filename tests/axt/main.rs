@@ -54,6 +54,7 @@ mod record;
 
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
+mod costs; // what a run cost and how long it took, told honestly
 mod exec;
 
 // Files private and never through a link; masking in every file a run writes.

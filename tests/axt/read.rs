@@ -273,8 +273,12 @@ fn stats_walks_a_directory_and_totals() {
     assert_eq!(total["tools"]["Bash"], json!({"calls": 4, "failures": 2}));
     assert_eq!(total["sightings"], 4);
     assert_eq!(total["tokens"]["cache_read"], 15000);
-    let cost = total["cost_usd"].as_f64().unwrap();
+    // Every run of the corpus that names a provider reports its cost, or has no tokens and
+    // a model the price table does not know.
+    let cost = total["cost"]["reported_usd"].as_f64().unwrap();
     assert!((cost - 0.3024).abs() < 1e-9, "{cost}");
+    assert_eq!(total["cost"]["reported"], 3);
+    assert_eq!(total["cost"]["estimated_usd"], 0.0);
 }
 
 /// The reader keeps its own line limit (it imports the model alone); it must stay the
