@@ -36,8 +36,11 @@ mod console;
 mod exec;
 mod export;
 mod import;
+mod ls;
 mod manual;
 mod normalize;
+mod present;
+mod show;
 mod stats;
 mod tree;
 
@@ -92,6 +95,8 @@ enum Command {
     Cat(cat::Args),
     Exec(exec::Args),
     Check(check::Args),
+    Ls(ls::Args),
+    Show(show::Args),
     Tree(tree::Args),
     Stats(stats::Args),
     Import(import::Args),
@@ -138,6 +143,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Command::Cat(args) => cat::run(args),
         Command::Exec(args) => exec::run(args),
         Command::Check(args) => check::run(args),
+        Command::Ls(args) => ls::run(args),
+        Command::Show(args) => show::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Import(args) => import::run(args),

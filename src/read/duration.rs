@@ -64,6 +64,8 @@ pub struct RunDuration {
     measured: Option<u64>,
     reported: Option<u64>,
     provider_times: Option<u64>,
+    /// The provider stamped its records: the events carry its times.
+    dated_by_provider: bool,
     /// The run carries an agent's metadata: its stamps may be axt's, not the run's.
     agent: bool,
 }
@@ -88,13 +90,26 @@ impl RunDuration {
         // Only an agent's own run (kind `agent`) is an agent's output, whose stamps may be
         // axt's: a workflow's are its executor's clock, whatever metadata it carries.
         self.agent = matches!(&event.payload, Payload::Step(step) if step.kind == StepKind::Agent);
-        self.reported = meta.reported_duration_ms();
-        self.provider_times = meta.source_times().and_then(|(first, last)| {
-            millis(
-                &Timestamp::parse(first).ok()?,
-                &Timestamp::parse(last).ok()?,
-            )
-        });
+        // A span of 0 is one stamp (OpenAI's `created`, to the second): it says when, not
+        // how long.
+        let stamped = meta
+            .source_times()
+            .and_then(|(first, last)| {
+                millis(
+                    &Timestamp::parse(first).ok()?,
+                    &Timestamp::parse(last).ok()?,
+                )
+            })
+            .filter(|ms| *ms > 0);
+        self.dated_by_provider = meta.source_times().is_some();
+        if meta.imported() {
+            // An importer's duration is the span of the log's own stamps, not a figure the
+            // provider reported.
+            self.provider_times = meta.reported_duration_ms().or(stamped);
+        } else {
+            self.reported = meta.reported_duration_ms();
+            self.provider_times = stamped;
+        }
     }
 
     /// The run's duration by the rule of the [module documentation](self); `None` for an
@@ -127,7 +142,7 @@ impl RunDuration {
     /// Whether the run's step stamps are durations: the run is not an agent's output, or
     /// its provider stamped its records. (A step's measured `duration_ms` always is.)
     pub fn stamps_are_times(&self) -> bool {
-        !self.agent || self.provider_times.is_some()
+        !self.agent || self.dated_by_provider
     }
 }
 

@@ -143,6 +143,13 @@ impl<'a> Meta<'a> {
         Some((times.get("first")?.as_str()?, times.get("last")?.as_str()?))
     }
 
+    /// Whether the run was imported from a log (`import`: the importer's account), not
+    /// normalized from an agent's output: its `duration_ms` is then the span of the log's
+    /// stamps.
+    pub fn imported(&self) -> bool {
+        self.0.get("import").is_some_and(Value::is_object)
+    }
+
     /// The working directory the run says it ran in: an import's (`import.cwd`, from the
     /// session log), else Claude Code's `system/init` record's.
     pub fn cwd(&self) -> Option<&'a str> {

@@ -181,12 +181,15 @@ impl RunSummary {
     }
 
     /// What a one-line listing calls the run: its project and title (`app: Fix the
-    /// login`), else either, else its name.
+    /// login`), else either, else its name when that is not just its provider's.
     pub fn label(&self) -> Option<String> {
         match (&self.project, &self.title) {
             (Some(project), Some(title)) => Some(format!("{project}: {title}")),
             (Some(one), None) | (None, Some(one)) => Some(one.clone()),
-            (None, None) => self.name.clone(),
+            (None, None) => self
+                .name
+                .clone()
+                .filter(|name| !self.providers.contains(name)),
         }
     }
 }
@@ -379,7 +382,11 @@ impl<'p> Summarizer<'p> {
             cwd: self.cwd,
             providers: self.providers,
             models: self.models,
-            started: self.provider_first.or(self.first_stamp),
+            // The epoch is no one's start: an importer's stand-in for a log without times.
+            started: self
+                .provider_first
+                .or(self.first_stamp)
+                .filter(|t| t.unix_nanos().is_ok_and(|n| n != 0)),
             duration: self.duration.duration(),
             reported_duration_ms: self.duration.reported_beside(),
             dated: self.duration.stamps_are_times(),

@@ -585,6 +585,8 @@ fn completions_and_man_pages_cover_every_command() {
         "cat",
         "exec",
         "check",
+        "ls",
+        "show",
         "tree",
         "stats",
         "import",

@@ -12,6 +12,7 @@ mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
+mod golden_show; // runs -> what `axt show` and `axt ls` print for a person
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;
@@ -56,6 +57,7 @@ mod record;
 mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod exec;
+mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;
