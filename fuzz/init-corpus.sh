@@ -19,8 +19,9 @@ shopt -s globstar nullglob
 transcripts=(corpus/read/transcript/**/*.jsonl)
 
 # <provider>_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks,
-# whole), seeded from that provider's fixtures.
-for provider in claude codex gemini copilot openai; do
+# whole), seeded from that provider's fixtures; every provider has its corpus folder.
+for dir in corpus/normalize/*/; do
+  provider=$(basename "$dir")
   fixtures=(corpus/normalize/"$provider"/**/*.jsonl corpus/normalize/"$provider"/**/*.json corpus/normalize/"$provider"/**/*.sse)
   seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
   seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
@@ -44,8 +45,8 @@ for file in "${transcripts[@]}"; do
   done
 done
 
-# sse_framer: the SSE streams of the OpenAI corpus, in three chunkings.
-streams=(corpus/normalize/openai/**/*.sse)
+# sse_framer: the SSE streams of every provider's corpus, in three chunkings.
+streams=(corpus/normalize/**/*.sse)
 seed sse_framer bytes '\x00\x00' "${streams[@]}"
 seed sse_framer sevens '\x03\x00' "${streams[@]}"
 seed sse_framer whole '\x07\x00' "${streams[@]}"

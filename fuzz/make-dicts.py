@@ -100,9 +100,11 @@ def write(name, dirs, extra=()):
 
 def main():
     OUT.mkdir(exist_ok=True)
-    for provider in ["claude", "codex", "gemini", "copilot"]:
-        write(provider, [f"corpus/normalize/{provider}"])
-    write("openai", ["corpus/normalize/openai"], SSE)
+    # One dictionary per provider corpus (every provider has one); SSE field names for
+    # those whose corpus has SSE streams.
+    for corpus in sorted(path for path in (ROOT / "corpus/normalize").iterdir() if path.is_dir()):
+        sse = any(corpus.rglob("*.sse"))
+        write(corpus.name, [f"corpus/normalize/{corpus.name}"], SSE if sse else ())
     write("transcript", ["corpus/read/transcript"])
     write("claude-code", ["corpus/import/claude-code"])
     write("sse", [], SSE)

@@ -9,6 +9,8 @@ _Json = Any
 _Event = Dict[str, Any]
 
 __version__: str
+#: The providers whose output axt normalizes: the crate's registry (``Provider::ALL``).
+PROVIDERS: Tuple[str, ...]
 
 class Error(Exception):
     """The base of every exception axt raises."""
@@ -77,8 +79,7 @@ def normalize(
 
     ``data`` is the output itself (bytes or str) or an ``os.PathLike`` naming a file that
     holds it (a plain ``str`` is always data). ``provider`` is ``"auto"`` (recognized from
-    the first records) or one of ``claude``, ``codex``, ``gemini``, ``copilot``,
-    ``openai``. ``run_id`` defaults to the provider's session id, else a fresh UUID.
+    the first records) or one of :data:`PROVIDERS`. ``run_id`` defaults to the provider's session id, else a fresh UUID.
     ``clock`` is ``"now"`` (default) or ``"fixed:<RFC 3339 time>"``: the time of events the
     output does not date. Records over ``max_record_bytes`` are skipped and reported.
 

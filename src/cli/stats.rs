@@ -259,11 +259,18 @@ fn render(title: &str, stats: &Stats) -> String {
     );
     let _ = writeln!(text, "  blocks:   {}", list(&stats.block_types));
     let _ = writeln!(text, "  tools:    {tools}");
+    let repeated = match stats.repeated_session_totals {
+        0 => String::new(),
+        n => format!(
+            " ({} of a resumed session: its running total counted once)",
+            plural(n, "run")
+        ),
+    };
     // Input as the whole prompt, the number OpenTelemetry's gen_ai.usage.input_tokens and
     // the OTLP export give, with its parts, so that neither figure surprises.
     let _ = writeln!(
         text,
-        "  tokens:   input {} ({} uncached + {} cache read + {} cache write), output {} ({} reasoning)",
+        "  tokens:   input {} ({} uncached + {} cache read + {} cache write), output {} ({} reasoning){repeated}",
         t.prompt(),
         t.input,
         t.cache_read,

@@ -2,18 +2,19 @@
 //! the [price table](super::Prices), else unknown, kept apart and always said which.
 //!
 //! A cost is counted per agent (a run normalized from an agent's output, or each agent
-//! step of a workflow run: wherever [`Meta`] finds an agent's metadata), and summed over
-//! the agents of a run and over runs. A reported cost always wins over an estimate; an
-//! agent with neither is counted as unknown, never as `$0`. What this room owns is that
-//! rule and how a cost is written for a person ([`Cost::label`]); the prices are the
-//! table's, and the metadata is read by [`Meta`].
+//! step of a workflow run: wherever [`agent_meta`](super::meta::agent_meta) finds an
+//! agent's metadata), and summed over the agents of a run and over runs by the rule of
+//! [`Spend`](super::Spend) (a provider session's running total once). A reported cost
+//! always wins over an estimate; an agent with neither is counted as unknown, never as
+//! `$0`. What this room owns is that rule and how a cost is written for a person
+//! ([`Cost::label`]); the prices are the table's.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::meta::Meta;
 use super::prices::Prices;
+use crate::model::RunMeta;
 
 /// The cost of one or more agents, reported and estimated apart.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -37,18 +38,19 @@ pub struct Cost {
 
 impl Cost {
     /// One agent's cost: the reported one, else the estimate from `prices`, else unknown.
-    pub fn of(meta: Meta<'_>, prices: &Prices) -> Cost {
-        if let Some(usd) = meta.reported_cost_usd() {
+    pub fn of(meta: &RunMeta, prices: &Prices) -> Cost {
+        if let Some(usd) = meta.cost_usd {
             return Cost {
                 reported_usd: usd,
                 reported: 1,
                 ..Cost::default()
             };
         }
-        let priced = meta.model().and_then(|model| prices.lookup(model));
+        let model = meta.model.as_deref().filter(|m| !m.is_empty());
+        let priced = model.and_then(|model| prices.lookup(model));
         match priced {
             Some((entry, price)) => Cost {
-                estimated_usd: price.cost(&meta.tokens()),
+                estimated_usd: price.cost(&meta.usage),
                 estimated: 1,
                 priced_as: vec![entry.to_owned()],
                 ..Cost::default()
@@ -72,6 +74,16 @@ impl Cost {
                 self.priced_as.push(entry.clone());
             }
         }
+    }
+
+    /// Takes back a cost added before (a session's smaller running total, see
+    /// [`Spend`](super::Spend)); the price table entries it used stay listed.
+    pub fn take(&mut self, other: &Cost) {
+        self.reported_usd -= other.reported_usd;
+        self.estimated_usd -= other.estimated_usd;
+        self.reported = self.reported.saturating_sub(other.reported);
+        self.estimated = self.estimated.saturating_sub(other.estimated);
+        self.unknown = self.unknown.saturating_sub(other.unknown);
     }
 
     /// Agents counted.
@@ -159,20 +171,15 @@ pub fn dollars(usd: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EventType, ExchangeEvent, Payload, StepKind, StepPayload};
+    use crate::model::{StepKind, StepPayload};
     use serde_json::{Value, json};
 
-    fn completed(result: Value) -> ExchangeEvent {
-        let payload = Payload::Step(StepPayload {
+    fn cost(result: Value) -> Cost {
+        let step = StepPayload {
             result,
             ..StepPayload::new("claude", StepKind::Agent)
-        });
-        ExchangeEvent::new("r", EventType::RunCompleted, "", payload)
-    }
-
-    fn cost(result: Value) -> Cost {
-        let event = completed(result);
-        Cost::of(Meta::of(&event).unwrap(), Prices::builtin())
+        };
+        Cost::of(&RunMeta::of(&step).unwrap(), Prices::builtin())
     }
 
     #[test]

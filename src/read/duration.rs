@@ -13,11 +13,11 @@
 //! an *undated* run, shown without a duration rather than as `0ms`. The provider's own
 //! figure is kept beside a measured one, so that the two never disagree unlabelled.
 //!
-//! This room owns that rule; it reads the metadata through [`Meta`].
+//! This room owns that rule; it finds the metadata with [`agent_meta`].
 
 use serde::Serialize;
 
-use super::meta::Meta;
+use super::meta::{agent_meta, imported};
 use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
 
 /// How long a run took, and where that figure comes from.
@@ -83,8 +83,10 @@ impl RunDuration {
             }
             _ => return,
         }
-        let Some(meta) = Meta::of(event).filter(|_| event.event_type == EventType::RunCompleted)
-        else {
+        if event.event_type != EventType::RunCompleted {
+            return;
+        }
+        let Some(meta) = agent_meta(event) else {
             return;
         };
         // Only an agent's own run (kind `agent`) is an agent's output, whose stamps may be
@@ -93,21 +95,17 @@ impl RunDuration {
         // A span of 0 is one stamp (OpenAI's `created`, to the second): it says when, not
         // how long.
         let stamped = meta
-            .source_times()
-            .and_then(|(first, last)| {
-                millis(
-                    &Timestamp::parse(first).ok()?,
-                    &Timestamp::parse(last).ok()?,
-                )
-            })
+            .source_times
+            .as_ref()
+            .and_then(|times| millis(&times.first, &times.last))
             .filter(|ms| *ms > 0);
-        self.dated_by_provider = meta.source_times().is_some();
-        if meta.imported() {
+        self.dated_by_provider = meta.source_times.is_some();
+        if imported(&meta) {
             // An importer's duration is the span of the log's own stamps, not a figure the
             // provider reported.
-            self.provider_times = meta.reported_duration_ms().or(stamped);
+            self.provider_times = meta.duration_ms.or(stamped);
         } else {
-            self.reported = meta.reported_duration_ms();
+            self.reported = meta.duration_ms;
             self.provider_times = stamped;
         }
     }

@@ -2,8 +2,9 @@
 //! [`tree`] of a run and its sub-runs rebuilt across files with its links validated,
 //! [`Stats`], counts that merge across files, a run's [`summary`] (what `axt ls` and `axt
 //! show` say of it), and what they share: [`Calls`], the one rule by which they all count a
-//! call seen on both channels (router and agent) once; [`Meta`], the one reading of a run's
-//! metadata; [`Cost`], reported or estimated from the [`Prices`] table, never confused.
+//! call seen on both channels (router and agent) once; [`Spend`], the one by which runs'
+//! tokens and cost add up; [`Cost`], reported or estimated from the [`Prices`] table, never
+//! confused.
 //!
 //! This module owns reading: it imports only the [`model`](crate::model). It never writes
 //! a transcript, never repairs one (a torn tail is reported, and left for a recorder to move
@@ -36,19 +37,21 @@
 mod calls;
 mod cost;
 pub mod duration;
-mod meta;
+pub mod meta;
 mod prices;
 mod reader;
+mod spend;
 mod stats;
 pub mod summary;
 pub mod tree;
 
 pub use calls::{CallKey, Calls, Demoted, Seen, Settled, Verdict};
 pub use cost::{Cost, dollars};
-pub use meta::{Meta, Tokens};
+pub use meta::agent_meta;
 pub use prices::{Price, PriceError, Prices, table_names, user_file};
 pub use reader::{
     DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader, no_event,
 };
+pub use spend::{Spend, Tokens};
 pub use stats::{FileStats, Stats, StatsReport, ToolStats, transcript_files};
 pub use summary::{RunSummary, Summarizer, summarize, summarize_all};

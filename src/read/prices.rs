@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::meta::Tokens;
+use crate::model::Usage;
 
 /// The table shipped with axt.
 const BUILTIN: &str = include_str!("../../data/prices.json");
@@ -53,12 +53,12 @@ pub struct Price {
 }
 
 impl Price {
-    /// What `tokens` cost at these prices, in US dollars.
-    pub fn cost(&self, tokens: &Tokens) -> f64 {
-        (tokens.input as f64 * self.input
-            + tokens.output as f64 * self.output
-            + tokens.cache_read as f64 * self.cache_read
-            + tokens.cache_write as f64 * self.cache_write)
+    /// What `usage` costs at these prices, in US dollars (reasoning is part of the output).
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        (usage.input_tokens as f64 * self.input
+            + usage.output_tokens as f64 * self.output
+            + usage.cache_read_tokens as f64 * self.cache_read
+            + usage.cache_write_tokens as f64 * self.cache_write)
             / 1e6
     }
 }
@@ -317,12 +317,12 @@ mod tests {
             cache_write: 3.75,
             litellm_key: None,
         };
-        let tokens = Tokens {
-            input: 1_000_000,
-            output: 100_000,
-            cache_read: 2_000_000,
-            cache_write: 400_000,
-            reasoning: 50_000,
+        let tokens = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            cache_read_tokens: 2_000_000,
+            cache_write_tokens: 400_000,
+            reasoning_tokens: 50_000,
         };
         // 3 + 1.5 + 0.6 + 1.5; reasoning is part of the output, not counted again.
         assert!((price.cost(&tokens) - 6.6).abs() < 1e-9);

@@ -2,13 +2,16 @@
 //!
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
-//! Tokens and cost come from every agent's metadata ([`Meta`]: a run's `run.completed`, or
-//! the `step.completed` of each agent step of a workflow run), the cost as the
-//! [`Cost`] rule says: reported where the provider reported one, else estimated from the
-//! price table, else unknown, the three kept apart. A run's duration is its
-//! [summary](super::summary)'s: the same rule as `axt ls` and `axt show`, so an undated run
-//! adds none. A file without a single event is a problem ([`Stats::end_of_file`]), as
-//! `axt check` says.
+//! Tokens and cost come from every agent's metadata ([`agent_meta`]: a run's
+//! `run.completed`, or the `step.completed` of each agent step of a workflow run, read
+//! typed as [`RunMeta`](crate::model::RunMeta)), added up by the rule of [`Spend`]: a
+//! provider session's running total (`usage_scope` `session`) counts once, however many runs
+//! that resumed the session hold it; the cost as the [`Cost`](super::Cost) rule says:
+//! reported where the provider reported one, else estimated from the price table, else
+//! unknown, the three kept apart. A run's duration follows the rule of
+//! [`duration`](super::duration), as `axt ls` and `axt show` do, so an undated run adds
+//! none. A file without a single event is a problem ([`Stats::end_of_file`]), as `axt check`
+//! says.
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -25,9 +28,10 @@ use serde::Serialize;
 use super::calls::{Calls, Verdict};
 use super::cost::Cost;
 use super::duration::RunDuration;
-use super::meta::{Meta, Tokens};
+use super::meta::agent_meta;
 use super::prices::Prices;
 use super::reader::{Position, Problem, ProblemKind, ReadItem, no_event};
+use super::spend::{Spend, Tokens};
 use crate::model::{EventType, ExchangeEvent, Payload};
 
 /// Counts over one or more transcripts.
@@ -46,10 +50,15 @@ pub struct Stats {
     /// Calls the agent reported that the router captured too: counted once in `tools`, as
     /// the router's, and here.
     pub sightings: u64,
-    /// Tokens by kind, summed over the agents' metadata.
+    /// Tokens by kind, summed over the agents' metadata ([`Spend`]: a provider session's
+    /// running total once, however many runs hold it).
     pub tokens: Tokens,
-    /// What the agents cost: reported, estimated and unknown, apart.
+    /// What the agents cost: reported, estimated and unknown, apart, as `tokens` are.
     pub cost: Cost,
+    /// Runs whose usage is the running total of a provider session another run held too (a
+    /// resumed session): counted once, by the session's largest total ([`Spend::repeated`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_session_totals: u64,
     /// Run durations in milliseconds, summed over the runs that have one.
     pub duration_ms: u64,
     /// Runs completed (`run.completed` events).
@@ -62,6 +71,8 @@ pub struct Stats {
     run: RunDuration,
     #[serde(skip)]
     calls: Calls,
+    #[serde(skip)]
+    spend: Spend,
     /// The price table the estimates come from; the shipped one when `None`.
     #[serde(skip)]
     prices: Option<Prices>,
@@ -142,10 +153,8 @@ impl Stats {
             }
         }
         self.run.event(event);
-        if let Some(meta) = Meta::of(event) {
-            self.tokens.add(&meta.tokens());
-            let prices = self.prices.as_ref().unwrap_or_else(|| Prices::builtin());
-            self.cost.add(&Cost::of(meta, prices));
+        if let Some(meta) = agent_meta(event) {
+            self.spend(&meta);
         }
         match (&event.event_type, &event.payload) {
             (EventType::ToolCall, Payload::Tool(tool)) => {
@@ -168,6 +177,20 @@ impl Stats {
             }
             _ => {}
         }
+    }
+
+    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
+    /// [`Spend`], priced by this count's table).
+    fn spend(&mut self, meta: &crate::model::RunMeta) {
+        let prices = self.prices.as_ref().unwrap_or_else(|| Prices::builtin());
+        self.spend.add_priced(meta, prices);
+        self.settle_spend();
+    }
+
+    fn settle_spend(&mut self) {
+        self.tokens = self.spend.tokens;
+        self.cost = self.spend.cost.clone();
+        self.repeated_session_totals = self.spend.repeated;
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {
@@ -203,8 +226,8 @@ impl Stats {
             mine.results_without_call += tool.results_without_call;
         }
         self.sightings += other.sightings;
-        self.tokens.add(&other.tokens);
-        self.cost.add(&other.cost);
+        self.spend.merge(&other.spend);
+        self.settle_spend();
         self.duration_ms += other.duration_ms;
         self.runs += other.runs;
         self.undated_runs += other.undated_runs;

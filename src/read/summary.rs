@@ -12,7 +12,8 @@
 //! A run's duration follows the rule of [`duration`](super::duration): measured, else
 //! reported, else the provider's stamps, else none for an undated run (never `0ms`).
 //!
-//! It owns the summary's shape and how a title and a status are read; reading metadata is [`Meta`]'s, pricing
+//! It owns the summary's shape and how a title and a status are read; finding metadata is
+//! [`agent_meta`]'s, adding spending up [`Spend`]'s, pricing
 //! the [`Cost`] rule's, and printing the command line's.
 
 use std::collections::HashMap;
@@ -24,11 +25,14 @@ use serde::Serialize;
 use super::calls::{Calls, Verdict};
 use super::cost::Cost;
 use super::duration::{Duration, RunDuration};
-use super::meta::{Meta, Tokens};
+use super::meta::{agent_meta, cwd, first_error};
 use super::prices::Prices;
 use super::reader::{Problem, ProblemKind, ReadItem, Reader, no_event};
+use super::spend::{Spend, Tokens};
 use super::stats::transcript_files;
-use crate::model::{Block, EventType, ExchangeEvent, Payload, Timestamp};
+use crate::model::{
+    Block, EventType, ExchangeEvent, Payload, RunMeta, RunStatus as MetaStatus, Timestamp,
+};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -210,10 +214,9 @@ pub struct Summarizer<'p> {
     provider_first: Option<Timestamp>,
     duration: RunDuration,
     completed: bool,
-    meta_status: Option<String>,
+    meta_status: Option<MetaStatus>,
     error: Option<String>,
-    tokens: Tokens,
-    cost: Cost,
+    spend: Spend,
     tools: ToolCounts,
     calls: Calls,
     events: u64,
@@ -240,8 +243,7 @@ impl<'p> Summarizer<'p> {
             completed: false,
             meta_status: None,
             error: None,
-            tokens: Tokens::default(),
-            cost: Cost::default(),
+            spend: Spend::default(),
             tools: ToolCounts::default(),
             calls: Calls::default(),
             events: 0,
@@ -272,7 +274,7 @@ impl<'p> Summarizer<'p> {
             self.first_stamp = Some(event.timestamp.clone());
         }
         self.duration.event(event);
-        if let Some(meta) = Meta::of(event) {
+        if let Some(meta) = agent_meta(event) {
             self.agent(event, meta);
         }
         self.tool(event);
@@ -305,7 +307,7 @@ impl<'p> Summarizer<'p> {
         }
     }
 
-    fn agent(&mut self, event: &ExchangeEvent, meta: Meta<'_>) {
+    fn agent(&mut self, event: &ExchangeEvent, meta: RunMeta) {
         let note = |list: &mut Vec<String>, value: Option<&str>| {
             if let Some(value) = value
                 && !list.iter().any(|v| v == value)
@@ -313,21 +315,22 @@ impl<'p> Summarizer<'p> {
                 list.push(value.to_owned());
             }
         };
-        note(&mut self.providers, meta.provider());
-        note(&mut self.models, meta.model());
-        self.tokens.add(&meta.tokens());
-        self.cost.add(&Cost::of(meta, self.prices));
+        note(&mut self.providers, Some(meta.provider.as_str()));
+        note(
+            &mut self.models,
+            meta.model.as_deref().filter(|m| !m.is_empty()),
+        );
+        // A provider session's running total counts once, as in `axt stats`.
+        self.spend.add_priced(&meta, self.prices);
         if self.cwd.is_none() {
-            self.cwd = meta.cwd().map(str::to_owned);
+            self.cwd = cwd(&meta).map(str::to_owned);
         }
         if self.provider_first.is_none() {
-            self.provider_first = meta
-                .source_times()
-                .and_then(|(first, _)| Timestamp::parse(first).ok());
+            self.provider_first = meta.source_times.as_ref().map(|t| t.first.clone());
         }
         if event.event_type == EventType::RunCompleted {
-            self.meta_status = meta.status().map(str::to_owned);
-            if let Some(error) = meta.error() {
+            self.meta_status = Some(meta.status);
+            if let Some(error) = first_error(&meta) {
                 self.error = Some(error.to_owned());
             }
         }
@@ -361,9 +364,9 @@ impl<'p> Summarizer<'p> {
     /// The summary; `None` when the file held no event (there is no run to summarize).
     pub fn finish(self) -> Option<RunSummary> {
         let run_id = self.run_id?;
-        let status = match (self.completed, self.meta_status.as_deref()) {
-            (false, _) | (true, Some("incomplete")) => RunStatus::Incomplete,
-            (true, Some("failed")) => RunStatus::Failed,
+        let status = match (self.completed, self.meta_status) {
+            (false, _) | (true, Some(MetaStatus::Incomplete)) => RunStatus::Incomplete,
+            (true, Some(MetaStatus::Failed)) => RunStatus::Failed,
             (true, _) if self.error.is_some() => RunStatus::Failed,
             (true, _) => RunStatus::Completed,
         };
@@ -392,8 +395,8 @@ impl<'p> Summarizer<'p> {
             dated: self.duration.stamps_are_times(),
             status,
             error: self.error,
-            tokens: self.tokens,
-            cost: self.cost,
+            tokens: self.spend.tokens,
+            cost: self.spend.cost,
             tools: self.tools,
             events: self.events,
             problems: self.problems,

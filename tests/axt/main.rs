@@ -21,6 +21,9 @@ mod corpus_tree;
 // One table of tool classes: no second list of tool names anywhere in src/.
 mod tool_names;
 
+// One provider registry: every list of providers derives from `Provider::ALL` or is checked.
+mod registry;
+
 // Normalize: one module per adapter, exact values on real captures and hand-made input.
 mod codex;
 mod copilot;
@@ -38,8 +41,9 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
 mod import;
+mod import_graphs;
 
 // How axt is built and installed: the README's commands, the profiles, release automation.
 mod install;
