@@ -48,6 +48,23 @@ pub(crate) enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    /// The worse of two outcomes, for a command over several inputs: a failure to read or
+    /// write over problems in an input, those over a clean input.
+    pub(crate) fn worse(self, other: Outcome) -> Outcome {
+        let rank = |o: &Outcome| match o {
+            Outcome::Clean => 0,
+            Outcome::InputProblems => 1,
+            Outcome::Failed | Outcome::Exited(_) => 2,
+        };
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// A file, or stdin for `-`. A directory is refused here: opening one succeeds on Unix and
 /// only the first read fails, which would make it look like a damaged file.
 pub(crate) fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {

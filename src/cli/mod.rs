@@ -35,6 +35,7 @@ mod common;
 mod console;
 mod exec;
 mod export;
+mod hints;
 mod import;
 mod ls;
 mod manual;

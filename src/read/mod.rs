@@ -53,5 +53,7 @@ pub use reader::{
     DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader, no_event,
 };
 pub use spend::{Spend, Tokens};
-pub use stats::{FileStats, Stats, StatsReport, ToolStats, transcript_files};
+pub use stats::{
+    FileStats, Stats, StatsReport, ToolStats, files_with_extensions, transcript_files,
+};
 pub use summary::{RunSummary, Summarizer, summarize, summarize_all};

@@ -287,11 +287,21 @@ impl StatsReport {
 /// not followed, so no walk loops). What cannot be listed is returned beside, with its
 /// path, and the walk goes on.
 pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    files_with_extensions(paths, &["jsonl"])
+}
+
+/// [`transcript_files`] for files of other extensions (`axt normalize DIR` reads agent
+/// output: `jsonl`, `json`, `sse`): files as given, directories walked for files whose
+/// extension is one of `extensions`, the same way.
+pub fn files_with_extensions(
+    paths: &[PathBuf],
+    extensions: &[&str],
+) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
     let mut files = Vec::new();
     let mut failed = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &mut files, &mut failed);
+            walk(path, extensions, &mut files, &mut failed);
         } else {
             files.push(path.clone());
         }
@@ -299,7 +309,12 @@ pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::E
     (files, failed)
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Error)>) {
+fn walk(
+    dir: &Path,
+    extensions: &[&str],
+    files: &mut Vec<PathBuf>,
+    failed: &mut Vec<(PathBuf, io::Error)>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => return failed.push((dir.to_owned(), error)),
@@ -317,8 +332,13 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Err
     for entry in entries {
         let path = entry.path();
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() => walk(&path, files, failed),
-            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
+            Ok(kind) if kind.is_dir() => walk(&path, extensions, files, failed),
+            Ok(kind)
+                if kind.is_file()
+                    && path
+                        .extension()
+                        .is_some_and(|e| extensions.iter().any(|x| e == *x)) =>
+            {
                 files.push(path);
             }
             Ok(_) => {}

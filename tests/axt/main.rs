@@ -61,6 +61,7 @@ mod record;
 mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod exec;
+mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
 mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
 
 // Files private and never through a link; masking in every file a run writes.
