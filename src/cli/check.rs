@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{ExchangeEvent, Payload};
 use crate::read::tree::{Links, TreeProblem, check_links};
-use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict, no_event};
+use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict, no_event, transcript_files};
 use serde_json::json;
 
 use super::console::{self, Problem, Severity, plural};
-use super::{Outcome, display_name, open, report_error};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Problems printed per file; beyond that they are only counted, so that a file of garbage
 /// does not flood the terminal.
@@ -36,11 +36,12 @@ pub(crate) const LISTED: u64 = 1000;
 /// Exit status: 0 every file clean, 1 a problem found, 2 usage error or a file that cannot
 /// be read.
 ///
-/// Example: axt check storage/transcripts/*.jsonl
+/// Example: axt check storage/transcripts/
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// Transcript files, or `-` for stdin.
-    #[arg(required = true)]
+    /// Transcript files or directories (walked for *.jsonl, as `axt stats` walks them), or
+    /// `-` for stdin.
+    #[arg(required = true, value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     /// Print the summary as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
@@ -64,8 +65,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut reports = Vec::new();
-    let mut unreadable = false;
-    for path in &args.files {
+    let (files, failed) = transcript_files(&args.files);
+    let mut unreadable = !failed.is_empty();
+    for (path, error) in failed {
+        report_error(&with_path(&path, error));
+    }
+    for path in &files {
         match check(path) {
             Ok(report) => {
                 unreadable |= report.unreadable;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::read::ProblemKind;
 use crate::read::duration::DurationSource;
-use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of};
+use crate::read::tree::{LinkKind, Node, Run, build, build_from, dir_of, roots};
 
 use super::check::print_link;
 use super::console::{self, Problem, escape, plural};
@@ -21,12 +21,16 @@ use super::{Outcome, display_name, open};
 /// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE. With `-` the root run
 /// is read from stdin and its child runs are looked up in the current directory.
 ///
+/// A directory shows the tree of each of its root runs (runs that name no parent, or a
+/// parent the directory does not hold), one after another; with --json, {"roots": [...]}.
+///
 /// Exit status: 0 clean, 1 problems reported, 2 usage error or a file that cannot be read.
 ///
 /// Example: axt tree storage/transcripts/550e8400-e29b-41d4-a716-446655440000.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The root run's transcript file, or `-` for stdin.
+    /// The root run's transcript file, a directory of runs, or `-` for stdin.
+    #[arg(value_name = "FILE|DIR")]
     file: PathBuf,
     /// Print the tree as JSON, and problems on stderr as JSON lines.
     #[arg(long)]
@@ -35,6 +39,9 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
+    if args.file.is_dir() {
+        return run_dir(&args);
+    }
     let input = open(&args.file)?;
     // For stdin, the current directory; `-` has no directory of its own.
     let dir = dir_of(&args.file);
@@ -69,6 +76,47 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         Outcome::InputProblems
     })
+}
+
+/// The trees of a directory's root runs.
+fn run_dir(args: &Args) -> io::Result<Outcome> {
+    let roots = roots(&args.file);
+    if roots.is_empty() {
+        let name = display_name(&args.file);
+        console::error(&format!(
+            "{name}: no run there (no *.jsonl file with an event)"
+        ));
+        return Ok(Outcome::InputProblems);
+    }
+    let trees: Vec<_> = roots.iter().map(|root| build(root)).collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.json {
+        let roots: Vec<_> = trees
+            .iter()
+            .map(|tree| tree.to_json()["root"].clone())
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "roots": roots }))?;
+        writeln!(out)?;
+    } else {
+        for (index, tree) in trees.iter().enumerate() {
+            if index > 0 {
+                writeln!(out)?;
+            }
+            write_run(&mut out, &tree.root, "", "")?;
+        }
+    }
+    out.flush()?;
+    let mut outcome = Outcome::Clean;
+    for tree in &trees {
+        for problem in &tree.problems {
+            print_link(problem);
+            outcome = outcome.worse(match problem.kind {
+                LinkKind::Read(ProblemKind::Io) => Outcome::Failed,
+                _ => Outcome::InputProblems,
+            });
+        }
+    }
+    Ok(outcome)
 }
 
 fn write_run(out: &mut impl Write, run: &Run, lead: &str, rest: &str) -> io::Result<()> {

@@ -336,6 +336,25 @@ pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
     builder.finish(run)
 }
 
+/// The root runs of a directory: its run files whose run names no parent, or a parent no
+/// file of the directory holds (so that no run is left out), sorted by file. [`build`]
+/// shows each with its sub-runs.
+pub fn roots(dir: &Path) -> Vec<PathBuf> {
+    let index = index_dir(dir);
+    let mut roots: Vec<PathBuf> = index
+        .values()
+        .filter(|first| {
+            first
+                .parent_run_id
+                .as_ref()
+                .is_none_or(|parent| !index.contains_key(parent))
+        })
+        .map(|first| first.file.clone())
+        .collect();
+    roots.sort();
+    roots
+}
+
 /// The directory a run file's linked runs are looked up in: the file's own (`.` for a bare
 /// file name).
 pub fn dir_of(file: &Path) -> &Path {

@@ -60,6 +60,7 @@ mod record;
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
 mod costs; // what a run cost and how long it took, told honestly
+mod directories; // every reading command takes a directory, as stats and ls do
 mod exec;
 mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
 mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
