@@ -253,11 +253,14 @@ fn report_otlp(report: &LiveReport, url: &str) {
         console::notice(&line);
         return;
     }
+    // Spans left at the deadline waited on a collector that could not be reached (say why:
+    // a refused connection is no slowness), else on a slow one.
+    let dropped = match &report.unreachable {
+        Some(why) => format!("dropped (the collector could not be reached: {why})"),
+        None => "dropped (the collector was too slow or did not answer in time)".to_owned(),
+    };
     for (count, what) in [
-        (
-            report.dropped,
-            "dropped (the collector was too slow or did not answer in time)",
-        ),
+        (report.dropped, dropped.as_str()),
         (report.failed, "failed"),
         (report.rejected, "rejected by the collector"),
         (report.events_missed, "events missed by the exporter"),

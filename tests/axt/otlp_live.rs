@@ -1,6 +1,7 @@
 //! `axt exec --otlp-endpoint`: a run's spans sent live while the agent runs, the same
 //! spans (same ids) a batch export of the transcript makes; and a collector that stalls
-//! costs spans, counted and reported, never the agent's time or the transcript.
+//! costs spans, counted and reported, never the agent's time or the transcript; one that
+//! is not there is said to refuse the connection, not to be slow.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -170,4 +171,32 @@ fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
         transcript.lines().count(),
         text(&normalized.stdout).lines().count()
     );
+}
+
+/// A collector that is not there (a port nothing listens on): the connection is refused,
+/// and the warning says so, not that the collector was slow (issue 24).
+#[test]
+fn a_refused_connection_is_said_to_be_refused_not_slow() {
+    // A port that was free a moment ago and that nothing listens on now.
+    let url = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let dir = TempDir::new("otlp-refused");
+    let output = exec(dir.path(), &["--otlp-endpoint", &url]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("axt: warning: otlp: 0 of "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        warning.contains(" dropped (the collector could not be reached: connection refused (nothing listens there)"),
+        "{warning}"
+    );
+    assert!(!warning.contains("slow"), "{warning}");
+    // The run is recorded whole all the same.
+    let transcript = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(transcript.lines().last().unwrap()).unwrap();
+    assert_eq!(last["payload"]["result"]["status"], "completed");
 }

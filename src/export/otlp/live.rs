@@ -29,7 +29,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::map::{Mapper, RunContext};
-use super::send::{Destination, send};
+use super::send::{Attempt, Destination, send_observed};
 use super::span::Span;
 use crate::record::{Delivery, Subscription};
 
@@ -81,6 +81,10 @@ pub struct LiveReport {
     pub errors: Vec<String>,
     /// Whether the sender was still busy at the shutdown deadline.
     pub timed_out: bool,
+    /// Why the sender's latest attempt got no answer (a refused connection, a host not
+    /// found, a timeout), if it got none: then spans dropped at the deadline were waiting
+    /// on a collector that could not be reached, not on a slow one.
+    pub unreachable: Option<String>,
 }
 
 /// A live export in flight; see the [module documentation](self).
@@ -104,6 +108,8 @@ struct Counters {
     requests: AtomicU64,
     retries: AtomicU64,
     errors: std::sync::Mutex<Vec<String>>,
+    /// Why the latest attempt got no answer; cleared by an answer.
+    unreachable: std::sync::Mutex<Option<String>>,
     /// Set at finish: the sender stops sending after it and drops what is left.
     deadline_passed: std::sync::atomic::AtomicBool,
 }
@@ -175,6 +181,11 @@ impl LiveExport {
                 .map(|errors| errors.clone())
                 .unwrap_or_default(),
             timed_out,
+            unreachable: counters
+                .unreachable
+                .lock()
+                .map(|why| why.clone())
+                .unwrap_or_default(),
         };
         // Whatever was made and neither sent, failed, rejected nor dropped on the way was
         // still in the sender's hands at the deadline: dropped.
@@ -249,7 +260,21 @@ fn send_spans(
             break;
         }
         let add = |counter: &AtomicU64, n: u64| counter.fetch_add(n, Ordering::SeqCst);
-        match send(destination, &batch) {
+        let attempt = |attempt: Attempt<'_>| {
+            if let Ok(mut unreachable) = counters.unreachable.lock() {
+                *unreachable = match attempt {
+                    Attempt::Unanswered(why) => Some(why.to_owned()),
+                    Attempt::Answered(_) => None,
+                };
+            }
+        };
+        let sent = send_observed(destination, &batch, &attempt);
+        if sent.is_ok()
+            && let Ok(mut unreachable) = counters.unreachable.lock()
+        {
+            *unreachable = None;
+        }
+        match sent {
             Ok(sent) => {
                 let rejected = sent.rejected.min(sent.spans);
                 add(&counters.sent, sent.spans - rejected);

@@ -262,6 +262,28 @@ pub struct Sent {
 
 /// Sends `spans` to `destination`, [`SPANS_PER_REQUEST`] at a time.
 pub fn send(destination: &Destination, spans: &[Span]) -> Result<Sent, SendError> {
+    send_observed(destination, spans, &|_| {})
+}
+
+/// An attempt that failed, as [`send_observed`] tells its observer of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attempt<'a> {
+    /// The collector answered with a status that is retried (429, 502, 503, 504).
+    Answered(u16),
+    /// No answer: the connection was refused, the host not found, or the request timed
+    /// out. The text says which.
+    Unanswered(&'a str),
+}
+
+/// [`send`], telling `failed` of every attempt that failed as it fails, retried or not:
+/// a caller that cannot wait for the retries to run out (a live export ending with its
+/// run) can still say why nothing was sent, a refused connection rather than a slow
+/// collector.
+pub fn send_observed(
+    destination: &Destination,
+    spans: &[Span],
+    failed: &dyn Fn(Attempt<'_>),
+) -> Result<Sent, SendError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(destination.timeout))
@@ -274,7 +296,7 @@ pub fn send(destination: &Destination, spans: &[Span]) -> Result<Sent, SendError
             Protocol::HttpProtobuf => to_protobuf(&request),
             Protocol::HttpJson => to_json(&request),
         };
-        let answer = post(&agent, destination, &body, &mut sent.retries)?;
+        let answer = post(&agent, destination, &body, &mut sent.retries, failed)?;
         sent.requests += 1;
         sent.spans += chunk.len() as u64;
         if let Some(partial) = partial_success(destination.protocol, &answer) {
@@ -291,6 +313,7 @@ fn post(
     destination: &Destination,
     body: &[u8],
     retries: &mut u64,
+    failed: &dyn Fn(Attempt<'_>),
 ) -> Result<Vec<u8>, SendError> {
     let url = &destination.url;
     let mut backoff = destination.backoff;
@@ -330,9 +353,14 @@ fn post(
                         body: text,
                     });
                 }
+                failed(Attempt::Answered(status));
                 (format!("HTTP {status}{}", body_text(&text)), retry_after)
             }
-            Err(error) => (error.to_string(), None),
+            Err(error) => {
+                let why = unanswered(&error);
+                failed(Attempt::Unanswered(&why));
+                (why, None)
+            }
         };
         if attempt >= destination.attempts {
             return Err(SendError::GaveUp {
@@ -344,6 +372,19 @@ fn post(
         *retries += 1;
         std::thread::sleep(wait.unwrap_or(backoff));
         backoff = (backoff * 2).min(Duration::from_secs(8));
+    }
+}
+
+/// Why a request got no answer, in words a user acts on: a refused connection says that
+/// nothing listens at the address (a collector not started, or the wrong port), which no
+/// wait would mend.
+fn unanswered(error: &ureq::Error) -> String {
+    match error {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            format!("connection refused (nothing listens there): {io}")
+        }
+        ureq::Error::HostNotFound => "host not found".to_owned(),
+        other => other.to_string(),
     }
 }
 
