@@ -12,8 +12,10 @@
 #   scripts/fresh-clone-times.sh [COMMIT]     # default: HEAD
 #   make fresh-clone-times COMMIT=main
 #
-# Prints one line per command with its wall time and the load average before it started:
-# the machine may be shared, and the figure means little without it.
+# Prints one line per command with its wall time, the CPU time it used (user + system, its
+# children included: on an otherwise idle machine with N cores the wall time is at least
+# CPU / N) and the load average before it started: the machine may be shared, and a wall
+# time means little without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,40 +36,39 @@ pip_line=$(grep -m1 -E '^pip install .*\./python' README.md | sed 's/[[:space:]]
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# Runs "$@" from a cold target/, logging its output to LOG; prints seconds taken.
+# Runs "$@" from a cold target/, logging its output to LOG; sets WALL and CPU in seconds
+# (GNU time: elapsed, and user + system of the command and its children).
 timed() {
   local log=$1
   shift
   rm -rf target python/target
-  local started
-  started=$(date +%s)
-  if ! "$@" >"$log" 2>&1; then
+  if ! /usr/bin/time -o "$TMP/time" -f "%e %U %S" "$@" >"$log" 2>&1; then
     echo "failed: $* (see the log's end below)" >&2
     tail -20 "$log" >&2
     exit 1
   fi
-  echo $(($(date +%s) - started))
+  read -r WALL CPU < <(awk '{ printf "%d %d\n", $1, $2 + $3 }' "$TMP/time")
 }
 
 report() {
-  local what=$1 seconds=$2 before=$3
-  printf '%-60s %4d s (%dm%02ds)  load before: %s\n' "$what" "$seconds" $((seconds / 60)) \
-    $((seconds % 60)) "$before"
+  local what=$1 wall=$2 cpu=$3 before=$4
+  printf '%s\n    wall %4d s (%dm%02ds), CPU %4d s, load before: %s\n' "$what" "$wall" \
+    $((wall / 60)) $((wall % 60)) "$cpu" "$before"
 }
 
 echo "commit $SHA, $(nproc) CPUs, $(cargo --version)"
 
 before=$(load)
-seconds=$(timed "$TMP/install.log" bash -c "$install --root '$TMP/root'")
-report "$install" "$seconds" "$before"
+timed "$TMP/install.log" bash -c "$install --root '$TMP/root'"
+report "$install" "$WALL" "$CPU" "$before"
 
 before=$(load)
-seconds=$(timed "$TMP/quick.log" bash -c "$quick")
-report "$quick" "$seconds" "$before"
+timed "$TMP/quick.log" bash -c "$quick"
+report "$quick" "$WALL" "$CPU" "$before"
 
 python3 -m venv "$TMP/venv"
 before=$(load)
-seconds=$(timed "$TMP/pip.log" bash -c ". '$TMP/venv/bin/activate' && $pip_line")
-report "$pip_line" "$seconds" "$before"
+timed "$TMP/pip.log" bash -c ". '$TMP/venv/bin/activate' && $pip_line"
+report "$pip_line" "$WALL" "$CPU" "$before"
 # What the user saw while waiting: lines printed during the build.
 echo "pip printed $(wc -l <"$TMP/pip.log") lines while building"
