@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::export::agentlog::{ExportError, ExportOptions, export_from};
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
 use crate::export::otlp::{BatchError, BatchOptions, encode};
-use crate::read::ProblemKind;
-use crate::read::tree::{LinkKind, dir_of};
+use crate::read::tree::{LinkKind, dir_of, forest};
+use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -150,18 +150,20 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     }
     // Several runs (FILEs, or each root run of a DIR): one document each, in a JSON array.
     let mut roots = Vec::new();
+    let mut outcome = Outcome::Clean;
     for file in &args.files {
         if file.as_os_str() == "-" {
             return Err(usage("stdin is one run: give - alone"));
         }
         if file.is_dir() {
-            roots.extend(crate::read::tree::roots(file));
+            let (found, listed) = root_files(file);
+            roots.extend(found);
+            outcome = outcome.worse(listed);
         } else {
             roots.push(file.clone());
         }
     }
     let mut documents = Vec::new();
-    let mut outcome = Outcome::Clean;
     for root in &roots {
         let (document, this) = export_one(root, &options)?;
         documents.extend(document);
@@ -171,6 +173,21 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     text.push(b'\n');
     write_output(args.output.as_deref(), &text)?;
     Ok(outcome)
+}
+
+/// The files of a directory's root runs (those [`forest`] puts at the top: each run
+/// file once, under the run that invokes it, or as a root), in file order; every other
+/// run is in a root's document. What cannot be listed is reported, and makes the outcome
+/// [`Outcome::Failed`].
+fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
+    let (files, unlisted) = transcript_files(std::slice::from_ref(&dir.to_path_buf()));
+    let mut outcome = Outcome::Clean;
+    for (path, error) in unlisted {
+        super::report_error(&with_path(&path, error));
+        outcome = Outcome::Failed;
+    }
+    let roots = forest(&files).roots.into_iter().map(|run| run.file);
+    (roots.collect(), outcome)
 }
 
 /// The AgentLog document of the run in `file` (stdin for `-`) and its linked runs, with

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::Timestamp;
+use crate::model::files::RAW_EXTENSION;
 use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
@@ -72,7 +73,7 @@ pub(crate) struct Args {
     json: bool,
 
     /// Provider output file, or `-` for stdin; or a directory of them (*.jsonl, *.json,
-    /// *.sse, walked), each normalized to its own run in --out.
+    /// *.sse, *.raw, walked), each normalized to its own run in --out.
     #[arg(default_value = "-", value_name = "FILE|DIR")]
     file: PathBuf,
 }
@@ -128,7 +129,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     }
     if files.is_empty() {
         console::error(&format!(
-            "{}: no agent output there (*.jsonl, *.json, *.sse); nothing normalized",
+            "{}: no agent output there (*.jsonl, *.json, *.sse, *.raw); nothing normalized",
             display_name(&args.file)
         ));
         return Ok(outcome.worse(Outcome::InputProblems));
@@ -143,8 +144,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     Ok(outcome)
 }
 
-/// The files `axt normalize DIR` reads as agent output: JSONL streams, JSON bodies, SSE.
-const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse"];
+/// The files `axt normalize DIR` reads as agent output: JSONL streams, JSON bodies, SSE,
+/// and the raw captures `axt exec` keeps ([`RAW_EXTENSION`]).
+const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse", RAW_EXTENSION];
 
 /// Normalizes one input, `file`, with the options of `args`.
 fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {

@@ -3,13 +3,13 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::read::ProblemKind;
 use crate::read::duration::DurationSource;
-use crate::read::tree::{LinkKind, Node, Run, build, build_from, dir_of, roots};
+use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of, forest};
+use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
 use super::console::{self, Problem, escape, plural};
-use super::{Outcome, display_name, open};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Print the execution tree of a run and its sub-runs.
 ///
@@ -21,8 +21,9 @@ use super::{Outcome, display_name, open};
 /// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE. With `-` the root run
 /// is read from stdin and its child runs are looked up in the current directory.
 ///
-/// A directory shows the tree of each of its root runs (runs that name no parent, or a
-/// parent the directory does not hold), one after another; with --json, {"roots": [...]}.
+/// A directory (walked for *.jsonl, as `axt stats` walks it) shows the tree of each of its
+/// root runs (runs that name no parent, or a parent the directory does not hold, and runs
+/// no root reached: each file once), one after another; with --json, {"roots": [...]}.
 ///
 /// Exit status: 0 clean, 1 problems reported, 2 usage error or a file that cannot be read.
 ///
@@ -78,43 +79,48 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     })
 }
 
-/// The trees of a directory's root runs.
+/// The trees of a directory's runs ([`forest`]: each run file once, under the run that
+/// invokes it, or as a root when none of the directory's runs does).
 fn run_dir(args: &Args) -> io::Result<Outcome> {
-    let roots = roots(&args.file);
+    let (files, unlisted) = transcript_files(std::slice::from_ref(&args.file));
+    let mut outcome = Outcome::Clean;
+    for (path, error) in unlisted {
+        report_error(&with_path(&path, error));
+        outcome = Outcome::Failed;
+    }
+    let forest = forest(&files);
+    // A file without an event is no run: its problem says so, below.
+    let roots: Vec<&Run> = forest.roots.iter().filter(|run| run.events > 0).collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.json && !roots.is_empty() {
+        let roots: Vec<_> = roots
+            .iter()
+            .map(|run| serde_json::to_value(run).unwrap_or(serde_json::Value::Null))
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "roots": roots }))?;
+        writeln!(out)?;
+    } else {
+        for (index, run) in roots.iter().enumerate() {
+            if index > 0 {
+                writeln!(out)?;
+            }
+            write_run(&mut out, run, "", "")?;
+        }
+    }
+    out.flush()?;
+    for problem in &forest.problems {
+        print_link(problem);
+        outcome = outcome.worse(match problem.kind {
+            LinkKind::Read(ProblemKind::Io) => Outcome::Failed,
+            _ => Outcome::InputProblems,
+        });
+    }
     if roots.is_empty() {
         let name = display_name(&args.file);
         console::error(&format!(
             "{name}: no run there (no *.jsonl file with an event)"
         ));
-        return Ok(Outcome::InputProblems);
-    }
-    let trees: Vec<_> = roots.iter().map(|root| build(root)).collect();
-    let mut out = BufWriter::new(io::stdout().lock());
-    if args.json {
-        let roots: Vec<_> = trees
-            .iter()
-            .map(|tree| tree.to_json()["root"].clone())
-            .collect();
-        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "roots": roots }))?;
-        writeln!(out)?;
-    } else {
-        for (index, tree) in trees.iter().enumerate() {
-            if index > 0 {
-                writeln!(out)?;
-            }
-            write_run(&mut out, &tree.root, "", "")?;
-        }
-    }
-    out.flush()?;
-    let mut outcome = Outcome::Clean;
-    for tree in &trees {
-        for problem in &tree.problems {
-            print_link(problem);
-            outcome = outcome.worse(match problem.kind {
-                LinkKind::Read(ProblemKind::Io) => Outcome::Failed,
-                _ => Outcome::InputProblems,
-            });
-        }
+        outcome = outcome.worse(Outcome::InputProblems);
     }
     Ok(outcome)
 }

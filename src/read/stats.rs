@@ -32,6 +32,7 @@ use super::meta::agent_meta;
 use super::prices::Prices;
 use super::reader::{Position, Problem, ProblemKind, ReadItem, no_event};
 use super::spend::{Spend, Tokens};
+use crate::model::files::is_transcript;
 use crate::model::{EventType, ExchangeEvent, Payload};
 
 /// Counts over one or more transcripts.
@@ -283,25 +284,37 @@ impl StatsReport {
 }
 
 /// The transcripts `paths` name: files as given, directories walked for `*.jsonl` files
-/// (siblings sorted by name, so output is stable; symbolic links inside a directory are
-/// not followed, so no walk loops). What cannot be listed is returned beside, with its
-/// path, and the walk goes on.
+/// (not raw captures: [`is_transcript`]; siblings sorted by name, so output is stable;
+/// symbolic links inside a directory are not followed, so no walk loops). What cannot be
+/// listed is returned beside, with its path, and the walk goes on.
 pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
-    files_with_extensions(paths, &["jsonl"])
+    files_under(paths, &is_transcript)
 }
 
 /// [`transcript_files`] for files of other extensions (`axt normalize DIR` reads agent
-/// output: `jsonl`, `json`, `sse`): files as given, directories walked for files whose
-/// extension is one of `extensions`, the same way.
+/// output: `jsonl`, `json`, `sse`, and `axt exec`'s raw captures, `raw`): files as given,
+/// directories walked the same way for files whose extension is one of `extensions`.
 pub fn files_with_extensions(
     paths: &[PathBuf],
     extensions: &[&str],
+) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    let take = |path: &Path| {
+        path.extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+    };
+    files_under(paths, &take)
+}
+
+/// Files as given, directories walked for the files `take` takes.
+fn files_under(
+    paths: &[PathBuf],
+    take: &dyn Fn(&Path) -> bool,
 ) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
     let mut files = Vec::new();
     let mut failed = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, extensions, &mut files, &mut failed);
+            walk(path, take, &mut files, &mut failed);
         } else {
             files.push(path.clone());
         }
@@ -311,7 +324,7 @@ pub fn files_with_extensions(
 
 fn walk(
     dir: &Path,
-    extensions: &[&str],
+    take: &dyn Fn(&Path) -> bool,
     files: &mut Vec<PathBuf>,
     failed: &mut Vec<(PathBuf, io::Error)>,
 ) {
@@ -332,15 +345,8 @@ fn walk(
     for entry in entries {
         let path = entry.path();
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() => walk(&path, extensions, files, failed),
-            Ok(kind)
-                if kind.is_file()
-                    && path
-                        .extension()
-                        .is_some_and(|e| extensions.iter().any(|x| e == *x)) =>
-            {
-                files.push(path);
-            }
+            Ok(kind) if kind.is_dir() => walk(&path, take, files, failed),
+            Ok(kind) if kind.is_file() && take(&path) => files.push(path),
             Ok(_) => {}
             Err(error) => failed.push((path, error)),
         }

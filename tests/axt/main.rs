@@ -62,11 +62,15 @@ mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod directories; // every reading command takes a directory, as stats and ls do
 mod exec;
+mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
 mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;
+
+// `axt view`: the page, read back, linted, and in a real browser (Chromium).
+mod view;
 
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;

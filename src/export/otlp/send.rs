@@ -20,6 +20,7 @@
 //! * **Batches.** At most [`SPANS_PER_REQUEST`] spans a request, so a long run does not
 //!   make one body larger than collectors accept (several MiB is a common limit).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceResponse;
@@ -262,27 +263,25 @@ pub struct Sent {
 
 /// Sends `spans` to `destination`, [`SPANS_PER_REQUEST`] at a time.
 pub fn send(destination: &Destination, spans: &[Span]) -> Result<Sent, SendError> {
-    send_observed(destination, spans, &|_| {})
+    send_watched(destination, spans, &Watch::default())
 }
 
-/// An attempt that failed, as [`send_observed`] tells its observer of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Attempt<'a> {
-    /// The collector answered with a status that is retried (429, 502, 503, 504).
-    Answered(u16),
-    /// No answer: the connection was refused, the host not found, or the request timed
-    /// out. The text says which.
-    Unanswered(&'a str),
+/// What a sender that must be able to stop (a live export) shares with [`send_watched`].
+#[derive(Debug, Default)]
+pub(crate) struct Watch {
+    /// Set by the owner: no more attempts, and no more waiting between them.
+    pub(crate) cancel: AtomicBool,
+    /// Set here while the collector cannot be connected to at all (refused, no such host):
+    /// a collector that is not there, as opposed to one that is slow.
+    pub(crate) unreachable: AtomicBool,
 }
 
-/// [`send`], telling `failed` of every attempt that failed as it fails, retried or not:
-/// a caller that cannot wait for the retries to run out (a live export ending with its
-/// run) can still say why nothing was sent, a refused connection rather than a slow
-/// collector.
-pub fn send_observed(
+/// As [`send`], stopping between attempts when `watch.cancel` is set, and saying in
+/// `watch.unreachable` whether the last attempt could not connect.
+pub(crate) fn send_watched(
     destination: &Destination,
     spans: &[Span],
-    failed: &dyn Fn(Attempt<'_>),
+    watch: &Watch,
 ) -> Result<Sent, SendError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -296,7 +295,7 @@ pub fn send_observed(
             Protocol::HttpProtobuf => to_protobuf(&request),
             Protocol::HttpJson => to_json(&request),
         };
-        let answer = post(&agent, destination, &body, &mut sent.retries, failed)?;
+        let answer = post(&agent, destination, &body, &mut sent.retries, watch)?;
         sent.requests += 1;
         sent.spans += chunk.len() as u64;
         if let Some(partial) = partial_success(destination.protocol, &answer) {
@@ -313,7 +312,7 @@ fn post(
     destination: &Destination,
     body: &[u8],
     retries: &mut u64,
-    failed: &dyn Fn(Attempt<'_>),
+    watch: &Watch,
 ) -> Result<Vec<u8>, SendError> {
     let url = &destination.url;
     let mut backoff = destination.backoff;
@@ -327,7 +326,13 @@ fn post(
         for (key, value) in &destination.headers {
             request = request.header(key, value);
         }
-        let (last, wait) = match request.send(body) {
+        let sent = request.send(body);
+        let unreachable = matches!(
+            &sent,
+            Err(ureq::Error::ConnectionFailed | ureq::Error::HostNotFound)
+        ) || matches!(&sent, Err(ureq::Error::Io(error)) if error.kind() == std::io::ErrorKind::ConnectionRefused);
+        watch.unreachable.store(unreachable, Ordering::SeqCst);
+        let (last, wait) = match sent {
             Ok(mut response) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -353,38 +358,28 @@ fn post(
                         body: text,
                     });
                 }
-                failed(Attempt::Answered(status));
                 (format!("HTTP {status}{}", body_text(&text)), retry_after)
             }
-            Err(error) => {
-                let why = unanswered(&error);
-                failed(Attempt::Unanswered(&why));
-                (why, None)
-            }
+            Err(error) => (error.to_string(), None),
         };
-        if attempt >= destination.attempts {
-            return Err(SendError::GaveUp {
-                url: url.clone(),
-                attempts: attempt,
-                last,
-            });
+        let gave_up = || SendError::GaveUp {
+            url: url.clone(),
+            attempts: attempt,
+            last: last.clone(),
+        };
+        if attempt >= destination.attempts || watch.cancel.load(Ordering::SeqCst) {
+            return Err(gave_up());
         }
         *retries += 1;
-        std::thread::sleep(wait.unwrap_or(backoff));
-        backoff = (backoff * 2).min(Duration::from_secs(8));
-    }
-}
-
-/// Why a request got no answer, in words a user acts on: a refused connection says that
-/// nothing listens at the address (a collector not started, or the wrong port), which no
-/// wait would mend.
-fn unanswered(error: &ureq::Error) -> String {
-    match error {
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
-            format!("connection refused (nothing listens there): {io}")
+        // In slices, so that a cancel is heard during a long backoff.
+        let until = std::time::Instant::now() + wait.unwrap_or(backoff);
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            if watch.cancel.load(Ordering::SeqCst) {
+                return Err(gave_up());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
         }
-        ureq::Error::HostNotFound => "host not found".to_owned(),
-        other => other.to_string(),
+        backoff = (backoff * 2).min(Duration::from_secs(8));
     }
 }
 
