@@ -7,8 +7,8 @@ use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
 use crate::export::otlp::{Batch, CAPTURE_VARIABLE, Capture, encode};
 use crate::export::parquet::DatasetReport;
 use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
-use crate::read::ProblemKind;
-use crate::read::tree::LinkKind;
+use crate::read::tree::{LinkKind, TreeProblem, forest};
+use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -89,8 +89,9 @@ pub(crate) struct Args {
     /// OTEL_EXPORTER_OTLP_PROTOCOL).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     protocol: Option<WireProtocol>,
-    /// The root run's transcript file, or `-` for stdin (AgentLog); run files and
-    /// directories of them (OTLP, Parquet).
+    /// The root run's transcript file, or `-` for stdin; run files and directories of them
+    /// (AgentLog: one document per root run, in an array; OTLP: one trace per run tree;
+    /// Parquet).
     #[arg(value_name = "FILE|DIR", required = true)]
     files: Vec<PathBuf>,
 }
@@ -189,6 +190,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         out: args.out.clone(),
         jobs: args.jobs,
     };
+    // AgentLog over several runs (FILEs, or each root run of a DIR): one document each, in
+    // a JSON array.
+    if target == Target::AgentLog && (args.files.len() > 1 || args.files[0].is_dir()) {
+        return agentlog_documents(&args, &options);
+    }
     check(target, &args.files, &options).map_err(|e| misuse(&e))?;
     let destination = match &args.endpoint {
         None => None,
@@ -202,21 +208,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
         Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(ExportError::Empty { paths, problems }) if !target.takes_many() => {
-            problems.iter().for_each(print_link);
-            let unreadable = problems
-                .iter()
-                .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-            let name = display_name(&paths[0]);
-            let message = match problems.len() {
-                0 => "the file holds no event: nothing to export".to_owned(),
-                n => format!("no event to export: {} above", plural(n as u64, "problem")),
-            };
-            console::problem(&Problem::error(&name, 1, 0, "no-event", &message));
-            return Ok(if unreadable {
-                Outcome::Failed
-            } else {
-                Outcome::InputProblems
-            });
+            return Ok(no_event(&paths[0], &problems));
         }
         Err(ExportError::Empty { paths, .. }) => {
             let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -244,18 +236,97 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
         Output::Dataset(report) => failed = !dataset_report(&report, &options),
     }
-    exported.problems.iter().for_each(print_link);
-    let unreadable = exported
-        .problems
+    Ok(outcome_of(&exported.problems, failed))
+}
+
+/// The outcome of an export whose link problems are `problems`, printed here; `failed`
+/// when its output could not be delivered.
+fn outcome_of(problems: &[TreeProblem], failed: bool) -> Outcome {
+    problems.iter().for_each(print_link);
+    let unreadable = problems
         .iter()
         .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    Ok(if unreadable || failed {
+    if unreadable || failed {
         Outcome::Failed
-    } else if exported.problems.is_empty() {
+    } else if problems.is_empty() {
         Outcome::Clean
     } else {
         Outcome::InputProblems
-    })
+    }
+}
+
+/// A run file with no event: its problems and why nothing is exported.
+fn no_event(path: &Path, problems: &[TreeProblem]) -> Outcome {
+    problems.iter().for_each(print_link);
+    let unreadable = problems
+        .iter()
+        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
+    let name = display_name(path);
+    let message = match problems.len() {
+        0 => "the file holds no event: nothing to export".to_owned(),
+        n => format!("no event to export: {} above", plural(n as u64, "problem")),
+    };
+    console::problem(&Problem::error(&name, 1, 0, "no-event", &message));
+    if unreadable {
+        Outcome::Failed
+    } else {
+        Outcome::InputProblems
+    }
+}
+
+/// AgentLog over several runs (FILEs, or each root run of a DIR): one document per root
+/// run, in a JSON array.
+fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
+    let mut roots = Vec::new();
+    let mut outcome = Outcome::Clean;
+    for file in &args.files {
+        if file.as_os_str() == "-" {
+            return Err(usage("stdin is one run: give - alone"));
+        }
+        if file.is_dir() {
+            let (found, listed) = root_files(file);
+            roots.extend(found);
+            outcome = outcome.worse(listed);
+        } else {
+            roots.push(file.clone());
+        }
+    }
+    let mut documents = Vec::new();
+    for root in roots {
+        let exported = match export(Target::AgentLog, &[root], options) {
+            Ok(exported) => exported,
+            Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
+            Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
+            Err(ExportError::Empty { paths, problems }) => {
+                outcome = outcome.worse(no_event(&paths[0], &problems));
+                continue;
+            }
+            Err(error) => return Err(io::Error::other(error)),
+        };
+        if let Output::Document(document) = exported.output {
+            documents.push(document);
+        }
+        outcome = outcome.worse(outcome_of(&exported.problems, false));
+    }
+    let mut text = serde_json::to_vec_pretty(&documents)?;
+    text.push(b'\n');
+    write_output(args.output.as_deref(), &text)?;
+    Ok(outcome)
+}
+
+/// The files of a directory's root runs (those [`forest`] puts at the top: each run
+/// file once, under the run that invokes it, or as a root), in file order; every other
+/// run is in a root's document. What cannot be listed is reported, and makes the outcome
+/// [`Outcome::Failed`].
+fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
+    let (files, unlisted) = transcript_files(std::slice::from_ref(&dir.to_path_buf()));
+    let mut outcome = Outcome::Clean;
+    for (path, error) in unlisted {
+        super::report_error(&with_path(&path, error));
+        outcome = Outcome::Failed;
+    }
+    let roots = forest(&files).roots.into_iter().map(|run| run.file);
+    (roots.collect(), outcome)
 }
 
 /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`: a value the conventions do not
