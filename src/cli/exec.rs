@@ -176,7 +176,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 destination.clone(),
                 LiveOptions::default(),
             ),
-            destination.url,
+            destination.shown_url(),
         )
     });
     let raw = capture.raw_path().map(|path| path.display().to_string());

@@ -235,7 +235,7 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
                     "sent {} of {} to {}{}",
                     plural(sent.spans, "span"),
                     plural(batch.runs, "run"),
-                    destination.url,
+                    destination.shown_url(),
                     match sent.retries {
                         0 => String::new(),
                         n => format!(" ({} retried)", plural(n, "request")),
@@ -246,7 +246,7 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
                 let said = sent.messages.join("; ");
                 console::error(&format!(
                     "the collector at {} rejected {}{}",
-                    destination.url,
+                    destination.shown_url(),
                     plural(sent.rejected, "span"),
                     if said.is_empty() {
                         String::new()

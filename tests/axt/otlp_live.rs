@@ -171,3 +171,56 @@ fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
         text(&normalized.stdout).lines().count()
     );
 }
+
+/// The live export's report names the collector without its password: a URL's userinfo
+/// (`http://user:PASSWORD@host`) is masked in the warning a refusing collector causes, and
+/// the password reaches only the collector (as the request's credentials).
+#[test]
+fn the_live_otlp_warning_masks_the_collectors_password() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(50).flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let line = line.trim_end().to_ascii_lowercase();
+                if let Some(value) = line.strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                if line.is_empty() {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let _ = reader.get_mut().write_all(
+                b"HTTP/1.1 400 Bad Request\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad",
+            );
+        }
+    });
+    let password = "pw-0f9e8d7c6b5a";
+    let url = format!("http://ann:{password}@{address}");
+    let dir = TempDir::new("otlp-live-password");
+    let output = exec(
+        dir.path(),
+        &["--otlp-endpoint", &url, "--otlp-protocol", "http/json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(!stderr.contains(password), "{stderr}");
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("axt: warning: otlp: 0 of "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        warning.contains(&format!(
+            "spans sent to http://ann:[REDACTED:url_password]@{address}/v1/traces"
+        )),
+        "{warning}"
+    );
+}

@@ -493,7 +493,7 @@ impl Mapper {
             agent_attrs(&mut span.attrs, Some(&step.result), &none, true);
         }
         if let Some(error) = &step.error {
-            span.status = Status::Error(error.clone());
+            span.status = error_status(self.context.content, error, "the step failed");
             span.attrs.str("error.type", "step_failed");
         }
         if let Some(ms) = step.duration_ms {
@@ -709,14 +709,23 @@ impl Mapper {
         if let Some(ms) = tool.duration_ms {
             span.attrs.uint("axt.duration_ms", ms);
         }
-        let error = tool.error.clone().or_else(|| {
-            tool.exit_code
-                .filter(|&code| code != 0)
-                .map(|code| format!("exit status {code}"))
-        });
-        if let Some(error) = error {
+        // The exit status is no content; a tool's error text (its stderr, say) is.
+        let exit_status = tool
+            .exit_code
+            .filter(|&code| code != 0)
+            .map(|code| format!("exit status {code}"));
+        let status = match (&tool.error, exit_status) {
+            (Some(error), exit_status) => Some(error_status(
+                self.context.content,
+                error,
+                exit_status.as_deref().unwrap_or("the tool failed"),
+            )),
+            (None, Some(exit_status)) => Some(Status::Error(exit_status)),
+            (None, None) => None,
+        };
+        if let Some(status) = status {
             span.attrs.str("error.type", "tool_error");
-            span.status = Status::Error(error);
+            span.status = status;
         }
         out.push(self.finished(span, at));
     }
@@ -780,8 +789,15 @@ fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext
     });
     if let Some(error) = error {
         run.attrs.str("error.type", "run_failed");
-        run.status = Status::Error(error);
+        run.status = error_status(context.content, &error, "the run failed");
     }
+}
+
+/// An `ERROR` status: with content, the failure's text (masked, as every event is); without,
+/// `generic`. A failure's text is the agent's or the tool's own words (a result message, a
+/// command's stderr) and can quote anything they read.
+fn error_status(content: bool, text: &str, generic: &str) -> Status {
+    Status::Error(if content { text } else { generic }.to_owned())
 }
 
 /// The attributes an agent invocation takes from its run metadata (`meta`: a normalized

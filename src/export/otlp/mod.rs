@@ -55,8 +55,9 @@
 //! * `axt.run.id`, `axt.run.parent_id`; `axt.cost_usd` (the metadata's `cost_usd`);
 //!   `axt.duration_ms` (its `duration_ms`, else the payload's).
 //! * status `ERROR` with `error.type` `run_failed` when `run.completed` has an `error` or
-//!   the metadata's `status` is `failed` (message: the error, else the first of the
-//!   metadata's `errors`); left unset otherwise, as the conventions ask.
+//!   the metadata's `status` is `failed` (message, with content only: the error, else the
+//!   first of the metadata's `errors`; without content `the run failed`); left unset
+//!   otherwise, as the conventions ask.
 //! * `axt.incomplete` `true` when the file has no `run.completed`.
 //!
 //! ## Steps
@@ -68,7 +69,8 @@
 //! {name}`, with `gen_ai.operation.name` `invoke_agent` and `gen_ai.agent.name` (the
 //! `agent` step of a normalized agent run is a plain step: its run is the agent).
 //! Attributes `axt.step.path`, `axt.step.kind`, `axt.step.iteration`, `axt.duration_ms`;
-//! status `ERROR` with `error.type` `step_failed` and the step's `error`. Steps left open
+//! status `ERROR` with `error.type` `step_failed` and the step's `error` (with content;
+//! without, `the step failed`). Steps left open
 //! inside a completed step end with it, and steps open at the end of the file with the file,
 //! marked `axt.incomplete`. A `step.call_workflow.started` with no open step at its path is
 //! a step span of its own, to its `step.call_workflow.completed`.
@@ -105,7 +107,8 @@
 //! * name `execute_tool {name}`; `gen_ai.operation.name` `execute_tool`;
 //!   `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`.
 //! * status `ERROR` with `error.type` `tool_error` when the result has an `error` (the
-//!   message) or a non-zero `exit_code` (`exit status N`); `axt.tool.exit_code`,
+//!   message with content; without, `exit status N` or `the tool failed`) or a non-zero
+//!   `exit_code` (`exit status N`); `axt.tool.exit_code`,
 //!   `axt.duration_ms`, `axt.tool.fidelity`.
 //! * With content only: `gen_ai.tool.call.arguments` (the input as JSON text) and
 //!   `gen_ai.tool.call.result` (the output: a string as it is, else JSON text).
@@ -125,10 +128,12 @@
 //! ## Content and secrets
 //!
 //! Transcripts hold secrets. Without [`RunContext::content`] no message text, tool
-//! argument or tool result leaves axt: only names, ids, counts, times and error texts.
-//! Every event goes through the recorder's credential redactor
+//! argument, tool result or error text leaves axt: only names, ids, counts, times, exit
+//! statuses and the fixed status messages above (an error's text is the agent's or the
+//! tool's own words: a result message, a command's stderr). Every event goes through the
+//! recorder's credential redactor
 //! ([`Redactor::credentials`](crate::record::Redactor::credentials)) before it is mapped,
-//! content or not, so error texts are masked too.
+//! content or not, so with content the error texts are masked too.
 //!
 //! ## Resource and scope
 //!
