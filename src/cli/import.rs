@@ -41,8 +41,8 @@ enum Format {
 /// and in the summary line.
 ///
 /// Exit status: 0 clean, 1 some entries had errors, a session could not be converted or no
-/// .jsonl file was found, 2 usage error, a log that cannot be read or a run that cannot be written (or exists, without
-/// --replace).
+/// .jsonl file was found, 2 usage error, a log that cannot be read or a run that cannot be
+/// written (or exists, without --replace, or is being recorded by another process).
 ///
 /// Example: axt import claude-code ~/.claude/projects --out transcripts/
 #[derive(clap::Args)]
@@ -52,7 +52,8 @@ struct ClaudeCode {
     /// Where the transcripts go (created when missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Overwrite runs DIR already has (re-importing the same session names the same files).
+    /// Overwrite runs DIR already has (re-importing the same session names the same files),
+    /// never one another process is recording.
     #[arg(long)]
     replace: bool,
     /// Worker threads [default: one per core].

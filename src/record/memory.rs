@@ -233,6 +233,9 @@ impl MemoryStore {
                 std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
             };
             let mut file = super::create_private(&path).map_err(named)?;
+            // The run's lock, as every writer of a run file takes it: a recorder that opened
+            // the new file meanwhile would otherwise interleave its lines with these.
+            file.try_lock().map_err(|error| named(error.into()))?;
             file.write_all(&run.jsonl).map_err(named)?;
             paths.push(path);
         }

@@ -144,6 +144,20 @@
 //!   a transcript is reopened with `O_NOFOLLOW`: a link planted at a run's name (pointing at
 //!   `~/.bashrc`, say) makes the open fail rather than send the transcript where it points.
 //!   An export replaces its target by `rename(2)`, and refuses a link at the path.
+//! * **Nothing planted at a run's path is used as it is.** A transcript is reopened with
+//!   `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY` and checked on the open file before anything is
+//!   written: it must be a regular file (a FIFO would hand the transcript to whoever reads
+//!   it, or hang the writer; a device node would swallow the run:
+//!   [`RecordError::NotARegularFile`]) owned by the process's user
+//!   ([`RecordError::NotOwned`]), and its mode is made 0600 (an empty world-readable file
+//!   planted in a shared directory would otherwise keep its mode). Every other file a run
+//!   writes (the raw output, torn-tail sidecars, an export's temporary file) is only ever
+//!   created new, with `O_EXCL`, so nothing planted can be reused.
+//! * **Replacing a run takes its lock.** A run is refused or replaced
+//!   ([`RecorderOptions::if_exists`]: `axt normalize --out --replace`, `axt import
+//!   --replace`) by the recorder that holds its lock, which empties the file rather than
+//!   remove it: a run another recorder is writing is never replaced ([`RecordError::Busy`]),
+//!   and a file axt writes is written only under its lock.
 //! * **No masking by default.** An opt-in hook ([`RecorderOptions::mask`]) runs on every
 //!   event before it is encoded; [`RecorderOptions::redact_credentials`] plugs in
 //!   [`Redactor::credentials`], which replaces common credential formats with
@@ -157,8 +171,9 @@
 //!   outside the run directory.
 //! * **Atomic append.** A reader never sees two lines interleaved; after a crash it may see a
 //!   torn final line, which the next recorder to open the file moves aside.
-//! * **The lock is advisory.** It keeps axt recorders apart; a process that ignores it can
-//!   still write to the file.
+//! * **The lock is advisory.** It keeps axt's writers apart (recorders, replacing, the
+//!   in-memory recorder's `write_to`); a process that ignores it can still write to the
+//!   file.
 //!
 //! # Versioning rules
 //!
@@ -223,7 +238,5 @@ pub use memory::{MemoryRecorder, MemoryStore};
 pub use port::RunRecorder;
 pub use recorder::{Durability, LineMask, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
-pub use writer::TornTail;
-/// The run-id check, for a sink that must name the run's file before a recorder exists.
-pub(crate) use writer::check_run_id;
 pub(crate) use writer::{Appender, create_private, create_private_dir, private_options};
+pub use writer::{IfExists, TornTail};

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
-use super::writer::{RunFile, TornTail, check_run_id};
+use super::writer::{IfExists, RunFile, TornTail, check_run_id};
 use crate::model::{ExchangeEvent, encode_event};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
@@ -51,12 +51,21 @@ pub struct RecorderOptions {
     pub(super) mask: Option<Mask>,
     raw_mask: Option<LineMask>,
     pub(super) parent_run_id: Option<String>,
+    if_exists: IfExists,
 }
 
 impl RecorderOptions {
     /// Sets the durability policy.
     pub fn durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
+        self
+    }
+
+    /// What [`Recorder::create`] does when the run's file already has lines: continue it
+    /// (the default), refuse it, or replace it. Decided under the run's lock, so a run
+    /// another recorder is writing is never replaced ([`RecordError::Busy`]).
+    pub fn if_exists(mut self, policy: IfExists) -> Self {
+        self.if_exists = policy;
         self
     }
 
@@ -130,6 +139,7 @@ impl fmt::Debug for RecorderOptions {
                 &self.raw_mask.as_ref().map(|_| "Fn(&mut Vec<u8>)"),
             )
             .field("parent_run_id", &self.parent_run_id)
+            .field("if_exists", &self.if_exists)
             .finish()
     }
 }
@@ -171,9 +181,11 @@ impl Recorder {
     /// resumes after the last intact line, and a torn final line left by a crash is moved to
     /// a sidecar first (see [`Recorder::torn_tail`]).
     ///
-    /// `dir` is created (mode 0700) when missing; the file is created with mode 0600. Fails
-    /// with [`RecordError::Busy`] when another recorder, in this process or another, has the
-    /// run open.
+    /// `dir` is created (mode 0700) when missing; the file is created with mode 0600. An
+    /// existing file must be a regular file of this process's user ([`RecordError::NotARegularFile`],
+    /// [`RecordError::NotOwned`]) and is made 0600. Fails with [`RecordError::Busy`] when
+    /// another recorder, in this process or another, has the run open; what happens to a run
+    /// that has lines already is [`RecorderOptions::if_exists`]'s.
     pub fn create(
         dir: impl AsRef<Path>,
         run_id: &str,
@@ -184,7 +196,7 @@ impl Recorder {
             check_run_id(parent)?;
         }
         let sync_metadata = options.durability != Durability::None;
-        let (file, recovered) = RunFile::open(dir, run_id, sync_metadata)?;
+        let (file, recovered) = RunFile::open(dir, run_id, sync_metadata, options.if_exists)?;
         Ok(Recorder {
             run_id: run_id.to_owned(),
             parent_run_id: options.parent_run_id.clone(),

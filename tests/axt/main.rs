@@ -55,6 +55,8 @@ mod exec;
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;
+// What is at a run's path (FIFOs, devices, other users' files) and who else has the run.
+mod run_files;
 
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;

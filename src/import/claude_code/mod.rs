@@ -109,7 +109,9 @@
 //!
 //! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
 //! would continue the old file, and the same id can belong to a transcript made otherwise
-//! (`axt normalize` of the same session names its run after the session too).
+//! (`axt normalize` of the same session names its run after the session too). A run is
+//! replaced by its recorder, under the run's lock, so a run another process is recording is
+//! never replaced ([`RecordError::Busy`](crate::record::RecordError::Busy)).
 //!
 //! # Memory
 //!
@@ -130,7 +132,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::record::{Recorder, RecorderOptions};
+use crate::record::{IfExists, RecordError, Recorder, RecorderOptions};
 
 // The rooms of the importer. This file holds the entry points: converting a session in
 // memory, importing one into a directory (streaming), importing every session under a path
@@ -211,7 +213,7 @@ pub fn import_session(
         if let Some(parent) = &parent_run_id {
             options = options.parent_run_id(parent);
         }
-        let recorder = Recorder::create(dir, &thread.run_id, options)?;
+        let recorder = create(dir, &thread.run_id, options, replace)?;
         let mut events = 0;
         diagnostics.extend(transcribe(&plan, at, &mut |event| {
             events += 1;
@@ -289,7 +291,7 @@ pub fn write(session: &Session, dir: &Path, replace: bool) -> Result<Vec<PathBuf
         if let Some(parent) = &run.parent_run_id {
             options = options.parent_run_id(parent);
         }
-        let recorder = Recorder::create(dir, &run.run_id, options)?;
+        let recorder = create(dir, &run.run_id, options, replace)?;
         for event in &run.events {
             recorder.record(event.clone())?;
         }
@@ -299,28 +301,51 @@ pub fn write(session: &Session, dir: &Path, replace: bool) -> Result<Vec<PathBuf
     Ok(written)
 }
 
-/// Refuses (or, replacing, removes) the runs' files that exist in `dir`.
+/// Refuses, unless replacing, a session any of whose runs `dir` has already, before any of
+/// them is written. Nothing is removed here: a run is replaced by its recorder, under the
+/// run's lock ([`create`]), so a run another process is recording is never touched.
 fn clear<'a>(
     run_ids: impl Iterator<Item = &'a str>,
     dir: &Path,
     replace: bool,
 ) -> Result<(), ImportError> {
+    if replace {
+        return Ok(());
+    }
     for run_id in run_ids {
         let path = dir.join(format!("{run_id}.jsonl"));
         if path.exists() {
-            if !replace {
-                return Err(ImportError::Exists {
-                    run_id: run_id.to_owned(),
-                    path,
-                });
-            }
-            std::fs::remove_file(&path).map_err(|source| ImportError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            return Err(ImportError::Exists {
+                run_id: run_id.to_owned(),
+                path,
+            });
         }
     }
     Ok(())
+}
+
+/// The recorder of one imported run: a run that has a file already is refused, or with
+/// `replace` emptied and written anew, under its lock (one being recorded elsewhere is
+/// [`RecordError::Busy`](crate::record::RecordError::Busy)); the check in [`clear`] came
+/// first, but a file made since is caught here.
+fn create(
+    dir: &Path,
+    run_id: &str,
+    options: RecorderOptions,
+    replace: bool,
+) -> Result<Recorder, ImportError> {
+    let policy = if replace {
+        IfExists::Replace
+    } else {
+        IfExists::Refuse
+    };
+    Recorder::create(dir, run_id, options.if_exists(policy)).map_err(|error| match error {
+        RecordError::Exists { path } => ImportError::Exists {
+            run_id: run_id.to_owned(),
+            path,
+        },
+        error => ImportError::Record(error),
+    })
 }
 
 #[cfg(test)]
