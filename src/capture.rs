@@ -54,15 +54,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::{StepKind, Timestamp};
-use crate::normalize::{Options, Provider, RunMeta};
+use crate::model::{Provider, RunMeta, StepKind, Timestamp};
+use crate::normalize::Options;
 use crate::record::{RecordError, Recorder, RecorderOptions, RunRecorder, Subscription};
 use crate::transcribe::{AGENT_PATH, Clock, new_run_id};
 use crate::workflow::{AgentOptions, AgentStep, RouterTools, Run, RunError, open_raw, read_chunks};
 
 // How the agent's process ended is the executor's to say; it is found here, at its seam
 // (the type itself is part of the run's metadata, so it is defined with it).
-pub use crate::normalize::ProcessEnd;
+pub use crate::model::ProcessEnd;
 pub use crate::workflow::OnDiagnostic;
 
 /// How a [`Capture`] records.

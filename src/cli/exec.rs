@@ -19,7 +19,8 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use crate::capture::{Capture, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
-use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, ProcessEnd, Provider};
+use crate::model::{ProcessEnd, Provider};
+use crate::normalize::DEFAULT_MAX_RECORD_BYTES;
 use crate::record::{Delivery, RecorderOptions, Subscription};
 use crate::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -162,7 +163,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
     let live = otlp.map(|destination| {
         let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
-        context.provider = Some(args.provider.as_str().to_owned());
+        context.provider = Some(args.provider);
         context.content = args.otlp_content;
         // A buffer of its own, large enough that the mapper never misses events; it only
         // ever offers spans to the sender, so it keeps up with any agent.

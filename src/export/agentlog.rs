@@ -33,10 +33,14 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::tools::{ToolClass, classify, shell_commands};
-use crate::model::{Block, Citation, EventType, ExchangeEvent, Payload, Role, StepKind};
+use crate::model::{
+    Block, Citation, EventType, ExchangeEvent, Payload, Provider, Role, RunMeta, RunStatus,
+    StepKind, Usage,
+};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
 use crate::read::{Calls, ReadItem, Reader, Settled};
 use crate::record::Redactor;
@@ -157,59 +161,51 @@ fn load_from(
 }
 
 /// The metadata `run.completed` carries (the normalizer's run metadata), or, for a
-/// workflow run, its first agent step's; null when there is none.
-fn run_meta(run: &RunData) -> &Value {
-    agent_metas(run).first().copied().unwrap_or(&Value::Null)
+/// workflow run, its first agent step's; `None` when there is none.
+fn run_meta(run: &RunData) -> Option<RunMeta> {
+    agent_metas(run).into_iter().next()
 }
 
 /// Every agent run's metadata in a run: its `run.completed` result when the run is an
 /// agent's, and the result of each agent step of a workflow run (the
 /// [`workflow`](crate::workflow) seam puts an agent step's metadata there). A writer puts
 /// an agent's metadata in one place, so summing over these counts each agent once.
-fn agent_metas(run: &RunData) -> Vec<&Value> {
-    let is_meta = |value: &Value| value.get("provider").is_some_and(Value::is_string);
+fn agent_metas(run: &RunData) -> Vec<RunMeta> {
     let completed = run
         .events
         .iter()
         .rev()
         .find(|e| e.event_type == EventType::RunCompleted)
         .and_then(|e| match &e.payload {
-            Payload::Step(step) if is_meta(&step.result) => Some(&step.result),
+            Payload::Step(step) => RunMeta::of(step),
             _ => None,
         });
     let steps = run.events.iter().filter_map(|e| match &e.payload {
         Payload::Step(step)
-            if e.event_type == EventType::StepCompleted
-                && step.kind == StepKind::Agent
-                && is_meta(&step.result) =>
+            if e.event_type == EventType::StepCompleted && step.kind == StepKind::Agent =>
         {
-            Some(&step.result)
+            RunMeta::of(step)
         }
         _ => None,
     });
     completed.into_iter().chain(steps).collect()
 }
 
-/// The working directory a run says it ran in.
-fn run_cwd(meta: &Value) -> Option<String> {
-    if let Some(cwd) = meta.pointer("/import/cwd").and_then(Value::as_str) {
-        return Some(cwd.to_owned());
-    }
-    meta.get("passthrough")?
-        .as_array()?
-        .iter()
-        .find(|p| p.get("kind").and_then(Value::as_str) == Some("system/init"))
-        .and_then(|p| p.pointer("/raw/cwd")?.as_str().map(str::to_owned))
+/// A field of the importer's own account of an imported run ([`RunMeta::import`]).
+fn imported<'m>(meta: Option<&'m RunMeta>, key: &str) -> Option<&'m Value> {
+    meta?.import.as_ref()?.get(key)
 }
 
-fn agent_info(provider: &str) -> (&'static str, &'static str) {
-    match provider {
-        "claude" => ("Claude Code", "anthropic"),
-        "codex" => ("Codex CLI", "openai"),
-        "gemini" => ("Gemini CLI", "google"),
-        "copilot" => ("GitHub Copilot CLI", "github"),
-        _ => ("axt", "unknown"),
+/// The working directory a run says it ran in.
+fn run_cwd(meta: Option<&RunMeta>) -> Option<String> {
+    if let Some(cwd) = imported(meta, "cwd").and_then(Value::as_str) {
+        return Some(cwd.to_owned());
     }
+    meta?
+        .passthrough
+        .iter()
+        .find(|p| p.kind == "system/init")
+        .and_then(|p| p.raw.get("cwd")?.as_str().map(str::to_owned))
 }
 
 struct Exporter {
@@ -275,7 +271,7 @@ pub fn export_from(
     let run = load_from(input, name, options.redact, &mut redactions)?;
     exporter.redactions += redactions;
     if exporter.root.is_none() {
-        exporter.root = run_cwd(run_meta(&run));
+        exporter.root = run_cwd(run_meta(&run).as_ref());
     }
     exporter.run(run, None, "agent");
     let problems = std::mem::take(&mut exporter.problems);
@@ -296,9 +292,8 @@ impl Exporter {
     fn run(&mut self, mut run: RunData, parent_event: Option<String>, agent_name: &str) {
         self.problems.append(&mut run.problems);
         self.visited.insert(run.run_id.clone());
-        let meta = run_meta(&run).clone();
-        if let Some(model) = meta.get("model").and_then(Value::as_str) {
-            self.models.insert(model.to_owned());
+        if let Some(model) = run_meta(&run).and_then(|meta| meta.model) {
+            self.models.insert(model);
         }
         let run_id = run.run_id.clone();
         // The whole run is at hand, so every call seen on both channels is known before
@@ -565,20 +560,18 @@ impl Exporter {
                         base["category"] = "unknown".into();
                         self.events.push(base.clone());
                     }
-                    if let Some(errors) = step.result.get("errors").and_then(Value::as_array) {
-                        for (n, e) in errors.iter().enumerate() {
-                            let fatal = e.get("fatal").and_then(Value::as_bool).unwrap_or(false);
-                            if fatal && step.error.is_some() {
-                                continue;
-                            }
-                            let mut r = base.clone();
-                            r["id"] = format!("{id}:error{n}").into();
-                            r["type"] = "error".into();
-                            r["message"] = e.get("message").cloned().unwrap_or_default();
-                            r["resolved"] = (!fatal).into();
-                            r["category"] = "unknown".into();
-                            self.events.push(r);
+                    let errors = RunMeta::of(step).map(|meta| meta.errors);
+                    for (n, e) in errors.into_iter().flatten().enumerate() {
+                        if e.fatal && step.error.is_some() {
+                            continue;
                         }
+                        let mut r = base.clone();
+                        r["id"] = format!("{id}:error{n}").into();
+                        r["type"] = "error".into();
+                        r["message"] = e.message.into();
+                        r["resolved"] = (!e.fatal).into();
+                        r["category"] = "unknown".into();
+                        self.events.push(r);
                     }
                 }
                 _ => {}
@@ -642,10 +635,10 @@ impl Exporter {
         let meta = run_meta(root);
         let first = root.events.first().expect("load refuses an empty run");
         let last = root.events.last().expect("load refuses an empty run");
+        // A run that never completed has no metadata: its `run.started` names the provider.
         let provider = meta
-            .get("provider")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+            .as_ref()
+            .map(|meta| meta.provider.as_str().to_owned())
             .or_else(|| {
                 root.events
                     .iter()
@@ -656,7 +649,11 @@ impl Exporter {
                     })
             })
             .unwrap_or_default();
-        let (name, vendor) = agent_info(&provider);
+        let (name, vendor) = match provider.parse::<Provider>() {
+            // AgentLog's `agent.provider` is the vendor's lower-case name.
+            Ok(provider) => (provider.agent_name(), provider.vendor().as_str()),
+            Err(_) => ("axt", "unknown"),
+        };
         let completed = root
             .events
             .iter()
@@ -664,48 +661,29 @@ impl Exporter {
             .find(|e| e.event_type == EventType::RunCompleted);
         let status = match completed.map(|e| &e.payload) {
             None => "interrupted",
-            Some(Payload::Step(s)) if s.error.is_some() || s.result["status"] == "failed" => {
+            Some(Payload::Step(s))
+                if s.error.is_some()
+                    || RunMeta::of(s).is_some_and(|meta| meta.status == RunStatus::Failed) =>
+            {
                 "failed"
             }
             Some(_) => "completed",
         };
-        let mut usage = [0u64; 5];
+        let mut usage = Usage::default();
         let mut cost: Option<f64> = None;
-        let mut off_chain = [0u64; 4];
+        let mut off_chain = Usage::default();
         let mut problems = 0;
         let mut runs = Vec::new();
         for run in &self.runs {
             for meta in agent_metas(run) {
-                for (n, key) in [
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                    "reasoning_tokens",
-                ]
-                .iter()
-                .enumerate()
+                usage.add(&meta.usage);
+                // The importer's account: what an imported session spent off its thread.
+                if let Some(spent) = imported(Some(&meta), "off_chain_usage")
+                    .and_then(|spent| Usage::deserialize(spent).ok())
                 {
-                    usage[n] += meta
-                        .pointer(&format!("/usage/{key}"))
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
+                    off_chain.add(&spent);
                 }
-                for (n, key) in [
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                ]
-                .iter()
-                .enumerate()
-                {
-                    off_chain[n] += meta
-                        .pointer(&format!("/import/off_chain_usage/{key}"))
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
-                }
-                if let Some(c) = meta.get("cost_usd").and_then(Value::as_f64) {
+                if let Some(c) = meta.cost_usd {
                     *cost.get_or_insert(0.0) += c;
                 }
             }
@@ -715,7 +693,8 @@ impl Exporter {
                 "provider": provider, "events": run.events.len()}),
             );
         }
-        let duration_ms = meta.get("duration_ms").and_then(Value::as_u64).or_else(|| {
+        let meta = meta.as_ref();
+        let duration_ms = meta.and_then(|meta| meta.duration_ms).or_else(|| {
             let a = first.timestamp.unix_nanos().ok()?;
             let b = last.timestamp.unix_nanos().ok()?;
             (b >= a).then(|| ((b - a) / 1_000_000) as u64)
@@ -732,9 +711,10 @@ impl Exporter {
             "axt:exporter".into(),
             format!("axt {}", env!("CARGO_PKG_VERSION")).into(),
         );
-        if off_chain.iter().any(|n| *n > 0) {
-            properties.insert("axt:offChainUsage".into(), json!({"inputTokens": off_chain[0],
-                "outputTokens": off_chain[1], "cacheReadTokens": off_chain[2], "cacheWriteTokens": off_chain[3]}));
+        if off_chain != Usage::default() {
+            properties.insert("axt:offChainUsage".into(), json!({"inputTokens": off_chain.input_tokens,
+                "outputTokens": off_chain.output_tokens, "cacheReadTokens": off_chain.cache_read_tokens,
+                "cacheWriteTokens": off_chain.cache_write_tokens}));
         }
         if problems > 0 {
             properties.insert("axt:readProblems".into(), problems.into());
@@ -742,8 +722,8 @@ impl Exporter {
         if !self.notes.is_empty() {
             properties.insert("axt:notes".into(), self.notes.clone().into());
         }
-        if let Some(session) = meta.get("session_id") {
-            properties.insert("axt:sessionId".into(), session.clone());
+        if let Some(session) = meta.and_then(|meta| meta.session_id.as_ref()) {
+            properties.insert("axt:sessionId".into(), session.as_str().into());
         }
         let project = self.root.as_ref().map(|root| {
             let name = root
@@ -752,7 +732,7 @@ impl Exporter {
                 .next()
                 .unwrap_or(root);
             json!({"name": name, "workingDirectory": root,
-                "branch": meta.pointer("/import/git_branch"), "properties": {}})
+                "branch": imported(meta, "git_branch"), "properties": {}})
         });
         let mut document = json!({
             "specVersion": SPEC_VERSION,
@@ -760,8 +740,8 @@ impl Exporter {
             "startTime": first.timestamp.as_str(),
             "endTime": last.timestamp.as_str(),
             "status": status,
-            "agent": {"name": name, "version": meta.get("provider_version"),
-                "model": meta.get("model"), "provider": vendor, "properties": {}},
+            "agent": {"name": name, "version": meta.and_then(|meta| meta.provider_version.as_ref()),
+                "model": meta.and_then(|meta| meta.model.as_ref()), "provider": vendor, "properties": {}},
             "project": project,
             "events": self.events,
             "metrics": {
@@ -769,9 +749,9 @@ impl Exporter {
                 "toolCallCount": self.tool_calls,
                 "filesTouchedCount": self.files.len(),
                 "durationMinutes": duration_ms.map(|ms| (ms + 30_000) / 60_000),
-                "tokenUsage": {"inputTokens": usage[0], "outputTokens": usage[1],
-                    "cacheReadTokens": usage[2], "cacheWriteTokens": usage[3],
-                    "reasoningTokens": usage[4]},
+                "tokenUsage": {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+                    "cacheReadTokens": usage.cache_read_tokens, "cacheWriteTokens": usage.cache_write_tokens,
+                    "reasoningTokens": usage.reasoning_tokens},
                 "estimatedCostUsd": cost,
                 "filesTouched": self.files.iter().collect::<Vec<_>>(),
                 "toolsUsed": self.tools.iter().collect::<Vec<_>>(),

@@ -3,11 +3,13 @@
 //! This module owns the vocabulary and the JSON shapes, and imports nothing else of the
 //! crate. It does not read files, assign sequence numbers or know any provider's dialect:
 //! framing records belongs to the normalizers, sequence numbers to the sink that writes the
-//! transcript (see `seq` below), and provider dialects to their adapters. Two small rooms
+//! transcript (see `seq` below), and provider dialects to their adapters. Small files
 //! serve every stage that reads or classifies: `lines`, the one set of JSON Lines splitting
 //! rules (the framer, the reader and the importer use it, so that `read` need not import
-//! `normalize`), and [`tools`], the one table of tool classes (the tool names providers put
-//! in `tool.*` payloads are the vocabulary of those payloads).
+//! `normalize`); [`tools`], the one table of tool classes (the tool names providers put in
+//! `tool.*` payloads are the vocabulary of those payloads); `provider.rs`, the registry of
+//! providers ([`Provider`]); and `meta.rs` with `report.rs`, the run metadata a normalized
+//! run's `run.completed` carries ([`RunMeta`], read back typed by [`RunMeta::of`]).
 //!
 //! # Wire format
 //!
@@ -74,7 +76,7 @@
 //! * `error` - string, optional. Failure description on `*.completed`; omitted on success.
 //! * `result` - any JSON, optional. The step's result on `*.completed`; omitted when null.
 //!   On the `run.completed` of a run normalized from an agent's output it is the run's
-//!   metadata, [`RunMeta`](crate::normalize::RunMeta), documented field by field there;
+//!   metadata, [`RunMeta`], documented field by field there;
 //!   `answer` in it is the final answer as the agent's terminal record states it.
 //! * `duration_ms` - unsigned integer, optional (*extension*). On `*.completed`: how long
 //!   the step ran, measured by the writer on a monotonic clock (the timestamps' difference
@@ -133,7 +135,7 @@
 //! [`DecodeWarning::MalformedPayload`]. See [`Payload`].
 //!
 //! The `result` of the `run.completed` of a run made from provider output is the run's
-//! metadata ([`RunMeta`](crate::normalize::RunMeta): provider, session, model, usage, status,
+//! metadata ([`RunMeta`]: provider, session, model, usage, status,
 //! errors, passthrough records, ...), with, among its fields:
 //!
 //! * `source_times` - object, optional: `first` and `last`, the earliest and latest stamps
@@ -142,7 +144,7 @@
 //!   (`type`, or `type/subtype`) to `{seen, mapped?, passthrough?, ignored?, skipped?,
 //!   unknown_fields?}` (counts, zero ones omitted; `unknown_fields` maps a field name to the
 //!   number of records it was in); `unreadable` counts the records that could not be read.
-//!   See [`InputReport`](crate::normalize::InputReport).
+//!   See [`InputReport`].
 //!
 //! ## Token usage
 //!
@@ -159,7 +161,7 @@
 //! The three input kinds add up to the whole prompt, and the four non-reasoning fields to
 //! every token billed. Providers that count otherwise (cached tokens inside the input,
 //! reasoning beside the output) are converted by their adapters; the table per provider is
-//! on [`Usage`](crate::normalize::Usage). The provider's own record is kept verbatim as
+//! on [`Usage`]. The provider's own record is kept verbatim as
 //! `raw_usage`.
 //!
 //! ## Content blocks
@@ -292,8 +294,11 @@ mod block;
 mod codec;
 mod event;
 pub(crate) mod lines;
+mod meta;
 mod payload;
+mod provider;
 mod refusal;
+mod report;
 mod step;
 mod timestamp;
 pub mod tools;
@@ -305,7 +310,13 @@ pub use codec::{
     encode_event, validate, warnings,
 };
 pub use event::{EventType, ExchangeEvent};
+pub use meta::{
+    PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
+    SourceTimes, StopKind, StopReason, Usage,
+};
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
+pub use provider::{Provider, UnknownProvider, Vendor};
+pub use report::{InputReport, RecordCounts};
 pub use step::StepKind;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;

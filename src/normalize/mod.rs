@@ -22,16 +22,18 @@
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
 //!
-//! # Rooms
+//! # Files
 //!
-//! This file is the roof: the one place that names every adapter (the factory
+//! This file is the one place that names every adapter (the factory
 //! [`Provider::normalizer`], detection [`Provider::detect`] and the two entry points). The
-//! vocabulary adapters speak lives below it, one room per role, re-exported here:
-//! `provider.rs` ([`Provider`]), `normalizer.rs` ([`Normalizer`], [`Options`], [`Output`],
-//! [`Item`], [`Source`], [`Normalized`]), `diagnostic.rs` ([`Diagnostic`] and its kinds),
-//! `meta.rs` ([`RunMeta`] and what it holds). The shared machinery (framing, the JSON door,
-//! SSE, the line driver, the input report, tool bookkeeping) sits beside it, and the
-//! adapters on top.
+//! vocabulary adapters speak lives beside it, one file per role, re-exported here:
+//! `normalizer.rs` ([`Normalizer`], [`Options`], [`Output`], [`Item`], [`Source`],
+//! [`Normalized`], [`Given`]), `diagnostic.rs` ([`Diagnostic`] and its kinds), `detect.rs`
+//! (who sent an error-only body). The run metadata adapters fill ([`RunMeta`] and its parts)
+//! and the names of the providers ([`Provider`]) are wire format, in [`crate::model`]; they
+//! are re-exported here for one release. The shared machinery (framing, the JSON door, SSE,
+//! the line driver, the input report, tool bookkeeping) sits beside them, and the adapters
+//! on top.
 //!
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
@@ -42,11 +44,10 @@
 //! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
 //! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
 
-// The vocabulary every adapter speaks, one room per role; nothing here names an adapter.
+// The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
+mod detect;
 mod diagnostic;
-mod meta;
 mod normalizer;
-mod provider;
 
 // The shared machinery adapters are built from.
 mod driver;
@@ -67,18 +68,18 @@ pub mod openai;
 
 use serde_json::Value;
 
+pub(crate) use detect::{ErrorBody, error_body};
 pub(crate) use diagnostic::describe;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use meta::{
-    Given, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage,
-};
 pub use normalizer::{
-    DEFAULT_MAX_RECORD_BYTES, Item, Normalized, Normalizer, Options, Output, Source,
+    DEFAULT_MAX_RECORD_BYTES, Given, Item, Normalized, Normalizer, Options, Output, Source,
 };
-pub use provider::Provider;
-pub(crate) use provider::{ErrorBody, error_body};
-pub use report::{InputReport, RecordCounts};
+// The run metadata is wire format and lives in `axt::model`; these re-exports keep the old
+// paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
+pub use crate::model::{
+    InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
+    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+};
 
 impl Provider {
     /// A normalizer for this provider's output.

@@ -1,7 +1,8 @@
 //! The seam every adapter implements: [`Normalizer`], its [`Options`], and what it hands out
-//! ([`Output`] of [`Item`]s from a [`Source`]; [`Normalized`] for a whole input).
+//! ([`Output`] of [`Item`]s from a [`Source`]; [`Normalized`] for a whole input), and what a
+//! caller knows of a run that its input does not say ([`Given`]).
 //!
-//! This room owns the trait and its data. It must not name an adapter nor decide anything
+//! This file owns the trait and its data. It must not name an adapter nor decide anything
 //! about events.
 
 use std::ops::Range;
@@ -9,8 +10,8 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Diagnostic, Provider, RunMeta, Severity};
-use crate::model::{ContentBlock, Role, Timestamp};
+use super::{Diagnostic, Severity};
+use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp};
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
@@ -77,9 +78,53 @@ pub trait Normalizer {
     fn keep(&mut self, line: u64, kind: &str, raw: Value);
 
     /// Says the input is complete though it has no terminal record of its own: the caller
-    /// settles how the run ended ([`RunMeta::apply`] of a [`Given`](super::Given)), so finishing reports no terminal
+    /// settles how the run ended ([`Given::apply`]), so finishing reports no terminal
     /// record missing. Call before [`Normalizer::finish`]. The default does nothing.
     fn complete(&mut self) {}
+}
+
+/// What the caller of a normalizer knows of a run that its input does not say: an importer
+/// reading a session log knows the session and the version from the entries, has its own
+/// account of the import, and knows the log is complete even though no terminal record
+/// closes it. Applied to the final metadata by [`Given::apply`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Given {
+    /// The session id, used when the input states none.
+    pub session_id: Option<String>,
+    /// The agent CLI's version, used when the input states none.
+    pub provider_version: Option<String>,
+    /// The importer's account of the import, for [`RunMeta::import`].
+    pub import: Option<serde_json::Map<String, Value>>,
+    /// The input is complete without a terminal record: the run completed (unless the input
+    /// said it failed), in `duration_ms` when known. See [`Normalizer::complete`].
+    pub complete: bool,
+    /// The run's duration as the caller measured it; used only with `complete`.
+    pub duration_ms: Option<u64>,
+}
+
+impl Given {
+    /// Completes the final metadata with what the caller knows: what the input
+    /// stated stays, and only an input without a terminal record gets its ending from the
+    /// caller.
+    pub fn apply(self, meta: &mut RunMeta) {
+        if meta.session_id.is_none() {
+            meta.session_id = self.session_id;
+        }
+        if meta.provider_version.is_none() {
+            meta.provider_version = self.provider_version;
+        }
+        if self.complete {
+            if meta.status != RunStatus::Failed {
+                meta.status = RunStatus::Completed;
+            }
+            if self.duration_ms.is_some() {
+                meta.duration_ms = self.duration_ms;
+            }
+        }
+        if self.import.is_some() {
+            meta.import = self.import;
+        }
+    }
 }
 
 /// Where a normalizer appends what it produces; drain it as often as you like.
@@ -110,7 +155,7 @@ pub struct Item {
     /// The input records it was made from.
     pub source: Source,
     /// The provider's time for it: the latest stamp seen when it was completed (see
-    /// [`SourceTimes`](super::SourceTimes)); `None` for a provider that does not stamp its records, or before
+    /// [`SourceTimes`](crate::model::SourceTimes)); `None` for a provider that does not stamp its records, or before
     /// the first stamp.
     pub time: Option<Timestamp>,
 }

@@ -3,8 +3,9 @@
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
 //! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` (`usage`, `cost_usd`, `duration_ms`; see `axt::transcribe`); a
-//! run without `duration_ms` is timed from `run.started` to `run.completed`. The agent steps
+//! `payload.result` ([`RunMeta`], read with [`RunMeta::of`]: `usage`, `cost_usd`,
+//! `duration_ms`); a run without `duration_ms` is timed from `run.started` to
+//! `run.completed`. The agent steps
 //! of a workflow run carry their agent's metadata in their own `step.completed` result
 //! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
 //! too (a writer puts an agent's metadata in one place, never both).
@@ -20,11 +21,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
-use crate::model::{EventType, ExchangeEvent, Payload, StepKind, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -129,35 +129,39 @@ impl Stats {
             // An agent step of a workflow run carries its agent's metadata itself (the run's
             // own `run.completed` has none of it); an agent run's agent step carries none.
             (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
-                self.spend(&step.result);
+                if let Some(meta) = RunMeta::of(step) {
+                    self.spend(&meta);
+                }
             }
             (EventType::RunCompleted, payload) => {
                 self.runs += 1;
-                let result = match payload {
-                    Payload::Step(step) => &step.result,
-                    _ => &Value::Null,
+                let meta = match payload {
+                    Payload::Step(step) => RunMeta::of(step),
+                    _ => None,
                 };
-                self.spend(result);
+                if let Some(meta) = &meta {
+                    self.spend(meta);
+                }
                 let timed = self.started.take().and_then(|start| {
                     let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
                     u64::try_from(nanos / 1_000_000).ok()
                 });
-                self.duration_ms += result["duration_ms"].as_u64().or(timed).unwrap_or(0);
+                let measured = meta.and_then(|meta| meta.duration_ms);
+                self.duration_ms += measured.or(timed).unwrap_or(0);
             }
             _ => {}
         }
     }
 
-    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`).
-    fn spend(&mut self, meta: &Value) {
-        let usage = &meta["usage"];
-        let tokens = |key: &str| usage[key].as_u64().unwrap_or(0);
-        self.tokens.input += tokens("input_tokens");
-        self.tokens.output += tokens("output_tokens");
-        self.tokens.cache_read += tokens("cache_read_tokens");
-        self.tokens.cache_write += tokens("cache_write_tokens");
-        self.tokens.reasoning += tokens("reasoning_tokens");
-        self.cost_usd += meta["cost_usd"].as_f64().unwrap_or(0.0);
+    /// Adds the tokens and cost of run metadata.
+    fn spend(&mut self, meta: &RunMeta) {
+        let usage = &meta.usage;
+        self.tokens.input += usage.input_tokens;
+        self.tokens.output += usage.output_tokens;
+        self.tokens.cache_read += usage.cache_read_tokens;
+        self.tokens.cache_write += usage.cache_write_tokens;
+        self.tokens.reasoning += usage.reasoning_tokens;
+        self.cost_usd += meta.cost_usd.unwrap_or(0.0);
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {

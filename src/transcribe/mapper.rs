@@ -47,7 +47,8 @@ use crate::model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
     StepKind, StepPayload, Timestamp, ToolPayload,
 };
-use crate::normalize::{Item, Provider, RunMeta, RunStatus};
+use crate::model::{Provider, RunMeta, RunStatus};
+use crate::normalize::Item;
 
 /// Where timestamps come from.
 pub type Clock = Box<dyn FnMut() -> Timestamp + Send>;
@@ -436,7 +437,7 @@ pub(crate) fn new_run_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::ProcessEnd;
+    use crate::model::ProcessEnd;
 
     #[test]
     fn run_ids_are_uuid_v4() {
@@ -477,7 +478,7 @@ mod tests {
     fn a_fatal_error_without_a_message_fails_the_steps_with_a_message() {
         let mut meta = RunMeta::new(Provider::Copilot);
         meta.status = RunStatus::Failed;
-        meta.errors.push(crate::normalize::RunError {
+        meta.errors.push(crate::model::RunError {
             message: String::new(),
             fatal: true,
             line: 1,

@@ -43,12 +43,10 @@ pub mod sinks;
 
 use std::ops::Range;
 
-use crate::model::{ContentBlock, ExchangeEvent};
 use serde_json::Value;
 
-use crate::normalize::{
-    Given, Normalized, Normalizer, Options, Output, ProcessEnd, Provider, RunMeta,
-};
+use crate::model::{ContentBlock, ExchangeEvent, ProcessEnd, Provider, RunMeta};
+use crate::normalize::{Given, Normalized, Normalizer, Options, Output};
 
 pub(crate) use mapper::new_run_id;
 pub use mapper::{AGENT_PATH, Clock, EventMapper, EventOptions};
@@ -143,7 +141,7 @@ impl Transcriber {
         self.normalizer.finish(&mut self.output);
         self.deliver(sink)?;
         let mut meta = self.normalizer.meta().clone();
-        meta.apply(given);
+        given.apply(&mut meta);
         self.mapper.finish(&meta, &mut self.events);
         self.deliver(sink)?;
         Ok(meta)
@@ -224,8 +222,8 @@ mod tests {
     use serde_json::json;
 
     use super::{EventOptions, EventSink, Transcriber};
-    use crate::model::ExchangeEvent;
-    use crate::normalize::{Diagnostic, DiagnosticKind, Given, Options, Provider, RunStatus};
+    use crate::model::{ExchangeEvent, Provider, RunStatus};
+    use crate::normalize::{Diagnostic, DiagnosticKind, Given, Options};
 
     #[derive(Default)]
     struct Collect {

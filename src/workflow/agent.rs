@@ -15,10 +15,10 @@ use super::raw::{RawOut, open_raw};
 use super::step::Step;
 use super::tool::ToolCall;
 use crate::model::{
-    Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
-    StepKind,
+    Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, ProcessEnd,
+    Provider, Role, RunMeta, StepKind,
 };
-use crate::normalize::{Diagnostic, Options, ProcessEnd, Provider, RunMeta};
+use crate::normalize::{Diagnostic, Options};
 use crate::transcribe::{AGENT_PATH, Clock, EventOptions, EventSink, Transcriber};
 
 /// What a diagnostic callback receives: a problem found in the agent's output.

@@ -31,7 +31,7 @@
 //!
 //! ```
 //! use axt::model::{EventType, StepKind};
-//! use axt::normalize::{ProcessEnd, Provider};
+//! use axt::model::{ProcessEnd, Provider};
 //! use axt::record::{MemoryRecorder, RecorderOptions};
 //! use axt::workflow::{AgentOptions, Run};
 //!

@@ -8,7 +8,8 @@
 //! * every diagnostic points inside the input;
 //! * every tool_result answers a tool_use seen before it or is reported as an orphan, and
 //!   every tool_use is answered or reported as dangling;
-//! * every event made from the run passes the strict writer and decodes back cleanly;
+//! * every event made from the run passes the strict writer and decodes back cleanly, and
+//!   the run metadata reads back from its JSON ([`RunMeta::of`]) as it was;
 //! * every fixture is described in its provider's `README.md`.
 //!
 //! A fixture that breaks an invariant or differs from its snapshot is reported with all the
@@ -20,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use axt::ContentBlock;
-use axt::model::{Block, decode_event, warnings};
+use axt::model::{Block, RunMeta, StepKind, StepPayload, decode_event, warnings};
 use axt::normalize::{Diagnostic, DiagnosticKind, Normalized, Options, Output, Provider, Severity};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 
@@ -115,6 +116,14 @@ fn check_invariants(name: &str, outcome: Outcome, input: &[u8], normalized: &Nor
             "{name}: tool_use {id} has no result and is not reported as dangling"
         );
     }
+
+    let mut completed = StepPayload::new("run", StepKind::Agent);
+    completed.result = serde_json::to_value(&normalized.meta).expect("run metadata serializes");
+    assert_eq!(
+        RunMeta::of(&completed).as_ref(),
+        Some(&normalized.meta),
+        "{name}: the run metadata does not read back as it was written"
+    );
 }
 
 /// Runs the fixture through the whole pipeline to canonical JSONL and reads it back.

@@ -16,7 +16,8 @@ use super::ids::{SpanId, SpanRole, TraceId};
 use super::messages;
 use super::span::{AttrValue, Attrs, Span, SpanKind, Status};
 use crate::model::{
-    Block, EventType, ExchangeEvent, Fidelity, Payload, StepKind, StepPayload, ToolPayload,
+    Block, EventType, ExchangeEvent, Fidelity, Payload, Provider, RunMeta, RunStatus, StepKind,
+    StepPayload, StopKind, ToolPayload, Vendor,
 };
 use crate::record::Redactor;
 
@@ -27,9 +28,9 @@ pub struct RunContext {
     pub trace_id: TraceId,
     /// The span a sub-run's span goes under (its `call_workflow` step); `None` for a root.
     pub parent_span_id: Option<SpanId>,
-    /// The adapter that normalized the run (`claude`, `codex`, ...: the run metadata's
-    /// `provider`), for `gen_ai.provider.name`.
-    pub provider: Option<String>,
+    /// The adapter that normalized the run (the run metadata's `provider`), for
+    /// `gen_ai.provider.name`.
+    pub provider: Option<Provider>,
     /// The model, for the `chat` spans.
     pub model: Option<String>,
     /// The provider's session id, for `gen_ai.conversation.id`.
@@ -53,8 +54,8 @@ pub struct AgentContext {
     pub path: String,
     /// The step's iteration.
     pub iteration: u64,
-    /// The adapter (`claude`, ...).
-    pub provider: Option<String>,
+    /// The adapter.
+    pub provider: Option<Provider>,
     /// The model.
     pub model: Option<String>,
     /// The provider's session id.
@@ -86,10 +87,10 @@ impl RunContext {
     ) -> Self {
         let mut context = RunContext::new(trace_id, parent_span_id);
         if let Some(meta) = events.iter().rev().find_map(run_meta) {
-            context.provider = str_field(meta, "provider");
-            context.model = str_field(meta, "model");
-            context.conversation_id = str_field(meta, "session_id");
-            context.finish_reason = finish_reason(meta);
+            context.provider = Some(meta.provider);
+            context.finish_reason = finish_reason(&meta);
+            context.model = meta.model;
+            context.conversation_id = meta.session_id;
         }
         let routed: HashSet<&str> = events
             .iter()
@@ -106,15 +107,14 @@ impl RunContext {
         context.agents = events
             .iter()
             .filter_map(|e| match (&e.event_type, &e.payload) {
-                (EventType::StepCompleted, Payload::Step(step))
-                    if step.kind == StepKind::Agent && step.result.is_object() =>
-                {
+                (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
+                    let meta = RunMeta::of(step)?;
                     Some(AgentContext {
                         path: e.path.clone(),
                         iteration: e.iteration,
-                        provider: str_field(&step.result, "provider"),
-                        model: str_field(&step.result, "model"),
-                        conversation_id: str_field(&step.result, "session_id"),
+                        provider: Some(meta.provider),
+                        model: meta.model,
+                        conversation_id: meta.session_id,
                     })
                 }
                 _ => None,
@@ -136,45 +136,46 @@ impl RunContext {
 }
 
 /// The `result` of a `run.completed`: the run's metadata.
-fn run_meta(event: &ExchangeEvent) -> Option<&Value> {
+fn run_meta(event: &ExchangeEvent) -> Option<RunMeta> {
     match (&event.event_type, &event.payload) {
-        (EventType::RunCompleted, Payload::Step(step)) if step.result.is_object() => {
-            Some(&step.result)
-        }
+        (EventType::RunCompleted, Payload::Step(step)) => RunMeta::of(step),
         _ => None,
     }
 }
 
-fn str_field(value: &Value, key: &str) -> Option<String> {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
-/// The run's stop reason (`stop_reason.kind` of its metadata) as a finish reason.
-fn finish_reason(meta: &Value) -> Option<String> {
-    let reason = meta.get("stop_reason")?;
-    let kind = reason.get("kind").and_then(Value::as_str)?;
+/// The run's stop reason as a finish reason.
+fn finish_reason(meta: &RunMeta) -> Option<String> {
+    let reason = meta.stop_reason.as_ref()?;
     Some(
-        match kind {
-            "end_turn" | "stop_sequence" => "stop",
-            "tool_use" => "tool_call",
-            "max_tokens" => "length",
-            "refusal" => "content_filter",
-            "error" => "error",
-            "max_turns" => "max_turns",
-            "aborted" => "aborted",
-            _ => return str_field(reason, "raw").or(Some(kind.to_owned())),
+        match reason.kind {
+            StopKind::EndTurn | StopKind::StopSequence => "stop",
+            StopKind::ToolUse => "tool_call",
+            StopKind::MaxTokens => "length",
+            StopKind::Refusal => "content_filter",
+            StopKind::Error => "error",
+            StopKind::MaxTurns => "max_turns",
+            StopKind::Aborted => "aborted",
+            StopKind::Other if reason.raw.is_empty() => "other",
+            StopKind::Other => &reason.raw,
         }
         .to_owned(),
     )
 }
 
+/// `gen_ai.provider.name` of a vendor, when the model name does not say: the conventions'
+/// well-known value.
+fn vendor_name(vendor: Vendor) -> &'static str {
+    match vendor {
+        Vendor::Anthropic => "anthropic",
+        Vendor::OpenAi => "openai",
+        Vendor::Google => "gcp.gemini",
+        Vendor::GitHub => "github.copilot",
+    }
+}
+
 /// `gen_ai.provider.name`: the conventions' well-known value for the model's maker when the
-/// model name says it, else the adapter's usual provider.
-pub fn provider_name(adapter: Option<&str>, model: Option<&str>) -> Option<String> {
+/// model name says it, else the adapter's vendor's.
+pub fn provider_name(adapter: Option<Provider>, model: Option<&str>) -> Option<String> {
     let model = model.unwrap_or("").to_ascii_lowercase();
     let model = model.rsplit('/').next().unwrap_or("");
     let by_model = [
@@ -194,16 +195,7 @@ pub fn provider_name(adapter: Option<&str>, model: Option<&str>) -> Option<Strin
     if let Some((_, name)) = by_model.iter().find(|(p, _)| model.starts_with(p)) {
         return Some((*name).to_owned());
     }
-    Some(
-        match adapter? {
-            "claude" => "anthropic",
-            "codex" | "openai" => "openai",
-            "gemini" => "gcp.gemini",
-            "copilot" => "github.copilot",
-            other => other,
-        }
-        .to_owned(),
-    )
+    Some(vendor_name(adapter?.vendor()).to_owned())
 }
 
 /// A span still open.
@@ -387,10 +379,7 @@ impl Mapper {
         };
         attrs.opt_str(name_key, Some(&name));
         if !self.workflow {
-            let provider = provider_name(
-                self.context.provider.as_deref(),
-                self.context.model.as_deref(),
-            );
+            let provider = provider_name(self.context.provider, self.context.model.as_deref());
             attrs.opt_str("gen_ai.provider.name", provider.as_deref());
         }
         attrs.str("axt.run.id", &event.run_id);
@@ -488,9 +477,9 @@ impl Mapper {
         let invocation = span.attrs.0.iter().any(|(k, v)| {
             k == "gen_ai.operation.name" && *v == AttrValue::Str("invoke_agent".into())
         });
-        if invocation && step.result.is_object() {
+        if invocation && let Some(meta) = RunMeta::of(step) {
             let none = RunContext::new(self.context.trace_id, None);
-            agent_attrs(&mut span.attrs, Some(&step.result), &none, true);
+            agent_attrs(&mut span.attrs, Some(&meta), &none, true);
         }
         if let Some(error) = &step.error {
             span.status = error_status(self.context.content, error, "the step failed");
@@ -551,9 +540,7 @@ impl Mapper {
             let model = agent
                 .and_then(|a| a.model.clone())
                 .or_else(|| self.context.model.clone());
-            let adapter = agent
-                .and_then(|a| a.provider.as_deref())
-                .or(self.context.provider.as_deref());
+            let adapter = agent.and_then(|a| a.provider).or(self.context.provider);
             let provider = provider_name(adapter, model.as_deref());
             attrs.opt_str("gen_ai.provider.name", provider.as_deref());
             attrs.opt_str("gen_ai.request.model", model.as_deref());
@@ -766,24 +753,24 @@ impl Mapper {
 /// The attributes `run.completed` gives the run span: model, session, usage, cost, stop
 /// reason, failure.
 fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext) {
-    let meta = step.map(|s| &s.result).filter(|r| r.is_object());
+    let meta = step.and_then(RunMeta::of);
+    let meta = meta.as_ref();
     let workflow = run.attrs.0.iter().any(|(k, v)| {
         k == "gen_ai.operation.name" && *v == AttrValue::Str("invoke_workflow".into())
     });
     agent_attrs(&mut run.attrs, meta, context, !workflow);
     if let Some(ms) = meta
-        .and_then(|m| m.get("duration_ms"))
-        .and_then(Value::as_u64)
+        .and_then(|m| m.duration_ms)
         .or(step.and_then(|s| s.duration_ms))
     {
         run.attrs.uint("axt.duration_ms", ms);
     }
-    let failed_meta = meta.and_then(|m| m.get("status")).and_then(Value::as_str) == Some("failed");
+    let failed = meta.filter(|m| m.status == RunStatus::Failed);
     let error = step.and_then(|s| s.error.clone()).or_else(|| {
-        failed_meta.then(|| {
-            meta.and_then(|m| m.get("errors"))
-                .and_then(Value::as_array)
-                .and_then(|errors| errors.iter().find_map(|e| str_field(e, "message")))
+        failed.map(|m| {
+            (m.errors.iter().map(|e| &e.message))
+                .find(|message| !message.is_empty())
+                .cloned()
                 .unwrap_or_else(|| "the run failed".to_owned())
         })
     });
@@ -803,45 +790,43 @@ fn error_status(content: bool, text: &str, generic: &str) -> Status {
 /// The attributes an agent invocation takes from its run metadata (`meta`: a normalized
 /// run's `run.completed` result, or an agent step's `step.completed` result in a workflow
 /// run): provider, model, conversation, finish reason, usage, cost.
-fn agent_attrs(attrs: &mut Attrs, meta: Option<&Value>, context: &RunContext, provider: bool) {
-    let get = |key| meta.and_then(|m| str_field(m, key));
-    let model = get("model").or_else(|| context.model.clone());
+fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, provider: bool) {
+    let model = meta
+        .and_then(|m| m.model.clone())
+        .or_else(|| context.model.clone());
     if provider {
-        let provider = provider_name(
-            get("provider")
-                .or_else(|| context.provider.clone())
-                .as_deref(),
-            model.as_deref(),
-        );
-        if let Some(provider) = provider {
+        let adapter = meta.map(|m| m.provider).or(context.provider);
+        if let Some(provider) = provider_name(adapter, model.as_deref()) {
             attrs.set("gen_ai.provider.name", AttrValue::Str(provider));
         }
     }
     attrs.opt_str("gen_ai.request.model", model.as_deref());
     attrs.opt_str("gen_ai.response.model", model.as_deref());
-    let conversation = get("session_id").or_else(|| context.conversation_id.clone());
+    let conversation = meta
+        .and_then(|m| m.session_id.clone())
+        .or_else(|| context.conversation_id.clone());
     attrs.opt_str("gen_ai.conversation.id", conversation.as_deref());
-    if let Some(reason) = meta.and_then(finish_reason) {
+    let Some(meta) = meta else {
+        return;
+    };
+    if let Some(reason) = finish_reason(meta) {
         attrs.strs("gen_ai.response.finish_reasons", vec![reason]);
     }
-    if let Some(usage) = meta.and_then(|m| m.get("usage")).filter(|u| u.is_object()) {
-        let count = |key| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let (input, read, write) = (
-            count("input_tokens"),
-            count("cache_read_tokens"),
-            count("cache_write_tokens"),
-        );
-        // The conventions count cached prompt tokens inside input_tokens; axt apart.
-        attrs.uint("gen_ai.usage.input_tokens", input + read + write);
-        attrs.uint("gen_ai.usage.output_tokens", count("output_tokens"));
-        attrs.uint("gen_ai.usage.cache_read.input_tokens", read);
-        attrs.uint("gen_ai.usage.cache_creation.input_tokens", write);
-        attrs.uint(
-            "gen_ai.usage.reasoning.output_tokens",
-            count("reasoning_tokens"),
-        );
-    }
-    if let Some(cost) = meta.and_then(|m| m.get("cost_usd")).and_then(Value::as_f64) {
+    let usage = &meta.usage;
+    let (read, write) = (usage.cache_read_tokens, usage.cache_write_tokens);
+    // The conventions count cached prompt tokens inside input_tokens; axt apart.
+    attrs.uint(
+        "gen_ai.usage.input_tokens",
+        usage.input_tokens + read + write,
+    );
+    attrs.uint("gen_ai.usage.output_tokens", usage.output_tokens);
+    attrs.uint("gen_ai.usage.cache_read.input_tokens", read);
+    attrs.uint("gen_ai.usage.cache_creation.input_tokens", write);
+    attrs.uint(
+        "gen_ai.usage.reasoning.output_tokens",
+        usage.reasoning_tokens,
+    );
+    if let Some(cost) = meta.cost_usd {
         attrs.double("axt.cost_usd", cost);
     }
 }

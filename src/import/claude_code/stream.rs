@@ -19,7 +19,8 @@ use super::plan::{Plan, Spawn};
 use super::session::{FileDiagnostic, ImportError};
 use super::thread::What;
 use crate::model::{EventType, ExchangeEvent, Payload, StepKind, StepPayload, Timestamp};
-use crate::normalize::{Diagnostic, Given, Options, Provider, Usage, claude};
+use crate::model::{Provider, Usage};
+use crate::normalize::{Diagnostic, Given, Options, claude};
 use crate::transcribe::{EventOptions, EventSink, Transcriber};
 
 /// Transcribes thread `at` of a plan into `out`, entry by entry from its file; returns the

@@ -1,59 +1,10 @@
-//! The providers axt reads, by name; and who sent an error-only body.
+//! Who sent a body that is only an error (`{"error": ...}`): such a body names no provider,
+//! so detection and the adapters tell the senders apart by the shape of the error object.
 //!
-//! This room owns the names. It must not name an adapter: the factory and detection that do
-//! are the roof's (`normalize/mod.rs`).
+//! This file owns that rule. It must not name an adapter: detection, which does, is
+//! `normalize/mod.rs`'s.
 
-use std::fmt;
-
-use serde::Serialize;
 use serde_json::Value;
-
-/// The providers axt reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    /// Claude Code, `claude -p --output-format stream-json --verbose`.
-    Claude,
-    /// OpenAI Codex CLI, `codex exec --json` (all three generations of its output).
-    Codex,
-    /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
-    Gemini,
-    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
-    /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
-    Copilot,
-    /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
-    /// bodies, SSE streams, request bodies.
-    #[serde(rename = "openai")]
-    OpenAi,
-}
-
-impl Provider {
-    /// Every provider, for help texts and detection.
-    pub const ALL: [Provider; 5] = [
-        Provider::Claude,
-        Provider::Codex,
-        Provider::Gemini,
-        Provider::Copilot,
-        Provider::OpenAi,
-    ];
-
-    /// Lower-case name used on the command line and in transcripts.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Claude => "claude",
-            Provider::Codex => "codex",
-            Provider::Gemini => "gemini",
-            Provider::Copilot => "copilot",
-            Provider::OpenAi => "openai",
-        }
-    }
-}
-
-impl fmt::Display for Provider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Who sent a body that is only an error (`{"error": ...}`), by the shape of the error
 /// object, since the body names no provider.

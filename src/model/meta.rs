@@ -1,15 +1,30 @@
 //! What a run's output says about the run: [`RunMeta`] (session, model, [`Usage`], cost,
-//! [`StopReason`], [`RunStatus`], errors, passthrough records, source times) and how the
-//! agent's process ended ([`ProcessEnd`], as an executor reports it).
+//! [`StopReason`], [`RunStatus`], errors, passthrough records, source times, the
+//! [`InputReport`]) and how the agent's process ended ([`ProcessEnd`], as an executor reports
+//! it). It is the `result` of a normalized run's `run.completed` (and of a workflow's agent
+//! step's `step.completed`): wire format, so it lives here, written by the adapters and read
+//! back, typed, by every reader ([`RunMeta::of`]).
 //!
-//! This room owns the metadata `run.completed` carries. It must not read provider records
-//! (the adapters fill it) nor observe a process (an executor does, see `axt::capture`).
+//! This file owns the metadata's shape, its serialization, and its tolerant reading. It must
+//! not read provider records (the adapters fill it) nor observe a process (an executor
+//! does, see `axt::capture`).
+//!
+//! **Reading is tolerant.** [`RunMeta::of`] reads the metadata of any writer, older or newer:
+//! a missing field takes its default, an unknown one is ignored, a field of the wrong JSON
+//! type reads as its default rather than costing the rest, and a stop reason outside the
+//! vocabulary is [`StopKind::Other`]. Only `provider` is required, and it must name a
+//! [`Provider`] this version knows: it is what tells run metadata from any other step result.
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::{InputReport, Provider};
-use crate::model::Timestamp;
+use super::payload::StepPayload;
+use super::provider::Provider;
+use super::report::InputReport;
+use super::timestamp::Timestamp;
 
 /// Token counts, with every kind kept apart, in one convention for every provider (the
 /// `usage` of `run.completed`; see [the wire format](crate::model#token-usage)):
@@ -38,17 +53,22 @@ use crate::model::Timestamp;
 /// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
 /// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
 /// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
+    #[serde(default, deserialize_with = "lenient")]
     pub input_tokens: u64,
     /// Output tokens, reasoning included.
+    #[serde(default, deserialize_with = "lenient")]
     pub output_tokens: u64,
     /// Input tokens read from the prompt cache.
+    #[serde(default, deserialize_with = "lenient")]
     pub cache_read_tokens: u64,
     /// Input tokens written to the prompt cache.
+    #[serde(default, deserialize_with = "lenient")]
     pub cache_write_tokens: u64,
     /// Output tokens spent on reasoning (part of `output_tokens`).
+    #[serde(default, deserialize_with = "lenient")]
     pub reasoning_tokens: u64,
 }
 
@@ -64,16 +84,18 @@ impl Usage {
 }
 
 /// Why the model stopped, normalized, with the provider's own words kept.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StopReason {
     /// The normalized reason.
+    #[serde(default, deserialize_with = "lenient")]
     pub kind: StopKind,
     /// The provider's value, verbatim.
+    #[serde(default, deserialize_with = "lenient")]
     pub raw: String,
 }
 
 /// The normalized stop reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopKind {
     /// The model finished its turn.
@@ -92,12 +114,15 @@ pub enum StopKind {
     Aborted,
     /// The provider stopped on an error.
     Error,
-    /// A value axt does not map; see `raw`.
+    /// A value axt does not map; see `raw`. A reader takes a kind it does not know for
+    /// this one too.
+    #[default]
+    #[serde(other)]
     Other,
 }
 
 /// How the run ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// No terminal record seen (yet).
@@ -110,7 +135,8 @@ pub enum RunStatus {
 }
 
 /// An error the provider reported about the run (not a problem with the input).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunError {
     /// What the provider said.
     pub message: String,
@@ -121,7 +147,8 @@ pub struct RunError {
 }
 
 /// A record the provider withdrew after delivering it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Retraction {
     /// The line of the withdrawn record.
     pub line: u64,
@@ -136,7 +163,8 @@ pub struct Retraction {
 }
 
 /// A provider record axt keeps but does not turn into blocks (rate limits, hooks, ...).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Passthrough {
     /// The line it was on.
     pub line: u64,
@@ -147,93 +175,94 @@ pub struct Passthrough {
 }
 
 /// What a run's output says about the run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunMeta {
     /// The provider.
     pub provider: Provider,
     /// The agent CLI's version, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub provider_version: Option<String>,
     /// The provider's session (thread, conversation) id.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub session_id: Option<String>,
     /// The model that answered (the last one seen).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub model: Option<String>,
     /// Token usage for the whole run.
+    #[serde(default, deserialize_with = "lenient")]
     pub usage: Usage,
     /// The provider's usage record, verbatim, when it reported one for the run.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub raw_usage: Option<Value>,
     /// Cost in US dollars, when the provider reports one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub cost_usd: Option<f64>,
     /// Why the model stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub stop_reason: Option<StopReason>,
     /// The run's final answer as its terminal record states it (Claude's `result.result`),
     /// when the run did not fail: usually a copy of the last assistant text, but the only
     /// copy when the assistant lines are missing. A failed run's text is in `errors`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub answer: Option<String>,
     /// How the run ended.
+    #[serde(default, deserialize_with = "lenient")]
     pub status: RunStatus,
     /// Errors the provider reported, fatal or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "lenient")]
     pub errors: Vec<RunError>,
     /// Output the provider withdrew after delivering it, in the order it said so. Its blocks
     /// stay in the transcript (they were written as they came): a reader that wants the run
     /// as the provider finally stands by it drops the messages and tool calls named here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "lenient")]
     pub retracted: Vec<Retraction>,
     /// Wall-clock duration in milliseconds, as the provider measured it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub duration_ms: Option<u64>,
     /// Agent turns, as the provider counted them (old Claude Code versions wrote -1 for a
     /// run with no model turn; kept as written).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub num_turns: Option<i64>,
     /// Records kept as they were, the first [`PASSTHROUGH_LIMIT`] of them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, deserialize_with = "lenient")]
     pub passthrough: Vec<Passthrough>,
     /// Passthrough records beyond the limit, counted by kind rather than kept, so that
     /// metadata stays bounded however long the stream (the records are in the input).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub passthrough_omitted: std::collections::BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub passthrough_omitted: BTreeMap<String, u64>,
     /// How the agent's process ended, when axt ran it ([`crate::capture`]) and it did not
     /// simply exit with 0; normalizers, which only see output, leave it `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub process: Option<ProcessEnd>,
     /// The times the provider stamped on its records, where it does: the first and the
     /// latest seen. Events take their time from these (see `axt::transcribe::mapper`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub source_times: Option<SourceTimes>,
-    /// What the adapter saw and did, record type by record type ([`report`](super::report)); complete
-    /// after [`Normalizer::finish`](super::Normalizer::finish).
+    /// What the adapter saw and did, record type by record type ([`InputReport`]); complete
+    /// after [`Normalizer::finish`](crate::normalize::Normalizer::finish).
+    #[serde(default, deserialize_with = "lenient")]
     pub report: InputReport,
     /// How the run was imported, when it was read from a log rather than an agent's output:
-    /// the importer's own account ([`Given::import`]), kept as it gave it.
+    /// the importer's own account ([`Given::import`](crate::normalize::Given::import)), kept as it
+    /// gave it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
     pub import: Option<serde_json::Map<String, Value>>,
-}
-
-/// What the caller of a normalizer knows of a run that its input does not say: an importer
-/// reading a session log knows the session and the version from the entries, has its own
-/// account of the import, and knows the log is complete even though no terminal record
-/// closes it. Applied to the final metadata by [`RunMeta::apply`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Given {
-    /// The session id, used when the input states none.
-    pub session_id: Option<String>,
-    /// The agent CLI's version, used when the input states none.
-    pub provider_version: Option<String>,
-    /// The importer's account of the import, for [`RunMeta::import`].
-    pub import: Option<serde_json::Map<String, Value>>,
-    /// The input is complete without a terminal record: the run completed (unless the input
-    /// said it failed), in `duration_ms` when known. See [`Normalizer::complete`](super::Normalizer::complete).
-    pub complete: bool,
-    /// The run's duration as the caller measured it; used only with `complete`.
-    pub duration_ms: Option<u64>,
 }
 
 /// The provider's own times for a run: its records' stamps, first and latest.
@@ -272,8 +301,37 @@ impl SourceTimes {
     }
 }
 
+impl<'de> Deserialize<'de> for SourceTimes {
+    /// Both stamps as written; the latest must be an RFC 3339 date-time (it is what later
+    /// stamps are compared with).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            first: Timestamp,
+            last: Timestamp,
+        }
+        let Wire { first, last } = Wire::deserialize(deserializer)?;
+        let last_nanos = last.unix_nanos().map_err(serde::de::Error::custom)?;
+        Ok(SourceTimes {
+            first,
+            last,
+            last_nanos,
+        })
+    }
+}
+
+/// A field read tolerantly: absent, or of a shape this version cannot read, it is its
+/// default, and the rest of the metadata is still read.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(T::deserialize(value).unwrap_or_default())
+}
+
 /// How an agent's process ended, as an executor observed it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ProcessEnd {
     /// The exit code, when the process exited.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -336,6 +394,29 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 pub const PASSTHROUGH_LIMIT: usize = 1_000;
 
 impl RunMeta {
+    /// The run metadata a step payload carries as its `result` (a normalized run's
+    /// `run.completed`, a workflow's agent step's `step.completed`), read tolerantly (see the
+    /// module docs); `None` when the result is not run metadata: not an object, or without a
+    /// `provider` this version knows.
+    ///
+    /// ```
+    /// use axt::model::{Provider, RunMeta, StepKind, StepPayload, StopKind};
+    /// use serde_json::json;
+    ///
+    /// let mut step = StepPayload::new("claude", StepKind::Agent);
+    /// step.result = json!({"provider": "claude", "usage": {"input_tokens": 12, "output_tokens": "?"},
+    ///     "stop_reason": {"kind": "paused_by_a_newer_api", "raw": "pause_turn"}, "from_a_newer_axt": 1});
+    /// let meta = RunMeta::of(&step).unwrap();
+    /// assert_eq!(meta.provider, Provider::Claude);
+    /// assert_eq!((meta.usage.input_tokens, meta.usage.output_tokens), (12, 0));
+    /// assert_eq!(meta.stop_reason.unwrap().kind, StopKind::Other);
+    /// step.result = json!({"answer": 42});
+    /// assert_eq!(RunMeta::of(&step), None);
+    /// ```
+    pub fn of(step: &StepPayload) -> Option<RunMeta> {
+        RunMeta::deserialize(&step.result).ok()
+    }
+
     /// Empty metadata for a provider's run.
     pub fn new(provider: Provider) -> Self {
         RunMeta {
@@ -354,34 +435,11 @@ impl RunMeta {
             duration_ms: None,
             num_turns: None,
             passthrough: Vec::new(),
-            passthrough_omitted: std::collections::BTreeMap::new(),
+            passthrough_omitted: BTreeMap::new(),
             process: None,
             source_times: None,
             report: InputReport::default(),
             import: None,
-        }
-    }
-
-    /// Completes the final metadata with what the caller knows ([`Given`]): what the input
-    /// stated stays, and only an input without a terminal record gets its ending from the
-    /// caller.
-    pub fn apply(&mut self, given: Given) {
-        if self.session_id.is_none() {
-            self.session_id = given.session_id;
-        }
-        if self.provider_version.is_none() {
-            self.provider_version = given.provider_version;
-        }
-        if given.complete {
-            if self.status != RunStatus::Failed {
-                self.status = RunStatus::Completed;
-            }
-            if given.duration_ms.is_some() {
-                self.duration_ms = given.duration_ms;
-            }
-        }
-        if given.import.is_some() {
-            self.import = given.import;
         }
     }
 
@@ -436,5 +494,55 @@ impl RunMeta {
         } else {
             *self.passthrough_omitted.entry(kind.to_owned()).or_default() += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StepKind;
+    use serde_json::json;
+
+    fn of(result: Value) -> Option<RunMeta> {
+        let mut step = StepPayload::new("run", StepKind::Agent);
+        step.result = result;
+        RunMeta::of(&step)
+    }
+
+    #[test]
+    fn a_field_this_version_cannot_read_costs_only_itself() {
+        let meta = of(json!({
+            "provider": "codex",
+            "model": 7,
+            "session_id": "s-1",
+            "status": "paused",
+            "usage": {"input_tokens": 3, "cache_read_tokens": -1},
+            "source_times": {"first": "2026-01-01T00:00:00Z", "last": "yesterday"},
+            "errors": [{"message": "boom", "fatal": true, "line": 4, "code": "E1"}],
+            "stop_reason": {"kind": "max_tokens"},
+        }))
+        .expect("run metadata");
+        assert_eq!(meta.provider, Provider::Codex);
+        assert_eq!(meta.model, None);
+        assert_eq!(meta.session_id.as_deref(), Some("s-1"));
+        assert_eq!(meta.status, RunStatus::Incomplete);
+        assert_eq!(meta.usage.input_tokens, 3);
+        assert_eq!(meta.usage.cache_read_tokens, 0);
+        assert_eq!(meta.source_times, None);
+        assert_eq!(meta.errors[0].message, "boom");
+        let stop = meta.stop_reason.expect("a stop reason");
+        assert_eq!((stop.kind, stop.raw.as_str()), (StopKind::MaxTokens, ""));
+    }
+
+    #[test]
+    fn only_a_known_provider_makes_a_result_run_metadata() {
+        assert_eq!(of(json!({"provider": "bedrock", "usage": {}})), None);
+        assert_eq!(of(json!({"usage": {"input_tokens": 1}})), None);
+        assert_eq!(of(json!("done")), None);
+        assert_eq!(of(Value::Null), None);
+        assert_eq!(
+            of(json!({"provider": "gemini"})),
+            Some(RunMeta::new(Provider::Gemini))
+        );
     }
 }

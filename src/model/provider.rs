@@ -1,0 +1,167 @@
+//! The providers axt reads, by name: [`Provider`], the one registry every list of providers
+//! derives from (the command line, `exec`, Python, detection, the exporters' vendor names,
+//! the tests, fuzz targets and benches).
+//!
+//! This file owns the names and the facts about a provider that readers of a transcript need
+//! (who makes it, what its agent is called). It must not name an adapter: the factory and
+//! detection that do are `normalize`'s.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The providers axt reads.
+///
+/// Adding one is a variant here, its entry in [`Provider::ALL`] and the matches below; the
+/// compiler then points at the adapter factory (`normalize/mod.rs`), and the registry test
+/// (`tests/axt/registry.rs`) at every list outside Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Claude Code, `claude -p --output-format stream-json --verbose`.
+    Claude,
+    /// OpenAI Codex CLI, `codex exec --json` (all three generations of its output).
+    Codex,
+    /// Gemini CLI, `gemini --output-format stream-json` (or `json`).
+    Gemini,
+    /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
+    /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
+    /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
+    /// bodies, SSE streams, request bodies.
+    #[serde(rename = "openai")]
+    OpenAi,
+}
+
+/// Who makes a provider's models or agent: what the exporters name as its vendor, each in
+/// its own format's spelling (AgentLog's `agent.provider`, OTLP's `gen_ai.provider.name`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Vendor {
+    /// Anthropic (Claude models, Claude Code).
+    Anthropic,
+    /// OpenAI (GPT models, Codex, the OpenAI-compatible APIs).
+    OpenAi,
+    /// Google (Gemini models, Gemini CLI).
+    Google,
+    /// GitHub (Copilot CLI).
+    GitHub,
+}
+
+impl Vendor {
+    /// The lower-case name (`anthropic`, `openai`, `google`, `github`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "anthropic",
+            Vendor::OpenAi => "openai",
+            Vendor::Google => "google",
+            Vendor::GitHub => "github",
+        }
+    }
+}
+
+impl Provider {
+    /// Every provider, in the order help texts list them.
+    pub const ALL: [Provider; 5] = [
+        Provider::Claude,
+        Provider::Codex,
+        Provider::Gemini,
+        Provider::Copilot,
+        Provider::OpenAi,
+    ];
+
+    /// Lower-case name used on the command line and in transcripts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Claude => "claude",
+            Provider::Codex => "codex",
+            Provider::Gemini => "gemini",
+            Provider::Copilot => "copilot",
+            Provider::OpenAi => "openai",
+        }
+    }
+
+    /// The product whose output this is, for people ("Claude Code", "OpenAI API").
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            Provider::Claude => "Claude Code",
+            Provider::Codex => "Codex CLI",
+            Provider::Gemini => "Gemini CLI",
+            Provider::Copilot => "GitHub Copilot CLI",
+            Provider::OpenAi => "OpenAI API",
+        }
+    }
+
+    /// Who makes it.
+    pub fn vendor(self) -> Vendor {
+        match self {
+            Provider::Claude => Vendor::Anthropic,
+            Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
+            Provider::Gemini => Vendor::Google,
+            Provider::Copilot => Vendor::GitHub,
+        }
+    }
+
+    /// The names of every provider, joined with `sep` (for help texts and errors).
+    pub fn names(sep: &str) -> String {
+        Provider::ALL.map(Provider::as_str).join(sep)
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is no provider's, from [`Provider::from_str`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown provider {name:?} (expected one of: {})",
+    Provider::names(", ")
+)]
+pub struct UnknownProvider {
+    /// The name given.
+    pub name: String,
+}
+
+impl FromStr for Provider {
+    type Err = UnknownProvider;
+
+    /// The one parser of provider names: exactly [`Provider::as_str`]'s spellings.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.as_str() == name)
+            .ok_or_else(|| UnknownProvider {
+                name: name.to_owned(),
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for Provider {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_the_one_parser() {
+        for provider in Provider::ALL {
+            assert_eq!(provider.as_str().parse::<Provider>(), Ok(provider));
+            let json = serde_json::to_string(&provider).unwrap();
+            assert_eq!(json, format!("\"{provider}\""));
+            assert_eq!(serde_json::from_str::<Provider>(&json).unwrap(), provider);
+        }
+        assert_eq!(
+            "OpenAI".parse::<Provider>().unwrap_err().to_string(),
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai)"
+        );
+    }
+}
