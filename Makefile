@@ -133,7 +133,7 @@ import-memory: ## Time and max RSS of axt import on a ~50 MB session with 4,000 
 # speed and more coverage in the same time, with the dictionaries standing in): the figures
 # are in fuzz/README.md. FUZZ_BUILD_FLAGS= (empty) builds cargo-fuzz's default, ASan and all.
 FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked openai_chunked \
-  decode_event read_transcript sse_framer import_claude_code
+  decode_event read_transcript sse_framer import_claude_code inflated
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD_FLAGS ?= --sanitizer none --debug-assertions --no-trace-compares
 

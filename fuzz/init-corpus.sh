@@ -57,6 +57,19 @@ for file in "${logs[@]}"; do
   cp "$file" "fuzz/corpus/import_claude_code/$(echo "$file" | tr / _)"
 done
 
+# inflated: a first byte choosing the provider (its index in Provider::ALL; +0x80 for 64 KiB
+# chunks), then its fixtures as they are; and a Claude stream already carrying the
+# inflation tokens (a 16 MiB text, a tool input 128 brackets deep).
+index=0
+for provider in claude codex gemini copilot openai; do
+  fixtures=(corpus/normalize/"$provider"/ok/*.jsonl corpus/normalize/"$provider"/ok/*.json corpus/normalize/"$provider"/ok/*.sse)
+  seed inflated "$provider-whole" "\\x0$index" "${fixtures[@]}"
+  seed inflated "$provider-chunked" "\\x8$index" "${fixtures[@]}"
+  index=$((index + 1))
+done
+printf '\x00{"type":"assistant","session_id":"s","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\xf5\xff\xf5\x10"},{"type":"tool_use","id":"t","name":"Bash","input":\xf6\x1f1\xf7\x1f}]}}\n{"type":"result","subtype":"success","session_id":"s"}\n' \
+  >fuzz/corpus/inflated/claude-handmade-large-and-deep
+
 echo "seeded: $(ls fuzz/corpus/claude_chunked | wc -l) claude_chunked, $(ls fuzz/corpus/decode_event | wc -l) decode_event," \
   "$(ls fuzz/corpus/read_transcript | wc -l) read_transcript, $(ls fuzz/corpus/sse_framer | wc -l) sse_framer," \
-  "$(ls fuzz/corpus/import_claude_code | wc -l) import_claude_code"
+  "$(ls fuzz/corpus/import_claude_code | wc -l) import_claude_code, $(ls fuzz/corpus/inflated | wc -l) inflated"

@@ -106,6 +106,10 @@ def main():
     write("transcript", ["corpus/read/transcript"])
     write("claude-code", ["corpus/import/claude-code"])
     write("sse", [], SSE)
+    # inflated: every provider's words, and the inflation tokens (check.rs's `inflate`):
+    # a byte repeated 64 KiB to 16 MiB times, 4 to 1,024 brackets opened or closed.
+    write("inflated", [f"corpus/normalize/{p}" for p in ["claude", "codex", "gemini", "copilot", "openai"]],
+          SSE + [bytes([0xF5, n]) for n in (0, 63, 255)] + [bytes([t, n]) for t in (0xF6, 0xF7) for n in (7, 31, 32, 255)])
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ dict_of() {
     decode_event | read_transcript) echo dict/transcript.dict ;;
     sse_framer) echo dict/sse.dict ;;
     import_claude_code) echo dict/claude-code.dict ;;
+    inflated) echo dict/inflated.dict ;;
     *) echo "no dictionary for $1" >&2; exit 2 ;;
   esac
 }

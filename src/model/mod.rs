@@ -253,8 +253,15 @@
 //!   including NUL as `\u0000`), so a line never contains a raw LF.
 //! * An optional string field is either absent or non-empty; writers refuse `Some("")`
 //!   because it could not be read back as written.
-//! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
-//!   so no input can exhaust the stack.
+//! * **One line limit, one nesting limit**, shared by every writer and reader of the crate:
+//!   a line is at most [`MAX_LINE_BYTES`] (16 MiB, its LF not counted) and nests at most
+//!   [`MAX_DEPTH`] levels (127, the event's own object counting as level 1). The decoder
+//!   refuses a deeper line ([`DecodeCategory::TooDeep`]), so no input can exhaust the
+//!   stack, and a reader skips a longer one; the strict writer refuses both
+//!   ([`EncodeError::TooLong`], [`EncodeError::TooDeep`]), and every writer of transcripts
+//!   first cuts what does not fit ([`fit_event`]: the largest content values cut, too-deep
+//!   values replaced, a marker `[axt: ...]` where), so axt never writes a line its own
+//!   readers refuse. A cut made from provider output is an `oversize-cut` diagnostic.
 //!
 //! # Threat model
 //!
@@ -282,9 +289,10 @@
 //!   text on a terminal must escape them (axt's CLI does, for every input-derived string it
 //!   prints).
 //! * **What the tolerant reader guarantees.** [`decode_event`] accepts any well-formed event
-//!   and never trusts a value's size or shape: nesting deeper than 128 levels is refused
-//!   ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader bounds
-//!   each line (16 MiB by default).
+//!   and never trusts a value's size or shape: nesting deeper than [`MAX_DEPTH`] levels is
+//!   refused ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader
+//!   bounds each line ([`MAX_LINE_BYTES`] by default). What axt writes is within both: an
+//!   event over them is cut to fit, and the cut said ([`fit_event`]).
 //! * **A transcript is not evidence.** Lines are neither signed nor chained: whoever can
 //!   write the file can forge or drop events. Integrity rests on the file's permissions.
 //!
@@ -293,6 +301,8 @@
 mod block;
 mod codec;
 mod event;
+mod fit;
+mod limits;
 pub(crate) mod lines;
 mod meta;
 mod payload;
@@ -310,9 +320,11 @@ pub use codec::{
     encode_event, validate, warnings,
 };
 pub use event::{EventType, ExchangeEvent};
+pub use fit::{Cut, CutReason, encode_fitted, fit_event};
+pub use limits::{MAX_DEPTH, MAX_LINE_BYTES};
 pub use meta::{
-    PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage,
+    PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta,
+    RunStatus, SourceTimes, StopKind, StopReason, Usage,
 };
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};

@@ -12,10 +12,26 @@ use serde_json::{Map, Value};
 
 use super::block::{Block, Citation, ContentBlock, Fidelity};
 use super::event::ExchangeEvent;
+use super::limits::MAX_DEPTH;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
 
-type Refusal = serde_json::Error;
+/// Why the writer refused an event: a value outside the vocabulary (with the same message
+/// the `Serialize` impls give), or nesting deeper than a reader takes.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    Value(serde_json::Error),
+    /// A container at this level, past [`MAX_DEPTH`].
+    TooDeep(usize),
+}
+
+/// The levels of the fixed structure around a value: the event's object is level 1, a
+/// payload's object 2, a value of the payload (a tool's `input`, a step's `result`) 3, the
+/// blocks array 3, a block 4, a block's value (`tool_input`, `tool_content`) 5, a
+/// citation's `extra` object 7.
+pub(super) const PAYLOAD_VALUE_LEVEL: usize = 3;
+pub(super) const BLOCK_VALUE_LEVEL: usize = 5;
+pub(super) const CITATION_EXTRA_LEVEL: usize = 7;
 
 /// Where the writer puts an event's bytes. One walk of the event serves both: a `Vec<u8>`
 /// gets the JSON; [`Refusals`] gets nothing, so the walk only finds what the writer refuses
@@ -69,7 +85,7 @@ impl Out for Refusals {
 }
 
 fn refuse(message: String) -> Refusal {
-    Refusal::custom(message)
+    Refusal::Value(serde_json::Error::custom(message))
 }
 
 /// Appends `event` as one JSON object. Nothing is rolled back on error: the caller truncates.
@@ -127,7 +143,7 @@ fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> 
     }
     if !step.result.is_null() {
         out.bytes(b",\"result\":");
-        value(&step.result, out);
+        value(&step.result, out, PAYLOAD_VALUE_LEVEL)?;
     }
     if let Some(duration_ms) = step.duration_ms {
         out.bytes(b",\"duration_ms\":");
@@ -165,9 +181,9 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     out.bytes(b",\"call_id\":");
     out.string(&tool.call_id);
     out.bytes(b",\"input\":");
-    value(&tool.input, out);
+    value(&tool.input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    value(&tool.output, out);
+    value(&tool.output, out, PAYLOAD_VALUE_LEVEL)?;
     if let Some(error) = &tool.error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
@@ -189,7 +205,7 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     Ok(())
 }
 
-fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
+pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
     if let Block::Unrecognized(unrecognized) = &block.block {
         return Err(refuse(unrecognized.reason.refusal()));
     }
@@ -241,7 +257,7 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
             field(out, "tool_name", tool_name);
             field(out, "tool_id", tool_id);
             out.bytes(b",\"tool_input\":");
-            value(tool_input, out);
+            value(tool_input, out, BLOCK_VALUE_LEVEL)?;
             if *server {
                 out.bytes(b",\"server\":true");
             }
@@ -257,7 +273,7 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
         } => {
             field(out, "tool_id", tool_id);
             out.bytes(b",\"tool_content\":");
-            value(tool_content, out);
+            value(tool_content, out, BLOCK_VALUE_LEVEL)?;
             if *is_error {
                 out.bytes(b",\"is_error\":true");
             }
@@ -303,7 +319,7 @@ fn citation<O: Out>(citation: &Citation, out: &mut O) -> Result<(), Refusal> {
     }
     if !citation.extra.is_empty() {
         out.bytes(b",\"extra\":");
-        object(&citation.extra, out);
+        object(&citation.extra, out, CITATION_EXTRA_LEVEL)?;
     }
     out.byte(b'}');
     Ok(())
@@ -333,11 +349,13 @@ fn field(out: &mut impl Out, name: &str, text: &str) {
     out.string(text);
 }
 
-/// Any JSON value, as serde_json writes it (map keys in the map's order). No value is
-/// refused, so an `Out` that does not write skips them.
-fn value<O: Out>(value: &Value, out: &mut O) {
+/// Any JSON value at nesting `level` (the level its own array or object would be), as
+/// serde_json writes it (map keys in the map's order). Only nesting past [`MAX_DEPTH`] is
+/// refused: the decoder would refuse the line. An `Out` that does not write skips values
+/// (the reader asks the writer only of lines it decoded, which nest no deeper).
+fn value<O: Out>(value: &Value, out: &mut O, level: usize) -> Result<(), Refusal> {
     if !O::WRITES {
-        return;
+        return Ok(());
     }
     match value {
         Value::Null => out.bytes(b"null"),
@@ -348,22 +366,29 @@ fn value<O: Out>(value: &Value, out: &mut O) {
         }
         Value::String(text) => out.string(text),
         Value::Array(items) => {
+            if level > MAX_DEPTH {
+                return Err(Refusal::TooDeep(level));
+            }
             out.byte(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
                     out.byte(b',');
                 }
-                self::value(item, out);
+                self::value(item, out, level + 1)?;
             }
             out.byte(b']');
         }
-        Value::Object(fields) => object(fields, out),
+        Value::Object(fields) => object(fields, out, level)?,
     }
+    Ok(())
 }
 
-fn object<O: Out>(fields: &Map<String, Value>, out: &mut O) {
+fn object<O: Out>(fields: &Map<String, Value>, out: &mut O, level: usize) -> Result<(), Refusal> {
     if !O::WRITES {
-        return;
+        return Ok(());
+    }
+    if level > MAX_DEPTH {
+        return Err(Refusal::TooDeep(level));
     }
     out.byte(b'{');
     for (index, (key, item)) in fields.iter().enumerate() {
@@ -372,9 +397,10 @@ fn object<O: Out>(fields: &Map<String, Value>, out: &mut O) {
         }
         out.string(key);
         out.byte(b':');
-        value(item, out);
+        value(item, out, level + 1)?;
     }
     out.byte(b'}');
+    Ok(())
 }
 
 /// What serde_json writes after a backslash for each byte that must be escaped (0: none).

@@ -61,11 +61,16 @@ pub enum DiagnosticKind {
     /// The provider withdrew output it had delivered (Claude's refusal fallback); the
     /// withdrawn blocks stay in the transcript and are listed in [`RunMeta::retracted`](super::RunMeta::retracted).
     Retracted,
+    /// An event made from the input was over the transcript's limits (a line of
+    /// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES), [`MAX_DEPTH`](crate::model::MAX_DEPTH)
+    /// levels of nesting): what did not fit was cut, and a marker in the event says where
+    /// ([`fit_event`](crate::model::fit_event)).
+    OversizeCut,
 }
 
 impl DiagnosticKind {
     /// Every kind, for documentation checks and help texts.
-    pub const ALL: [DiagnosticKind; 17] = [
+    pub const ALL: [DiagnosticKind; 18] = [
         DiagnosticKind::NotJson,
         DiagnosticKind::InvalidJson,
         DiagnosticKind::InvalidUtf8,
@@ -83,6 +88,7 @@ impl DiagnosticKind {
         DiagnosticKind::ForeignRecord,
         DiagnosticKind::UnrecognizedInput,
         DiagnosticKind::Retracted,
+        DiagnosticKind::OversizeCut,
     ];
 
     /// The kebab-case name, as in JSON reports.
@@ -105,6 +111,7 @@ impl DiagnosticKind {
             DiagnosticKind::ForeignRecord => "foreign-record",
             DiagnosticKind::UnrecognizedInput => "unrecognized-input",
             DiagnosticKind::Retracted => "retracted",
+            DiagnosticKind::OversizeCut => "oversize-cut",
         }
     }
 
@@ -195,7 +202,7 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted => {
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut => {
                 DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
             }
         };

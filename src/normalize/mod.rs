@@ -77,8 +77,9 @@ pub use normalizer::{
 // The run metadata is wire format and lives in `axt::model`; these re-exports keep the old
 // paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
 pub use crate::model::{
-    InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
-    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+    InputReport, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider,
+    RecordCounts, Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason,
+    Usage,
 };
 
 impl Provider {

@@ -13,8 +13,10 @@ use serde_json::Value;
 use super::{Diagnostic, Severity};
 use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp};
 
-/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
-/// integrators have had to raise limits to 8 MiB.
+/// Default record size limit: the transcript's line limit,
+/// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES) (16 MiB). Real single records exceed 1 MiB
+/// (large tool results); integrators have had to raise limits to 8 MiB. A record limit above
+/// it reads larger records, and the events made of them are still cut to fit a line.
 pub const DEFAULT_MAX_RECORD_BYTES: usize = crate::model::lines::DEFAULT_MAX_LINE_BYTES;
 
 /// How a normalizer treats its input.

@@ -11,7 +11,7 @@ use super::fanout::{FanOut, FanOutStats, Subscription};
 use super::port::RunRecorder;
 use super::recorder::RecorderOptions;
 use super::writer::check_run_id;
-use crate::model::{ExchangeEvent, encode_event};
+use crate::model::{ExchangeEvent, encode_fitted};
 
 /// Records runs in memory, exactly as [`Recorder`](super::Recorder) would write them to
 /// files: `seq` from 1 under one lock, the strict writer's refusals, the mask, the bounded
@@ -147,7 +147,8 @@ impl RunRecorder for MemoryRecorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(&event, &mut state.line)?;
+        let cuts = encode_fitted(&mut event, &mut state.line)?;
+        super::recorder::report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
         state.last_seq = seq;
         {

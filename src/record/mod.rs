@@ -236,6 +236,7 @@ pub use fanout::{
 };
 pub use memory::{MemoryRecorder, MemoryStore};
 pub use port::RunRecorder;
+pub(crate) use recorder::report_cuts;
 pub use recorder::{Durability, LineMask, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub(crate) use writer::{Appender, create_private, create_private_dir, private_options};

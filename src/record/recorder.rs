@@ -15,7 +15,7 @@ use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
 use super::writer::{IfExists, RunFile, TornTail, check_run_id};
-use crate::model::{ExchangeEvent, encode_event};
+use crate::model::{Cut, ExchangeEvent, encode_fitted};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
 /// for what each policy guarantees and costs.
@@ -256,7 +256,8 @@ impl Recorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(&event, &mut state.line)?;
+        let cuts = encode_fitted(&mut event, &mut state.line)?;
+        report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
         let out = file.out();
         let before = out.len();
@@ -397,6 +398,23 @@ impl Recorder {
             }
         }
     }
+}
+
+/// Says that an event was cut to fit a transcript line (the event itself marks where).
+/// Events made from provider output were fitted, and reported as a diagnostic, before they
+/// reached a recorder or a sink; this is for those an executor records itself (a step's
+/// result, say).
+pub(crate) fn report_cuts(run_id: &str, seq: u64, cuts: &[Cut]) {
+    if cuts.is_empty() {
+        return;
+    }
+    let cuts: Vec<String> = cuts.iter().map(ToString::to_string).collect();
+    tracing::warn!(
+        run_id,
+        seq,
+        cuts = cuts.join("; "),
+        "an event did not fit a transcript line and was cut to fit"
+    );
 }
 
 impl fmt::Debug for Recorder {

@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::model::{EncodeError, ExchangeEvent, encode_event};
+use crate::model::{EncodeError, ExchangeEvent, encode_fitted};
 use crate::normalize::Diagnostic;
 use crate::record::{RecordError, Recorder, RecorderOptions};
 
@@ -84,10 +84,13 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W
         self.seq += 1;
         event.seq = self.seq;
         self.line.clear();
-        encode_event(&event, &mut self.line).map_err(|error: EncodeError| {
+        // A transcriber fitted the event already (and said so); an event from elsewhere is
+        // fitted here rather than written as a line no reader takes.
+        let cuts = encode_fitted(&mut event, &mut self.line).map_err(|error: EncodeError| {
             // The mapper only makes events the vocabulary allows; this is a bug in axt.
             io::Error::other(format!("axt made an event it cannot write: {error}"))
         })?;
+        crate::record::report_cuts(&event.run_id, self.seq, &cuts);
         self.line.push(b'\n');
         self.out.write_all(&self.line)
     }

@@ -45,6 +45,7 @@ mod layering;
 
 // The canonical model, the recorder, the reader.
 mod both_channels; // a call the router captured and the agent reported: counted once
+mod limits; // one line and nesting limit for the writer and every reader
 mod model;
 mod read;
 mod record;
