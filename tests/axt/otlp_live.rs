@@ -37,6 +37,11 @@ fn exec(dir: &Path, extra: &[&str]) -> Output {
 
 /// A collector that answers 200 to every OTLP/JSON request and keeps the bodies.
 fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
+    collector_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+}
+
+/// A collector that answers `reply` to every request and keeps the OTLP/JSON bodies.
+fn collector_answering(reply: &'static [u8]) -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -65,9 +70,7 @@ fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
             {
                 keep.lock().unwrap().push(json);
             }
-            let _ = reader
-                .get_mut()
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+            let _ = reader.get_mut().write_all(reply);
         }
     });
     (url, bodies)
@@ -177,32 +180,10 @@ fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
 /// the password reaches only the collector (as the request's credentials).
 #[test]
 fn the_live_otlp_warning_masks_the_collectors_password() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(50).flatten() {
-            let mut reader = BufReader::new(stream);
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    break;
-                }
-                let line = line.trim_end().to_ascii_lowercase();
-                if let Some(value) = line.strip_prefix("content-length:") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-                if line.is_empty() {
-                    break;
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let _ = reader.get_mut().write_all(
-                b"HTTP/1.1 400 Bad Request\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad",
-            );
-        }
-    });
+    let (url, _) = collector_answering(
+        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad",
+    );
+    let address = url.trim_start_matches("http://").to_owned();
     let password = "pw-0f9e8d7c6b5a";
     let url = format!("http://ann:{password}@{address}");
     let dir = TempDir::new("otlp-live-password");

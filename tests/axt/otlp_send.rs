@@ -196,17 +196,13 @@ fn otlp_messages_mask_the_collectors_password() {
     let (url, seen) = stub_collector(vec![(400, "no")]);
     let address = url.trim_start_matches("http://");
     let with_password = format!("http://ann:pw-5e4d3c2b1a@{address}");
-    let output = axt(
-        &[
-            "export",
-            "--to",
-            "otlp",
-            NESTED,
-            "--endpoint",
-            &with_password,
-        ],
-        &[],
-    );
+    let send = |endpoint: &str| {
+        axt(
+            &["export", "--to", "otlp", NESTED, "--endpoint", endpoint],
+            &[],
+        )
+    };
+    let output = send(&with_password);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         text(&output.stderr),
@@ -222,17 +218,7 @@ fn otlp_messages_mask_the_collectors_password() {
         Some("Basic YW5uOnB3LTVlNGQzYzJiMWE=")
     );
     drop(seen);
-    let output = axt(
-        &[
-            "export",
-            "--to",
-            "otlp",
-            NESTED,
-            "--endpoint",
-            &with_password,
-        ],
-        &[],
-    );
+    let output = send(&with_password);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert!(
         text(&output.stderr).contains(&format!(
@@ -241,17 +227,7 @@ fn otlp_messages_mask_the_collectors_password() {
         "{}",
         text(&output.stderr)
     );
-    let output = axt(
-        &[
-            "export",
-            "--to",
-            "otlp",
-            NESTED,
-            "--endpoint",
-            "ftp://ann:pw-5e4d3c2b1a@x",
-        ],
-        &[],
-    );
+    let output = send("ftp://ann:pw-5e4d3c2b1a@x");
     assert_eq!(
         text(&output.stderr),
         "axt: OTLP endpoint \"ftp://ann:[REDACTED:url_password]@x/v1/traces\" is not an \
