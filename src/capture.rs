@@ -14,8 +14,8 @@
 //!   0600, new, never through a symbolic link; the run id is the caller's or a fresh UUID
 //!   v4, known before the agent starts). When the recorder masks
 //!   ([`RecorderOptions::redact_credentials`], or a [`mask`](RecorderOptions::mask) with its
-//!   [`mask_raw`](RecorderOptions::mask_raw)), the raw file holds the output masked line by
-//!   line, not the bytes as read.
+//!   [`mask_raw`](RecorderOptions::mask_raw)), the raw file holds the output masked
+//!   ([`RawMask`](crate::record::RawMask)), not the bytes as read.
 //!   Subscribe now ([`Capture::subscribe`]) to see every event of the run.
 //! * [`Capture::start`] (or the first feed) records `run.started`, `step.started` and, when
 //!   the caller supplies them, a `message.user` with the resolved prompt and then the system

@@ -21,7 +21,7 @@ use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
 use crate::model::{ProcessEnd, Provider};
 use crate::normalize::DEFAULT_MAX_RECORD_BYTES;
-use crate::record::{Delivery, RecorderOptions, Subscription};
+use crate::record::{Delivery, RecorderOptions, Redactor, Subscription};
 use crate::{Block, EventType, ExchangeEvent, Payload};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -81,8 +81,9 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Mask credentials (API keys, tokens, private keys, passwords) in every file written:
-    /// the transcript and, line by line, the raw output.
+    /// Mask credentials (API keys, tokens, private keys, passwords) in everything written:
+    /// the transcript, the raw output (a key streamed in pieces or hidden by JSON escapes
+    /// too), and the problems printed on stderr.
     #[arg(long)]
     redact: bool,
 
@@ -130,6 +131,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let raw_name: Arc<OnceLock<String>> = Arc::default();
     let name = Arc::clone(&raw_name);
     let limit = args.max_record_bytes;
+    let redact = args.redact;
     let recorder = if args.redact {
         RecorderOptions::default().redact_credentials()
     } else {
@@ -143,9 +145,15 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         max_record_bytes: args.max_record_bytes,
         on_diagnostic: Some(Box::new(move |diagnostic| {
             let name = name.get().map_or("agent stdout", String::as_str);
+            // A diagnostic can quote the output (a line that is not JSON, a value of the
+            // wrong type): masked as the files are.
+            let mut diagnostic = diagnostic.clone();
+            if redact {
+                Redactor::credentials().redact_string(&mut diagnostic.message);
+            }
             super::normalize::print_diagnostic(
                 name,
-                diagnostic,
+                &diagnostic,
                 (limit, Some("--max-record-bytes")),
             );
         })),

@@ -7,7 +7,8 @@ use crate::export::agentlog::{ExportError, ExportOptions, export_from};
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
 use crate::export::otlp::{BatchError, BatchOptions, encode};
 use crate::read::ProblemKind;
-use crate::read::tree::{LinkKind, dir_of};
+use crate::read::tree::{LinkKind, TreeProblem, dir_of};
+use crate::record::Redactor;
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -142,12 +143,23 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         redact: args.redact,
     };
     let input = open(file)?;
+    // A problem can quote the file (a value of the wrong type): with --redact it is masked
+    // as the document is.
+    let print = |problem: &TreeProblem| {
+        if args.redact {
+            let mut masked = problem.clone();
+            Redactor::credentials().redact_string(&mut masked.message);
+            print_link(&masked);
+        } else {
+            print_link(problem);
+        }
+    };
     // For stdin, the current directory; `-` has no directory of its own.
     let dir = dir_of(file);
     let exported = match export_from(input, file, dir, &options) {
         Ok(exported) => exported,
         Err(ExportError::Empty { path, problems }) => {
-            problems.iter().for_each(print_link);
+            problems.iter().for_each(print);
             let unreadable = problems
                 .iter()
                 .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
@@ -168,7 +180,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut text = serde_json::to_vec_pretty(&exported.document)?;
     text.push(b'\n');
     write_output(args.output.as_deref(), &text)?;
-    exported.problems.iter().for_each(print_link);
+    exported.problems.iter().for_each(print);
     let unreadable = exported
         .problems
         .iter()

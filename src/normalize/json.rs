@@ -258,7 +258,15 @@ fn controls_in_strings(bytes: &[u8]) -> Vec<usize> {
 
 fn not_json(record: Record<'_>) -> Diagnostic {
     const SHOWN: usize = 60;
-    let shown = &record.bytes[..record.bytes.len().min(SHOWN)];
+    let mut end = record.bytes.len().min(SHOWN);
+    if end < record.bytes.len() {
+        // Never half a word: a token cut off (a key, a password) would be quoted in part,
+        // and no pattern that masks the whole (`axt exec --redact`) knows the part.
+        while end > 0 && is_word(record.bytes[end - 1]) && is_word(record.bytes[end]) {
+            end -= 1;
+        }
+    }
+    let shown = &record.bytes[..end];
     let ellipsis = if record.bytes.len() > SHOWN {
         "..."
     } else {
@@ -273,6 +281,12 @@ fn not_json(record: Record<'_>) -> Diagnostic {
             shown.as_bstr()
         ),
     )
+}
+
+/// A byte of a word, for where a quote may end: letters, digits, the characters tokens and
+/// keys are made of, and every byte of a multi-byte character.
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-_+/=.:%~".contains(&byte) || byte >= 0x80
 }
 
 /// Says why a record failed, with serde_json's position. Only called on failure.

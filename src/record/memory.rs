@@ -196,7 +196,7 @@ impl RunRecorder for MemoryRecorder {
         None
     }
 
-    fn raw_mask(&self) -> Result<Option<super::LineMask>, RecordError> {
+    fn raw_mask(&self) -> Result<Option<super::RawMask>, RecordError> {
         self.options.line_mask(&self.run_id)
     }
 }

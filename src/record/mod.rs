@@ -161,11 +161,13 @@
 //! * **No masking by default.** An opt-in hook ([`RecorderOptions::mask`]) runs on every
 //!   event before it is encoded; [`RecorderOptions::redact_credentials`] plugs in
 //!   [`Redactor::credentials`], which replaces common credential formats with
-//!   `[REDACTED:<kind>]`. The raw output a capture keeps is masked too, line by line
-//!   ([`RecorderOptions::mask_raw`]; `redact_credentials` sets both, and a capture whose
-//!   events are masked but whose raw lines would not be refuses to keep them). `axt exec
-//!   --redact` and `axt export --redact` use it. Pattern-based masking reduces exposure; it
-//!   does not make a transcript safe to publish.
+//!   `[REDACTED:<kind>]`. The raw output a capture keeps is masked too ([`RawMask`]: the
+//!   caller's [`RecorderOptions::mask_raw`] a line at a time, or with `redact_credentials`
+//!   the redactor across the pieces of a streamed message and through JSON escapes, see
+//!   [`RawMasker`]); `redact_credentials` sets both, and a capture whose events are masked
+//!   but whose raw output would not be refuses to keep it. `axt exec --redact` and `axt
+//!   export --redact` use it. What `--redact` promises, and what not, is in the [model's
+//!   threat model](crate::model#threat-model).
 //! * **Run ids become file names.** Empty ids, `.`, `..`, path separators, NUL and control
 //!   characters are refused ([`RecordError::InvalidRunId`]), so a run id cannot name a file
 //!   outside the run directory.
@@ -185,7 +187,8 @@
 //!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
 //!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
 //!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
-//!   bytes, not events; masked line by line when the recorder masks). A sub-run is a run of its own, in its own file, linked by
+//!   bytes, not events; masked when the recorder masks). A sub-run is a run of its own, in
+//!   its own file, linked by
 //!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
 //!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
 //! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
@@ -225,6 +228,7 @@ mod fanout;
 pub(crate) mod faults;
 mod memory;
 mod port;
+mod raw_mask;
 mod recorder;
 mod redact;
 mod storage;
@@ -236,8 +240,9 @@ pub use fanout::{
 };
 pub use memory::{MemoryRecorder, MemoryStore};
 pub use port::RunRecorder;
+pub use raw_mask::{LineMask, RawMask, RawMasker};
 pub(crate) use recorder::report_cuts;
-pub use recorder::{Durability, LineMask, Mask, Recorder, RecorderOptions};
+pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
 pub(crate) use writer::{Appender, create_private, create_private_dir, private_options};
 pub use writer::{IfExists, TornTail};

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use super::error::RecordError;
 use super::fanout::Subscription;
-use super::recorder::{LineMask, Recorder};
+use super::raw_mask::RawMask;
+use super::recorder::Recorder;
 use crate::model::ExchangeEvent;
 
 /// Where one run's events go: a transcript file, memory, or an executor's own store.
@@ -47,10 +48,10 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
         None
     }
 
-    /// The mask for lines of raw provider output kept beside the run (an agent step's
-    /// raw file): `Ok(None)` when the recorder masks nothing, an error when it masks events
-    /// but has no mask for raw lines ([`RecorderOptions::mask_raw`](super::RecorderOptions::mask_raw)).
-    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw provider output kept beside the run (an agent step's raw
+    /// file): `Ok(None)` when the recorder masks nothing, an error when it masks events but
+    /// has no mask for the raw output ([`RecorderOptions::mask_raw`](super::RecorderOptions::mask_raw)).
+    fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         Ok(None)
     }
 }
@@ -89,7 +90,7 @@ impl RunRecorder for Recorder {
         Some(Recorder::path(self))
     }
 
-    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         Recorder::raw_mask(self)
     }
 }

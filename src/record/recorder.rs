@@ -6,13 +6,13 @@
 //! reference recorder does, lets a thread with a smaller `seq` reach the file second), and
 //! what lets a subscriber trust that an event it sees is already on disk.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::RecordError;
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
+use super::raw_mask::RawMask;
 use super::redact::Redactor;
 use super::writer::{IfExists, RunFile, TornTail, check_run_id};
 use crate::model::{Cut, ExchangeEvent, encode_fitted};
@@ -38,10 +38,6 @@ pub enum Durability {
 /// A masking hook: called on every event before it is encoded, in the recording thread.
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 
-/// A masking hook for a line of raw provider output kept beside the transcript
-/// (`<run-id>.raw.jsonl`): called with each line, its LF taken off, to rewrite in place.
-pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
-
 /// How a [`Recorder`] writes. `RecorderOptions::default()` is: no sync
 /// ([`Durability::None`]), 256 events per subscriber, no masking, no parent run.
 #[derive(Clone, Default)]
@@ -49,7 +45,7 @@ pub struct RecorderOptions {
     durability: Durability,
     subscriber_capacity: Option<usize>,
     pub(super) mask: Option<Mask>,
-    raw_mask: Option<LineMask>,
+    raw_mask: Option<RawMask>,
     pub(super) parent_run_id: Option<String>,
     if_exists: IfExists,
 }
@@ -89,26 +85,24 @@ impl RecorderOptions {
     /// output ([`RecordError::UnmaskedRaw`]): the raw file would hold what the transcript
     /// masks.
     pub fn mask_raw(mut self, mask: impl Fn(&mut Vec<u8>) + Send + Sync + 'static) -> Self {
-        self.raw_mask = Some(Arc::new(mask));
+        self.raw_mask = Some(RawMask::lines(Arc::new(mask)));
         self
     }
 
     /// Masks common credentials with [`Redactor::credentials`] before every write: in every
-    /// event, and in every line of the raw output a capture keeps.
-    pub fn redact_credentials(self) -> Self {
-        self.mask(|event| {
+    /// event, and in the raw output a capture keeps, where a credential streamed in pieces
+    /// or hidden by JSON escapes is masked as the transcript masks it ([`RawMask`]).
+    pub fn redact_credentials(mut self) -> Self {
+        self = self.mask(|event| {
             Redactor::credentials().redact_event(event);
-        })
-        .mask_raw(|line| {
-            if let Cow::Owned(masked) = Redactor::credentials().redact_bytes(line) {
-                *line = masked;
-            }
-        })
+        });
+        self.raw_mask = Some(RawMask::redactor(Arc::new(Redactor::credentials().clone())));
+        self
     }
 
-    /// The mask for raw output lines: none when nothing is masked, and an error when events
-    /// are masked but raw lines would not be.
-    pub(crate) fn line_mask(&self, run_id: &str) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw output: none when nothing is masked, and an error when events
+    /// are masked but the raw output would not be.
+    pub(crate) fn line_mask(&self, run_id: &str) -> Result<Option<RawMask>, RecordError> {
         match (&self.mask, &self.raw_mask) {
             (Some(_), None) => Err(RecordError::UnmaskedRaw {
                 run_id: run_id.to_owned(),
@@ -134,10 +128,7 @@ impl fmt::Debug for RecorderOptions {
                 "mask",
                 &self.mask.as_ref().map(|_| "Fn(&mut ExchangeEvent)"),
             )
-            .field(
-                "raw_mask",
-                &self.raw_mask.as_ref().map(|_| "Fn(&mut Vec<u8>)"),
-            )
+            .field("raw_mask", &self.raw_mask)
             .field("parent_run_id", &self.parent_run_id)
             .field("if_exists", &self.if_exists)
             .finish()
@@ -370,9 +361,9 @@ impl Recorder {
         self.options.durability
     }
 
-    /// The mask for lines of raw output kept beside the transcript (see
-    /// [`RecorderOptions::mask_raw`]).
-    pub fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw output kept beside the transcript (see
+    /// [`RecorderOptions::mask_raw`], [`RecorderOptions::redact_credentials`]).
+    pub fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         self.options.line_mask(&self.run_id)
     }
 

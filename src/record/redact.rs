@@ -19,6 +19,7 @@
 //! high-entropy detection is out of scope.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
@@ -241,6 +242,30 @@ impl Redactor {
                 count
             }
         }
+    }
+
+    /// Where the credentials in `text` are, as ranges of it in order, each with its kind:
+    /// what [`redact`](Redactor::redact) replaces (a match overlapping an earlier rule's is
+    /// left out, as the earlier rule's marker would have hidden it).
+    pub(crate) fn spans(&self, text: &str) -> Vec<(Range<usize>, &str)> {
+        let mut spans: Vec<(Range<usize>, &str)> = Vec::new();
+        for index in self.any.matches(text).iter() {
+            let rule = &self.rules[index];
+            for captures in rule.regex.captures_iter(text) {
+                let Some(secret) = captures.get(1).or_else(|| captures.get(0)) else {
+                    continue;
+                };
+                let range = secret.range();
+                if spans
+                    .iter()
+                    .all(|(r, _)| r.end <= range.start || range.end <= r.start)
+                {
+                    spans.push((range, rule.kind.as_str()));
+                }
+            }
+        }
+        spans.sort_by_key(|(range, _)| range.start);
+        spans
     }
 
     fn redact_counted<'t>(&self, text: &'t str) -> (Cow<'t, str>, usize) {
