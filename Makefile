@@ -123,6 +123,10 @@ bench-python: ## axt.normalize(...).jsonl() vs axt normalize on a 50 MB Claude s
 read-memory: ## Max RSS of axt check and stats on a ~1 GB transcript (AXT_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh
 
+.PHONY: memory-bounds
+memory-bounds: ## Max RSS of axt tree (512 MiB transcript), kept unknown records (600 MiB) and exec --redact of a 512 MiB line (limit 160 MiB each)
+	bash scripts/memory-bounds.sh
+
 .PHONY: import-memory
 import-memory: ## Time and max RSS of axt import on a ~50 MB session with 4,000 sidechains (limit 100 MiB)
 	bash scripts/import-memory.sh

@@ -508,7 +508,10 @@ impl RunMeta {
     /// [`PASSTHROUGH_LIMIT`] records (`raw` is then never built) or [`PASSTHROUGH_BYTES`],
     /// counts it by kind.
     pub(crate) fn keep(&mut self, line: u64, kind: &str, raw: impl FnOnce() -> Value) {
-        if self.passthrough.len() < PASSTHROUGH_LIMIT {
+        // Once the bytes are spent, `raw` is not built either.
+        if self.passthrough.len() < PASSTHROUGH_LIMIT
+            && self.passthrough_bytes.0 < PASSTHROUGH_BYTES
+        {
             let raw = raw();
             let bytes = super::fit::value_len(&raw) + kind.len() + 48;
             if self.passthrough_bytes.0 + bytes <= PASSTHROUGH_BYTES {

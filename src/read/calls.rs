@@ -178,6 +178,22 @@ pub struct Calls {
 }
 
 impl Calls {
+    /// Whether a call of this `tool.*` event's id (or `agent_call_id`) was seen in its run:
+    /// a reader that keeps no more calls (the tree, past its limit) asks before
+    /// [`see`](Calls::see), which would remember a new one.
+    pub fn knows(&self, event: &ExchangeEvent) -> bool {
+        let Some((_, tool)) = tool_event(event) else {
+            return false;
+        };
+        self.runs.get(event.run_id.as_str()).is_some_and(|run| {
+            run.ids.contains_key(tool.call_id.as_str())
+                || tool
+                    .agent_call_id
+                    .as_deref()
+                    .is_some_and(|id| run.ids.contains_key(id))
+        })
+    }
+
     /// Judges one event: `None` unless it is a `tool.call` or `tool.result` with a tool
     /// payload.
     pub fn see(&mut self, event: &ExchangeEvent) -> Option<Seen> {

@@ -17,8 +17,11 @@
 //! the structure ([`LinkKind::Structure`]: a step completed that was never started). Every
 //! problem the [`Reader`] finds in any file of the tree is reported too, with its file.
 //!
-//! The tree is held in memory (a run's messages are summarized, not kept); for a bounded-memory
-//! check of one file and its direct links, see [`check_links`].
+//! The tree is held in memory (a run's messages are summarized, not kept), up to
+//! [`MAX_TREE_NODES`] steps, messages and tool calls: past them a run still reads every event
+//! (its status, its links, its problems) but keeps no further node, and says how many it
+//! left out ([`Run::elided`]), so memory is bounded however long the runs. For a
+//! bounded-memory check of one file and its direct links, see [`check_links`].
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -68,6 +71,19 @@ pub struct Run {
     pub events: u64,
     /// Top-level steps, messages and tool calls, in order.
     pub children: Vec<Node>,
+    /// Steps, messages, tool calls and sub-runs of this run left out of the tree because
+    /// it held [`MAX_TREE_NODES`] already (their events were read all the same).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub elided: u64,
+}
+
+/// The most steps, messages and tool calls a tree keeps, over all its runs: enough for any
+/// run a person reads as a tree, and a bound on memory (some 30 MB) for the runs no one
+/// does (a 2 GB transcript of small steps made a tree of 6 GB).
+pub const MAX_TREE_NODES: usize = 100_000;
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// Something under a run or a step.
@@ -301,13 +317,26 @@ impl Tree {
     /// returns it): `{"root": <the root run>}`, `root` null when the file held no event (a
     /// run printed then would be invented). The problems are reported apart.
     pub fn to_json(&self) -> Value {
-        let root = if self.is_empty() {
-            Value::Null
-        } else {
-            serde_json::to_value(&self.root).unwrap_or(Value::Null)
-        };
-        serde_json::json!({ "root": root })
+        serde_json::to_value(self.json()).unwrap_or(Value::Null)
     }
+
+    /// Writes [`to_json`](Tree::to_json)'s document, indented, straight from the tree:
+    /// no copy of it as a `Value` (which takes several times the tree's memory).
+    pub fn write_json(&self, out: impl io::Write) -> serde_json::Result<()> {
+        serde_json::to_writer_pretty(out, &self.json())
+    }
+
+    fn json(&self) -> TreeJson<'_> {
+        TreeJson {
+            root: (!self.is_empty()).then_some(&self.root),
+        }
+    }
+}
+
+/// `{"root": ...}`, serialized from the tree itself.
+#[derive(Serialize)]
+struct TreeJson<'a> {
+    root: Option<&'a Run>,
 }
 
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
@@ -340,6 +369,8 @@ type Index = HashMap<String, FirstEvent>;
 
 struct TreeBuilder {
     dir: PathBuf,
+    /// Nodes the tree may still keep.
+    room: usize,
     index: Option<Index>,
     /// Runs loaded so far, with their files.
     loaded: HashSet<String>,
@@ -351,6 +382,7 @@ impl TreeBuilder {
     fn new(dir: &Path) -> Self {
         TreeBuilder {
             dir: dir.to_owned(),
+            room: MAX_TREE_NODES,
             index: None,
             loaded: HashSet::new(),
             ancestors: Vec::new(),
@@ -385,7 +417,7 @@ impl TreeBuilder {
 
     /// [`TreeBuilder::load`] of a run read from `input`.
     fn read(&mut self, path: &Path, input: impl Read, invoked: Option<(&str, &str)>) -> Run {
-        let mut run = RunBuilder::new(path);
+        let mut run = RunBuilder::new(path, self.room);
         for item in Reader::new(input) {
             match item {
                 ReadItem::Problem(problem) => {
@@ -399,6 +431,7 @@ impl TreeBuilder {
             }
         }
         self.problems.append(&mut run.problems);
+        self.room = run.room;
         let run_id = run.run_id.clone().unwrap_or_default();
         if let Some((parent, child)) = invoked
             && run.parent_run_id.as_deref() != Some(parent)
@@ -419,7 +452,7 @@ impl TreeBuilder {
             resolved.push(self.child(path, &run_id, &child, (line, offset)));
         }
         self.ancestors.pop();
-        let children = assemble(&run.arena, &children, &mut resolved);
+        let children = assemble(&mut run.arena, &children, &mut resolved);
         run.into_run(run_id, children)
     }
 
@@ -654,6 +687,12 @@ struct RunBuilder {
     arena: Vec<Slot>,
     roots: Vec<usize>,
     open: Vec<usize>,
+    /// Nodes the tree may still keep; past them nodes are counted in `elided`.
+    room: usize,
+    elided: u64,
+    /// Steps opened when the tree had no room, still open, by path and iteration: their
+    /// completions close them, not a kept step of the same path (nor a problem).
+    unkept: HashMap<(String, u64), usize>,
     /// Tool nodes by call.
     tools: HashMap<CallKey, usize>,
     calls: Calls,
@@ -665,7 +704,7 @@ struct RunBuilder {
 }
 
 impl RunBuilder {
-    fn new(file: &Path) -> Self {
+    fn new(file: &Path, room: usize) -> Self {
         RunBuilder {
             file: file.to_owned(),
             run_id: None,
@@ -679,6 +718,9 @@ impl RunBuilder {
             arena: Vec::new(),
             roots: Vec::new(),
             open: Vec::new(),
+            room,
+            elided: 0,
+            unkept: HashMap::new(),
             tools: HashMap::new(),
             calls: Calls::default(),
             links: Vec::new(),
@@ -717,8 +759,13 @@ impl RunBuilder {
                     .as_u64()
                     .or_else(|| millis(self.started.as_ref(), &event.timestamp));
             }
-            EventType::StepStarted => self.open_step(line, &event, false),
+            EventType::StepStarted => {
+                self.open_step(line, &event, false);
+            }
             EventType::StepCompleted => {
+                if self.close_unkept(&event.path, event.iteration) {
+                    return;
+                }
                 if let Some(at) = self.find_open(&event.path, event.iteration, |_| true) {
                     let index = self.open.remove(at);
                     self.close(index, &event);
@@ -738,21 +785,25 @@ impl RunBuilder {
                         if step.kind == "call_workflow" && step.child_run_id.is_none())
                 });
                 let index = match existing {
-                    Some(at) => self.open[at],
-                    None => {
-                        self.open_step(line, &event, true);
-                        self.arena.len() - 1
-                    }
+                    Some(at) => Some(self.open[at]),
+                    None => self.open_step(line, &event, true),
                 };
-                let place = self.arena.len();
-                if let Slot::Step { step, kids, .. } = &mut self.arena[index] {
-                    step.child_run_id = Some(child.clone());
-                    kids.push(place);
+                // The child is read either way (its links and problems count); it has a
+                // place in the tree only under a kept step.
+                if let Some(index) = index {
+                    let place = self.arena.len();
+                    if let Slot::Step { step, kids, .. } = &mut self.arena[index] {
+                        step.child_run_id = Some(child.clone());
+                        kids.push(place);
+                    }
+                    self.arena.push(Slot::Child(self.links.len()));
                 }
-                self.arena.push(Slot::Child(self.links.len()));
                 self.links.push((child, at.0, at.1));
             }
             EventType::CallWorkflowCompleted => {
+                if self.close_unkept(&event.path, event.iteration) {
+                    return;
+                }
                 let child = event.child_run_id.as_deref();
                 let found = self.arena.iter().rposition(|slot| {
                     matches!(slot, Slot::Step { step, .. } if step.child_run_id.as_deref() == child)
@@ -797,6 +848,14 @@ impl RunBuilder {
 
     /// A `tool.call` or `tool.result`: one node per call, by the rule of [`Calls`].
     fn tool(&mut self, line: u64, event: &ExchangeEvent) {
+        if self.room == 0 && !self.calls.knows(event) {
+            // A call the tree has no room for: counted, and not remembered (memory stays
+            // bounded by the kept calls, however many follow).
+            if event.event_type == EventType::ToolCall {
+                self.elided += 1;
+            }
+            return;
+        }
         let (Some(seen), Payload::Tool(tool)) = (self.calls.see(event), &event.payload) else {
             return;
         };
@@ -860,8 +919,9 @@ impl RunBuilder {
                 agent_call_id: None,
                 line,
             });
-            self.tools.insert(seen.call, self.arena.len());
-            self.attach(&event.path, event.iteration, slot);
+            if let Some(index) = self.attach(&event.path, event.iteration, slot) {
+                self.tools.insert(seen.call, index);
+            }
             return;
         }
         let failed = tool.error.is_some() || tool.exit_code.is_some_and(|c| c != 0);
@@ -886,7 +946,16 @@ impl RunBuilder {
         }
     }
 
-    fn open_step(&mut self, line: u64, event: &ExchangeEvent, by_call: bool) {
+    /// Opens a step; its index, or `None` when the tree has no room for it (it is then
+    /// only remembered as open, to be closed).
+    fn open_step(&mut self, line: u64, event: &ExchangeEvent, by_call: bool) -> Option<usize> {
+        if !self.keep() {
+            *self
+                .unkept
+                .entry((event.path.clone(), event.iteration))
+                .or_default() += 1;
+            return None;
+        }
         let (name, kind) = match &event.payload {
             Payload::Step(step) => (step.name.clone(), step.kind.as_str().to_owned()),
             _ => (event.path.clone(), String::new()),
@@ -913,6 +982,32 @@ impl RunBuilder {
         self.arena.push(slot);
         self.link(parent, index);
         self.open.push(index);
+        Some(index)
+    }
+
+    /// Takes a place in the tree for one more node; counts it left out when there is none.
+    fn keep(&mut self) -> bool {
+        if self.room == 0 {
+            self.elided += 1;
+            return false;
+        }
+        self.room -= 1;
+        true
+    }
+
+    /// Closes the most recent step left out at `path` and `iteration`, if one is open.
+    fn close_unkept(&mut self, path: &str, iteration: u64) -> bool {
+        let key = (path.to_owned(), iteration);
+        match self.unkept.get_mut(&key) {
+            Some(open) => {
+                *open -= 1;
+                if *open == 0 {
+                    self.unkept.remove(&key);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     fn close(&mut self, index: usize, event: &ExchangeEvent) {
@@ -974,11 +1069,17 @@ impl RunBuilder {
         best.map(|(_, index, _)| index)
     }
 
-    fn attach(&mut self, path: &str, iteration: u64, slot: Slot) {
+    /// Places a node under the open step it belongs to; its index, or `None` when the tree
+    /// has no room for it.
+    fn attach(&mut self, path: &str, iteration: u64, slot: Slot) -> Option<usize> {
+        if !self.keep() {
+            return None;
+        }
         let parent = self.owner(path, iteration, true);
         let index = self.arena.len();
         self.arena.push(slot);
         self.link(parent, index);
+        Some(index)
     }
 
     fn link(&mut self, parent: Option<usize>, index: usize) {
@@ -1003,25 +1104,26 @@ impl RunBuilder {
             duration_ms: self.duration_ms,
             events: self.events,
             children,
+            elided: self.elided,
         }
     }
 }
 
-/// Turns arena indices into owned nodes; child-run places take the next resolved link.
-fn assemble(arena: &[Slot], indices: &[usize], resolved: &mut [Option<Run>]) -> Vec<Node> {
+/// Turns arena indices into owned nodes, moving them out of the arena (not copying: the
+/// tree would be held twice); child-run places take the next resolved link.
+fn assemble(arena: &mut [Slot], indices: &[usize], resolved: &mut [Option<Run>]) -> Vec<Node> {
     let mut nodes = Vec::with_capacity(indices.len());
     for &index in indices {
-        match &arena[index] {
-            Slot::Step { step, kids, .. } => {
-                let mut step = step.clone();
-                step.children = assemble(arena, kids, resolved);
+        match std::mem::replace(&mut arena[index], Slot::Sighting) {
+            Slot::Step { mut step, kids, .. } => {
+                step.children = assemble(arena, &kids, resolved);
                 nodes.push(Node::Step(step));
             }
-            Slot::Message(message) => nodes.push(Node::Message(message.clone())),
-            Slot::Tool(tool) => nodes.push(Node::Tool(tool.clone())),
+            Slot::Message(message) => nodes.push(Node::Message(message)),
+            Slot::Tool(tool) => nodes.push(Node::Tool(tool)),
             Slot::Sighting => {}
             Slot::Child(link) => {
-                if let Some(run) = resolved.get_mut(*link).and_then(Option::take) {
+                if let Some(run) = resolved.get_mut(link).and_then(Option::take) {
                     nodes.push(Node::Run(run));
                 }
             }

@@ -286,3 +286,83 @@ fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
         axt::normalize::DEFAULT_MAX_RECORD_BYTES
     );
 }
+
+/// A tree keeps at most `MAX_TREE_NODES` nodes and says how many it left out: memory is
+/// bounded whatever the transcript's length. Past the limit every event is still read: the
+/// run's end, a step opened and closed (no false problem), the call made before the limit
+/// whose result comes after it, and a sub-run invoked there (its link still checked).
+#[test]
+fn a_tree_keeps_its_first_nodes_and_counts_the_rest() {
+    use axt::read::tree::{MAX_TREE_NODES, Node, build};
+    let tmp = crate::support::TempDir::new("tree-bounded");
+    let rec = Recorder::create(tmp.path(), "big", RecorderOptions::default()).unwrap();
+    rec.record(step(EventType::RunStarted, "", "workflow", 0))
+        .unwrap();
+    let call = |id: &str| {
+        let payload = ToolPayload::call("Bash", id, json!({"command": "ls"}), Fidelity::Router);
+        ExchangeEvent::new("", EventType::ToolCall, "", Payload::Tool(payload))
+    };
+    rec.record(call("early")).unwrap();
+    let message = || {
+        let block = axt::ContentBlock::text(Fidelity::AgentEmitted, "hi");
+        let payload = Payload::Message(axt::MessagePayload {
+            role: axt::Role::Assistant,
+            blocks: vec![block],
+            message_id: None,
+        });
+        ExchangeEvent::new("", EventType::MessageAssistant, "", payload)
+    };
+    for _ in 0..MAX_TREE_NODES + 10 {
+        rec.record(message()).unwrap();
+    }
+    rec.record(step(EventType::StepStarted, "late", "command", 0))
+        .unwrap();
+    rec.record(call("late-call")).unwrap();
+    rec.record(step(EventType::StepCompleted, "late", "command", 0))
+        .unwrap();
+    let mut result = ToolPayload::call("Bash", "early", Value::Null, Fidelity::Router);
+    result.error = Some("failed".into());
+    rec.record(ExchangeEvent::new(
+        "",
+        EventType::ToolResult,
+        "",
+        Payload::Tool(result),
+    ))
+    .unwrap();
+    let mut invoke = step(EventType::CallWorkflowStarted, "sub", "call_workflow", 0);
+    invoke.child_run_id = Some("missing-child".into());
+    rec.record(invoke).unwrap();
+    rec.record(step(EventType::RunCompleted, "", "workflow", 0))
+        .unwrap();
+    rec.close().unwrap();
+
+    let tree = build(rec.path());
+    let root = &tree.root;
+    assert_eq!(root.children.len(), MAX_TREE_NODES);
+    // 11 messages, the step, the late call and the call_workflow step left out.
+    assert_eq!(root.elided, 14);
+    assert_eq!(root.status.as_str(), "completed");
+    let Node::Tool(early) = &root.children[0] else {
+        panic!("{:?}", root.children[0])
+    };
+    assert_eq!(
+        early.outcome.as_str(),
+        "error",
+        "its result, past the limit, still counts"
+    );
+    let problems: Vec<String> = tree.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("missing-child"), "{problems:?}");
+    let json = tree.to_json();
+    assert_eq!(json["root"]["elided"], 14);
+    let output = axt(&["tree", rec.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.ends_with(
+            "… and 14 more not kept: a tree keeps its first 100000 steps, messages and tool calls \
+             (every event was read)\n"
+        ),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+}
