@@ -273,7 +273,48 @@
 //!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
 //!   copy (`<run-id>.raw.jsonl`) keeps the agent's bytes unmasked. Treat a transcript as the
 //!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
-//!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
+//!   `axt exec --redact`, `axt export --redact`); it reduces exposure, it does not make a
+//!   transcript publishable.
+//! * **What `--redact` promises.** The credential redactor
+//!   ([`Redactor::credentials`](crate::record::Redactor::credentials)) replaces each
+//!   credential it recognizes with `[REDACTED:<kind>]`, in these places:
+//!   * *the transcript* (`axt exec --redact`, [`RecorderOptions::redact_credentials`](crate::record::RecorderOptions::redact_credentials)):
+//!     every content string of every event before it is written: block text, thinking,
+//!     commands, stream chunks, tool inputs, outputs and errors, step results and errors,
+//!     what citations quote or point at, and every string nested in their JSON. So also
+//!     what reads the recorder live: `--follow` and the live OTLP export;
+//!   * *the raw copy* of `axt exec --redact`: each JSON string decoded, so no JSON escape
+//!     (`\/`, `\u002f`, `\u0041`) hides a credential; a message the agent streamed in
+//!     pieces (partial-message deltas) masked joined, as the transcript sees it, the pieces
+//!     then joining to the transcript's text ([`RawMasker`](crate::record::RawMasker)); a
+//!     line that is not JSON, as its bytes;
+//!   * *stderr*: the problems `axt exec --redact` and `axt export --redact` print (a quoted
+//!     line, a quoted value); a quote of a line that is not JSON never ends inside a word;
+//!   * *exports*: `axt export --redact` masks the AgentLog document; the OTLP export masks
+//!     always, and without `--content` sends no message text, tool argument, result or error
+//!     text at all; a collector URL is shown with its password masked.
+//!
+//!   The kinds: PEM and PGP private key blocks; Anthropic, OpenAI, GitHub, GitLab, Slack
+//!   (tokens and webhooks), Google API keys and OAuth access tokens (`ya29.`), Hugging Face,
+//!   npm and Stripe keys; AWS access key ids, secret access keys and session tokens (by
+//!   their names, STS's JSON included); JWTs, `Bearer` tokens and `Authorization: Basic`
+//!   credentials; passwords in URLs (database schemes and any other `scheme://user:PASSWORD@`)
+//!   and after `password=`, `secret=`, `"password": "..."`, `--password`.
+//! * **What `--redact` does not promise.** The patterns are specific, so that ordinary
+//!   output is not damaged: a credential of another format, one without its telltale prefix
+//!   or name (a bare 40-character AWS secret), one encoded (base64 inside tool output) or
+//!   shorter than its pattern's minimum, and generic high-entropy strings are not masked.
+//!   Identifiers are never masked: run ids, paths, step and tool names, call and file ids,
+//!   object keys, timestamps, thinking signatures. Pieces are joined only within a delta
+//!   stream the raw masker recognizes (a string under a key named like `delta`, or in an
+//!   object with `"delta": true`), held at most a line limit long (a credential straddling
+//!   that point is masked only as far as each part shows it); a credential split across
+//!   unrelated records is not joined. A custom [`mask_raw`](crate::record::RecorderOptions::mask_raw)
+//!   sees one line at a time. Not masked at all: the agent's own stderr and stdin, which
+//!   `axt exec` passes through; the output of the commands without `--redact` (`normalize`,
+//!   `import`, `cat`, `tree`, `stats`); files written before. The raw copy lags the agent
+//!   by the message being streamed: what it holds back is lost if axt is killed, never
+//!   written unmasked.
 //! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
 //!   record may be adversarial. The normalizers bound what one record costs: a record over
 //!   the size limit (16 MiB by default) is skipped up to its LF and reported, so memory is
