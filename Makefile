@@ -90,7 +90,7 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
 .PHONY: soak
-soak: ## Crash soak: SIGKILL a recorder, an exec'd agent and axt exec at random moments (SOAK_KILLS=1000)
+soak: ## Crash soak: SIGKILL a recorder, an exec'd agent, axt exec and axt normalize --out; then a disk that fills and frees (SOAK_KILLS=1000)
 	bash scripts/soak.sh
 
 # The Python package (python/): its wheel is built once per run into target/python/wheels
@@ -136,8 +136,9 @@ import-memory: ## Time and max RSS of axt import on a ~50 MB session with 4,000 
 # no unsafe code; ASan made claude_chunked 15x slower) and without trace-compares (twice the
 # speed and more coverage in the same time, with the dictionaries standing in): the figures
 # are in fuzz/README.md. FUZZ_BUILD_FLAGS= (empty) builds cargo-fuzz's default, ASan and all.
-FUZZ_TARGETS := claude_chunked codex_chunked gemini_chunked copilot_chunked openai_chunked \
-  decode_event read_transcript sse_framer import_claude_code inflated
+# Every target in fuzz/fuzz_targets/, so a new one (a provider's <provider>_chunked) needs no
+# edit here.
+FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs))))
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD_FLAGS ?= --sanitizer none --debug-assertions --no-trace-compares
 

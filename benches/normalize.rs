@@ -2,8 +2,7 @@
 //! run.
 //!
 //! For each provider it generates a realistic stream in memory with a deterministic, seeded
-//! generator (`claude_stream`, `codex_stream`, `gemini_stream`, `copilot_stream`, `openai_stream`, sharing
-//! `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
+//! generator (`<provider>_stream/`, listed in `providers/`, sharing `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
 //! modes over it, interleaved repetition by repetition so host noise lands on all of them
 //! alike (`performance.md`: compare ratios taken in the same run, medians of at least 9
 //! repetitions; `AXT_BENCH_REPS` changes the count):
@@ -12,7 +11,7 @@
 //! 2. simd-json `BorrowedValue` per line, each line copied into a reused scratch buffer,
 //!    with reused `Buffers`;
 //! 3. serde_json into the provider's borrowed typed struct (the fields a normalizer reads,
-//!    `typed`);
+//!    `<provider>_stream/typed.rs`);
 //! 4. axt: provider bytes to blocks (the streaming `Normalizer`, fed 1 MiB chunks);
 //! 5. axt: provider bytes to canonical JSONL (`Transcriber` + `JsonlSink`).
 //!
@@ -24,22 +23,8 @@
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
-#[path = "claude_stream/mod.rs"]
-mod claude_stream;
-#[path = "codex_stream/mod.rs"]
-mod codex_stream;
-#[path = "copilot_stream/mod.rs"]
-mod copilot_stream;
-#[path = "gemini_stream/mod.rs"]
-mod gemini_stream;
-#[path = "gen_common/mod.rs"]
-mod gen_common;
-#[path = "measure/mod.rs"]
-mod measure;
-#[path = "openai_stream/mod.rs"]
-mod openai_stream;
-#[path = "typed/mod.rs"]
-mod typed;
+#[path = "providers/mod.rs"]
+mod providers;
 
 use std::hint::black_box;
 use std::io::{self, Write};
@@ -47,8 +32,8 @@ use std::time::Instant;
 
 use axt::normalize::{Options, Output, Provider};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
-use measure::{Generate, env_usize, lines, median};
 use memchr::memchr_iter;
+use providers::measure::{Generate, env_usize, lines, median};
 
 const CHUNK: usize = 1 << 20;
 
@@ -111,15 +96,6 @@ fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     sink.into_inner().0
 }
 
-/// The stream generator of each provider, in the order they run.
-const GENERATORS: [(Provider, Generate); 5] = [
-    (Provider::Claude, claude_stream::claude_stream),
-    (Provider::Codex, codex_stream::codex_stream),
-    (Provider::Gemini, gemini_stream::gemini_stream),
-    (Provider::Copilot, copilot_stream::copilot_stream),
-    (Provider::OpenAi, openai_stream::openai_stream),
-];
-
 /// The five modes, in table order.
 const MODES: [&str; 5] = [
     "memchr line split",
@@ -133,7 +109,7 @@ fn run(mode: usize, provider: Provider, input: &[u8]) -> usize {
     match mode {
         0 => split(input),
         1 => simd_borrowed(input),
-        2 => typed::parse(provider, lines(input)),
+        2 => (providers::stream(provider).typed)(input),
         3 => axt_blocks(provider, input),
         _ => axt_jsonl(provider, input),
     }
@@ -224,25 +200,24 @@ fn met(yes: bool) -> &'static str {
     if yes { "met" } else { "MISSED" }
 }
 
-/// The providers `AXT_BENCH_PROVIDERS` names (comma-separated), or all of them.
-fn selected() -> Vec<(Provider, Generate)> {
+/// The providers `AXT_BENCH_PROVIDERS` names (comma-separated), or all of them, in the
+/// registry's order.
+fn selected() -> Vec<Provider> {
     let Ok(names) = std::env::var("AXT_BENCH_PROVIDERS") else {
-        return GENERATORS.to_vec();
+        return Provider::ALL.to_vec();
     };
-    let names: Vec<&str> = names
+    let names: Vec<Provider> = names
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
+        .map(|name| {
+            name.parse()
+                .unwrap_or_else(|error| panic!("AXT_BENCH_PROVIDERS: {error}"))
+        })
         .collect();
-    for name in &names {
-        assert!(
-            GENERATORS.iter().any(|(p, _)| p.as_str() == *name),
-            "AXT_BENCH_PROVIDERS: unknown provider {name:?}"
-        );
-    }
-    GENERATORS
+    Provider::ALL
         .into_iter()
-        .filter(|(p, _)| names.contains(&p.as_str()))
+        .filter(|p| names.contains(p))
         .collect()
 }
 
@@ -251,7 +226,7 @@ fn main() {
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()
         .into_iter()
-        .map(|(provider, generate)| bench(provider, generate, mb, reps))
+        .map(|provider| bench(provider, providers::stream(provider).generate, mb, reps))
         .collect();
     println!("\nsummary: axt normalize -> canonical JSONL");
     println!(

@@ -19,8 +19,9 @@ shopt -s globstar nullglob
 transcripts=(corpus/read/transcript/**/*.jsonl)
 
 # <provider>_chunked: two leading bytes choose the chunking (1-byte chunks, 7-byte chunks,
-# whole), seeded from that provider's fixtures.
-for provider in claude codex gemini copilot openai; do
+# whole), seeded from that provider's fixtures; every provider has its corpus folder.
+for dir in corpus/normalize/*/; do
+  provider=$(basename "$dir")
   fixtures=(corpus/normalize/"$provider"/**/*.jsonl corpus/normalize/"$provider"/**/*.json corpus/normalize/"$provider"/**/*.sse)
   seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
   seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
@@ -44,8 +45,8 @@ for file in "${transcripts[@]}"; do
   done
 done
 
-# sse_framer: the SSE streams of the OpenAI corpus, in three chunkings.
-streams=(corpus/normalize/openai/**/*.sse)
+# sse_framer: the SSE streams of every provider's corpus, in three chunkings.
+streams=(corpus/normalize/**/*.sse)
 seed sse_framer bytes '\x00\x00' "${streams[@]}"
 seed sse_framer sevens '\x03\x00' "${streams[@]}"
 seed sse_framer whole '\x07\x00' "${streams[@]}"
@@ -57,17 +58,19 @@ for file in "${logs[@]}"; do
   cp "$file" "fuzz/corpus/import_claude_code/$(echo "$file" | tr / _)"
 done
 
-# inflated: a first byte choosing the provider (its index in Provider::ALL; +0x80 for 64 KiB
-# chunks), then its fixtures as they are; and a Claude stream already carrying the
-# inflation tokens (a 16 MiB text, a tool input 128 brackets deep).
+# inflated: a first byte choosing the provider (its index among the providers by name, the
+# corpus folders' order; +0x80 for 64 KiB chunks), then its fixtures as they are; and a
+# Claude stream (index 1) already carrying the inflation tokens (a 16 MiB text, a tool input 128
+# brackets deep).
 index=0
-for provider in claude codex gemini copilot openai; do
+for dir in corpus/normalize/*/; do
+  provider=$(basename "$dir")
   fixtures=(corpus/normalize/"$provider"/ok/*.jsonl corpus/normalize/"$provider"/ok/*.json corpus/normalize/"$provider"/ok/*.sse)
   seed inflated "$provider-whole" "\\x0$index" "${fixtures[@]}"
   seed inflated "$provider-chunked" "\\x8$index" "${fixtures[@]}"
   index=$((index + 1))
 done
-printf '\x00{"type":"assistant","session_id":"s","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\xf5\xff\xf5\x10"},{"type":"tool_use","id":"t","name":"Bash","input":\xf6\x1f1\xf7\x1f}]}}\n{"type":"result","subtype":"success","session_id":"s"}\n' \
+printf '\x01{"type":"assistant","session_id":"s","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\xf5\xff\xf5\x10"},{"type":"tool_use","id":"t","name":"Bash","input":\xf6\x1f1\xf7\x1f}]}}\n{"type":"result","subtype":"success","session_id":"s"}\n' \
   >fuzz/corpus/inflated/claude-handmade-large-and-deep
 
 echo "seeded: $(ls fuzz/corpus/claude_chunked | wc -l) claude_chunked, $(ls fuzz/corpus/decode_event | wc -l) decode_event," \

@@ -100,15 +100,18 @@ def write(name, dirs, extra=()):
 
 def main():
     OUT.mkdir(exist_ok=True)
-    for provider in ["claude", "codex", "gemini", "copilot"]:
-        write(provider, [f"corpus/normalize/{provider}"])
-    write("openai", ["corpus/normalize/openai"], SSE)
+    # One dictionary per provider corpus (every provider has one); SSE field names for
+    # those whose corpus has SSE streams.
+    for corpus in sorted(path for path in (ROOT / "corpus/normalize").iterdir() if path.is_dir()):
+        sse = any(corpus.rglob("*.sse"))
+        write(corpus.name, [f"corpus/normalize/{corpus.name}"], SSE if sse else ())
     write("transcript", ["corpus/read/transcript"])
     write("claude-code", ["corpus/import/claude-code"])
     write("sse", [], SSE)
     # inflated: every provider's words, and the inflation tokens (check.rs's `inflate`):
     # a byte repeated 64 KiB to 16 MiB times, 4 to 1,024 brackets opened or closed.
-    write("inflated", [f"corpus/normalize/{p}" for p in ["claude", "codex", "gemini", "copilot", "openai"]],
+    providers = sorted(path.name for path in (ROOT / "corpus/normalize").iterdir() if path.is_dir())
+    write("inflated", [f"corpus/normalize/{p}" for p in providers],
           SSE + [bytes([0xF5, n]) for n in (0, 63, 255)] + [bytes([t, n]) for t in (0xF6, 0xF7) for n in (7, 31, 32, 255)])
 
 

@@ -34,6 +34,7 @@ from ._axt import (
     Step,
     StepError,
     Subscription,
+    PROVIDERS,
     ToolCall,
     TranscriptReader,
     __version__,
@@ -54,9 +55,6 @@ STEP_KINDS = (
     "while",
     "call_workflow",
 )
-
-#: The providers whose output axt normalizes.
-PROVIDERS = ("claude", "codex", "gemini", "copilot", "openai")
 
 
 class Report(dict):  # type: ignore[type-arg]

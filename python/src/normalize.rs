@@ -211,18 +211,14 @@ impl Settings {
     }
 }
 
-/// A provider by its name: `claude`, `codex`, `gemini`, `copilot`, `openai`.
+/// A provider by its name ([`Provider::ALL`]'s, read by the crate's one parser of them).
 pub(crate) fn provider_named(name: &str) -> PyResult<Provider> {
-    Provider::ALL
-        .into_iter()
-        .find(|p| p.as_str() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = Provider::ALL.iter().map(|p| p.as_str()).collect();
-            PyValueError::new_err(format!(
-                "unknown provider {name:?}: one of auto, {}",
-                names.join(", ")
-            ))
-        })
+    name.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "unknown provider {name:?}: one of auto, {}",
+            Provider::names(", ")
+        ))
+    })
 }
 
 /// Why auto-detection gave up, as the command line says it.

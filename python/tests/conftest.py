@@ -10,11 +10,13 @@ import sys
 from pathlib import Path
 from typing import List, Tuple
 
+import axt
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
-PROVIDERS = ("claude", "codex", "gemini", "copilot", "openai")
+#: The crate's provider registry; every provider has a corpus.
+PROVIDERS = axt.PROVIDERS
 #: A fixed clock and run id make `axt.normalize` and `axt normalize` byte-comparable.
 CLOCK = "fixed:2026-06-08T08:14:42Z"
 RUN_ID = "python-test-run"

@@ -1,14 +1,36 @@
 //! What every command shares: how it ended ([`Outcome`]), opening an input (a file or
-//! stdin), and I/O errors that name their file.
+//! stdin), I/O errors that name their file, and the one parser of `--provider`.
 //!
-//! A room of its own so that the commands import it from below, not from the dispatcher in
+//! A file of its own so that the commands import it directly, not from the dispatcher in
 //! `cli/mod.rs` that imports them.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
 use std::path::Path;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+
 use super::console;
+use crate::model::Provider;
+
+/// What `--provider` names: a provider, or `auto` where the command can recognize it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ProviderChoice {
+    Auto,
+    Named(Provider),
+}
+
+/// The value parser of `--provider`: `auto`, then the registry's names ([`Provider::ALL`],
+/// read back by `Provider::from_str`, the one parser of them). `--help` lists them, and any
+/// other name is refused with the list. Every command that takes `--provider` can
+/// recognize the provider itself (`axt exec` too, since it can wait for the first records).
+pub(crate) fn provider_or_auto_parser() -> impl TypedValueParser<Value = ProviderChoice> {
+    let names = std::iter::once("auto").chain(Provider::ALL.map(Provider::as_str));
+    PossibleValuesParser::new(names).try_map(|name: String| match name.as_str() {
+        "auto" => Ok(ProviderChoice::Auto),
+        name => name.parse().map(ProviderChoice::Named),
+    })
+}
 
 /// How a subcommand ended, when it ended normally.
 pub(crate) enum Outcome {

@@ -12,6 +12,7 @@ use crate::normalize::{
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
+use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, Counting, Problem, Progress};
 use super::{Outcome, display_name, open, with_path};
 
@@ -28,8 +29,8 @@ use super::{Outcome, display_name, open, with_path};
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The provider whose output this is; `auto` recognizes it from the first record.
-    #[arg(long, short, value_enum, default_value_t = ProviderArg::Auto)]
-    provider: ProviderArg,
+    #[arg(long, short, value_parser = provider_or_auto_parser(), default_value = "auto")]
+    provider: ProviderChoice,
 
     /// The transcript's run id (default: the provider's session id, else a new UUID).
     #[arg(long)]
@@ -89,16 +90,6 @@ fn clock(text: &str) -> Result<Clock, String> {
         .map_err(|error| error.to_string())
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ProviderArg {
-    Auto,
-    Claude,
-    Codex,
-    Gemini,
-    Copilot,
-    Openai,
-}
-
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let name = display_name(&args.file);
@@ -107,12 +98,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
     let provider = match args.provider {
-        ProviderArg::Claude => Provider::Claude,
-        ProviderArg::Codex => Provider::Codex,
-        ProviderArg::Gemini => Provider::Gemini,
-        ProviderArg::Copilot => Provider::Copilot,
-        ProviderArg::Openai => Provider::OpenAi,
-        ProviderArg::Auto => loop {
+        ProviderChoice::Named(provider) => provider,
+        ProviderChoice::Auto => loop {
             let chunk = input.next(&mut || Ok(()))?;
             let at_end = chunk.is_none();
             if let Some(chunk) = chunk {

@@ -64,11 +64,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{Lines, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
-use super::tools::{PendingTools, missing_terminal, too_large};
+use super::tools::{PendingTools, missing_terminal};
 use super::{
     Diagnostic, Item, Normalizer, Options, Output, Provider, RunError, RunMeta, RunStatus, Source,
     Usage,
@@ -94,18 +94,48 @@ pub(crate) fn claims(first: &Value) -> bool {
 /// The Copilot normalizer: the shared line driver around this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     let state = State::new();
-    LineNormalizer::new(&options, state)
+    Driver::<Lines, State>::new(&options, state)
 }
 
-impl LineAdapter for State {
+impl Adapter for State {
     const PROVIDER: Provider = Provider::Copilot;
+    // Every event has its `timestamp`.
+    const STAMPED: bool = true;
 
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        State::frame(self, parser, frame, out);
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let Output { items, diagnostics } = out;
+        parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
+            self.event(event, record, items, diagnostics)
+        });
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        State::finish(self, out);
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        self.release_reasoning(None, &mut out.items);
+        self.tools.report_dangling(&mut out.diagnostics);
+        // The session's own totals first, then the per-call counts, then the messages'.
+        self.meta.usage = match (&self.shutdown, self.api_usage) {
+            (Some(shutdown), _) => shutdown.total(),
+            (None, Some(api)) => api,
+            (None, None) => Usage {
+                output_tokens: self.message_output,
+                ..Usage::default()
+            },
+        };
+        if !self.saw_result {
+            if self.session_failed {
+                self.meta.status = RunStatus::Failed;
+            } else if self.saw_shutdown {
+                self.meta.status = RunStatus::Completed;
+            }
+        }
+        if !self.saw_result && !self.saw_shutdown {
+            let (line, offset) = last;
+            out.diagnostics.push(missing_terminal(
+                line,
+                offset,
+                "the result line (or a session log's session.shutdown)",
+            ));
+        }
     }
 
     fn meta(&self) -> &RunMeta {
@@ -480,7 +510,6 @@ struct State {
     saw_result: bool,
     /// A session log's `session.shutdown` was seen (its terminal when no `result` is).
     saw_shutdown: bool,
-    last_record: (u64, u64),
 }
 
 impl State {
@@ -495,27 +524,6 @@ impl State {
             session_failed: false,
             saw_result: false,
             saw_shutdown: false,
-            last_record: (0, 0),
-        }
-    }
-
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        match frame {
-            Frame::Record(record) => {
-                self.last_record = (record.line, record.end());
-                let Output { items, diagnostics } = out;
-                parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
-                    self.event(event, record, items, diagnostics)
-                });
-            }
-            Frame::TooLarge {
-                line,
-                offset,
-                size,
-                terminated,
-            } => out
-                .diagnostics
-                .push(too_large(line, offset, size, terminated)),
         }
     }
 
@@ -862,35 +870,6 @@ impl State {
 
     fn keep(&mut self, record: Record<'_>, kind: &str) {
         self.meta.keep(record.line, kind, || to_value(record.bytes));
-    }
-
-    fn finish(&mut self, out: &mut Output) {
-        self.release_reasoning(None, &mut out.items);
-        self.tools.report_dangling(&mut out.diagnostics);
-        // The session's own totals first, then the per-call counts, then the messages'.
-        self.meta.usage = match (&self.shutdown, self.api_usage) {
-            (Some(shutdown), _) => shutdown.total(),
-            (None, Some(api)) => api,
-            (None, None) => Usage {
-                output_tokens: self.message_output,
-                ..Usage::default()
-            },
-        };
-        if !self.saw_result {
-            if self.session_failed {
-                self.meta.status = RunStatus::Failed;
-            } else if self.saw_shutdown {
-                self.meta.status = RunStatus::Completed;
-            }
-        }
-        if !self.saw_result && !self.saw_shutdown {
-            let (line, offset) = self.last_record;
-            out.diagnostics.push(missing_terminal(
-                line,
-                offset,
-                "the result line (or a session log's session.shutdown)",
-            ));
-        }
     }
 }
 

@@ -1,21 +1,25 @@
-//! The driver every line-based adapter shares, and the checks made around every record
-//! whatever the adapter.
+//! The driver every adapter shares: a framing, the JSON door and an adapter make a
+//! [`Normalizer`] (vector's `Decoder { framer, deserializer }`), and the checks made around
+//! every record whatever the adapter.
 //!
-//! An adapter keeps only its own state between records ([`LineAdapter`]); the driver owns the
-//! framer and the JSON parser, hands the adapter each framed record, and keeps the
-//! [`Normalizer`] contract (nothing is read after `finish`, and `finish` runs once).
+//! An adapter keeps only its own state between records ([`Adapter`]); the driver owns the
+//! framing ([`Framing`]: JSON Lines, HTTP bodies, ...) and the JSON parser, hands the adapter
+//! each record the framing completes, reports the records the framing skipped (over the size
+//! limit) or could not close (a document the input ended inside), and keeps the
+//! [`Normalizer`] contract (nothing is read after `finish`, and `finish` runs once). Which
+//! framing an adapter reads is its own choice, made where it builds its normalizer
+//! (`Driver::<Lines, State>::new`).
 //!
-//! Around each record the driver ([`Watch`], which the OpenAI normalizer's own framing uses
-//! too) does what does not depend on the dialect:
+//! Around each record the driver (`Watch`) does what does not depend on the dialect:
 //!
 //! * **Times.** The items a record completed carry the run's latest source time
 //!   ([`RunMeta::source_times`]), which the adapter keeps from the records' stamps. For the
-//!   providers that stamp their output (Gemini, Copilot, OpenAI) items made before the first
-//!   stamp (an OpenAI request before its response, say) are held until it comes and take it:
-//!   times stay in order and the same input always gives the same times. Where no stamp ever
-//!   comes, they are handed out at the end without a time. Claude Code and Codex are not held
-//!   for: their stream-json and `exec --json` output has no stamps, and their items go out as
-//!   soon as they are complete.
+//!   providers that stamp their output ([`Adapter::STAMPED`]: Gemini, Copilot, OpenAI) items
+//!   made before the first stamp (an OpenAI request before its response, say) are held until
+//!   it comes and take it: times stay in order and the same input always gives the same
+//!   times. Where no stamp ever comes, they are handed out at the end without a time.
+//!   Providers that do not stamp (Claude Code's stream-json, Codex's `exec --json`) are not
+//!   held for: their items go out as soon as they are complete.
 //! * **The input report.** Records over the size limit are counted as unreadable (the parser
 //!   counts every other record, [`super::report`]); at the end the report goes into the run's
 //!   metadata.
@@ -29,21 +33,29 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::framing::{Frame, LineFramer, Record};
+use super::framing::{Frame, Framing, Record};
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
+use super::tools::too_large;
 use super::{Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunMeta};
 
 /// A provider dialect read record by record: the state between records.
-pub(crate) trait LineAdapter: Send {
+pub(crate) trait Adapter: Send {
     /// Whose output this reads.
     const PROVIDER: Provider;
 
-    /// One framed record, or an over-long one the framer skipped.
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output);
+    /// Whether the provider stamps its records with its own time, so that items made before
+    /// the first stamp wait for it (see the module docs).
+    const STAMPED: bool;
 
-    /// The input has ended: emit what is open, settle the run's status.
-    fn finish(&mut self, out: &mut Output);
+    /// One record the framing completed. The adapter parses it (through `parser`, which
+    /// counts it in the input report) and hands out what it completes.
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output);
+
+    /// The input has ended: emit what is open, settle the run's status. `last` is the line
+    /// of the last record (or line) that was not blank and the byte after it, `(0, 0)` when
+    /// there was none: where what never came is reported.
+    fn finish(&mut self, last: (u64, u64), out: &mut Output);
 
     /// The run's metadata so far.
     fn meta(&self) -> &RunMeta;
@@ -56,37 +68,37 @@ pub(crate) trait LineAdapter: Send {
     fn complete(&mut self) {}
 }
 
-/// A [`Normalizer`] made of the shared framing and parsing around a [`LineAdapter`].
-pub(crate) struct LineNormalizer<A> {
-    framer: LineFramer,
+/// A [`Normalizer`] made of a [`Framing`], the JSON door and an [`Adapter`].
+pub(crate) struct Driver<F, A> {
+    framing: F,
     parser: JsonParser,
     adapter: A,
     watch: Watch,
     finished: bool,
 }
 
-impl<A: LineAdapter> LineNormalizer<A> {
+impl<F: Framing, A: Adapter> Driver<F, A> {
     pub(crate) fn new(options: &Options, adapter: A) -> Self {
-        LineNormalizer {
-            framer: LineFramer::new(options.max_record_bytes),
+        Driver {
+            framing: F::new(options.max_record_bytes),
             parser: JsonParser::default(),
             adapter,
-            watch: Watch::new(A::PROVIDER),
+            watch: Watch::new(A::PROVIDER, A::STAMPED),
             finished: false,
         }
     }
 }
 
-impl<A: LineAdapter> fmt::Debug for LineNormalizer<A> {
+impl<F, A: Adapter> fmt::Debug for Driver<F, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LineNormalizer")
+        f.debug_struct("Driver")
             .field("provider", &A::PROVIDER)
             .field("finished", &self.finished)
             .finish_non_exhaustive()
     }
 }
 
-impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
+impl<F: Framing, A: Adapter> Normalizer for Driver<F, A> {
     fn provider(&self) -> Provider {
         A::PROVIDER
     }
@@ -95,16 +107,16 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
         if self.finished {
             return;
         }
-        let LineNormalizer {
-            framer,
+        let Driver {
+            framing,
             parser,
             adapter,
             watch,
             ..
         } = self;
         watch.input(bytes);
-        framer.push(bytes, &mut |frame| {
-            Self::record(watch, parser, adapter, frame, out);
+        framing.push(bytes, &mut |frame| {
+            Self::frame(watch, parser, adapter, frame, out);
         });
     }
 
@@ -113,20 +125,20 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
             return;
         }
         self.finished = true;
-        let LineNormalizer {
-            framer,
+        let Driver {
+            framing,
             parser,
             adapter,
             watch,
             ..
         } = self;
-        framer.finish(&mut |frame| {
-            Self::record(watch, parser, adapter, frame, out);
+        framing.finish(&mut |frame| {
+            Self::frame(watch, parser, adapter, frame, out);
         });
         let items = out.items.len();
         let first = out.diagnostics.len();
-        adapter.finish(out);
-        framer.place_at_end(&mut out.diagnostics, first);
+        adapter.finish(framing.last(), out);
+        framing.place_at_end(&mut out.diagnostics, first);
         watch.finish(parser, adapter.meta_mut(), items, out);
     }
 
@@ -138,7 +150,7 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
         if self.finished {
             return;
         }
-        self.framer.seek(line, offset);
+        self.framing.seek(line, offset, None);
         self.push(bytes, out);
         self.push(b"\n", out);
     }
@@ -147,12 +159,13 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
         if self.finished {
             return;
         }
-        self.framer.seek_made(line, span.start, span.end);
+        self.framing.seek(line, span.start, Some(span.end));
         self.push(bytes, out);
         self.push(b"\n", out);
         // The input read so far ends after the caller's record and its line feed, not the
         // bytes pushed: a record the caller made may be longer than what it stands for.
-        self.framer.seek(line + 1, span.end.saturating_add(1));
+        self.framing
+            .seek(line + 1, span.end.saturating_add(1), None);
     }
 
     fn keep(&mut self, line: u64, kind: &str, raw: serde_json::Value) {
@@ -164,8 +177,10 @@ impl<A: LineAdapter> Normalizer for LineNormalizer<A> {
     }
 }
 
-impl<A: LineAdapter> LineNormalizer<A> {
-    fn record(
+impl<F: Framing, A: Adapter> Driver<F, A> {
+    /// One frame: a record to the adapter, with the checks around it; a record too large or
+    /// cut off, reported.
+    fn frame(
         watch: &mut Watch,
         parser: &mut JsonParser,
         adapter: &mut A,
@@ -173,25 +188,31 @@ impl<A: LineAdapter> LineNormalizer<A> {
         out: &mut Output,
     ) {
         let (items, diagnostics) = (out.items.len(), out.diagnostics.len());
-        let record = match frame {
-            Frame::Record(record) => Some(record),
-            Frame::TooLarge { line, offset, .. } => {
+        match frame {
+            Frame::Record(record) => {
+                adapter.record(parser, record, out);
+                watch.first_record(record.span.line, record.span.offset);
+                watch.read(record, parser, diagnostics, out);
+            }
+            Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            } => {
                 parser.tally.unreadable();
                 watch.first_record(line, offset);
-                None
+                out.diagnostics
+                    .push(too_large(line, offset, size, terminated));
             }
-        };
-        adapter.frame(parser, frame, out);
-        if let Some(record) = record {
-            watch.first_record(record.line, record.offset);
-            watch.read(record, parser, diagnostics, out);
+            Frame::Cut(diagnostic) => out.diagnostics.push(diagnostic),
         }
         watch.stamp(adapter.meta(), items, out);
     }
 }
 
 /// The checks made around every record, whatever the adapter (see the module docs).
-pub(crate) struct Watch {
+struct Watch {
     provider: Provider,
     /// The start of the input, for saying at the end what it looks like.
     sample: Vec<u8>,
@@ -208,34 +229,31 @@ pub(crate) struct Watch {
 const SAMPLE_BYTES: usize = 64 * 1024;
 
 impl Watch {
-    pub(crate) fn new(provider: Provider) -> Self {
+    fn new(provider: Provider, hold: bool) -> Self {
         Watch {
             provider,
             sample: Vec::new(),
             first: None,
             foreign: None,
-            hold: matches!(
-                provider,
-                Provider::Gemini | Provider::Copilot | Provider::OpenAi
-            ),
+            hold,
             held: Vec::new(),
         }
     }
 
     /// Bytes as they arrive.
-    pub(crate) fn input(&mut self, bytes: &[u8]) {
+    fn input(&mut self, bytes: &[u8]) {
         let room = SAMPLE_BYTES.saturating_sub(self.sample.len());
         self.sample
             .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
-    pub(crate) fn first_record(&mut self, line: u64, offset: u64) {
+    fn first_record(&mut self, line: u64, offset: u64) {
         self.first.get_or_insert((line, offset));
     }
 
     /// After the adapter read `record` (whose diagnostics start at `diagnostics`): reports it
     /// when it is another provider's, kept as passthrough or not readable as this one's.
-    pub(crate) fn read(
+    fn read(
         &mut self,
         record: Record<'_>,
         parser: &JsonParser,
@@ -280,7 +298,7 @@ impl Watch {
 
     /// Dates the items made since `items` with the run's latest source time, or holds them
     /// until the first stamp (see the module docs).
-    pub(crate) fn stamp(&mut self, meta: &RunMeta, items: usize, out: &mut Output) {
+    fn stamp(&mut self, meta: &RunMeta, items: usize, out: &mut Output) {
         let Some(times) = &meta.source_times else {
             if self.hold {
                 self.held.extend(out.items.drain(items..));
@@ -300,13 +318,7 @@ impl Watch {
 
     /// The input has ended and the adapter has finished (its items from `items` on): the
     /// report into the metadata, and an input of which nothing was read reported.
-    pub(crate) fn finish(
-        &mut self,
-        parser: &JsonParser,
-        meta: &mut RunMeta,
-        items: usize,
-        out: &mut Output,
-    ) {
+    fn finish(&mut self, parser: &JsonParser, meta: &mut RunMeta, items: usize, out: &mut Output) {
         self.stamp(meta, items, out);
         // No stamp ever came: what was held goes out undated, before what finishing made.
         out.items.splice(items..items, self.held.drain(..));

@@ -44,11 +44,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{self, Frame, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{self, Lines, Record};
 use super::json::{JsonParser, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
-use super::tools::{PendingTools, missing_terminal, too_large};
+use super::tools::{PendingTools, missing_terminal};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
@@ -133,18 +133,58 @@ const ERROR_PREFIX: &[u8] = b"[ERROR] ";
 /// The Gemini normalizer: the shared line driver around this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     let state = State::new(options.max_record_bytes);
-    LineNormalizer::new(&options, state)
+    Driver::<Lines, State>::new(&options, state)
 }
 
-impl LineAdapter for State {
+impl Adapter for State {
     const PROVIDER: Provider = Provider::Gemini;
+    // Every stream-json event has its `timestamp`.
+    const STAMPED: bool = true;
 
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        State::frame(self, parser, frame, out);
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        if self.document.is_some() {
+            self.document_line(parser, record, out);
+        } else if let Some(start) = document_start(record.bytes) {
+            self.flush_text(&mut out.items);
+            let error_prefix = record.bytes[..start].trim_ascii() == b"[ERROR]";
+            self.document = Some(OpenDocument {
+                document: framing::Document::new(record.line, record.at(start)),
+                error_prefix,
+            });
+            let rest = Record {
+                bytes: &record.bytes[start..],
+                ..record
+            };
+            self.document_line(parser, rest, out);
+        } else {
+            let Output { items, diagnostics } = out;
+            parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
+                self.event(event, record, items, diagnostics)
+            });
+        }
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        State::finish(self, out);
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        // Deltas have no end marker: text still open when a stream ends without its result
+        // may have been cut off mid-sentence.
+        if let Some(open) = self.text.as_ref().filter(|_| !self.saw_terminal) {
+            out.diagnostics.push(Diagnostic::new(
+                DiagnosticKind::IncompleteBlock,
+                open.source.line,
+                open.source.offset,
+                "assistant text still streaming when the input ended; kept as far as it arrived",
+            ));
+        }
+        self.flush_text(&mut out.items);
+        if let Some(open) = self.document.take() {
+            out.diagnostics.push(open.document.truncated());
+        }
+        self.tools.report_dangling(&mut out.diagnostics);
+        if !self.saw_terminal {
+            let (line, offset) = last;
+            out.diagnostics
+                .push(missing_terminal(line, offset, "a result event"));
+        }
     }
 
     fn meta(&self) -> &RunMeta {
@@ -372,8 +412,6 @@ struct State {
     document: Option<OpenDocument>,
     max_document_bytes: usize,
     saw_terminal: bool,
-    /// Line number and end offset of the last record, where a missing terminal is reported.
-    last_record: (u64, u64),
 }
 
 impl State {
@@ -385,43 +423,6 @@ impl State {
             document: None,
             max_document_bytes,
             saw_terminal: false,
-            last_record: (0, 0),
-        }
-    }
-
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        match frame {
-            Frame::Record(record) => {
-                self.last_record = (record.line, record.end());
-                if self.document.is_some() {
-                    self.document_line(parser, record, out);
-                } else if let Some(start) = document_start(record.bytes) {
-                    self.flush_text(&mut out.items);
-                    let error_prefix = record.bytes[..start].trim_ascii() == b"[ERROR]";
-                    self.document = Some(OpenDocument {
-                        document: framing::Document::new(record.line, record.at(start)),
-                        error_prefix,
-                    });
-                    let rest = Record {
-                        bytes: &record.bytes[start..],
-                        ..record
-                    };
-                    self.document_line(parser, rest, out);
-                } else {
-                    let Output { items, diagnostics } = out;
-                    parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
-                        self.event(event, record, items, diagnostics)
-                    });
-                }
-            }
-            Frame::TooLarge {
-                line,
-                offset,
-                size,
-                terminated,
-            } => out
-                .diagnostics
-                .push(too_large(line, offset, size, terminated)),
         }
     }
 
@@ -581,13 +582,14 @@ impl State {
             return;
         }
         let open = self.document.take().expect("open above");
-        let (record, source) = match open.document.record() {
-            Ok(found) => found,
+        let record = match open.document.record() {
+            Ok(record) => record,
             Err(too_large) => {
                 parser.tally.unreadable();
                 return out.diagnostics.push(too_large);
             }
         };
+        let source = record.span;
         let Output { items, diagnostics } = out;
         parser.parse::<DocumentShape>(record, diagnostics, |parsed, diagnostics| {
             // Other tools print pretty JSON too (a parser's `{timestamp, error: "...",
@@ -681,29 +683,6 @@ impl State {
 
     fn keep(&mut self, line: u64, kind: &str, raw: Value) {
         self.meta.keep(line, kind, || raw);
-    }
-
-    fn finish(&mut self, out: &mut Output) {
-        // Deltas have no end marker: text still open when a stream ends without its result
-        // may have been cut off mid-sentence.
-        if let Some(open) = self.text.as_ref().filter(|_| !self.saw_terminal) {
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::IncompleteBlock,
-                open.source.line,
-                open.source.offset,
-                "assistant text still streaming when the input ended; kept as far as it arrived",
-            ));
-        }
-        self.flush_text(&mut out.items);
-        if let Some(open) = self.document.take() {
-            out.diagnostics.push(open.document.truncated());
-        }
-        self.tools.report_dangling(&mut out.diagnostics);
-        if !self.saw_terminal {
-            let (line, offset) = self.last_record;
-            out.diagnostics
-                .push(missing_terminal(line, offset, "a result event"));
-        }
     }
 }
 

@@ -18,6 +18,27 @@
 //! fields) and reports records of another provider's output. Both are described in the
 //! driver's and the report's module docs.
 //!
+//! # Token usage, provider by provider
+//!
+//! Every adapter converts its provider's counts to the one convention of [`Usage`] (the
+//! wire format's, [`crate::model#token-usage`]):
+//!
+//! | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+//! |---|---|---|---|---|---|
+//! | Claude Code (`result.modelUsage` summed over its models, else `result.usage`, else the last snapshot per message; see [`UsageScope`] for what it spans) | `input_tokens` (`inputTokens`; Anthropic's is already uncached) | `cache_read_input_tokens` (`cacheReadInputTokens`) | `cache_creation_input_tokens` (`cacheCreationInputTokens`) | `output_tokens` (`outputTokens`; thinking included, as Anthropic counts) | 0: not reported |
+//! | Anthropic Messages API (per message, its last usage snapshot: `message_start`'s, then `message_delta`'s; summed over messages) | `input_tokens` (already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included) | 0: not reported |
+//! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+//! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+//! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+//! | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+//! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+//! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+//! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+//!
+//! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+//! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+//! taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+//!
 //! Two entry points sit on top, as a tolerant and a strict pair: [`normalize_lossy`] never
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
@@ -41,8 +62,10 @@
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
 //! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
-//! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
-//! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
+//! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
+//! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
+//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
+//! any compatible server).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -53,13 +76,15 @@ mod normalizer;
 mod driver;
 mod framing;
 mod json;
+mod messages_api;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
-pub mod sse;
+pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
+pub mod anthropic;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -79,7 +104,7 @@ pub use normalizer::{
 pub use crate::model::{
     InputReport, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider,
     RecordCounts, Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason,
-    Usage,
+    Usage, UsageScope,
 };
 
 impl Provider {
@@ -90,14 +115,15 @@ impl Provider {
             Provider::Codex => Box::new(codex::normalizer(options)),
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
+            Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
         }
     }
 
     /// Guesses the provider from the first bytes of its output: the first complete JSON
-    /// record that some adapter recognizes decides; else an SSE stream (OpenAI's, by its
-    /// first `data` record); else a pretty-printed document (Gemini's json mode, an OpenAI
-    /// body). `None` when nothing fits (yet).
+    /// record that some adapter recognizes decides; else an SSE stream, by its first `data`
+    /// record; else a pretty-printed document (Gemini's json mode, an OpenAI body). `None`
+    /// when nothing fits (yet).
     pub fn detect(head: &[u8]) -> Option<Provider> {
         let complete = &head[..head
             .iter()
@@ -109,16 +135,35 @@ impl Provider {
             .filter(|line| line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
-            .or_else(|| openai::detect_sse(complete).then_some(Provider::OpenAi))
-            // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
-            // is asked first; Gemini's `--output-format json` has no such marker.
+            .or_else(|| Provider::detect_sse(complete))
+            // A pretty-printed, multi-line document: an HTTP body, whose adapters know it by
+            // its `type` or `object`, so they are asked first; Gemini's `--output-format
+            // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                if openai::claims(&document) {
-                    Some(Provider::OpenAi)
-                } else {
-                    gemini::claims_document(&document).then_some(Provider::Gemini)
-                }
+                [Provider::Anthropic, Provider::OpenAi]
+                    .into_iter()
+                    .find(|p| p.claims(&document))
+                    .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
+            })
+    }
+
+    /// The provider of an SSE stream, by its first event's data (see
+    /// [`sse::first_data`]), which each adapter is asked to claim. Data no adapter claims,
+    /// `[DONE]` or an error object of no known shape, is OpenAI's: the SSE dialect every
+    /// compatible server speaks.
+    fn detect_sse(head: &[u8]) -> Option<Provider> {
+        let data = sse::first_data(head)?;
+        if data == b"[DONE]" {
+            return Some(Provider::OpenAi);
+        }
+        let record = json::to_value(data);
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.claims(&record))
+            .or_else(|| {
+                let error = record.get("error").is_some_and(Value::is_object);
+                error.then_some(Provider::OpenAi)
             })
     }
 
@@ -138,7 +183,7 @@ impl Provider {
         };
         match error_body(&record)? {
             ErrorBody::Anthropic => Some(
-                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
+                "an error record of the Anthropic API's shape (`type: error`) that is none of its bodies",
             ),
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
@@ -153,6 +198,7 @@ impl Provider {
             Provider::Codex => codex::claims(record),
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
+            Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
         }
     }
@@ -259,6 +305,22 @@ pub fn detect_head(head: &[u8], at_end: bool, max_record_bytes: usize) -> Detect
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sse_stream_is_detected_by_its_first_data_record() {
+        let detect = |head: &[u8]| Provider::detect(head);
+        let chunk = b": ping\n\ndata: {\"object\":\"chat.completion.chunk\"}\n";
+        assert_eq!(detect(chunk), Some(Provider::OpenAi));
+        let responses = b"event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n";
+        assert_eq!(detect(responses), Some(Provider::OpenAi));
+        assert_eq!(
+            detect(b"data: :keepalive\n\ndata: [DONE]\n"),
+            Some(Provider::OpenAi)
+        );
+        let error = b"data: {\"error\": {\"message\": \"rate limited\"}}\n";
+        assert_eq!(detect(error), Some(Provider::OpenAi));
+        assert_eq!(detect(b"data: {\"kind\":\"unknown\"}\n"), None);
+    }
 
     #[test]
     fn detection_reads_on_until_a_record_decides() {

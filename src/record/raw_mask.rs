@@ -1,5 +1,5 @@
 //! Masking the raw provider output a capture keeps beside the transcript
-//! (`<run-id>.raw.jsonl`), as it streams: what the transcript would mask, the raw copy masks
+//! (`<run-id>.raw`), as it streams: what the transcript would mask, the raw copy masks
 //! too, even where the agent wrote a credential in pieces.
 //!
 //! The rules, and why these, are on [`RawMasker`]. This room owns the raw output's
@@ -14,7 +14,7 @@ use super::redact::Redactor;
 use crate::model::MAX_LINE_BYTES;
 
 /// A masking hook for a line of raw provider output kept beside the transcript
-/// (`<run-id>.raw.jsonl`): called with each line, its LF taken off, to rewrite in place.
+/// (`<run-id>.raw`): called with each line, its LF taken off, to rewrite in place.
 pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
 
 /// What a line too long to hold keeps back between chunks: longer than any credential the
@@ -56,6 +56,7 @@ impl RawMask {
             held_bytes: 0,
             first_seq: 0,
             streams: HashMap::new(),
+            released: 0,
         }
     }
 }
@@ -120,6 +121,8 @@ pub struct RawMasker {
     first_seq: u64,
     /// Open delta streams by key path.
     streams: HashMap<u64, Stream>,
+    /// How many bytes of the output the masked bytes let out so far stand for.
+    released: u64,
 }
 
 impl std::fmt::Debug for RawMasker {
@@ -135,6 +138,8 @@ impl std::fmt::Debug for RawMasker {
 /// A complete line waiting to be written.
 struct Held {
     bytes: Vec<u8>,
+    /// The bytes of the output it stands for, its LF included.
+    input_len: u64,
     literals: Vec<Literal>,
     /// Decoded strings the streams replaced pieces of, by literal index.
     replaced: HashMap<usize, Vec<(Range<usize>, String)>>,
@@ -156,6 +161,12 @@ struct Piece {
 }
 
 impl RawMasker {
+    /// How many bytes of the output what was let out so far stands for (the masked bytes
+    /// differ in length): what a writer that accounts for the output's byte ranges needs.
+    pub fn released(&self) -> u64 {
+        self.released
+    }
+
     /// Masks the next bytes of the output; appends to `out` whatever can be written.
     pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<u8>) {
         while !bytes.is_empty() {
@@ -180,12 +191,14 @@ impl RawMasker {
                     if ends {
                         let mut rest = std::mem::take(kept);
                         self.long = None;
+                        self.released += rest.len() as u64 + 1;
                         self.mask_bytes(&mut rest);
                         out.extend_from_slice(&rest);
                         out.push(b'\n');
                     } else {
                         let written = stream_long(&self.kind, kept, out);
                         kept.drain(..written);
+                        self.released += written as u64;
                     }
                 }
                 None => {
@@ -204,11 +217,13 @@ impl RawMasker {
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         self.release_all(out);
         if let Some(mut kept) = self.long.take() {
+            self.released += kept.len() as u64;
             self.mask_bytes(&mut kept);
             out.extend_from_slice(&kept);
         }
         if !self.partial.is_empty() {
             let mut line = std::mem::take(&mut self.partial);
+            self.released += line.len() as u64;
             match &self.kind {
                 Kind::Lines(mask) => mask(&mut line),
                 Kind::Redactor(redactor) => {
@@ -233,8 +248,10 @@ impl RawMasker {
 
     /// A complete line (without its LF).
     fn line(&mut self, mut line: Vec<u8>, out: &mut Vec<u8>) {
+        let input_len = line.len() as u64 + 1;
         let redactor = match &self.kind {
             Kind::Lines(mask) => {
+                self.released += input_len;
                 mask(&mut line);
                 out.extend_from_slice(&line);
                 out.push(b'\n');
@@ -283,6 +300,7 @@ impl RawMasker {
         self.held_bytes += line.len();
         self.held.push_back(Held {
             bytes: line,
+            input_len,
             literals,
             replaced: HashMap::new(),
             pending,
@@ -344,6 +362,7 @@ impl RawMasker {
             let held = self.held.pop_front().expect("front checked");
             self.first_seq += 1;
             self.held_bytes -= held.bytes.len();
+            self.released += held.input_len;
             out.extend_from_slice(&render(
                 redactor,
                 &held.bytes,
@@ -818,6 +837,26 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{\"delta\":{\"text\":\"a\"}}\n{\"delta\":{\"text\":\"b\"}}\n{\"type\":\"stop\"}\n"
         );
+    }
+
+    /// What the masker let out always stands for a prefix of the output, and at the end
+    /// for all of it, whatever the chunks: a writer accounts byte ranges by it.
+    #[test]
+    fn what_is_let_out_stands_for_the_output_read() {
+        let input = b"{\"a\":1}\n{\"delta\":{\"text\":\"x\"}}\n{\"b\":2}\nno lf";
+        for chunk in 1..input.len() {
+            let mut masker = RawMask::redactor(Arc::new(Redactor::credentials().clone())).masker();
+            let mut out = Vec::new();
+            let mut fed = 0;
+            for piece in input.chunks(chunk) {
+                masker.push(piece, &mut out);
+                fed += piece.len() as u64;
+                assert!(masker.released() <= fed);
+            }
+            masker.finish(&mut out);
+            assert_eq!(masker.released(), input.len() as u64);
+            assert_eq!(out, input);
+        }
     }
 
     #[test]

@@ -14,12 +14,15 @@
 
 use std::path::Path;
 
+use axt::model::Provider;
 use axt::normalize::DiagnosticKind;
 
 use crate::support::{normalize_corpus, normalize_golden};
 
-/// The normalizer corpora: their diagnostics are `DiagnosticKind`s.
-const CORPORA: [&str; 5] = ["claude", "codex", "gemini", "copilot", "openai"];
+/// The normalizer corpora, one per provider: their diagnostics are `DiagnosticKind`s.
+fn corpora() -> impl Iterator<Item = &'static str> {
+    Provider::ALL.into_iter().map(Provider::as_str)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Severity {
@@ -248,7 +251,7 @@ fn golden_diagnostics(corpus: &str, fixture: &str) -> String {
 fn corpus_docs_name_only_real_diagnostic_kinds() {
     let kinds = kinds();
     let mut wrong = Vec::new();
-    for corpus in CORPORA {
+    for corpus in corpora() {
         for doc in ["README.md", "EXPECTED.md"] {
             let path = normalize_corpus(corpus).join(doc);
             let Ok(text) = std::fs::read_to_string(&path) else {
@@ -274,7 +277,7 @@ fn corpus_docs_name_only_real_diagnostic_kinds() {
 #[test]
 fn corpus_docs_expect_what_the_goldens_show() {
     let mut wrong = Vec::new();
-    for corpus in CORPORA {
+    for corpus in corpora() {
         let fixtures = fixtures(corpus);
         for doc in ["README.md", "EXPECTED.md"] {
             let path = normalize_corpus(corpus).join(doc);

@@ -20,6 +20,9 @@ mod corpus_tree;
 // One table of tool classes: no second list of tool names anywhere in src/.
 mod tool_names;
 
+// One provider registry: every list of providers derives from `Provider::ALL` or is checked.
+mod registry;
+
 // Normalize: one module per adapter, exact values on real captures and hand-made input.
 mod codex;
 mod copilot;
@@ -37,8 +40,9 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
 mod import;
+mod import_graphs;
 
 // The crate's own shape: layers, no import cycles, no oversized files.
 mod layering;
@@ -53,6 +57,7 @@ mod record;
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
 mod exec;
+mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;

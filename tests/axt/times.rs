@@ -17,14 +17,10 @@ const MAX_RECORD_BYTES: usize = 64 * 1024;
 
 /// Every normalizer fixture with its provider (the Claude Code session logs are Claude's).
 fn fixtures() -> Vec<(Provider, PathBuf)> {
-    let corpora = [
-        ("normalize/claude", Provider::Claude),
-        ("import/claude-code", Provider::Claude),
-        ("normalize/codex", Provider::Codex),
-        ("normalize/gemini", Provider::Gemini),
-        ("normalize/copilot", Provider::Copilot),
-        ("normalize/openai", Provider::OpenAi),
-    ];
+    let corpora = Provider::ALL
+        .map(|provider| (format!("normalize/{provider}"), provider))
+        .into_iter()
+        .chain([("import/claude-code".to_owned(), Provider::Claude)]);
     let mut found = Vec::new();
     for (corpus, provider) in corpora {
         for fixture in support::fixtures(&root().join("corpus").join(corpus), &PROVIDER_INPUTS) {

@@ -33,8 +33,14 @@
 //!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
 //!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
 //!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
-//!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
-//!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
+//!   `modelUsage` is missing (older CLIs). Both `modelUsage` and `total_cost_usd` are the
+//!   running totals of the Claude Code process, restated by every result (one per turn of
+//!   a streaming-input run): the latest of each session stands, never their sum (a
+//!   `/clear`'s new session is added). From Claude Code 2.1.277 on they are the running
+//!   totals of the *session*, earlier runs it resumed included: the run's `usage_scope` is
+//!   then `session` ([`UsageScope`](crate::model::UsageScope)). `permission_denials`,
+//!   `modelUsage`, `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as
+//!   passthrough.
 //! * `system/model_refusal_fallback` (`retracted_message_uuids`) and an assistant line's
 //!   `supersedes`: Claude Code withdrew records it had delivered (a refused reply, retried
 //!   on a fallback model). The transcript is written as records come, so their blocks stay;
@@ -73,8 +79,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{Lines, Record};
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
@@ -90,8 +96,9 @@ mod result;
 mod simplified;
 mod wire;
 
+use super::messages_api::{Message, MessageUsage};
 use partial::{MessageBlocks, MessageKey};
-use wire::{Line, LineShape, Message, MessageUsage};
+use wire::{Line, LineShape};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
 /// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
@@ -116,7 +123,13 @@ pub(crate) fn claims(first: &Value) -> bool {
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
-        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        // The API's own error body has the same shape, with the `request_id` the seed's
+        // lines never carry.
+        Some("error") => {
+            first.get("error").is_some_and(Value::is_object)
+                && !has("severity")
+                && !has("request_id")
+        }
         Some("stop") => has("stop_reason"),
         Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
         _ => false,
@@ -127,26 +140,54 @@ pub(crate) fn claims(first: &Value) -> bool {
 /// this dialect's: whoever reads Claude usage outside a record (the session-log importer,
 /// for the entries off the thread) asks here rather than naming them again.
 pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
-    wire::MessageUsage::deserialize(usage)
+    MessageUsage::deserialize(usage)
         .ok()
-        .map(wire::MessageUsage::to_usage)
+        .map(MessageUsage::to_usage)
 }
 
-/// The Claude normalizer: the shared line driver around this adapter's state.
+/// The Claude normalizer: JSON Lines, driven through this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
-    let state = State::new();
-    LineNormalizer::new(&options, state)
+    Driver::<Lines, State>::new(&options, State::new())
 }
 
-impl LineAdapter for State {
+impl Adapter for State {
     const PROVIDER: Provider = Provider::Claude;
+    // Stream-json stamps only some lines; session-log entries, read by `axt import`, are
+    // dated one by one, and nothing is held for them.
+    const STAMPED: bool = false;
 
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        State::frame(self, parser, frame, out);
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let Output { items, diagnostics } = out;
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
+        });
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        State::finish(self, out);
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        for message in std::mem::take(&mut self.messages) {
+            self.end_message(
+                message,
+                "the input ended",
+                &mut out.items,
+                &mut out.diagnostics,
+            );
+        }
+        self.tools.report_dangling(&mut out.diagnostics);
+        self.meta.usage = match self.settle_totals() {
+            Some(usage) => usage,
+            None => {
+                let mut total = Usage::default();
+                for id in &self.message_order {
+                    total.add(&self.message_usage[id].to_usage());
+                }
+                total
+            }
+        };
+        if !self.saw_result {
+            let (line, offset) = last;
+            out.diagnostics
+                .push(missing_terminal(line, offset, "a result record"));
+        }
     }
 
     fn meta(&self) -> &RunMeta {
@@ -177,10 +218,9 @@ struct State {
     /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
     streaming: HashMap<Option<String>, MessageKey>,
     saw_result: bool,
-    /// Line number and end offset of the last record, where a missing terminal is reported.
-    last_record: (u64, u64),
-    /// Usage from the `result` record, which takes precedence over per-message sums.
-    result_usage: Option<Usage>,
+    /// What the `result` records said the run spent, which takes precedence over the
+    /// per-message sums.
+    totals: result::Totals,
     /// Tool call ids made up for simplified-format calls that have none.
     made_ids: u64,
     /// The latest assistant and user records, by `uuid`, for a retraction to name.
@@ -232,24 +272,10 @@ impl State {
             messages: Vec::new(),
             streaming: HashMap::new(),
             saw_result: false,
-            last_record: (0, 0),
-            result_usage: None,
+            totals: result::Totals::default(),
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),
-        }
-    }
-
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        match frame {
-            Frame::Record(record) => {
-                self.last_record = (record.line, record.end());
-                let Output { items, diagnostics } = out;
-                parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-                    self.line(line, record, items, diagnostics)
-                });
-            }
-            too_large => out.diagnostics.extend(too_large.too_large()),
         }
     }
 
@@ -277,6 +303,7 @@ impl State {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
                 id: None,
+                role: None,
                 model: None,
                 content: line.content,
                 usage: None,
@@ -402,33 +429,6 @@ impl State {
             });
         }
     }
-
-    fn finish(&mut self, out: &mut Output) {
-        for message in std::mem::take(&mut self.messages) {
-            self.end_message(
-                message,
-                "the input ended",
-                &mut out.items,
-                &mut out.diagnostics,
-            );
-        }
-        self.tools.report_dangling(&mut out.diagnostics);
-        self.meta.usage = match self.result_usage {
-            Some(usage) => usage,
-            None => {
-                let mut total = Usage::default();
-                for id in &self.message_order {
-                    total.add(&self.message_usage[id].to_usage());
-                }
-                total
-            }
-        };
-        if !self.saw_result {
-            let (line, offset) = self.last_record;
-            out.diagnostics
-                .push(missing_terminal(line, offset, "a result record"));
-        }
-    }
 }
 
 fn shape(record: Record<'_>, what: &str) -> Diagnostic {
@@ -518,6 +518,9 @@ mod tests {
             json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
             // Codex exec --json
             json!({"type": "error", "message": "stream disconnected"}),
+            // The Anthropic API's error body (HTTP 529)
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+                "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}),
             // A transcript event
             json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
         ];

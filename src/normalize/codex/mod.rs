@@ -56,8 +56,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::driver::{LineAdapter, LineNormalizer};
-use super::framing::{Frame, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{Lines, Record};
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::PendingTools;
@@ -103,18 +103,41 @@ pub(crate) fn claims(record: &Value) -> bool {
 /// The Codex normalizer: the shared line driver around this adapter's state.
 pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     let state = State::new();
-    LineNormalizer::new(&options, state)
+    Driver::<Lines, State>::new(&options, state)
 }
 
-impl LineAdapter for State {
+impl Adapter for State {
     const PROVIDER: Provider = Provider::Codex;
+    // `exec --json` has no stamps.
+    const STAMPED: bool = false;
 
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        State::frame(self, parser, frame, out);
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let Output { items, diagnostics } = out;
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
+        });
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        State::finish(self, out);
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        self.tools.report_dangling(&mut out.diagnostics);
+        if !self.saw_terminal || self.turn_open {
+            if self.meta.status != RunStatus::Failed {
+                self.meta.status = RunStatus::Incomplete;
+            }
+            let (line, offset) = last;
+            let what = if self.saw_terminal {
+                "the stream ended inside a turn (no turn.completed or turn.failed after its turn.started)"
+            } else {
+                "the stream ended without a terminal record (turn.completed, turn.failed or task_complete)"
+            };
+            // Line 0 when no record came: the driver places it at the end of the input.
+            out.diagnostics.push(Diagnostic::new(
+                DiagnosticKind::MissingTerminal,
+                line,
+                offset,
+                format!("{what}; the run is incomplete"),
+            ));
+        }
     }
 
     fn meta(&self) -> &RunMeta {
@@ -152,8 +175,6 @@ struct State {
     saw_terminal: bool,
     /// A turn (or legacy task) started after the last terminal record.
     turn_open: bool,
-    /// Line number and end offset of the last record, where a missing terminal is reported.
-    last_record: (u64, u64),
 }
 
 impl State {
@@ -164,21 +185,7 @@ impl State {
             latest_output: Default::default(),
             saw_terminal: false,
             turn_open: false,
-            last_record: (0, 0),
         }
-    }
-
-    fn frame(&mut self, parser: &mut JsonParser, frame: Frame<'_>, out: &mut Output) {
-        if let Some(diagnostic) = frame.too_large() {
-            out.diagnostics.push(diagnostic);
-            return;
-        }
-        let Frame::Record(record) = frame else { return };
-        self.last_record = (record.line, record.end());
-        let Output { items, diagnostics } = out;
-        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-            self.line(line, record, items, diagnostics)
-        });
     }
 
     fn line(
@@ -683,28 +690,6 @@ impl State {
             exit_code: outcome.exit_code,
         };
         emit(items, result, Role::User, record);
-    }
-
-    fn finish(&mut self, out: &mut Output) {
-        self.tools.report_dangling(&mut out.diagnostics);
-        if !self.saw_terminal || self.turn_open {
-            if self.meta.status != RunStatus::Failed {
-                self.meta.status = RunStatus::Incomplete;
-            }
-            let (line, offset) = self.last_record;
-            let what = if self.saw_terminal {
-                "the stream ended inside a turn (no turn.completed or turn.failed after its turn.started)"
-            } else {
-                "the stream ended without a terminal record (turn.completed, turn.failed or task_complete)"
-            };
-            // Line 0 when no record came: the driver places it at the end of the input.
-            out.diagnostics.push(Diagnostic::new(
-                DiagnosticKind::MissingTerminal,
-                line,
-                offset,
-                format!("{what}; the run is incomplete"),
-            ));
-        }
     }
 }
 

@@ -74,17 +74,30 @@
 //!   name and parsed arguments, `tool_id` = its id). Their results come back as items:
 //!   `*_call_output` (content the `output`; a `failed` status is an error; a shell output
 //!   is an error when a command timed out or exited non-zero, and gives the exit code when
-//!   it ran one command), `tool_search_output` (the tools), `mcp_approval_response` (the
-//!   approval; a declined one is an error). In a request they are user-side results; in a
-//!   response's output (a shell in a hosted container, a server-side tool search)
-//!   assistant-side.
+//!   it ran one command), `tool_search_output` (the tools; a server-side search's call and
+//!   output both have `call_id: null`, the call is then known by its item id and the output
+//!   answers the oldest search still waiting), `mcp_approval_response` (the approval; a
+//!   declined one is an error). In a request they are user-side results; in a response's
+//!   output (a shell in a hosted container, a server-side tool search) assistant-side.
+//! * Programmatic tool calling: a `program` item is a call the provider runs
+//!   (`programmatic_tool_calling`, `server`, input its `code`, `tool_id` = `call_id`; the
+//!   replay `fingerprint` kept in `extras`). The calls its code makes come back to the client
+//!   as ordinary calls whose `caller` (`{"type": "program", "caller_id"}`) names it: they and
+//!   their results are the program's scope (each item's `agent` is the program's call id,
+//!   a step under the program's call in the transcript), a result without `caller` taking
+//!   its call's. Its `program_output` (responses later: the result, an error when
+//!   `incomplete`) is its result, and ends the scope.
 //! * Responses server tools (the provider runs them and reports the result in the same
 //!   item) are `tool_use` blocks with `server`, `tool_id` = the item id, each followed by its
 //!   assistant-side `tool_result`: `web_search_call` (`web_search`, input the action),
 //!   `file_search_call` (`file_search`, the queries), `code_interpreter_call`
 //!   (`code_interpreter`, code and container), `image_generation_call` (`image_generation`,
 //!   its parameters), `mcp_call` (`mcp__<server>__<tool>`, the parsed arguments),
-//!   `mcp_list_tools` (`mcp_list_tools`, the server label). The result is an object of the
+//!   `mcp_list_tools` (`mcp_list_tools`, the server label), xAI's `x_search_call`
+//!   (`x_search`, input the search it ran, `name`, and its parsed `arguments`) and the
+//!   searches xAI streams as `custom_tool_call`s of its own (named `x_keyword_search`,
+//!   `x_semantic_search`, `x_user_search`, `x_thread_fetch`, `view_x_video`, with a
+//!   `call_id` `xs_call_<n>`, and never an output: `x_search` too). The result is an object of the
 //!   item's `status` and every other field (results, outputs, the image, the MCP output and
 //!   error, fields added to the API later); a `failed` status or an `error` make it an error.
 //!   Streamed, their progress events (`response.<tool>.searching`, `.completed`, ...) update
@@ -113,7 +126,9 @@
 //!   `cost.total_cost`, OpenRouter `cost`) is the run's cost, summed over responses.
 //! * More than one choice (`n` > 1): each choice is its own message; the choices after the
 //!   first have the response id with `#<index>` appended as their message id.
-//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`. A Responses
+//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`, except a
+//!   function tool search loaded by its own name, which comes with itself as its namespace
+//!   and is named once; the namespace is kept in `extras` either way. A Responses
 //!   request's `instructions` (when they change) and the non-text parts of user content
 //!   (images, files, audio) are kept as passthrough.
 //! * Extras: what servers add to a response and axt has no field for is kept, one
@@ -135,16 +150,15 @@
 //! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
 //! no response at all.
 
-use std::fmt;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::driver::Watch;
-use super::framing::{Document, Frame, LineFramer, Record};
+use super::driver::{Adapter, Driver};
+use super::framing::{Http, Record};
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
-use super::sse::{SseEvent, SseFrame, SseParser};
-use super::tools::{PendingTools, missing_terminal, too_large};
+use super::tools::{PendingTools, missing_terminal};
 use super::{
     Diagnostic, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage, error_body,
@@ -215,110 +229,51 @@ pub(crate) fn claims(record: &Value) -> bool {
         || (object.contains_key("model") && object.contains_key("input"))
 }
 
-/// Whether `head` is an SSE stream of OpenAI's: its first `data` line decides (`[DONE]`, an
-/// OpenAI record, or an error object); comments and other fields before it are skipped.
-pub(crate) fn detect_sse(head: &[u8]) -> bool {
-    for line in head.split(|b| *b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || !SseParser::is_field_line(line) {
-            continue;
-        }
-        let Some(value) = line.strip_prefix(b"data:") else {
-            continue;
-        };
-        let value = value.trim_ascii();
-        if value.is_empty() || value.starts_with(b":") {
-            continue; // a data-only keep-alive
-        }
-        if value == b"[DONE]" {
-            return true;
-        }
-        let record = to_value(value);
-        return claims(&record) || record.get("error").is_some_and(Value::is_object);
-    }
-    false
+/// The OpenAI normalizer: HTTP bodies (JSON lines, documents, SSE streams), driven through
+/// this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    Driver::<Http, State>::new(&options, State::new())
 }
 
-/// The OpenAI normalizer.
-pub(crate) fn normalizer(options: Options) -> OpenAiNormalizer {
-    OpenAiNormalizer {
-        framer: LineFramer::keeping_blank_lines(options.max_record_bytes),
-        sse: SseParser::new(options.max_record_bytes),
-        parser: JsonParser::default(),
-        state: State::new(options.max_record_bytes),
-        finished: false,
-    }
-}
+impl Adapter for State {
+    const PROVIDER: Provider = Provider::OpenAi;
+    // A record's `created` (or its response's `created_at`); requests have none.
+    const STAMPED: bool = true;
 
-/// Lines, SSE events and multi-line documents around the adapter's state.
-pub(crate) struct OpenAiNormalizer {
-    framer: LineFramer,
-    sse: SseParser,
-    parser: JsonParser,
-    state: State,
-    finished: bool,
-}
-
-impl fmt::Debug for OpenAiNormalizer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiNormalizer")
-            .field("finished", &self.finished)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Normalizer for OpenAiNormalizer {
-    fn provider(&self) -> Provider {
-        Provider::OpenAi
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Output) {
-        if self.finished {
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        if record.bytes.trim_ascii() == b"[DONE]" {
+            self.done(&mut out.items, &mut out.diagnostics);
             return;
         }
-        let OpenAiNormalizer {
-            framer,
-            sse,
-            parser,
-            state,
-            ..
-        } = self;
-        state.watch.input(bytes);
-        framer.push(bytes, &mut |frame| {
-            let items = out.items.len();
-            state.frame(sse, parser, frame, out);
-            state.watch.stamp(&state.meta, items, out);
+        let event = record.event.map(String::from_utf8_lossy);
+        let Output { items, diagnostics } = out;
+        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
+            self.record(wire, record, event.as_deref(), items, diagnostics)
         });
     }
 
-    fn finish(&mut self, out: &mut Output) {
-        if self.finished {
-            return;
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        let open = self.streaming || !self.choices.is_empty() || !self.items.is_empty();
+        self.flush(false, &mut out.items, &mut out.diagnostics);
+        self.keep_extras();
+        self.tools.report_dangling(&mut out.diagnostics);
+        if open || !self.saw_response {
+            let (line, offset) = last;
+            let what = if self.saw_response {
+                "the end of its response (finish_reason, [DONE] or a terminal event)"
+            } else {
+                "a response"
+            };
+            out.diagnostics.push(missing_terminal(line, offset, what));
         }
-        self.finished = true;
-        let OpenAiNormalizer {
-            framer,
-            sse,
-            parser,
-            state,
-            ..
-        } = self;
-        let items = out.items.len();
-        framer.finish(&mut |frame| state.frame(sse, parser, frame, out));
-        sse.finish(&mut |event| state.sse_event(parser, event, out));
-        let first = out.diagnostics.len();
-        state.finish(out);
-        framer.place_at_end(&mut out.diagnostics, first);
-        let State { watch, meta, .. } = state;
-        watch.finish(parser, meta, items, out);
     }
 
     fn meta(&self) -> &RunMeta {
-        &self.state.meta
+        &self.meta
     }
 
-    fn keep(&mut self, line: u64, kind: &str, raw: serde_json::Value) {
-        self.state.meta.keep(line, kind, || raw);
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
     }
 }
 
@@ -335,10 +290,6 @@ struct State {
     /// The last Responses request's `instructions`.
     instructions: Option<Value>,
     tools: PendingTools,
-    max_document_bytes: usize,
-    document: Option<Document>,
-    /// The input has shown an SSE field line.
-    sse_seen: bool,
     /// The response being read: its id, and the usage of the responses before it.
     response_id: Option<String>,
     usage_before: Usage,
@@ -350,20 +301,19 @@ struct State {
     /// Tool calls handed out in the current response (a Responses stop reason says more
     /// with them).
     calls_in_response: usize,
+    /// The calls a program made (programmatic tool calling), by call id: the program's
+    /// call id, the scope their results are in too.
+    program_calls: HashMap<String, String>,
     /// A response has started and not reached its terminal record.
     streaming: bool,
     saw_response: bool,
     /// Messages (or input items) of the conversation read so far, for requests that repeat
     /// the history.
     history: usize,
-    last_record: (u64, u64),
-    /// The checks the line driver makes around every record (times, report, other
-    /// providers' records).
-    watch: Watch,
 }
 
 impl State {
-    fn new(max_document_bytes: usize) -> Self {
+    fn new() -> Self {
         State {
             meta: RunMeta::new(Provider::OpenAi),
             extras: Extras::default(),
@@ -371,141 +321,16 @@ impl State {
             cost_before: None,
             instructions: None,
             tools: PendingTools::default(),
-            max_document_bytes,
-            document: None,
-            sse_seen: false,
             response_id: None,
             usage_before: Usage::default(),
             choices: Vec::new(),
             items: Vec::new(),
             streamed_items: false,
             calls_in_response: 0,
+            program_calls: HashMap::new(),
             streaming: false,
             saw_response: false,
             history: 0,
-            last_record: (0, 0),
-            watch: Watch::new(Provider::OpenAi),
-        }
-    }
-
-    fn frame(
-        &mut self,
-        sse: &mut SseParser,
-        parser: &mut JsonParser,
-        frame: Frame<'_>,
-        out: &mut Output,
-    ) {
-        let record = match frame {
-            Frame::Record(record) => record,
-            Frame::TooLarge {
-                line,
-                offset,
-                size,
-                terminated,
-            } => {
-                if let Some(document) = &mut self.document {
-                    document.skipped(size);
-                } else if self.sse_seen {
-                    sse.skipped_line(line, offset, size);
-                } else {
-                    parser.tally.unreadable();
-                    self.watch.first_record(line, offset);
-                    out.diagnostics
-                        .push(too_large(line, offset, size, terminated));
-                }
-                return;
-            }
-        };
-        if !record.bytes.is_empty() {
-            self.last_record = (record.line, record.end());
-        }
-        if self.document.is_some() {
-            if !record.bytes.is_empty() {
-                self.document_line(parser, record, out);
-            }
-            return;
-        }
-        let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
-        if record.bytes.is_empty() {
-            sse.line(record, &mut |event| self.sse_event(parser, event, out));
-        } else if record.bytes.trim_ascii() == b"{" {
-            self.document = Some(Document::new(record.line, record.offset));
-            self.document_line(parser, record, out);
-        } else if first == Some(&b'{') || !(self.sse_seen || SseParser::is_field_line(record.bytes))
-        {
-            let span = Source::record(record.line, record.offset);
-            self.json(parser, record, span, None, out);
-        } else {
-            self.sse_seen = true;
-            sse.line(record, &mut |event| self.sse_event(parser, event, out));
-        }
-    }
-
-    fn sse_event(&mut self, parser: &mut JsonParser, frame: SseFrame<'_>, out: &mut Output) {
-        let event: SseEvent<'_> = match frame {
-            SseFrame::Event(event) => event,
-            SseFrame::TooLarge {
-                line,
-                offset,
-                size,
-                terminated,
-            } => {
-                parser.tally.unreadable();
-                self.watch.first_record(line, offset);
-                out.diagnostics
-                    .push(too_large(line, offset, size, terminated));
-                return;
-            }
-        };
-        let data = event.data.bytes.trim_ascii();
-        if data.is_empty() || data.starts_with(b":") {
-            return; // a data-only keep-alive
-        }
-        let span = Source {
-            line: event.line,
-            end_line: event.end_line,
-            offset: event.offset,
-        };
-        if data == b"[DONE]" {
-            self.done(&mut out.items, &mut out.diagnostics);
-            return;
-        }
-        let name = event.event.map(String::from_utf8_lossy);
-        self.json(parser, event.data, span, name.as_deref(), out);
-    }
-
-    fn json(
-        &mut self,
-        parser: &mut JsonParser,
-        record: Record<'_>,
-        span: Source,
-        event: Option<&str>,
-        out: &mut Output,
-    ) {
-        let before = out.diagnostics.len();
-        let Output { items, diagnostics } = out;
-        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-            self.record(wire, record, span, event, items, diagnostics)
-        });
-        self.watch.first_record(span.line, span.offset);
-        self.watch.read(record, parser, before, out);
-    }
-
-    fn document_line(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
-        let max = self.max_document_bytes;
-        let Some(document) = &mut self.document else {
-            return;
-        };
-        if !document.feed(record, max) {
-            return;
-        }
-        let document = self.document.take().expect("open above");
-        match document.record() {
-            Ok((record, span)) => self.json(parser, record, span, None, out),
-            Err(too_large) => {
-                parser.tally.unreadable();
-                out.diagnostics.push(too_large);
-            }
         }
     }
 
@@ -514,11 +339,11 @@ impl State {
         &mut self,
         mut wire: Wire<'_>,
         record: Record<'_>,
-        span: Source,
         event: Option<&str>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
+        let span = record.span;
         let created = wire.created.as_ref().or(wire.created_at.as_ref()).or(wire
             .response
             .as_ref()
@@ -655,25 +480,6 @@ impl State {
             self.emit(open.assembly, complete, items, diagnostics);
         }
     }
-
-    fn finish(&mut self, out: &mut Output) {
-        if let Some(document) = self.document.take() {
-            out.diagnostics.push(document.truncated());
-        }
-        let open = self.streaming || !self.choices.is_empty() || !self.items.is_empty();
-        self.flush(false, &mut out.items, &mut out.diagnostics);
-        self.keep_extras();
-        self.tools.report_dangling(&mut out.diagnostics);
-        if open || !self.saw_response {
-            let (line, offset) = self.last_record;
-            let what = if self.saw_response {
-                "the end of its response (finish_reason, [DONE] or a terminal event)"
-            } else {
-                "a response"
-            };
-            out.diagnostics.push(missing_terminal(line, offset, what));
-        }
-    }
 }
 
 /// An error object as one line of text: `code: message`, or the JSON.
@@ -722,18 +528,5 @@ mod tests {
         ] {
             assert!(!claims(&record), "{record}");
         }
-    }
-
-    #[test]
-    fn sse_detection_reads_the_first_data_line() {
-        assert!(detect_sse(
-            b": ping\n\ndata: {\"object\":\"chat.completion.chunk\"}\n"
-        ));
-        assert!(detect_sse(
-            b"event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n"
-        ));
-        assert!(detect_sse(b"data: :keepalive\n\ndata: [DONE]\n"));
-        assert!(!detect_sse(b"data: {\"type\":\"message_start\"}\n"));
-        assert!(!detect_sse(b"{\"type\":\"init\"}\n"));
     }
 }

@@ -1,7 +1,8 @@
-//! Server-sent events over the line framer: fields in, events out.
+//! Server-sent events over the line framer: fields in, events out; and what an SSE stream
+//! looks like to detection.
 //!
 //! The framing of the WHATWG `text/event-stream` format, as HTTP APIs stream it: lines (LF or
-//! CR LF, split by `super::framing::LineFramer` on raw bytes, blank lines kept) are `field:
+//! CR LF, split by `Lines` on raw bytes, blank lines kept) are `field:
 //! value` pairs, one space after the colon dropped; a line starting with `:` is a comment
 //! (`: ping`, `: OPENROUTER PROCESSING`) and ignored; `data` lines accumulate, joined with
 //! `\n`; `event` names the event; `id` is remembered across events; `retry` and unknown fields
@@ -13,27 +14,18 @@
 //! to its dispatch and reported as too large, so memory stays bounded by the limit.
 //!
 //! This module knows nothing of JSON or of any provider: it hands each event's data on as a
-//! `Record` (with the line and offset of its first `data` line) for the adapter to parse.
+//! `Record` (at the line and offset of its first `data` value, spanning the event's fields,
+//! named by its `event` field) for the adapter to parse. Detection asks it for a stream's
+//! first event (`first_data`) and asks the adapters whose it is.
 
-use super::framing::{Frame, LineFramer, Record};
-
-/// One dispatched event.
-pub(crate) struct SseEvent<'a> {
-    /// The `event` field, if the event had one.
-    pub(crate) event: Option<&'a [u8]>,
-    /// The joined data, with the line and offset of the first `data` value; `terminated` is
-    /// false for an event the input ended inside.
-    pub(crate) data: Record<'a>,
-    /// Line and offset of the event's first field.
-    pub(crate) line: u64,
-    pub(crate) offset: u64,
-    /// Line of the event's last field.
-    pub(crate) end_line: u64,
-}
+use super::lines::Lines;
+use super::record::{Frame, Framing, Record};
+use crate::normalize::Source;
 
 /// What the parser hands on.
 pub(crate) enum SseFrame<'a> {
-    Event(SseEvent<'a>),
+    /// An event: its joined data, `terminated` false for an event the input ended inside.
+    Event(Record<'a>),
     /// An event whose data went over the limit was skipped.
     TooLarge {
         line: u64,
@@ -191,23 +183,41 @@ impl SseParser {
                 terminated,
             });
         } else if lines > 0 {
-            each(SseFrame::Event(SseEvent {
-                event: has_event.then_some(&self.event[..]),
-                data: Record {
-                    bytes: &self.data,
-                    line: self.data_line,
-                    offset: self.data_offset,
-                    terminated,
-                    made: None,
+            each(SseFrame::Event(Record {
+                span: Source {
+                    line: self.first_line,
+                    end_line: self.last_line,
+                    offset: self.first_offset,
                 },
-                line: self.first_line,
-                offset: self.first_offset,
-                end_line: self.last_line,
+                event: has_event.then_some(&self.event[..]),
+                ..Record::line(&self.data, self.data_line, self.data_offset, terminated)
             }));
         }
         self.data.clear();
         self.event.clear();
     }
+}
+
+/// The first event's data, when `head` (complete lines) is an SSE stream: the value of its
+/// first `data` field line, data-only keep-alives (`data: :ping`, empty data) skipped, and
+/// comments, other fields and lines that are no field before it too. `None` when no line of
+/// `head` is a `data` field. Detection asks the adapters whose data it is.
+pub(crate) fn first_data(head: &[u8]) -> Option<&[u8]> {
+    for line in head.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || !SseParser::is_field_line(line) {
+            continue;
+        }
+        let Some(value) = line.strip_prefix(b"data:") else {
+            continue;
+        };
+        let value = value.trim_ascii();
+        if value.is_empty() || value.starts_with(b":") {
+            continue; // a data-only keep-alive
+        }
+        return Some(value);
+    }
+    None
 }
 
 /// The line framer and the SSE parser over a byte stream, owning what they hand on, as the
@@ -217,7 +227,7 @@ impl SseParser {
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct SseSplitter {
-    framer: LineFramer,
+    framer: Lines,
     parser: SseParser,
     frames: Vec<SseOwned>,
 }
@@ -248,7 +258,7 @@ impl SseSplitter {
     /// A splitter with `max_bytes` as the record and the event data limit.
     pub fn new(max_bytes: usize) -> Self {
         SseSplitter {
-            framer: LineFramer::keeping_blank_lines(max_bytes),
+            framer: Lines::keeping_blank_lines(max_bytes),
             parser: SseParser::new(max_bytes),
             frames: Vec::new(),
         }
@@ -284,6 +294,7 @@ impl SseSplitter {
             Frame::TooLarge {
                 line, offset, size, ..
             } => parser.skipped_line(line, offset, size),
+            Frame::Cut(_) => {}
         }
     }
 }
@@ -291,15 +302,15 @@ impl SseSplitter {
 impl SseOwned {
     fn of(frame: SseFrame<'_>) -> SseOwned {
         match frame {
-            SseFrame::Event(event) => SseOwned {
-                event: event.event.map(<[u8]>::to_vec),
-                data: event.data.bytes.to_vec(),
-                line: event.line,
-                offset: event.offset,
-                end_line: event.end_line,
-                data_line: event.data.line,
-                data_offset: event.data.offset,
-                terminated: event.data.terminated,
+            SseFrame::Event(record) => SseOwned {
+                event: record.event.map(<[u8]>::to_vec),
+                data: record.bytes.to_vec(),
+                line: record.span.line,
+                offset: record.span.offset,
+                end_line: record.span.end_line,
+                data_line: record.line,
+                data_offset: record.offset,
+                terminated: record.terminated,
                 too_large: None,
             },
             SseFrame::TooLarge {
@@ -330,18 +341,18 @@ mod tests {
     type Seen = (String, String, u64, u64, u64, bool);
 
     fn events(input: &[u8], max: usize, chunk: usize) -> Vec<Seen> {
-        let mut framer = LineFramer::keeping_blank_lines(1 << 20);
+        let mut framer = Lines::keeping_blank_lines(1 << 20);
         let mut parser = SseParser::new(max);
         let mut seen = Vec::new();
         let mut on_event = |frame: SseFrame<'_>| {
             seen.push(match frame {
                 SseFrame::Event(e) => (
                     String::from_utf8_lossy(e.event.unwrap_or(b"-")).into_owned(),
-                    String::from_utf8_lossy(e.data.bytes).into_owned(),
-                    e.line,
-                    e.end_line,
-                    e.data.offset,
-                    e.data.terminated,
+                    String::from_utf8_lossy(e.bytes).into_owned(),
+                    e.span.line,
+                    e.span.end_line,
+                    e.offset,
+                    e.terminated,
                 ),
                 SseFrame::TooLarge {
                     line,
@@ -399,6 +410,16 @@ mod tests {
                 seen("-", "ok", 4, 4, 81, true),
             ]
         );
+    }
+
+    #[test]
+    fn the_first_data_skips_comments_fields_and_keep_alives() {
+        let head =
+            b": ping\r\nevent: message_start\r\ndata: :keepalive\n\ndata:\n\ndata: {\"a\":1}\n";
+        assert_eq!(first_data(head), Some(&b"{\"a\":1}"[..]));
+        assert_eq!(first_data(b"data: [DONE]\n"), Some(&b"[DONE]"[..]));
+        assert_eq!(first_data(b"{\"type\":\"init\"}\n"), None);
+        assert_eq!(first_data(b"event: ping\n\n"), None);
     }
 
     #[test]

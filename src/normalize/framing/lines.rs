@@ -1,0 +1,264 @@
+//! JSON Lines: splitting a byte stream into line records, the framing of every agent CLI's
+//! output and the base every other framing stands on.
+//!
+//! The line rules (LF found in the raw bytes, one CR dropped, a BOM at the start dropped,
+//! blank lines skipped, over-long lines skipped and reported) are the ones every reader of
+//! JSON Lines uses, in [`crate::model::lines`]; blank records are handed on instead when the
+//! reader asks for them (SSE dispatches on blank lines, see [`super::sse`]). This file
+//! numbers the records and places them (line, byte offset).
+//!
+//! It knows nothing of JSON; it hands each record to the adapter with its line number and
+//! byte offset.
+
+use super::record::{Frame, Framing, Record};
+use crate::model::lines::{self, LineSplitter, Piece};
+
+#[derive(Debug)]
+pub(crate) struct Lines {
+    lines: LineSplitter,
+    /// Hand blank records on too (as empty records) instead of skipping them.
+    keep_blank: bool,
+    /// Line number of the record being read.
+    line: u64,
+    /// Stream offset of the record being read.
+    record_offset: u64,
+    /// Stream offset of the next byte pushed.
+    position: u64,
+    /// The next record is one the caller made, standing for its input up to here.
+    made: Option<u64>,
+    /// The last record that was not blank: its line and the byte after it.
+    last: (u64, u64),
+}
+
+impl Lines {
+    /// A framer that hands blank records on as empty records, for formats where a blank
+    /// line means something.
+    pub(crate) fn keeping_blank_lines(max_record_bytes: usize) -> Self {
+        Lines {
+            keep_blank: true,
+            ..Lines::new(max_record_bytes)
+        }
+    }
+}
+
+impl Framing for Lines {
+    fn new(max_record_bytes: usize) -> Self {
+        Lines {
+            lines: LineSplitter::new(max_record_bytes),
+            keep_blank: false,
+            line: 1,
+            record_offset: 0,
+            position: 0,
+            made: None,
+            last: (0, 0),
+        }
+    }
+
+    fn push(&mut self, mut bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        while !bytes.is_empty() {
+            let (used, piece) = self.lines.feed(bytes);
+            let Some(piece) = piece else {
+                self.position += used as u64;
+                return;
+            };
+            let at = (self.line, self.record_offset);
+            let made = self.made.take();
+            hand_on(piece, at, true, self.keep_blank, made, &mut self.last, each);
+            self.position += used as u64;
+            self.record_offset = self.position;
+            self.line += 1;
+            bytes = &bytes[used..];
+        }
+    }
+
+    /// The end of the input: a last record without LF is still a record.
+    fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
+        let at = (self.line, self.record_offset);
+        if let Some(piece) = self.lines.finish() {
+            let made = self.made.take();
+            hand_on(
+                piece,
+                at,
+                false,
+                self.keep_blank,
+                made,
+                &mut self.last,
+                each,
+            );
+        }
+    }
+
+    /// For a caller that hands over whole records picked out of a larger file (an importer),
+    /// so that every position the adapter reports is the file's.
+    fn seek(&mut self, line: u64, offset: u64, made: Option<u64>) {
+        self.line = line;
+        self.record_offset = offset;
+        self.position = offset;
+        self.made = made;
+    }
+
+    fn end(&self) -> (u64, u64) {
+        let line = if self.position > self.record_offset {
+            self.line // an unterminated last line
+        } else {
+            self.line.saturating_sub(1).max(1)
+        };
+        (line, self.position)
+    }
+
+    fn last(&self) -> (u64, u64) {
+        self.last
+    }
+}
+
+/// A line of the splitter as a frame: a record (its body; a blank one only when asked for,
+/// and only with its LF) or a record too large, at `(line, offset)`. A record that is not
+/// blank becomes the `last` one.
+fn hand_on(
+    piece: Piece<'_>,
+    (line, offset): (u64, u64),
+    terminated: bool,
+    keep_blank: bool,
+    made: Option<u64>,
+    last: &mut (u64, u64),
+    each: &mut dyn FnMut(Frame<'_>),
+) {
+    let raw = match piece {
+        Piece::TooLong(size) => {
+            return each(Frame::TooLarge {
+                line,
+                offset,
+                size,
+                terminated,
+            });
+        }
+        Piece::Line(raw) => raw,
+    };
+    let (mut bytes, offset) = lines::body(raw, offset);
+    if lines::is_blank(bytes) {
+        if keep_blank && terminated {
+            bytes = &bytes[..0];
+        } else {
+            return;
+        }
+    }
+    let record = Record {
+        made,
+        ..Record::line(bytes, line, offset, terminated)
+    };
+    if !bytes.is_empty() {
+        *last = (line, record.end());
+    }
+    each(Frame::Record(record));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Record(String, u64, u64, bool),
+        TooLarge(u64, u64, u64, bool),
+        Cut,
+    }
+
+    fn frame(input: &[u8], max: usize, chunk: usize) -> Vec<Seen> {
+        let mut framer = Lines::new(max);
+        let mut seen = Vec::new();
+        let mut each = |frame: Frame<'_>| {
+            seen.push(match frame {
+                Frame::Record(r) => Seen::Record(
+                    String::from_utf8_lossy(r.bytes).into_owned(),
+                    r.line,
+                    r.offset,
+                    r.terminated,
+                ),
+                Frame::TooLarge {
+                    line,
+                    offset,
+                    size,
+                    terminated,
+                } => Seen::TooLarge(line, offset, size, terminated),
+                Frame::Cut(_) => Seen::Cut,
+            })
+        };
+        for piece in input.chunks(chunk.max(1)) {
+            framer.push(piece, &mut each);
+        }
+        framer.finish(&mut each);
+        seen
+    }
+
+    fn record(text: &str, line: u64, offset: u64) -> Seen {
+        Seen::Record(text.to_owned(), line, offset, true)
+    }
+
+    #[test]
+    fn splits_on_lf_only_whatever_the_chunking() {
+        let input = "{\"a\":\"x\u{2028}y→z\"}\r\n\n  \n{\"b\":2}\n{\"c\":3}".as_bytes();
+        let expected = vec![
+            record("{\"a\":\"x\u{2028}y→z\"}", 1, 0),
+            record("{\"b\":2}", 4, 23),
+            Seen::Record("{\"c\":3}".into(), 5, 31, false),
+        ];
+        for chunk in [1, 2, 3, 7, input.len()] {
+            assert_eq!(frame(input, 1 << 20, chunk), expected, "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn the_last_record_is_the_last_line_not_blank() {
+        let mut framer = Lines::new(1 << 20);
+        assert_eq!(framer.last(), (0, 0));
+        framer.push(b"{\"a\":1}\r\n\n  \n", &mut |_| {});
+        assert_eq!(framer.last(), (1, 7));
+        assert_eq!(framer.end(), (3, 13));
+        framer.push(b"{\"b\":2}", &mut |_| {});
+        framer.finish(&mut |_| {});
+        assert_eq!(framer.last(), (4, 20));
+    }
+
+    #[test]
+    fn drops_a_bom_only_at_the_start() {
+        let input = b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}\n";
+        let seen = frame(input, 1 << 20, 1);
+        assert_eq!(seen[0], record("{\"a\":1}", 1, 3));
+        assert_eq!(seen[1], record("\u{FEFF}{\"b\":2}", 2, 11));
+    }
+
+    #[test]
+    fn skips_and_reports_over_long_records_with_bounded_memory() {
+        let long = "x".repeat(100);
+        let input = format!("{{\"a\":1}}\n{long}\n{{\"b\":2}}\n{long}");
+        for chunk in [1, 5, 64, input.len()] {
+            assert_eq!(
+                frame(input.as_bytes(), 50, chunk),
+                vec![
+                    record("{\"a\":1}", 1, 0),
+                    Seen::TooLarge(2, 8, 100, true),
+                    record("{\"b\":2}", 3, 109),
+                    Seen::TooLarge(4, 117, 100, false),
+                ],
+                "chunk {chunk}"
+            );
+        }
+        let mut framer = Lines::new(50);
+        framer.push(long.as_bytes(), &mut |_| {});
+        framer.push(long.as_bytes(), &mut |_| {});
+        assert_eq!(
+            framer.lines.kept(),
+            0,
+            "nothing of a skipped record is kept"
+        );
+    }
+
+    #[test]
+    fn a_record_exactly_at_the_limit_is_kept() {
+        let input = format!("{}\n", "y".repeat(50));
+        assert_eq!(
+            frame(input.as_bytes(), 50, 3),
+            vec![record(&"y".repeat(50), 1, 0)]
+        );
+    }
+}
