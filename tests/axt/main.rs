@@ -64,6 +64,9 @@ mod security;
 // What is at a run's path (FIFOs, devices, other users' files) and who else has the run.
 mod run_files;
 
+// `axt view`: the page, read back, linted, and in a real browser (Chromium).
+mod view;
+
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;
 

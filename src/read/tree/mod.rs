@@ -17,335 +17,43 @@
 //! the structure ([`LinkKind::Structure`]: a step completed that was never started). Every
 //! problem the [`Reader`] finds in any file of the tree is reported too, with its file.
 //!
+//! [`forest`] does the same for many files at once (a directory's runs): each file once,
+//! under the run that invokes it or as a root.
+//!
 //! The tree is held in memory (a run's messages are summarized, not kept), up to
 //! [`MAX_TREE_NODES`] steps, messages and tool calls: past them a run still reads every event
 //! (its status, its links, its problems) but keeps no further node, and says how many it
 //! left out ([`Run::elided`]), so memory is bounded however long the runs. For a
 //! bounded-memory check of one file and its direct links, see [`check_links`].
+//!
+//! This folder's roof builds trees (reading files, following links, placing nodes); the
+//! shapes it hands out, and their JSON, are the `nodes` room's.
+
+mod nodes;
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::calls::{CallKey, Calls, Verdict};
-use super::reader::{Problem, ProblemKind, ReadItem, Reader};
+use super::reader::{ProblemKind, ReadItem, Reader};
 use crate::model::files::is_transcript;
 use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
 
-/// A run and everything under it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Tree {
-    /// The root run.
-    pub root: Run,
-    /// Everything that did not fit, in every file of the tree.
-    pub problems: Vec<TreeProblem>,
-}
-
-/// One run: one file.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Run {
-    /// The run's id (of its first event).
-    pub run_id: String,
-    /// The run that invoked it, as the file says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_run_id: Option<String>,
-    /// The file it was read from.
-    pub file: PathBuf,
-    /// The workflow name of `run.started`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// How it ended.
-    pub status: Status,
-    /// The failure of `run.completed`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Duration: `duration_ms` of the run metadata when recorded, else between the
-    /// timestamps of `run.started` and `run.completed`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<u64>,
-    /// Events read.
-    pub events: u64,
-    /// Top-level steps, messages and tool calls, in order.
-    pub children: Vec<Node>,
-    /// Steps, messages, tool calls and sub-runs of this run left out of the tree because
-    /// it held [`MAX_TREE_NODES`] already (their events were read all the same).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub elided: u64,
-}
-
-/// The most steps, messages and tool calls a tree keeps, over all its runs: enough for any
-/// run a person reads as a tree, and a bound on memory (some 30 MB) for the runs no one
-/// does (a 2 GB transcript of small steps made a tree of 6 GB).
-pub const MAX_TREE_NODES: usize = 100_000;
-
-fn is_zero(count: &u64) -> bool {
-    *count == 0
-}
-
-/// Something under a run or a step.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "node", rename_all = "snake_case")]
-pub enum Node {
-    /// A step, with what happened inside it.
-    Step(Step),
-    /// A message, summarized.
-    Message(Message),
-    /// A tool call and its outcome.
-    Tool(ToolCall),
-    /// A sub-run, under the `call_workflow` step that invoked it.
-    Run(Run),
-}
-
-/// A step.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Step {
-    /// Dot-separated path.
-    pub path: String,
-    /// Loop or retry iteration.
-    pub iteration: u64,
-    /// Step name.
-    pub name: String,
-    /// Step kind (`agent`, `command`, `call_workflow`, ...).
-    pub kind: String,
-    /// How it ended.
-    pub status: Status,
-    /// The failure of `step.completed`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Between its start and end events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<u64>,
-    /// The sub-run it invoked (`call_workflow` steps).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub child_run_id: Option<String>,
-    /// Line of its start event.
-    pub line: u64,
-    /// What happened inside, in order.
-    pub children: Vec<Node>,
-}
-
-/// A message, summarized: its role and the types of its blocks.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Message {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// Block types in order.
-    pub blocks: Vec<String>,
-    /// Line of the event.
-    pub line: u64,
-}
-
-/// A tool call and its result: one node per call, a call seen on both channels (captured
-/// by the router, reported by the agent too) included, by the rule of
-/// [`Calls`]: the router's name, id and outcome, and `sighted_by_agent`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ToolCall {
-    /// Tool name.
-    pub name: String,
-    /// Correlation id.
-    pub call_id: String,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// The failure of `tool.result`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The router captured the call and the agent reported it too: the agent's events
-    /// are a sighting of this call, not a call of their own.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub sighted_by_agent: bool,
-    /// The id the agent reported the call under, when it differs from `call_id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent_call_id: Option<String>,
-    /// Line of its first event (the agent's, when the agent reported it first).
-    pub line: u64,
-}
-
-/// How a run or step ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// No end event (still running, or the file was cut).
-    Incomplete,
-    /// Ended without error.
-    Completed,
-    /// Ended with an error.
-    Failed,
-}
-
-/// How a tool call ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// No `tool.result`.
-    Pending,
-    /// A result without error.
-    Ok,
-    /// A result with an error.
-    Error,
-    /// A `tool.result` with no `tool.call` before it.
-    NoCall,
-}
-
-impl Status {
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Incomplete => "incomplete",
-            Status::Completed => "completed",
-            Status::Failed => "failed",
-        }
-    }
-}
-
-impl Outcome {
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pending => "pending",
-            Outcome::Ok => "ok",
-            Outcome::Error => "error",
-            Outcome::NoCall => "no-call",
-        }
-    }
-}
-
-/// What kind of tree problem.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LinkKind {
-    /// A problem in one file, found by the [`Reader`].
-    Read(ProblemKind),
-    /// A `child_run_id` with no file holding that run.
-    MissingChild,
-    /// A file whose `parent_run_id` names a run that does not invoke it.
-    Orphan,
-    /// A run that invokes itself or one of its ancestors.
-    Cycle,
-    /// A child whose `parent_run_id` is not its invoker, or a run invoked twice.
-    ParentMismatch,
-    /// Events that do not fit the step structure.
-    Structure,
-}
-
-impl LinkKind {
-    /// Short kebab-case name, stable for machine-readable reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LinkKind::Read(kind) => kind.as_str(),
-            LinkKind::MissingChild => "missing-child",
-            LinkKind::Orphan => "orphan",
-            LinkKind::Cycle => "cycle",
-            LinkKind::ParentMismatch => "parent-mismatch",
-            LinkKind::Structure => "structure",
-        }
-    }
-}
-
-/// A problem in a tree, and where: a problem about a whole file (a run invoked by a parent
-/// it does not name, an orphan) is placed at the file's first event, where the run's ids
-/// are.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeProblem {
-    /// The file.
-    pub file: PathBuf,
-    /// 1-based line.
-    pub line: u64,
-    /// Byte offset of that line.
-    pub offset: u64,
-    /// What kind.
-    #[serde(serialize_with = "kind_name")]
-    pub kind: LinkKind,
-    /// What exactly.
-    pub message: String,
-}
-
-fn kind_name<S: serde::Serializer>(kind: &LinkKind, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(kind.as_str())
-}
-
-impl TreeProblem {
-    pub(crate) fn read(file: &Path, problem: Problem) -> TreeProblem {
-        TreeProblem {
-            file: file.to_owned(),
-            line: problem.line,
-            offset: problem.offset,
-            kind: LinkKind::Read(problem.kind),
-            message: problem.message,
-        }
-    }
-
-    pub(crate) fn at(
-        file: &Path,
-        (line, offset): (u64, u64),
-        kind: LinkKind,
-        message: String,
-    ) -> TreeProblem {
-        TreeProblem {
-            file: file.to_owned(),
-            line,
-            offset,
-            kind,
-            message,
-        }
-    }
-}
-
-impl fmt::Display for TreeProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: byte {}: {}: {}",
-            self.file.display(),
-            self.line,
-            self.offset,
-            self.kind.as_str(),
-            self.message
-        )
-    }
-}
-
-impl Tree {
-    /// Whether the root file held no event at all: there is no run to show.
-    pub fn is_empty(&self) -> bool {
-        self.root.events == 0
-    }
-
-    /// The tree as `axt tree --json` prints it (and the Python package's `axt.tree`
-    /// returns it): `{"root": <the root run>}`, `root` null when the file held no event (a
-    /// run printed then would be invented). The problems are reported apart.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self.json()).unwrap_or(Value::Null)
-    }
-
-    /// Writes [`to_json`](Tree::to_json)'s document, indented, straight from the tree:
-    /// no copy of it as a `Value` (which takes several times the tree's memory).
-    pub fn write_json(&self, out: impl io::Write) -> serde_json::Result<()> {
-        serde_json::to_writer_pretty(out, &self.json())
-    }
-
-    fn json(&self) -> TreeJson<'_> {
-        TreeJson {
-            root: (!self.is_empty()).then_some(&self.root),
-        }
-    }
-}
-
-/// `{"root": ...}`, serialized from the tree itself.
-#[derive(Serialize)]
-struct TreeJson<'a> {
-    root: Option<&'a Run>,
-}
+pub use nodes::{
+    LinkKind, MAX_TREE_NODES, Message, Node, Outcome, Run, Status, Step, ToolCall, Tree,
+    TreeProblem,
+};
 
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
 pub fn build(root: &Path) -> Tree {
     let mut builder = TreeBuilder::new(dir_of(root));
     let run = builder.load(root, None);
-    builder.finish(run)
+    builder.finish(Some(run))
 }
 
 /// [`build`] with the root run read from `input` (stdin, say): `name` stands for it in
@@ -353,7 +61,75 @@ pub fn build(root: &Path) -> Tree {
 pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
     let mut builder = TreeBuilder::new(dir);
     let run = builder.read(name, input, None);
-    builder.finish(run)
+    builder.finish(Some(run))
+}
+
+/// The trees of many run files (a directory's, say), each file once: a file whose run names
+/// no parent, or a parent none of `files` holds, is a root; every other file is read under
+/// the run that invokes it, and one that no root reached (an orphan, a cycle) is a root of
+/// its own after them. Files are taken in the order given (duplicates once); links are
+/// looked up in each file's directory, which is indexed once however many roots it has.
+/// The problems are every tree's, a run invoked from two trees reported as invoked twice.
+pub fn forest(files: &[PathBuf]) -> Forest {
+    let mut seen = HashSet::new();
+    let files: Vec<&PathBuf> = files.iter().filter(|f| seen.insert(*f)).collect();
+    let firsts: Vec<Option<FirstEvent>> = files.iter().map(|file| first_run(file)).collect();
+    let held: HashSet<(&Path, &str)> = firsts
+        .iter()
+        .flatten()
+        .map(|first| (dir_of(&first.file), first.run_id.as_str()))
+        .collect();
+    let is_root = |first: &Option<FirstEvent>| {
+        first.as_ref().is_none_or(|first| {
+            first
+                .parent_run_id
+                .as_deref()
+                .is_none_or(|parent| !held.contains(&(dir_of(&first.file), parent)))
+        })
+    };
+    let mut builders: Vec<TreeBuilder> = Vec::new();
+    let mut roots = Vec::new();
+    let mut load = |file: &Path, roots: &mut Vec<Run>, leftover: bool| {
+        let dir = dir_of(file);
+        let at = match builders.iter().position(|b| b.dir == dir) {
+            Some(at) => at,
+            None => {
+                builders.push(TreeBuilder::new(dir));
+                builders.len() - 1
+            }
+        };
+        let builder = &mut builders[at];
+        if !builder.files.contains(file) {
+            let run = builder.load(file, None);
+            if leftover {
+                // Still an orphan if its parent is in the forest: it is shown, not reached.
+                builder.loaded.remove(&run.run_id);
+            }
+            roots.push(run);
+        }
+    };
+    for (file, first) in files.iter().zip(&firsts) {
+        if is_root(first) {
+            load(file, &mut roots, false);
+        }
+    }
+    for file in &files {
+        load(file, &mut roots, true);
+    }
+    let mut problems = Vec::new();
+    for builder in builders {
+        problems.extend(builder.finish(None).problems);
+    }
+    Forest { roots, problems }
+}
+
+/// The trees of many run files: [`forest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Forest {
+    /// The root runs, in the order of their files, each with everything under it.
+    pub roots: Vec<Run>,
+    /// Everything that did not fit, in every file read.
+    pub problems: Vec<TreeProblem>,
 }
 
 /// The directory a run file's linked runs are looked up in: the file's own (`.` for a bare
@@ -375,6 +151,8 @@ struct TreeBuilder {
     index: Option<Index>,
     /// Runs loaded so far, with their files.
     loaded: HashSet<String>,
+    /// The files they were read from.
+    files: HashSet<PathBuf>,
     ancestors: Vec<String>,
     problems: Vec<TreeProblem>,
 }
@@ -386,15 +164,20 @@ impl TreeBuilder {
             room: MAX_TREE_NODES,
             index: None,
             loaded: HashSet::new(),
+            files: HashSet::new(),
             ancestors: Vec::new(),
             problems: Vec::new(),
         }
     }
 
-    fn finish(mut self, root: Run) -> Tree {
+    /// The tree of `root`, or (with `None`, for a [`Forest`]) only the problems, with the
+    /// orphans of the directory.
+    fn finish(mut self, root: Option<Run>) -> Tree {
         self.find_orphans();
         Tree {
-            root,
+            root: root.unwrap_or_else(|| {
+                RunBuilder::new(&self.dir, 0).into_run(String::new(), Vec::new())
+            }),
             problems: self.problems,
         }
     }
@@ -446,6 +229,7 @@ impl TreeBuilder {
             self.problems.push(problem);
         }
         self.loaded.insert(run_id.clone());
+        self.files.insert(path.to_owned());
         self.ancestors.push(run_id.clone());
         let children = run.finish_steps();
         let mut resolved = Vec::with_capacity(run.links.len());
@@ -476,6 +260,13 @@ impl TreeBuilder {
             self.problems.push(problem);
             return None;
         };
+        if self.files.contains(&file) {
+            // Read already, as a root of a forest that did not reach it first.
+            let message = format!("run {child:?} is invoked a second time, here by {run_id:?}");
+            let problem = TreeProblem::at(path, at, LinkKind::ParentMismatch, message);
+            self.problems.push(problem);
+            return None;
+        }
         Some(self.load(&file, Some((run_id, child))))
     }
 
@@ -769,7 +560,7 @@ impl RunBuilder {
                 }
                 if let Some(at) = self.find_open(&event.path, event.iteration, |_| true) {
                     let index = self.open.remove(at);
-                    self.close(index, &event);
+                    self.close(index, line, &event);
                 } else {
                     let message = format!(
                         "step.completed of {:?} iteration {} with no step.started",
@@ -815,7 +606,7 @@ impl RunBuilder {
                             && let Some(at) = self.open.iter().rposition(|i| *i == index)
                         {
                             self.open.remove(at);
-                            self.close(index, &event);
+                            self.close(index, line, &event);
                         }
                     }
                     None => {
@@ -872,7 +663,11 @@ impl RunBuilder {
             };
             match (known, agents) {
                 (Some(mine), Some(agents)) if mine != agents => {
-                    self.arena[agents] = Slot::Sighting;
+                    let gone = std::mem::replace(&mut self.arena[agents], Slot::Sighting);
+                    if let (Slot::Tool(gone), Slot::Tool(node)) = (gone, &mut self.arena[mine]) {
+                        node.lines.extend(gone.lines);
+                        node.lines.sort_unstable();
+                    }
                 }
                 (None, Some(agents)) => known = Some(agents),
                 _ => {}
@@ -896,6 +691,7 @@ impl RunBuilder {
         }
         if seen.verdict == Verdict::Sighting {
             if let Some(Slot::Tool(node)) = known.map(|index| &mut self.arena[index]) {
+                node.lines.push(line);
                 node.sighted_by_agent = true;
                 if is_call && node.call_id != tool.call_id {
                     node.agent_call_id = Some(tool.call_id.clone());
@@ -908,6 +704,9 @@ impl RunBuilder {
                 && let Some(index) = known
             {
                 // The router's call, taking over the agent's node (agent first).
+                if let Slot::Tool(node) = &mut self.arena[index] {
+                    node.lines.push(line);
+                }
                 self.tools.insert(seen.call, index);
                 return;
             }
@@ -919,6 +718,7 @@ impl RunBuilder {
                 sighted_by_agent: false,
                 agent_call_id: None,
                 line,
+                lines: vec![line],
             });
             if let Some(index) = self.attach(&event.path, event.iteration, slot) {
                 self.tools.insert(seen.call, index);
@@ -931,6 +731,7 @@ impl RunBuilder {
             Some(Slot::Tool(call)) => {
                 call.outcome = outcome;
                 call.error = tool.error.clone();
+                call.lines.push(line);
             }
             _ => {
                 let slot = Slot::Tool(ToolCall {
@@ -941,6 +742,7 @@ impl RunBuilder {
                     sighted_by_agent: false,
                     agent_call_id: None,
                     line,
+                    lines: vec![line],
                 });
                 self.attach(&event.path, event.iteration, slot);
             }
@@ -972,6 +774,7 @@ impl RunBuilder {
                 duration_ms: None,
                 child_run_id: None,
                 line,
+                end_line: None,
                 children: Vec::new(),
             },
             kids: Vec::new(),
@@ -1011,8 +814,9 @@ impl RunBuilder {
         }
     }
 
-    fn close(&mut self, index: usize, event: &ExchangeEvent) {
+    fn close(&mut self, index: usize, line: u64, event: &ExchangeEvent) {
         if let Slot::Step { step, started, .. } = &mut self.arena[index] {
+            step.end_line = Some(line);
             let (error, timed) = match &event.payload {
                 Payload::Step(payload) => (payload.error.clone(), payload.duration_ms),
                 _ => (None, None),
