@@ -231,8 +231,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     // noted, passed on to the agent, which is given the grace period to end, and the run
     // is recorded as it ended.
     let signals = Signals::register()?;
+    // The sender is moved into the warning callback, and so dropped with it: a sender kept
+    // alive here would hold the messages' channel open, and `messages.finish` would wait
+    // its whole DRAIN for a thread that cannot end (every exec took 5 s longer).
     let sender = messages.sender();
-    let spawned = Agent::spawn(&program, &args.command[1..], grace, |warning| {
+    let spawned = Agent::spawn(&program, &args.command[1..], grace, move |warning| {
         sender.send(Message::Warning(warning));
     });
     let (end, code) = match spawned {
