@@ -225,7 +225,7 @@ fn a_command_written_twice_over_the_line_limit_is_cut_and_said() {
     assert_eq!(tree["root"]["status"], "completed", "{tree}");
     let stats = axt(&["stats", "--json", path.to_str().unwrap()], b"");
     let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
-    assert_eq!(stats["total"]["cost_usd"], 0.25, "{stats}");
+    assert_eq!(stats["total"]["cost"]["reported_usd"], 0.25, "{stats}");
     assert_eq!(stats["total"]["tools"]["Bash"]["calls"], 1, "{stats}");
     let events: Vec<ExchangeEvent> = Reader::new(transcript.as_slice())
         .map(|item| match item {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::read::duration::DurationSource;
 use crate::read::reader::{Problem, ProblemKind};
 
 /// A run and everything under it.
@@ -41,10 +42,18 @@ pub struct Run {
     /// The failure of `run.completed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Duration: `duration_ms` of the run metadata when recorded, else between the
-    /// timestamps of `run.started` and `run.completed`.
+    /// Duration, by the rule of the run [summary](crate::read::summary): measured by its
+    /// writer, else reported by the provider, else from the provider's stamps, else (a run
+    /// that is not an agent's output) between the stamps of `run.started` and
+    /// `run.completed`; none for an undated run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// Where `duration_ms` comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_source: Option<DurationSource>,
+    /// The provider's own figure, when `duration_ms` is another (measured) one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported_duration_ms: Option<u64>,
     /// Events read.
     pub events: u64,
     /// Top-level steps, messages and tool calls, in order.
@@ -94,7 +103,8 @@ pub struct Step {
     /// The failure of `step.completed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Between its start and end events.
+    /// Its `duration_ms` as its writer measured it, else between its start and end events
+    /// when those carry times (not in an undated run: see [`Run::duration_ms`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// The sub-run it invoked (`call_workflow` steps).
