@@ -116,8 +116,12 @@
 //!   `gen_ai.tool.call.result` (the output: a string as it is, else JSON text).
 //! * A call seen on both channels (a `router` `tool.call` and an `agent_emitted` one of the
 //!   same call id, or whose id the router's `agent_call_id` names) is **one** span: the
-//!   router's. The batch exporter finds such ids before mapping and drops the agent's
-//!   events; the mapper also folds a second `tool.call` of an open call into the first.
+//!   router's, by the readers' rule ([`read::Calls`](crate::read::Calls)). The batch
+//!   exporter judges the whole run before mapping and drops the agent's events of such a
+//!   call, wherever they are; a live exporter asks the rule event by event: an agent's call
+//!   still open when the router's copy names it becomes the router's span, and the agent's
+//!   events after that are dropped, but an agent's call that ended before (its result came
+//!   first) was sent as a span of its own, which nothing can take back.
 //! * A call with no result ends with its run, marked `axt.incomplete`; a result with no
 //!   call is a span of no length marked `axt.tool.no_call`.
 //!
