@@ -263,6 +263,14 @@
 //!   because it could not be read back as written.
 //! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
 //!   so no input can exhaust the stack.
+//! * **In Rust,** the types that will grow are `#[non_exhaustive]`: the envelope
+//!   ([`ExchangeEvent`]), the three payloads, the run metadata ([`RunMeta`], [`Usage`]) and
+//!   the vocabularies of kinds ([`StopKind`], the normalizer's and the reader's problem
+//!   kinds). Build them with their constructors ([`ExchangeEvent::new`],
+//!   [`StepPayload::new`], [`MessagePayload::new`], [`ToolPayload::call`], [`RunMeta::new`])
+//!   and set the public fields. Both encoders ([`encode_event`] and the `Serialize` impls)
+//!   name every field of the envelope and of each payload, so a field added to one does not
+//!   compile until both write it.
 //!
 //! # Threat model
 //!

@@ -23,6 +23,7 @@ pub enum Severity {
 /// What kind of problem a diagnostic reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DiagnosticKind {
     /// A record that is not JSON (a banner, debug output); skipped.
     NotJson,

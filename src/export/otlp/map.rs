@@ -22,7 +22,11 @@ use crate::read::{CallKey, Calls, Seen, Settled, Verdict};
 use crate::record::Redactor;
 
 /// What the mapper of one run is told rather than reads from its events.
+///
+/// `#[non_exhaustive]`: it grows with what the mapper needs told; build one with
+/// [`RunContext::new`] (or [`RunContext::from_events`]) and set the fields you know.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RunContext {
     /// The trace: the root run's ([`TraceId::of_root`]).
     pub trace_id: TraceId,
