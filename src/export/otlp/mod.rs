@@ -1,7 +1,7 @@
 //! OpenTelemetry traces in the GenAI semantic conventions: every run viewable in Jaeger,
 //! Tempo, Phoenix, Langfuse or anything else that ingests OTLP.
 //!
-//! The rooms: [`map`] (events in, in order, finished spans out: what a live exporter on the
+//! The files: [`map`] (events in, in order, finished spans out: what a live exporter on the
 //! recorder's fan-out reuses event by event), [`ids`] (deterministic trace and span ids),
 //! [`messages`] (message content in the conventions' JSON shapes), [`span`] (the finished
 //! span, in plain types), [`batch`] (files and directories in, linked runs followed), and,

@@ -2,7 +2,7 @@
 //! tool calls they open or answer), an API error, and the retraction of records Claude
 //! Code withdrew.
 //!
-//! This room hands out blocks; assembling streamed ones is `partial`'s business.
+//! This file hands out blocks; assembling streamed ones is `partial`'s business.
 
 use std::borrow::Cow;
 
