@@ -343,6 +343,36 @@ impl State {
         });
     }
 
+    /// A block closed by its stop, handed out (its input said to be no JSON when it is not).
+    fn closed(
+        &mut self,
+        done: Closed,
+        index: u64,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let message_id = self.message.as_ref().and_then(|m| m.id.clone());
+        if let Some(error) = &done.invalid_input {
+            let what = describe(&done.block, index, message_id.as_deref());
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::InvalidToolInput,
+                record.span.line,
+                record.span.offset,
+                format!("{what}: its streamed input is not valid JSON ({error}); kept as a string"),
+            ));
+        }
+        let (block, source) = (done.block, done.source);
+        self.deliver(
+            block,
+            Role::Assistant,
+            &message_id,
+            source,
+            items,
+            diagnostics,
+        );
+    }
+
     /// Hands out a block of `role`'s message `message_id` (see [`hand_out`]).
     fn deliver(
         &mut self,
@@ -467,35 +497,6 @@ impl Adapter for State {
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
     }
-}
-
-/// A block closed by its stop, handed out (with its invalid input said).
-fn closed(
-    state: &mut State,
-    done: Closed,
-    index: u64,
-    record: Record<'_>,
-    items: &mut Vec<Item>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let message_id = state.message.as_ref().and_then(|m| m.id.clone());
-    if let Some(error) = &done.invalid_input {
-        let what = describe(&done.block, index, message_id.as_deref());
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::InvalidToolInput,
-            record.span.line,
-            record.span.offset,
-            format!("{what}: its streamed input is not valid JSON ({error}); kept as a string"),
-        ));
-    }
-    state.deliver(
-        done.block,
-        Role::Assistant,
-        &message_id,
-        done.source,
-        items,
-        diagnostics,
-    );
 }
 
 #[cfg(test)]
