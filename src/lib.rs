@@ -8,7 +8,7 @@
 //! provider bytes -> normalize (framing, driver, adapter) -> Item* + RunMeta + Diagnostic*
 //!                -> transcribe (mapper) -> events -> sink: record (Recorder -> <run-id>.jsonl,
 //!                                                       subscribers) | JsonlSink (stdout)
-//! <run-id>.jsonl -> read (reader, tree, stats, calls) -> export (AgentLog, OTLP)
+//! <run-id>.jsonl -> read (reader, tree, stats, calls) -> export (AgentLog, OTLP, an HTML page)
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
@@ -38,7 +38,8 @@
 //!   (Unix only).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 //! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, OpenTelemetry
-//!   spans in the GenAI conventions over OTLP).
+//!   spans in the GenAI conventions over OTLP, a self-contained HTML page to read runs in a
+//!   browser).
 //!
 //! The command line (`src/cli/`, behind the default `cli` feature) stands on all of them
 //! and is not part of the library's API: it is compiled into the library, hidden, so that
