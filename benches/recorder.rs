@@ -42,11 +42,10 @@ const LINE_BYTES: usize = 279;
 /// A `message.assistant` event whose line, seq and LF included, is about `LINE_BYTES` long.
 fn template() -> ExchangeEvent {
     let event = |text: String| {
-        let payload = Payload::Message(MessagePayload {
-            role: Role::Assistant,
-            blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
-            message_id: None,
-        });
+        let payload = Payload::Message(MessagePayload::new(
+            Role::Assistant,
+            vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+        ));
         let mut event =
             ExchangeEvent::new("run-0001", EventType::MessageAssistant, "step[0]", payload);
         event.seq = 100_000;

@@ -39,8 +39,6 @@ fn take<T>(lock: &RwLock<Option<T>>) -> Option<T> {
     lock.write().unwrap_or_else(PoisonError::into_inner).take()
 }
 
-/// The message a scope ends with when its block raised: the exception's own text, or its
-/// type's name when it has none.
 /// What a `with` block's exception makes of its scope: `None` when the block ended
 /// normally, else the failure's text.
 fn failure_of(exception: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
@@ -51,6 +49,8 @@ fn failure_of(exception: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     }
 }
 
+/// The message a scope ends with when its block raised: the exception's own text, or its
+/// type's name when it has none.
 fn message_of(exception: &Bound<'_, PyAny>) -> PyResult<String> {
     let text = exception.str()?.to_string();
     if text.is_empty() {

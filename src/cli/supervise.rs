@@ -24,7 +24,7 @@
 //!   follow view and the messages have threads of their own), so a reader that stops
 //!   reading cannot make axt unkillable.
 //!
-//! This room runs and stops processes; what their output means is the capture's, what is
+//! This file runs and stops processes; what their output means is the capture's, what is
 //! printed is `exec.rs`'s.
 
 use std::io::{self, Read, Write};

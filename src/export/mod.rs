@@ -1,4 +1,5 @@
-//! Canonical transcripts out to other formats, one file per target.
+//! Canonical transcripts out to other formats, one module per target (a file, or a folder
+//! when it has chapters, as `otlp/` and `html/` do).
 //!
 //! An exporter reads a run and its linked child runs back with [`read`](crate::read) and
 //! writes one document; it owns the mapping onto its target's schema. It never changes the

@@ -15,7 +15,7 @@
 //! walking a directory skips such a file when the transcript `<run-id>.jsonl` is beside it
 //! ([`is_transcript`]), so a run whose own id ends in `.raw` is still read.
 //!
-//! This room names files; it opens none (beyond the one `stat` that tells an old raw capture
+//! This file names files; it opens none (beyond the one `stat` that tells an old raw capture
 //! from a transcript).
 
 use std::path::Path;

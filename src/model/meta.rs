@@ -39,6 +39,7 @@ use super::timestamp::Timestamp;
 /// billed, and totals are comparable across providers. Each adapter converts its provider's
 /// counts to this convention; the table of how is in [`crate::normalize`]'s docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Uncached input tokens.
     #[serde(default, deserialize_with = "lenient")]
@@ -115,6 +116,7 @@ pub struct StopReason {
 /// The normalized stop reasons.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopKind {
     /// The model finished its turn.
     EndTurn,
@@ -194,6 +196,7 @@ pub struct Passthrough {
 
 /// What a run's output says about the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RunMeta {
     /// The provider.
     pub provider: Provider,

@@ -272,6 +272,14 @@
 //!   first cuts what does not fit ([`fit_event`]: the largest content values cut, too-deep
 //!   values replaced, a marker `[axt: ...]` where), so axt never writes a line its own
 //!   readers refuse. A cut made from provider output is an `oversize-cut` diagnostic.
+//! * **In Rust,** the types that will grow are `#[non_exhaustive]`: the envelope
+//!   ([`ExchangeEvent`]), the three payloads, the run metadata ([`RunMeta`], [`Usage`]) and
+//!   the vocabularies of kinds ([`StopKind`], the normalizer's and the reader's problem
+//!   kinds). Build them with their constructors ([`ExchangeEvent::new`],
+//!   [`StepPayload::new`], [`MessagePayload::new`], [`ToolPayload::call`], [`RunMeta::new`])
+//!   and set the public fields. Both encoders ([`encode_event`] and the `Serialize` impls)
+//!   name every field of the envelope and of each payload, so a field added to one does not
+//!   compile until both write it.
 //!
 //! # Threat model
 //!

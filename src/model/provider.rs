@@ -15,7 +15,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 ///
 /// Adding one is a variant here, its entry in [`Provider::ALL`] and the matches below; the
 /// compiler then points at the adapter factory (`normalize/mod.rs`), and the registry test
-/// (`tests/axt/registry.rs`) at every list outside Rust.
+/// (`tests/axt/registry.rs`) at every list outside Rust. The enum is exhaustive on purpose:
+/// a `match` on it, in axt or in an embedder, is made to say what a new provider does (a
+/// new provider is a minor-version change that can break such a match).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {

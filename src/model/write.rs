@@ -90,31 +90,44 @@ fn refuse(message: String) -> Refusal {
 
 /// Appends `event` as one JSON object. Nothing is rolled back on error: the caller truncates.
 pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Refusal> {
+    // Every field named: a field added to the envelope does not compile until it is written
+    // here (and in `Serialize for ExchangeEvent`, the other encoder).
+    let ExchangeEvent {
+        seq,
+        run_id,
+        parent_run_id,
+        child_run_id,
+        event_type,
+        path,
+        iteration,
+        timestamp,
+        payload: data,
+    } = event;
     out.bytes(b"{\"seq\":");
-    out.integer(event.seq);
+    out.integer(*seq);
     out.bytes(b",\"run_id\":");
-    out.string(&event.run_id);
-    if let Some(parent) = &event.parent_run_id {
+    out.string(run_id);
+    if let Some(parent) = parent_run_id {
         out.bytes(b",\"parent_run_id\":");
         out.string(non_empty("parent_run_id", parent)?);
     }
-    if let Some(child) = &event.child_run_id {
+    if let Some(child) = child_run_id {
         out.bytes(b",\"child_run_id\":");
         out.string(non_empty("child_run_id", child)?);
     }
-    if !event.event_type.is_known() {
-        return Err(refuse(refusal::event_type(event.event_type.as_str())));
+    if !event_type.is_known() {
+        return Err(refuse(refusal::event_type(event_type.as_str())));
     }
     out.bytes(b",\"type\":");
-    out.string(event.event_type.as_str());
+    out.string(event_type.as_str());
     out.bytes(b",\"path\":");
-    out.string(&event.path);
+    out.string(path);
     out.bytes(b",\"iteration\":");
-    out.integer(event.iteration);
+    out.integer(*iteration);
     out.bytes(b",\"timestamp\":");
-    out.string(event.timestamp.as_str());
+    out.string(timestamp.as_str());
     out.bytes(b",\"payload\":");
-    payload(&event.payload, out)?;
+    payload(data, out)?;
     out.byte(b'}');
     Ok(())
 }
@@ -133,19 +146,26 @@ fn payload<O: Out>(payload: &Payload, out: &mut O) -> Result<(), Refusal> {
 }
 
 fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> {
+    let StepPayload {
+        name,
+        kind,
+        error,
+        result,
+        duration_ms,
+    } = step;
     out.bytes(b"{\"name\":");
-    out.string(&step.name);
+    out.string(name);
     out.bytes(b",\"kind\":");
-    out.string(non_empty("kind", step.kind.as_str())?);
-    if let Some(error) = &step.error {
+    out.string(non_empty("kind", kind.as_str())?);
+    if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
     }
-    if !step.result.is_null() {
+    if !result.is_null() {
         out.bytes(b",\"result\":");
-        value(&step.result, out, PAYLOAD_VALUE_LEVEL)?;
+        value(result, out, PAYLOAD_VALUE_LEVEL)?;
     }
-    if let Some(duration_ms) = step.duration_ms {
+    if let Some(duration_ms) = *duration_ms {
         out.bytes(b",\"duration_ms\":");
         out.integer(duration_ms);
     }
@@ -154,20 +174,25 @@ fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> 
 }
 
 fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), Refusal> {
-    if let Role::Unknown(role) = &message.role {
+    let MessagePayload {
+        role,
+        blocks,
+        message_id,
+    } = message;
+    if let Role::Unknown(role) = role {
         return Err(refuse(refusal::role(role)));
     }
     out.bytes(b"{\"role\":");
-    out.string(message.role.as_str());
+    out.string(role.as_str());
     out.bytes(b",\"blocks\":[");
-    for (index, block) in message.blocks.iter().enumerate() {
+    for (index, block) in blocks.iter().enumerate() {
         if index > 0 {
             out.byte(b',');
         }
         content_block(block, out)?;
     }
     out.byte(b']');
-    if let Some(id) = &message.message_id {
+    if let Some(id) = message_id {
         out.bytes(b",\"message_id\":");
         out.string(non_empty("message_id", id)?);
     }
@@ -176,29 +201,40 @@ fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), 
 }
 
 fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> {
+    let ToolPayload {
+        name,
+        call_id,
+        input,
+        output,
+        error,
+        fidelity: seam,
+        exit_code,
+        duration_ms,
+        agent_call_id,
+    } = tool;
     out.bytes(b"{\"name\":");
-    out.string(&tool.name);
+    out.string(name);
     out.bytes(b",\"call_id\":");
-    out.string(&tool.call_id);
+    out.string(call_id);
     out.bytes(b",\"input\":");
-    value(&tool.input, out, PAYLOAD_VALUE_LEVEL)?;
+    value(input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    value(&tool.output, out, PAYLOAD_VALUE_LEVEL)?;
-    if let Some(error) = &tool.error {
+    value(output, out, PAYLOAD_VALUE_LEVEL)?;
+    if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
     }
     out.bytes(b",\"fidelity\":");
-    fidelity(&tool.fidelity, out)?;
-    if let Some(exit_code) = tool.exit_code {
+    fidelity(seam, out)?;
+    if let Some(exit_code) = *exit_code {
         out.bytes(b",\"exit_code\":");
         out.signed(exit_code);
     }
-    if let Some(duration_ms) = tool.duration_ms {
+    if let Some(duration_ms) = *duration_ms {
         out.bytes(b",\"duration_ms\":");
         out.integer(duration_ms);
     }
-    if let Some(id) = &tool.agent_call_id {
+    if let Some(id) = agent_call_id {
         field(out, "agent_call_id", non_empty("agent_call_id", id)?);
     }
     out.byte(b'}');

@@ -1,7 +1,7 @@
 //! Problems found in provider input: [`Diagnostic`], its [`DiagnosticKind`] and
 //! [`Severity`].
 //!
-//! This room owns the vocabulary of problems and their wire names. It must not decide when a
+//! This file owns the vocabulary of problems and their wire names. It must not decide when a
 //! problem is reported (the adapters and the driver do) nor how it is printed (the CLI does).
 
 use std::fmt;
@@ -23,6 +23,7 @@ pub enum Severity {
 /// What kind of problem a diagnostic reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DiagnosticKind {
     /// A record that is not JSON (a banner, debug output); skipped.
     NotJson,

@@ -46,6 +46,7 @@ const BUFFER_BYTES: usize = 256 << 10;
 
 /// What is wrong with a line (or between lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ProblemKind {
     /// The line is not UTF-8.
     InvalidUtf8,

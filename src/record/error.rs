@@ -1,5 +1,5 @@
-//! [`RecordError`]: why recording failed. A room of its own so that the recorder and the
-//! writer, which both return it, import it from below rather than from their folder's roof.
+//! [`RecordError`]: why recording failed. A file of its own so that the recorder and the
+//! writer, which both return it, import it directly rather than from their folder's `mod.rs`.
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -4,13 +4,12 @@
 use std::process::Command;
 
 use axt::model::Block;
-use axt::normalize::{
-    DiagnosticKind, Options, Provider, RunStatus, Usage, normalize, normalize_lossy,
-};
+use axt::normalize::{DiagnosticKind, Options, Provider, RunStatus, normalize, normalize_lossy};
 use serde_json::{Value, json};
 
 use super::cli::providers;
 use crate::support::ROOT;
+use crate::support::Tokens;
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!("{ROOT}/corpus/normalize/claude/{name}")).unwrap()
@@ -33,7 +32,7 @@ fn usage_is_the_last_snapshot_per_message_when_no_result_says_otherwise() {
     );
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 4,
             output_tokens: 175,
             cache_read_tokens: 36_748,

@@ -26,13 +26,7 @@ struct Recording<'a> {
 }
 
 fn step(event_type: EventType, path: &str, kind: &str, iteration: u64) -> ExchangeEvent {
-    let payload = Payload::Step(StepPayload {
-        name: path.to_owned(),
-        kind: kind.into(),
-        error: None,
-        result: Value::Null,
-        duration_ms: None,
-    });
+    let payload = Payload::Step(StepPayload::new(path.to_owned(), kind.into()));
     let mut event = ExchangeEvent::new("", event_type, path, payload);
     event.iteration = iteration;
     event
@@ -80,16 +74,15 @@ impl Recording<'_> {
         self.line(self.depth, format!("tool {name} {outcome}"));
         for event_type in [EventType::ToolCall, EventType::ToolResult] {
             let result = event_type == EventType::ToolResult;
-            let payload = Payload::Tool(ToolPayload {
-                name: name.to_owned(),
-                call_id: call_id.to_owned(),
-                input: json!({"cmd": name}),
-                output: Value::Null,
-                error: error.filter(|_| result).map(str::to_owned),
-                fidelity: Fidelity::Router,
-                exit_code: None,
-                duration_ms: None,
-                agent_call_id: None,
+            let payload = Payload::Tool({
+                let mut tool = ToolPayload::call(
+                    name.to_owned(),
+                    call_id.to_owned(),
+                    json!({"cmd": name}),
+                    Fidelity::Router,
+                );
+                tool.error = error.filter(|_| result).map(str::to_owned);
+                tool
             });
             self.rec
                 .record(ExchangeEvent::new("", event_type, path, payload))
@@ -310,11 +303,7 @@ fn a_tree_keeps_its_first_nodes_and_counts_the_rest() {
     rec.record(call("early")).unwrap();
     let message = || {
         let block = axt::ContentBlock::text(Fidelity::AgentEmitted, "hi");
-        let payload = Payload::Message(axt::MessagePayload {
-            role: axt::Role::Assistant,
-            blocks: vec![block],
-            message_id: None,
-        });
+        let payload = Payload::Message(axt::MessagePayload::new(axt::Role::Assistant, vec![block]));
         ExchangeEvent::new("", EventType::MessageAssistant, "", payload)
     };
     for _ in 0..MAX_TREE_NODES + 10 {

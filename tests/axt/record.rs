@@ -24,11 +24,10 @@ use serde_json::{Value, json};
 use crate::support::TempDir;
 
 fn assistant(text: impl Into<String>) -> ExchangeEvent {
-    let payload = Payload::Message(MessagePayload {
-        role: Role::Assistant,
-        blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
-        message_id: None,
-    });
+    let payload = Payload::Message(MessagePayload::new(
+        Role::Assistant,
+        vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+    ));
     ExchangeEvent::new(
         "set-by-the-recorder",
         EventType::MessageAssistant,
@@ -38,13 +37,7 @@ fn assistant(text: impl Into<String>) -> ExchangeEvent {
 }
 
 fn step(event_type: EventType, name: &str, kind: &str) -> ExchangeEvent {
-    let payload = Payload::Step(StepPayload {
-        name: name.into(),
-        kind: kind.into(),
-        error: None,
-        result: Value::Null,
-        duration_ms: None,
-    });
+    let payload = Payload::Step(StepPayload::new(name, kind.into()));
     ExchangeEvent::new("set-by-the-recorder", event_type, name, payload)
 }
 
@@ -901,15 +894,19 @@ fn the_redactor_walks_every_content_string_of_an_event() {
         "run",
         EventType::MessageUser,
         "",
-        Payload::Message(MessagePayload {
-            role: Role::User,
-            blocks,
-            message_id: None,
-        }),
+        Payload::Message(MessagePayload::new(Role::User, blocks)),
     );
     assert_eq!(redactor.redact_event(&mut event), 7);
     let mut out = Vec::new();
-    axt::model::encode_event(&ExchangeEvent { seq: 1, ..event }, &mut out).unwrap();
+    axt::model::encode_event(
+        &{
+            let mut event = event;
+            event.seq = 1;
+            event
+        },
+        &mut out,
+    )
+    .unwrap();
     let wire: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         wire["payload"]["blocks"],
@@ -929,16 +926,11 @@ fn the_redactor_walks_every_content_string_of_an_event() {
         "run",
         EventType::ToolResult,
         "",
-        Payload::Tool(ToolPayload {
-            name: "env".into(),
-            call_id: "c1".into(),
-            input: json!({"show": key}),
-            output: json!({"stdout": format!("K={key}\n")}),
-            error: Some(format!("leaked {key}")),
-            fidelity: Fidelity::Router,
-            exit_code: None,
-            duration_ms: None,
-            agent_call_id: None,
+        Payload::Tool({
+            let mut tool = ToolPayload::call("env", "c1", json!({"show": key}), Fidelity::Router);
+            tool.output = json!({"stdout": format!("K={key}\n")});
+            tool.error = Some(format!("leaked {key}"));
+            tool
         }),
     );
     assert_eq!(redactor.redact_event(&mut tool), 3);

@@ -349,6 +349,14 @@ write("ok/stop-reasons-pause-turn-then-refusal.jsonl", "".join(c(r) + "\n" for r
     body("msg_01Rf6Kq2Wx9Lz4Vb3Nm7Hd8T", [], "refusal", usage(310, 0)),
 ]))
 
+# A tool call whose streamed input never closes its JSON, though its block stops.
+write("ok/stream-tool-input-not-json.sse", sse(
+    [start("msg_01Nj6Wq3Kx8Lz2Vb5Nm9Hd4T", usage(140, 2)),
+     block(0, {"type": "tool_use", "id": "toolu_01Nj7Kq2Wx9Lz4Vb3Nm8Hd5T", "name": "read_file",
+               "input": {}})]
+    + json_deltas(0, ["{\"path\": ", "\"src/lib.rs\""]) + [stop(0)]
+    + [message_delta("tool_use", {"output_tokens": 19}), MESSAGE_STOP]))
+
 # err/ ----------------------------------------------------------------------------------------
 
 # A stream cut mid-record: the last event's data is torn inside its JSON.

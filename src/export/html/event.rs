@@ -3,7 +3,7 @@
 //! block of an unknown type, a payload of no known shape: kept, with why, never dropped),
 //! and what the page needs to show a tool call (its class, its command lines, its edits).
 //!
-//! The shapes are in the module documentation of [`html`](super). This room writes one
+//! The shapes are in the module documentation of [`html`](super). This file writes one
 //! event; it does not decide where an event goes on the page, nor read run metadata.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};

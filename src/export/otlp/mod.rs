@@ -1,7 +1,7 @@
 //! OpenTelemetry traces in the GenAI semantic conventions: every run viewable in Jaeger,
 //! Tempo, Phoenix, Langfuse or anything else that ingests OTLP.
 //!
-//! The rooms: [`map`] (events in, in order, finished spans out: what a live exporter on the
+//! The files: [`map`] (events in, in order, finished spans out: what a live exporter on the
 //! recorder's fan-out reuses event by event), [`ids`] (deterministic trace and span ids),
 //! [`messages`] (message content in the conventions' JSON shapes), [`span`] (the finished
 //! span, in plain types), [`batch`] (files and directories in, linked runs followed), and,
@@ -119,8 +119,12 @@
 //!   `gen_ai.tool.call.result` (the output: a string as it is, else JSON text).
 //! * A call seen on both channels (a `router` `tool.call` and an `agent_emitted` one of the
 //!   same call id, or whose id the router's `agent_call_id` names) is **one** span: the
-//!   router's. The batch exporter finds such ids before mapping and drops the agent's
-//!   events; the mapper also folds a second `tool.call` of an open call into the first.
+//!   router's, by the readers' rule ([`read::Calls`](crate::read::Calls)). The batch
+//!   exporter judges the whole run before mapping and drops the agent's events of such a
+//!   call, wherever they are; a live exporter asks the rule event by event: an agent's call
+//!   still open when the router's copy names it becomes the router's span, and the agent's
+//!   events after that are dropped, but an agent's call that ended before (its result came
+//!   first) was sent as a span of its own, which nothing can take back.
 //! * A call with no result ends with its run, marked `axt.incomplete`; a result with no
 //!   call is a span of no length marked `axt.tool.no_call`.
 //!

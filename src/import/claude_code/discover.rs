@@ -2,7 +2,7 @@
 //! belong to which session, in the three layouts (in-file sidechains, `subagents/` at any
 //! depth, the seed's `transcripts/`).
 //!
-//! This room owns the layouts, by path alone: it opens no log.
+//! This file owns the layouts, by path alone: it opens no log.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;

@@ -2,7 +2,7 @@
 //! names, else by the prompt a call sent; and, for a session without a session log, which
 //! agent is the root.
 //!
-//! This room owns the linking rules and the `unlinked-subagent` note; it looks only at the
+//! This file owns the linking rules and the `unlinked-subagent` note; it looks only at the
 //! threads' calls, results and prompts, through indexes, so linking stays linear.
 
 use std::collections::{HashMap, HashSet};

@@ -2,7 +2,7 @@
 //! its content), whether the file is a session log at all and in which format, and reading
 //! an entry's bytes back by its range.
 //!
-//! This room owns the entry fields the importer needs and the first pass over a file; it
+//! This file owns the entry fields the importer needs and the first pass over a file; it
 //! decides nothing about threads.
 
 use std::borrow::Cow;

@@ -143,9 +143,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::record::{IfExists, RecordError, Recorder, RecorderOptions};
 
-// The rooms of the importer. This file holds the entry points: converting a session in
+// The files of the importer. This file holds the entry points: converting a session in
 // memory, importing one into a directory (streaming), importing every session under a path
-// in parallel, and writing. Each room below uses only the rooms listed after it.
+// in parallel, and writing. Each file below uses only the files listed after it.
 //
 // Transcribing a thread into events, the spawn events put in.
 mod stream;

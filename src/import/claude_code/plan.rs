@@ -2,7 +2,7 @@
 //! transcribe (the session log's root and sidechains, every agent log), their run ids and
 //! who spawned whom; no event is made yet.
 //!
-//! This room owns the session's run ids, the grouping of in-file sidechains and the order
+//! This file owns the session's run ids, the grouping of in-file sidechains and the order
 //! of the steps; it delegates choosing entries (`select`), building threads (`thread`,
 //! `simplified`) and linking (`link`).
 

@@ -2,7 +2,7 @@
 //! session, its runs (in memory or written), the notes about its graph, the adapter's
 //! diagnostics mapped to the file, and why a session could not be imported.
 //!
-//! This room owns these types and how they are displayed; it reads and decides nothing.
+//! This file owns these types and how they are displayed; it reads and decides nothing.
 
 use std::collections::BTreeMap;
 use std::io;

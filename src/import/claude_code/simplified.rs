@@ -1,7 +1,7 @@
 //! The seed's simplified event format: each line rewritten into the stream-json line it
 //! stands for, so the Claude adapter reads it like any session log.
 //!
-//! This room owns that rewriting and nothing of the session graph (the format has none).
+//! This file owns that rewriting and nothing of the session graph (the format has none).
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -5,7 +5,7 @@
 //! calls and their results go by, and the run finished with what the importer knows of it
 //! (session, version, the `import` account, and the end of a log with no terminal record).
 //!
-//! This room owns the events of a run; it decides nothing about the graph (that is the
+//! This file owns the events of a run; it decides nothing about the graph (that is the
 //! plan's) and writes nothing (its caller's sink does). It makes no provider record and
 //! edits no event the adapter made beyond the run's parent.
 

@@ -2,7 +2,7 @@
 //! `import` metadata, made from a selection of a log's entries; and the `kept-out` report
 //! of what the selection left out.
 //!
-//! This room owns `Thread` and `Feed` and what a selection becomes; which entries are
+//! This file owns `Thread` and `Feed` and what a selection becomes; which entries are
 //! selected is `select`'s, linking threads is `link`'s.
 
 use std::collections::{BTreeMap, HashMap};

@@ -67,12 +67,12 @@
 //! `stop` ends the run (failed if it says `success: false`) and a `result` line
 //! (`result`, `success`) completes it. Such lines carry no `session_id` or `uuid`.
 //!
-//! The rooms: this file holds the adapter's state and the dispatch of a record by type;
+//! The files: this one holds the adapter's state and the dispatch of a record by type;
 //! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
 //! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
 //! stream deltas and their reconciliation with the consolidated copies; `simplified` the
-//! seed's format; `result` the terminal record. Each room adds to `State` what its records
-//! need; none of them imports a room that imports it.
+//! seed's format; `result` the terminal record. Each file adds to `State` what its records
+//! need; none of them imports a file that imports it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 

@@ -3,7 +3,7 @@
 //! block is handed out once, whichever channel completes it first (the rules are in the
 //! adapter's docs).
 //!
-//! This room owns a message's streaming state (`MessageBlocks`) and when it ends. Blocks are
+//! This file owns a message's streaming state (`MessageBlocks`) and when it ends. Blocks are
 //! handed out through `State::deliver`; what a block becomes is `blocks`' business.
 
 use serde_json::Value;

@@ -9,7 +9,7 @@
 //! session, named by the results after it, whose total starts over: the run's usage is the
 //! sum of its sessions' latest totals.
 //!
-//! This room fills the run's metadata; it hands out no block.
+//! This file fills the run's metadata; it hands out no block.
 
 use serde_json::Value;
 

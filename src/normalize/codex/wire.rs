@@ -3,7 +3,7 @@
 //! `Value`. With them, the tables of the fields the adapter knows and leaves out on purpose
 //! (the rest are reported).
 //!
-//! This room owns the wire's vocabulary. It holds no state and hands out nothing.
+//! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
 use std::borrow::Cow;
 

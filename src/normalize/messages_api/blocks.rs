@@ -2,8 +2,9 @@
 //! body, a Claude Code line) or assembled from stream deltas (see `stream.rs`).
 //!
 //! Pure functions of one block, so that two channels' copies of a block can be compared
-//! before either is handed out (Claude Code's partial messages). This file must not keep
-//! state between blocks.
+//! before either is handed out (Claude Code's partial messages), and how a block is handed
+//! out (into the adapter's items, tool bookkeeping and metadata, which it is lent). This
+//! file must not keep state between blocks.
 
 use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
@@ -12,8 +13,9 @@ use serde_json::Value;
 
 use super::wire::RawBlock;
 use crate::model::tools::shell_commands;
-use crate::model::{Block, ContentBlock, Fidelity};
-use crate::normalize::tools::citations_of;
+use crate::model::{Block, ContentBlock, Fidelity, RunMeta};
+use crate::normalize::tools::{PendingTools, citations_of};
+use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
 /// One content block in canonical form, read from either channel, before it is handed out.
 pub(crate) struct Canonical {
@@ -140,6 +142,47 @@ pub(crate) fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -
         identity,
         blocks,
         unknown: None,
+    }
+}
+
+/// Hands out a block in canonical form, as every dialect of the API does: each of its
+/// blocks to `push` (which makes it an item), the tool call it opens or the call it
+/// answers to `tools`, or, for a kind with no canonical form, an `unknown-block-type`
+/// warning at `source` and the provider's block kept in `meta` as `block/<type>`.
+pub(crate) fn hand_out(
+    block: Canonical,
+    source: Source,
+    meta: &mut RunMeta,
+    tools: &mut PendingTools,
+    diagnostics: &mut Vec<Diagnostic>,
+    mut push: impl FnMut(ContentBlock),
+) {
+    if let Some(raw) = block.unknown {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::UnknownBlockType,
+            source.line,
+            source.offset,
+            format!(
+                "content block type {:?} has no canonical form; kept in the run metadata",
+                block.kind
+            ),
+        ));
+        meta.keep(source.line, &format!("block/{}", block.kind), || raw);
+        return;
+    }
+    for content in block.blocks {
+        match &content.block {
+            Block::ToolUse {
+                tool_id, tool_name, ..
+            } => {
+                tools.open(tool_id, tool_name, source.line, source.offset);
+            }
+            Block::ToolResult { tool_id, .. } => {
+                tools.answer(tool_id, source.line, source.offset, diagnostics);
+            }
+            _ => {}
+        }
+        push(content);
     }
 }
 

@@ -20,7 +20,7 @@ mod blocks;
 mod stream;
 mod wire;
 
-pub(crate) use blocks::{Canonical, canonical, made, tool_blocks};
+pub(crate) use blocks::{Canonical, canonical, hand_out, made, tool_blocks};
 pub(crate) use stream::{Assembly, Closed, OpenBlock, close_block};
 pub(crate) use wire::{
     Delta, Message, MessageContent, MessageUsage, RawBlock, StreamEvent, stop_kind,

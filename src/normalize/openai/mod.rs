@@ -165,11 +165,11 @@ use super::{
 };
 use crate::model::{Citation, Timestamp};
 
-// The rooms of the adapter. This file holds detection, the normalizer around the framers
+// The files of the adapter. This one holds detection, the normalizer around the framers
 // and the `State` core: how a frame becomes a record (a line, an SSE event, a multi-line
 // document), which handler a record goes to, a response's start, the run's status and
-// errors, and handing out what is still open when a response or the input ends. Each room
-// below uses only `State` and the rooms listed after it, so `chat` and `responses` never
+// errors, and handing out what is still open when a response or the input ends. Each file
+// below uses only `State` and the files listed after it, so `chat` and `responses` never
 // lean on each other.
 //
 // Chat Completions records: chunks, bodies, requests, `[DONE]`.
@@ -279,7 +279,7 @@ impl Adapter for State {
 
 /// What the adapter knows between records. Its fields are private to this folder: the
 /// handlers of each API and the hand-out (`chat`, `responses`, `emit`, ...) are `impl
-/// State` blocks in their own rooms; this file keeps the ones every record goes through.
+/// State` blocks in their own files; this file keeps the ones every record goes through.
 struct State {
     meta: RunMeta,
     extras: Extras,

@@ -1,7 +1,7 @@
 //! The Responses API: stream events (`response.*`, `error`), response objects (whole
 //! bodies and the copies terminal events carry), and request bodies (`input`).
 //!
-//! This room owns the items open while a response streams, found by output index before
+//! This file owns the items open while a response streams, found by output index before
 //! id, and how a response's status ends the run's turn. What an item means is `items`';
 //! handing it out is `emit`'s. It knows nothing of Chat Completions.
 
