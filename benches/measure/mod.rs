@@ -61,6 +61,7 @@ pub(crate) struct Targets {
 }
 
 #[allow(dead_code)] // Not every bench measures a target.
+#[allow(clippy::print_stdout)] // A benchmark's report is its output.
 impl Targets {
     /// The targets of benchmark `bench` (the file's name).
     pub(crate) fn new(bench: &'static str) -> Self {

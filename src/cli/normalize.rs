@@ -1,6 +1,7 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
@@ -9,12 +10,14 @@ use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
 };
+use crate::read::transcript_files;
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
+use super::batch;
 use super::common::{ProviderChoice, provider_or_auto_parser};
-use super::console::{self, Counting, Problem, Progress};
-use super::{Outcome, display_name, open, with_path};
+use super::console::{self, Counting, Problem, Progress, plural};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
@@ -65,9 +68,15 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Provider output file, or `-` for stdin.
-    #[arg(default_value = "-")]
-    file: PathBuf,
+    /// With several inputs: worker threads [default: one per core].
+    #[arg(long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+
+    /// Provider output file, or `-` for stdin; several files, or directories (their
+    /// `*.jsonl` files), need --out: each input is a run of its own, transcribed on every
+    /// core, reported in the order given.
+    #[arg(default_value = "-", value_name = "FILE|DIR")]
+    file: Vec<PathBuf>,
 }
 
 /// Where the times of undated events come from.
@@ -91,8 +100,52 @@ fn clock(text: &str) -> Result<Clock, String> {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let name = display_name(&args.file);
-    let mut input = Chunks::read(open(&args.file)?, &args.file)?;
+    if args.file.len() > 1 || args.file.iter().any(|path| path.is_dir()) {
+        return batch(args);
+    }
+    let file = args
+        .file
+        .first()
+        .map_or_else(|| PathBuf::from("-"), Clone::clone);
+    let name = display_name(&file);
+    let progress = batch_progress(&file, args.out.is_some());
+    let limit = (args.max_record_bytes, Some("--max-record-bytes"));
+    let done = transcribe(&file, &args, progress.as_ref(), &mut |diagnostic| {
+        print_diagnostic(&name, &diagnostic, limit);
+    })?;
+    if let Some(path) = &done.wrote {
+        console::notice(&format!("wrote {}", path.display()));
+    }
+    if let Some(report) = &done.report {
+        writeln!(io::stderr().lock(), "{report}")?;
+    }
+    Ok(if done.errors > 0 {
+        Outcome::InputProblems
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// What transcribing one input came to.
+struct Done {
+    /// Diagnostics of error severity.
+    errors: usize,
+    /// The run file written (with `--out`).
+    wrote: Option<PathBuf>,
+    /// The input report (with `--report`), its heading line first.
+    report: Option<String>,
+}
+
+/// Transcribes the input at `path` (a file, or `-`) to stdout or, with `--out`, through the
+/// recorder; each diagnostic is told to `tell` as it is found.
+fn transcribe(
+    path: &Path,
+    args: &Args,
+    progress: Option<&Progress>,
+    tell: &mut dyn FnMut(Diagnostic),
+) -> io::Result<Done> {
+    let name = display_name(path);
+    let mut input = Chunks::read(open(path)?, path)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -123,25 +176,23 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
     };
 
-    let progress = batch_progress(&args);
     let options = Options {
         max_record_bytes: args.max_record_bytes,
     };
     let events = EventOptions {
-        run_id: args.run_id,
-        clock: match args.clock {
+        run_id: args.run_id.clone(),
+        clock: match args.clock.clone() {
             Clock::Now => Box::new(Timestamp::now),
             Clock::Fixed(time) => Box::new(move || time.clone()),
         },
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
-    let limit = args.max_record_bytes;
     let on_diagnostic = |diagnostic: Diagnostic| {
         if diagnostic.severity() == Severity::Error {
             errors += 1;
         }
-        print_diagnostic(&name, &diagnostic, (limit, Some("--max-record-bytes")));
+        tell(diagnostic);
         Ok(())
     };
     // A sink's own error becomes the command's I/O error (of the same text).
@@ -151,13 +202,14 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         // --line-buffered's promise, without its write per line while data keeps coming).
         while let Some(chunk) = input.next(&mut || sink.flush())? {
             transcriber.push(chunk.bytes(), sink)?;
-            if let Some(progress) = &progress {
+            if let Some(progress) = progress {
                 progress.add(chunk.len as u64);
             }
             input.give_back(chunk);
         }
         transcriber.finish(sink)
     };
+    let mut wrote = None;
     match &args.out {
         None => {
             let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
@@ -183,18 +235,88 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             })?;
             if let Some(recorder) = sink.0.recorder() {
                 recorder.close().map_err(io::Error::other)?;
-                console::notice(&format!("wrote {}", recorder.path().display()));
+                wrote = Some(recorder.path().to_owned());
             }
         }
     }
-    if args.report {
-        writeln!(
-            io::stderr().lock(),
+    let report = args.report.then(|| {
+        format!(
             "{name}: {provider} input report\n{}",
             transcriber.meta().report
-        )?;
+        )
+    });
+    Ok(Done {
+        errors,
+        wrote,
+        report,
+    })
+}
+
+/// What a batch worker hands the printing thread about its input, in order.
+enum Message {
+    Diagnostic(Diagnostic),
+    Done(io::Result<Done>),
+}
+
+/// Several inputs (files, and the `*.jsonl` files of directories), each its own run in
+/// `--out`, transcribed on every core (`--jobs`); what is printed, and the runs written, are
+/// what one worker would print and write, in the order the inputs were named.
+fn batch(args: Args) -> io::Result<Outcome> {
+    let usage = |message: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+    if args.out.is_none() {
+        return usage("several inputs (or a directory) need --out DIR: each is a run of its own");
     }
-    Ok(if errors > 0 {
+    if args.run_id.is_some() {
+        return usage("--run-id names one run; with several inputs each run is named by its input");
+    }
+    if args.file.iter().any(|path| path.as_os_str() == "-") {
+        return usage("stdin (`-`) cannot be one of several inputs");
+    }
+    let (files, unlisted) = transcript_files(&args.file);
+    let mut failed = !unlisted.is_empty();
+    for (path, error) in unlisted {
+        report_error(&with_path(&path, error));
+    }
+    let (mut errors, mut written) = (0usize, 0usize);
+    let limit = (args.max_record_bytes, Some("--max-record-bytes"));
+    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), files.len());
+    batch::in_order(
+        &files,
+        workers,
+        |path, send| {
+            let done = transcribe(path, &args, None, &mut |diagnostic| {
+                send(Message::Diagnostic(diagnostic));
+            });
+            send(Message::Done(done));
+        },
+        |index, message| match message {
+            Message::Diagnostic(diagnostic) => {
+                print_diagnostic(&display_name(&files[index]), &diagnostic, limit);
+            }
+            Message::Done(Ok(done)) => {
+                errors += done.errors;
+                written += usize::from(done.wrote.is_some());
+                if let Some(path) = &done.wrote {
+                    console::notice(&format!("wrote {}", path.display()));
+                }
+                if let Some(report) = &done.report {
+                    let _ = writeln!(io::stderr().lock(), "{report}");
+                }
+            }
+            Message::Done(Err(error)) => {
+                failed = true;
+                report_error(&error);
+            }
+        },
+    );
+    console::notice(&format!(
+        "{} of {} written",
+        plural(written as u64, "run"),
+        plural(files.len() as u64, "input")
+    ));
+    Ok(if failed {
+        Outcome::Failed
+    } else if errors > 0 || files.is_empty() {
         Outcome::InputProblems
     } else {
         Outcome::Clean
@@ -225,13 +347,14 @@ where
 /// Inputs at least this large get a progress bar.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
-/// A progress bar for a long batch run: a file of known size, at least [`PROGRESS_BYTES`],
-/// whose transcript does not go to the terminal the bar would be drawn on.
-fn batch_progress(args: &Args) -> Option<Progress> {
-    if args.file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
+/// A progress bar for a long run over one input: a file of known size, at least
+/// [`PROGRESS_BYTES`], whose transcript does not go to the terminal the bar would be drawn
+/// on.
+fn batch_progress(file: &Path, out: bool) -> Option<Progress> {
+    if file.as_os_str() == "-" || (!out && io::stdout().is_terminal()) {
         return None;
     }
-    let size = std::fs::metadata(&args.file).ok()?.len();
+    let size = std::fs::metadata(file).ok()?.len();
     if size < PROGRESS_BYTES {
         return None;
     }

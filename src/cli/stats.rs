@@ -4,13 +4,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 use crate::read::{
-    Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files,
+    FileStats, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, transcript_files,
 };
 
+use super::batch;
 use super::check::LISTED;
 use super::console::{self, Counting, Problem, Progress, escape, plural};
 use super::{Outcome, display_name, open, report_error, with_path};
@@ -65,7 +64,15 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         None
     };
 
-    let mut report = StatsReport::default();
+    // Each file's counts are printed as soon as they and those before them are counted,
+    // and only the total is kept: memory does not grow with the number of files.
+    let mut listing = Listing {
+        out: BufWriter::new(io::stdout().lock()),
+        json: args.json,
+        files: 0,
+    };
+    let mut total = Stats::default();
+    let mut written: io::Result<()> = Ok(());
     count_parallel(
         &files,
         progress.as_ref(),
@@ -74,7 +81,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 let name = display_name(path);
                 print_problems(&name, &counted);
                 failed |= counted.unreadable;
-                report.add(name, counted.stats);
+                total.merge(&counted.stats);
+                if written.is_ok() {
+                    written = listing.file(name, counted.stats);
+                }
             }
             Err(error) => {
                 failed = true;
@@ -83,28 +93,83 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
     );
     drop(progress);
-
-    let mut out = BufWriter::new(io::stdout().lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        for file in &report.files {
-            out.write_all(render(&escape(&file.file), &file.stats).as_bytes())?;
-        }
-        if report.files.len() > 1 {
-            let title = format!("total ({})", plural(report.total.files, "file"));
-            out.write_all(render(&title, &report.total).as_bytes())?;
-        }
-    }
-    out.flush()?;
+    written?;
+    listing.total(&total)?;
     Ok(if failed {
         Outcome::Failed
-    } else if report.total.problem_count() > 0 {
+    } else if total.problem_count() > 0 {
         Outcome::InputProblems
     } else {
         Outcome::Clean
     })
+}
+
+/// stdout as `axt stats` prints it, one file at a time: each file's counts (text, or an
+/// element of the JSON document's `files`), then the total. The JSON is byte for byte
+/// what serializing a whole [`StatsReport`](crate::read::StatsReport) pretty gives: JSON strings hold no raw line
+/// break, so a value pretty-printed alone and indented is the same value nested.
+struct Listing<W: Write> {
+    out: W,
+    json: bool,
+    /// Files printed so far.
+    files: u64,
+}
+
+impl<W: Write> Listing<W> {
+    fn file(&mut self, file: String, stats: Stats) -> io::Result<()> {
+        self.files += 1;
+        if !self.json {
+            return self
+                .out
+                .write_all(render(&escape(&file), &stats).as_bytes());
+        }
+        let opening = if self.files == 1 {
+            "{\n  \"files\": [\n"
+        } else {
+            ",\n"
+        };
+        self.out.write_all(opening.as_bytes())?;
+        let element = serde_json::to_string_pretty(&FileStats { file, stats })?;
+        write_indented(&mut self.out, &element, "    ", true)
+    }
+
+    fn total(mut self, total: &Stats) -> io::Result<()> {
+        if !self.json {
+            if self.files > 1 {
+                let title = format!("total ({})", plural(total.files, "file"));
+                self.out.write_all(render(&title, total).as_bytes())?;
+            }
+            return self.out.flush();
+        }
+        let files_end = if self.files == 0 {
+            "{\n  \"files\": [],\n  \"total\": "
+        } else {
+            "\n  ],\n  \"total\": "
+        };
+        self.out.write_all(files_end.as_bytes())?;
+        write_indented(
+            &mut self.out,
+            &serde_json::to_string_pretty(total)?,
+            "  ",
+            false,
+        )?;
+        self.out.write_all(b"\n}\n")?;
+        self.out.flush()
+    }
+}
+
+/// `text` with `indent` before each line (before the first too when `first`).
+fn write_indented(out: &mut impl Write, text: &str, indent: &str, first: bool) -> io::Result<()> {
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.write_all(b"\n")?;
+        }
+        if n > 0 || first {
+            out.write_all(indent.as_bytes())?;
+        }
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn print_problems(name: &str, counted: &Counted) {
@@ -138,48 +203,28 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     (files, any)
 }
 
-/// Counts every file on all cores (workers take the next file from a shared index) and
-/// hands each result to `done` in the order of `files`, as soon as it and those before it
-/// are counted, so problems are printed in a stable order without holding every file's.
+/// Counts every file on all cores ([`batch`]) and hands each result to `done` in the order
+/// of `files`, as soon as it and those before it are counted, so problems are printed in
+/// a stable order and no more than a few files' counts are held at once.
 fn count_parallel(
     files: &[PathBuf],
     progress: Option<&Progress>,
     done: &mut dyn FnMut(&Path, io::Result<Counted>),
 ) {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len().max(1));
-    let (send, receive) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let send = send.clone();
-            let next = &next;
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(index) else { break };
-                    let result = count(path, progress);
-                    if send.send((index, result)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(send);
-        let mut waiting = BTreeMap::new();
-        let mut expected = 0;
-        for (finished, (index, result)) in receive.into_iter().enumerate() {
+    let workers = batch::workers(0, files.len());
+    let mut finished = 0;
+    batch::in_order(
+        files,
+        workers,
+        |path, send| send(count(path, progress)),
+        |index, result| {
+            finished += 1;
             if let Some(progress) = progress {
-                progress.message(format!("{}/{} files", finished + 1, files.len()));
+                progress.message(format!("{finished}/{} files", files.len()));
             }
-            waiting.insert(index, result);
-            while let Some(result) = waiting.remove(&expected) {
-                done(&files[expected], result);
-                expected += 1;
-            }
-        }
-    });
+            done(&files[index], result);
+        },
+    );
 }
 
 fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {

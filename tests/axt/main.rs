@@ -54,6 +54,7 @@ mod read;
 mod record;
 
 // The command line and live capture (`axt exec` around a stand-in agent).
+mod batch; // several inputs on every core: what one worker writes and prints
 mod cli;
 mod exec;
 mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
