@@ -35,7 +35,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-AXT = ROOT / "target" / "release" / "axt"
+# The binary `cargo build --release` makes (CARGO_TARGET_DIR is followed).
+AXT = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "axt"
 DATA = ROOT / "target" / "bench-data"
 PEERS = ROOT / "target" / "peers"
 CCUSAGE_VERSION = "18.0.11"  # The last release in pure JavaScript that npm installs here.
