@@ -312,11 +312,12 @@ fn every_command_exits_by_the_same_rule() {
         text(&missing.stderr),
         "axt: no/such.jsonl: No such file or directory (os error 2)\n"
     );
+    // A directory is a batch of inputs, each a run of its own: it needs --out.
     let directory = axt(&["normalize", "corpus/normalize/claude"], b"");
     assert_eq!(directory.status.code(), Some(2));
     assert_eq!(
         text(&directory.stderr),
-        "axt: corpus/normalize/claude: is a directory\n"
+        "axt: several inputs (or a directory) need --out DIR: each is a run of its own\n"
     );
     let import = axt(
         &["import", "claude-code", "no/such", "--out", "target/unused"],

@@ -224,49 +224,46 @@ fn end(print: &mut Print) -> Done {
     Ok(())
 }
 
-impl ser::SerializeSeq for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
+/// serde's seven compound traits, each the same here: a value or a named field hashed in
+/// turn, then the end marker.
+macro_rules! compound {
+    ($($trait:ident :: $method:ident),* ; $($named:ident),*) => {
+        $(impl ser::$trait for &mut Print {
+            type Ok = ();
+            type Error = std::fmt::Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Done {
+                end(self)
+            }
+        })*
+        $(impl ser::$named for &mut Print {
+            type Ok = ();
+            type Error = std::fmt::Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Done {
+                self.str(key);
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Done {
+                end(self)
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
-}
+compound!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field;
+    SerializeStruct,
+    SerializeStructVariant
+);
 
 impl ser::SerializeMap for &mut Print {
     type Ok = ();
@@ -275,30 +272,6 @@ impl ser::SerializeMap for &mut Print {
         key.serialize(&mut **self)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
-}
-
-impl ser::SerializeStruct for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.str(key);
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for &mut Print {
-    type Ok = ();
-    type Error = std::fmt::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.str(key);
         value.serialize(&mut **self)
     }
     fn end(self) -> Done {
