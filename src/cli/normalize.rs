@@ -1,32 +1,36 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
+use std::cell::RefCell;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::Timestamp;
+use crate::model::files::RAW_EXTENSION;
 use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
 };
-use crate::read::transcript_files;
+use crate::read::files_with_extensions;
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
-use super::batch;
 use super::common::{ProviderChoice, provider_or_auto_parser};
-use super::console::{self, Counting, Problem, Progress, plural};
+use super::console::{self, Counting, Problem, Progress};
+use super::hints::{self, Hints, Verdict};
 use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
 /// Input is read as it arrives, so `agent ... | axt normalize` works live. Problems in the
 /// input are printed to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE; the valid data
-/// around them is still transcribed. Exit status: 0 when there was no error (warnings such
-/// as a tool call without a result are printed, their message starting with `warning:`,
-/// but do not count), 1 when the input had errors, 2 on usage errors or an input that
-/// cannot be read.
+/// around them is still transcribed. An input that ends before the run's terminal record
+/// (cut short, or empty) is an error: the run is incomplete. Pretty-printed JSON gets one
+/// hint (`jq -c`) instead of a problem per line, and a Claude Code session log a pointer to
+/// `axt import claude-code`. A directory is read file by file, each to its own run in
+/// --out. Exit status: 0 when there was no error (warnings such as a tool call without a
+/// result are printed, their message starting with `warning:`, but do not count), 1 when
+/// the input had errors, 2 on usage errors or an input that cannot be read.
 ///
 /// Example: axt normalize corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl
 #[derive(clap::Args)]
@@ -68,15 +72,10 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// With several inputs: worker threads [default: one per core].
-    #[arg(long, value_name = "N")]
-    jobs: Option<NonZeroUsize>,
-
-    /// Provider output file, or `-` for stdin; several files, or directories (their
-    /// `*.jsonl` files), need --out: each input is a run of its own, transcribed on every
-    /// core, reported in the order given.
+    /// Provider output file, or `-` for stdin; or a directory of them (*.jsonl, *.json,
+    /// *.sse, *.raw, walked), each normalized to its own run in --out.
     #[arg(default_value = "-", value_name = "FILE|DIR")]
-    file: Vec<PathBuf>,
+    file: PathBuf,
 }
 
 /// Where the times of undated events come from.
@@ -100,52 +99,59 @@ fn clock(text: &str) -> Result<Clock, String> {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    if args.file.len() > 1 || args.file.iter().any(|path| path.is_dir()) {
-        return batch(args);
+    if !args.file.is_dir() {
+        return normalize_file(&args, &args.file);
     }
-    let file = args
-        .file
-        .first()
-        .map_or_else(|| PathBuf::from("-"), Clone::clone);
-    let name = display_name(&file);
-    let progress = batch_progress(&file, args.out.is_some());
-    let limit = (args.max_record_bytes, Some("--max-record-bytes"));
-    let done = transcribe(&file, &args, progress.as_ref(), &mut |diagnostic| {
-        print_diagnostic(&name, &diagnostic, limit);
-    })?;
-    if let Some(path) = &done.wrote {
-        console::notice(&format!("wrote {}", path.display()));
+    // A directory of agent outputs: each file its own run, written to --out.
+    let usage = |message: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            message.to_owned(),
+        ))
+    };
+    if args.out.is_none() {
+        return usage(
+            "a directory holds one run per file: give --out DIR for the transcripts \
+             (stdout would mix the runs)",
+        );
     }
-    if let Some(report) = &done.report {
-        writeln!(io::stderr().lock(), "{report}")?;
+    if args.run_id.is_some() {
+        return usage("--run-id names one run: a directory's files each get their own");
     }
-    Ok(if done.errors > 0 {
-        Outcome::InputProblems
-    } else {
+    let (files, failed) = files_with_extensions(std::slice::from_ref(&args.file), AGENT_OUTPUT);
+    let mut outcome = if failed.is_empty() {
         Outcome::Clean
-    })
+    } else {
+        Outcome::Failed
+    };
+    for (path, error) in failed {
+        report_error(&with_path(&path, error));
+    }
+    if files.is_empty() {
+        console::error(&format!(
+            "{}: no agent output there (*.jsonl, *.json, *.sse, *.raw); nothing normalized",
+            display_name(&args.file)
+        ));
+        return Ok(outcome.worse(Outcome::InputProblems));
+    }
+    for file in &files {
+        let this = normalize_file(&args, file).unwrap_or_else(|error| {
+            report_error(&error);
+            Outcome::Failed
+        });
+        outcome = outcome.worse(this);
+    }
+    Ok(outcome)
 }
 
-/// What transcribing one input came to.
-struct Done {
-    /// Diagnostics of error severity.
-    errors: usize,
-    /// The run file written (with `--out`).
-    wrote: Option<PathBuf>,
-    /// The input report (with `--report`), its heading line first.
-    report: Option<String>,
-}
+/// The files `axt normalize DIR` reads as agent output: JSONL streams, JSON bodies, SSE,
+/// and the raw captures `axt exec` keeps ([`RAW_EXTENSION`]).
+const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse", RAW_EXTENSION];
 
-/// Transcribes the input at `path` (a file, or `-`) to stdout or, with `--out`, through the
-/// recorder; each diagnostic is told to `tell` as it is found.
-fn transcribe(
-    path: &Path,
-    args: &Args,
-    progress: Option<&Progress>,
-    tell: &mut dyn FnMut(Diagnostic),
-) -> io::Result<Done> {
-    let name = display_name(path);
-    let mut input = Chunks::read(open(path)?, path)?;
+/// Normalizes one input, `file`, with the options of `args`.
+fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
+    let name = display_name(file);
+    let mut input = Chunks::read(open(file)?, file)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -166,16 +172,28 @@ fn transcribe(
                 Detection::Undetected(why) => why,
             };
             let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            let mut looked = Hints::default();
+            looked.saw(&head);
+            looked.ended();
+            // A single document (an API's response or error body) is read pretty-printed
+            // as it is; a stream of records written over many lines (`jq .` of JSONL) is not.
+            let one_document = serde_json::from_slice::<serde::de::IgnoredAny>(&head).is_ok();
+            let hint = if looked.pretty_printed() && !one_document {
+                hints::pretty_detection_hint(&name)
+            } else {
+                String::new()
+            };
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "{name}: cannot detect the provider ({seen}); pass --provider ({})",
+                    "{name}: cannot detect the provider ({seen}); pass --provider ({}){hint}",
                     choices.join("|")
                 ),
             ));
         },
     };
 
+    let progress = batch_progress(args, file);
     let options = Options {
         max_record_bytes: args.max_record_bytes,
     };
@@ -188,28 +206,47 @@ fn transcribe(
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
+    let limit = args.max_record_bytes;
+    // What the input looks like, for hints; shared by the feed (bytes) and the sink
+    // (diagnostics), which take turns.
+    let hints = RefCell::new(Hints::default());
     let on_diagnostic = |diagnostic: Diagnostic| {
-        if diagnostic.severity() == Severity::Error {
+        // A stream that ended before its terminal record was cut short, or is empty: the
+        // run is incomplete, and the input is at fault (the library says so as a warning,
+        // since a live stream may end later; here the input has ended).
+        let cut = diagnostic.kind == DiagnosticKind::MissingTerminal;
+        if diagnostic.severity() == Severity::Error || cut {
             errors += 1;
         }
-        tell(diagnostic);
+        let shown = match hints.borrow_mut().judge(&diagnostic, &name) {
+            Verdict::Fold => return Ok(()),
+            Verdict::Print => diagnostic,
+            Verdict::Replace(hint) => hint,
+        };
+        if cut {
+            print_error(&name, &shown);
+        } else {
+            print_diagnostic(&name, &shown, (limit, Some("--max-record-bytes")));
+        }
         Ok(())
     };
     // A sink's own error becomes the command's I/O error (of the same text).
     let mut feed = |sink: &mut dyn EventSink<Error = io::Error>| -> io::Result<()> {
+        hints.borrow_mut().saw(&head);
         transcriber.push(&head, sink)?;
         // Whatever the input's pace: when it pauses, the events so far go out (grep
         // --line-buffered's promise, without its write per line while data keeps coming).
         while let Some(chunk) = input.next(&mut || sink.flush())? {
+            hints.borrow_mut().saw(chunk.bytes());
             transcriber.push(chunk.bytes(), sink)?;
-            if let Some(progress) = progress {
+            if let Some(progress) = &progress {
                 progress.add(chunk.len as u64);
             }
             input.give_back(chunk);
         }
+        hints.borrow_mut().ended();
         transcriber.finish(sink)
     };
-    let mut wrote = None;
     match &args.out {
         None => {
             let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
@@ -235,88 +272,29 @@ fn transcribe(
             })?;
             if let Some(recorder) = sink.0.recorder() {
                 recorder.close().map_err(io::Error::other)?;
-                wrote = Some(recorder.path().to_owned());
+                console::notice(&format!("wrote {}", recorder.path().display()));
             }
         }
     }
-    let report = args.report.then(|| {
-        format!(
+    let hints = hints.into_inner();
+    if hints.folded > 0 {
+        console::error(&format!(
+            "{name}: {} of the pretty-printed JSON not listed (each is a problem: no line \
+             is a record of its own)",
+            console::plural(hints.folded, "more line")
+        ));
+    }
+    if provider == Provider::Claude && hints.claude_session_log() {
+        console::warning(&hints::session_log_hint(&name));
+    }
+    if args.report {
+        writeln!(
+            io::stderr().lock(),
             "{name}: {provider} input report\n{}",
             transcriber.meta().report
-        )
-    });
-    Ok(Done {
-        errors,
-        wrote,
-        report,
-    })
-}
-
-/// What a batch worker hands the printing thread about its input, in order.
-enum Message {
-    Diagnostic(Diagnostic),
-    Done(io::Result<Done>),
-}
-
-/// Several inputs (files, and the `*.jsonl` files of directories), each its own run in
-/// `--out`, transcribed on every core (`--jobs`); what is printed, and the runs written, are
-/// what one worker would print and write, in the order the inputs were named.
-fn batch(args: Args) -> io::Result<Outcome> {
-    let usage = |message: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
-    if args.out.is_none() {
-        return usage("several inputs (or a directory) need --out DIR: each is a run of its own");
+        )?;
     }
-    if args.run_id.is_some() {
-        return usage("--run-id names one run; with several inputs each run is named by its input");
-    }
-    if args.file.iter().any(|path| path.as_os_str() == "-") {
-        return usage("stdin (`-`) cannot be one of several inputs");
-    }
-    let (files, unlisted) = transcript_files(&args.file);
-    let mut failed = !unlisted.is_empty();
-    for (path, error) in unlisted {
-        report_error(&with_path(&path, error));
-    }
-    let (mut errors, mut written) = (0usize, 0usize);
-    let limit = (args.max_record_bytes, Some("--max-record-bytes"));
-    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), files.len());
-    batch::in_order(
-        &files,
-        workers,
-        |path, send| {
-            let done = transcribe(path, &args, None, &mut |diagnostic| {
-                send(Message::Diagnostic(diagnostic));
-            });
-            send(Message::Done(done));
-        },
-        |index, message| match message {
-            Message::Diagnostic(diagnostic) => {
-                print_diagnostic(&display_name(&files[index]), &diagnostic, limit);
-            }
-            Message::Done(Ok(done)) => {
-                errors += done.errors;
-                written += usize::from(done.wrote.is_some());
-                if let Some(path) = &done.wrote {
-                    console::notice(&format!("wrote {}", path.display()));
-                }
-                if let Some(report) = &done.report {
-                    let _ = writeln!(io::stderr().lock(), "{report}");
-                }
-            }
-            Message::Done(Err(error)) => {
-                failed = true;
-                report_error(&error);
-            }
-        },
-    );
-    console::notice(&format!(
-        "{} of {} written",
-        plural(written as u64, "run"),
-        plural(files.len() as u64, "input")
-    ));
-    Ok(if failed {
-        Outcome::Failed
-    } else if errors > 0 || files.is_empty() {
+    Ok(if errors > 0 {
         Outcome::InputProblems
     } else {
         Outcome::Clean
@@ -347,11 +325,10 @@ where
 /// Inputs at least this large get a progress bar.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
-/// A progress bar for a long run over one input: a file of known size, at least
-/// [`PROGRESS_BYTES`], whose transcript does not go to the terminal the bar would be drawn
-/// on.
-fn batch_progress(file: &Path, out: bool) -> Option<Progress> {
-    if file.as_os_str() == "-" || (!out && io::stdout().is_terminal()) {
+/// A progress bar for a long batch run: a file of known size, at least [`PROGRESS_BYTES`],
+/// whose transcript does not go to the terminal the bar would be drawn on.
+fn batch_progress(args: &Args, file: &Path) -> Option<Progress> {
+    if file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
         return None;
     }
     let size = std::fs::metadata(file).ok()?.len();
@@ -359,6 +336,18 @@ fn batch_progress(file: &Path, out: bool) -> Option<Progress> {
         return None;
     }
     console::progress(size, Counting::Bytes)
+}
+
+/// Prints a diagnostic as an error whatever its kind's severity (a stream cut short, once
+/// the input has ended).
+fn print_error(name: &str, diagnostic: &Diagnostic) {
+    console::problem(&Problem::error(
+        name,
+        diagnostic.line,
+        diagnostic.offset,
+        diagnostic.kind.as_str(),
+        &diagnostic.message,
+    ));
 }
 
 /// Prints a diagnostic of the input named `name`. `limit` is the record size limit and the

@@ -6,26 +6,34 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::read::{
-    FileStats, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, transcript_files,
+    Cost, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport,
+    ToolStats, transcript_files,
 };
 
 use super::batch;
 use super::check::LISTED;
-use super::console::{self, Counting, Problem, Progress, escape, plural};
-use super::{Outcome, display_name, open, report_error, with_path};
+use super::console::{self, Counting, Progress, escape, plural};
+use super::{Outcome, display_name, open, prices, report_error, with_path};
 
 /// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// Count events, blocks, tools, tokens, cost and duration, per file and in total.
 ///
-/// Counts events by type, content blocks by type, tool calls by name (with failures; a call
-/// the router captured and the agent reported too counted once, as the router's, and its
-/// sightings apart), tokens by kind, cost and run duration (from the run metadata of run.completed), and
-/// problems by kind. A directory argument is walked for *.jsonl files; one that cannot be
-/// read is reported and the rest counted. Files are read in parallel on all cores; on a
-/// terminal, large inputs show a progress bar on stderr. Problems go to stderr as
-/// FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of a file; the rest are counted).
+/// Counts events by type, content blocks by type, tool calls by name (with failures, and
+/// results whose call is not in the file apart; a call the router captured and the agent
+/// reported too counted once, as the router's, and its sightings apart), tokens by kind
+/// (input is the whole prompt, cache reads and writes included, as OpenTelemetry's
+/// gen_ai.usage.input_tokens counts it; the parts follow), cost (reported by the provider,
+/// else estimated from the price table and marked `est.`, else unknown), run durations
+/// (undated runs have none) and problems by kind; a file without an event is a problem. A
+/// directory argument is walked for *.jsonl files; one that cannot be read is reported and
+/// the rest counted. Files are read in parallel on all cores; on a terminal, large inputs
+/// show a progress bar on stderr. Problems go to stderr as FILE:LINE: byte OFFSET: KIND:
+/// MESSAGE (the first 1000 of a file; the rest are counted).
+///
+/// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
+/// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.
 ///
 /// Exit status: 0 clean, 1 problems found in the input, 2 usage error or an input that
 /// cannot be read (the others are still counted).
@@ -64,27 +72,18 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         None
     };
 
-    // Each file's counts are printed as soon as they and those before them are counted,
-    // and only the total is kept: memory does not grow with the number of files.
-    let mut listing = Listing {
-        out: BufWriter::new(io::stdout().lock()),
-        json: args.json,
-        files: 0,
-    };
-    let mut total = Stats::default();
-    let mut written: io::Result<()> = Ok(());
+    let prices = prices();
+    let mut report = StatsReport::default();
     count_parallel(
         &files,
+        &prices,
         progress.as_ref(),
         &mut |path, result| match result {
             Ok(counted) => {
                 let name = display_name(path);
                 print_problems(&name, &counted);
                 failed |= counted.unreadable;
-                total.merge(&counted.stats);
-                if written.is_ok() {
-                    written = listing.file(name, counted.stats);
-                }
+                report.add(name, counted.stats);
             }
             Err(error) => {
                 failed = true;
@@ -93,94 +92,33 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
     );
     drop(progress);
-    written?;
-    listing.total(&total)?;
+
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        for file in &report.files {
+            out.write_all(render(&escape(&file.file), &file.stats).as_bytes())?;
+        }
+        if report.files.len() > 1 {
+            let title = format!("total ({})", plural(report.total.files, "file"));
+            out.write_all(render(&title, &report.total).as_bytes())?;
+        }
+    }
+    out.flush()?;
     Ok(if failed {
         Outcome::Failed
-    } else if total.problem_count() > 0 {
+    } else if report.total.problem_count() > 0 {
         Outcome::InputProblems
     } else {
         Outcome::Clean
     })
 }
 
-/// stdout as `axt stats` prints it, one file at a time: each file's counts (text, or an
-/// element of the JSON document's `files`), then the total. The JSON is byte for byte
-/// what serializing a whole [`StatsReport`](crate::read::StatsReport) pretty gives: JSON strings hold no raw line
-/// break, so a value pretty-printed alone and indented is the same value nested.
-struct Listing<W: Write> {
-    out: W,
-    json: bool,
-    /// Files printed so far.
-    files: u64,
-}
-
-impl<W: Write> Listing<W> {
-    fn file(&mut self, file: String, stats: Stats) -> io::Result<()> {
-        self.files += 1;
-        if !self.json {
-            return self
-                .out
-                .write_all(render(&escape(&file), &stats).as_bytes());
-        }
-        let opening = if self.files == 1 {
-            "{\n  \"files\": [\n"
-        } else {
-            ",\n"
-        };
-        self.out.write_all(opening.as_bytes())?;
-        let element = serde_json::to_string_pretty(&FileStats { file, stats })?;
-        write_indented(&mut self.out, &element, "    ", true)
-    }
-
-    fn total(mut self, total: &Stats) -> io::Result<()> {
-        if !self.json {
-            if self.files > 1 {
-                let title = format!("total ({})", plural(total.files, "file"));
-                self.out.write_all(render(&title, total).as_bytes())?;
-            }
-            return self.out.flush();
-        }
-        let files_end = if self.files == 0 {
-            "{\n  \"files\": [],\n  \"total\": "
-        } else {
-            "\n  ],\n  \"total\": "
-        };
-        self.out.write_all(files_end.as_bytes())?;
-        write_indented(
-            &mut self.out,
-            &serde_json::to_string_pretty(total)?,
-            "  ",
-            false,
-        )?;
-        self.out.write_all(b"\n}\n")?;
-        self.out.flush()
-    }
-}
-
-/// `text` with `indent` before each line (before the first too when `first`).
-fn write_indented(out: &mut impl Write, text: &str, indent: &str, first: bool) -> io::Result<()> {
-    for (n, line) in text.split('\n').enumerate() {
-        if n > 0 {
-            out.write_all(b"\n")?;
-        }
-        if n > 0 || first {
-            out.write_all(indent.as_bytes())?;
-        }
-        out.write_all(line.as_bytes())?;
-    }
-    Ok(())
-}
-
 fn print_problems(name: &str, counted: &Counted) {
     for problem in &counted.listed {
-        console::problem(&Problem::error(
-            name,
-            problem.line,
-            problem.offset,
-            problem.kind.as_str(),
-            &problem.message,
-        ));
+        console::read_problem(name, problem);
     }
     let more = counted.stats.problem_count() - counted.listed.len() as u64;
     if more > 0 {
@@ -205,9 +143,11 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
 
 /// Counts every file on all cores ([`batch`]) and hands each result to `done` in the order
 /// of `files`, as soon as it and those before it are counted, so problems are printed in
-/// a stable order and no more than a few files' counts are held at once.
+/// a stable order and no more than a few files' counts wait at once (the collector this
+/// replaces held every file finished out of order).
 fn count_parallel(
     files: &[PathBuf],
+    prices: &Prices,
     progress: Option<&Progress>,
     done: &mut dyn FnMut(&Path, io::Result<Counted>),
 ) {
@@ -216,7 +156,7 @@ fn count_parallel(
     batch::in_order(
         files,
         workers,
-        |path, send| send(count(path, progress)),
+        |path, send| send(count(path, prices, progress)),
         |index, result| {
             finished += 1;
             if let Some(progress) = progress {
@@ -227,9 +167,9 @@ fn count_parallel(
     );
 }
 
-fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
+fn count(path: &Path, prices: &Prices, progress: Option<&Progress>) -> io::Result<Counted> {
     let mut counted = Counted {
-        stats: Stats::default(),
+        stats: Stats::with_prices(prices.clone()),
         listed: Vec::new(),
         unreadable: false,
     };
@@ -256,6 +196,9 @@ fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
         }
     }
     report(reader.position().offset);
+    if let Some(problem) = counted.stats.end_of_file(reader.position()) {
+        counted.listed.push(problem);
+    }
     Ok(counted)
 }
 
@@ -277,7 +220,7 @@ fn render(title: &str, stats: &Stats) -> String {
         let items: Vec<String> = stats
             .tools
             .iter()
-            .map(|(name, t)| format!("{} {} ({} failed)", escape(name), t.calls, t.failures))
+            .map(|(name, t)| format!("{} {}", tool_name(name), tool_counts(t)))
             .collect();
         items.join(", ")
     };
@@ -303,18 +246,70 @@ fn render(title: &str, stats: &Stats) -> String {
             plural(n, "run")
         ),
     };
+    // Input as the whole prompt, the number OpenTelemetry's gen_ai.usage.input_tokens and
+    // the OTLP export give, with its parts, so that neither figure surprises.
     let _ = writeln!(
         text,
-        "  tokens:   input {}, output {}, cache_read {}, cache_write {}, reasoning {}{repeated}",
-        t.input, t.output, t.cache_read, t.cache_write, t.reasoning
+        "  tokens:   input {} ({} uncached + {} cache read + {} cache write), output {} ({} reasoning){repeated}",
+        t.prompt(),
+        t.input,
+        t.cache_read,
+        t.cache_write,
+        t.output,
+        t.reasoning
     );
-    let _ = writeln!(text, "  cost:     ${:.4}", stats.cost_usd);
-    let _ = writeln!(
-        text,
-        "  duration: {:.1}s over {}",
-        stats.duration_ms as f64 / 1000.0,
-        plural(stats.runs, "run")
-    );
+    let _ = writeln!(text, "  cost:     {}", cost(&stats.cost));
+    let timed = stats.runs - stats.undated_runs;
+    let undated = plural(stats.undated_runs, "undated run");
+    let duration = match (timed, stats.undated_runs) {
+        (0, 0) => "none (no run completed)".to_owned(),
+        (0, _) => format!("none ({undated}: nothing measured, reported or stamped)"),
+        (timed, undated_runs) => {
+            let mut text = format!(
+                "{:.1}s over {}",
+                stats.duration_ms as f64 / 1000.0,
+                plural(timed, "run")
+            );
+            if undated_runs > 0 {
+                text.push_str(&format!(" ({undated} without a duration)"));
+            }
+            text
+        }
+    };
+    let _ = writeln!(text, "  duration: {duration}");
     let _ = writeln!(text, "  problems: {}", list(&stats.problems));
     text
+}
+
+/// A tool's name as the input gave it, escaped; a result whose call is unknown may have
+/// none.
+fn tool_name(name: &str) -> String {
+    if name.is_empty() {
+        "(no tool name)".to_owned()
+    } else {
+        escape(name).into_owned()
+    }
+}
+
+/// One tool's counts: `3 (1 failed)`, and results whose call is not in the file apart
+/// (`no call, 1 result without its call`), never as a failed call.
+fn tool_counts(tool: &ToolStats) -> String {
+    let without = match tool.results_without_call {
+        0 => None,
+        1 => Some("1 result without its call".to_owned()),
+        n => Some(format!("{n} results without their call")),
+    };
+    match (tool.calls, without) {
+        (0, Some(without)) => format!("no call, {without}"),
+        (calls, None) => format!("{calls} ({} failed)", tool.failures),
+        (calls, Some(without)) => format!("{calls} ({} failed; {without})", tool.failures),
+    }
+}
+
+/// The cost line: what it is made of, and `none` where no agent ran.
+fn cost(cost: &Cost) -> String {
+    if cost.agents() == 0 {
+        return "none (no agent run)".to_owned();
+    }
+    cost.explained()
 }
