@@ -62,7 +62,7 @@ impl State {
             Some(MessageContent::Blocks(blocks)) => blocks
                 .into_iter()
                 .enumerate()
-                .map(|(position, raw)| canonical(raw, || content_value(record, position)))
+                .map(|(position, raw)| canonical(raw, || content_value(record, position)).printed())
                 .collect(),
             Some(MessageContent::Text(text)) => vec![Canonical {
                 kind: "text".to_owned(),

@@ -564,6 +564,7 @@ impl State {
                 open.source.end_line = record.line;
                 let source = open.source;
                 let (block, invalid_input) = close_block(open, false);
+                let block = block.printed();
                 slot.print = block.print;
                 let mut pending = std::mem::take(&mut slot.pending);
                 let delivered = slot.delivered;
@@ -724,6 +725,7 @@ impl State {
                 format!("{what} was still streaming when {why}; kept as far as it arrived"),
             ));
             let (block, _) = close_block(open, true);
+            let block = block.printed();
             let agent = message.agent.clone();
             self.deliver(
                 block,

@@ -7,10 +7,10 @@
 //! file must not keep state between blocks.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasher, Hasher};
 
 use serde_json::Value;
 
+use super::print::fingerprint;
 use super::wire::RawBlock;
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, RunMeta};
@@ -26,11 +26,21 @@ pub(crate) struct Canonical {
     pub(crate) identity: Option<String>,
     /// What it becomes (a shell call also yields its `command`); empty for an unknown kind.
     pub(crate) blocks: Vec<ContentBlock>,
-    /// A hash of the first block, to compare the two channels' copies; `None` for an
-    /// unknown kind, whose copies are not compared.
+    /// A hash of the first block, to compare the two channels' copies: set by
+    /// [`Canonical::printed`] for an adapter that compares copies (Claude Code's), `None`
+    /// otherwise and for an unknown kind, whose copies are not compared.
     pub(crate) print: Option<u64>,
     /// The provider's block, for a kind with no canonical form: kept in the run metadata.
     pub(crate) unknown: Option<Value>,
+}
+
+impl Canonical {
+    /// With its fingerprint: only an adapter that compares a block with a later copy of it
+    /// pays for one.
+    pub(crate) fn printed(mut self) -> Self {
+        self.print = self.blocks.first().map(fingerprint);
+        self
+    }
 }
 
 /// The id that names a block on both channels: a call's `id`, a server result's
@@ -137,7 +147,7 @@ pub(crate) fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -
         .map(|block| ContentBlock::new(Fidelity::AgentEmitted, block))
         .collect();
     Canonical {
-        print: blocks.first().map(fingerprint),
+        print: None,
         kind,
         identity,
         blocks,
@@ -184,27 +194,6 @@ pub(crate) fn hand_out(
         }
         push(content);
     }
-}
-
-/// A hash of a block's wire form: equal blocks, equal prints.
-pub(crate) fn fingerprint(block: &ContentBlock) -> u64 {
-    struct Sink(foldhash::quality::FoldHasher<'static>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.write(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    // foldhash, not SipHash: every assistant block is printed once, on the hot path, and
-    // no adversary picks the keys of a table here (prints are only compared). The fixed
-    // seed keeps prints equal across runs.
-    let mut sink = Sink(foldhash::quality::FixedState::with_seed(0x6178_7400).build_hasher());
-    // Serializing a block into a hasher cannot fail: nothing is written anywhere.
-    let _ = serde_json::to_writer(&mut sink, block);
-    sink.0.finish()
 }
 
 pub(crate) fn is_empty_object(value: &Value) -> bool {
