@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Diagnostic, Severity};
-use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp};
+use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp, Usage};
 
 /// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
 /// integrators have had to raise limits to 8 MiB.
@@ -100,6 +100,10 @@ pub struct Given {
     pub complete: bool,
     /// The run's duration as the caller measured it; used only with `complete`.
     pub duration_ms: Option<u64>,
+    /// The caller's count of the run's tokens, replacing the input's: an importer that
+    /// knows a run's tokens are counted elsewhere (a sub-agent whose session total holds
+    /// them already) says so, so that they are counted once.
+    pub usage: Option<Usage>,
 }
 
 impl Given {
@@ -123,6 +127,9 @@ impl Given {
         }
         if self.import.is_some() {
             meta.import = self.import;
+        }
+        if let Some(usage) = self.usage {
+            meta.usage = usage;
         }
     }
 }

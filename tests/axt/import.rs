@@ -515,7 +515,7 @@ fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1(
     assert_eq!(
         stderr,
         format!(
-            "axt: {}: no .jsonl file there; nothing imported\n",
+            "axt: {}: no Claude Code session there; nothing imported\n",
             empty.path().display()
         )
     );

@@ -40,9 +40,11 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs;
+// importing again.
 mod import;
 mod import_graphs;
+mod incremental; // importing again: only what is new or grew, appended
 
 // The crate's own shape: layers, no import cycles, no oversized files.
 mod layering;

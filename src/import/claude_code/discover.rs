@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::session::SessionFiles;
+use crate::import::session::SessionFiles;
 
 /// The sessions under `path`: a session file, a project directory, or the whole projects
 /// directory (searched recursively). Sub-agent logs are attached to their session; agent

@@ -1,0 +1,209 @@
+//! The stores axt imports, by name: where each keeps its sessions (under the home
+//! directory, or where the agent's own environment variables move it), how to find its
+//! sessions under a path, and how to plan one. The one list every caller derives from
+//! (`axt import`'s store argument, discovery, the tests).
+//!
+//! This room owns the names, the locations and the dispatch to each store's folder; what a
+//! store's files mean is the folder's.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use super::claude_code;
+use super::feed::SessionPlan;
+use super::session::{ImportError, SessionFiles};
+
+/// The stores axt imports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Store {
+    /// Claude Code's session logs (`~/.claude/projects`), their sub-agents and workflows.
+    ClaudeCode,
+}
+
+impl Store {
+    /// Every store, in the order discovery lists them.
+    pub const ALL: [Store; 1] = [Store::ClaudeCode];
+
+    /// The name on the command line and in the state file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Store::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// The agent whose store it is, for people.
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            Store::ClaudeCode => "Claude Code",
+        }
+    }
+
+    /// Where the agent keeps its sessions, most specific first: the directories its own
+    /// environment variables name, else its defaults under the home directory. Some may
+    /// not exist.
+    pub fn roots(self, env: &Env) -> Vec<PathBuf> {
+        let mut roots = Vec::new();
+        match self {
+            Store::ClaudeCode => {
+                // CLAUDE_CONFIG_DIR moves the whole configuration directory; without it,
+                // Claude Code 1.0.30 and later use ~/.config/claude, older ones ~/.claude.
+                if let Some(dir) = env.var("CLAUDE_CONFIG_DIR") {
+                    roots.push(PathBuf::from(dir).join("projects"));
+                } else if let Some(home) = env.home() {
+                    roots.push(home.join(".config/claude/projects"));
+                    roots.push(home.join(".claude/projects"));
+                }
+            }
+        }
+        roots
+    }
+
+    /// The sessions under `path` (a session file, or a directory searched recursively),
+    /// sorted.
+    pub fn discover(self, path: &Path) -> io::Result<Vec<Found>> {
+        let found = match self {
+            Store::ClaudeCode => claude_code::discover(path)?
+                .into_iter()
+                .map(|files| Found::new(self, files))
+                .collect(),
+        };
+        Ok(found)
+    }
+
+    /// Reads a session's files and decides its runs.
+    pub(crate) fn plan(self, found: &Found) -> Result<SessionPlan, ImportError> {
+        match self {
+            Store::ClaudeCode => claude_code::plan(&found.files),
+        }
+    }
+}
+
+impl fmt::Display for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is no store's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown store {name:?} (expected one of: {})", Store::ALL.map(Store::as_str).join(", "))]
+pub struct UnknownStore {
+    /// The name given.
+    pub name: String,
+}
+
+impl FromStr for Store {
+    type Err = UnknownStore;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Store::ALL
+            .into_iter()
+            .find(|store| store.as_str() == name)
+            .ok_or_else(|| UnknownStore {
+                name: name.to_owned(),
+            })
+    }
+}
+
+/// One session a store has, found by path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Whose.
+    pub store: Store,
+    /// Its files: the session's own, and its agents'.
+    pub files: SessionFiles,
+}
+
+impl Found {
+    fn new(store: Store, files: SessionFiles) -> Found {
+        Found { store, files }
+    }
+
+    /// Every file the session is read from, main first.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files
+            .main
+            .iter()
+            .chain(&self.files.subagents)
+            .cloned()
+            .collect()
+    }
+
+    /// The working directory the session ran in, when its files say.
+    pub fn project(&self) -> Option<PathBuf> {
+        match self.store {
+            Store::ClaudeCode => self.paths().iter().find_map(|path| claude_code::cwd(path)),
+        }
+    }
+
+    /// The session's identity in the state file: `<store>:<its main file>` (or, for a
+    /// session known only by its agents' files, their directory).
+    pub fn key(&self) -> String {
+        let path = match (&self.files.main, self.files.subagents.first()) {
+            (Some(main), _) => main.clone(),
+            (None, Some(agent)) => agent.parent().unwrap_or(agent).to_owned(),
+            (None, None) => PathBuf::new(),
+        };
+        // Absolute, so that imports run from different directories know it again.
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        format!("{}:{}", self.store, path.display())
+    }
+}
+
+/// The environment stores are looked for in: the home directory and the agents' own
+/// variables. [`Env::from_process`] reads the process's; a test makes a fake home.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    home: Option<PathBuf>,
+    vars: BTreeMap<String, OsString>,
+}
+
+/// The variables that move a store, read by [`Env::from_process`].
+const VARIABLES: &[&str] = &["CLAUDE_CONFIG_DIR"];
+
+impl Env {
+    /// The process's home directory (`HOME`) and the agents' variables.
+    pub fn from_process() -> Env {
+        let mut env = Env {
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+            vars: BTreeMap::new(),
+        };
+        for name in VARIABLES {
+            if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
+                env.vars.insert((*name).to_owned(), value);
+            }
+        }
+        env
+    }
+
+    /// `home` and no variables.
+    pub fn with_home(home: impl Into<PathBuf>) -> Env {
+        Env {
+            home: Some(home.into()),
+            vars: BTreeMap::new(),
+        }
+    }
+
+    /// The same, with `name` set to `value`.
+    pub fn set(mut self, name: &str, value: impl Into<OsString>) -> Env {
+        self.vars.insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// A variable's value.
+    pub fn var(&self, name: &str) -> Option<&OsStr> {
+        self.vars.get(name).map(OsString::as_os_str)
+    }
+}
