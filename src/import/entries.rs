@@ -4,8 +4,8 @@
 //! decided which entries a run holds. Two passes, so that memory follows a session's
 //! structure, not its content.
 //!
-//! This room owns those two reads and the hash that names what was read; it knows no
-//! store's fields. (Not [`crate::read::Reader`], which reads transcripts.)
+//! This room owns those two reads, walking a store's directories, and the hash that names
+//! what was read; it knows no store's fields. (Not [`crate::read::Reader`], which reads transcripts.)
 
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -89,6 +89,22 @@ pub(crate) fn scan(path: &Path, mut each: impl FnMut(Line<'_>)) -> Result<Scanne
         start += give(piece, number + 1, start);
     }
     Ok(Scanned { size: start as u64 })
+}
+
+/// The regular files under `dir`, depth first; symbolic links are neither followed nor
+/// listed (so no loop), and unreadable directories are skipped. (Written with `std::fs`
+/// rather than walkdir, which only the binary depends on.)
+pub(crate) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => files_under(&entry.path(), found),
+            Ok(kind) if kind.is_file() => found.push(entry.path()),
+            _ => {}
+        }
+    }
 }
 
 /// Reads entries back from a file by their byte range: the second pass.

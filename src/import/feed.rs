@@ -112,6 +112,9 @@ pub(crate) enum Body {
 pub(crate) enum What {
     /// The file's bytes at the feed's range, a record of the provider's own.
     Entry,
+    /// The same, less one top-level field (a sub-agent's events, fed to its own run
+    /// without the field that scopes them to it in the session's log).
+    EntryWithout(&'static str),
     /// The file's JSON at the feed's range, kept as passthrough of this kind.
     Keep(&'static str),
     /// An entry kept out of the run's thread (`rewound`, `side-branch`, `duplicate`, ...),

@@ -11,7 +11,8 @@
 //! files other than through the [`Recorder`](crate::record::Recorder), nor change the logs it
 //! reads.
 //!
-//! Importers: [`claude_code`] (Claude Code session logs, `~/.claude/projects`).
+//! Importers: [`claude_code`] (Claude Code session logs, `~/.claude/projects`), [`codex`]
+//! (Codex session files, `~/.codex/sessions`).
 //!
 //! # Rooms
 //!
@@ -33,6 +34,8 @@
 //! * `session`: the public vocabulary (files, runs, notes, diagnostics, errors).
 
 pub mod claude_code;
+pub mod codex;
+mod copilot;
 
 pub mod incremental;
 pub mod state;

@@ -157,6 +157,9 @@ pub enum NoteKind {
     NotAnAgentLog,
     /// `simplified-format`: the log was read as the seed's simplified event format.
     SimplifiedFormat,
+    /// `missing-subagent`: a call spawned a sub-agent whose file the session does not
+    /// have; the call stays an ordinary call. A warning.
+    MissingSubagent,
 }
 
 impl NoteKind {
@@ -172,6 +175,7 @@ impl NoteKind {
             NoteKind::OrphanSubagentFile => "orphan-subagent-file",
             NoteKind::NotAnAgentLog => "not-an-agent-log",
             NoteKind::SimplifiedFormat => "simplified-format",
+            NoteKind::MissingSubagent => "missing-subagent",
         }
     }
 
@@ -184,7 +188,8 @@ impl NoteKind {
             | NoteKind::DuplicateUuid
             | NoteKind::UnlinkedSubagent
             | NoteKind::OrphanSubagentFile
-            | NoteKind::NotAnAgentLog => true,
+            | NoteKind::NotAnAgentLog
+            | NoteKind::MissingSubagent => true,
             NoteKind::KeptOut | NoteKind::Compaction | NoteKind::SimplifiedFormat => false,
         }
     }

@@ -13,9 +13,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::claude_code;
 use super::feed::SessionPlan;
 use super::session::{ImportError, SessionFiles};
+use super::{claude_code, codex, copilot};
 
 /// The stores axt imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,16 +23,22 @@ use super::session::{ImportError, SessionFiles};
 pub enum Store {
     /// Claude Code's session logs (`~/.claude/projects`), their sub-agents and workflows.
     ClaudeCode,
+    /// Codex's session files (`~/.codex/sessions`), their sub-agent and review threads.
+    Codex,
+    /// GitHub Copilot CLI's session logs (`~/.copilot/session-state`), their sub-agents.
+    Copilot,
 }
 
 impl Store {
     /// Every store, in the order discovery lists them.
-    pub const ALL: [Store; 1] = [Store::ClaudeCode];
+    pub const ALL: [Store; 3] = [Store::ClaudeCode, Store::Codex, Store::Copilot];
 
     /// The name on the command line and in the state file.
     pub fn as_str(self) -> &'static str {
         match self {
             Store::ClaudeCode => "claude-code",
+            Store::Codex => "codex",
+            Store::Copilot => "copilot",
         }
     }
 
@@ -40,6 +46,8 @@ impl Store {
     pub fn agent_name(self) -> &'static str {
         match self {
             Store::ClaudeCode => "Claude Code",
+            Store::Codex => "Codex",
+            Store::Copilot => "GitHub Copilot CLI",
         }
     }
 
@@ -59,6 +67,32 @@ impl Store {
                     roots.push(home.join(".claude/projects"));
                 }
             }
+            Store::Codex => {
+                // CODEX_HOME moves Codex's whole directory (default ~/.codex).
+                let home = match env.var("CODEX_HOME") {
+                    Some(dir) => Some(PathBuf::from(dir)),
+                    None => env.home().map(|home| home.join(".codex")),
+                };
+                if let Some(home) = home {
+                    roots.push(home.join("sessions"));
+                    roots.push(home.join("archived_sessions"));
+                }
+            }
+            Store::Copilot => {
+                // COPILOT_HOME moves it (default ~/.copilot); CLIs before 1.0 kept their
+                // state under $XDG_STATE_HOME/.copilot, which later ones move home.
+                match env.var("COPILOT_HOME") {
+                    Some(dir) => roots.push(PathBuf::from(dir).join("session-state")),
+                    None => {
+                        if let Some(home) = env.home() {
+                            roots.push(home.join(".copilot/session-state"));
+                        }
+                        if let Some(state) = env.var("XDG_STATE_HOME") {
+                            roots.push(PathBuf::from(state).join(".copilot/session-state"));
+                        }
+                    }
+                }
+            }
         }
         roots
     }
@@ -67,11 +101,14 @@ impl Store {
     /// sorted.
     pub fn discover(self, path: &Path) -> io::Result<Vec<Found>> {
         let found = match self {
-            Store::ClaudeCode => claude_code::discover(path)?
-                .into_iter()
-                .map(|files| Found::new(self, files))
-                .collect(),
+            Store::ClaudeCode => claude_code::discover(path)?,
+            Store::Codex => codex::discover(path)?,
+            Store::Copilot => copilot::discover(path)?,
         };
+        let found = found
+            .into_iter()
+            .map(|files| Found::new(self, files))
+            .collect();
         Ok(found)
     }
 
@@ -79,6 +116,8 @@ impl Store {
     pub(crate) fn plan(self, found: &Found) -> Result<SessionPlan, ImportError> {
         match self {
             Store::ClaudeCode => claude_code::plan(&found.files),
+            Store::Codex => codex::plan(&found.files),
+            Store::Copilot => copilot::plan(&found.files),
         }
     }
 }
@@ -138,6 +177,8 @@ impl Found {
     pub fn project(&self) -> Option<PathBuf> {
         match self.store {
             Store::ClaudeCode => self.paths().iter().find_map(|path| claude_code::cwd(path)),
+            Store::Codex => self.paths().iter().find_map(|path| codex::cwd(path)),
+            Store::Copilot => self.paths().iter().find_map(|path| copilot::cwd(path)),
         }
     }
 
@@ -164,7 +205,12 @@ pub struct Env {
 }
 
 /// The variables that move a store, read by [`Env::from_process`].
-const VARIABLES: &[&str] = &["CLAUDE_CONFIG_DIR"];
+const VARIABLES: &[&str] = &[
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "COPILOT_HOME",
+    "XDG_STATE_HOME",
+];
 
 impl Env {
     /// The process's home directory (`HOME`) and the agents' variables.

@@ -95,6 +95,18 @@ fn feed_adapter(
                 let bytes = files.reader(file)?.raw(&fed.range)?;
                 transcriber.push_record(bytes, line, fed.offset(), sink)?;
             }
+            What::EntryWithout(field) => {
+                let bytes = files.reader(file)?.raw(&fed.range)?;
+                match serde_json::from_slice::<Value>(bytes) {
+                    Ok(Value::Object(mut record)) => {
+                        record.remove(*field);
+                        let made = serde_json::to_vec(&record).expect("a JSON object serializes");
+                        transcriber.push_made_record(&made, line, fed.span(), sink)?;
+                    }
+                    // Not an object: the adapter reports it as it is.
+                    _ => transcriber.push_record(bytes, line, fed.offset(), sink)?,
+                }
+            }
             What::Keep(kind) => {
                 let entry = files.reader(file)?.value(&fed.range)?;
                 transcriber.keep(line, kind, entry);
