@@ -79,8 +79,7 @@ def normalize(
 
     ``data`` is the output itself (bytes or str) or an ``os.PathLike`` naming a file that
     holds it (a plain ``str`` is always data). ``provider`` is ``"auto"`` (recognized from
-    the first records) or one of :data:`PROVIDERS` (``claude``, ``codex``, ``gemini``,
-    ``copilot``, ``openai``). ``run_id`` defaults to the provider's session id, else a fresh UUID.
+    the first records) or one of :data:`PROVIDERS`. ``run_id`` defaults to the provider's session id, else a fresh UUID.
     ``clock`` is ``"now"`` (default) or ``"fixed:<RFC 3339 time>"``: the time of events the
     output does not date. Records over ``max_record_bytes`` are skipped and reported.
 
@@ -246,8 +245,9 @@ class AgentStep:
         complete is recorded before this returns."""
     def feed_from(self, stream: IO[bytes]) -> None:
         """Feeds everything a binary stream yields until its end (``proc.stdout``)."""
-    def follow_up(self, prompt: str) -> int:
-        """Records a follow-up turn: a ``message.user``. Returns its ``seq``."""
+    def follow_up(self, prompt: str) -> Optional[int]:
+        """Records a follow-up turn: a ``message.user``. Returns its ``seq``, or ``None``
+        when the disk refused it and it waits to be written (in order, once there is room)."""
     def tool(
         self, name: str, call_id: Optional[str] = None, input: _Json = None
     ) -> ToolCall:

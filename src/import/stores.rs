@@ -14,8 +14,11 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::feed::SessionPlan;
-use super::session::{ImportError, SessionFiles};
-use super::{claude_code, codex, copilot};
+use super::session::{ImportError, Imported, Session, SessionFiles};
+use super::write::{self, Mode};
+use super::claude_code;
+use super::codex;
+use super::copilot;
 
 /// The stores axt imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -161,6 +164,17 @@ pub struct Found {
 impl Found {
     fn new(store: Store, files: SessionFiles) -> Found {
         Found { store, files }
+    }
+
+    /// Reads the session's files and makes its runs. Pure: nothing is written.
+    pub fn convert(&self) -> Result<Session, ImportError> {
+        write::convert(&self.store.plan(self)?)
+    }
+
+    /// Reads the session's files and writes its runs into `dir`, streaming, as `mode` says
+    /// for a run that has a file already.
+    pub fn import(&self, dir: &Path, mode: Mode) -> Result<Imported, ImportError> {
+        write::write_plan(&self.store.plan(self)?, dir, mode)
     }
 
     /// Every file the session is read from, main first.

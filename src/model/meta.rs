@@ -36,23 +36,8 @@ use super::timestamp::Timestamp;
 ///   provider does not say.
 ///
 /// So `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens` is every token
-/// billed, and totals are comparable across providers. How each provider's counts are
-/// converted:
-///
-/// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
-/// |---|---|---|---|---|---|
-/// | Claude Code (`result.modelUsage` summed over its models, else `result.usage`, else the last snapshot per message; see [`UsageScope`] for what it spans) | `input_tokens` (`inputTokens`; Anthropic's is already uncached) | `cache_read_input_tokens` (`cacheReadInputTokens`) | `cache_creation_input_tokens` (`cacheCreationInputTokens`) | `output_tokens` (`outputTokens`; thinking included, as Anthropic counts) | 0: not reported |
-/// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
-/// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
-/// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
-/// | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
-/// | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
-/// | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
-/// | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
-///
-/// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
-/// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
-/// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+/// billed, and totals are comparable across providers. Each adapter converts its provider's
+/// counts to this convention; the table of how is in [`crate::normalize`]'s docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.

@@ -28,6 +28,9 @@ pub enum Provider {
     /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
     /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
+    /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
+    /// Anthropic, Vertex AI and Bedrock serve it.
+    Anthropic,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.
     #[serde(rename = "openai")]
@@ -62,12 +65,14 @@ impl Vendor {
 }
 
 impl Provider {
-    /// Every provider, in the order help texts list them.
-    pub const ALL: [Provider; 5] = [
+    /// Every provider, in the order help texts list them and detection asks them. OpenAI
+    /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
+    pub const ALL: [Provider; 6] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
+        Provider::Anthropic,
         Provider::OpenAi,
     ];
 
@@ -78,6 +83,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
+            Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
         }
     }
@@ -89,6 +95,7 @@ impl Provider {
             Provider::Codex => "Codex CLI",
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
+            Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
         }
     }
@@ -96,7 +103,7 @@ impl Provider {
     /// Who makes it.
     pub fn vendor(self) -> Vendor {
         match self {
-            Provider::Claude => Vendor::Anthropic,
+            Provider::Claude | Provider::Anthropic => Vendor::Anthropic,
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
@@ -161,7 +168,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, openai)"
         );
     }
 }

@@ -58,6 +58,7 @@ mod record;
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
 mod exec;
+mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;

@@ -378,13 +378,7 @@ fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
         (&groq, Some(Provider::OpenAi), None),
         (&gemini_api, Some(Provider::Gemini), None),
         (&gemini_cli, Some(Provider::Gemini), None),
-        (
-            &anthropic,
-            None,
-            Some(
-                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
-            ),
-        ),
+        (&anthropic, Some(Provider::Anthropic), None),
         (
             &bare,
             None,

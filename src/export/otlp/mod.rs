@@ -35,8 +35,9 @@
 //! * `gen_ai.provider.name` (agent runs): the conventions' well-known value for the model's
 //!   maker when the model name says it (`claude*` `anthropic`, `gpt*`/`o1`/`o3`/`o4`/`codex*`
 //!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
-//!   `mistral_ai`, `sonar*` `perplexity`), else the adapter's (`claude` `anthropic`, `codex`
-//!   and `openai` `openai`, `gemini` `gcp.gemini`, `copilot` `github.copilot`).
+//!   `mistral_ai`, `sonar*` `perplexity`), else the one of the adapter's vendor
+//!   ([`Provider::vendor`](crate::model::Provider::vendor): Anthropic `anthropic`, OpenAI
+//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`).
 //! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
 //!   knows one model per run, so both are it).
 //! * `gen_ai.conversation.id`: the metadata's `session_id`.

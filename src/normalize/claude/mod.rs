@@ -96,8 +96,9 @@ mod result;
 mod simplified;
 mod wire;
 
+use super::messages_api::{Message, MessageUsage};
 use partial::{MessageBlocks, MessageKey};
-use wire::{Line, LineShape, Message, MessageUsage};
+use wire::{Line, LineShape};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
 /// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
@@ -122,7 +123,13 @@ pub(crate) fn claims(first: &Value) -> bool {
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
-        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        // The API's own error body has the same shape, with the `request_id` the seed's
+        // lines never carry.
+        Some("error") => {
+            first.get("error").is_some_and(Value::is_object)
+                && !has("severity")
+                && !has("request_id")
+        }
         Some("stop") => has("stop_reason"),
         Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
         _ => false,
@@ -133,9 +140,9 @@ pub(crate) fn claims(first: &Value) -> bool {
 /// this dialect's: whoever reads Claude usage outside a record (the session-log importer,
 /// for the entries off the thread) asks here rather than naming them again.
 pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
-    wire::MessageUsage::deserialize(usage)
+    MessageUsage::deserialize(usage)
         .ok()
-        .map(wire::MessageUsage::to_usage)
+        .map(MessageUsage::to_usage)
 }
 
 /// The Claude normalizer: JSON Lines, driven through this adapter's state.
@@ -296,6 +303,7 @@ impl State {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
                 id: None,
+                role: None,
                 model: None,
                 content: line.content,
                 usage: None,
@@ -510,6 +518,9 @@ mod tests {
             json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
             // Codex exec --json
             json!({"type": "error", "message": "stream disconnected"}),
+            // The Anthropic API's error body (HTTP 529)
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+                "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}),
             // A transcript event
             json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
         ];

@@ -14,9 +14,10 @@
 use serde_json::Value;
 
 use super::State;
-use super::wire::{Line, MessageUsage};
+use super::wire::Line;
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
+use crate::normalize::messages_api::{MessageUsage, stop_kind};
 use crate::normalize::{RunError, RunStatus, StopKind, StopReason, Usage, UsageScope};
 
 impl State {
@@ -281,15 +282,7 @@ pub(super) fn stop_reason(
         );
     }
     if let Some(raw) = stop_reason {
-        let kind = match raw {
-            "end_turn" => StopKind::EndTurn,
-            "tool_use" => StopKind::ToolUse,
-            "max_tokens" | "model_context_window_exceeded" => StopKind::MaxTokens,
-            "stop_sequence" => StopKind::StopSequence,
-            "refusal" => StopKind::Refusal,
-            _ => StopKind::Other,
-        };
-        return reason(kind, raw);
+        return reason(stop_kind(raw), raw);
     }
     match subtype {
         "" | "success" => terminal_reason.map(|raw| StopReason {
