@@ -53,9 +53,12 @@ pub(crate) fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
         for file in files {
             let name = file.file_name().unwrap_or_default();
             let stem = file.with_extension("");
+            let in_state = file.parent().is_some_and(|dir| {
+                dir == path || dir.file_name() == Some("session-state".as_ref())
+            });
             if name == "events.jsonl"
                 || (file.extension().is_some_and(|e| e == "jsonl")
-                    && file.parent() == Some(path)
+                    && in_state
                     && !stem.join("events.jsonl").exists())
             {
                 logs.push(file);

@@ -21,7 +21,7 @@ use super::batch::parallel;
 use super::session::{ImportError, Imported};
 use super::state::{Seen, State, content_hash, stamps};
 use super::stores::Found;
-use super::write::{Mode, write_plan};
+use super::write::Mode;
 
 /// How [`import`] works.
 #[derive(Clone, Debug)]
@@ -153,10 +153,7 @@ fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<
         };
         return (Status::Unchanged, Some(touched));
     }
-    let written = found
-        .store
-        .plan(found)
-        .and_then(|plan| write_plan(&plan, dir, mode));
+    let written = found.import(dir, mode);
     match written {
         Ok(imported) => {
             let seen = Seen {

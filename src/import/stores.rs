@@ -13,12 +13,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::feed::SessionPlan;
-use super::session::{ImportError, Imported, Session, SessionFiles};
-use super::write::{self, Mode};
 use super::claude_code;
 use super::codex;
 use super::copilot;
+use super::feed::SessionPlan;
+use super::session::{ImportError, Imported, Session, SessionFiles};
+use super::write::{self, Mode};
 
 /// The stores axt imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

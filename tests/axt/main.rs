@@ -11,7 +11,8 @@ mod golden_export; // transcripts of the other corpora -> AgentLog documents
 mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
-mod golden_read; // transcripts -> reader problems, links, the tree
+mod golden_read;
+mod golden_stores; // every other store's sessions -> linked transcripts // transcripts -> reader problems, links, the tree
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;

@@ -137,7 +137,13 @@ pub(crate) fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     let mut sessions: BTreeMap<String, SessionFiles> = BTreeMap::new();
     for (id, (file, parent)) in &heads {
         let root = top(id);
-        let session = sessions.entry(root.clone()).or_insert(SessionFiles {
+        // Threads whose chain ends at a parent with no file here are one session: the
+        // missing parent's.
+        let key = match heads.get(&root).and_then(|(_, p)| p.clone()) {
+            Some(missing) => missing,
+            None => root.clone(),
+        };
+        let session = sessions.entry(key).or_insert(SessionFiles {
             main: None,
             subagents: Vec::new(),
         });
