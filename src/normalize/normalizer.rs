@@ -167,6 +167,22 @@ pub struct Item {
     pub time: Option<Timestamp>,
 }
 
+impl Item {
+    /// A block of `role`'s from `source`, in no message, no sub-agent's scope, at no time
+    /// yet (the driver dates it).
+    pub fn new(block: ContentBlock, role: Role, source: Source) -> Item {
+        Item {
+            block,
+            role,
+            message_id: None,
+            agent: None,
+            subagent: None,
+            source,
+            time: None,
+        }
+    }
+}
+
 /// A span of input records: every block can be traced back to its lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Source {
