@@ -12,7 +12,9 @@
 //! reads.
 //!
 //! Importers: [`claude_code`] (Claude Code session logs, `~/.claude/projects`), [`codex`]
-//! (Codex session files, `~/.codex/sessions`).
+//! (Codex session files, `~/.codex/sessions`), `copilot` (Copilot CLI session logs,
+//! `~/.copilot/session-state`), `gemini` (Gemini CLI saved sessions and chats,
+//! `~/.gemini/tmp`).
 //!
 //! # Rooms
 //!
@@ -36,6 +38,7 @@
 pub mod claude_code;
 pub mod codex;
 mod copilot;
+mod gemini;
 
 pub mod incremental;
 pub mod state;

@@ -17,6 +17,7 @@ use super::claude_code;
 use super::codex;
 use super::copilot;
 use super::feed::SessionPlan;
+use super::gemini;
 use super::session::{ImportError, Imported, Session, SessionFiles};
 use super::write::{self, Mode};
 
@@ -30,11 +31,19 @@ pub enum Store {
     Codex,
     /// GitHub Copilot CLI's session logs (`~/.copilot/session-state`), their sub-agents.
     Copilot,
+    /// Gemini CLI's saved sessions (`~/.gemini/tmp/<project>/chats`), their sub-agents,
+    /// and its saved chats.
+    Gemini,
 }
 
 impl Store {
     /// Every store, in the order discovery lists them.
-    pub const ALL: [Store; 3] = [Store::ClaudeCode, Store::Codex, Store::Copilot];
+    pub const ALL: [Store; 4] = [
+        Store::ClaudeCode,
+        Store::Codex,
+        Store::Copilot,
+        Store::Gemini,
+    ];
 
     /// The name on the command line and in the state file.
     pub fn as_str(self) -> &'static str {
@@ -42,6 +51,7 @@ impl Store {
             Store::ClaudeCode => "claude-code",
             Store::Codex => "codex",
             Store::Copilot => "copilot",
+            Store::Gemini => "gemini",
         }
     }
 
@@ -51,6 +61,7 @@ impl Store {
             Store::ClaudeCode => "Claude Code",
             Store::Codex => "Codex",
             Store::Copilot => "GitHub Copilot CLI",
+            Store::Gemini => "Gemini CLI",
         }
     }
 
@@ -96,6 +107,20 @@ impl Store {
                     }
                 }
             }
+            Store::Gemini => {
+                // GEMINI_CLI_HOME stands for the home directory the CLI puts `.gemini` in;
+                // under the macOS sandbox (SANDBOX=sandbox-exec) it writes to
+                // ~/.cache/.gemini instead.
+                match env.var("GEMINI_CLI_HOME") {
+                    Some(dir) => roots.push(PathBuf::from(dir).join(".gemini/tmp")),
+                    None => {
+                        if let Some(home) = env.home() {
+                            roots.push(home.join(".gemini/tmp"));
+                            roots.push(home.join(".cache/.gemini/tmp"));
+                        }
+                    }
+                }
+            }
         }
         roots
     }
@@ -107,6 +132,7 @@ impl Store {
             Store::ClaudeCode => claude_code::discover(path)?,
             Store::Codex => codex::discover(path)?,
             Store::Copilot => copilot::discover(path)?,
+            Store::Gemini => gemini::discover(path)?,
         };
         let found = found
             .into_iter()
@@ -121,6 +147,7 @@ impl Store {
             Store::ClaudeCode => claude_code::plan(&found.files),
             Store::Codex => codex::plan(&found.files),
             Store::Copilot => copilot::plan(&found.files),
+            Store::Gemini => gemini::plan(&found.files),
         }
     }
 }
@@ -193,6 +220,7 @@ impl Found {
             Store::ClaudeCode => self.paths().iter().find_map(|path| claude_code::cwd(path)),
             Store::Codex => self.paths().iter().find_map(|path| codex::cwd(path)),
             Store::Copilot => self.paths().iter().find_map(|path| copilot::cwd(path)),
+            Store::Gemini => self.paths().iter().find_map(|path| gemini::cwd(path)),
         }
     }
 
@@ -223,6 +251,7 @@ const VARIABLES: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "COPILOT_HOME",
+    "GEMINI_CLI_HOME",
     "XDG_STATE_HOME",
 ];
 
