@@ -43,6 +43,7 @@ mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoen
 
 // Import: one Claude Code session at a time, and the `axt import` command; generated graphs;
 // importing again.
+mod discovery; // `axt import` finding every store in a fake home, again after growth
 mod import;
 mod import_graphs;
 mod incremental; // importing again: only what is new or grew, appended
