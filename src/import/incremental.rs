@@ -110,11 +110,36 @@ pub fn modified(found: &Found) -> SystemTime {
         .unwrap_or(UNIX_EPOCH)
 }
 
+/// How many times `settle` a file that ends mid-line must be still before it is taken as
+/// cut for good (an agent that died mid-write) rather than still being written.
+const CUT_LINE_SETTLES: u32 = 10;
+
 /// Whether a session's files have been still for `settle`: one being written waits
-/// (watching imports it once it pauses, and a line it had not finished is completed then).
+/// (watching imports it once it pauses). A file whose last line has no end yet is being
+/// written, however long the writer pauses between its halves, so it waits ten times as
+/// long: a record is imported whole, never torn, unless its writer is gone.
 pub fn settled(found: &Found, settle: std::time::Duration, now: SystemTime) -> bool {
+    let needed = if found.paths().iter().any(|path| ends_mid_line(path)) {
+        settle * CUT_LINE_SETTLES
+    } else {
+        settle
+    };
     now.duration_since(modified(found))
-        .is_ok_and(|still| still >= settle)
+        .is_ok_and(|still| still >= needed)
+}
+
+/// Whether a JSON Lines file's last byte is not a line end (an empty file has no line to
+/// finish; a JSON document, `.json`, needs none).
+fn ends_mid_line(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    if path.extension().is_none_or(|e| e != "jsonl") {
+        return false;
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
 
 /// One session: skipped, or imported; and what the state file is to say of it.

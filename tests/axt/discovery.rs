@@ -221,3 +221,82 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
     import(&home, &out);
     assert_eq!(runs(&out), after);
 }
+
+/// `axt import --watch` while a writer appends to a Gemini CLI session, pausing in the
+/// middle of each record longer than the settle time: every record is imported whole
+/// (never a torn line's `invalid-json`), the run ends equal to a one-shot import of the
+/// finished file, and SIGINT ends the watch cleanly (exit 0).
+#[test]
+fn watch_follows_a_session_being_written_and_never_imports_a_torn_record() {
+    let scratch = TempDir::new("watch-writer");
+    let store = scratch.path().join("store");
+    let out = scratch.path().join("out");
+    copy_tree(
+        &corpus("gemini", "message-rewritten-as-it-grows-shell-call-0.46.0"),
+        &store,
+    );
+    let session = store.join("tmp/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d0f/chats/session-2026-07-01T10-00-bfb48a59.jsonl");
+    let stderr_path = scratch.path().join("watch.stderr");
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&out)
+        .args(["--watch", "--interval", "0.05", "--settle", "0.2"])
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("axt runs");
+
+    // The writer: each round a prompt, then half of the answer's record, a pause longer
+    // than the settle time, the rest of it.
+    for round in 0..4 {
+        let prompt = json!({"id": format!("u-w{round}"), "type": "user",
+            "timestamp": format!("2026-07-01T10:02:{:02}.000Z", 2 * round),
+            "content": [{"text": format!("step {round}?")}]});
+        let answer = json!({"id": format!("g-w{round}"), "type": "gemini",
+            "timestamp": format!("2026-07-01T10:02:{:02}.500Z", 2 * round),
+            "content": format!("step {round} done"), "thoughts": [], "model": "gemini-2.5-pro",
+            "tokens": {"input": 100, "output": 3, "cached": 0, "thoughts": 0, "tool": 0, "total": 103}})
+        .to_string();
+        let (head, tail) = answer.split_at(answer.len() / 2);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&session)
+            .unwrap();
+        use std::io::Write as _;
+        write!(file, "{prompt}\n{head}").unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        writeln!(file, "{tail}").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+
+    // What a one-shot import of the finished file writes.
+    let once = scratch.path().join("once");
+    let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&once)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let expected = runs(&once);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while runs(&out) != expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &watcher.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = watcher.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert_eq!(runs(&out), expected, "{stderr}");
+    assert!(
+        !stderr.contains("invalid-json"),
+        "a torn record was imported:\n{stderr}"
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

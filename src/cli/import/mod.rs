@@ -41,7 +41,8 @@ use report::Summary;
 /// read. A run file made otherwise (by `axt normalize`) is refused, unless --replace.
 /// --watch keeps going: every --interval seconds the stores are looked at again, and a
 /// session is imported once its files have been still for --settle seconds (one being
-/// written is imported when it pauses, and completed later).
+/// written is imported when it pauses, and completed later; one whose last line is not
+/// finished waits ten times as long, so that no record is imported torn).
 ///
 /// Notes about a session (a sub-agent that could not be linked, ...) and errors in its
 /// entries go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE, then one summary line.
