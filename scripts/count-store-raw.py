@@ -18,6 +18,10 @@ Each store's rule is the agent's own meaning of its files:
 - Gemini CLI (~/.gemini/tmp/*/chats/**.jsonl): a message is written again whole as it
   grows: the last version per id counts, unless a $rewindTo took it back;
   prompt = input + tool (cached included), output = output + thoughts. Calls: toolCalls.
+- Qwen Code (~/.qwen/projects/*/chats/*.jsonl): each assistant record's usageMetadata is
+  one response's; prompt = promptTokenCount (cached included) + toolUsePromptTokenCount,
+  output = candidatesTokenCount + thoughtsTokenCount. Calls: functionCall parts of
+  assistant records.
 
 Usage: count-store-raw.py HOME  (prints {"prompt": N, "output": N, "tool_calls": N})
 """
@@ -117,6 +121,18 @@ def gemini(root, total):
             total["tool_calls"] += len(m.get("toolCalls") or [])
 
 
+def qwen(root, total):
+    for path in files(root):
+        for r in records(path):
+            if r.get("type") != "assistant":
+                continue
+            u = r.get("usageMetadata") or {}
+            total["prompt"] += u.get("promptTokenCount", 0) + u.get("toolUsePromptTokenCount", 0)
+            total["output"] += u.get("candidatesTokenCount", 0) + u.get("thoughtsTokenCount", 0)
+            parts = (r.get("message") or {}).get("parts") or []
+            total["tool_calls"] += sum(1 for p in parts if isinstance(p, dict) and "functionCall" in p)
+
+
 def main():
     home = sys.argv[1]
     total = {"prompt": 0, "output": 0, "tool_calls": 0}
@@ -124,6 +140,7 @@ def main():
     codex(os.path.join(home, ".codex", "sessions"), total)
     copilot(os.path.join(home, ".copilot", "session-state"), total)
     gemini(os.path.join(home, ".gemini", "tmp"), total)
+    qwen(os.path.join(home, ".qwen", "projects"), total)
     print(json.dumps(total, sort_keys=True))
 
 

@@ -14,7 +14,7 @@
 //! Importers: [`claude_code`] (Claude Code session logs, `~/.claude/projects`), [`codex`]
 //! (Codex session files, `~/.codex/sessions`), `copilot` (Copilot CLI session logs,
 //! `~/.copilot/session-state`), `gemini` (Gemini CLI saved sessions and chats,
-//! `~/.gemini/tmp`).
+//! `~/.gemini/tmp`), `qwen` (Qwen Code sessions, `~/.qwen/projects`).
 //!
 //! # Rooms
 //!
@@ -39,6 +39,7 @@ pub mod claude_code;
 pub mod codex;
 mod copilot;
 mod gemini;
+mod qwen;
 
 pub mod incremental;
 pub mod state;

@@ -18,6 +18,7 @@ use super::codex;
 use super::copilot;
 use super::feed::SessionPlan;
 use super::gemini;
+use super::qwen;
 use super::session::{ImportError, Imported, Session, SessionFiles};
 use super::write::{self, Mode};
 
@@ -34,15 +35,18 @@ pub enum Store {
     /// Gemini CLI's saved sessions (`~/.gemini/tmp/<project>/chats`), their sub-agents,
     /// and its saved chats.
     Gemini,
+    /// Qwen Code's sessions (`~/.qwen/projects/<project>/chats`), their sub-agents.
+    Qwen,
 }
 
 impl Store {
     /// Every store, in the order discovery lists them.
-    pub const ALL: [Store; 4] = [
+    pub const ALL: [Store; 5] = [
         Store::ClaudeCode,
         Store::Codex,
         Store::Copilot,
         Store::Gemini,
+        Store::Qwen,
     ];
 
     /// The name on the command line and in the state file.
@@ -52,6 +56,7 @@ impl Store {
             Store::Codex => "codex",
             Store::Copilot => "copilot",
             Store::Gemini => "gemini",
+            Store::Qwen => "qwen",
         }
     }
 
@@ -62,6 +67,7 @@ impl Store {
             Store::Codex => "Codex",
             Store::Copilot => "GitHub Copilot CLI",
             Store::Gemini => "Gemini CLI",
+            Store::Qwen => "Qwen Code",
         }
     }
 
@@ -121,6 +127,11 @@ impl Store {
                     }
                 }
             }
+            Store::Qwen => {
+                if let Some(home) = env.home() {
+                    roots.push(home.join(".qwen/projects"));
+                }
+            }
         }
         roots
     }
@@ -133,6 +144,7 @@ impl Store {
             Store::Codex => codex::discover(path)?,
             Store::Copilot => copilot::discover(path)?,
             Store::Gemini => gemini::discover(path)?,
+            Store::Qwen => qwen::discover(path)?,
         };
         let found = found
             .into_iter()
@@ -148,6 +160,7 @@ impl Store {
             Store::Codex => codex::plan(&found.files),
             Store::Copilot => copilot::plan(&found.files),
             Store::Gemini => gemini::plan(&found.files),
+            Store::Qwen => qwen::plan(&found.files),
         }
     }
 }
@@ -221,6 +234,7 @@ impl Found {
             Store::Codex => self.paths().iter().find_map(|path| codex::cwd(path)),
             Store::Copilot => self.paths().iter().find_map(|path| copilot::cwd(path)),
             Store::Gemini => self.paths().iter().find_map(|path| gemini::cwd(path)),
+            Store::Qwen => self.paths().iter().find_map(|path| qwen::cwd(path)),
         }
     }
 

@@ -84,6 +84,12 @@ fn fake_home(home: &Path) {
     ] {
         copy_tree(&corpus("gemini", fixture), &home.join(".gemini"));
     }
+    for fixture in [
+        "shell-call-thought-compression-0.13.2",
+        "background-subagent-sidechain-0.13.2",
+    ] {
+        copy_tree(&corpus("qwen", fixture), &home.join(".qwen"));
+    }
 }
 
 /// A prompt and its answer appended to a Gemini CLI session file.
@@ -151,13 +157,14 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
         "axt: found codex: 2 sessions in HOME/.codex/sessions\n",
         "axt: found copilot: 2 sessions in HOME/.copilot/session-state\n",
         "axt: found gemini: 2 sessions in HOME/.gemini/tmp\n",
-        "axt: 8 sessions, 10 runs, 123 events written to HOME/../out",
+        "axt: found qwen: 2 sessions in HOME/.qwen/projects\n",
+        "axt: 10 sessions, 13 runs, 151 events written to HOME/../out",
     ] {
         let line = line.replace("HOME/../out", out.to_str().unwrap());
         assert!(first.contains(&line), "{line:?} not in:\n{first}");
     }
     let before = runs(&out);
-    assert_eq!(before.len(), 10);
+    assert_eq!(before.len(), 13);
     let Some(raw) = raw_count(&home) else {
         eprintln!("SKIPPED the stats comparison of discovery_imports_every_store: no python3");
         return;
@@ -165,7 +172,7 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
     assert_eq!(stats(&home, &out), raw);
     assert_eq!(
         raw,
-        json!({"prompt": 101721, "output": 1298, "tool_calls": 16})
+        json!({"prompt": 119021, "output": 1408, "tool_calls": 18})
     );
 
     // Two sessions grow, one is added.
