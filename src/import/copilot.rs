@@ -31,10 +31,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::Map;
 
-use super::entries::{files_under, scan};
-use super::feed::{Feed, RunPlan, SessionPlan, Spawn, What};
+use super::entries::{files_under, first_string, no_entries, scan};
+use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use crate::model::{Provider, Timestamp, Usage};
@@ -66,28 +65,12 @@ pub(crate) fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
         }
         logs.sort();
     }
-    Ok(logs
-        .into_iter()
-        .map(|main| SessionFiles {
-            main: Some(main),
-            subagents: Vec::new(),
-        })
-        .collect())
+    Ok(logs.into_iter().map(SessionFiles::alone).collect())
 }
 
 /// The working directory a session ran in: `session.start`'s `context.cwd`.
 pub(crate) fn cwd(path: &Path) -> Option<PathBuf> {
-    let file = std::fs::File::open(path).ok()?;
-    std::io::BufRead::lines(std::io::BufReader::new(file))
-        .take(16)
-        .map_while(Result::ok)
-        .find_map(|line| {
-            let value: serde_json::Value = serde_json::from_str(&line).ok()?;
-            value
-                .pointer("/data/context/cwd")?
-                .as_str()
-                .map(PathBuf::from)
-        })
+    first_string(path, 16, "/data/context/cwd").map(PathBuf::from)
 }
 
 #[derive(Deserialize, Default)]
@@ -179,16 +162,7 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         agents[at].feed.push(feed);
     })?;
     if entries == 0 {
-        return Err(ImportError::NotASession {
-            format: "Copilot session log",
-            path: path.to_owned(),
-            line: 0,
-            offset: 0,
-            reason: match scanned.size {
-                0 => "the file is empty".into(),
-                _ => "the file has only blank lines".into(),
-            },
-        });
+        return Err(no_entries("Copilot session log", path, &scanned));
     }
     let fallback = path
         .parent()
@@ -203,19 +177,7 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     } else {
         session
     };
-    let account = |fed: usize| {
-        let mut import = Map::new();
-        import.insert("format".into(), "copilot-session-state".into());
-        import.insert(
-            "source".into(),
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .into(),
-        );
-        import.insert("entries".into(), entries.into());
-        import.insert("thread".into(), fed.into());
-        import
-    };
+    let account = |fed: usize| feed::account("copilot-session-state", path, entries, fed as u64);
     let mut runs = Vec::with_capacity(1 + agents.len());
     let mut run = RunPlan::new(session.clone(), Provider::Copilot, path.to_owned());
     run.import = account(root.len());

@@ -33,6 +33,34 @@ pub(crate) struct Scanned {
     pub(crate) size: u64,
 }
 
+/// The refusal of a file [`scan`] found no entry in: empty, or only blank lines.
+pub(crate) fn no_entries(format: &'static str, path: &Path, scanned: &Scanned) -> ImportError {
+    ImportError::NotASession {
+        format,
+        path: path.to_owned(),
+        line: 0,
+        offset: 0,
+        reason: match scanned.size {
+            0 => "the file is empty".into(),
+            _ => "the file has only blank lines".into(),
+        },
+    }
+}
+
+/// The string at `pointer` in the first of a file's first `lines` lines that has one (a
+/// session's working directory, read without reading the session).
+pub(crate) fn first_string(path: &Path, lines: usize, pointer: &str) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    io::BufReader::new(file)
+        .lines()
+        .take(lines)
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let value: Value = serde_json::from_str(&line).ok()?;
+            value.pointer(pointer)?.as_str().map(str::to_owned)
+        })
+}
+
 /// Reads `path` line by line, handing every line that is not blank to `each`.
 pub(crate) fn scan(path: &Path, mut each: impl FnMut(Line<'_>)) -> Result<Scanned, ImportError> {
     let failed = |source| ImportError::Io {

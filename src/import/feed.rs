@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -97,6 +97,28 @@ impl RunPlan {
             Body::Feed { feed, .. } => feed,
         }
     }
+}
+
+/// The start of a run's `import` account: the store's `format`, the `source` file's name,
+/// its `entries` and the `thread` fed to this run.
+pub(crate) fn account(
+    format: &str,
+    source: &Path,
+    entries: u64,
+    thread: u64,
+) -> Map<String, Value> {
+    let mut import = Map::new();
+    import.insert("format".into(), format.into());
+    import.insert(
+        "source".into(),
+        source
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .into(),
+    );
+    import.insert("entries".into(), entries.into());
+    import.insert("thread".into(), thread.into());
+    import
 }
 
 /// Reads a record kept off the thread: its message id and usage, when it spent tokens.

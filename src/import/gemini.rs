@@ -42,8 +42,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::entries::{files_under, scan};
-use super::feed::{Feed, RunPlan, SessionPlan, Spawn, What};
+use super::entries::{files_under, no_entries, scan};
+use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use crate::model::{Provider, Timestamp, Usage};
@@ -291,16 +291,7 @@ fn session_file(
         }
     })?;
     if entries == 0 {
-        return Err(ImportError::NotASession {
-            format: "Gemini CLI session file",
-            path: path.to_owned(),
-            line: 0,
-            offset: 0,
-            reason: match scanned.size {
-                0 => "the file is empty".into(),
-                _ => "the file has only blank lines".into(),
-            },
-        });
+        return Err(no_entries("Gemini CLI session file", path, &scanned));
     }
     let mut feed = Vec::with_capacity(placed.len());
     let mut off_chain = Vec::new();
@@ -398,22 +389,22 @@ fn document(path: &Path) -> Result<RunPlan, ImportError> {
     }
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let id = sanitize(session_id.as_deref().unwrap_or(&stem));
+    let mut run = made_run(id, "gemini-session-json", path, feed);
+    run.session_id = session_id;
+    Ok(run)
+}
+
+/// A run of records made of a whole JSON file, every one of them fed.
+fn made_run(id: String, format: &str, path: &Path, feed: Vec<Feed>) -> RunPlan {
     let mut run = RunPlan::new(id, Provider::Gemini, path.to_owned());
     let records = feed.len() as u64;
-    run.import = account(
-        "gemini-session-json",
-        path,
-        records,
-        records,
-        &BTreeMap::new(),
-    );
+    run.import = account(format, path, records, records, &BTreeMap::new());
     if let Some(cwd) = cwd(path) {
         run.import
             .insert("cwd".into(), cwd.display().to_string().into());
     }
-    run.session_id = session_id;
     *run.feed_mut() = feed;
-    Ok(run)
+    run
 }
 
 /// A saved chat: one made record of each `Content` of its history.
@@ -446,21 +437,7 @@ fn checkpoint(path: &Path) -> Result<RunPlan, ImportError> {
         .unwrap_or_default()
         .to_string_lossy();
     let id = format!("gemini-{}.{}", sanitize(&project), sanitize(&tag));
-    let mut run = RunPlan::new(id, Provider::Gemini, path.to_owned());
-    let records = feed.len() as u64;
-    run.import = account(
-        "gemini-checkpoint",
-        path,
-        records,
-        records,
-        &BTreeMap::new(),
-    );
-    if let Some(cwd) = cwd(path) {
-        run.import
-            .insert("cwd".into(), cwd.display().to_string().into());
-    }
-    *run.feed_mut() = feed;
-    Ok(run)
+    Ok(made_run(id, "gemini-checkpoint", path, feed))
 }
 
 /// A whole JSON file and its size; a file that is none, refused naming where.
@@ -499,7 +476,7 @@ fn read_json(path: &Path, format: &'static str) -> Result<(Value, usize), Import
     }
 }
 
-/// A run's `import` account.
+/// A run's `import` account, with what was kept out.
 fn account(
     format: &str,
     path: &Path,
@@ -507,16 +484,7 @@ fn account(
     thread: u64,
     kept_out: &BTreeMap<&'static str, u64>,
 ) -> Map<String, Value> {
-    let mut import = Map::new();
-    import.insert("format".into(), format.into());
-    import.insert(
-        "source".into(),
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .into(),
-    );
-    import.insert("entries".into(), entries.into());
-    import.insert("thread".into(), thread.into());
+    let mut import = feed::account(format, path, entries, thread);
     import.insert("kept_out".into(), json!(kept_out));
     import
 }

@@ -30,10 +30,10 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::entries::{files_under, scan};
-use super::feed::{Feed, RunPlan, SessionPlan, Spawn, What};
+use super::entries::{files_under, first_string, no_entries, scan};
+use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, SessionFiles};
 use crate::model::{Provider, Timestamp};
@@ -53,25 +53,12 @@ pub(crate) fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
         });
         files.sort();
     }
-    Ok(files
-        .into_iter()
-        .map(|main| SessionFiles {
-            main: Some(main),
-            subagents: Vec::new(),
-        })
-        .collect())
+    Ok(files.into_iter().map(SessionFiles::alone).collect())
 }
 
 /// The working directory a session ran in: its first record's `cwd`.
 pub(crate) fn cwd(path: &Path) -> Option<PathBuf> {
-    let file = std::fs::File::open(path).ok()?;
-    io::BufRead::lines(io::BufReader::new(file))
-        .take(8)
-        .map_while(Result::ok)
-        .find_map(|line| {
-            let value: Value = serde_json::from_str(&line).ok()?;
-            value.get("cwd")?.as_str().map(PathBuf::from)
-        })
+    first_string(path, 8, "/cwd").map(PathBuf::from)
 }
 
 /// The records of one run, as they are planned.
@@ -120,30 +107,12 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         }
     })?;
     if entries == 0 {
-        return Err(ImportError::NotASession {
-            format: "Qwen Code session file",
-            path: path.to_owned(),
-            line: 0,
-            offset: 0,
-            reason: match scanned.size {
-                0 => "the file is empty".into(),
-                _ => "the file has only blank lines".into(),
-            },
-        });
+        return Err(no_entries("Qwen Code session file", path, &scanned));
     }
     let fallback = path.file_stem().unwrap_or_default().to_string_lossy();
     let session = sanitize(session_id.as_deref().unwrap_or(&fallback));
     let account = |fed: usize| {
-        let mut import = Map::new();
-        import.insert("format".into(), "qwen-code-session".into());
-        import.insert(
-            "source".into(),
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .into(),
-        );
-        import.insert("entries".into(), entries.into());
-        import.insert("thread".into(), fed.into());
+        let mut import = feed::account("qwen-code-session", path, entries, fed as u64);
         import.insert("kept_out".into(), json!({}));
         if let Some(cwd) = &cwd {
             import.insert("cwd".into(), cwd.clone().into());

@@ -27,6 +27,16 @@ pub struct SessionFiles {
     pub subagents: Vec<PathBuf>,
 }
 
+impl SessionFiles {
+    /// A session of one file, with no agents' files beside it.
+    pub(crate) fn alone(main: PathBuf) -> SessionFiles {
+        SessionFiles {
+            main: Some(main),
+            subagents: Vec::new(),
+        }
+    }
+}
+
 /// One run of an imported session, events in order (`seq` still 0).
 #[derive(Clone, Debug)]
 pub struct ImportedRun {
