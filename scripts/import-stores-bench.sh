@@ -146,7 +146,8 @@ PY
 
 printf '%-12s %9s %9s %9s %10s %8s\n' store MiB seconds MB/s "max RSS" "vs Claude"
 base=""
-for store in claude-code codex copilot gemini qwen; do
+# The stores are the store corpora's folders (claude-code first: the baseline).
+for store in $(cd corpus/import && ls -d */ | tr -d /); do
   DIR="$TMP/$store"
   SIZE=$(du -sb "$DIR" | cut -f1)
   /usr/bin/time -v "$AXT" import "$store" "$DIR" --out "$TMP/out-$store" > "$TMP/$store.out" 2> "$TMP/$store.time" || {
