@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::claude_code;
+use super::claude_code::{self, Skipped};
 use super::codex;
 use super::copilot;
 use super::feed::SessionPlan;
@@ -139,8 +139,19 @@ impl Store {
     /// The sessions under `path` (a session file, or a directory searched recursively),
     /// sorted.
     pub fn discover(self, path: &Path) -> io::Result<Vec<Found>> {
+        self.discover_skipping(path).map(|(found, _)| found)
+    }
+
+    /// [`Store::discover`], and the files it left out because their names say they are no
+    /// session (`~/.claude/history.jsonl`), so that a caller can say so.
+    pub fn discover_skipping(self, path: &Path) -> io::Result<(Vec<Found>, Vec<Skipped>)> {
+        let mut skipped = Vec::new();
         let found = match self {
-            Store::ClaudeCode => claude_code::discover(path)?,
+            Store::ClaudeCode => {
+                let (found, left_out) = claude_code::discover_skipping(path)?;
+                skipped = left_out;
+                found
+            }
             Store::Codex => codex::discover(path)?,
             Store::Copilot => copilot::discover(path)?,
             Store::Gemini => gemini::discover(path)?,
@@ -150,7 +161,7 @@ impl Store {
             .into_iter()
             .map(|files| Found::new(self, files))
             .collect();
-        Ok(found)
+        Ok((found, skipped))
     }
 
     /// Reads a session's files and decides its runs.

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
+use crate::import::claude_code::Skipped;
 use crate::import::incremental::{self, Options, settled};
 use crate::import::write::Mode;
 use crate::import::{Env, Found, Store};
@@ -121,11 +122,11 @@ pub(crate) fn run(args: Args) -> std::io::Result<Outcome> {
         since: args.since,
     };
     if !args.watch {
-        let sessions = find(&args, true)?;
+        let (sessions, skipped) = find(&args, true)?;
         if sessions.is_empty() {
             return Ok(Outcome::InputProblems);
         }
-        return import(&sessions, &args, &options);
+        return import(&sessions, skipped, &args, &options);
     }
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [
@@ -140,12 +141,13 @@ pub(crate) fn run(args: Args) -> std::io::Result<Outcome> {
     let mut worst = Outcome::Clean;
     let mut first = true;
     while !stop.load(Ordering::Relaxed) {
-        let sessions: Vec<Found> = find(&args, first)?
+        let (sessions, skipped) = find(&args, first)?;
+        let sessions: Vec<Found> = sessions
             .into_iter()
             .filter(|found| settled(found, settle, SystemTime::now()))
             .collect();
         first = false;
-        let outcome = import(&sessions, &args, &options)?;
+        let outcome = import(&sessions, skipped, &args, &options)?;
         if matches!(outcome, Outcome::Failed)
             || (matches!(outcome, Outcome::InputProblems) && matches!(worst, Outcome::Clean))
         {
@@ -162,17 +164,28 @@ pub(crate) fn run(args: Args) -> std::io::Result<Outcome> {
 }
 
 /// The sessions to import: under PATH, or in the store's (or every store's) own
-/// locations, those of `--project` only. With `list`, says what it found where.
-fn find(args: &Args, list: bool) -> std::io::Result<Vec<Found>> {
+/// locations, those of `--project` only, and how many files were skipped by name as no
+/// session. With `list`, says what it found where.
+fn find(args: &Args, list: bool) -> std::io::Result<(Vec<Found>, usize)> {
     let mut sessions = Vec::new();
+    let mut left_out = 0;
     match (args.store, &args.path) {
         (Some(store), Some(path)) => {
-            let found = store
-                .discover(path)
+            let (found, skipped) = store
+                .discover_skipping(path)
                 .map_err(|error| with_path(path, error))?;
+            left_out += skipped.len();
+            if list {
+                say_skipped(&skipped);
+            }
             if found.is_empty() && list {
+                // Importing nothing is not a success: the path is likely the wrong one.
+                let skipped = match skipped.len() {
+                    0 => String::new(),
+                    n => format!(" ({} skipped, above)", console::plural(n as u64, "file")),
+                };
                 console::error(&format!(
-                    "{}: no {} session there; nothing imported",
+                    "{}: no {} session there{skipped}; nothing imported",
                     path.display(),
                     store.agent_name()
                 ));
@@ -187,10 +200,12 @@ fn find(args: &Args, list: bool) -> std::io::Result<Vec<Found>> {
             };
             for store in stores {
                 for root in store.roots(&env).into_iter().filter(|r| r.exists()) {
-                    let found = store
-                        .discover(&root)
+                    let (found, skipped) = store
+                        .discover_skipping(&root)
                         .map_err(|error| with_path(&root, error))?;
+                    left_out += skipped.len();
                     if list {
+                        say_skipped(&skipped);
                         console::notice(&format!(
                             "found {}: {} in {}",
                             store,
@@ -209,7 +224,19 @@ fn find(args: &Args, list: bool) -> std::io::Result<Vec<Found>> {
     if let Some(project) = &args.project {
         sessions.retain(|found| in_project(found, project));
     }
-    Ok(sessions)
+    Ok((sessions, left_out))
+}
+
+/// Files Claude Code keeps beside its logs (`~/.claude/history.jsonl`) are no session:
+/// said, and left out, rather than counted as sessions that failed.
+fn say_skipped(skipped: &[Skipped]) {
+    for skipped in skipped {
+        console::notice(&format!(
+            "{}: skipped: {}",
+            skipped.file.display(),
+            skipped.what
+        ));
+    }
 }
 
 /// Whether a session ran in `project` or below it.
@@ -222,7 +249,12 @@ fn in_project(found: &Found, project: &Path) -> bool {
 }
 
 /// Imports `sessions`, prints what happened, and says how it went.
-fn import(sessions: &[Found], args: &Args, options: &Options) -> std::io::Result<Outcome> {
+fn import(
+    sessions: &[Found],
+    skipped: usize,
+    args: &Args,
+    options: &Options,
+) -> std::io::Result<Outcome> {
     if sessions.is_empty() {
         return Ok(Outcome::Clean);
     }
@@ -238,6 +270,7 @@ fn import(sessions: &[Found], args: &Args, options: &Options) -> std::io::Result
         .map_err(|error| with_path(&args.out, error))?;
     drop(bar);
     let mut summary = Summary::default();
+    summary.skipped = skipped;
     for outcome in &outcomes {
         summary.add(outcome);
     }

@@ -16,6 +16,8 @@ use super::super::{Outcome, display_name};
 /// The counts over every session imported, and how bad it was.
 #[derive(Default)]
 pub(super) struct Summary {
+    /// Files left out by name as no session (`~/.claude/history.jsonl`).
+    pub(super) skipped: usize,
     sessions: usize,
     created: usize,
     grown: usize,
@@ -147,8 +149,12 @@ impl Summary {
                 self.created, self.grown, self.unchanged
             )
         };
+        let skipped = match self.skipped {
+            0 => String::new(),
+            n => format!("; {} skipped (no session log)", plural(n as u64, "file")),
+        };
         console::notice(&format!(
-            "{}{changes}, {}, {} written to {}; {} failed, {}{}{}",
+            "{}{changes}, {}, {} written to {}; {} failed, {}{}{}{skipped}",
             plural(self.sessions as u64, "session"),
             plural(self.runs as u64, "run"),
             plural(self.events as u64, "event"),

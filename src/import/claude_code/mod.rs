@@ -164,7 +164,7 @@ pub use crate::import::session::{
     FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, RunChange,
     Session, SessionFiles, SessionOutcome, WrittenRun,
 };
-pub use discover::discover;
+pub use discover::{Skipped, discover, discover_skipping};
 
 pub(crate) use log::cwd;
 pub(crate) use plan::plan;
@@ -188,21 +188,30 @@ pub fn import_session(
     writing::write_plan(&plan(files)?, dir, mode)
 }
 
+/// What [`import`] did: each session's outcome, in the order of [`discover()`], and the
+/// files it skipped because their names say they are no session log.
+#[derive(Debug)]
+pub struct ImportReport {
+    /// Each session's outcome.
+    pub sessions: Vec<SessionOutcome>,
+    /// Files left out by name (`~/.claude/history.jsonl`), with what they are.
+    pub skipped: Vec<Skipped>,
+}
+
 /// Imports every session under `path` into `dir`, in parallel; `progress(done, total)` is
-/// called after each session. Outcomes are in the order of [`discover()`].
+/// called after each session.
 pub fn import(
     path: &Path,
     dir: &Path,
     options: &ImportOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> io::Result<Vec<SessionOutcome>> {
-    let sessions = discover(path)?;
-    Ok(parallel(&sessions, options.jobs, progress, |files| {
-        SessionOutcome {
-            files: files.clone(),
-            result: import_session(files, dir, options.replace),
-        }
-    }))
+) -> io::Result<ImportReport> {
+    let (sessions, skipped) = discover_skipping(path)?;
+    let sessions = parallel(&sessions, options.jobs, progress, |files| SessionOutcome {
+        files: files.clone(),
+        result: import_session(files, dir, options.replace),
+    });
+    Ok(ImportReport { sessions, skipped })
 }
 
 /// Writes a converted session's runs into `dir`, root first; returns the files.
