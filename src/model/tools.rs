@@ -69,8 +69,10 @@ impl ToolClass {
 pub fn classify(name: &str) -> Option<ToolClass> {
     use ToolClass::*;
     let class = match name {
-        // Claude Code; Gemini CLI; Copilot CLI; Codex and the OpenAI shell tools.
-        "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell" => Shell,
+        // Claude Code; Gemini CLI; Copilot CLI; Codex (`shell_command`: its session files,
+        // 0.60 and later) and the OpenAI shell tools.
+        "Bash" | "run_shell_command" | "bash" | "shell" | "shell_command" | "exec_command"
+        | "local_shell" => Shell,
         "Read" | "read_file" | "read_many_files" | "view" => FileRead,
         "Write" | "write_file" | "create" => FileWrite,
         "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
@@ -241,6 +243,10 @@ mod tests {
         assert_eq!(shell_commands("Bash", &json!({"command": "ls"})), ["ls"]);
         assert_eq!(
             shell_commands("exec_command", &json!({"cmd": "ls"})),
+            ["ls"]
+        );
+        assert_eq!(
+            shell_commands("shell_command", &json!({"command": "ls", "workdir": "/w"})),
             ["ls"]
         );
         assert_eq!(

@@ -307,6 +307,43 @@ impl Recorder {
         Ok(seq)
     }
 
+    /// Keeps the first `keep` lines of the run's file, which end at byte `len`, and cuts
+    /// the rest, so that the next event is numbered `keep + 1`. For an importer whose source
+    /// grew: the lines that are still right stay as they are, and the run's new tail is
+    /// written after them. Under the lock, like every write; `len` must end a line of the
+    /// file (or be 0), else nothing is cut and the file is [`RecordError::Corrupt`] for the
+    /// caller's purpose. Subscribers are not told: they are for live runs.
+    pub(crate) fn cut_back(&self, keep: u64, len: u64) -> Result<(), RecordError> {
+        use std::os::unix::fs::FileExt;
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(file) = state.file.as_mut() else {
+            return Err(self.stopped(state));
+        };
+        let out = file.out();
+        let corrupt = |reason: &str| RecordError::Corrupt {
+            path: self.path.clone(),
+            offset: len,
+            reason: reason.to_owned(),
+        };
+        if len > out.len() {
+            return Err(corrupt("the cut is past the end of the file"));
+        }
+        if len > 0 {
+            let mut byte = [0u8];
+            out.file()
+                .read_exact_at(&mut byte, len - 1)
+                .map_err(|error| RecordError::io(&self.path, error))?;
+            if byte[0] != b'\n' {
+                return Err(corrupt("the cut is not at the end of a line"));
+            }
+        }
+        out.cut_back(len)
+            .map_err(|error| RecordError::io(&self.path, error))?;
+        state.last_seq = keep;
+        Ok(())
+    }
+
     /// A live view of the events recorded from now on, with the default buffer size of
     /// the recorder's options. After [`close`](Recorder::close) the subscription is already
     /// ended.
@@ -470,4 +507,45 @@ fn restore(file: &std::fs::File, dir: &Path, path: &Path) -> std::io::Result<()>
     source.seek(SeekFrom::Start(0))?;
     std::io::copy(&mut source, &mut target)?;
     target.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RecordError, Recorder, RecorderOptions};
+    use crate::model::{EventType, ExchangeEvent, Payload};
+
+    /// An importer keeps a run's first lines and writes the rest anew: the next event is
+    /// numbered after the lines kept, and a cut that is not at a line's end cuts nothing.
+    #[test]
+    fn cutting_back_keeps_whole_lines_and_numbers_on_after_them() {
+        let dir = std::env::temp_dir().join(format!("axt-cut-back-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let recorder = Recorder::create(&dir, "r", RecorderOptions::default()).unwrap();
+        let event = || ExchangeEvent::new("r", EventType::RunStarted, "", Payload::None);
+        for _ in 0..3 {
+            recorder.record(event()).unwrap();
+        }
+        let bytes = std::fs::read(recorder.path()).unwrap();
+        let two = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(1);
+        let two = two.unwrap().0 as u64 + 1;
+        let refused = recorder.cut_back(1, two - 1).unwrap_err();
+        assert!(matches!(refused, RecordError::Corrupt { .. }), "{refused}");
+        let past = recorder.cut_back(9, bytes.len() as u64 + 1).unwrap_err();
+        assert!(matches!(past, RecordError::Corrupt { .. }), "{past}");
+        assert_eq!(
+            std::fs::read(recorder.path()).unwrap(),
+            bytes,
+            "nothing cut"
+        );
+        recorder.cut_back(2, two).unwrap();
+        assert_eq!(recorder.record(event()).unwrap(), 3);
+        let after = std::fs::read(recorder.path()).unwrap();
+        assert_eq!(after.len(), bytes.len(), "the third line written again");
+        assert_eq!(&after[..two as usize], &bytes[..two as usize]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

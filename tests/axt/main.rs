@@ -13,6 +13,7 @@ mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
 mod golden_show; // runs -> what `axt show` and `axt ls` print for a person
+mod golden_stores; // every other store's sessions -> linked transcripts
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;
@@ -41,9 +42,12 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs;
+// importing again.
+mod discovery; // `axt import` finding every store in a fake home, again after growth
 mod import;
 mod import_graphs;
+mod incremental; // importing again: only what is new or grew, appended
 
 // How axt is built and installed: the README's commands, the profiles, release automation.
 mod install;

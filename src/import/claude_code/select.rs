@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::log::{Entry, Log};
-use super::session::{Note, NoteKind};
+use crate::import::session::{Note, NoteKind};
 
 /// The entries of one thread and how they were chosen.
 pub(super) struct Selection {

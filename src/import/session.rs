@@ -1,4 +1,4 @@
-//! What an import gives back: the public vocabulary of the importer. The files of a
+//! What an import gives back: the public vocabulary of every importer. The files of a
 //! session, its runs (in memory or written), the notes about its graph, the adapter's
 //! diagnostics mapped to the file, and why a session could not be imported.
 //!
@@ -25,6 +25,16 @@ pub struct SessionFiles {
     /// `<session>/transcripts/*.jsonl`), sorted; those not named `agent-*.jsonl` are noted
     /// and not imported.
     pub subagents: Vec<PathBuf>,
+}
+
+impl SessionFiles {
+    /// A session of one file, with no agents' files beside it.
+    pub(crate) fn alone(main: PathBuf) -> SessionFiles {
+        SessionFiles {
+            main: Some(main),
+            subagents: Vec::new(),
+        }
+    }
 }
 
 /// One run of an imported session, events in order (`seq` still 0).
@@ -66,7 +76,7 @@ impl<R> Session<R> {
     }
 }
 
-/// A run [`import_session`](super::import_session) wrote.
+/// A run an import wrote ([`claude_code::import_session`](super::claude_code::import_session), [`incremental::import`](super::incremental::import)).
 #[derive(Clone, Debug)]
 pub struct WrittenRun {
     /// The run id.
@@ -79,9 +89,31 @@ pub struct WrittenRun {
     pub path: PathBuf,
     /// How many events it holds.
     pub events: usize,
+    /// What writing it did to the run's file.
+    pub change: RunChange,
 }
 
-/// A session [`import_session`](super::import_session) wrote: what [`Session`] says,
+/// What importing a run did to its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunChange {
+    /// The run had no file: every event written.
+    Created,
+    /// The file held exactly these events already: nothing written.
+    Unchanged,
+    /// The file's first `kept` lines were still right and stayed as they were; the `cut`
+    /// lines after them (its closing events, when the source only grew) were cut and the
+    /// rest written after the kept ones.
+    Updated {
+        /// Lines kept.
+        kept: usize,
+        /// Lines cut.
+        cut: usize,
+    },
+    /// The file was written anew (`--replace`).
+    Replaced,
+}
+
+/// A session [`claude_code::import_session`](super::claude_code::import_session) wrote: what [`Session`] says,
 /// without the events.
 pub type Imported = Session<WrittenRun>;
 
@@ -135,6 +167,9 @@ pub enum NoteKind {
     NotAnAgentLog,
     /// `simplified-format`: the log was read as the seed's simplified event format.
     SimplifiedFormat,
+    /// `missing-subagent`: a call spawned a sub-agent whose file the session does not
+    /// have; the call stays an ordinary call. A warning.
+    MissingSubagent,
 }
 
 impl NoteKind {
@@ -150,6 +185,7 @@ impl NoteKind {
             NoteKind::OrphanSubagentFile => "orphan-subagent-file",
             NoteKind::NotAnAgentLog => "not-an-agent-log",
             NoteKind::SimplifiedFormat => "simplified-format",
+            NoteKind::MissingSubagent => "missing-subagent",
         }
     }
 
@@ -162,7 +198,8 @@ impl NoteKind {
             | NoteKind::DuplicateUuid
             | NoteKind::UnlinkedSubagent
             | NoteKind::OrphanSubagentFile
-            | NoteKind::NotAnAgentLog => true,
+            | NoteKind::NotAnAgentLog
+            | NoteKind::MissingSubagent => true,
             NoteKind::KeptOut | NoteKind::Compaction | NoteKind::SimplifiedFormat => false,
         }
     }
@@ -240,10 +277,12 @@ pub enum ImportError {
         /// Its file.
         path: PathBuf,
     },
-    /// The file is not a Claude Code session log (empty, or another tool's output): nothing
-    /// of the session is written.
-    #[error("{}:{line}: byte {offset}: not a Claude Code session log: {reason}", path.display())]
+    /// The file is not a session log of the store's (empty, or another tool's output):
+    /// nothing of the session is written.
+    #[error("{}:{line}: byte {offset}: not a {format}: {reason}", path.display())]
     NotASession {
+        /// What the file should have been: `Claude Code session log`, `Codex rollout`, ...
+        format: &'static str,
         /// The file.
         path: PathBuf,
         /// 1-based line of the entry that shows it, 0 for the whole file.
@@ -258,7 +297,7 @@ pub enum ImportError {
     Record(#[from] RecordError),
 }
 
-/// How [`import`](super::import) works.
+/// How [`claude_code::import`](super::claude_code::import) works.
 #[derive(Clone, Debug, Default)]
 pub struct ImportOptions {
     /// Overwrite runs that exist in the output directory.

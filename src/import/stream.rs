@@ -1,47 +1,38 @@
-//! Transcribing a thread with the stream-json adapter, straight into a sink: the thread's
-//! entries read again by their byte range and handed to the Claude adapter at their own line
-//! and offset, what is no provider record (compaction summaries, entries off the thread)
-//! kept as passthrough beside them, the `step.call_workflow.*` events put in as the spawning
-//! calls and their results go by, and the run finished with what the importer knows of it
-//! (session, version, the `import` account, and the end of a log with no terminal record).
+//! Transcribing a planned run into events, straight into a sink: its records read again
+//! by their byte range (or made by the importer) and handed to the provider's adapter at
+//! their own line and offset, what is no provider record kept as passthrough beside them,
+//! the `step.call_workflow.*` events put in as the spawning calls and their results go by,
+//! and the run finished with what the importer knows of it (session, version, the `import`
+//! account, and the end of a log with no terminal record). A run the store describes
+//! without provider output (a workflow's journal) is its events, through the same sink.
 //!
-//! This file owns the events of a run; it decides nothing about the graph (that is the
-//! plan's) and writes nothing (its caller's sink does). It makes no provider record and
-//! edits no event the adapter made beyond the run's parent.
+//! This file owns the events of a run; it decides nothing about the session (that is the
+//! store's plan) and writes nothing (its caller's sink does). It makes no provider record
+//! and edits no event the adapter made beyond the run's parent.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::log::EntryReader;
-use super::plan::{Plan, Spawn};
+use super::entries::EntryReader;
+use super::feed::{Body, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::session::{FileDiagnostic, ImportError};
-use super::thread::What;
 use crate::model::{EventType, ExchangeEvent, Payload, StepKind, StepPayload, Timestamp};
 use crate::model::{Provider, Usage};
-use crate::normalize::{Diagnostic, Given, Options, claude};
+use crate::normalize::{Diagnostic, Given, Options};
 use crate::transcribe::{EventOptions, EventSink, Transcriber};
 
-/// Transcribes thread `at` of a plan into `out`, entry by entry from its file; returns the
-/// diagnostics, their lines those of the file.
-pub(super) fn transcribe(
-    plan: &Plan,
+/// Transcribes run `at` of a plan into `out`, record by record from its files; returns the
+/// diagnostics, their lines those of the files.
+pub(crate) fn transcribe(
+    plan: &SessionPlan,
     at: usize,
     out: &mut dyn FnMut(ExchangeEvent) -> Result<(), ImportError>,
 ) -> Result<Vec<FileDiagnostic>, ImportError> {
-    let thread = &plan.threads[at];
+    let run = &plan.runs[at];
     let spawns = &plan.spawns[at];
-    let first = thread.feed.iter().find_map(|f| f.timestamp.clone());
-    let last = thread.feed.iter().rev().find_map(|f| f.timestamp.clone());
-    let epoch = || Timestamp::parse("1970-01-01T00:00:00Z").expect("a valid timestamp");
-    let now = Arc::new(Mutex::new(first.clone().unwrap_or_else(epoch)));
-    let clock_now = Arc::clone(&now);
-    let options = EventOptions {
-        run_id: Some(thread.run_id.clone()),
-        clock: Box::new(move || clock_now.lock().expect("clock lock").clone()),
-    };
-    let mut transcriber = Transcriber::new(Provider::Claude, Options::default(), options);
     let mut sink = Stream {
         parent: plan.parent_run_id(at),
         spawns,
@@ -57,55 +48,81 @@ pub(super) fn transcribe(
         out,
         diagnostics: Vec::new(),
     };
-    let mut reader = match thread
-        .feed
-        .iter()
-        .any(|f| !matches!(f.what, What::Bytes(_)))
-    {
-        true => Some(EntryReader::open(&thread.source)?),
-        false => None,
+    let Body::Feed { provider, feed } = &run.body;
+    let provider = *provider;
+    let diagnostics = feed_adapter(run, provider, feed, &mut sink)?;
+    sink.close()?;
+    Ok(diagnostics)
+}
+
+/// Feeds a run's records to its adapter, through `sink`; the diagnostics, placed in the
+/// files their records came from.
+fn feed_adapter(
+    run: &RunPlan,
+    provider: Provider,
+    feed: &[Feed],
+    sink: &mut Stream<'_>,
+) -> Result<Vec<FileDiagnostic>, ImportError> {
+    let first = feed.iter().find_map(|f| f.timestamp.clone());
+    let last = feed.iter().rev().find_map(|f| f.timestamp.clone());
+    let epoch = || Timestamp::parse("1970-01-01T00:00:00Z").expect("a valid timestamp");
+    let now = Arc::new(Mutex::new(first.clone().unwrap_or_else(epoch)));
+    let clock_now = Arc::clone(&now);
+    let options = EventOptions {
+        run_id: Some(run.run_id.clone()),
+        clock: Box::new(move || clock_now.lock().expect("clock lock").clone()),
     };
-    let terminal = thread.import.contains_key("terminal");
-    // Off-chain assistant messages by id, each with its last usage snapshot.
+    let mut transcriber = Transcriber::new(provider, Options::default(), options);
+    let mut files = Files::default();
+    // The file of each diagnostic reported so far: its record's, when the record named a
+    // file of its own (what is reported at the end is the run's source's).
+    let mut placed: Vec<Option<&Path>> = Vec::new();
+    // Off-chain messages by id, each with its last usage snapshot.
     let mut off_usage: HashMap<String, Usage> = HashMap::new();
-    for feed in &thread.feed {
-        if let Some(ts) = &feed.timestamp {
+    for fed in feed {
+        if let Some(ts) = &fed.timestamp {
             *now.lock().expect("clock lock") = ts.clone();
         }
-        let reader = reader.as_mut();
-        let line = feed.line;
-        match &feed.what {
-            // A line the importer made (the simplified format, rewritten) stands for its
-            // entry: its positions are the entry's, whatever its own length.
-            What::Bytes(bytes) => {
-                transcriber.push_made_record(bytes, line, feed.span(), &mut sink)?;
+        let line = fed.line;
+        let file = fed.file.as_deref().unwrap_or(&run.source);
+        match &fed.what {
+            // A record the importer made stands for its entry: its positions are the
+            // entry's, whatever its own length.
+            What::Made(bytes) => {
+                transcriber.push_made_record(bytes, line, fed.span(), sink)?;
             }
             What::Entry => {
-                let bytes = reader.expect("a reader").raw(&feed.range)?;
-                transcriber.push_record(bytes, line, feed.offset(), &mut sink)?;
+                let bytes = files.reader(file)?.raw(&fed.range)?;
+                transcriber.push_record(bytes, line, fed.offset(), sink)?;
             }
-            What::CompactSummary => {
-                let entry = reader.expect("a reader").value(&feed.range)?;
-                transcriber.keep(line, "axt-import/compact-summary", entry);
+            What::EntryWithout(field) => {
+                let bytes = files.reader(file)?.raw(&fed.range)?;
+                match serde_json::from_slice::<Value>(bytes) {
+                    Ok(Value::Object(mut record)) => {
+                        record.remove(*field);
+                        let made = serde_json::to_vec(&record).expect("a JSON object serializes");
+                        transcriber.push_made_record(&made, line, fed.span(), sink)?;
+                    }
+                    // Not an object: the adapter reports it as it is.
+                    _ => transcriber.push_record(bytes, line, fed.offset(), sink)?,
+                }
+            }
+            What::Keep(kind) => {
+                let entry = files.reader(file)?.value(&fed.range)?;
+                transcriber.keep(line, kind, entry);
             }
             What::OffChain(reason) => {
-                let entry = reader.expect("a reader").value(&feed.range)?;
-                if entry.get("type").and_then(Value::as_str) == Some("assistant")
-                    && let (Some(id), Some(usage)) = (
-                        entry.pointer("/message/id").and_then(Value::as_str),
-                        entry
-                            .pointer("/message/usage")
-                            .and_then(claude::message_usage),
-                    )
-                {
-                    off_usage.insert(id.to_owned(), usage);
+                let entry = files.reader(file)?.value(&fed.range)?;
+                if let Some((id, usage)) = run.off_chain_usage.and_then(|usage| usage(&entry)) {
+                    off_usage.insert(id, usage);
                 }
                 let kept = json!({"reason": reason, "entry": entry});
                 transcriber.keep(line, "axt-import/off-chain", kept);
             }
         }
+        placed.resize(sink.diagnostics.len(), fed.file.as_deref());
     }
-    let mut import = thread.import.clone();
+    let mut import = run.import.clone();
     if !off_usage.is_empty() {
         let mut total = Usage::default();
         off_usage.values().for_each(|usage| total.add(usage));
@@ -118,12 +135,12 @@ pub(super) fn transcribe(
         );
     }
     let given = Given {
-        session_id: thread.session_id.clone(),
-        provider_version: thread.version.clone(),
+        session_id: run.session_id.clone(),
+        provider_version: run.version.clone(),
         import: Some(import),
         // A log without a terminal record is complete all the same: the run is what the
         // file holds, lasting as long as its stamps say.
-        complete: !terminal,
+        complete: !run.terminal,
         duration_ms: match (&first, &last) {
             (Some(a), Some(b)) => match (a.unix_nanos(), b.unix_nanos()) {
                 (Ok(a), Ok(b)) if b >= a => Some(((b - a) / 1_000_000) as u64),
@@ -131,17 +148,54 @@ pub(super) fn transcribe(
             },
             _ => None,
         },
+        usage: run.usage,
     };
-    transcriber.finish_given(given, &mut sink)?;
-    sink.close()?;
-    Ok(sink
-        .diagnostics
+    transcriber.finish_given(given, sink)?;
+    let diagnostics = std::mem::take(&mut sink.diagnostics);
+    Ok(place(diagnostics, &placed, &run.source))
+}
+
+/// Each diagnostic with its file: the one its record named, else the run's source.
+fn place(
+    diagnostics: Vec<Diagnostic>,
+    placed: &[Option<&Path>],
+    source: &Path,
+) -> Vec<FileDiagnostic> {
+    diagnostics
         .into_iter()
-        .map(|diagnostic| FileDiagnostic {
-            file: thread.source.clone(),
+        .enumerate()
+        .map(|(at, diagnostic)| FileDiagnostic {
+            file: placed
+                .get(at)
+                .copied()
+                .flatten()
+                .unwrap_or(source)
+                .to_owned(),
             diagnostic,
         })
-        .collect())
+        .collect()
+}
+
+/// The files a run's records are read back from, each opened once.
+#[derive(Default)]
+struct Files {
+    readers: Vec<EntryReader>,
+}
+
+impl Files {
+    fn reader(&mut self, path: &Path) -> Result<&mut EntryReader, ImportError> {
+        match self.readers.iter().position(|r| r.path() == path) {
+            Some(at) => Ok(&mut self.readers[at]),
+            None => {
+                // A run reads one file, or one file per message: keep a few open at most.
+                if self.readers.len() >= 8 {
+                    self.readers.remove(0);
+                }
+                self.readers.push(EntryReader::open(path)?);
+                Ok(self.readers.last_mut().expect("a reader was pushed"))
+            }
+        }
+    }
 }
 
 /// The adapter's events on their way to the run's sink: the run's parent stamped on each,

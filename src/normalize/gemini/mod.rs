@@ -1,5 +1,7 @@
-//! Gemini CLI: `gemini --output-format stream-json` (one event a line) and
-//! `--output-format json` (one pretty-printed document).
+//! Gemini CLI: `gemini --output-format stream-json` (one event a line),
+//! `--output-format json` (one pretty-printed document), and its session files
+//! (`~/.gemini/tmp/<project>/chats/`, the `session` room: their records and the Gemini API
+//! `Content` of a saved chat), recognised by the first record.
 //!
 //! Shapes follow gemini-cli `packages/core/src/output/types.ts`; every stream-json event's
 //! `timestamp` is its source time (json-mode documents have none). How each event is read:
@@ -56,9 +58,18 @@ use super::{
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
+mod session;
+
+use session::Session;
+
 /// Whether the first record of an output looks like Gemini CLI stream-json: a Gemini event
 /// type with an ISO `timestamp` and that type's own field.
 pub(crate) fn claims(first: &Value) -> bool {
+    // A session file's message or metadata record (not a bare `Content`: the Gemini API's,
+    // which no CLI writes as a line of its own).
+    if session::is_session_record(first) && first.get("parts").is_none() {
+        return true;
+    }
     let has = |field: &str| first.get(field).is_some();
     if !first.get("timestamp").is_some_and(Value::is_string) {
         return false;
@@ -142,6 +153,21 @@ impl Adapter for State {
     const STAMPED: bool = true;
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        if self.session_file.is_none() && self.document.is_none() {
+            // The first object decides: a session file's records, or stream-json's.
+            let first = to_value(record.bytes);
+            if first.is_object() {
+                self.session_file = Some(session::is_session_record(&first));
+            }
+        }
+        if self.session_file == Some(true) {
+            let Output { items, diagnostics } = out;
+            let (session, meta) = (&mut self.session, &mut self.meta);
+            parser.parse::<SessionShape>(record, diagnostics, |value, diagnostics| {
+                session.record(value, record, meta, items, diagnostics)
+            });
+            return;
+        }
         if self.document.is_some() {
             self.document_line(parser, record, out);
         } else if let Some(start) = document_start(record.bytes) {
@@ -165,6 +191,21 @@ impl Adapter for State {
     }
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        if self.session.seen() {
+            let Output { items, diagnostics } = out;
+            self.session.finish(&mut self.meta, items, diagnostics);
+            // A session file has no terminal record: complete as far as it goes when its
+            // reader says the file is whole (an importer), else said to be cut short.
+            if !self.complete {
+                let (line, offset) = last;
+                out.diagnostics.push(missing_terminal(
+                    line,
+                    offset,
+                    "a terminal record (a session file has none: read whole by axt import, it is complete as far as it goes)",
+                ));
+            }
+            return;
+        }
         // Deltas have no end marker: text still open when a stream ends without its result
         // may have been cut off mid-sentence.
         if let Some(open) = self.text.as_ref().filter(|_| !self.saw_terminal) {
@@ -193,6 +234,24 @@ impl Adapter for State {
 
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
+    }
+
+    fn complete(&mut self) {
+        self.complete = true;
+    }
+}
+
+/// A session file's record, read whole: its shapes are many and each is read by its keys.
+struct SessionShape;
+impl RecordShape for SessionShape {
+    type Of<'a> = Value;
+
+    fn kind<'v>(record: &'v Value) -> Kind<'v> {
+        (session::kind(record), None)
+    }
+
+    fn fields(_: Kind<'_>) -> Option<Fields> {
+        None
     }
 }
 
@@ -412,6 +471,11 @@ struct State {
     document: Option<OpenDocument>,
     max_document_bytes: usize,
     saw_terminal: bool,
+    /// Whether the input is a session file's records; `None` before the first object.
+    session_file: Option<bool>,
+    session: Session,
+    /// The caller says the input is whole without a terminal record ([`Adapter::complete`]).
+    complete: bool,
 }
 
 impl State {
@@ -423,6 +487,9 @@ impl State {
             document: None,
             max_document_bytes,
             saw_terminal: false,
+            session_file: None,
+            session: Session::default(),
+            complete: false,
         }
     }
 
@@ -697,15 +764,7 @@ fn single_model(stats: &Value) -> Option<String> {
 }
 
 fn item(block: ContentBlock, role: Role, source: Source) -> Item {
-    Item {
-        block,
-        role,
-        message_id: None,
-        agent: None,
-        subagent: None,
-        source,
-        time: None,
-    }
+    Item::new(block, role, source)
 }
 
 /// `{type, message}` as one line of text; a string as itself.
