@@ -23,6 +23,8 @@
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
+#[path = "acp_stream/mod.rs"]
+mod acp_stream;
 #[path = "claude_stream/mod.rs"]
 mod claude_stream;
 #[path = "codex_stream/mod.rs"]
@@ -119,6 +121,7 @@ fn generator(provider: Provider) -> Generate {
         Provider::Gemini => gemini_stream::gemini_stream,
         Provider::Copilot => copilot_stream::copilot_stream,
         Provider::OpenAi => openai_stream::openai_stream,
+        Provider::Acp => acp_stream::acp_stream,
     }
 }
 

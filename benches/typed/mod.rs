@@ -284,6 +284,47 @@ struct OpenAiEvent<'a> {
     input: Option<&'a RawValue>,
 }
 
+/// ACP: the JSON-RPC envelope, the update's kind, content and tool call fields borrowed,
+/// the rest raw.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct AcpMessage<'a> {
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<AcpParams<'a>>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct AcpParams<'a> {
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    update: Option<AcpUpdate<'a>>,
+    #[serde(borrow, default)]
+    prompt: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct AcpUpdate<'a> {
+    #[serde(rename = "sessionUpdate", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    #[serde(rename = "rawInput", borrow, default)]
+    raw_input: Option<&'a RawValue>,
+}
+
 /// The typed parse of `provider`'s lines; the count of lines that parsed.
 pub(crate) fn parse<'a>(
     provider: axt::normalize::Provider,
@@ -299,5 +340,6 @@ pub(crate) fn parse<'a>(
         Provider::OpenAi => typed::<OpenAiEvent<'a>>(
             lines.map(|line: &'a [u8]| line.strip_prefix(b"data: ").unwrap_or(line)),
         ),
+        Provider::Acp => typed::<AcpMessage<'a>>(lines),
     }
 }

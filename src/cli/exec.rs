@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
+use crate::capture::acp::{self, AcpOptions, PermissionPolicy};
 use crate::capture::{Capture, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
@@ -40,13 +41,36 @@ use super::{Outcome, report_error};
 /// mid-output is recorded as failed with the reason in run.completed; a DIR that already
 /// has the run is refused.
 ///
+/// With --acp, axt is the agent's ACP client instead: it sends initialize, session/new and
+/// one session/prompt (--prompt, else stdin) over the agent's stdin, answers its permission
+/// requests by --permission, serves its file and terminal requests confined to --workdir,
+/// records every message both ways (the raw file is the exchange), and closes the agent's
+/// stdin when the turn ends.
+///
 /// Example: axt exec --provider claude --out runs --follow -- claude -p "fix it"
 /// --output-format stream-json --verbose
+///
+/// Example: axt exec --acp --prompt "fix it" --permission allow --out runs -- gemini
+/// --experimental-acp
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The provider whose output the agent writes.
-    #[arg(long, short, value_parser = provider_parser())]
-    provider: Provider,
+    /// The provider whose output the agent writes (with --acp: acp, the default).
+    #[arg(long, short, value_parser = provider_parser(), required_unless_present = "acp")]
+    provider: Option<Provider>,
+
+    /// Be the agent's ACP client (see above).
+    #[arg(long)]
+    acp: bool,
+
+    /// With --acp: how the agent's permission requests are answered: allow (the first
+    /// allow-once option), deny (the first reject option), or ask on the terminal.
+    #[arg(long, value_enum, default_value_t = Permission::Deny, requires = "acp")]
+    permission: Permission,
+
+    /// With --acp: the directory the agent works in (its session's cwd, and where it is
+    /// started); its file and terminal requests are served only inside it.
+    #[arg(long, value_name = "DIR", requires = "acp")]
+    workdir: Option<PathBuf>,
 
     /// Where the transcript and the raw output go (created, mode 0700, when missing).
     #[arg(long, value_name = "DIR")]
@@ -61,7 +85,7 @@ pub(crate) struct Args {
     prompt: Option<String>,
 
     /// The composed system prompt, recorded in the message.user after the prompt.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "acp")]
     system_prompt: Option<String>,
 
     /// Print one line per message, tool call and tool result on stdout as they happen.
@@ -112,9 +136,49 @@ pub(crate) struct Args {
     command: Vec<String>,
 }
 
-pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+/// `--permission`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Permission {
+    /// Allow every call.
+    Allow,
+    /// Reject every call.
+    Deny,
+    /// Ask on the terminal (/dev/tty) for each call.
+    Ask,
+}
+
+pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let program = args.command[0].clone();
+    let provider = match (args.acp, args.provider) {
+        (true, None | Some(Provider::Acp)) => Provider::Acp,
+        (true, Some(other)) => {
+            console::error(&format!(
+                "--acp records an ACP exchange: --provider {other} does not go with it"
+            ));
+            return Ok(Outcome::Failed);
+        }
+        (false, Some(provider)) => provider,
+        (false, None) => unreachable!("clap requires --provider without --acp"),
+    };
+    // With --acp the prompt is the session's, sent in the exchange (and so recorded there).
+    let acp_prompt = match (args.acp, args.prompt.take()) {
+        (true, Some(prompt)) => Some(prompt),
+        (true, None) => {
+            let mut prompt = String::new();
+            super::open(std::path::Path::new("-"))?.read_to_string(&mut prompt)?;
+            Some(
+                prompt
+                    .strip_suffix('\n')
+                    .map(str::to_owned)
+                    .unwrap_or(prompt),
+            )
+        }
+        (false, prompt) => {
+            args.prompt = prompt;
+            None
+        }
+    };
     // Diagnostics name the raw copy of the output, where their lines and bytes are; its
     // name is known once the capture has made it.
     let raw_name: Arc<OnceLock<String>> = Arc::default();
@@ -150,10 +214,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         )?),
         None => None,
     };
-    let mut capture = Capture::new(args.provider, &args.out, options).map_err(io::Error::other)?;
+    let mut capture = Capture::new(provider, &args.out, options).map_err(io::Error::other)?;
     let live = otlp.map(|destination| {
         let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
-        context.provider = Some(args.provider);
+        context.provider = Some(provider);
         context.content = args.otlp_content;
         // A buffer of its own, large enough that the mapper never misses events; it only
         // ever offers spans to the sender, so it keeps up with any agent.
@@ -189,12 +253,21 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         signal_hook::flag::register_usize(signal, Arc::clone(&signals), signal as usize)?;
     }
-    let spawned = Command::new(&program)
+    let workdir = match &args.workdir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()?,
+    };
+    let mut command = Command::new(&program);
+    command
         .args(&args.command[1..])
-        .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn();
+        .stderr(Stdio::inherit());
+    if args.acp {
+        command.stdin(Stdio::piped()).current_dir(&workdir);
+    } else {
+        command.stdin(Stdio::inherit());
+    }
+    let spawned = command.spawn();
     let (end, code) = match spawned {
         Err(error) => {
             let code = if error.kind() == io::ErrorKind::NotFound {
@@ -206,6 +279,23 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             let end = ProcessEnd {
                 note: Some(format!("axt could not start {program}: {error}")),
                 ..ProcessEnd::default()
+            };
+            (end, code)
+        }
+        Ok(mut child) if args.acp => {
+            let grace = Duration::from_secs(args.grace_secs);
+            let mut options = AcpOptions::new(acp_prompt.unwrap_or_default(), workdir);
+            options.permission = match args.permission {
+                Permission::Allow => PermissionPolicy::Allow,
+                Permission::Deny => PermissionPolicy::Deny,
+                Permission::Ask => PermissionPolicy::Ask(Box::new(ask_on_the_terminal)),
+            };
+            options.grace = grace;
+            options.stop = Some(Arc::clone(&signals));
+            let (end, interrupted) = acp_session(&mut child, &mut capture, options)?;
+            let code = match interrupted {
+                Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
+                _ => exit_code(&end),
             };
             (end, code)
         }
@@ -347,6 +437,91 @@ fn supervise(
         return Ok((end, received()));
     }
     Ok((wait_or_kill(child, grace)?, received()))
+}
+
+/// Runs the ACP conversation with the child, then closes its stdin and waits for it (killing
+/// it after the grace period): how it ended, and the signal axt received, if any.
+fn acp_session(
+    child: &mut Child,
+    capture: &mut Capture,
+    options: AcpOptions,
+) -> io::Result<(ProcessEnd, Option<i32>)> {
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let grace = options.grace;
+    let stop = options.stop.clone();
+    let mut recording = true;
+    let mut record = |line: &[u8]| -> Result<(), std::convert::Infallible> {
+        if recording && let Err(error) = capture.feed(line) {
+            console::error(&format!("recording stopped: {error}"));
+            recording = false;
+        }
+        Ok(())
+    };
+    let ended = acp::converse(stdin, stdout, &mut record, options);
+    let received = stop
+        .and_then(|s| i32::try_from(s.load(Ordering::Relaxed)).ok())
+        .filter(|s| *s != 0);
+    match ended {
+        Ok(end) => {
+            if let Some(error) = &end.error {
+                console::warning(error);
+            }
+        }
+        Err(error) => console::error(&error.to_string()),
+    }
+    // The agent's stdin is closed (the conversation took and dropped it): an ACP agent ends
+    // with its connection.
+    let deadline = Instant::now() + grace;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((ProcessEnd::from_status(status), received));
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let mut end = ProcessEnd::from_status(child.wait()?);
+    end.note = Some(format!(
+        "the agent was still running {} s after axt closed its stdin (the ACP connection); axt killed it",
+        grace.as_secs()
+    ));
+    Ok((end, received))
+}
+
+/// `--permission ask`: the request and its options on the terminal, the choice read from it.
+fn ask_on_the_terminal(params: &serde_json::Value) -> Option<String> {
+    use std::io::BufRead as _;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()?;
+    let mut out = &tty;
+    let title = (params.pointer("/toolCall/title"))
+        .or_else(|| params.get("title"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("a tool call");
+    let options: Vec<(&str, &str)> = params
+        .get("options")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|o| Some((o.get("optionId")?.as_str()?, o.get("name")?.as_str()?)))
+        .collect();
+    let _ = writeln!(out, "axt: the agent asks permission for: {}", escape(title));
+    for (at, (_, name)) in options.iter().enumerate() {
+        let _ = writeln!(out, "  {}) {}", at + 1, escape(name));
+    }
+    let _ = write!(out, "choose 1-{} (anything else cancels): ", options.len());
+    let mut answer = String::new();
+    std::io::BufReader::new(&tty).read_line(&mut answer).ok()?;
+    let chosen: usize = answer.trim().parse().ok()?;
+    options
+        .get(chosen.checked_sub(1)?)
+        .map(|(id, _)| (*id).to_owned())
 }
 
 fn signal_name(signal: i32) -> String {

@@ -32,6 +32,10 @@ pub enum Provider {
     /// bodies, SSE streams, request bodies.
     #[serde(rename = "openai")]
     OpenAi,
+    /// Any agent over the Agent Client Protocol: a captured ACP exchange (JSON-RPC, both
+    /// directions), or `axt exec --acp`, where axt is the ACP client. The agent itself is
+    /// named in the run's metadata ([`RunMeta::agent`](super::RunMeta::agent)).
+    Acp,
 }
 
 /// Who makes a provider's models or agent: what the exporters name as its vendor, each in
@@ -47,6 +51,9 @@ pub enum Vendor {
     Google,
     /// GitHub (Copilot CLI).
     GitHub,
+    /// Not known from the provider alone: a protocol any agent speaks (ACP), whose run
+    /// names its agent, and whose model names its maker.
+    Unknown,
 }
 
 impl Vendor {
@@ -57,18 +64,20 @@ impl Vendor {
             Vendor::OpenAi => "openai",
             Vendor::Google => "google",
             Vendor::GitHub => "github",
+            Vendor::Unknown => "unknown",
         }
     }
 }
 
 impl Provider {
     /// Every provider, in the order help texts list them.
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
         Provider::OpenAi,
+        Provider::Acp,
     ];
 
     /// Lower-case name used on the command line and in transcripts.
@@ -79,6 +88,7 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
             Provider::OpenAi => "openai",
+            Provider::Acp => "acp",
         }
     }
 
@@ -90,6 +100,7 @@ impl Provider {
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
             Provider::OpenAi => "OpenAI API",
+            Provider::Acp => "ACP agent",
         }
     }
 
@@ -100,6 +111,7 @@ impl Provider {
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
+            Provider::Acp => Vendor::Unknown,
         }
     }
 
@@ -161,7 +173,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai, acp)"
         );
     }
 }

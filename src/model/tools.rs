@@ -50,17 +50,27 @@ pub fn classify(name: &str) -> Option<ToolClass> {
     use ToolClass::*;
     let class = match name {
         // Claude Code; Gemini CLI; Copilot CLI; Codex and the OpenAI shell tools.
-        "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell" => Shell,
-        "Read" | "read_file" | "read_many_files" | "view" => FileRead,
-        "Write" | "write_file" | "create" => FileWrite,
+        // ACP names a call by its kind (`execute`, `read`, `edit`, `search`, `fetch`), and the
+        // client's file service by its method.
+        "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell"
+        | "execute" => Shell,
+        "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file" => {
+            FileRead
+        }
+        "Write" | "write_file" | "create" | "fs/write_text_file" => FileWrite,
         "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
         // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
         // item's name.
         "apply_patch" | "file_change" => FilePatch,
-        "Grep" | "Glob" | "LS" | "search_file_content" | "glob" | "list_directory" | "grep" => {
-            Search
-        }
-        "WebFetch" | "web_fetch" => WebFetch,
+        "Grep"
+        | "Glob"
+        | "LS"
+        | "search_file_content"
+        | "glob"
+        | "list_directory"
+        | "grep"
+        | "search" => Search,
+        "WebFetch" | "web_fetch" | "fetch" => WebFetch,
         "WebSearch" | "google_web_search" | "web_search" => WebSearch,
         "Task" | "Agent" => SubAgent,
         "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" => Plan,

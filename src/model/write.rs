@@ -237,6 +237,7 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
             tool_input,
             server,
             incomplete,
+            permission,
         } => {
             field(out, "tool_name", tool_name);
             field(out, "tool_id", tool_id);
@@ -247,6 +248,10 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
             }
             if *incomplete {
                 out.bytes(b",\"incomplete\":true");
+            }
+            if let Some(permission) = permission {
+                out.bytes(b",\"permission\":");
+                value(permission, out);
             }
         }
         Block::ToolResult {

@@ -60,6 +60,7 @@ pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
+pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -90,6 +91,7 @@ impl Provider {
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
+            Provider::Acp => Box::new(acp::normalizer(options)),
         }
     }
 
@@ -172,6 +174,7 @@ impl Provider {
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
             Provider::OpenAi => openai::claims(record),
+            Provider::Acp => acp::claims(record),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! adapter without a single diagnostic, yields every kind of block it should, and answers
 //! every tool call exactly once, so no generator can drift from its format.
 
+#[path = "../../benches/acp_stream/mod.rs"]
+mod acp_stream;
 #[path = "../../benches/claude_stream/mod.rs"]
 mod claude_stream;
 #[path = "../../benches/codex_stream/mod.rs"]
@@ -138,5 +140,19 @@ fn generated_openai_stream_normalizes_cleanly() {
     assert!(
         (0.15..0.5).contains(&deltas),
         "output_text.delta share {deltas}"
+    );
+}
+
+#[test]
+fn generated_acp_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::Acp, acp_stream::acp_stream, &kinds);
+    let chunks = share(
+        &input,
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\"",
+    );
+    assert!(
+        (0.7..0.99).contains(&chunks),
+        "session/update share {chunks}"
     );
 }

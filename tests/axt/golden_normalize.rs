@@ -383,3 +383,8 @@ fn copilot() {
 fn openai() {
     golden(Provider::OpenAi);
 }
+
+#[test]
+fn acp() {
+    golden(Provider::Acp);
+}

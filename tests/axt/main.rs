@@ -55,6 +55,7 @@ mod record;
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
 mod exec;
+mod exec_acp; // `axt exec --acp` around a stand-in ACP agent
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;

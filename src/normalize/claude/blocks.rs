@@ -143,6 +143,7 @@ pub(super) fn tool_blocks(
         tool_input,
         server,
         incomplete,
+        permission: None,
     };
     std::iter::once(tool_use).chain(commands).collect()
 }

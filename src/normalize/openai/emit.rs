@@ -196,6 +196,7 @@ impl State {
                 tool_input,
                 server: call.server,
                 incomplete: !complete,
+                permission: None,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             items.push(item(block, Role::Assistant, message_id.clone(), span));
