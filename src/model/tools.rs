@@ -57,7 +57,8 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file" => {
             FileRead
         }
-        "Write" | "write_file" | "create" | "fs/write_text_file" => FileWrite,
+        // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).
+        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" => FileWrite,
         "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
         // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
         // item's name.

@@ -84,6 +84,7 @@ use super::{
 };
 
 mod blocks;
+mod family;
 mod messages;
 mod partial;
 mod result;
@@ -151,6 +152,7 @@ impl Adapter for State {
     }
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        self.flush_family(&mut out.items, &mut out.diagnostics);
         for message in std::mem::take(&mut self.messages) {
             self.end_message(
                 message,
@@ -170,6 +172,11 @@ impl Adapter for State {
                 total
             }
         };
+        if self.meta.usage == Usage::default()
+            && let Some(usage) = self.family_usage
+        {
+            self.meta.usage = usage;
+        }
         if !self.saw_result {
             let (line, offset) = last;
             out.diagnostics
@@ -213,6 +220,10 @@ struct State {
     recent: Recent,
     /// The `uuid`s already withdrawn: withdrawing one again is nothing new.
     withdrawn: HashSet<String>,
+    /// Text a family agent's deltas are making (see `family`).
+    family_text: Option<family::FamilyText>,
+    /// Letta Code's `usage_statistics`, added up.
+    family_usage: Option<Usage>,
 }
 
 /// How many of the latest records a retraction can name. Claude Code withdraws the refused
@@ -262,6 +273,8 @@ impl State {
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),
+            family_text: None,
+            family_usage: None,
         }
     }
 
@@ -285,6 +298,32 @@ impl State {
             self.meta.saw_time(time);
         }
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
+        // The family's delta records (see `family`), and what ends their text.
+        match line.kind.as_deref() {
+            Some("assistant") if line.timestamp_ms.0 => {
+                if !self.continues(Some("cursor assistant")) {
+                    self.flush_family(items, diagnostics);
+                }
+                return self.cursor_delta(record);
+            }
+            Some("assistant") if self.continues(Some("cursor assistant")) => {
+                if self.cursor_final(record, items, diagnostics) {
+                    return Fate::Ignored;
+                }
+            }
+            Some("thinking") if line.subtype.is_some() => {
+                if !self.continues(Some("cursor thinking")) {
+                    self.flush_family(items, diagnostics);
+                }
+                return self.cursor_thinking(record, items, diagnostics);
+            }
+            Some("message") => return self.letta_message(record, items, diagnostics),
+            Some("tool_call") => {
+                self.flush_family(items, diagnostics);
+                return self.cursor_tool_call(record, items, diagnostics);
+            }
+            _ => self.flush_family(items, diagnostics),
+        }
         let Some(kind) = line.kind.as_deref() else {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
@@ -350,7 +389,11 @@ impl State {
                 if self.meta.model.is_none() {
                     self.meta.model = line.model.as_deref().map(str::to_owned);
                 }
-                self.passthrough(record, "system/init");
+                let init = to_value(record.bytes);
+                if let Some((name, version)) = family::agent_of_init(&init) {
+                    self.saw_agent(name, version);
+                }
+                self.keep(record, "system/init", init);
                 return Fate::Mapped;
             }
             ("system", Some("model_refusal_fallback")) => {

@@ -64,6 +64,8 @@ fn known_field(field: &str) -> bool {
             | "teamName" | "isMeta" | "requestId" | "toolUseResult" | "sourceToolUseID"
             | "isCompactSummary" | "isVisibleInTranscriptOnly" | "thinkingMetadata" | "todos"
             | "isApiErrorMessage" | "level" | "content" | "compactMetadata"
+            // The family's (see `family`): Cursor's, Letta Code's.
+            | "timestamp_ms" | "model_call_id" | "request_id" | "agent_id" | "conversation_id"
     )
 }
 
@@ -181,6 +183,10 @@ fn known_init_field(field: &str) -> bool {
             | "skills"
             | "slash_commands"
             | "tools"
+            // The family's (see `family`): Qwen Code's, Letta Code's.
+            | "qwen_code_version"
+            | "permission_mode"
+            | "letta_code_version"
     )
 }
 
@@ -203,6 +209,9 @@ pub(super) struct Line<'a> {
     pub(super) log_session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) timestamp: Option<Cow<'a, str>>,
+    /// Cursor's partial output: an assistant line with it is a delta (see `family`).
+    #[serde(default)]
+    pub(super) timestamp_ms: Present,
     /// Every line's own id: a line sent twice is recognised by it.
     #[serde(borrow, default)]
     pub(super) uuid: Option<Cow<'a, str>>,
@@ -331,13 +340,15 @@ pub(super) struct RawBlock<'a> {
 
 #[derive(Deserialize, Clone, Copy, Default)]
 pub(super) struct MessageUsage {
-    #[serde(default)]
+    // The camel-case names are Cursor's `result.usage`; `prompt_tokens` and
+    // `completion_tokens` Letta Code's (see `family`).
+    #[serde(default, alias = "inputTokens", alias = "prompt_tokens")]
     pub(super) input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, alias = "outputTokens", alias = "completion_tokens")]
     pub(super) output_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, alias = "cacheWriteTokens")]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, alias = "cacheReadTokens")]
     cache_read_input_tokens: Option<u64>,
 }
 
