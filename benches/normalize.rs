@@ -39,6 +39,8 @@ mod gen_common;
 mod measure;
 #[path = "openai_stream/mod.rs"]
 mod openai_stream;
+#[path = "opencode_stream/mod.rs"]
+mod opencode_stream;
 #[path = "typed/mod.rs"]
 mod typed;
 
@@ -122,6 +124,7 @@ fn generator(provider: Provider) -> Generate {
         Provider::Copilot => copilot_stream::copilot_stream,
         Provider::OpenAi => openai_stream::openai_stream,
         Provider::Acp => acp_stream::acp_stream,
+        Provider::OpenCode => opencode_stream::opencode_stream,
     }
 }
 

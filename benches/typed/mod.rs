@@ -325,6 +325,20 @@ struct AcpUpdate<'a> {
     raw_input: Option<&'a RawValue>,
 }
 
+/// OpenCode: the event's envelope borrowed, its part raw.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct OpenCodeEvent<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    timestamp: Option<i64>,
+    #[serde(rename = "sessionID", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    part: Option<&'a RawValue>,
+}
+
 /// The typed parse of `provider`'s lines; the count of lines that parsed.
 pub(crate) fn parse<'a>(
     provider: axt::normalize::Provider,
@@ -341,5 +355,6 @@ pub(crate) fn parse<'a>(
             lines.map(|line: &'a [u8]| line.strip_prefix(b"data: ").unwrap_or(line)),
         ),
         Provider::Acp => typed::<AcpMessage<'a>>(lines),
+        Provider::OpenCode => typed::<OpenCodeEvent<'a>>(lines),
     }
 }

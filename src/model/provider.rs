@@ -36,6 +36,9 @@ pub enum Provider {
     /// directions), or `axt exec --acp`, where axt is the ACP client. The agent itself is
     /// named in the run's metadata ([`RunMeta::agent`](super::RunMeta::agent)).
     Acp,
+    /// OpenCode, `opencode run --format json` (step and part events).
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 /// Who makes a provider's models or agent: what the exporters name as its vendor, each in
@@ -71,13 +74,14 @@ impl Vendor {
 
 impl Provider {
     /// Every provider, in the order help texts list them.
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
         Provider::OpenAi,
         Provider::Acp,
+        Provider::OpenCode,
     ];
 
     /// Lower-case name used on the command line and in transcripts.
@@ -89,6 +93,7 @@ impl Provider {
             Provider::Copilot => "copilot",
             Provider::OpenAi => "openai",
             Provider::Acp => "acp",
+            Provider::OpenCode => "opencode",
         }
     }
 
@@ -101,6 +106,7 @@ impl Provider {
             Provider::Copilot => "GitHub Copilot CLI",
             Provider::OpenAi => "OpenAI API",
             Provider::Acp => "ACP agent",
+            Provider::OpenCode => "OpenCode",
         }
     }
 
@@ -111,7 +117,8 @@ impl Provider {
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
-            Provider::Acp => Vendor::Unknown,
+            // Both run any model: only its name says whose.
+            Provider::Acp | Provider::OpenCode => Vendor::Unknown,
         }
     }
 
@@ -173,7 +180,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai, acp)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai, acp, opencode)"
         );
     }
 }

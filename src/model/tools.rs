@@ -71,10 +71,11 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "list_directory"
         | "grep"
         | "search" => Search,
-        "WebFetch" | "web_fetch" | "fetch" => WebFetch,
+        // OpenCode: `webfetch`, `task`, `todowrite`.
+        "WebFetch" | "web_fetch" | "fetch" | "webfetch" => WebFetch,
         "WebSearch" | "google_web_search" | "web_search" => WebSearch,
-        "Task" | "Agent" => SubAgent,
-        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" => Plan,
+        "Task" | "Agent" | "task" => SubAgent,
+        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite" => Plan,
         _ => return None,
     };
     Some(class)

@@ -66,6 +66,7 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod openai;
+pub mod opencode;
 
 use serde_json::Value;
 
@@ -92,6 +93,7 @@ impl Provider {
             Provider::Copilot => Box::new(copilot::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
             Provider::Acp => Box::new(acp::normalizer(options)),
+            Provider::OpenCode => Box::new(opencode::normalizer(options)),
         }
     }
 
@@ -175,6 +177,7 @@ impl Provider {
             Provider::Copilot => copilot::claims(record),
             Provider::OpenAi => openai::claims(record),
             Provider::Acp => acp::claims(record),
+            Provider::OpenCode => opencode::claims(record),
         }
     }
 }

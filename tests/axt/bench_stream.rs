@@ -16,6 +16,8 @@ mod gemini_stream;
 mod gen_common;
 #[path = "../../benches/openai_stream/mod.rs"]
 mod openai_stream;
+#[path = "../../benches/opencode_stream/mod.rs"]
+mod opencode_stream;
 
 use std::collections::HashSet;
 
@@ -155,4 +157,12 @@ fn generated_acp_stream_normalizes_cleanly() {
         (0.7..0.99).contains(&chunks),
         "session/update share {chunks}"
     );
+}
+
+#[test]
+fn generated_opencode_stream_normalizes_cleanly() {
+    let kinds = ["thinking", "text", "tool_use", "command", "tool_result"];
+    let input = check(Provider::OpenCode, opencode_stream::opencode_stream, &kinds);
+    let tools = share(&input, b"{\"type\":\"tool_use\"");
+    assert!((0.1..0.6).contains(&tools), "tool_use share {tools}");
 }

@@ -108,7 +108,7 @@ fn normalize_says_why_an_error_only_body_names_no_provider() {
     let anthropic = b"{\n  \"type\": \"error\",\n  \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}\n}\n";
     let output = axt(&["normalize"], anthropic);
     assert_eq!(output.status.code(), Some(2));
-    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)); pass --provider (claude|codex|gemini|copilot|openai|acp)");
+    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)); pass --provider (claude|codex|gemini|copilot|openai|acp|opencode)");
 }
 
 /// Runs axt with stderr (and, with `close_stdout`, stdout too) going to a pipe whose reader

@@ -388,3 +388,8 @@ fn openai() {
 fn acp() {
     golden(Provider::Acp);
 }
+
+#[test]
+fn opencode() {
+    golden(Provider::OpenCode);
+}

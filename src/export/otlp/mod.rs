@@ -37,7 +37,7 @@
 //!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
 //!   `mistral_ai`, `sonar*` `perplexity`), else the adapter's (`claude` `anthropic`, `codex`
 //!   and `openai` `openai`, `gemini` `gcp.gemini`, `copilot` `github.copilot`; none for
-//!   `acp`, whose agent may run any model).
+//!   `acp` and `opencode`, whose agent may run any model).
 //! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
 //!   knows one model per run, so both are it).
 //! * `gen_ai.conversation.id`: the metadata's `session_id`.
