@@ -45,7 +45,8 @@ use super::{Outcome, report_error};
 /// one session/prompt (--prompt, else stdin) over the agent's stdin, answers its permission
 /// requests by --permission, serves its file and terminal requests confined to --workdir,
 /// records every message both ways (the raw file is the exchange), and closes the agent's
-/// stdin when the turn ends.
+/// stdin when the turn ends; an agent still serving --grace-secs later is stopped, which ends
+/// its session cleanly when its turn had ended.
 ///
 /// Example: axt exec --provider claude --out runs --follow -- claude -p "fix it"
 /// --output-format stream-json --verbose
@@ -462,14 +463,18 @@ fn acp_session(
     let received = stop
         .and_then(|s| i32::try_from(s.load(Ordering::Relaxed)).ok())
         .filter(|s| *s != 0);
-    match ended {
+    let turn_ended = match ended {
         Ok(end) => {
             if let Some(error) = &end.error {
                 console::warning(error);
             }
+            end.stop_reason.is_some() && end.stopped.is_none()
         }
-        Err(error) => console::error(&error.to_string()),
-    }
+        Err(error) => {
+            console::error(&error.to_string());
+            false
+        }
+    };
     // The agent's stdin is closed (the conversation took and dropped it): an ACP agent ends
     // with its connection.
     let deadline = Instant::now() + grace;
@@ -483,7 +488,17 @@ fn acp_session(
         thread::sleep(Duration::from_millis(10));
     }
     let _ = child.kill();
-    let mut end = ProcessEnd::from_status(child.wait()?);
+    let status = child.wait()?;
+    if turn_ended {
+        // An ACP agent serves until its client leaves (codex-acp does not exit when its stdin
+        // closes): stopping it once its turn has ended is how a session ends, not a failure.
+        console::notice(&format!(
+            "the agent was still serving {} s after its turn ended and its stdin closed; axt stopped it",
+            grace.as_secs()
+        ));
+        return Ok((ProcessEnd::exited(0), received));
+    }
+    let mut end = ProcessEnd::from_status(status);
     end.note = Some(format!(
         "the agent was still running {} s after axt closed its stdin (the ACP connection); axt killed it",
         grace.as_secs()

@@ -6,6 +6,10 @@
 //! What must hold: the live transcript is exactly what normalizing the recorded exchange
 //! (the raw file) gives; the permission decisions are on the calls; the files and terminals
 //! are served in the workspace and nowhere else.
+//!
+//! And once against a real ACP agent: codex-acp (npm `@zed-industries/codex-acp` 0.16.0,
+//! installed by `.ci/run` under `target/acp-agents`), its model a stand-in OpenAI Responses
+//! server on loopback (`support/stand-in-model.py`), configured through its own `CODEX_HOME`.
 
 use std::fs;
 use std::path::Path;
@@ -286,4 +290,99 @@ fn exec_acp_refuses_another_provider_and_a_system_prompt() {
         "{}",
         text(&system.stderr)
     );
+}
+
+/// codex-acp as `.ci/run` installs it, when it is there.
+fn codex_acp() -> Option<String> {
+    let path = format!(
+        "{ROOT}/target/acp-agents/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"
+    );
+    Path::new(&path).exists().then_some(path)
+}
+
+#[test]
+#[allow(clippy::print_stderr)]
+fn exec_acp_drives_a_real_codex_acp_against_a_stand_in_model() {
+    let Some(agent) = codex_acp() else {
+        eprintln!(
+            "SKIPPED exec_acp_drives_a_real_codex_acp_against_a_stand_in_model: no codex-acp under \
+             target/acp-agents (`.ci/run` installs it from npm)"
+        );
+        return;
+    };
+    let dir = TempDir::new("exec-acp-real");
+    let home = dir.path().join("codex-home");
+    let work = dir.path().join("work");
+    fs::create_dir_all(&home).unwrap();
+    fs::create_dir_all(&work).unwrap();
+    // The stand-in model: it prints its port, then answers every request.
+    let mut model = std::process::Command::new("python3")
+        .arg(format!("{ROOT}/tests/axt/support/stand-in-model.py"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(model.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    fs::write(
+        home.join("config.toml"),
+        format!(
+            "model = \"stand-in\"\nmodel_provider = \"standin\"\n[model_providers.standin]\n\
+             name = \"stand-in\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\n",
+            port.trim()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args([
+            "exec",
+            "--acp",
+            "--prompt",
+            "How many Rust files are in src?",
+        ])
+        .args([
+            "--permission",
+            "allow",
+            "--grace-secs",
+            "2",
+            "--run-id",
+            "real",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--workdir")
+        .arg(&work)
+        .args(["--", &agent])
+        .env("CODEX_HOME", &home)
+        .output()
+        .unwrap();
+    let _ = model.kill();
+    let _ = model.wait();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let live = live_equals_normalized(&out, "real");
+    let texts: Vec<Value> = blocks(&live)
+        .into_iter()
+        .filter(|b| b["type"] == "text")
+        .map(|b| b["text"].clone())
+        .collect();
+    assert_eq!(
+        texts.first(),
+        Some(&json!("How many Rust files are in src?")),
+        "the prompt"
+    );
+    // codex-acp says first, in the same chunks without message ids, that it does not know
+    // the stand-in's model: one text block, the answer at its end.
+    let answer = texts.last().and_then(Value::as_str).unwrap_or("");
+    assert!(
+        answer.ends_with("There are 12 Rust files in src."),
+        "{answer}"
+    );
+    let result = &live.last().unwrap()["payload"]["result"];
+    assert_eq!(result["agent"], "codex-acp");
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["stop_reason"]["raw"], "end_turn");
 }
