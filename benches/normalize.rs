@@ -2,7 +2,7 @@
 //! run.
 //!
 //! For each provider it generates a realistic stream in memory with a deterministic, seeded
-//! generator (`<provider>_stream/`, one per provider, sharing `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
+//! generator (`<provider>_stream/`, listed in `providers/`, sharing `gen_common`; about 200 MB each, set `AXT_BENCH_MB` for another size), then times five
 //! modes over it, interleaved repetition by repetition so host noise lands on all of them
 //! alike (`performance.md`: compare ratios taken in the same run, medians of at least 9
 //! repetitions; `AXT_BENCH_REPS` changes the count):
@@ -11,7 +11,7 @@
 //! 2. simd-json `BorrowedValue` per line, each line copied into a reused scratch buffer,
 //!    with reused `Buffers`;
 //! 3. serde_json into the provider's borrowed typed struct (the fields a normalizer reads,
-//!    `typed`);
+//!    `<provider>_stream/typed.rs`);
 //! 4. axt: provider bytes to blocks (the streaming `Normalizer`, fed 1 MiB chunks);
 //! 5. axt: provider bytes to canonical JSONL (`Transcriber` + `JsonlSink`).
 //!
@@ -23,26 +23,8 @@
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
-#[path = "acp_stream/mod.rs"]
-mod acp_stream;
-#[path = "claude_stream/mod.rs"]
-mod claude_stream;
-#[path = "codex_stream/mod.rs"]
-mod codex_stream;
-#[path = "copilot_stream/mod.rs"]
-mod copilot_stream;
-#[path = "gemini_stream/mod.rs"]
-mod gemini_stream;
-#[path = "gen_common/mod.rs"]
-mod gen_common;
-#[path = "measure/mod.rs"]
-mod measure;
-#[path = "openai_stream/mod.rs"]
-mod openai_stream;
-#[path = "opencode_stream/mod.rs"]
-mod opencode_stream;
-#[path = "typed/mod.rs"]
-mod typed;
+#[path = "providers/mod.rs"]
+mod providers;
 
 use std::hint::black_box;
 use std::io::{self, Write};
@@ -50,8 +32,8 @@ use std::time::Instant;
 
 use axt::normalize::{Options, Output, Provider};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
-use measure::{Generate, env_usize, lines, median};
 use memchr::memchr_iter;
+use providers::measure::{Generate, env_usize, lines, median};
 
 const CHUNK: usize = 1 << 20;
 
@@ -114,20 +96,6 @@ fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     sink.into_inner().0
 }
 
-/// The stream generator of each provider (an exhaustive match: a new provider does not
-/// compile here until it has one).
-fn generator(provider: Provider) -> Generate {
-    match provider {
-        Provider::Claude => claude_stream::claude_stream,
-        Provider::Codex => codex_stream::codex_stream,
-        Provider::Gemini => gemini_stream::gemini_stream,
-        Provider::Copilot => copilot_stream::copilot_stream,
-        Provider::OpenAi => openai_stream::openai_stream,
-        Provider::Acp => acp_stream::acp_stream,
-        Provider::OpenCode => opencode_stream::opencode_stream,
-    }
-}
-
 /// The five modes, in table order.
 const MODES: [&str; 5] = [
     "memchr line split",
@@ -141,7 +109,7 @@ fn run(mode: usize, provider: Provider, input: &[u8]) -> usize {
     match mode {
         0 => split(input),
         1 => simd_borrowed(input),
-        2 => typed::parse(provider, lines(input)),
+        2 => (providers::stream(provider).typed)(input),
         3 => axt_blocks(provider, input),
         _ => axt_jsonl(provider, input),
     }
@@ -258,7 +226,7 @@ fn main() {
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()
         .into_iter()
-        .map(|provider| bench(provider, generator(provider), mb, reps))
+        .map(|provider| bench(provider, providers::stream(provider).generate, mb, reps))
         .collect();
     println!("\nsummary: axt normalize -> canonical JSONL");
     println!(

@@ -21,16 +21,8 @@
 //! ratios taken in the same run. `make bench-read`.
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
-#[path = "claude_stream/mod.rs"]
-mod claude_stream;
-#[path = "codex_stream/mod.rs"]
-mod codex_stream;
-// Shared with the generators of providers this bench does not read.
-#[allow(dead_code)]
-#[path = "gen_common/mod.rs"]
-mod gen_common;
-#[path = "measure/mod.rs"]
-mod measure;
+#[path = "providers/mod.rs"]
+mod providers;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -39,7 +31,7 @@ use axt::model::{check_encodable, decode_event, encode_event, validate, warnings
 use axt::normalize::{Options, Provider};
 use axt::read::{ReadItem, Reader};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
-use measure::{Generate, env_usize, lines, median};
+use providers::measure::{env_usize, lines, median};
 
 /// The canonical JSONL axt writes for `input`.
 fn transcript(provider: Provider, input: &[u8]) -> Vec<u8> {
@@ -101,12 +93,8 @@ const MODES: [(&str, Mode); 6] = [
 fn main() {
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
-    let generators: [(Provider, Generate); 2] = [
-        (Provider::Claude, claude_stream::claude_stream),
-        (Provider::Codex, codex_stream::codex_stream),
-    ];
-    for (provider, generate) in generators {
-        let input = generate(bytes, 7);
+    for provider in [Provider::Claude, Provider::Codex] {
+        let input = (providers::stream(provider).generate)(bytes, 7);
         let transcript = transcript(provider, &input);
         drop(input);
         let events = lines(&transcript).count();

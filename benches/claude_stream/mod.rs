@@ -16,6 +16,11 @@
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 
+pub(crate) mod typed;
+
+/// The block kinds a generated stream yields, every one of them.
+pub(crate) const KINDS: &[&str] = &["thinking", "text", "tool_use", "command", "tool_result"];
+
 const TOOLS: &[&str] = &["Bash", "Read", "Grep", "Edit", "Glob", "TodoWrite"];
 
 fn tool_input(rng: &mut Rng, tool: &str) -> String {

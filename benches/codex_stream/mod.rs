@@ -15,6 +15,11 @@
 
 use super::gen_common::{PROSE, Rng, lit, output_size, sessions, text};
 
+pub(crate) mod typed;
+
+/// The block kinds a generated stream yields, every one of them.
+pub(crate) const KINDS: &[&str] = &["thinking", "text", "tool_use", "command", "tool_result"];
+
 const COMMANDS: &[&str] = &[
     "cargo test --quiet",
     "rg -n \"fn parse\" src",

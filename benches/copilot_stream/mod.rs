@@ -17,6 +17,11 @@
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
+pub(crate) mod typed;
+
+/// The block kinds a generated stream yields, every one of them.
+pub(crate) const KINDS: &[&str] = &["thinking", "text", "tool_use", "command", "tool_result"];
+
 const MODEL: &str = "claude-sonnet-4.5";
 
 /// One session's worth of state while writing it.

@@ -13,6 +13,11 @@
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text, timestamp};
 
+pub(crate) mod typed;
+
+/// The block kinds a generated stream yields, every one of them.
+pub(crate) const KINDS: &[&str] = &["text", "tool_use", "command", "tool_result"];
+
 const MODEL: &str = "gemini-2.5-pro";
 
 /// One session's worth of state while writing it.

@@ -1,7 +1,8 @@
 //! What every benchmark's harness shares: its settings from the environment, the lines of a
-//! JSONL buffer, and the median of its repetitions.
+//! JSONL buffer, the typed parse of lines, and the median of its repetitions.
 //!
-//! Included with `#[path]` by `normalize.rs`, `read.rs` and `recorder.rs`.
+//! Included with `#[path]` by `providers/mod.rs` (for `normalize.rs` and `read.rs`) and by
+//! `recorder.rs`.
 
 use std::time::Duration;
 
@@ -28,6 +29,19 @@ pub(crate) fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> {
         start = end + 1;
         line
     })
+}
+
+/// How many of `lines` parse as `T` with serde_json (the typed baseline).
+#[allow(dead_code)] // Only the provider streams' baselines parse.
+pub(crate) fn typed<'a, T: serde::Deserialize<'a>>(lines: impl Iterator<Item = &'a [u8]>) -> usize {
+    let mut ok = 0;
+    for line in lines {
+        if let Ok(value) = serde_json::from_slice::<T>(line) {
+            ok += 1;
+            std::hint::black_box(&value);
+        }
+    }
+    ok
 }
 
 /// The median of the repetitions' times (sorts them).

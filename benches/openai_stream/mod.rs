@@ -17,6 +17,11 @@
 
 use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
 
+pub(crate) mod typed;
+
+/// The block kinds a generated stream yields, every one of them.
+pub(crate) const KINDS: &[&str] = &["thinking", "text", "tool_use", "command", "tool_result"];
+
 const MODEL: &str = "gpt-5-codex";
 
 struct Session<'a> {

@@ -79,8 +79,7 @@ def normalize(
 
     ``data`` is the output itself (bytes or str) or an ``os.PathLike`` naming a file that
     holds it (a plain ``str`` is always data). ``provider`` is ``"auto"`` (recognized from
-    the first records) or one of :data:`PROVIDERS` (``claude``, ``codex``, ``gemini``,
-    ``copilot``, ``openai``, ``acp``). ``run_id`` defaults to the provider's session id, else a fresh UUID.
+    the first records) or one of :data:`PROVIDERS`. ``run_id`` defaults to the provider's session id, else a fresh UUID.
     ``clock`` is ``"now"`` (default) or ``"fixed:<RFC 3339 time>"``: the time of events the
     output does not date. Records over ``max_record_bytes`` are skipped and reported.
 

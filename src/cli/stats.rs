@@ -251,9 +251,16 @@ fn render(title: &str, stats: &Stats) -> String {
     );
     let _ = writeln!(text, "  blocks:   {}", list(&stats.block_types));
     let _ = writeln!(text, "  tools:    {tools}");
+    let repeated = match stats.repeated_session_totals {
+        0 => String::new(),
+        n => format!(
+            " ({} of a resumed session: its running total counted once)",
+            plural(n, "run")
+        ),
+    };
     let _ = writeln!(
         text,
-        "  tokens:   input {}, output {}, cache_read {}, cache_write {}, reasoning {}",
+        "  tokens:   input {}, output {}, cache_read {}, cache_write {}, reasoning {}{repeated}",
         t.input, t.output, t.cache_read, t.cache_write, t.reasoning
     );
     let _ = writeln!(text, "  cost:     ${:.4}", stats.cost_usd);

@@ -15,7 +15,7 @@
 //! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
 //! | a failed run, provider errors in the run metadata | `error` |
-//! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration), `agent` |
+//! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration; a provider session's running total once however many runs resumed it, [`Spend`], the others counted in `axt:repeatedSessionTotals`), `agent` |
 //!
 //! What AgentLog has no field for goes in `properties` with an `axt:` prefix (run ids, `seq`,
 //! call ids, fidelity, thinking signatures, off-chain usage of imported sessions). The
@@ -42,7 +42,7 @@ use crate::model::{
     StepKind, Usage,
 };
 use crate::read::tree::{LinkKind, TreeProblem, dir_of};
-use crate::read::{Calls, ReadItem, Reader, Settled};
+use crate::read::{Calls, ReadItem, Reader, Settled, Spend};
 use crate::record::Redactor;
 
 /// The AgentLog version written.
@@ -674,22 +674,19 @@ impl Exporter {
             }
             Some(_) => "completed",
         };
-        let mut usage = Usage::default();
-        let mut cost: Option<f64> = None;
+        // A session resumed by several runs of the tree is counted once (`Spend`).
+        let mut spend = Spend::default();
         let mut off_chain = Usage::default();
         let mut problems = 0;
         let mut runs = Vec::new();
         for run in &self.runs {
             for meta in agent_metas(run) {
-                usage.add(&meta.usage);
+                spend.add(&meta);
                 // The importer's account: what an imported session spent off its thread.
                 if let Some(spent) = imported(Some(&meta), "off_chain_usage")
                     .and_then(|spent| Usage::deserialize(spent).ok())
                 {
                     off_chain.add(&spent);
-                }
-                if let Some(c) = meta.cost_usd {
-                    *cost.get_or_insert(0.0) += c;
                 }
             }
             problems += run.problem_count;
@@ -739,6 +736,10 @@ impl Exporter {
             json!({"name": name, "workingDirectory": root,
                 "branch": imported(meta, "git_branch"), "properties": {}})
         });
+        let usage = spend.tokens;
+        if spend.repeated > 0 {
+            properties.insert("axt:repeatedSessionTotals".into(), spend.repeated.into());
+        }
         let mut document = json!({
             "specVersion": SPEC_VERSION,
             "id": root.run_id,
@@ -754,10 +755,10 @@ impl Exporter {
                 "toolCallCount": self.tool_calls,
                 "filesTouchedCount": self.files.len(),
                 "durationMinutes": duration_ms.map(|ms| (ms + 30_000) / 60_000),
-                "tokenUsage": {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-                    "cacheReadTokens": usage.cache_read_tokens, "cacheWriteTokens": usage.cache_write_tokens,
-                    "reasoningTokens": usage.reasoning_tokens},
-                "estimatedCostUsd": cost,
+                "tokenUsage": {"inputTokens": usage.input, "outputTokens": usage.output,
+                    "cacheReadTokens": usage.cache_read, "cacheWriteTokens": usage.cache_write,
+                    "reasoningTokens": usage.reasoning},
+                "estimatedCostUsd": spend.cost_usd,
                 "filesTouched": self.files.iter().collect::<Vec<_>>(),
                 "toolsUsed": self.tools.iter().collect::<Vec<_>>(),
                 "modelsUsed": self.models.iter().collect::<Vec<_>>(),

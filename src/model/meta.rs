@@ -36,23 +36,8 @@ use super::timestamp::Timestamp;
 ///   provider does not say.
 ///
 /// So `input_tokens + cache_read_tokens + cache_write_tokens + output_tokens` is every token
-/// billed, and totals are comparable across providers. How each provider's counts are
-/// converted:
-///
-/// | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
-/// |---|---|---|---|---|---|
-/// | Claude Code (`result.usage`, else the last snapshot per message) | `input_tokens` (Anthropic's is already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included, as Anthropic counts) | 0: not reported |
-/// | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
-/// | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
-/// | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
-/// | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
-/// | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
-/// | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
-/// | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
-///
-/// xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
-/// reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
-/// taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+/// billed, and totals are comparable across providers. Each adapter converts its provider's
+/// counts to this convention; the table of how is in [`crate::normalize`]'s docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
@@ -80,6 +65,39 @@ impl Usage {
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
+    }
+}
+
+/// What a run's `usage` and `cost_usd` span.
+///
+/// Most providers report what the run itself spent. Claude Code from 2.1.277 on reports a
+/// *session's* running total instead: a run that resumes a session (`claude -p --resume`,
+/// the Agent SDK's `resume`) or forks one starts from the totals the session's log saved
+/// when its last process exited, so its first `result` already carries every earlier run of
+/// the session (its 2.1.277 changelog: "Fixed a headless resume ... starting the session's
+/// cost and usage totals at zero; headless sessions now save their totals at exit"; before,
+/// each process started from zero). Its output cannot tell a resumed session from a new
+/// one, so every run of such a version says [`UsageScope::Session`].
+///
+/// The rule for readers that add runs up (`axt stats`, the AgentLog export do): runs of
+/// scope `run` add; of the runs of scope `session` with one `session_id`, only the largest
+/// total counts (a session's running total only grows), so a session resumed five times is
+/// counted once. What no reader can tell: a fork's total carries its parent session's under
+/// a new id, and totals a killed process never saved are not carried to the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageScope {
+    /// What the run itself spent.
+    #[default]
+    Run,
+    /// The provider session's running total at the run's end (its `session_id`): earlier
+    /// runs that the run resumed are in it.
+    Session,
+}
+
+impl UsageScope {
+    fn is_run(&self) -> bool {
+        *self == UsageScope::Run
     }
 }
 
@@ -201,6 +219,11 @@ pub struct RunMeta {
     /// Token usage for the whole run.
     #[serde(default, deserialize_with = "lenient")]
     pub usage: Usage,
+    /// What `usage` and `cost_usd` span: the run (omitted) or its provider session's running
+    /// total (`session`, Claude Code 2.1.277 and later).
+    #[serde(skip_serializing_if = "UsageScope::is_run")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub usage_scope: UsageScope,
     /// The provider's usage record, verbatim, when it reported one for the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
@@ -433,6 +456,7 @@ impl RunMeta {
             session_id: None,
             model: None,
             usage: Usage::default(),
+            usage_scope: UsageScope::Run,
             raw_usage: None,
             cost_usd: None,
             stop_reason: None,

@@ -161,8 +161,16 @@
 //! The three input kinds add up to the whole prompt, and the four non-reasoning fields to
 //! every token billed. Providers that count otherwise (cached tokens inside the input,
 //! reasoning beside the output) are converted by their adapters; the table per provider is
-//! on [`Usage`]. The provider's own record is kept verbatim as
+//! in [`crate::normalize`]'s docs. The provider's own record is kept verbatim as
 //! `raw_usage`.
+//!
+//! `usage_scope` - string, optional: what `usage` and `cost_usd` span. Absent, the run's own
+//! spending; `"session"`, the running total of the provider session (`session_id`) at the
+//! run's end, the earlier runs that the run resumed included (Claude Code 2.1.277 and later
+//! report so). A reader adding runs up adds the first kind, and counts each session of the
+//! second kind once, by its largest total: the rule of
+//! [`UsageScope`], as `axt stats` and the AgentLog export
+//! apply it (the OTLP export marks such a run's span `axt.usage.scope`).
 //!
 //! ## Content blocks
 //!
@@ -316,7 +324,7 @@ pub use codec::{
 pub use event::{EventType, ExchangeEvent};
 pub use meta::{
     PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta, RunStatus,
-    SourceTimes, StopKind, StopReason, Usage,
+    SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};

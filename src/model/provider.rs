@@ -28,10 +28,9 @@ pub enum Provider {
     /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
     /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
-    /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
-    /// bodies, SSE streams, request bodies.
-    #[serde(rename = "openai")]
-    OpenAi,
+    /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
+    /// Anthropic, Vertex AI and Bedrock serve it.
+    Anthropic,
     /// Any agent over the Agent Client Protocol: a captured ACP exchange (JSON-RPC, both
     /// directions), or `axt exec --acp`, where axt is the ACP client. The agent itself is
     /// named in the run's metadata ([`RunMeta::agent`](super::RunMeta::agent)).
@@ -39,6 +38,10 @@ pub enum Provider {
     /// OpenCode, `opencode run --format json` (step and part events).
     #[serde(rename = "opencode")]
     OpenCode,
+    /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
+    /// bodies, SSE streams, request bodies.
+    #[serde(rename = "openai")]
+    OpenAi,
 }
 
 /// Who makes a provider's models or agent: what the exporters name as its vendor, each in
@@ -73,15 +76,17 @@ impl Vendor {
 }
 
 impl Provider {
-    /// Every provider, in the order help texts list them.
-    pub const ALL: [Provider; 7] = [
+    /// Every provider, in the order help texts list them and detection asks them. OpenAI
+    /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
+    pub const ALL: [Provider; 8] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
-        Provider::OpenAi,
+        Provider::Anthropic,
         Provider::Acp,
         Provider::OpenCode,
+        Provider::OpenAi,
     ];
 
     /// Lower-case name used on the command line and in transcripts.
@@ -91,6 +96,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
+            Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
             Provider::Acp => "acp",
             Provider::OpenCode => "opencode",
@@ -104,6 +110,7 @@ impl Provider {
             Provider::Codex => "Codex CLI",
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
+            Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
             Provider::Acp => "ACP agent",
             Provider::OpenCode => "OpenCode",
@@ -113,7 +120,7 @@ impl Provider {
     /// Who makes it.
     pub fn vendor(self) -> Vendor {
         match self {
-            Provider::Claude => Vendor::Anthropic,
+            Provider::Claude | Provider::Anthropic => Vendor::Anthropic,
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
@@ -180,7 +187,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, openai, acp, opencode)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, acp, opencode, openai)"
         );
     }
 }

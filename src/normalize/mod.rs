@@ -18,6 +18,30 @@
 //! fields) and reports records of another provider's output. Both are described in the
 //! driver's and the report's module docs.
 //!
+//! # Token usage, provider by provider
+//!
+//! Every adapter converts its provider's counts to the one convention of [`Usage`] (the
+//! wire format's, [`crate::model#token-usage`]):
+//!
+//! | provider (record) | `input_tokens` | `cache_read_tokens` | `cache_write_tokens` | `output_tokens` | `reasoning_tokens` |
+//! |---|---|---|---|---|---|
+//! | Claude Code (`result.modelUsage` summed over its models, else `result.usage`, else the last snapshot per message; see [`UsageScope`] for what it spans) | `input_tokens` (`inputTokens`; Anthropic's is already uncached) | `cache_read_input_tokens` (`cacheReadInputTokens`) | `cache_creation_input_tokens` (`cacheCreationInputTokens`) | `output_tokens` (`outputTokens`; thinking included, as Anthropic counts) | 0: not reported |
+//! | Anthropic Messages API (per message, its last usage snapshot: `message_start`'s, then `message_delta`'s; summed over messages) | `input_tokens` (already uncached) | `cache_read_input_tokens` | `cache_creation_input_tokens` | `output_tokens` (thinking included) | 0: not reported |
+//! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
+//! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
+//! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+//! | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
+//! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
+//! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
+//! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+//! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
+//! | ACP (each `session/prompt` response's unstable `usage`, summed over turns) | `inputTokens`, less `cachedReadTokens + cachedWriteTokens` when `totalTokens` shows the input counts them | `cachedReadTokens` | `cachedWriteTokens` | `outputTokens`, + `thoughtTokens` when `totalTokens` shows they are beside it | `thoughtTokens` |
+//! | OpenCode (`step_finish.tokens`, summed over steps) | `input` (uncached) | `cache.read` | `cache.write` | `output + reasoning` | `reasoning` |
+//!
+//! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
+//! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
+//! taken as xAI's when the model is a Grok model (`grok-*`, also as `vendor/grok-*`).
+//!
 //! Two entry points sit on top, as a tolerant and a strict pair: [`normalize_lossy`] never
 //! fails and returns what it could read plus diagnostics; [`normalize`] is a thin `Result`
 //! wrapper that fails on the first error diagnostic.
@@ -39,10 +63,14 @@
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
-//! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code and Cursor CLI, each
+//! named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
-//! --output-format json`, and its session logs), [`openai`] (OpenAI HTTP: Chat Completions
-//! and Responses, JSON bodies and SSE streams, from OpenAI or any compatible server).
+//! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
+//! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
+//! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
+//! any compatible server), [`acp`] (a captured Agent Client Protocol exchange, any ACP agent,
+//! v1 and the v2 draft), [`opencode`] (OpenCode `run --format json`).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -53,6 +81,7 @@ mod normalizer;
 mod driver;
 mod framing;
 mod json;
+mod messages_api;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
@@ -61,6 +90,7 @@ mod tools;
 
 // The adapters, one dialect each.
 pub mod acp;
+pub mod anthropic;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -80,7 +110,7 @@ pub use normalizer::{
 // paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
 pub use crate::model::{
     InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
-    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage,
+    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 
 impl Provider {
@@ -91,6 +121,7 @@ impl Provider {
             Provider::Codex => Box::new(codex::normalizer(options)),
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
+            Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
             Provider::Acp => Box::new(acp::normalizer(options)),
             Provider::OpenCode => Box::new(opencode::normalizer(options)),
@@ -113,15 +144,15 @@ impl Provider {
             .map(json::to_value)
             .find_map(|record| Provider::ALL.into_iter().find(|p| p.claims(&record)))
             .or_else(|| Provider::detect_sse(complete))
-            // A pretty-printed, multi-line document: an OpenAI body names its `object`, so it
-            // is asked first; Gemini's `--output-format json` has no such marker.
+            // A pretty-printed, multi-line document: an HTTP body, whose adapters know it by
+            // its `type` or `object`, so they are asked first; Gemini's `--output-format
+            // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                if openai::claims(&document) {
-                    Some(Provider::OpenAi)
-                } else {
-                    gemini::claims_document(&document).then_some(Provider::Gemini)
-                }
+                [Provider::Anthropic, Provider::OpenAi]
+                    .into_iter()
+                    .find(|p| p.claims(&document))
+                    .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
             })
     }
 
@@ -160,7 +191,7 @@ impl Provider {
         };
         match error_body(&record)? {
             ErrorBody::Anthropic => Some(
-                "an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)",
+                "an error record of the Anthropic API's shape (`type: error`) that is none of its bodies",
             ),
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
@@ -175,6 +206,7 @@ impl Provider {
             Provider::Codex => codex::claims(record),
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
+            Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
             Provider::Acp => acp::claims(record),
             Provider::OpenCode => opencode::claims(record),

@@ -73,6 +73,18 @@ impl PendingTools {
             .cloned()
     }
 
+    /// The call of tool `name` seen first of those still waiting for their result: the one
+    /// a result of that tool that names no call answers (a server-side tool search).
+    pub(crate) fn oldest_waiting_named(&self, name: &str) -> Option<String> {
+        self.order
+            .iter()
+            .find(|id| {
+                let call = &self.calls[id.as_str()];
+                !call.answered && call.name == name
+            })
+            .cloned()
+    }
+
     /// Whether a call with this id was seen and still waits for its result.
     pub(crate) fn is_waiting(&self, tool_id: &str) -> bool {
         self.calls.get(tool_id).is_some_and(|call| !call.answered)

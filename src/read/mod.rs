@@ -1,7 +1,8 @@
 //! Reading transcripts back: the tolerant, resumable [`Reader`] of one file, and the
 //! [`tree`] of a run and its sub-runs rebuilt across files with its links validated,
-//! [`Stats`], counts that merge across files, and [`Calls`], the one rule by which they all
-//! count a call seen on both channels (router and agent) once.
+//! [`Stats`], counts that merge across files, [`Calls`], the one rule by which they all
+//! count a call seen on both channels (router and agent) once, and [`Spend`], the one by
+//! which runs' tokens and cost add up.
 //!
 //! This module owns reading: it imports only the [`model`](crate::model). It never writes
 //! a transcript, never repairs one (a torn tail is reported, and left for a recorder to move
@@ -33,9 +34,11 @@
 
 mod calls;
 mod reader;
+mod spend;
 mod stats;
 pub mod tree;
 
 pub use calls::{CallKey, Calls, Demoted, Seen, Settled, Verdict};
 pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
-pub use stats::{FileStats, Stats, StatsReport, Tokens, ToolStats, transcript_files};
+pub use spend::{Spend, Tokens};
+pub use stats::{FileStats, Stats, StatsReport, ToolStats, transcript_files};

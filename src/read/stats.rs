@@ -8,7 +8,9 @@
 //! `run.completed`. The agent steps
 //! of a workflow run carry their agent's metadata in their own `step.completed` result
 //! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
-//! too (a writer puts an agent's metadata in one place, never both).
+//! too (a writer puts an agent's metadata in one place, never both). They add up by the rule
+//! of [`Spend`]: a provider session's running total (`usage_scope` `session`) counts once,
+//! however many runs that resumed the session hold it.
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -24,6 +26,7 @@ use serde::Serialize;
 
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
+use super::spend::{Spend, Tokens};
 use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
@@ -42,10 +45,15 @@ pub struct Stats {
     /// Calls the agent reported that the router captured too: counted once in `tools`, as
     /// the router's, and here.
     pub sightings: u64,
-    /// Tokens by kind, summed over the runs' metadata.
+    /// Tokens by kind, summed over the runs' metadata ([`Spend`]: a provider session's
+    /// running total once, however many runs hold it).
     pub tokens: Tokens,
-    /// Cost in US dollars, summed over the runs that report one.
+    /// Cost in US dollars, summed over the runs that report one, as `tokens` are.
     pub cost_usd: f64,
+    /// Runs whose usage is the running total of a provider session another run held too (a
+    /// resumed session): counted once, by the session's largest total ([`Spend::repeated`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeated_session_totals: u64,
     /// Run durations in milliseconds, summed.
     pub duration_ms: u64,
     /// Runs completed (`run.completed` events).
@@ -56,6 +64,12 @@ pub struct Stats {
     started: Option<Timestamp>,
     #[serde(skip)]
     calls: Calls,
+    #[serde(skip)]
+    spend: Spend,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One tool's calls.
@@ -65,21 +79,6 @@ pub struct ToolStats {
     pub calls: u64,
     /// `tool.result` events with an error or a non-zero exit code, of those calls.
     pub failures: u64,
-}
-
-/// Tokens by kind, as in the run metadata's `usage`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    /// Uncached input tokens.
-    pub input: u64,
-    /// Output tokens, reasoning included.
-    pub output: u64,
-    /// Input tokens read from the prompt cache.
-    pub cache_read: u64,
-    /// Input tokens written to the prompt cache.
-    pub cache_write: u64,
-    /// Output tokens spent on reasoning.
-    pub reasoning: u64,
 }
 
 impl Stats {
@@ -153,15 +152,17 @@ impl Stats {
         }
     }
 
-    /// Adds the tokens and cost of run metadata.
+    /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
+    /// [`Spend`]).
     fn spend(&mut self, meta: &RunMeta) {
-        let usage = &meta.usage;
-        self.tokens.input += usage.input_tokens;
-        self.tokens.output += usage.output_tokens;
-        self.tokens.cache_read += usage.cache_read_tokens;
-        self.tokens.cache_write += usage.cache_write_tokens;
-        self.tokens.reasoning += usage.reasoning_tokens;
-        self.cost_usd += meta.cost_usd.unwrap_or(0.0);
+        self.spend.add(meta);
+        self.settle_spend();
+    }
+
+    fn settle_spend(&mut self) {
+        self.tokens = self.spend.tokens;
+        self.cost_usd = self.spend.cost_usd.unwrap_or(0.0);
+        self.repeated_session_totals = self.spend.repeated;
     }
 
     fn tool(&mut self, name: &str) -> &mut ToolStats {
@@ -196,13 +197,8 @@ impl Stats {
             mine.failures += tool.failures;
         }
         self.sightings += other.sightings;
-        let (mine, theirs) = (&mut self.tokens, &other.tokens);
-        mine.input += theirs.input;
-        mine.output += theirs.output;
-        mine.cache_read += theirs.cache_read;
-        mine.cache_write += theirs.cache_write;
-        mine.reasoning += theirs.reasoning;
-        self.cost_usd += other.cost_usd;
+        self.spend.merge(&other.spend);
+        self.settle_spend();
         self.duration_ms += other.duration_ms;
         self.runs += other.runs;
         add_all(&mut self.problems, &other.problems);

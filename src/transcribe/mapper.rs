@@ -12,12 +12,13 @@
 //! | each `tool_use` in it | `tool.call` | same | tool: `name`, `call_id` = `tool_id`, `input`, fidelity `agent_emitted` |
 //! | user text of one record | `message.user` | same | message: the text blocks |
 //! | each user-side `tool_result` | `tool.result` | same | tool: `name` of the call, `call_id`, `output` = `tool_content`, `error` when it failed, `exit_code` |
-//! | the result that ends a sub-agent's spawning call | `step.completed` | `agent.<id>` | step |
+//! | the result that ends a sub-agent's spawning call (user-side, or in the assistant's message when the provider ran the call: a program of OpenAI's programmatic tool calling, whose sub-calls are its scope) | `step.completed` | `agent.<id>` | step |
 //! | end of input | `step.completed` for every open sub-agent, then for `agent` | | step: `error` when the run failed or was incomplete |
 //! |  | `run.completed` | `""` | step: `error` as above, `result` = the [`RunMeta`] as JSON (with how the agent's process ended, when an executor says it did not exit cleanly: [`Transcriber::finish_process`](super::Transcriber::finish_process)) |
 //!
 //! A sub-agent's path is `agent.` followed by the id of the tool call that spawned it
-//! (Claude `parent_tool_use_id`), so its events sit under the spawning step in a tree.
+//! (Claude `parent_tool_use_id`; the program's call id for the calls an OpenAI program made),
+//! so its events sit under the spawning step in a tree.
 //! Blocks are grouped into one `message.*` event per input record (and message), which
 //! makes the events the same however the input was chunked, and lets each record's blocks
 //! be written as soon as they are complete. Every block the agent's output produced is
@@ -268,6 +269,15 @@ impl EventMapper {
             .iter()
             .filter_map(|block| self.tool_call(block))
             .collect();
+        // A result in the assistant's own message: a call the provider ran (a program of
+        // programmatic tool calling, whose sub-calls are a scope of their own).
+        let ran: Vec<String> = blocks
+            .iter()
+            .filter_map(|block| match &block.block {
+                Block::ToolResult { tool_id, .. } => Some(tool_id.clone()),
+                _ => None,
+            })
+            .collect();
         if !blocks.is_empty() {
             let (event_type, role) = match role {
                 Role::User => (EventType::MessageUser, Role::User),
@@ -304,7 +314,7 @@ impl EventMapper {
                     text
                 }
             });
-            let ends_scope = self.open_scopes.iter().position(|s| *s == tool_id);
+            let ends_scope = self.open_scopes.contains(&tool_id).then(|| tool_id.clone());
             let result = ToolPayload {
                 name,
                 call_id: tool_id,
@@ -318,14 +328,25 @@ impl EventMapper {
             };
             out.push(self.event(EventType::ToolResult, path.clone(), Payload::Tool(result)));
             // The result of a call that spawned a sub-agent ends that sub-agent.
-            if let Some(at) = ends_scope {
-                let scope = self.open_scopes.remove(at);
-                self.closed_scopes.insert(scope.clone());
-                let name = self.subagent_name(&scope);
-                let payload = step(&name, None, Value::Null);
-                out.push(self.event(EventType::StepCompleted, scope_path(Some(&scope)), payload));
+            if let Some(scope) = ends_scope {
+                self.close_scope(&scope, out);
             }
         }
+        for tool_id in ran {
+            self.close_scope(&tool_id, out);
+        }
+    }
+
+    /// Ends the scope a call opened (its sub-agent or sub-calls), if it is open.
+    fn close_scope(&mut self, tool_id: &str, out: &mut Vec<ExchangeEvent>) {
+        let Some(at) = self.open_scopes.iter().position(|s| s == tool_id) else {
+            return;
+        };
+        let scope = self.open_scopes.remove(at);
+        self.closed_scopes.insert(scope.clone());
+        let name = self.subagent_name(&scope);
+        let payload = step(&name, None, Value::Null);
+        out.push(self.event(EventType::StepCompleted, scope_path(Some(&scope)), payload));
     }
 
     /// The `tool.call` payload of a `tool_use` block; remembers the call's name for its

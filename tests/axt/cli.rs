@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use axt::model::Provider;
+
 use crate::support::TempDir;
 
 pub(crate) fn axt(args: &[&str], stdin: &[u8]) -> Output {
@@ -103,12 +105,17 @@ fn a_closed_stdout_is_not_an_error() {
 
 #[test]
 fn normalize_says_why_an_error_only_body_names_no_provider() {
-    // Pretty-printed, as an HTTP client saves it: one line of it would be the seed's
-    // simplified Claude Code `error` line, which the claude adapter reads.
-    let anthropic = b"{\n  \"type\": \"error\",\n  \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}\n}\n";
-    let output = axt(&["normalize"], anthropic);
+    // Pretty-printed, as an HTTP client saves it; no field of the error object says whose.
+    let body = b"{\n  \"error\": {\"message\": \"Overloaded\", \"code\": 529}\n}\n";
+    let output = axt(&["normalize"], body);
     assert_eq!(output.status.code(), Some(2));
-    insta::assert_snapshot!(text(&output.stderr), @"axt: -: cannot detect the provider (an Anthropic API error body, which no adapter reads as a document (on one line it is a Claude `error` record)); pass --provider (claude|codex|gemini|copilot|openai|acp|opencode)");
+    insta::assert_snapshot!(providers(&text(&output.stderr)), @"axt: -: cannot detect the provider (an error body whose error object has no field that says which provider sent it); pass --provider (PROVIDERS)");
+}
+
+/// `text` with the list of providers the command line offers (`claude|codex|...`) as
+/// `PROVIDERS`, so that a snapshot does not list them again.
+pub(crate) fn providers(text: &str) -> String {
+    text.replace(&format!("({})", Provider::names("|")), "(PROVIDERS)")
 }
 
 /// Runs axt with stderr (and, with `close_stdout`, stdout too) going to a pipe whose reader
@@ -743,9 +750,9 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     };
     let out = dir.path().join("a");
     let shown = on_a_terminal("", out.to_str().unwrap());
-    assert!(shown.contains("9/9 sessions ("), "{shown:?}");
+    assert!(shown.contains("12/12 sessions ("), "{shown:?}");
     assert!(
-        shown.contains("axt: 9 sessions, 16 runs, 209 events written to"),
+        shown.contains("axt: 12 sessions, 21 runs, 296 events written to"),
         "{shown:?}"
     );
 
@@ -756,7 +763,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
         !quiet.contains("sessions (") && !quiet.contains("written to"),
         "{quiet:?}"
     );
-    assert_eq!(quiet.matches("kept-out").count(), 2, "{quiet:?}");
+    assert_eq!(quiet.matches("kept-out").count(), 7, "{quiet:?}");
 
     let out = dir.path().join("c");
     let piped = axt(
@@ -772,7 +779,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     assert_eq!(piped.status.code(), Some(0));
     assert!(
         !text(&piped.stderr).contains('\r')
-            && text(&piped.stderr).contains("axt: 9 sessions, 16 runs"),
+            && text(&piped.stderr).contains("axt: 12 sessions, 21 runs"),
         "no bar in a pipe"
     );
 }

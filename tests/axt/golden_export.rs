@@ -7,7 +7,7 @@
 //! its output and status, every file touched and the token totals: counted here straight
 //! from the session files and compared with the document.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use axt::export::agentlog::{ExportOptions, export};
 use axt::import::claude_code::{SessionFiles, convert, write};
@@ -136,6 +136,49 @@ struct Counted {
     tokens: [u64; 4],
 }
 
+/// The uuids of the entries a real rewind abandoned, found without axt: when two prompts the
+/// user typed have the same parent, he went back and edited the earlier one, and it and
+/// every entry below it are the abandoned branch (their tokens were spent; their calls are
+/// not the run's).
+fn abandoned(entries: &[Value]) -> HashSet<String> {
+    let prompt = |e: &Value| {
+        e["type"] == "user"
+            && e["isMeta"] != Value::Bool(true)
+            && e["isCompactSummary"] != Value::Bool(true)
+            && match &e["message"]["content"] {
+                Value::String(_) => true,
+                Value::Array(blocks) => blocks.iter().all(|b| b["type"] == "text"),
+                _ => false,
+            }
+    };
+    let mut last_prompt: HashMap<&str, &str> = HashMap::new();
+    let mut edited: Vec<&str> = Vec::new();
+    for entry in entries.iter().filter(|e| prompt(e)) {
+        let (Some(parent), Some(uuid)) = (entry["parentUuid"].as_str(), entry["uuid"].as_str())
+        else {
+            continue;
+        };
+        if let Some(earlier) = last_prompt.insert(parent, uuid) {
+            edited.push(earlier);
+        }
+    }
+    let mut gone: HashSet<String> = edited.iter().map(|u| u.to_string()).collect();
+    loop {
+        let before = gone.len();
+        for entry in entries {
+            if let (Some(parent), Some(uuid)) =
+                (entry["parentUuid"].as_str(), entry["uuid"].as_str())
+                && gone.contains(parent)
+            {
+                gone.insert(uuid.to_owned());
+            }
+        }
+        if gone.len() == before {
+            return gone;
+        }
+    }
+}
+
 fn count_directly(files: &SessionFiles) -> Counted {
     let mut counted = Counted::default();
     let mut usage: HashMap<String, Value> = HashMap::new();
@@ -144,10 +187,13 @@ fn count_directly(files: &SessionFiles) -> Counted {
     let mut cwd = String::new();
     let paths = files.main.iter().chain(&files.subagents);
     for path in paths {
-        for line in std::fs::read_to_string(path).unwrap().lines() {
-            let Ok(entry) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
+        let entries: Vec<Value> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        let abandoned = abandoned(&entries);
+        for entry in entries {
             if let Some(dir) = entry["cwd"].as_str() {
                 cwd = dir.to_owned();
             }
@@ -160,6 +206,12 @@ fn count_directly(files: &SessionFiles) -> Counted {
             let Some(blocks) = entry["message"]["content"].as_array() else {
                 continue;
             };
+            if entry["uuid"]
+                .as_str()
+                .is_some_and(|u| abandoned.contains(u))
+            {
+                continue;
+            }
             for block in blocks {
                 match block["type"].as_str() {
                     Some("tool_use") => {

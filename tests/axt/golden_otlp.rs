@@ -301,3 +301,29 @@ fn otlp_message_attributes_validate_against_the_genai_schemas() {
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     eprintln!("{stdout}");
 }
+
+/// A Claude Code 2.1.277+ run's usage is its session's running total: its agent span says
+/// so (`axt.usage.scope` `session`), so that a backend adding spans up counts the session
+/// once; a run of an older version carries no scope.
+#[test]
+fn otlp_says_when_a_runs_usage_is_its_sessions_running_total() {
+    let scratch = TempDir::new("otlp-usage-scope");
+    let claude = normalize_corpus(Provider::Claude).join("ok");
+    let resumed = claude.join("resumed-session-2.1.280-result-carries-earlier-runs-totals.jsonl");
+    let older = claude.join("usage-from-model-usage-counts-subagent-and-auxiliary-calls.jsonl");
+    for (fixture, scope) in [(resumed, Some("session")), (older, None)] {
+        let file = record(Provider::Claude, &fixture, scratch.path());
+        let batch = export(&[file], &BatchOptions { content: false }).unwrap();
+        let run = batch
+            .spans
+            .iter()
+            .find(|s| s.parent_span_id.is_none())
+            .expect("a root span");
+        assert_eq!(
+            string(run, "axt.usage.scope"),
+            scope,
+            "{}",
+            fixture.display()
+        );
+    }
+}

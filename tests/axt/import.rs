@@ -63,6 +63,196 @@ fn parallel_calls_and_their_results_all_stay_in_the_thread_in_file_order() {
     assert_eq!(session.diagnostics, []);
 }
 
+/// The kept-out entries of a run's metadata: `(line, reason)`.
+fn off_chain(run: &ImportedRun) -> Vec<(u64, String)> {
+    let completed = run.events.last().unwrap();
+    let Payload::Step(step) = &completed.payload else {
+        panic!("run.completed has a step payload")
+    };
+    step.result["passthrough"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["kind"] == "axt-import/off-chain")
+        .map(|p| {
+            (
+                p["line"].as_u64().unwrap(),
+                p["raw"]["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Claude Code 2.1.38+: a parallel call hung off the call before's hook progress entry, or
+/// off a sibling call's result, is part of its message, wherever the conversation goes on
+/// from; the user's real rewind later in the file is still kept out as `rewound`.
+#[test]
+fn parallel_calls_hung_off_hook_progress_or_a_sibling_result_stay_in_the_thread() {
+    let session = session(
+        Outcome::Ok,
+        "parallel-calls-hung-off-hook-progress-and-sibling-results",
+    );
+    let run = &session.runs[0];
+    assert_eq!(
+        tool_events(run),
+        [
+            "call toolu_01ReadHpAA",
+            "call toolu_01BashHpBB",
+            "result toolu_01ReadHpAA",
+            "call toolu_01GrepHpCC",
+            "result toolu_01GrepHpCC",
+            "result toolu_01BashHpBB",
+            "call toolu_01EditHpEE",
+            "result toolu_01EditHpEE",
+        ]
+    );
+    let import = import_meta(run);
+    assert_eq!(
+        import["rejoined"],
+        serde_json::json!({"parallel-call": 2, "parallel-result": 2})
+    );
+    assert_eq!(
+        import["kept_out"],
+        serde_json::json!({"rewound": 4, "side-branch": 7})
+    );
+    // The edited prompt's branch (lines 17-20: prompt, call, result, reply) is the rewind;
+    // every hook and bash progress entry is a side branch.
+    let off = off_chain(run);
+    let rewound: Vec<u64> = off
+        .iter()
+        .filter(|(_, r)| r == "rewound")
+        .map(|(l, _)| *l)
+        .collect();
+    assert_eq!(rewound, [17, 18, 19, 20]);
+    let side: Vec<u64> = off
+        .iter()
+        .filter(|(_, r)| r == "side-branch")
+        .map(|(l, _)| *l)
+        .collect();
+    assert_eq!(side, [4, 6, 10, 11, 13, 15, 23]);
+    assert_eq!(session.diagnostics, []);
+    let kept: Vec<&str> = session.notes.iter().map(|n| n.message.as_str()).collect();
+    assert_eq!(
+        kept,
+        [
+            "11 entries kept out of the thread, as off-chain metadata: rewound 4 (4 messages: 1 tool call, 1 tool result), side-branch 7"
+        ]
+    );
+}
+
+/// The same shapes in a background agent's launch (its second call hung off the first
+/// agent's `agent_progress`) and in the agents' own logs: every call is in its run, and each
+/// agent is linked to the call that launched it.
+#[test]
+fn background_agents_and_their_logs_keep_every_parallel_call() {
+    let id = "ee8216ea-10f7-54d7-833f-f5a8ac255cef";
+    let session = session(
+        Outcome::Ok,
+        &format!("background-agents-parallel-calls-off-agent-progress__{id}"),
+    );
+    let calls: Vec<(String, Vec<String>)> = session
+        .runs
+        .iter()
+        .map(|run| (run.run_id.clone(), tool_events(run)))
+        .collect();
+    let login = format!("{id}.agent-a4f1c2d9e8b7a6c5d");
+    let signup = format!("{id}.agent-a9e8d7c6b5a4f3e2d");
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        calls,
+        [
+            (
+                id.to_owned(),
+                strings(&[
+                    "call toolu_01AgentBgAA",
+                    "call toolu_01AgentBgBB",
+                    "result toolu_01AgentBgAA",
+                    "result toolu_01AgentBgBB",
+                ])
+            ),
+            (
+                login.clone(),
+                strings(&[
+                    "call toolu_01ReadBlAA",
+                    "call toolu_01BashBlBB",
+                    "result toolu_01ReadBlAA",
+                    "result toolu_01BashBlBB",
+                ])
+            ),
+            (
+                signup.clone(),
+                strings(&[
+                    "call toolu_01ReadBsAA",
+                    "result toolu_01ReadBsAA",
+                    "call toolu_01BashBsBB",
+                    "result toolu_01BashBsBB",
+                ])
+            ),
+        ]
+    );
+    let spawned: Vec<(&str, &str)> = session.runs[0]
+        .events
+        .iter()
+        .filter(|e| e.event_type == EventType::CallWorkflowStarted)
+        .map(|e| (e.path.as_str(), e.child_run_id.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        spawned,
+        [
+            ("agent.toolu_01AgentBgAA", login.as_str()),
+            ("agent.toolu_01AgentBgBB", signup.as_str()),
+        ]
+    );
+    assert!(session.notes.iter().all(|n| n.kind == NoteKind::KeptOut));
+    assert_eq!(session.kept_out, [("side-branch", 4)].into_iter().collect());
+}
+
+/// A skill's body (`isMeta`, `sourceToolUseID`) hung off its call's result off the chain is
+/// part of that result; after a compaction a call hung off a hook attachment is still its
+/// message's.
+#[test]
+fn a_skill_body_and_calls_hung_off_hook_attachments_stay_in_the_thread() {
+    let session = session(
+        Outcome::Ok,
+        "parallel-calls-hung-off-hook-attachments-skill-body-compaction",
+    );
+    let run = &session.runs[0];
+    assert_eq!(
+        tool_events(run),
+        [
+            "call toolu_01SkillHaAA",
+            "call toolu_01BashHaBB",
+            "result toolu_01SkillHaAA",
+            "result toolu_01BashHaBB",
+            "call toolu_01EditHaCC",
+            "call toolu_01BashHaDD",
+            "result toolu_01EditHaCC",
+            "result toolu_01BashHaDD",
+        ]
+    );
+    let skill_body = run.events.iter().any(|e| {
+        e.event_type == EventType::MessageUser
+            && serde_json::to_string(&e.payload)
+                .unwrap()
+                .contains("Base directory for this skill")
+    });
+    assert!(skill_body, "the skill's body is a message of the thread");
+    let import = import_meta(run);
+    assert_eq!(
+        import["rejoined"],
+        serde_json::json!({"parallel-call": 1, "parallel-result": 3})
+    );
+    assert_eq!(import["kept_out"], serde_json::json!({"side-branch": 2}));
+    assert_eq!(import["compactions"], 1);
+    assert_eq!(
+        off_chain(run),
+        [
+            (14, "side-branch".to_owned()),
+            (18, "side-branch".to_owned())
+        ]
+    );
+}
+
 #[test]
 fn a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_history_before_it() {
     let id = "6294ba3c-2804-5866-afc5-6039c8a18395";
@@ -562,4 +752,49 @@ fn a_session_id_too_long_or_empty_for_a_file_name_still_imports() {
     assert!(long.starts_with(&"ab".repeat(81)), "{long}");
     assert_ne!(long, import("long-too", &format!("{}x", "ab".repeat(150))));
     assert_eq!(import("dots", ".."), "dots");
+}
+
+/// An entry written twice (the same message and content, or a second result for a call the
+/// thread has answered) hung off the chain is a `duplicate`: kept out, never counted as a
+/// rewind, and the call is in the run once.
+#[test]
+fn an_entry_written_twice_off_the_chain_is_a_duplicate_not_a_rewind() {
+    let dir = TempDir::new("duplicate-entries");
+    let log = dir.path().join("d.jsonl");
+    let call = r#""message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}"#;
+    let result = r#""message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}"#;
+    let lines = [
+        r#"{"parentUuid":null,"sessionId":"d","type":"user","uuid":"u1","message":{"role":"user","content":"list"}}"#.to_owned(),
+        format!(r#"{{"parentUuid":"u1","sessionId":"d","type":"assistant","uuid":"a1",{call}}}"#),
+        r#"{"parentUuid":"a1","sessionId":"d","type":"progress","uuid":"p1","data":{"type":"hook_progress"}}"#.to_owned(),
+        // The call's entry again, hung off its hook's progress, and its result again.
+        format!(r#"{{"parentUuid":"p1","sessionId":"d","type":"assistant","uuid":"a1b",{call}}}"#),
+        format!(r#"{{"parentUuid":"a1","sessionId":"d","type":"user","uuid":"r1",{result}}}"#),
+        format!(r#"{{"parentUuid":"a1b","sessionId":"d","type":"user","uuid":"r1b",{result}}}"#),
+        r#"{"parentUuid":"r1","sessionId":"d","type":"assistant","uuid":"a2","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"One file."}]}}"#.to_owned(),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let files = SessionFiles {
+        main: Some(log),
+        subagents: Vec::new(),
+    };
+    let session = convert(&files).unwrap();
+    let run = &session.runs[0];
+    assert_eq!(tool_events(run), ["call toolu_1", "result toolu_1"]);
+    assert_eq!(
+        off_chain(run),
+        [
+            (3, "side-branch".to_owned()),
+            (4, "duplicate".to_owned()),
+            (6, "duplicate".to_owned()),
+        ]
+    );
+    let notes: Vec<&str> = session.notes.iter().map(|n| n.message.as_str()).collect();
+    assert_eq!(
+        notes,
+        [
+            "3 entries kept out of the thread, as off-chain metadata: duplicate 2 (2 messages: 1 tool call, 1 tool result), side-branch 1"
+        ]
+    );
+    assert_eq!(session.diagnostics, []);
 }

@@ -40,8 +40,9 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
 mod import;
+mod import_graphs;
 
 // The crate's own shape: layers, no import cycles, no oversized files.
 mod layering;

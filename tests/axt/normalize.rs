@@ -9,6 +9,7 @@ use axt::normalize::{
 };
 use serde_json::{Value, json};
 
+use super::cli::providers;
 use crate::support::ROOT;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -160,7 +161,7 @@ fn cli_exit_codes_and_diagnostics() {
 
     let unknown = axt(&["normalize", "corpus/read/transcript/ok/plain-run.jsonl"]);
     assert_eq!(unknown.status.code(), Some(2));
-    insta::assert_snapshot!(String::from_utf8_lossy(&unknown.stderr), @"axt: corpus/read/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (claude|codex|gemini|copilot|openai|acp|opencode)");
+    insta::assert_snapshot!(providers(&String::from_utf8_lossy(&unknown.stderr)), @"axt: corpus/read/transcript/ok/plain-run.jsonl: cannot detect the provider (no provider's records recognized); pass --provider (PROVIDERS)");
 }
 
 /// Runs a jq program over a transcript and returns its output as JSON values.
@@ -486,7 +487,7 @@ fn detection_reads_a_first_record_longer_than_a_mib() {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(limited.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&limited.stderr).replace(file, "FILE");
-    insta::assert_snapshot!(stderr, @"axt: FILE: cannot detect the provider (its first record is longer than --max-record-bytes); pass --provider (claude|codex|gemini|copilot|openai|acp|opencode)");
+    insta::assert_snapshot!(providers(&stderr), @"axt: FILE: cannot detect the provider (its first record is longer than --max-record-bytes); pass --provider (PROVIDERS)");
 }
 
 /// What never came (the terminal record) is reported at the last line read and the end of

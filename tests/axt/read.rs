@@ -286,3 +286,67 @@ fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
         axt::normalize::DEFAULT_MAX_RECORD_BYTES
     );
 }
+
+/// Claude Code 2.1.277+ restarts a resumed session's totals from what its log saved, so a
+/// resumed run's `modelUsage` and cost hold the earlier runs too (the published 2.1.280
+/// shape in `corpus/normalize/claude/ok/resumed-session-2.1.280-...`). Two runs of one
+/// session, normalized, then counted by `axt stats` and exported as one AgentLog tree:
+/// the session is counted once, by its larger running total, and the repeat is said.
+#[test]
+fn a_resumed_claude_sessions_running_total_is_counted_once() {
+    let dir = crate::support::TempDir::new("resumed-session-stats");
+    let resumed = format!(
+        "{}/corpus/normalize/claude/ok/resumed-session-2.1.280-result-carries-earlier-runs-totals.jsonl",
+        crate::support::ROOT
+    );
+    let resumed = std::fs::read_to_string(resumed).unwrap();
+    // The session's first run: haiku alone, the totals the resumed run starts from.
+    let first = resumed
+        .replace("claude-sonnet-5\"", "claude-haiku-4-5-20251001\"")
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["type"] == "result" {
+                let haiku = record["modelUsage"]["claude-haiku-4-5-20251001"].clone();
+                record["modelUsage"] = json!({"claude-haiku-4-5-20251001": haiku});
+                record["total_cost_usd"] = json!(0.0401218);
+            }
+            record.to_string() + "\n"
+        })
+        .collect::<String>();
+    for (run, input) in [("first", first), ("resumed", resumed)] {
+        let output = crate::cli::axt(
+            &[
+                "normalize",
+                "--provider",
+                "claude",
+                "--run-id",
+                run,
+                "--out",
+                dir.path().to_str().unwrap(),
+            ],
+            input.as_bytes(),
+        );
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    }
+    let output = axt(&["stats", "--json", dir.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let total = &report["total"];
+    assert_eq!(total["runs"], 2);
+    // The resumed run's total (haiku 31/241/44120/6218 + sonnet 4/16/18406/2310) alone,
+    // not the first run's haiku added again.
+    assert_eq!(
+        total["tokens"],
+        json!({"input": 35, "output": 257, "cache_read": 62526, "cache_write": 8528, "reasoning": 0})
+    );
+    let cost = total["cost_usd"].as_f64().unwrap();
+    assert!((cost - 0.1391536).abs() < 1e-9, "{cost}");
+    assert_eq!(total["repeated_session_totals"], 1);
+    let text = axt(&["stats", dir.path().to_str().unwrap()]);
+    let text = crate::cli::text(&text.stdout);
+    assert!(
+        text.contains("reasoning 0 (1 run of a resumed session: its running total counted once)"),
+        "{text}"
+    );
+}

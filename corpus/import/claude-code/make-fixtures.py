@@ -73,6 +73,92 @@ class Session:
                          requestId="req_011C" + uid(msg)[:20].replace("-", "x"), **kw)
 
 
+class Session21(Session):
+    """Entries in the field order of Claude Code 2.1.x logs (2.1.33 to 2.1.47 as published in
+    microsoft/vscode-copilot-chat's test fixtures and other public 2.1.x logs): `slug`,
+    `caller` on tool_use blocks, `sourceToolAssistantUUID` on results, `progress` entries
+    (hook_progress, bash_progress, agent_progress) with `parentToolUseID` / `toolUseID`; from
+    2.1.85 on hooks write `attachment` entries instead of progress entries."""
+
+    def __init__(self, name, version="2.1.47", start=0, slug="quiet-rolling-otter", sidechain=False, agent=None):
+        super().__init__(name, version, start)
+        self.slug = slug
+        self.sidechain = sidechain
+        self.agent = agent
+
+    def head(self, parent):
+        d = {"parentUuid": uid(self.name + parent) if parent else None, "isSidechain": self.sidechain,
+             "userType": "external", "cwd": CWD, "sessionId": self.sid, "version": self.version,
+             "gitBranch": "main"}
+        if self.agent:
+            d["agentId"] = self.agent
+        d["slug"] = self.slug
+        return d
+
+    def user(self, key, parent, content, **extra):
+        d = self.head(parent)
+        d["type"] = "user"
+        d["message"] = {"role": "user", "content": content}
+        d["uuid"] = uid(self.name + key)
+        d["timestamp"] = self.ts()
+        d.update(extra)
+        return d
+
+    def result(self, key, parent, tool_id, content, tool_use_result=None, is_error=False):
+        block = {"tool_use_id": tool_id, "type": "tool_result", "content": content}
+        if is_error:
+            block["is_error"] = True
+        return self.user(key, parent, [block], toolUseResult=tool_use_result if tool_use_result is not None else content,
+                         sourceToolAssistantUUID=uid(self.name + parent) if parent else None)
+
+    def assistant(self, key, parent, msg, block, out, inp=1, cw=0, cr=0, stop=None):
+        if block.get("type") == "tool_use":
+            block = dict(block, caller={"type": "direct"})
+        usage = {"input_tokens": inp, "cache_creation_input_tokens": cw, "cache_read_input_tokens": cr,
+                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cw},
+                 "output_tokens": out, "service_tier": "standard", "inference_geo": "not_available"}
+        d = self.head(parent)
+        d["message"] = {"model": "claude-sonnet-4-6", "id": msg, "type": "message", "role": "assistant",
+                        "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+        d["requestId"] = "req_011C" + uid(msg)[:20].replace("-", "x")
+        d["type"] = "assistant"
+        d["uuid"] = uid(self.name + key)
+        d["timestamp"] = self.ts()
+        return d
+
+    def progress(self, key, parent, tool_id, data, tool_use_id=None):
+        d = self.head(parent)
+        d["type"] = "progress"
+        d["data"] = data
+        d["parentToolUseID"] = tool_id
+        d["toolUseID"] = tool_use_id or tool_id
+        d["timestamp"] = self.ts()
+        d["uuid"] = uid(self.name + key)
+        return d
+
+    def hook(self, key, parent, event, tool, tool_id):
+        return self.progress(key, parent, tool_id, {"type": "hook_progress", "hookEvent": event,
+                                                    "hookName": "%s:%s" % (event, tool), "command": "callback"})
+
+    def attachment(self, key, parent, attachment):
+        d = {"parentUuid": uid(self.name + parent) if parent else None, "isSidechain": self.sidechain,
+             "attachment": attachment, "type": "attachment", "uuid": uid(self.name + key), "timestamp": self.ts(),
+             "userType": "external", "entrypoint": "cli", "cwd": CWD, "sessionId": self.sid, "version": self.version,
+             "gitBranch": "main", "slug": self.slug}
+        if self.agent:
+            d["agentId"] = self.agent
+        return d
+
+    def system(self, key, parent, subtype, **extra):
+        d = self.head(parent)
+        d["type"] = "system"
+        d["subtype"] = subtype
+        d.update(extra)
+        d["uuid"] = uid(self.name + key)
+        d["timestamp"] = self.ts()
+        return d
+
+
 def text(t):
     return {"type": "text", "text": t}
 
@@ -249,6 +335,169 @@ def parallel_calls():
     dump("ok/parallel-calls-results-off-their-own-calls.jsonl", e)
 
 
+def parallel_calls_off_hook_progress():
+    # Claude Code 2.1.38 to 2.1.84 write hook progress into the log (anthropics/claude-code
+    # #35024, fixed in 2.1.85) and start each tool as soon as its block is complete: one
+    # message's parallel calls are entries that hang off whatever was written last, a
+    # PreToolUse hook_progress of the call before, or the result of a sibling call that has
+    # finished already. The next message goes on from one entry of the batch.
+    s = Session21("hookfork", version="2.1.47", slug="gentle-humming-lantern")
+    e = []
+    e.append(s.user("u1", None, "The nightly export got slow. Check its config, the query plan and where it builds the batch."))
+    e.append(s.assistant("a1", "u1", "msg_01Hp1AAAA", text("I'll read the config, explain the query and find the batch code at once."), 30, cw=5200))
+    e.append(s.assistant("a2", "a1", "msg_01Hp1AAAA", tool("toolu_01ReadHpAA", "Read", {"file_path": "/home/dev/shop/config/export.toml"}), 88, cw=5200))
+    e.append(s.hook("p1", "a2", "PreToolUse", "Read", "toolu_01ReadHpAA"))
+    # The Bash call hangs off the Read call's PreToolUse hook progress.
+    e.append(s.assistant("a3", "p1", "msg_01Hp1AAAA", tool("toolu_01BashHpBB", "Bash", {"command": "psql -c 'EXPLAIN ANALYZE SELECT * FROM orders WHERE exported = false'", "description": "Explain the export query"}), 170, cw=5200))
+    e.append(s.hook("p2", "a3", "PreToolUse", "Bash", "toolu_01BashHpBB"))
+    e.append(s.result("r1", "a2", "toolu_01ReadHpAA", "     1\t[export]\n     2\tbatch_size = 50000\n",
+                      tool_use_result={"type": "text", "file": {"filePath": "/home/dev/shop/config/export.toml", "content": "[export]\nbatch_size = 50000\n", "numLines": 2, "startLine": 1, "totalLines": 2}}))
+    e.append(s.hook("p3", "r1", "PostToolUse", "Read", "toolu_01ReadHpAA"))
+    # The Grep call was written after the Read had finished: it hangs off the Read's result.
+    e.append(s.assistant("a4", "r1", "msg_01Hp1AAAA", tool("toolu_01GrepHpCC", "Grep", {"pattern": "def build_batch", "path": "/home/dev/shop/src", "output_mode": "content"}), 231, cw=5200, stop="tool_use"))
+    e.append(s.hook("p4", "a4", "PreToolUse", "Grep", "toolu_01GrepHpCC"))
+    e.append(s.progress("b1", "p2", "toolu_01BashHpBB", {"type": "bash_progress", "output": "", "fullOutput": "", "elapsedTimeSeconds": 3, "totalLines": 0}, tool_use_id="bash-progress-0"))
+    e.append(s.result("r2", "a4", "toolu_01GrepHpCC", "src/export/batch.py:12:def build_batch(rows):",
+                      tool_use_result={"mode": "content", "numFiles": 0, "filenames": [], "content": "src/export/batch.py:12:def build_batch(rows):", "numLines": 1}))
+    e.append(s.hook("p5", "r2", "PostToolUse", "Grep", "toolu_01GrepHpCC"))
+    e.append(s.result("r3", "a3", "toolu_01BashHpBB", "Seq Scan on orders  (cost=0.00..48211.00 rows=2100000)\n  Filter: (NOT exported)\nExecution Time: 4120.771 ms",
+                      tool_use_result={"stdout": "Seq Scan on orders  (cost=0.00..48211.00 rows=2100000)\n  Filter: (NOT exported)\nExecution Time: 4120.771 ms", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(s.hook("p6", "r3", "PostToolUse", "Bash", "toolu_01BashHpBB"))
+    # The conversation goes on from the Read result's PostToolUse progress: the Bash and
+    # Grep calls, their results and their hooks are all off that parentUuid chain.
+    e.append(s.assistant("a5", "p3", "msg_01Hp2BBBB", text("The export scans all 2.1M orders: `exported` has no index, and batches of 50,000 rows are built in build_batch()."), 44, cr=5200, stop="end_turn"))
+    # A real rewind: the user answered, then went back and edited that prompt (a second
+    # prompt with the same parent); the first answer's branch is abandoned.
+    e.append(s.user("u2", "a5", "Add an index on orders.exported"))
+    e.append(s.assistant("a6", "u2", "msg_01Hp3CCCC", tool("toolu_01EditHpDD", "Edit", {"file_path": "/home/dev/shop/migrations/0051_orders_exported.sql", "old_string": "", "new_string": "CREATE INDEX orders_exported ON orders (exported);"}), 61, cr=5600, stop="tool_use"))
+    e.append(s.result("r4", "a6", "toolu_01EditHpDD", "The file /home/dev/shop/migrations/0051_orders_exported.sql has been updated."))
+    e.append(s.assistant("a7", "r4", "msg_01Hp4DDDD", text("Added the index."), 6, cr=5700, stop="end_turn"))
+    e.append(s.user("u3", "a5", "Actually, make it a partial index on the rows not exported yet"))
+    e.append(s.assistant("a8", "u3", "msg_01Hp5EEEE", tool("toolu_01EditHpEE", "Edit", {"file_path": "/home/dev/shop/migrations/0051_orders_exported.sql", "old_string": "", "new_string": "CREATE INDEX orders_not_exported ON orders (id) WHERE NOT exported;"}), 70, cr=5600, stop="tool_use"))
+    e.append(s.hook("p7", "a8", "PreToolUse", "Edit", "toolu_01EditHpEE"))
+    e.append(s.result("r5", "a8", "toolu_01EditHpEE", "The file /home/dev/shop/migrations/0051_orders_exported.sql has been updated."))
+    e.append(s.hook("p8", "r5", "PostToolUse", "Edit", "toolu_01EditHpEE"))
+    e.append(s.assistant("a9", "p8", "msg_01Hp6FFFF", text("Added a partial index on the orders not exported yet."), 12, cr=5800, stop="end_turn"))
+    dump("ok/parallel-calls-hung-off-hook-progress-and-sibling-results.jsonl", e)
+
+
+def parallel_calls_off_hook_attachments():
+    # From Claude Code 2.1.85 hooks are logged as `attachment` entries (hook_success) rather
+    # than progress; they fork the parentUuid chain the same way (2.1.83's changelog: "hook
+    # progress/attachment messages forking the parentUuid chain"). A Skill call's body is a
+    # user entry (isMeta, sourceToolUseID naming the call) hung off the call's result; here
+    # the Skill runs beside a Bash call and the conversation goes on from the Bash result, so
+    # the body is off the chain. Then an auto-compaction, and a second batch whose call hangs
+    # off the first call's hook attachment.
+    s = Session21("hookattach", version="2.1.92", slug="brisk-folding-heron")
+    skill = "toolu_01SkillHaAA"
+    hook = lambda key, parent, event, name, tid: s.attachment(key, parent, {
+        "type": "hook_success", "hookName": "%s:%s" % (event, name), "toolUseID": tid, "hookEvent": event,
+        "content": "", "stdout": "", "stderr": "", "exitCode": 0, "command": "/home/dev/.claude/hooks/audit.sh", "durationMs": 14})
+    e = []
+    e.append(s.user("u1", None, "Review the payment retry change with the code-review skill; show me the diff too."))
+    e.append(s.assistant("a1", "u1", "msg_01Ha1AAAA", tool(skill, "Skill", {"skill": "code-review", "args": "payment retry change"}), 40, cw=7300))
+    e.append(hook("t1", "a1", "PreToolUse", "Skill", skill))
+    # The Bash call hangs off the Skill call's PreToolUse hook attachment.
+    e.append(s.assistant("a2", "t1", "msg_01Ha1AAAA", tool("toolu_01BashHaBB", "Bash", {"command": "git diff main -- src/payments/retry.py", "description": "Show the retry diff"}), 95, cw=7300, stop="tool_use"))
+    e.append(s.result("r1", "a1", skill, "Launching skill: code-review", tool_use_result={"success": True, "commandName": "code-review"}))
+    body = s.user("k1", "r1", [text("Base directory for this skill: /home/dev/.claude/skills/code-review\n\n# Code review\nCheck error paths, retries and idempotency first.")], isMeta=True, sourceToolUseID=skill)
+    e.append(body)
+    e.append(s.result("r2", "a2", "toolu_01BashHaBB", "-    for attempt in range(3):\n+    for attempt in range(retries):\n         charge(card)",
+                      tool_use_result={"stdout": "-    for attempt in range(3):\n+    for attempt in range(retries):\n         charge(card)", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(hook("t2", "r2", "PostToolUse", "Bash", "toolu_01BashHaBB"))
+    e.append(s.assistant("a3", "t2", "msg_01Ha2BBBB", text("The retry loop charges the card again on every attempt: a retry after a timeout can charge twice. It needs an idempotency key."), 52, cr=7300, stop="end_turn"))
+    b = s.system("cb", None, "compact_boundary", content="Conversation compacted", isMeta=False, level="info",
+                 compactMetadata={"trigger": "auto", "preTokens": 161204})
+    b["logicalParentUuid"] = uid("hookattacha3")
+    e.append(b)
+    e.append(s.user("cs", "cb", "This session is being continued from a previous conversation that ran out of context. Summary: the payment retry charges twice after a timeout; an idempotency key is needed.", isCompactSummary=True))
+    e.append(s.user("u2", "cs", "Add the idempotency key and run the payment tests"))
+    e.append(s.assistant("a4", "u2", "msg_01Ha3CCCC", tool("toolu_01EditHaCC", "Edit", {"file_path": "/home/dev/shop/src/payments/retry.py", "old_string": "charge(card)", "new_string": "charge(card, idempotency_key=key)"}), 71, cw=2400))
+    e.append(hook("t3", "a4", "PreToolUse", "Edit", "toolu_01EditHaCC"))
+    # After the compaction, the second call of a batch hangs off the first call's hook again.
+    e.append(s.assistant("a5", "t3", "msg_01Ha3CCCC", tool("toolu_01BashHaDD", "Bash", {"command": "pytest -q tests/payments", "description": "Run the payment tests"}), 118, cw=2400, stop="tool_use"))
+    e.append(s.result("r3", "a4", "toolu_01EditHaCC", "The file /home/dev/shop/src/payments/retry.py has been updated."))
+    e.append(s.result("r4", "a5", "toolu_01BashHaDD", "14 passed in 1.92s",
+                      tool_use_result={"stdout": "14 passed in 1.92s", "stderr": "", "interrupted": False, "isImage": False}))
+    e.append(hook("t4", "r4", "PostToolUse", "Bash", "toolu_01BashHaDD"))
+    e.append(s.assistant("a6", "r3", "msg_01Ha4DDDD", text("Every retry now sends the same idempotency key; the payment tests pass."), 17, cr=2400, stop="end_turn"))
+    dump("ok/parallel-calls-hung-off-hook-attachments-skill-body-compaction.jsonl", e)
+
+
+def background_agents_off_agent_progress():
+    # Background agents (Agent with run_in_background, 2.1.x): the launch result comes back
+    # at once (`async_launched`, naming the agent), the main log mirrors the agent's work as
+    # agent_progress entries hung off its call, and the second Agent call of the same message
+    # hangs off the first agent's progress. The agents' own logs (subagents/agent-<id>.jsonl)
+    # have the same parallel shapes: a call hung off a hook progress, another off a sibling's
+    # result. The completions come back as <task-notification> messages.
+    s = Session21("bgagents", version="2.1.47", slug="steady-winding-brook")
+    sid = s.sid
+    login, signup = "a4f1c2d9e8b7a6c5d", "a9e8d7c6b5a4f3e2d"
+    prompts = {login: "Profile POST /login and say where the time goes",
+               signup: "Profile POST /signup and say where the time goes"}
+    e = []
+    e.append(s.user("u1", None, "Login and signup are slow. Profile both, one agent each, in the background."))
+    e.append(s.assistant("a1", "u1", "msg_01Bg1AAAA", text("I'll start one background agent per endpoint."), 21, cw=6100))
+    e.append(s.assistant("a2", "a1", "msg_01Bg1AAAA", tool("toolu_01AgentBgAA", "Agent", {"description": "Profile login", "prompt": prompts[login], "subagent_type": "general-purpose", "run_in_background": True}), 140, cw=6100))
+    e.append(s.progress("g1", "a2", "toolu_01AgentBgAA", {"type": "agent_progress", "agentId": login, "prompt": prompts[login],
+                        "message": {"type": "user", "message": {"role": "user", "content": [text(prompts[login])]}, "uuid": uid("bgagents-login-u1"), "timestamp": "2026-03-14T09:00:03.411Z"},
+                        "normalizedMessages": []}, tool_use_id="agent_msg_01BgLoginAA"))
+    # The second Agent call hangs off the first agent's progress entry.
+    e.append(s.assistant("a3", "g1", "msg_01Bg1AAAA", tool("toolu_01AgentBgBB", "Agent", {"description": "Profile signup", "prompt": prompts[signup], "subagent_type": "general-purpose", "run_in_background": True}), 262, cw=6100, stop="tool_use"))
+    for key, parent, call, agent, desc in (("r1", "a2", "toolu_01AgentBgAA", login, "Profile login"), ("r2", "a3", "toolu_01AgentBgBB", signup, "Profile signup")):
+        e.append(s.result(key, parent, call, [text("Async agent launched successfully.\nagentId: %s (use this to resume or check on the agent)" % agent)],
+                          tool_use_result={"isAsync": True, "status": "async_launched", "agentId": agent, "description": desc, "prompt": prompts[agent],
+                                           "outputFile": "/tmp/claude/tasks/%s.output" % agent, "canReadOutputFile": True}))
+    e.append(s.progress("g2", "g1", "toolu_01AgentBgAA", {"type": "agent_progress", "agentId": login, "prompt": prompts[login],
+                        "message": {"type": "assistant", "message": {"role": "assistant", "content": [tool("toolu_01ReadBlAA", "Read", {"file_path": "/home/dev/shop/src/auth/login.py"})]}, "uuid": uid("bgagents-login-a1"), "timestamp": "2026-03-14T09:00:05.102Z"},
+                        "normalizedMessages": []}, tool_use_id="agent_msg_01BgLoginBB"))
+    # The conversation goes on from the first launch result: the second Agent call and its
+    # result are off that chain.
+    e.append(s.assistant("a4", "r1", "msg_01Bg2BBBB", text("Both agents are running; I'll report when they finish."), 15, cr=6100, stop="end_turn"))
+    e.append(s.system("d1", "a4", "turn_duration", durationMs=4100, isMeta=False))
+    e.append(s.user("n1", "d1", "<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>toolu_01AgentBgAA</tool-use-id>\n<status>completed</status>\n<summary>Agent \"Profile login\" completed</summary>\n<result>bcrypt with cost 14 takes 1.1 s of the 1.3 s.</result>\n</task-notification>" % login))
+    e.append(s.assistant("a5", "n1", "msg_01Bg3CCCC", text("Login: bcrypt at cost 14 takes 1.1 s of 1.3 s."), 19, cr=6300, stop="end_turn"))
+    e.append(s.user("n2", "a5", "<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>toolu_01AgentBgBB</tool-use-id>\n<status>completed</status>\n<summary>Agent \"Profile signup\" completed</summary>\n<result>The welcome email is sent inline: 900 ms of SMTP.</result>\n</task-notification>" % signup))
+    e.append(s.assistant("a6", "n2", "msg_01Bg4DDDD", text("Signup: the welcome email is sent inline, 900 ms of SMTP. Lower the bcrypt cost to 12 and send the email from a queue."), 31, cr=6400, stop="end_turn"))
+    dump("ok/background-agents-parallel-calls-off-agent-progress/%s.jsonl" % sid, e)
+
+    def agent_log(agent, entries, description):
+        base = "ok/background-agents-parallel-calls-off-agent-progress/%s/subagents/agent-%s" % (sid, agent)
+        dump(base + ".jsonl", entries)
+        with open(os.path.join(HERE, base + ".meta.json"), "w") as m:
+            m.write(json.dumps({"agentType": "general-purpose", "description": description}) + "\n")
+
+    x = Session21("bgagents-login", version="2.1.47", start=100, slug="steady-winding-brook", sidechain=True, agent=login)
+    x.sid = sid
+    f = []
+    f.append(x.user("u1", None, prompts[login]))
+    f.append(x.assistant("a1", "u1", "msg_01BgL1EEEE", tool("toolu_01ReadBlAA", "Read", {"file_path": "/home/dev/shop/src/auth/login.py"}), 60, cw=1800))
+    f.append(x.hook("p1", "a1", "PreToolUse", "Read", "toolu_01ReadBlAA"))
+    f.append(x.assistant("a2", "p1", "msg_01BgL1EEEE", tool("toolu_01BashBlBB", "Bash", {"command": "py-spy record -d 5 -o /tmp/login.svg -- python bench/login.py", "description": "Profile the login handler"}), 121, cw=1800, stop="tool_use"))
+    f.append(x.result("r1", "a1", "toolu_01ReadBlAA", "     1\tdef login(form):\n     2\t    user = users.get(form.email)\n     3\t    bcrypt.checkpw(form.password, user.hash)\n"))
+    f.append(x.hook("p2", "r1", "PostToolUse", "Read", "toolu_01ReadBlAA"))
+    f.append(x.result("r2", "a2", "toolu_01BashBlBB", "bcrypt.checkpw: 84% (1.10 s of 1.31 s)",
+                      tool_use_result={"stdout": "bcrypt.checkpw: 84% (1.10 s of 1.31 s)", "stderr": "", "interrupted": False, "isImage": False}))
+    f.append(x.assistant("a3", "p2", "msg_01BgL2FFFF", text("bcrypt with cost 14 takes 1.1 s of the 1.3 s."), 16, cr=1800, stop="end_turn"))
+    agent_log(login, f, "Profile login")
+
+    y = Session21("bgagents-signup", version="2.1.47", start=200, slug="steady-winding-brook", sidechain=True, agent=signup)
+    y.sid = sid
+    g = []
+    g.append(y.user("u1", None, prompts[signup]))
+    g.append(y.assistant("a1", "u1", "msg_01BgS1GGGG", tool("toolu_01ReadBsAA", "Read", {"file_path": "/home/dev/shop/src/auth/signup.py"}), 58, cw=1700))
+    g.append(y.result("r1", "a1", "toolu_01ReadBsAA", "     1\tdef signup(form):\n     2\t    user = users.create(form)\n     3\t    mail.send_welcome(user)\n"))
+    # Written once the Read had finished: the second call hangs off its sibling's result.
+    g.append(y.assistant("a2", "r1", "msg_01BgS1GGGG", tool("toolu_01BashBsBB", "Bash", {"command": "py-spy record -d 5 -o /tmp/signup.svg -- python bench/signup.py", "description": "Profile the signup handler"}), 119, cw=1700, stop="tool_use"))
+    g.append(y.hook("p1", "a2", "PreToolUse", "Bash", "toolu_01BashBsBB"))
+    g.append(y.result("r2", "a2", "toolu_01BashBsBB", "smtplib.SMTP.sendmail: 69% (0.90 s of 1.30 s)",
+                      tool_use_result={"stdout": "smtplib.SMTP.sendmail: 69% (0.90 s of 1.30 s)", "stderr": "", "interrupted": False, "isImage": False}))
+    g.append(y.assistant("a3", "r1", "msg_01BgS2HHHH", text("The welcome email is sent inline: 900 ms of SMTP."), 14, cr=1700, stop="end_turn"))
+    agent_log(signup, g, "Profile signup")
+
+
 def compaction_lost_parent():
     s = Session("lostparent", version="2.1.19")
     sid = s.sid
@@ -423,6 +672,9 @@ if __name__ == "__main__":
     compaction()
     nested_subagents()
     parallel_calls()
+    parallel_calls_off_hook_progress()
+    parallel_calls_off_hook_attachments()
+    background_agents_off_agent_progress()
     compaction_lost_parent()
     workflow_agent_nested()
     simplified()

@@ -881,6 +881,226 @@ write("ok/vllm-error-object-at-top-level.json", c({
     "object": "error", "message": "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.",
     "type": "BadRequestError", "param": None, "code": 400}) + "\n")
 
+# --- hosted tool search: the call and its output both have `call_id: null` ---------------
+# (gpt-5.4's hosted tool search as recorded in vercel/ai's openai-tool-search fixture and
+# openai-python ResponseToolSearchCall / ResponseToolSearchOutputItem, `call_id: Optional`):
+# the output answers the search before it. Two searches in one response, then the answer.
+TS_MODEL = "gpt-5.4-2026-03-05"
+RID = "resp_ts_null"
+weather_tool = {"type": "function", "defer_loading": True, "description": "Get the current weather at a specific location",
+                "name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}},
+                                                      "required": ["location"], "additionalProperties": False}, "strict": True}
+mail_tool = {"type": "function", "defer_loading": True, "description": "Send an email to a recipient", "name": "send_email",
+             "parameters": {"type": "object", "properties": {"to": {"type": "string"}, "body": {"type": "string"}},
+                            "required": ["to", "body"], "additionalProperties": False}, "strict": True}
+tsc1 = {"id": "tsc_0a51", "type": "tool_search_call", "status": "completed", "arguments": {"paths": ["get_weather"]},
+        "call_id": None, "execution": "server"}
+tso1 = {"id": "tso_0a52", "type": "tool_search_output", "status": "completed", "call_id": None, "execution": "server",
+        "tools": [weather_tool]}
+tsc2 = {"id": "tsc_0a53", "type": "tool_search_call", "status": "completed", "arguments": {"paths": ["send_email"]},
+        "call_id": None, "execution": "server"}
+tso2 = {"id": "tso_0a54", "type": "tool_search_output", "status": "completed", "call_id": None, "execution": "server",
+        "tools": [mail_tool]}
+ts_answer = {"id": "msg_0a55", "type": "message", "status": "completed", "role": "assistant", "phase": "final_answer",
+             "content": [{"type": "output_text", "annotations": [], "logprobs": [],
+                          "text": "I can check the weather and send the email; which city and to whom?"}]}
+ts_output = [tsc1, tso1, tsc2, tso2, ts_answer]
+ts_usage = ru(640, 46, reasoning=20)
+write("ok/responses-hosted-tool-search-call-id-null-body.json",
+      json.dumps(resp("completed", ts_output, ts_usage, model=TS_MODEL), indent=2) + "\n")
+seq[0] = -1
+recs = [ev("response.created", response=resp("in_progress", [], model=TS_MODEL)),
+        ev("response.in_progress", response=resp("in_progress", [], model=TS_MODEL))]
+for at, (call, out) in enumerate([(tsc1, tso1), (tsc2, tso2)]):
+    recs += [ev("response.output_item.added", output_index=2 * at, item=added(call, arguments={})),
+             ev("response.output_item.done", output_index=2 * at, item=call),
+             ev("response.output_item.added", output_index=2 * at + 1, item=added(out, tools=[])),
+             ev("response.output_item.done", output_index=2 * at + 1, item=out)]
+recs += [ev("response.output_item.added", output_index=4, item={"id": "msg_0a55", "type": "message", "status": "in_progress",
+                                                               "role": "assistant", "phase": "final_answer", "content": []}),
+         ev("response.output_text.delta", item_id="msg_0a55", output_index=4, content_index=0, delta="I can check the weather and send the email; "),
+         ev("response.output_text.delta", item_id="msg_0a55", output_index=4, content_index=0, delta="which city and to whom?"),
+         ev("response.output_item.done", output_index=4, item=ts_answer),
+         ev("response.completed", response=resp("completed", ts_output, ts_usage, model=TS_MODEL))]
+write("ok/responses-hosted-tool-search-call-id-null-stream.sse", events(recs))
+
+# --- a function loaded by tool search: `namespace` is its own name -----------------------
+# (the same recording: `{"type":"function_call","name":"get_weather","namespace":"get_weather"}`),
+# beside a function of a real namespace loaded the same way.
+RID = "resp_ts_ns"
+crm_tools = {"type": "namespace", "name": "crm", "description": "Customer records",
+             "tools": [{"type": "function", "name": "lookup_customer", "defer_loading": True,
+                        "parameters": {"type": "object", "properties": {"email": {"type": "string"}}}}]}
+ns_search = {"id": "tsc_0b61", "type": "tool_search_call", "status": "completed", "arguments": {"paths": ["get_weather", "crm"]},
+             "call_id": None, "execution": "server"}
+ns_loaded = {"id": "tso_0b62", "type": "tool_search_output", "status": "completed", "call_id": None, "execution": "server",
+             "tools": [weather_tool, crm_tools]}
+weather_args = c({"location": "San Francisco, CA"})
+crm_args = c({"email": "ada@example.com"})
+fc_weather = {"id": "fc_0b63", "type": "function_call", "status": "completed", "arguments": weather_args,
+              "call_id": "call_ytq0b63", "name": "get_weather", "namespace": "get_weather"}
+fc_crm = {"id": "fc_0b64", "type": "function_call", "status": "completed", "arguments": crm_args,
+          "call_id": "call_lc0b64", "name": "lookup_customer", "namespace": "crm"}
+ns_output = [ns_search, ns_loaded, fc_weather, fc_crm]
+ns_usage = ru(702, 61, reasoning=22)
+write("ok/responses-function-loaded-by-tool-search-namespace-is-its-name-body.json",
+      json.dumps(resp("completed", ns_output, ns_usage, model=TS_MODEL), indent=2) + "\n")
+seq[0] = -1
+recs = [ev("response.created", response=resp("in_progress", [], model=TS_MODEL)),
+        ev("response.output_item.added", output_index=0, item=added(ns_search, arguments={})),
+        ev("response.output_item.done", output_index=0, item=ns_search),
+        ev("response.output_item.added", output_index=1, item=added(ns_loaded, tools=[])),
+        ev("response.output_item.done", output_index=1, item=ns_loaded)]
+for at, (call, args) in enumerate([(fc_weather, weather_args), (fc_crm, crm_args)], start=2):
+    recs += [ev("response.output_item.added", output_index=at, item=added(call, arguments="")),
+             ev("response.function_call_arguments.delta", item_id=call["id"], output_index=at, delta=args[:12]),
+             ev("response.function_call_arguments.delta", item_id=call["id"], output_index=at, delta=args[12:]),
+             ev("response.function_call_arguments.done", item_id=call["id"], output_index=at, arguments=args),
+             ev("response.output_item.done", output_index=at, item=call)]
+recs.append(ev("response.completed", response=resp("completed", ns_output, ns_usage, model=TS_MODEL)))
+write("ok/responses-function-loaded-by-tool-search-namespace-is-its-name-stream.sse", events(recs))
+
+# --- programmatic tool calling: a `program` item and the calls its code makes --------------
+# (gpt-5.6 as recorded in vercel/ai's programmatic-tool-calling fixtures; openai-python
+# `Program`, `ProgramOutput`, `ResponseFunctionToolCall.caller` {type: program, caller_id}):
+# the provider runs the program; each tool it calls comes back to the client as a
+# function_call whose `caller` names the program; the client's output goes back (with the
+# same caller) and the program goes on; its `program_output` comes responses later.
+PM = "gpt-5.6-sol"
+PROGRAM_CODE = ("const inventory = await tools.getInventory({sku: \"sku_123\"});\n"
+                "const demand = await tools.getDemand({sku: \"sku_123\"});\n"
+                "text(JSON.stringify({sku: \"sku_123\", availableUnits: inventory.availableUnits, "
+                "requestedUnits: demand.requestedUnits}));\n")
+caller = {"type": "program", "caller_id": "call_prog7"}
+p_tools = [{"type": "programmatic_tool_calling"},
+           {"type": "function", "name": "getInventory", "allowed_callers": ["programmatic"],
+            "parameters": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+           {"type": "function", "name": "getDemand", "allowed_callers": ["programmatic"],
+            "parameters": {"type": "object", "properties": {"sku": {"type": "string"}}}}]
+p_reason = {"id": "rs_7p1", "type": "reasoning", "content": [], "encrypted_content": "gAAAAABqYUX_pr0gram-enc", "summary": []}
+program = {"id": "cm_7p2", "type": "program", "call_id": "call_prog7", "code": PROGRAM_CODE, "fingerprint": "gAAAAABqYUXy-fingerprint-7p2"}
+fc_inv = {"id": "fc_7p3", "type": "function_call", "status": "in_progress", "arguments": c({"sku": "sku_123"}),
+          "call_id": "call_inv7", "caller": caller, "name": "getInventory"}
+fc_dem = {"id": "fc_7p4", "type": "function_call", "status": "in_progress", "arguments": c({"sku": "sku_123"}),
+          "call_id": "call_dem7", "caller": caller, "name": "getDemand"}
+p_result = c({"sku": "sku_123", "availableUnits": 42, "requestedUnits": 31})
+p_out = {"id": "cmo_7p5", "type": "program_output", "status": "completed", "call_id": "call_prog7", "result": p_result}
+p_msg = {"id": "msg_7p6", "type": "message", "status": "completed", "role": "assistant", "phase": "final_answer",
+         "content": [{"type": "output_text", "annotations": [], "logprobs": [],
+                      "text": "Inventory is sufficient for sku_123: 42 units available against 31 requested."}]}
+p_ask = {"model": PM, "tools": p_tools, "input": [{"role": "user", "content": "Is the inventory of sku_123 enough for its demand?"}]}
+RID = "resp_prog1"
+p_first = resp("completed", [p_reason, program, fc_inv], ru(410, 180, reasoning=96), model=PM, tools=p_tools)
+p_inv_out = {"model": PM, "tools": p_tools, "previous_response_id": "resp_prog1", "input": [
+    {"type": "function_call_output", "call_id": "call_inv7", "output": c({"availableUnits": 42}), "caller": caller}]}
+RID = "resp_prog2"
+p_second = resp("completed", [fc_dem], ru(640, 24), model=PM, tools=p_tools)
+p_dem_out = {"model": PM, "tools": p_tools, "previous_response_id": "resp_prog2", "input": [
+    {"type": "function_call_output", "call_id": "call_dem7", "output": c({"requestedUnits": 31}), "caller": caller}]}
+RID = "resp_prog3"
+p_third = resp("completed", [p_out, p_msg], ru(690, 38), model=PM, tools=p_tools)
+write("ok/responses-programmatic-tool-calling-program-and-sub-calls-bodies.jsonl",
+      "".join(c(x) + "\n" for x in [p_ask, p_first, p_inv_out, p_second, p_dem_out, p_third]))
+# The same exchanges with each response streamed (the program's code comes only in its
+# `output_item.done`; it is empty in `output_item.added`).
+def streamed(rid, output, usage):
+    global RID
+    RID = rid
+    seq[0] = -1
+    recs = [ev("response.created", response=resp("in_progress", [], model=PM, tools=p_tools)),
+            ev("response.in_progress", response=resp("in_progress", [], model=PM, tools=p_tools))]
+    for at, item in enumerate(output):
+        blank = {"program": {"code": ""}, "function_call": {"arguments": ""}, "message": {"content": []},
+                 "reasoning": {}, "program_output": {}}[item["type"]]
+        first = dict(item)
+        first.update(blank)
+        if "status" in item:
+            first["status"] = "in_progress"
+        recs.append(ev("response.output_item.added", output_index=at, item=first))
+        if item["type"] == "function_call":
+            recs += [ev("response.function_call_arguments.delta", item_id=item["id"], output_index=at, delta=item["arguments"]),
+                     ev("response.function_call_arguments.done", item_id=item["id"], output_index=at, arguments=item["arguments"])]
+        if item["type"] == "message":
+            recs.append(ev("response.output_text.delta", item_id=item["id"], output_index=at, content_index=0,
+                           delta=item["content"][0]["text"]))
+        recs.append(ev("response.output_item.done", output_index=at, item=item))
+    recs.append(ev("response.completed", response=resp("completed", output, usage, model=PM, tools=p_tools)))
+    return events(recs)
+write("ok/responses-programmatic-tool-calling-program-and-sub-calls-streamed.sse",
+      c(p_ask) + "\n" + streamed("resp_prog1", [p_reason, program, fc_inv], ru(410, 180, reasoning=96))
+      + c(p_inv_out) + "\n" + streamed("resp_prog2", [fc_dem], ru(640, 24))
+      + c(p_dem_out) + "\n" + streamed("resp_prog3", [p_out, p_msg], ru(690, 38)))
+
+# --- xAI's X search: an `x_search_call` server tool -----------------------------------------
+# (grok-4-fast-reasoning's body as recorded in vercel/ai's xai-x-search-tool fixture: the item
+# names the search it ran and its arguments, `call_id` empty; its stream events as the AI
+# SDK's xAI schema names them, `response.x_search_call.in_progress/searching/completed`)
+XM = "grok-4-fast-reasoning"
+RID = "resp_0c8e1a9f-x-search"
+xs_args = c({"query": "rust 2026 edition", "limit": 20, "from_date": "2026-01-01", "to_date": "2026-02-15", "min_score_threshold": 0.2})
+xs_call = {"arguments": xs_args, "call_id": "", "name": "x_semantic_search", "type": "x_search_call",
+           "id": "fc_0c8e1a9f-4b2d-4e7a-9c31-5d6e7f8a9b0c_us-east-1_0", "status": "completed"}
+xs_text = "People on X mostly discuss the 2026 edition's new lint defaults and async closures."
+xs_msg = {"content": [{"type": "output_text", "text": xs_text, "logprobs": [],
+                       "annotations": [{"type": "url_citation", "url": "https://x.com/rustlang/status/1890000000000000001",
+                                        "start_index": 0, "end_index": len(xs_text), "title": "1"}]}],
+          "id": "msg_0c8e1a9f-4b2d-4e7a-9c31-5d6e7f8a9b0c_us-east-1", "role": "assistant", "type": "message", "status": "completed"}
+xs_usage = {"input_tokens": 8397, "input_tokens_details": {"cached_tokens": 608}, "output_tokens": 1805,
+            "output_tokens_details": {"reasoning_tokens": 580}, "total_tokens": 10202, "num_sources_used": 0,
+            "num_server_side_tools_used": 1}
+write("ok/xai-responses-x-search-call-body.json",
+      json.dumps(resp("completed", [xs_call, xs_msg], xs_usage, model=XM), indent=2) + "\n")
+seq[0] = -1
+xs_msg_id = xs_msg["id"]
+recs = [ev("response.created", response=resp("in_progress", [], model=XM)),
+        ev("response.output_item.added", output_index=0, item=added(xs_call, arguments="")),
+        ev("response.x_search_call.in_progress", output_index=0, item_id=xs_call["id"]),
+        ev("response.x_search_call.searching", output_index=0, item_id=xs_call["id"]),
+        ev("response.x_search_call.completed", output_index=0, item_id=xs_call["id"]),
+        ev("response.output_item.done", output_index=0, item=xs_call),
+        ev("response.output_item.added", output_index=1, item={"content": [], "id": xs_msg_id, "role": "assistant",
+                                                               "type": "message", "status": "in_progress"}),
+        ev("response.output_text.delta", item_id=xs_msg_id, output_index=1, content_index=0, delta=xs_text[:40]),
+        ev("response.output_text.delta", item_id=xs_msg_id, output_index=1, content_index=0, delta=xs_text[40:]),
+        ev("response.output_text.annotation.added", item_id=xs_msg_id, output_index=1, content_index=0, annotation_index=0,
+           annotation=xs_msg["content"][0]["annotations"][0]),
+        ev("response.output_item.done", output_index=1, item=xs_msg),
+        ev("response.completed", response=resp("completed", [xs_call, xs_msg], xs_usage, model=XM))]
+write("ok/xai-responses-x-search-call-stream.sse", events(recs))
+
+# --- xAI's X search streamed as its sub-actions: `custom_tool_call` items xAI runs ----------
+# (grok-4-1-fast streams as recorded in vercel/ai's xai-x-search-tool chunks: each search the
+# tool ran is a `custom_tool_call` named by it, `call_id` `xs_call_<n>`, its input as
+# `custom_tool_call_input` deltas, and no output item: xAI ran it)
+XM2 = "grok-4-1-fast-reasoning"
+RID = "resp_5e7d9c1b-x-actions"
+seq[0] = -1
+kw_input = c({"query": "from:rustlang filter:media", "limit": 20, "mode": "Latest"})
+vid_input = c({"video_url": "https://video.twimg.com/amplify_video/1890000000000000002/vid/avc1/468x270/Rt7a.mp4"})
+kw = {"call_id": "xs_call_24148162", "input": kw_input, "name": "x_keyword_search", "type": "custom_tool_call",
+      "id": "ctc_5e7d9c1b-2a3b-4c5d-8e9f-0a1b2c3d4e5f_xs_call_24148162", "status": "completed"}
+vid = {"call_id": "xs_call_14963218", "input": vid_input, "name": "view_x_video", "type": "custom_tool_call",
+       "id": "ctc_5e7d9c1b-2a3b-4c5d-8e9f-0a1b2c3d4e5f_xs_call_14963218", "status": "completed"}
+act_text = "The latest video from @rustlang shows the 2026 edition's migration tool."
+act_msg = {"content": [{"type": "output_text", "text": act_text, "logprobs": [], "annotations": []}],
+           "id": "msg_5e7d9c1b-2a3b-4c5d-8e9f-0a1b2c3d4e5f", "role": "assistant", "type": "message", "status": "completed"}
+act_usage = {"input_tokens": 5120, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 240,
+             "output_tokens_details": {"reasoning_tokens": 96}, "total_tokens": 5360, "num_sources_used": 0,
+             "num_server_side_tools_used": 2}
+recs = [ev("response.created", response=resp("in_progress", [], model=XM2))]
+for at, call in enumerate([kw, vid]):
+    recs += [ev("response.output_item.added", output_index=at, item=added(call, input="")),
+             ev("response.custom_tool_call_input.delta", item_id=call["id"], output_index=at, delta=call["input"]),
+             ev("response.custom_tool_call_input.done", item_id=call["id"], output_index=at, input=call["input"]),
+             ev("response.output_item.done", output_index=at, item=call)]
+recs += [ev("response.output_item.added", output_index=2, item={"content": [], "id": act_msg["id"], "role": "assistant",
+                                                               "type": "message", "status": "in_progress"}),
+         ev("response.output_text.delta", item_id=act_msg["id"], output_index=2, content_index=0, delta=act_text),
+         ev("response.output_item.done", output_index=2, item=act_msg),
+         ev("response.completed", response=resp("completed", [kw, vid, act_msg], act_usage, model=XM2))]
+write("ok/xai-responses-x-search-sub-actions-as-custom-tool-calls.sse", events(recs))
+RID = "resp_req"  # what the fixtures below were written with
+
 # --- errors -------------------------------------------------------------------------------
 cid = "chatcmpl-errs"
 recs = [chunk(cid, {"role": "assistant", "content": ""}), "data: upstream connect error or disconnect/reset before headers\n"]

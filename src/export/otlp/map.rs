@@ -17,7 +17,7 @@ use super::messages;
 use super::span::{AttrValue, Attrs, Span, SpanKind, Status};
 use crate::model::{
     Block, EventType, ExchangeEvent, Fidelity, Payload, Provider, RunMeta, RunStatus, StepKind,
-    StepPayload, StopKind, ToolPayload, Vendor,
+    StepPayload, StopKind, ToolPayload, UsageScope, Vendor,
 };
 use crate::record::Redactor;
 
@@ -814,6 +814,9 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, 
     );
     if let Some(cost) = meta.cost_usd {
         attrs.double("axt.cost_usd", cost);
+    }
+    if meta.usage_scope == UsageScope::Session {
+        attrs.opt_str("axt.usage.scope", Some("session"));
     }
 }
 

@@ -35,9 +35,10 @@
 //! * `gen_ai.provider.name` (agent runs): the conventions' well-known value for the model's
 //!   maker when the model name says it (`claude*` `anthropic`, `gpt*`/`o1`/`o3`/`o4`/`codex*`
 //!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
-//!   `mistral_ai`, `sonar*` `perplexity`), else the adapter's (`claude` `anthropic`, `codex`
-//!   and `openai` `openai`, `gemini` `gcp.gemini`, `copilot` `github.copilot`; none for
-//!   `acp` and `opencode`, whose agent may run any model).
+//!   `mistral_ai`, `sonar*` `perplexity`), else the one of the adapter's vendor
+//!   ([`Provider::vendor`](crate::model::Provider::vendor): Anthropic `anthropic`, OpenAI
+//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`; none for an unknown vendor, the
+//!   adapters whose agent may run any model).
 //! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
 //!   knows one model per run, so both are it).
 //! * `gen_ai.conversation.id`: the metadata's `session_id`.
@@ -53,6 +54,10 @@
 //!   `cache_write_tokens`; `gen_ai.usage.reasoning.output_tokens`: `reasoning_tokens` (a
 //!   name instrumentations use; the registry has none yet). Only when the run has usage:
 //!   transcripts carry usage per run, not per model turn, so the `chat` spans carry none.
+//!   `axt.usage.scope` `session` when that usage (and `axt.cost_usd`) is the provider
+//!   session's running total, earlier runs that resumed it included (the metadata's
+//!   `usage_scope`: Claude Code 2.1.277 and later): a backend adding spans up counts one
+//!   such span per `gen_ai.conversation.id`, the largest.
 //! * `axt.run.id`, `axt.run.parent_id`; `axt.cost_usd` (the metadata's `cost_usd`);
 //!   `axt.duration_ms` (its `duration_ms`, else the payload's).
 //! * status `ERROR` with `error.type` `run_failed` when `run.completed` has an `error` or

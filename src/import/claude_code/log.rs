@@ -54,6 +54,9 @@ struct Head<'a> {
     role: Option<Value>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a serde_json::value::RawValue>,
+    /// The call a user entry belongs to without answering it (a skill's body, 2.1.x).
+    #[serde(rename = "sourceToolUseID", borrow, default)]
+    source_tool: Option<Cow<'a, str>>,
     /// Raw, so that a `message` of an unexpected shape does not cost the entry its graph
     /// fields.
     #[serde(borrow, default)]
@@ -89,6 +92,12 @@ pub(super) struct Entry {
     pub(super) meta: bool,
     /// `message.id` (assistant entries): the entries of one API response share it.
     pub(super) message_id: Option<String>,
+    /// A hash of `message.content` (assistant entries): two entries of one message with the
+    /// same content are one entry written twice.
+    pub(super) content_hash: Option<u128>,
+    /// `sourceToolUseID` (user entries): the call whose result this entry belongs to (a
+    /// skill's body, written after the call's `tool_result`).
+    pub(super) source_tool: Option<String>,
     /// The ids of the `tool_use` blocks (assistant entries).
     pub(super) tool_uses: Vec<String>,
     /// The `Task` / `Agent` calls among the tool blocks (assistant entries).
@@ -308,16 +317,26 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
             .ok()
             .and_then(|r| r.agent_id)
     });
-    let message_id = head
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        id: Option<String>,
+        #[serde(borrow)]
+        content: Option<&'a serde_json::value::RawValue>,
+    }
+    let message = head
         .message
         .filter(|_| head.kind.as_deref() == Some("assistant"))
-        .and_then(|raw| {
-            #[derive(Deserialize)]
-            struct Message {
-                id: Option<String>,
-            }
-            serde_json::from_str::<Message>(raw.get()).ok()?.id
-        });
+        .and_then(|raw| serde_json::from_str::<Message<'_>>(raw.get()).ok());
+    let (message_id, content_hash) = match message {
+        Some(message) => (
+            message.id,
+            message
+                .content
+                .map(|content| bytes_hash(content.get().as_bytes())),
+        ),
+        None => (None, None),
+    };
+    let user = head.kind.as_deref() == Some("user");
     let mut entry = Entry {
         line,
         range,
@@ -342,6 +361,8 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         role: head.role.is_some(),
         result_agent: result_agent.filter(|a| !a.is_empty()),
         message_id: message_id.filter(|id| !id.is_empty()),
+        content_hash,
+        source_tool: owned(head.source_tool).filter(|_| user),
         ..Entry::default()
     };
     content(&mut entry, bytes);
@@ -422,11 +443,16 @@ fn user_text(entry: &Value) -> Option<String> {
 /// A hash of a prompt text: linking by prompt compares these instead of keeping every
 /// prompt (128 bits: a collision between two different prompts is not a practical risk).
 pub(super) fn text_hash(text: &str) -> u128 {
+    bytes_hash(text.as_bytes())
+}
+
+/// 128 bits of std's hasher over `bytes`: compared within one import only, never stored.
+fn bytes_hash(bytes: &[u8]) -> u128 {
     use std::hash::{Hash, Hasher};
     let half = |salt: u8| {
         let mut hasher = std::hash::DefaultHasher::new();
         salt.hash(&mut hasher);
-        text.hash(&mut hasher);
+        bytes.hash(&mut hasher);
         hasher.finish()
     };
     (u128::from(half(0)) << 64) | u128::from(half(1))

@@ -40,19 +40,28 @@
 //!   the file, it goes on in file order, from the last message before that entry: the history
 //!   before a compaction, or before a parent Claude Code never wrote, is never lost. Both
 //!   notes are warnings; the entries placed so are counted in `import.rejoined.file-order`.
-//! * **Parallel tool use.** Claude Code 2.x writes one message with several tool calls as a
-//!   chain of entries, one `tool_use` each, sharing `message.id`; each `tool_result` entry
-//!   hangs off its own call's entry, and the conversation goes on from only one of them. So
-//!   an assistant entry off the chain whose parent is an entry of the same message is part
-//!   of that message (`parallel-call`), and a `tool_result` entry off the chain answering a
-//!   call of the thread that has no result in it yet is put back (`parallel-result`). Both
-//!   are counted in the run's `import.rejoined`; every call and result stays in the thread,
-//!   in file order.
+//! * **What belongs to the thread wherever it hangs.** Claude Code 2.x writes one API
+//!   message as a chain of entries, one content block each, sharing `message.id`, and
+//!   starts each tool as soon as its block is complete; from 2.1.38 whatever it writes
+//!   meanwhile (a hook's `progress` or `attachment` entry, an agent's `agent_progress`, the
+//!   result of a sibling call that has finished) can be the parent of the message's next
+//!   entry. Each `tool_result` entry hangs off its own call's entry, or off another entry of
+//!   the batch, and the conversation goes on from only one of them. So every entry of a
+//!   message the thread has is the thread's (`parallel-call`), and so is every entry that
+//!   answers a call of the thread that has no result in it yet, or holds the body of a
+//!   call's result (a skill's text, naming its call by `sourceToolUseID`): `parallel-result`.
+//!   Both are counted in the run's `import.rejoined`; every call and result stays in the
+//!   thread, in file order, in the main log and in every agent's log alike. Neither rule
+//!   makes a new message the thread's: a message is on it by the chain alone.
 //! * **Everything else off the chain is kept, not dropped**, in the run's metadata
 //!   (`run.completed` result, `passthrough`, kind `axt-import/off-chain`, with the whole entry
-//!   and its `reason`), branch by branch: a branch with a message the user or the model wrote
-//!   is `rewound` (the user went back and the log kept the abandoned branch); a branch of only
-//!   system, hook or progress entries (hook messages forking the chain) is a `side-branch`.
+//!   and its `reason`), branch by branch (an entry whose parent is kept out too is in its
+//!   parent's branch, wherever the file has it): a branch with a message the user or the
+//!   model wrote is `rewound` (the user went back to an earlier prompt and edited it: a
+//!   second prompt with the same parent, the first one's branch abandoned, and the log kept
+//!   it); a branch of only system, hook or progress entries (hooks forking the chain) is a
+//!   `side-branch`; an entry that repeats one of the thread's (the same message and content,
+//!   or a result for a call the thread has answered) is a `duplicate`.
 //!   Nothing leaves the event stream unannounced: each run's `import.kept_out` counts these
 //!   entries by reason, and a `kept-out` note (printed by `axt import`) says how many
 //!   messages, tool calls and tool results they hold. The tokens of rewound assistant
@@ -69,7 +78,7 @@
 //! `run.completed`'s result has an `import` object: `format` (`claude-code-session`, or
 //! `claude-code-simplified`), `source` (the log's file name), `entries` (the entries of that
 //! file), `thread` (those in this run's thread), `off_chain` (those of this run's group kept
-//! out of it), `kept_out` (the same by reason: `rewound`, `side-branch`), `rejoined` (entries
+//! out of it), `kept_out` (the same by reason: `rewound`, `side-branch`, `duplicate`), `rejoined` (entries
 //! off the `parentUuid` chain placed in the thread, by rule: `parallel-call`,
 //! `parallel-result`, `file-order`), `compactions`, and when known `cwd`, `git_branch`,
 //! `agent_id`, `subagent_meta`, `off_chain_usage`. Over the runs made from one file,

@@ -1,14 +1,15 @@
 //! Choosing a thread's entries from the graph: the `parentUuid` chain to the last message;
-//! the fallback to file order where a parent is not in the file; the parallel calls and
-//! results forking off the chain put back; every other entry kept out, branch by branch,
-//! as `rewound` or `side-branch`.
+//! the fallback to file order where a parent is not in the file; the entries of the
+//! thread's messages and the results of its calls put back wherever they hang; every other
+//! entry kept out, as a `duplicate` of one of the thread's or branch by branch, as
+//! `rewound` or `side-branch`.
 //!
 //! This room owns those rules and the notes they raise; it builds no thread and reads no
 //! content.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::log::Log;
+use super::log::{Entry, Log};
 use super::session::{Note, NoteKind};
 
 /// The entries of one thread and how they were chosen.
@@ -20,13 +21,14 @@ pub(super) struct Selection {
     pub(super) rejoined: BTreeMap<&'static str, u64>,
     /// The group's other entries, in file order, with why they are not in the thread:
     /// `rewound` (a branch with a message the user or the model wrote: the user went back),
-    /// `side-branch` (a branch of only hook, system and progress entries).
+    /// `side-branch` (a branch of only hook, system and progress entries), `duplicate` (an
+    /// entry repeating one of the thread's).
     pub(super) kept_out: Vec<(usize, &'static str)>,
 }
 
-/// The entries of one thread, in file order: the chain to the last message, the parallel
-/// calls and results forking off it put back, everything else off the chain left for the
-/// metadata.
+/// The entries of one thread, in file order: the chain to the last message, the entries of
+/// its messages and the results of its calls put back wherever they hang, everything else
+/// off the chain left for the metadata.
 pub(super) fn select(
     log: &Log,
     members: &[usize],
@@ -110,99 +112,8 @@ pub(super) fn select(
             chain.insert(*at);
         }
     }
-    // Parallel tool use (Claude Code 2.x): one message is written as a chain of entries, one
-    // `tool_use` each, sharing `message.id`; each result hangs off its own call's entry, and
-    // the conversation goes on from one of them. The other calls fork off the chain where
-    // their message does: an assistant entry whose parent is an entry of the same message
-    // is that message, not a rewind.
-    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
-    for at in members {
-        if let Some(parent) = entries[*at].parent.as_deref() {
-            children.entry(parent).or_default().push(*at);
-        }
-    }
-    let mut calls: HashSet<&str> = chain
-        .iter()
-        .flat_map(|at| entries[*at].tool_uses.iter().map(String::as_str))
-        .collect();
-    let mut pending: Vec<usize> = chain
-        .iter()
-        .copied()
-        .filter(|at| entries[*at].message_id.is_some())
-        .collect();
-    while let Some(at) = pending.pop() {
-        let (Some(uuid), Some(message)) = (&entries[at].uuid, &entries[at].message_id) else {
-            continue;
-        };
-        for child in children.get(uuid.as_str()).into_iter().flatten() {
-            let entry = &entries[*child];
-            let same_message =
-                entry.kind == "assistant" && entry.message_id.as_ref() == Some(message);
-            // A copy of calls the thread has already is no parallel call.
-            let new_calls = entry
-                .tool_uses
-                .iter()
-                .all(|id| !calls.contains(id.as_str()));
-            if same_message && new_calls && chain.insert(*child) {
-                calls.extend(entry.tool_uses.iter().map(String::as_str));
-                *rejoined.entry("parallel-call").or_default() += 1;
-                pending.push(*child);
-            }
-        }
-    }
-    // Tool results off the chain answering calls of the thread that have no result in it
-    // yet (each parallel result hangs off its own call); a second result for an answered
-    // call stays off the thread, so that no call is answered twice.
-    let mut answered: HashSet<&str> = chain
-        .iter()
-        .flat_map(|at| entries[*at].tool_results.iter().map(String::as_str))
-        .collect();
-    for at in members {
-        let entry = &entries[*at];
-        if chain.contains(at) || entry.kind != "user" {
-            continue;
-        }
-        let answers = |id: &String| calls.contains(id.as_str()) && !answered.contains(id.as_str());
-        if entry.tool_results.iter().any(answers) {
-            chain.insert(*at);
-            answered.extend(entry.tool_results.iter().map(String::as_str));
-            *rejoined.entry("parallel-result").or_default() += 1;
-        }
-    }
-    // What is left is kept out, branch by branch: an entry whose parent is kept out too is
-    // in its parent's branch, and a branch is a rewind when anyone wrote in it.
-    let mut branch_of: HashMap<usize, usize> = HashMap::new();
-    let mut rewound: HashSet<usize> = HashSet::new();
-    for at in members {
-        if chain.contains(at) {
-            continue;
-        }
-        let entry = &entries[*at];
-        let root = entry
-            .parent
-            .as_deref()
-            .and_then(|parent| branch_of.get(by_uuid.get(parent)?))
-            .copied()
-            .unwrap_or(*at);
-        branch_of.insert(*at, root);
-        if entry.is_written() {
-            rewound.insert(root);
-        }
-    }
-    let kept_out = members
-        .iter()
-        .filter_map(|at| {
-            let root = branch_of.get(at)?;
-            Some((
-                *at,
-                if rewound.contains(root) {
-                    "rewound"
-                } else {
-                    "side-branch"
-                },
-            ))
-        })
-        .collect();
+    rejoin(entries, members, &mut chain, &mut rejoined);
+    let kept_out = keep_out(entries, members, by_uuid, &chain);
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
     Selection {
@@ -210,4 +121,193 @@ pub(super) fn select(
         rejoined,
         kept_out,
     }
+}
+
+/// Puts back what belongs to the thread wherever its `parentUuid` points. Claude Code writes
+/// one API message as a chain of entries, one content block each, sharing `message.id`; it
+/// starts each tool as soon as its block is complete, and whatever it writes meanwhile (a
+/// hook's progress or attachment, a sibling call's result, an agent's progress) can become
+/// the parent of the message's next entry. Each result hangs off its own call, and the
+/// conversation goes on from one entry of the batch. So, wherever they hang:
+/// * every entry of a message the thread has is the thread's (`parallel-call`), unless it
+///   is a copy of one it has (same content, or calls it has already);
+/// * a result answering a call of the thread that has no result yet is the thread's
+///   (`parallel-result`), and so is the body of a call's result written as an entry of its
+///   own (a skill's text, naming its call by `sourceToolUseID`).
+///
+/// None of these makes a new message the thread's: a message is on the thread by the chain
+/// alone, so a branch the user abandoned stays out.
+fn rejoin(
+    entries: &[Entry],
+    members: &[usize],
+    chain: &mut HashSet<usize>,
+    rejoined: &mut BTreeMap<&'static str, u64>,
+) {
+    let mut thread = Owned::of(entries, chain.iter().copied());
+    let messages: HashSet<&str> = thread.messages.keys().copied().collect();
+    for at in members {
+        let entry = &entries[*at];
+        let ours = entry.kind == "assistant"
+            && entry
+                .message_id
+                .as_deref()
+                .is_some_and(|id| messages.contains(id));
+        if ours && !chain.contains(at) && thread.copy(entry).is_none() {
+            chain.insert(*at);
+            thread.add(entry);
+            *rejoined.entry("parallel-call").or_default() += 1;
+        }
+    }
+    for at in members {
+        let entry = &entries[*at];
+        if chain.contains(at) || entry.kind != "user" {
+            continue;
+        }
+        let answers = entry
+            .tool_results
+            .iter()
+            .any(|id| thread.calls.contains(id.as_str()) && !thread.answered.contains(id.as_str()));
+        let body = entry
+            .source_tool
+            .as_deref()
+            .is_some_and(|call| thread.calls.contains(call) && !thread.bodies.contains(call));
+        if answers || body {
+            chain.insert(*at);
+            thread.add(entry);
+            *rejoined.entry("parallel-result").or_default() += 1;
+        }
+    }
+}
+
+/// What the thread holds, to tell an entry that belongs to it from a copy of one it has.
+#[derive(Default)]
+struct Owned<'a> {
+    /// Message id -> the content hashes of its entries in the thread.
+    messages: HashMap<&'a str, HashSet<u128>>,
+    calls: HashSet<&'a str>,
+    answered: HashSet<&'a str>,
+    /// Calls whose result body (`sourceToolUseID`) the thread has.
+    bodies: HashSet<&'a str>,
+}
+
+impl<'a> Owned<'a> {
+    fn of(entries: &'a [Entry], thread: impl Iterator<Item = usize>) -> Self {
+        let mut owned = Owned::default();
+        for at in thread {
+            owned.add(&entries[at]);
+        }
+        owned
+    }
+
+    fn add(&mut self, entry: &'a Entry) {
+        if let (true, Some(id)) = (entry.kind == "assistant", entry.message_id.as_deref()) {
+            let hashes = self.messages.entry(id).or_default();
+            hashes.extend(entry.content_hash);
+        }
+        if entry.kind == "assistant" {
+            self.calls
+                .extend(entry.tool_uses.iter().map(String::as_str));
+        }
+        if entry.kind == "user" {
+            self.answered
+                .extend(entry.tool_results.iter().map(String::as_str));
+            self.bodies.extend(entry.source_tool.as_deref());
+        }
+    }
+
+    /// Whether `entry` (off the thread) repeats what the thread has: an entry of one of its
+    /// messages with content or calls it has, a result for calls it has answered, a body
+    /// for a call whose body it has. `None` when it does not.
+    fn copy(&self, entry: &Entry) -> Option<()> {
+        match entry.kind.as_str() {
+            "assistant" => {
+                let hashes = self.messages.get(entry.message_id.as_deref()?)?;
+                let same = entry.content_hash.is_some_and(|h| hashes.contains(&h));
+                let calls = entry
+                    .tool_uses
+                    .iter()
+                    .any(|id| self.calls.contains(id.as_str()));
+                (same || calls).then_some(())
+            }
+            "user" => {
+                let answered = !entry.tool_results.is_empty()
+                    && entry.tool_results.iter().all(|id| {
+                        self.calls.contains(id.as_str()) && self.answered.contains(id.as_str())
+                    });
+                let body = entry
+                    .source_tool
+                    .as_deref()
+                    .is_some_and(|call| self.bodies.contains(call));
+                (answered || body).then_some(())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why each entry of the group off the thread is kept out, in file order: a copy of what
+/// the thread has is a `duplicate`; the others go branch by branch (an entry whose parent
+/// is kept out too is in its parent's branch, wherever the file has it), and a branch is
+/// `rewound` when someone wrote in it (the user went back to an earlier point and the log
+/// kept the abandoned branch), else a `side-branch` of hook, system and progress entries.
+fn keep_out(
+    entries: &[Entry],
+    members: &[usize],
+    by_uuid: &HashMap<&str, usize>,
+    thread: &HashSet<usize>,
+) -> Vec<(usize, &'static str)> {
+    let owned = Owned::of(entries, thread.iter().copied());
+    let off: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|at| !thread.contains(at))
+        .collect();
+    let duplicate: HashSet<usize> = off
+        .iter()
+        .copied()
+        .filter(|at| owned.copy(&entries[*at]).is_some())
+        .collect();
+    let kept: HashSet<usize> = off.iter().copied().collect();
+    let parent = |at: usize| {
+        let parent = *by_uuid.get(entries[at].parent.as_deref()?)?;
+        kept.contains(&parent).then_some(parent)
+    };
+    // Each entry's branch: its topmost kept-out ancestor (a cycle ends the climb).
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
+    for at in &off {
+        let mut path = vec![*at];
+        let mut seen: HashSet<usize> = HashSet::from([*at]);
+        let mut root = *at;
+        while let Some(up) = parent(root) {
+            if let Some(known) = branch_of.get(&up) {
+                root = *known;
+                break;
+            }
+            if !seen.insert(up) {
+                break;
+            }
+            path.push(up);
+            root = up;
+        }
+        for step in path {
+            branch_of.insert(step, root);
+        }
+    }
+    let rewound: HashSet<usize> = off
+        .iter()
+        .filter(|at| entries[**at].is_written() && !duplicate.contains(at))
+        .map(|at| branch_of[at])
+        .collect();
+    off.iter()
+        .map(|at| {
+            let reason = if duplicate.contains(at) {
+                "duplicate"
+            } else if rewound.contains(&branch_of[at]) {
+                "rewound"
+            } else {
+                "side-branch"
+            };
+            (*at, reason)
+        })
+        .collect()
 }

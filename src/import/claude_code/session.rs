@@ -53,7 +53,7 @@ pub struct Session<R = ImportedRun> {
     /// What the adapter found in the entries.
     pub diagnostics: Vec<FileDiagnostic>,
     /// How many entries of the session's logs were kept out of its runs' threads (in their
-    /// metadata instead), by reason: `rewound`, `side-branch`.
+    /// metadata instead), by reason: `rewound`, `side-branch`, `duplicate`.
     pub kept_out: BTreeMap<&'static str, u64>,
 }
 

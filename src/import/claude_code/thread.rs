@@ -47,7 +47,7 @@ pub(super) enum What {
     Entry,
     /// A compaction summary, kept as passthrough.
     CompactSummary,
-    /// An entry off the thread (`rewound` or `side-branch`), kept as passthrough.
+    /// An entry off the thread (`rewound`, `side-branch`, `duplicate`), kept as passthrough.
     OffChain(&'static str),
     /// A line made by the importer.
     Bytes(Vec<u8>),

@@ -19,10 +19,10 @@
 use serde_json::{Map, Value};
 
 use super::State;
-use super::blocks::{made, tool_blocks};
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
+use crate::normalize::messages_api::{made, tool_blocks};
 use crate::normalize::report::Fate;
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source, StopKind, StopReason, Usage};
 
@@ -44,6 +44,29 @@ pub(super) fn agent_of_init(init: &Value) -> Option<(&'static str, Option<String
         return Some(("cursor-agent", None));
     }
     None
+}
+
+/// A terminal record's `usage` in a family agent's own names: Cursor's camel case
+/// (`inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`) or Letta Code's
+/// `prompt_tokens` and `completion_tokens`, read as Claude Code's; `None` for a usage in
+/// Claude Code's names.
+pub(super) fn result_usage(usage: &Value) -> Option<Usage> {
+    let count = |name: &str| usage.get(name).and_then(Value::as_u64);
+    if let (Some(input), Some(output)) = (count("inputTokens"), count("outputTokens")) {
+        return Some(Usage {
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: count("cacheReadTokens").unwrap_or(0),
+            cache_write_tokens: count("cacheWriteTokens").unwrap_or(0),
+            reasoning_tokens: 0,
+        });
+    }
+    let (input, output) = (count("prompt_tokens")?, count("completion_tokens")?);
+    Some(Usage {
+        input_tokens: input,
+        output_tokens: output,
+        ..Usage::default()
+    })
 }
 
 /// Text or thinking accumulated from a family's delta records.

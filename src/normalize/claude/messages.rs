@@ -8,12 +8,12 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::blocks::{Canonical, canonical, content_value, subagent_of};
+use super::blocks::{content_value, subagent_of};
 use super::partial::{MessageKey, Verdict};
-use super::wire::{Message, MessageContent};
 use super::{RecordNote, State, shape};
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 use crate::normalize::framing::Record;
+use crate::normalize::messages_api::{Canonical, Message, MessageContent, canonical};
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Retraction, Source};
 
 impl State {

@@ -33,8 +33,14 @@
 //!   `modelUsage` over its models: `usage` counts the main loop only, without sub-agents,
 //!   sidechains and auxiliary calls (the captures of 2.1.178 show it; the cost includes
 //!   them); `usage` is kept verbatim as the raw usage, and is the run's usage when
-//!   `modelUsage` is missing (older CLIs). `permission_denials`, `modelUsage`,
-//!   `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as passthrough.
+//!   `modelUsage` is missing (older CLIs). Both `modelUsage` and `total_cost_usd` are the
+//!   running totals of the Claude Code process, restated by every result (one per turn of
+//!   a streaming-input run): the latest of each session stands, never their sum (a
+//!   `/clear`'s new session is added). From Claude Code 2.1.277 on they are the running
+//!   totals of the *session*, earlier runs it resumed included: the run's `usage_scope` is
+//!   then `session` ([`UsageScope`](crate::model::UsageScope)). `permission_denials`,
+//!   `modelUsage`, `structured_output` (`--json-schema`) and `deferred_tool_use` are kept as
+//!   passthrough.
 //! * `system/model_refusal_fallback` (`retracted_message_uuids`) and an assistant line's
 //!   `supersedes`: Claude Code withdrew records it had delivered (a refused reply, retried
 //!   on a fallback model). The transcript is written as records come, so their blocks stay;
@@ -91,8 +97,9 @@ mod result;
 mod simplified;
 mod wire;
 
+use super::messages_api::{Message, MessageUsage};
 use partial::{MessageBlocks, MessageKey};
-use wire::{Line, LineShape, Message, MessageUsage};
+use wire::{Line, LineShape};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
 /// seed's simplified format. The simplified shapes are told from Gemini's `tool_use`,
@@ -117,7 +124,13 @@ pub(crate) fn claims(first: &Value) -> bool {
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
-        Some("error") => first.get("error").is_some_and(Value::is_object) && !has("severity"),
+        // The API's own error body has the same shape, with the `request_id` the seed's
+        // lines never carry.
+        Some("error") => {
+            first.get("error").is_some_and(Value::is_object)
+                && !has("severity")
+                && !has("request_id")
+        }
         Some("stop") => has("stop_reason"),
         Some("result") => has("success") && !has("subtype") && !has("status") && !has("sessionId"),
         _ => false,
@@ -128,9 +141,9 @@ pub(crate) fn claims(first: &Value) -> bool {
 /// this dialect's: whoever reads Claude usage outside a record (the session-log importer,
 /// for the entries off the thread) asks here rather than naming them again.
 pub(crate) fn message_usage(usage: &Value) -> Option<Usage> {
-    wire::MessageUsage::deserialize(usage)
+    MessageUsage::deserialize(usage)
         .ok()
-        .map(wire::MessageUsage::to_usage)
+        .map(MessageUsage::to_usage)
 }
 
 /// The Claude normalizer: JSON Lines, driven through this adapter's state.
@@ -162,7 +175,7 @@ impl Adapter for State {
             );
         }
         self.tools.report_dangling(&mut out.diagnostics);
-        self.meta.usage = match self.result_usage {
+        self.meta.usage = match self.settle_totals() {
             Some(usage) => usage,
             None => {
                 let mut total = Usage::default();
@@ -212,8 +225,9 @@ struct State {
     /// Per sub-agent scope (`None`: main thread), the message its stream events belong to.
     streaming: HashMap<Option<String>, MessageKey>,
     saw_result: bool,
-    /// Usage from the `result` record, which takes precedence over per-message sums.
-    result_usage: Option<Usage>,
+    /// What the `result` records said the run spent, which takes precedence over the
+    /// per-message sums.
+    totals: result::Totals,
     /// Tool call ids made up for simplified-format calls that have none.
     made_ids: u64,
     /// The latest assistant and user records, by `uuid`, for a retraction to name.
@@ -269,7 +283,7 @@ impl State {
             messages: Vec::new(),
             streaming: HashMap::new(),
             saw_result: false,
-            result_usage: None,
+            totals: result::Totals::default(),
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),
@@ -328,6 +342,7 @@ impl State {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
                 id: None,
+                role: None,
                 model: None,
                 content: line.content,
                 usage: None,
@@ -546,6 +561,9 @@ mod tests {
             json!({"type": "result", "sessionId": "s", "exitCode": 0, "success": true}),
             // Codex exec --json
             json!({"type": "error", "message": "stream disconnected"}),
+            // The Anthropic API's error body (HTTP 529)
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+                "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}),
             // A transcript event
             json!({"seq": 1, "run_id": "r", "type": "run.started", "path": ""}),
         ];

@@ -6,17 +6,14 @@
 //! This room owns a message's streaming state (`MessageBlocks`) and when it ends. Blocks are
 //! handed out through `State::deliver`; what a block becomes is `blocks`' business.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
-use super::blocks::{Canonical, OpenBlock, block_identity, close_block, is_empty_object};
 use super::wire::Line;
 use super::{State, shape};
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::tools::{citation_of, citations_of};
+use crate::normalize::messages_api::{Canonical, OpenBlock, close_block};
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
 
 /// How a streamed block was handed out.
@@ -523,36 +520,14 @@ impl State {
                 let (Some(index), Some(raw)) = (event.index, event.content_block) else {
                     return;
                 };
-                let identity = block_identity(&raw);
-                let delta_kind = matches!(
-                    &*raw.kind,
-                    "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use"
-                );
-                let open = OpenBlock {
-                    citations: citations_of(raw.citations.as_ref()),
-                    kind: raw.kind.into_owned(),
-                    text: raw
-                        .text
-                        .or(raw.thinking)
-                        .map(Cow::into_owned)
-                        .unwrap_or_default(),
-                    signature: raw
-                        .signature
-                        .or(raw.data)
-                        .map(Cow::into_owned)
-                        .unwrap_or_default(),
-                    tool_name: raw.name.map(Cow::into_owned).unwrap_or_default(),
-                    tool_id: raw.id.map(Cow::into_owned).unwrap_or_default(),
-                    tool_input: raw.input.filter(|input| !is_empty_object(input)),
-                    partial_json: String::new(),
-                    raw: (!delta_kind).then(|| {
-                        to_value(record.bytes)
-                            .pointer("/event/content_block")
-                            .cloned()
-                            .unwrap_or(Value::Null)
-                    }),
-                    source: Source::record(record.line, record.offset),
+                let whole = || {
+                    to_value(record.bytes)
+                        .pointer("/event/content_block")
+                        .cloned()
+                        .unwrap_or(Value::Null)
                 };
+                let source = Source::record(record.line, record.offset);
+                let (open, identity) = OpenBlock::start(raw, whole, source);
                 if let Some(replaced) = self.messages[at].start(index, open, identity) {
                     let message = MessageBlocks {
                         slots: vec![replaced],
@@ -575,24 +550,7 @@ impl State {
                     ));
                     return;
                 };
-                open.source.end_line = record.line;
-                match delta.kind.as_deref() {
-                    Some("text_delta") => open.text.push_str(delta.text.as_deref().unwrap_or("")),
-                    Some("thinking_delta") => {
-                        open.text.push_str(delta.thinking.as_deref().unwrap_or(""))
-                    }
-                    Some("signature_delta") => open
-                        .signature
-                        .push_str(delta.signature.as_deref().unwrap_or("")),
-                    Some("input_json_delta") => open
-                        .partial_json
-                        .push_str(delta.partial_json.as_deref().unwrap_or("")),
-                    Some("citations_delta") => {
-                        open.citations
-                            .extend(delta.citation.as_ref().and_then(|c| citation_of(c, 0)));
-                    }
-                    _ => {}
-                }
+                open.apply(&delta, record.line);
             }
             "content_block_stop" => {
                 let Some(index) = event.index else { return };

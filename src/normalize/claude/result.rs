@@ -1,15 +1,24 @@
 //! The terminal `result` record: the run's status, stop reason, usage (from `modelUsage`,
-//! else `usage`, else the sum of the messages' last usage snapshots), cost and answer.
+//! else `usage`, else the sum of the messages' last usage snapshots), cost and answer, and
+//! what that usage spans ([`UsageScope`]).
+//!
+//! A `result` restates the running total of its Claude Code process (every turn of a
+//! streaming-input run ends in one), so the results of one session are never added up: its
+//! latest total stands, unless it is all zero (a crash or start-up error result "may carry
+//! zeroed usage", the Agent SDK says) after one that was not. A `/clear` starts a new
+//! session, named by the results after it, whose total starts over: the run's usage is the
+//! sum of its sessions' latest totals.
 //!
 //! This room fills the run's metadata; it hands out no block.
 
 use serde_json::Value;
 
 use super::State;
-use super::wire::{Line, MessageUsage};
+use super::wire::Line;
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::{RunError, RunStatus, StopKind, StopReason, Usage};
+use crate::normalize::messages_api::{MessageUsage, stop_kind};
+use crate::normalize::{RunError, RunStatus, StopKind, StopReason, Usage, UsageScope};
 
 impl State {
     pub(super) fn result(&mut self, line: Line<'_>, record: Record<'_>) {
@@ -36,10 +45,13 @@ impl State {
         if let Some(turns) = line.num_turns.as_ref().and_then(Value::as_i64) {
             self.meta.num_turns = Some(turns);
         }
-        self.meta.cost_usd = number(&line.total_cost_usd).or(self.meta.cost_usd);
+        let cost = number(&line.total_cost_usd);
+        let mut total = None;
         if let Some(usage) = line.usage {
-            if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
-                self.result_usage = Some(parsed.to_usage());
+            if let Some(family) = super::family::result_usage(&usage) {
+                total = Some(family);
+            } else if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
+                total = Some(parsed.to_usage());
             }
             self.meta.raw_usage = Some(usage);
         }
@@ -110,11 +122,28 @@ impl State {
             }
             // `usage` counts the main loop only; sub-agents, sidechains and auxiliary
             // calls (all in the cost) are in `modelUsage` alone.
-            if let Some(total) = model_usage_total(model_usage) {
-                self.result_usage = Some(total);
+            if let Some(models) = model_usage_total(model_usage) {
+                total = Some(models);
             }
             self.keep(record, "result/modelUsage", model_usage.clone());
         }
+        let session = line.session_id.as_deref();
+        self.totals.record(session, total, cost);
+        self.meta.cost_usd = self.totals.cost();
+    }
+
+    /// The run's usage and cost from its results, when any said them, and what they span:
+    /// from Claude Code 2.1.277 on, a session's running total (see [`UsageScope`]).
+    pub(super) fn settle_totals(&mut self) -> Option<Usage> {
+        let usage = self.totals.usage();
+        self.meta.cost_usd = self.totals.cost();
+        if usage.is_some() || self.meta.cost_usd.is_some() {
+            let version = self.meta.provider_version.as_deref();
+            if version.is_some_and(|v| at_least(v, CARRIES_SESSION_TOTALS)) {
+                self.meta.usage_scope = UsageScope::Session;
+            }
+        }
+        usage
     }
 
     pub(super) fn usage_snapshot(&mut self, message_id: &str, usage: MessageUsage) {
@@ -125,6 +154,85 @@ impl State {
                 self.message_usage.insert(message_id.to_owned(), usage);
             }
         }
+    }
+}
+
+/// The first Claude Code version whose results carry a resumed session's earlier totals.
+const CARRIES_SESSION_TOTALS: [u64; 3] = [2, 1, 277];
+
+/// Whether a version string (`2.1.280`) is at least `floor`; `false` when it is no version.
+fn at_least(version: &str, floor: [u64; 3]) -> bool {
+    let mut parts = version.trim().split('.').map(|part| {
+        let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+        part[..digits].parse::<u64>().ok()
+    });
+    let mut numbers = [0u64; 3];
+    for number in &mut numbers {
+        match parts.next() {
+            Some(Some(n)) => *number = n,
+            _ => return false,
+        }
+    }
+    numbers >= floor
+}
+
+/// What the `result` records said, per Claude session: its latest running total.
+#[derive(Default)]
+pub(super) struct Totals {
+    sessions: Vec<SessionTotal>,
+}
+
+struct SessionTotal {
+    session: Option<String>,
+    usage: Option<Usage>,
+    cost: Option<f64>,
+}
+
+impl Totals {
+    /// A result's totals for `session`: they replace the session's earlier ones, unless they
+    /// are missing or all zero and the earlier ones are not.
+    fn record(&mut self, session: Option<&str>, usage: Option<Usage>, cost: Option<f64>) {
+        let at = match self
+            .sessions
+            .iter()
+            .position(|s| s.session.as_deref() == session)
+        {
+            Some(at) => at,
+            None => {
+                self.sessions.push(SessionTotal {
+                    session: session.map(str::to_owned),
+                    usage: None,
+                    cost: None,
+                });
+                self.sessions.len() - 1
+            }
+        };
+        let known = &mut self.sessions[at];
+        let zeroed = usage.is_none_or(|u| u == Usage::default()) && cost.is_none_or(|c| c == 0.0);
+        let had = known.usage.is_some_and(|u| u != Usage::default())
+            || known.cost.is_some_and(|c| c != 0.0);
+        if zeroed && had {
+            return;
+        }
+        known.usage = usage.or(known.usage);
+        known.cost = cost.or(known.cost);
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        self.sessions
+            .iter()
+            .filter_map(|s| s.usage)
+            .reduce(|mut total, usage| {
+                total.add(&usage);
+                total
+            })
+    }
+
+    fn cost(&self) -> Option<f64> {
+        self.sessions
+            .iter()
+            .filter_map(|s| s.cost)
+            .reduce(|total, cost| total + cost)
     }
 }
 
@@ -176,15 +284,7 @@ pub(super) fn stop_reason(
         );
     }
     if let Some(raw) = stop_reason {
-        let kind = match raw {
-            "end_turn" => StopKind::EndTurn,
-            "tool_use" => StopKind::ToolUse,
-            "max_tokens" | "model_context_window_exceeded" => StopKind::MaxTokens,
-            "stop_sequence" => StopKind::StopSequence,
-            "refusal" => StopKind::Refusal,
-            _ => StopKind::Other,
-        };
-        return reason(kind, raw);
+        return reason(stop_kind(raw), raw);
     }
     match subtype {
         "" | "success" => terminal_reason.map(|raw| StopReason {

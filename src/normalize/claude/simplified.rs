@@ -7,11 +7,11 @@
 use serde_json::Value;
 
 use super::State;
-use super::blocks::{made, tool_blocks};
 use super::result::stop_reason;
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
+use crate::normalize::messages_api::{made, tool_blocks};
 use crate::normalize::{Diagnostic, Item, RunError, RunStatus, Source};
 
 impl State {

@@ -1,17 +1,16 @@
 //! The record shapes: only the fields the normalizer reads, borrowed where possible, and
-//! the tables of the fields it knows and leaves out on purpose (the rest are reported).
+//! the tables of the fields it knows and leaves out on purpose (the rest are reported). The
+//! messages and stream events the lines wrap are the Messages API's (`messages_api`).
 //!
-//! This room owns the wire's vocabulary. It holds no state and hands out nothing.
+//! This file owns the lines' vocabulary. It holds no state and hands out nothing.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::normalize::Usage;
 use crate::normalize::json::{Present, RecordShape};
+use crate::normalize::messages_api::{Message, MessageContent, StreamEvent};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct LineShape;
@@ -136,6 +135,8 @@ fn known_result_field(field: &str) -> bool {
             | "total_cost_usd"
             | "usage"
             | "modelUsage"
+            // Which result of its process this is, from 0 (2.1.27x).
+            | "result_index"
             | "stop_reason"
             | "terminal_reason"
             | "errors"
@@ -260,161 +261,4 @@ pub(super) struct Line<'a> {
     /// On an assistant line: the `uuid`s of earlier lines it replaces (refusal fallback).
     #[serde(default)]
     pub(super) supersedes: Option<Value>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct Message<'a> {
-    #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) content: Option<MessageContent<'a>>,
-    #[serde(default)]
-    pub(super) usage: Option<MessageUsage>,
-}
-
-/// `message.content`: a string or an array of blocks.
-pub(super) enum MessageContent<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<RawBlock<'a>>),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for MessageContent<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = MessageContent<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string or an array of content blocks")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(MessageContent::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(MessageContent::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, text: String) -> Result<Self::Value, E> {
-                Ok(MessageContent::Text(Cow::Owned(text)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1));
-                while let Some(block) = seq.next_element()? {
-                    blocks.push(block);
-                }
-                Ok(MessageContent::Blocks(blocks))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
-/// One Anthropic content block, every type's fields side by side.
-#[derive(Deserialize)]
-pub(super) struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    pub(super) kind: Cow<'a, str>,
-    #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) signature: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) data: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub(super) input: Option<Value>,
-    #[serde(borrow, default)]
-    pub(super) tool_use_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub(super) content: Option<Value>,
-    #[serde(default)]
-    pub(super) is_error: Option<bool>,
-    #[serde(default)]
-    pub(super) citations: Option<Value>,
-}
-
-#[derive(Deserialize, Clone, Copy, Default)]
-pub(super) struct MessageUsage {
-    // The camel-case names are Cursor's `result.usage`; `prompt_tokens` and
-    // `completion_tokens` Letta Code's (see `family`).
-    #[serde(default, alias = "inputTokens", alias = "prompt_tokens")]
-    pub(super) input_tokens: Option<u64>,
-    #[serde(default, alias = "outputTokens", alias = "completion_tokens")]
-    pub(super) output_tokens: Option<u64>,
-    #[serde(default, alias = "cacheWriteTokens")]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default, alias = "cacheReadTokens")]
-    cache_read_input_tokens: Option<u64>,
-}
-
-impl MessageUsage {
-    pub(super) fn to_usage(self) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens.unwrap_or(0),
-            output_tokens: self.output_tokens.unwrap_or(0),
-            cache_read_tokens: self.cache_read_input_tokens.unwrap_or(0),
-            cache_write_tokens: self.cache_creation_input_tokens.unwrap_or(0),
-            reasoning_tokens: 0,
-        }
-    }
-
-    /// A later snapshot of the same message: fields it carries replace earlier ones.
-    pub(super) fn update(&mut self, later: MessageUsage) {
-        let keep = |old: &mut Option<u64>, new: Option<u64>| {
-            if new.is_some() {
-                *old = new;
-            }
-        };
-        keep(&mut self.input_tokens, later.input_tokens);
-        keep(&mut self.output_tokens, later.output_tokens);
-        keep(
-            &mut self.cache_creation_input_tokens,
-            later.cache_creation_input_tokens,
-        );
-        keep(
-            &mut self.cache_read_input_tokens,
-            later.cache_read_input_tokens,
-        );
-    }
-}
-
-#[derive(Deserialize)]
-pub(super) struct StreamEvent<'a> {
-    #[serde(rename = "type", borrow)]
-    pub(super) kind: Cow<'a, str>,
-    #[serde(default)]
-    pub(super) index: Option<u64>,
-    #[serde(borrow, default)]
-    pub(super) message: Option<Message<'a>>,
-    #[serde(borrow, default)]
-    pub(super) content_block: Option<RawBlock<'a>>,
-    #[serde(borrow, default)]
-    pub(super) delta: Option<Delta<'a>>,
-    #[serde(default)]
-    pub(super) usage: Option<MessageUsage>,
-    /// On an `error` event: the API's error object (`{type, message}`).
-    #[serde(default)]
-    pub(super) error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) signature: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) partial_json: Option<Cow<'a, str>>,
-    /// `citations_delta`: one citation of the text block.
-    #[serde(default)]
-    pub(super) citation: Option<Value>,
 }

@@ -2,7 +2,7 @@
 //! looks like to detection.
 //!
 //! The framing of the WHATWG `text/event-stream` format, as HTTP APIs stream it: lines (LF or
-//! CR LF, split by [`Lines`] on raw bytes, blank lines kept) are `field:
+//! CR LF, split by `Lines` on raw bytes, blank lines kept) are `field:
 //! value` pairs, one space after the colon dropped; a line starting with `:` is a comment
 //! (`: ping`, `: OPENROUTER PROCESSING`) and ignored; `data` lines accumulate, joined with
 //! `\n`; `event` names the event; `id` is remembered across events; `retry` and unknown fields
@@ -14,9 +14,9 @@
 //! to its dispatch and reported as too large, so memory stays bounded by the limit.
 //!
 //! This module knows nothing of JSON or of any provider: it hands each event's data on as a
-//! [`Record`] (at the line and offset of its first `data` value, spanning the event's fields,
+//! `Record` (at the line and offset of its first `data` value, spanning the event's fields,
 //! named by its `event` field) for the adapter to parse. Detection asks it for a stream's
-//! first event ([`first_data`]) and asks the adapters whose it is.
+//! first event (`first_data`) and asks the adapters whose it is.
 
 use super::lines::Lines;
 use super::record::{Frame, Framing, Record};

@@ -43,6 +43,9 @@ pub(super) struct OpenCall {
     /// What the provider reported the tool produced, for a tool it ran and reports in the
     /// same item: the content and whether it failed.
     pub(super) result: Option<(Value, bool)>,
+    /// The program that made the call (`caller.caller_id` of programmatic tool calling):
+    /// the call is one of its sub-calls.
+    pub(super) scope: Option<String>,
     pub(super) span: Source,
 }
 
@@ -293,6 +296,7 @@ impl Assembly {
                 input: Input::Json,
                 server: false,
                 result: None,
+                scope: None,
                 span: source,
             });
             self.calls.len() - 1
@@ -326,6 +330,7 @@ impl Assembly {
             input,
             server: false,
             result: None,
+            scope: None,
             span: source,
         });
     }

@@ -139,6 +139,8 @@ impl State {
                         content: message.content.map_or(Value::Null, StrOr::into_value),
                         is_error: false,
                         exit_code: None,
+                        unnamed: None,
+                        program: None,
                     };
                     self.tool_result(result, Role::User, span, items, diagnostics);
                 }

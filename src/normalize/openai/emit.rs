@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::State;
 use super::assembly::{Assembly, Input};
-use super::items::ItemResult;
+use super::items::{ItemResult, PROGRAM};
 use super::wire::StrOr;
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
@@ -55,10 +55,18 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
+        let mut tool_id = result.tool_id;
+        if let (true, Some(tool)) = (tool_id.is_empty(), result.unnamed) {
+            tool_id = self.tools.oldest_waiting_named(tool).unwrap_or_default();
+        }
         self.tools
-            .answer(&result.tool_id, span.line, span.offset, diagnostics);
+            .answer(&tool_id, span.line, span.offset, diagnostics);
+        // A sub-call's result is in its program's scope, as the call is.
+        let scope = result
+            .program
+            .or_else(|| self.program_calls.get(&tool_id).cloned());
         let block = Block::ToolResult {
-            tool_id: result.tool_id,
+            tool_id,
             tool_content: result.content,
             is_error: result.is_error,
             exit_code: result.exit_code,
@@ -68,7 +76,9 @@ impl State {
             Role::User => None,
             _ => self.response_id.clone(),
         };
-        items.push(item(block, role, message_id, span));
+        let mut result = item(block, role, message_id, span);
+        result.agent = scope;
+        items.push(result);
     }
 
     /// Hands out chat choice `index`, with the response's sources as its text's citations.
@@ -152,6 +162,15 @@ impl State {
         }
         for call in assembly.calls {
             let span = call.span;
+            let scope = call.scope.clone();
+            if let Some(program) = &scope {
+                self.program_calls.insert(call.id.clone(), program.clone());
+            }
+            // Each item of the call sits in its program's scope when a program made it.
+            let scoped = |mut item: Item| {
+                item.agent = scope.clone();
+                item
+            };
             let what = describe_tool(&call.name, &call.id);
             incomplete(diagnostics, &what, span);
             let tool_input = match call.input {
@@ -190,6 +209,8 @@ impl State {
                 self.calls_in_response += 1;
             }
             let commands = shell_commands(&call.name, &tool_input);
+            // A program's sub-calls are a step of their own, named after the tool.
+            let subagent = (call.name == PROGRAM).then(|| PROGRAM.to_owned());
             let block = Block::ToolUse {
                 tool_name: call.name,
                 tool_id: call.id.clone(),
@@ -199,14 +220,21 @@ impl State {
                 permission: None,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
-            items.push(item(block, Role::Assistant, message_id.clone(), span));
+            let mut call_item = scoped(item(block, Role::Assistant, message_id.clone(), span));
+            call_item.subagent = subagent;
+            items.push(call_item);
             for command in commands {
                 let block = Block::Command {
                     command,
                     tool_id: Some(call.id.clone()).filter(|id| !id.is_empty()),
                 };
                 let block = ContentBlock::new(Fidelity::AgentEmitted, block);
-                items.push(item(block, Role::Assistant, message_id.clone(), span));
+                items.push(scoped(item(
+                    block,
+                    Role::Assistant,
+                    message_id.clone(),
+                    span,
+                )));
             }
             // A server tool's result is in its item; a call cut off has none yet.
             if let (Some((content, is_error)), true) = (call.result, complete) {
@@ -219,7 +247,12 @@ impl State {
                     exit_code: None,
                 };
                 let block = ContentBlock::new(Fidelity::AgentEmitted, block);
-                items.push(item(block, Role::Assistant, message_id.clone(), span));
+                items.push(scoped(item(
+                    block,
+                    Role::Assistant,
+                    message_id.clone(),
+                    span,
+                )));
             }
         }
     }

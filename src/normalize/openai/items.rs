@@ -50,11 +50,21 @@ impl Assembly {
                     }
                     (None, None) => None,
                 };
+                if x_search_action(item) {
+                    let input = x_search_input(item.name.as_deref(), arguments.as_ref());
+                    let result = item.result_fields(&["name", "input", "call_id"]);
+                    self.server_item(item, X_SEARCH, Input::Value(input), result, source);
+                    return;
+                }
                 let id = item.call_id.as_deref().or(item.id.as_deref());
                 // A tool of a namespace is named by both (MCP's `server__tool` spelling):
-                // the name alone could be another namespace's tool.
+                // the name alone could be another namespace's tool. A function tool search
+                // loaded comes with itself as its namespace: it is named once. The namespace
+                // stays in the response's extras either way.
                 let name = match (item.text_field("namespace"), item.name.as_deref()) {
-                    ("", name) => name.map(Cow::Borrowed),
+                    (namespace, Some(name)) if namespace.is_empty() || namespace == name => {
+                        Some(Cow::Borrowed(name))
+                    }
                     (namespace, Some(name)) => Some(Cow::Owned(format!("{namespace}__{name}"))),
                     (_, None) => None,
                 };
@@ -67,6 +77,16 @@ impl Assembly {
                     // way (`custom_tool_call_input.delta`).
                     call.input = Input::Text;
                 }
+                self.called_by(item);
+            }
+            "program" => {
+                // Programmatic tool calling: code the provider runs, calling tools on the
+                // model's behalf; its result (`program_output`) can come responses later,
+                // after the client ran the calls it made.
+                let mut input = Map::new();
+                input.insert("code".into(), Value::String(item.text_field("code").into()));
+                self.tool_item(item, PROGRAM, Input::Value(Value::Object(input)), source);
+                self.last_call().server = true;
             }
             "local_shell_call" => {
                 let action = item.action.clone().unwrap_or(Value::Null);
@@ -75,6 +95,7 @@ impl Assembly {
             "shell_call" => {
                 let action = item.action.clone().unwrap_or(Value::Null);
                 self.tool_item(item, "shell", Input::Value(action), source);
+                self.called_by(item);
                 // A shell in a container the provider hosts runs there; its output comes
                 // back as a `shell_call_output` item of the response.
                 let hosted = item
@@ -87,6 +108,7 @@ impl Assembly {
             "apply_patch_call" => {
                 let operation = item.field("operation").cloned().unwrap_or(Value::Null);
                 self.tool_item(item, "apply_patch", Input::Value(operation), source);
+                self.called_by(item);
             }
             "computer_call" => {
                 let mut input = pick(item, &["actions", "pending_safety_checks"]);
@@ -109,6 +131,13 @@ impl Assembly {
                 }
                 let id = item.id.as_deref().unwrap_or("");
                 self.call_at(id, "mcp_approval_request", Input::Value(input), source);
+            }
+            "x_search_call" => {
+                // xAI's X search: the item names the search it ran (`x_semantic_search`,
+                // `x_keyword_search`, ...) and its arguments; the results stay on xAI's side.
+                let input = x_search_input(item.name.as_deref(), item.arguments.as_ref());
+                let result = item.result_fields(&["name", "arguments", "call_id"]);
+                self.server_item(item, X_SEARCH, Input::Value(input), result, source);
             }
             "web_search_call" => {
                 let action = item.action.clone().unwrap_or(Value::Null);
@@ -201,6 +230,13 @@ impl Assembly {
         self.call_at(item.call_id(), name, input, source);
     }
 
+    /// The call just read is a sub-call of a program when its `caller` says so.
+    fn called_by(&mut self, item: &WireItem<'_>) {
+        if let (Some(program), Some(call)) = (program_caller(item), self.calls.last_mut()) {
+            call.scope = Some(program);
+        }
+    }
+
     /// A tool the provider ran, its result in the same item: `result` is the item's status
     /// and what the tool produced; a `failed` status or an `error` make it an error.
     fn server_item(
@@ -219,16 +255,67 @@ impl Assembly {
     }
 }
 
+/// The tool a `program` item calls: programmatic tool calling, as the request declares it.
+pub(super) const PROGRAM: &str = "programmatic_tool_calling";
+
+/// xAI's X search, as the request declares it.
+const X_SEARCH: &str = "x_search";
+
+/// The searches xAI's X search runs, as its server-side sub-calls name them.
+const X_SEARCH_ACTIONS: [&str; 5] = [
+    "x_user_search",
+    "x_keyword_search",
+    "x_semantic_search",
+    "x_thread_fetch",
+    "view_x_video",
+];
+
+/// Whether a `custom_tool_call` is a search xAI's X search ran itself (its streams report
+/// them so, named by the search, `call_id` `xs_call_<n>`, with no output item ever): a
+/// server-side sub-call of `x_search`, not a call the client must answer.
+fn x_search_action(item: &WireItem<'_>) -> bool {
+    item.kind.as_deref() == Some("custom_tool_call")
+        && item
+            .name
+            .as_deref()
+            .is_some_and(|name| X_SEARCH_ACTIONS.contains(&name))
+        && item
+            .call_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("xs_call_"))
+}
+
+/// The input of an X search: the search it ran and its arguments (parsed when JSON).
+fn x_search_input(name: Option<&str>, arguments: Option<&StrOr<'_, Value>>) -> Value {
+    let mut input = Map::new();
+    input.insert("name".into(), Value::String(name.unwrap_or("").to_owned()));
+    let arguments = arguments.map_or(Value::Null, StrOr::to_value);
+    input.insert("arguments".into(), parsed(arguments));
+    Value::Object(input)
+}
+
+/// The program a call or result item says made it (`caller: {"type": "program",
+/// "caller_id"}`), if any.
+pub(super) fn program_caller(item: &WireItem<'_>) -> Option<String> {
+    let caller = item.field("caller")?;
+    (caller.get("type").and_then(Value::as_str) == Some("program"))
+        .then(|| caller.get("caller_id")?.as_str().map(str::to_owned))
+        .flatten()
+}
+
 /// Whether `Assembly::item` reads the undeclared field `name` of an output item of `kind`
-/// (the server tools read them all: they are the result).
+/// (the server tools read them all: they are the result). What is not read is kept with the
+/// response's extras: a function's `namespace` and a call's `caller` are data its block has
+/// no field for, and a program's `fingerprint` is what a replay must send back.
 pub(super) fn item_field_read(kind: &str, name: &str) -> bool {
     match kind {
-        "function_call" | "custom_tool_call" => name == "namespace",
         "apply_patch_call" => name == "operation",
         "computer_call" => matches!(name, "actions" | "pending_safety_checks"),
         "tool_search_call" => name == "execution",
         "mcp_approval_request" => name == "server_label",
-        "message" | "reasoning" | "local_shell_call" | "shell_call" => false,
+        "program" => name == "code",
+        "message" | "reasoning" | "local_shell_call" | "shell_call" | "function_call"
+        | "custom_tool_call" => false,
         _ => true,
     }
 }
@@ -240,6 +327,7 @@ pub(super) fn server_tool_progress(event: &str) -> Option<&str> {
     matches!(
         tool,
         "web_search_call"
+            | "x_search_call"
             | "file_search_call"
             | "code_interpreter_call"
             | "image_generation_call"
@@ -250,7 +338,7 @@ pub(super) fn server_tool_progress(event: &str) -> Option<&str> {
 }
 
 /// The Responses item kinds read as assistant output: messages, reasoning and tool calls.
-pub(super) const OUTPUT_ITEMS: [&str; 16] = [
+pub(super) const OUTPUT_ITEMS: [&str; 18] = [
     "message",
     "reasoning",
     "function_call",
@@ -261,7 +349,9 @@ pub(super) const OUTPUT_ITEMS: [&str; 16] = [
     "computer_call",
     "tool_search_call",
     "mcp_approval_request",
+    "program",
     "web_search_call",
+    "x_search_call",
     "file_search_call",
     "code_interpreter_call",
     "image_generation_call",
@@ -271,10 +361,16 @@ pub(super) const OUTPUT_ITEMS: [&str; 16] = [
 
 /// What a result item says about the call it answers.
 pub(super) struct ItemResult {
+    /// The call it answers; empty when it names none (see `unnamed`).
     pub(super) tool_id: String,
     pub(super) content: Value,
     pub(super) is_error: bool,
     pub(super) exit_code: Option<i64>,
+    /// The tool whose oldest call still waiting a result that names no call answers (a
+    /// server-side tool search: its call and output both have `call_id: null`).
+    pub(super) unnamed: Option<&'static str>,
+    /// The program whose sub-call it answers, when it says (`caller`).
+    pub(super) program: Option<String>,
 }
 
 /// The result a Responses result item carries (`*_output`, `mcp_approval_response`);
@@ -310,7 +406,16 @@ pub(super) fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
         }
         "tool_search_output" => {
             let tools = item.field("tools").cloned().unwrap_or(Value::Null);
-            (item.call_id(), tools, failed)
+            // A server-side search names neither its call nor its output by a `call_id`: the
+            // output answers the search before it. (Its own item id is no call's.)
+            let call = item.call_id.as_deref().unwrap_or("");
+            (call, tools, failed)
+        }
+        "program_output" => {
+            // A program that stopped before producing its result did not complete.
+            let result = item.field("result").cloned().unwrap_or(Value::Null);
+            let incomplete = item.status.as_deref() == Some("incomplete");
+            (item.call_id(), result, failed || incomplete)
         }
         "mcp_approval_response" => {
             let declined = item.field("approve").and_then(Value::as_bool) == Some(false);
@@ -324,6 +429,8 @@ pub(super) fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
         content,
         is_error,
         exit_code,
+        unnamed: (item.kind() == "tool_search_output").then_some("tool_search"),
+        program: program_caller(item),
     })
 }
 

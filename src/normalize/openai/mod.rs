@@ -74,17 +74,30 @@
 //!   name and parsed arguments, `tool_id` = its id). Their results come back as items:
 //!   `*_call_output` (content the `output`; a `failed` status is an error; a shell output
 //!   is an error when a command timed out or exited non-zero, and gives the exit code when
-//!   it ran one command), `tool_search_output` (the tools), `mcp_approval_response` (the
-//!   approval; a declined one is an error). In a request they are user-side results; in a
-//!   response's output (a shell in a hosted container, a server-side tool search)
-//!   assistant-side.
+//!   it ran one command), `tool_search_output` (the tools; a server-side search's call and
+//!   output both have `call_id: null`, the call is then known by its item id and the output
+//!   answers the oldest search still waiting), `mcp_approval_response` (the approval; a
+//!   declined one is an error). In a request they are user-side results; in a response's
+//!   output (a shell in a hosted container, a server-side tool search) assistant-side.
+//! * Programmatic tool calling: a `program` item is a call the provider runs
+//!   (`programmatic_tool_calling`, `server`, input its `code`, `tool_id` = `call_id`; the
+//!   replay `fingerprint` kept in `extras`). The calls its code makes come back to the client
+//!   as ordinary calls whose `caller` (`{"type": "program", "caller_id"}`) names it: they and
+//!   their results are the program's scope (each item's `agent` is the program's call id,
+//!   a step under the program's call in the transcript), a result without `caller` taking
+//!   its call's. Its `program_output` (responses later: the result, an error when
+//!   `incomplete`) is its result, and ends the scope.
 //! * Responses server tools (the provider runs them and reports the result in the same
 //!   item) are `tool_use` blocks with `server`, `tool_id` = the item id, each followed by its
 //!   assistant-side `tool_result`: `web_search_call` (`web_search`, input the action),
 //!   `file_search_call` (`file_search`, the queries), `code_interpreter_call`
 //!   (`code_interpreter`, code and container), `image_generation_call` (`image_generation`,
 //!   its parameters), `mcp_call` (`mcp__<server>__<tool>`, the parsed arguments),
-//!   `mcp_list_tools` (`mcp_list_tools`, the server label). The result is an object of the
+//!   `mcp_list_tools` (`mcp_list_tools`, the server label), xAI's `x_search_call`
+//!   (`x_search`, input the search it ran, `name`, and its parsed `arguments`) and the
+//!   searches xAI streams as `custom_tool_call`s of its own (named `x_keyword_search`,
+//!   `x_semantic_search`, `x_user_search`, `x_thread_fetch`, `view_x_video`, with a
+//!   `call_id` `xs_call_<n>`, and never an output: `x_search` too). The result is an object of the
 //!   item's `status` and every other field (results, outputs, the image, the MCP output and
 //!   error, fields added to the API later); a `failed` status or an `error` make it an error.
 //!   Streamed, their progress events (`response.<tool>.searching`, `.completed`, ...) update
@@ -113,7 +126,9 @@
 //!   `cost.total_cost`, OpenRouter `cost`) is the run's cost, summed over responses.
 //! * More than one choice (`n` > 1): each choice is its own message; the choices after the
 //!   first have the response id with `#<index>` appended as their message id.
-//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`. A Responses
+//! * Namespaced Responses tools (`namespace`) are named `<namespace>__<name>`, except a
+//!   function tool search loaded by its own name, which comes with itself as its namespace
+//!   and is named once; the namespace is kept in `extras` either way. A Responses
 //!   request's `instructions` (when they change) and the non-text parts of user content
 //!   (images, files, audio) are kept as passthrough.
 //! * Extras: what servers add to a response and axt has no field for is kept, one
@@ -134,6 +149,8 @@
 //! A stream that ends inside a response (no `finish_reason`, `[DONE]` or terminal event) hands
 //! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
 //! no response at all.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -284,6 +301,9 @@ struct State {
     /// Tool calls handed out in the current response (a Responses stop reason says more
     /// with them).
     calls_in_response: usize,
+    /// The calls a program made (programmatic tool calling), by call id: the program's
+    /// call id, the scope their results are in too.
+    program_calls: HashMap<String, String>,
     /// A response has started and not reached its terminal record.
     streaming: bool,
     saw_response: bool,
@@ -307,6 +327,7 @@ impl State {
             items: Vec::new(),
             streamed_items: false,
             calls_in_response: 0,
+            program_calls: HashMap::new(),
             streaming: false,
             saw_response: false,
             history: 0,

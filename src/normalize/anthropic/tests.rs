@@ -1,0 +1,241 @@
+//! The adapter's own tests: detection against its look-alikes, and a property: a message
+//! streamed (any split of its deltas, any chunking of the stream) gives what the same message
+//! as one body gives.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::claims;
+use crate::normalize::{Normalized, Options, Output, Provider, normalize_lossy};
+
+#[test]
+fn claims_the_apis_records_and_none_of_their_look_alikes() {
+    for record in [
+        json!({"type": "message_start", "message": {"id": "msg_1", "content": []}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}),
+        json!({"type": "message_stop"}),
+        json!({"type": "ping"}),
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "content": []}),
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+            "request_id": "req_1"}),
+        json!({"anthropic_version": "vertex-2023-10-16", "messages": [], "max_tokens": 10}),
+        json!({"model": "claude-opus-4-1", "messages": [{"role": "user", "content": "hi"}]}),
+        json!({"model": "m", "system": "Be brief.", "messages": []}),
+        json!({"model": "m", "messages": [{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]}),
+    ] {
+        assert!(claims(&record), "{record}");
+    }
+    for record in [
+        // OpenAI Chat Completions: a request of another model, a chunk.
+        json!({"model": "gpt-4.1", "messages": [{"role": "system", "content": "Be brief."}]}),
+        json!({"object": "chat.completion.chunk", "choices": []}),
+        // OpenAI Responses' error event, its error object nested.
+        json!({"type": "error", "sequence_number": 2, "error": {"type": "invalid_request_error",
+            "code": "context_length_exceeded", "message": "too long", "param": null}}),
+        // Claude Code stream-json.
+        json!({"type": "assistant", "message": {"id": "msg_1", "content": []}, "session_id": "s"}),
+        // A ping with more to it is no keep-alive of this API.
+        json!({"type": "ping", "data": 1}),
+        json!({"type": "message", "role": "user", "content": []}),
+    ] {
+        assert!(!claims(&record), "{record}");
+    }
+}
+
+#[test]
+fn detection_finds_the_api_in_streams_bodies_and_error_bodies() {
+    let stream = b": comment\n\nevent: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"content\":[]}}\n\n";
+    assert_eq!(Provider::detect(stream), Some(Provider::Anthropic));
+    let overloaded = b"{\n  \"type\": \"error\",\n  \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}\n}\n";
+    assert_eq!(Provider::detect(overloaded), Some(Provider::Anthropic));
+    let body = b"{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[]}\n";
+    assert_eq!(Provider::detect(body), Some(Provider::Anthropic));
+    // On one line without a request id, the seed's simplified Claude Code error line.
+    let seed = b"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n";
+    assert_eq!(Provider::detect(seed), Some(Provider::Claude));
+    let chat = b"{\"model\":\"gpt-4.1\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    assert_eq!(Provider::detect(chat), Some(Provider::OpenAi));
+}
+
+/// One content block of a generated message.
+#[derive(Clone, Debug)]
+enum Spec {
+    Text(String, bool),
+    Thinking(String, String),
+    Redacted(String),
+    Call(String, Value),
+    Search(String),
+}
+
+fn text() -> impl Strategy<Value = String> {
+    // Any characters, multi-byte and control ones included.
+    prop::collection::vec(any::<char>(), 1..40).prop_map(|chars| chars.into_iter().collect())
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    prop_oneof![
+        (text(), any::<bool>()).prop_map(|(t, cited)| Spec::Text(t, cited)),
+        (text(), "[A-Za-z0-9+/]{8,40}").prop_map(|(t, s)| Spec::Thinking(t, s)),
+        "[A-Za-z0-9+/]{8,40}".prop_map(Spec::Redacted),
+        (
+            "[a-z_]{1,12}",
+            prop::collection::btree_map("[a-z]{1,6}", text(), 0..3)
+        )
+            .prop_map(|(name, args)| Spec::Call(name, json!(args))),
+        text().prop_map(Spec::Search),
+    ]
+}
+
+/// The whole blocks of the message, as a body has them.
+fn whole(specs: &[Spec]) -> Vec<Value> {
+    let citation = json!({"type": "char_location", "cited_text": "a passage",
+        "document_index": 0, "document_title": "Doc", "start_char_index": 0, "end_char_index": 9});
+    let mut blocks = Vec::new();
+    for (n, spec) in specs.iter().enumerate() {
+        match spec {
+            Spec::Text(text, cited) => {
+                let citations = if *cited { json!([citation]) } else { json!([]) };
+                blocks.push(json!({"type": "text", "text": text, "citations": citations}));
+            }
+            Spec::Thinking(thinking, signature) => blocks.push(
+                json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+            ),
+            Spec::Redacted(data) => blocks.push(json!({"type": "redacted_thinking", "data": data})),
+            Spec::Call(name, input) => blocks.push(
+                json!({"type": "tool_use", "id": format!("toolu_{n}"), "name": name, "input": input}),
+            ),
+            Spec::Search(query) => {
+                blocks.push(json!({"type": "server_tool_use", "id": format!("srvtoolu_{n}"),
+                    "name": "code_execution", "input": {"code": query}}));
+                blocks.push(json!({"type": "code_execution_tool_result",
+                    "tool_use_id": format!("srvtoolu_{n}"),
+                    "content": {"type": "code_execution_result", "stdout": "", "return_code": 0}}));
+            }
+        }
+    }
+    blocks
+}
+
+/// `text` cut where `cuts` say (each a fraction of its characters), at least one piece.
+fn pieces(text: &str, cuts: &[u8]) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut at: Vec<usize> = cuts
+        .iter()
+        .map(|c| usize::from(*c) * chars.len() / 256)
+        .collect();
+    at.push(0);
+    at.push(chars.len());
+    at.sort_unstable();
+    at.dedup();
+    at.windows(2)
+        .map(|w| chars[w[0]..w[1]].iter().collect())
+        .collect()
+}
+
+/// The same message as an SSE stream, every delta cut as `cuts` say.
+fn stream(blocks: &[Value], usage: &Value, cuts: &[u8]) -> Vec<u8> {
+    let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_p",
+        "type": "message", "role": "assistant", "model": "claude-p", "content": [],
+        "stop_reason": null, "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}})];
+    for (index, block) in blocks.iter().enumerate() {
+        let start = |content_block: Value| json!({"type": "content_block_start", "index": index, "content_block": content_block});
+        let delta =
+            |delta: Value| json!({"type": "content_block_delta", "index": index, "delta": delta});
+        match block["type"].as_str().unwrap() {
+            "text" => {
+                events.push(start(json!({"type": "text", "text": ""})));
+                for citation in block["citations"].as_array().unwrap() {
+                    events.push(delta(
+                        json!({"type": "citations_delta", "citation": citation}),
+                    ));
+                }
+                for piece in pieces(block["text"].as_str().unwrap(), cuts) {
+                    events.push(delta(json!({"type": "text_delta", "text": piece})));
+                }
+            }
+            "thinking" => {
+                events.push(start(
+                    json!({"type": "thinking", "thinking": "", "signature": ""}),
+                ));
+                for piece in pieces(block["thinking"].as_str().unwrap(), cuts) {
+                    events.push(delta(json!({"type": "thinking_delta", "thinking": piece})));
+                }
+                let signature = &block["signature"];
+                events.push(delta(
+                    json!({"type": "signature_delta", "signature": signature}),
+                ));
+            }
+            "tool_use" | "server_tool_use" => {
+                let mut empty = block.clone();
+                empty["input"] = json!({});
+                events.push(start(empty));
+                for piece in pieces(&block["input"].to_string(), cuts) {
+                    events.push(delta(
+                        json!({"type": "input_json_delta", "partial_json": piece}),
+                    ));
+                }
+            }
+            _ => events.push(start(block.clone())),
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    events.push(
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage}),
+    );
+    events.push(json!({"type": "message_stop"}));
+    let mut sse = String::new();
+    for event in events {
+        sse.push_str(&format!(
+            "event: {}\ndata: {event}\n\n",
+            event["type"].as_str().unwrap()
+        ));
+    }
+    sse.into_bytes()
+}
+
+/// What a run gives that a stream and a body must agree on: the blocks with their roles and
+/// message ids, the diagnostics' kinds, and the metadata that does not count records.
+fn outcome(normalized: &Normalized) -> Value {
+    let items: Vec<Value> = (normalized.items.iter())
+        .map(|item| json!([item.role.as_str(), item.message_id, item.block]))
+        .collect();
+    let kinds: Vec<&str> = (normalized.diagnostics.iter())
+        .map(|d| d.kind.as_str())
+        .collect();
+    let meta = &normalized.meta;
+    json!({"items": items, "diagnostics": kinds, "model": meta.model, "usage": meta.usage,
+        "stop_reason": meta.stop_reason, "status": meta.status, "raw_usage": meta.raw_usage})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn a_streamed_message_gives_what_its_body_gives(
+        specs in prop::collection::vec(spec(), 1..6),
+        cuts in prop::collection::vec(any::<u8>(), 0..4),
+        chunk in 1usize..64,
+        (input, read, write, output) in (0u64..5000, 0u64..5000, 0u64..5000, 1u64..5000),
+    ) {
+        let blocks = whole(&specs);
+        let usage = json!({"input_tokens": input, "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write, "output_tokens": output});
+        let body = json!({"id": "msg_p", "type": "message", "role": "assistant",
+            "model": "claude-p", "content": blocks, "stop_reason": "end_turn", "usage": usage});
+        let whole = normalize_lossy(Provider::Anthropic, body.to_string().as_bytes(), Options::default());
+
+        let mut normalizer = Provider::Anthropic.normalizer(Options::default());
+        let mut out = Output::default();
+        for piece in stream(&blocks, &usage, &cuts).chunks(chunk) {
+            normalizer.push(piece, &mut out);
+        }
+        normalizer.finish(&mut out);
+        let streamed = Normalized {
+            items: out.items,
+            meta: normalizer.meta().clone(),
+            diagnostics: out.diagnostics,
+        };
+        prop_assert_eq!(outcome(&streamed), outcome(&whole));
+    }
+}
