@@ -52,14 +52,18 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         // Claude Code; Gemini CLI; Copilot CLI; Codex and the OpenAI shell tools.
         // ACP names a call by its kind (`execute`, `read`, `edit`, `search`, `fetch`), and the
         // client's file service by its method.
+        // Kimi CLI: `Shell`, `ReadFile`, `WriteFile`, `StrReplaceFile`, `SearchWeb`,
+        // `FetchURL`, `SetTodoList`.
         "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell"
-        | "execute" => Shell,
-        "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file" => {
-            FileRead
-        }
+        | "execute" | "Shell" => Shell,
+        "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file"
+        | "ReadFile" => FileRead,
         // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).
-        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" => FileWrite,
-        "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
+        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" | "WriteFile" => {
+            FileWrite
+        }
+        "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace"
+        | "StrReplaceFile" => FileEdit,
         // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
         // item's name.
         "apply_patch" | "file_change" => FilePatch,
@@ -72,10 +76,11 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "grep"
         | "search" => Search,
         // OpenCode: `webfetch`, `task`, `todowrite`.
-        "WebFetch" | "web_fetch" | "fetch" | "webfetch" => WebFetch,
-        "WebSearch" | "google_web_search" | "web_search" => WebSearch,
+        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" => WebFetch,
+        "WebSearch" | "google_web_search" | "web_search" | "SearchWeb" => WebSearch,
         "Task" | "Agent" | "task" => SubAgent,
-        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite" => Plan,
+        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite"
+        | "SetTodoList" => Plan,
         _ => return None,
     };
     Some(class)

@@ -63,8 +63,8 @@
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
-//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code and Cursor CLI, each
-//! named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code, Cursor CLI and Kimi
+//! CLI, each named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
 //! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
 //! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]

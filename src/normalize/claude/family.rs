@@ -11,6 +11,7 @@
 //! | Qwen Code (`qwen -p --output-format stream-json`) | `qwen_code_version` | nothing: Claude Code's records |
 //! | Amp (`amp -x --stream-json`) | a thread id `T-...` as `session_id` | `max_tokens` and `service_tier` in a message's usage |
 //! | Letta Code (`letta -p --output-format stream-json`) | `agent_id` or `conversation_id` | `message` records by `message_type`: `assistant_message` (text), `reasoning_message` (thinking), `tool_call_message` and `approval_request_message` (a call; `arguments` a JSON string), `tool_return_message` (its result; `status` `error` fails it), `stop_reason`, `usage_statistics` (`prompt_tokens`, `completion_tokens`); records of one message (`otid`) and kind in a row are one block |
+//! | Kimi CLI (`kimi --print --output-format stream-json`) | no init record: its `think` blocks | whole chat messages in OpenAI's shape, one a line, without `type`: `content` a string or `text` and `think` blocks (thinking, `encrypted` its signature), `tool_calls` (`function` with JSON-string `arguments`), `tool` messages (`tool_call_id`) as results; no terminal record, so the run stays incomplete |
 //! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` are deltas of one text block, and the whole text repeated without it is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
@@ -262,6 +263,110 @@ impl State {
             }
         }
         Fate::Mapped
+    }
+
+    /// A chat-message line in OpenAI's shape (Kimi CLI's `--print --output-format
+    /// stream-json`): `tool_calls`, a `tool` message, or `think` blocks. `None` for a line
+    /// the seed's `{role, content}` reading takes as it is.
+    pub(super) fn chat_message(
+        &mut self,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Fate> {
+        let raw = to_value(record.bytes);
+        let role = raw.get("role").and_then(Value::as_str);
+        let blocks = raw.get("content").and_then(Value::as_array);
+        let thinks = blocks.is_some_and(|blocks| {
+            blocks
+                .iter()
+                .any(|b| b.get("type").and_then(Value::as_str) == Some("think"))
+        });
+        let calls = raw.get("tool_calls").and_then(Value::as_array);
+        if !(thinks || calls.is_some() || role == Some("tool")) {
+            return None;
+        }
+        if thinks {
+            self.saw_agent("kimi-cli", None);
+        }
+        let source = Source::record(record.line, record.offset);
+        if role == Some("tool") {
+            let block = Block::ToolResult {
+                tool_id: (raw.get("tool_call_id").and_then(Value::as_str))
+                    .unwrap_or_default()
+                    .to_owned(),
+                tool_content: match raw.get("content") {
+                    Some(Value::Array(_)) => Value::String(letta_content(raw.get("content"))),
+                    Some(other) => other.clone(),
+                    None => Value::Null,
+                },
+                is_error: false,
+                exit_code: None,
+            };
+            let result = made("tool".into(), None, vec![block]);
+            self.deliver(result, Role::User, &None, &None, source, items, diagnostics);
+            return Some(Fate::Mapped);
+        }
+        let mut said = Vec::new();
+        match raw.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => said.push(Block::text(text.clone())),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    let field = |name: &str| block.get(name).and_then(Value::as_str);
+                    match field("type") {
+                        Some("think") => said.push(Block::Thinking {
+                            thinking: field("think").unwrap_or_default().to_owned(),
+                            signature: field("encrypted").map(str::to_owned),
+                            redacted: false,
+                        }),
+                        Some("text") => said.push(Block::text(field("text").unwrap_or_default())),
+                        _ => self
+                            .meta
+                            .keep(record.line, "content block", || block.clone()),
+                    }
+                }
+            }
+            _ => {}
+        }
+        if !said.is_empty() {
+            let message = made("message".into(), None, said);
+            self.deliver(
+                message,
+                Role::Assistant,
+                &None,
+                &None,
+                source,
+                items,
+                diagnostics,
+            );
+        }
+        for call in calls.into_iter().flatten() {
+            let text = |pointer: &str| call.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+            let id = text("/id").to_owned();
+            let input = parse_arguments(
+                call.pointer("/function/arguments")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            );
+            let blocks = tool_blocks(
+                text("/function/name").to_owned(),
+                id.clone(),
+                input,
+                false,
+                false,
+            );
+            let call = made("tool_call".into(), Some(id), blocks);
+            self.deliver(
+                call,
+                Role::Assistant,
+                &None,
+                &None,
+                source,
+                items,
+                diagnostics,
+            );
+        }
+        Some(Fate::Mapped)
     }
 
     /// Letta Code's `message` records.

@@ -338,6 +338,11 @@ impl State {
             }
             _ => self.flush_family(items, diagnostics),
         }
+        if line.kind.is_none()
+            && let Some(fate) = self.chat_message(record, items, diagnostics)
+        {
+            return fate;
+        }
         let Some(kind) = line.kind.as_deref() else {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
