@@ -247,6 +247,20 @@ class AgentStep:
         """Feeds everything a binary stream yields until its end (``proc.stdout``)."""
     def follow_up(self, prompt: str) -> int:
         """Records a follow-up turn: a ``message.user``. Returns its ``seq``."""
+    def converse_acp(
+        self,
+        command: List[str],
+        prompt: str,
+        permission: str = "deny",
+        workdir: Optional[Union[str, os.PathLike]] = None,
+        grace_secs: int = 10,
+    ) -> Dict[str, Any]:
+        """Runs an ACP agent (``command``) as its ACP client, this step (provider ``acp``)
+        recording the exchange: ``initialize``, ``session/new`` in ``workdir``, one
+        ``session/prompt``; permission requests answered by ``permission`` (``"deny"`` or
+        ``"allow"``), file and terminal requests served inside ``workdir`` only. Then closes
+        the agent's stdin, waits for it (killing it after ``grace_secs``), finishes the step
+        with how it ended, and returns the run's metadata."""
     def tool(
         self, name: str, call_id: Optional[str] = None, input: _Json = None
     ) -> ToolCall:
