@@ -90,7 +90,7 @@ bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
 
 .PHONY: soak
-soak: ## Crash soak: SIGKILL a recorder, an exec'd agent and axt exec at random moments (SOAK_KILLS=1000)
+soak: ## Crash soak: SIGKILL a recorder, an exec'd agent, axt exec and axt normalize --out; then a disk that fills and frees (SOAK_KILLS=1000)
 	bash scripts/soak.sh
 
 # The Python package (python/): its wheel is built once per run into target/python/wheels

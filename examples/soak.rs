@@ -3,15 +3,18 @@
 //!
 //! ```text
 //! soak write DIR RUN        record into DIR/RUN.jsonl until killed; print each acked seq
-//! soak agent                a Claude stream-json agent that writes messages until killed
-//! soak verify DIR RUN [--acked N] [--state FILE] [--finished]
+//! soak agent [--messages N]  a Claude stream-json agent that writes messages until killed
+//!                           (or N of them, then its result, and exits 0)
+//! soak verify DIR RUN [--acked N] [--state FILE] [--finished] [--whole]
 //! ```
 //!
 //! `verify` reopens the run with a recorder (which moves a torn tail aside) and checks the
 //! file: every line decodes, belongs to RUN and numbers `seq` from 1 by 1 in file order; at
 //! least `--acked` lines are there (every `seq` a killed writer was told it got); the bytes
 //! recorded in `--state` by the previous verify are still the file's first bytes, unchanged;
-//! with `--finished`, the run's last event is `run.completed`. Then it records one event,
+//! with `--finished`, the run's last event is `run.completed`; with `--whole`, there was no
+//! torn tail left to move (the command line's `axt check --repair` reopened the run
+//! first). Then it records one event,
 //! which must get the next `seq`, and saves the new length and hash in `--state`. It prints
 //! `ok LINES` and, when there was one, `torn BYTES`; anything wrong is an error (exit 1).
 
@@ -35,7 +38,11 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("write") if args.len() == 3 => write(Path::new(&args[1]), &args[2]),
-        Some("agent") => agent(),
+        Some("agent") => match args.get(1).map(String::as_str) {
+            None => agent(None),
+            Some("--messages") => agent(Some(args.get(2).ok_or("--messages N")?.parse()?)),
+            Some(other) => Err(format!("soak agent: unknown option {other}").into()),
+        },
         Some("verify") if args.len() >= 3 => verify(Path::new(&args[1]), &args[2], &args[3..]),
         _ => Err("usage: soak write DIR RUN | soak agent | soak verify DIR RUN [...]".into()),
     }
@@ -74,14 +81,15 @@ fn write(dir: &Path, run_id: &str) -> Result<()> {
     Ok(())
 }
 
-/// A Claude Code stream: the init record, then one assistant message after another.
-fn agent() -> Result<()> {
+/// A Claude Code stream: the init record, then one assistant message after another, until
+/// killed, or `messages` of them and the result record.
+fn agent(messages: Option<u64>) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         r#"{{"type":"system","subtype":"init","session_id":"soak","model":"claude-sonnet-4-6","tools":["Bash"]}}"#
     )?;
-    for index in 0u64.. {
+    for index in 0..messages.unwrap_or(u64::MAX) {
         let text = "lorem ipsum ".repeat((index % 50) as usize + 1);
         writeln!(
             out,
@@ -92,6 +100,10 @@ fn agent() -> Result<()> {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
+    writeln!(
+        out,
+        r#"{{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"soak","num_turns":1}}"#
+    )?;
     Ok(())
 }
 
@@ -111,6 +123,7 @@ fn verify(dir: &Path, run_id: &str, options: &[String]) -> Result<()> {
     let acked: u64 = value("--acked").map_or(Ok(0), |n| n.parse())?;
     let state = value("--state");
     let finished = options.iter().any(|option| option == "--finished");
+    let whole = options.iter().any(|option| option == "--whole");
 
     let rec = Recorder::create(dir, run_id, RecorderOptions::default())?;
     let bytes = fs::read(rec.path())?;
@@ -147,6 +160,13 @@ fn verify(dir: &Path, run_id: &str, options: &[String]) -> Result<()> {
         return Err(format!("{run_id}: the run has no run.completed").into());
     }
     if let Some(torn) = rec.torn_tail() {
+        if whole {
+            return Err(format!(
+                "{run_id}: a torn line ({} bytes) was left after axt check --repair",
+                torn.len
+            )
+            .into());
+        }
         println!("torn {}", torn.len);
     }
     let seq = rec.record(message(run_id, format!("verified after {lines}")))?;

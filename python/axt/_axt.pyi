@@ -245,8 +245,9 @@ class AgentStep:
         complete is recorded before this returns."""
     def feed_from(self, stream: IO[bytes]) -> None:
         """Feeds everything a binary stream yields until its end (``proc.stdout``)."""
-    def follow_up(self, prompt: str) -> int:
-        """Records a follow-up turn: a ``message.user``. Returns its ``seq``."""
+    def follow_up(self, prompt: str) -> Optional[int]:
+        """Records a follow-up turn: a ``message.user``. Returns its ``seq``, or ``None``
+        when the disk refused it and it waits to be written (in order, once there is room)."""
     def converse_acp(
         self,
         command: List[str],

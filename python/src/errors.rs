@@ -5,7 +5,8 @@
 //!
 //! * `InputError`: an input cannot be opened or read, or its provider cannot be detected;
 //! * `RecordError`: the recorder failed (a file that cannot be written, a busy or corrupt
-//!   run file, a closed recorder, an event the strict writer refuses);
+//!   run file, a run id already recorded, events the disk never took, a closed recorder,
+//!   an event the strict writer refuses);
 //! * `StepError`: a scope was used out of turn (ended, a step already running at that path
 //!   and iteration, an invalid step name, the wrong step kind, a call id used twice).
 //!
@@ -49,7 +50,10 @@ pyo3::create_exception!(
 pub(crate) fn run_error(error: RunError) -> PyErr {
     let message = error.to_string();
     match error {
-        RunError::Record(_) | RunError::Raw { .. } => RecordError::new_err(message),
+        RunError::Record(_)
+        | RunError::Raw { .. }
+        | RunError::AlreadyRecorded { .. }
+        | RunError::Unwritten { .. } => RecordError::new_err(message),
         RunError::Read(_) => InputError::new_err(message),
         _ => StepError::new_err(message),
     }

@@ -60,6 +60,12 @@ fn message_of(exception: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
+/// A scope's copy in a forked child ends nothing: the run is its parent's, and the child's
+/// `with` block leaving it is no error (using the copy otherwise raises `StepError`).
+fn forked_copy(error: &RunError) -> bool {
+    matches!(error, RunError::OtherProcess { .. })
+}
+
 /// Ending a scope that something else (its parent, its run) ended first is no error for a
 /// block that is already failing.
 fn already_ended(error: &RunError) -> bool {
@@ -233,7 +239,9 @@ impl Run {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) => Err(run_error(error)),
+            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+                Err(run_error(error))
+            }
             _ => Ok(false),
         }
     }
@@ -487,7 +495,9 @@ impl Step {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) => Err(run_error(error)),
+            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+                Err(run_error(error))
+            }
             _ => Ok(false),
         }
     }
@@ -577,7 +587,20 @@ impl AgentStep {
             },
             None => ProcessEnd::exited(0),
         };
-        self.end(py, end).map(drop)
+        let ended = py.detach(|| match take(&self.agent) {
+            Some(agent) => agent.finish(end).map(Some),
+            None => Ok(None),
+        });
+        match ended {
+            Ok(meta) => {
+                if meta.is_some() {
+                    *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = meta;
+                }
+                Ok(())
+            }
+            Err(error) if forked_copy(&error) => Ok(()),
+            Err(error) => Err(run_error(error)),
+        }
     }
 }
 
@@ -706,7 +729,7 @@ impl AgentStep {
     }
 
     /// Records a follow-up turn of the conversation: a `message.user` with `prompt`.
-    fn follow_up(&self, py: Python<'_>, prompt: String) -> PyResult<u64> {
+    fn follow_up(&self, py: Python<'_>, prompt: String) -> PyResult<Option<u64>> {
         self.with(py, |agent| agent.follow_up(prompt))
     }
 
@@ -888,7 +911,9 @@ impl ToolCall {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) => Err(run_error(error)),
+            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+                Err(run_error(error))
+            }
             _ => Ok(false),
         }
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::model::{ExchangeEvent, Payload};
 use crate::read::tree::{Links, TreeProblem, check_links};
 use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
+use crate::record::{RecordError, Recorder, RecorderOptions};
 use serde_json::json;
 
 use super::console::{self, Problem, Severity, plural};
@@ -33,6 +34,11 @@ pub(crate) const LISTED: u64 = 1000;
 /// Each problem goes to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of
 /// a file; the rest are counted), and a summary line per file to stdout.
 ///
+/// With --repair, each run file is first reopened as a recorder reopens it: a final line
+/// torn by a crash (axt killed mid-write) is moved, byte for byte, to
+/// <run-id>.jsonl.torn-<offset> beside it (said on stderr), so that the file reads whole
+/// and can be continued. A run being recorded (locked) is left as it is.
+///
 /// Exit status: 0 every file clean, 1 a problem found, 2 usage error or a file that cannot
 /// be read.
 ///
@@ -45,6 +51,10 @@ pub(crate) struct Args {
     /// Print the summary as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
+    /// First move a torn final line aside (to <run-id>.jsonl.torn-<offset>), as the
+    /// recorder does when it reopens a run; then check.
+    #[arg(long)]
+    repair: bool,
 }
 
 struct Report {
@@ -66,6 +76,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut reports = Vec::new();
     let mut unreadable = false;
     for path in &args.files {
+        if args.repair && path.as_os_str() != "-" {
+            repair(path);
+        }
         match check(path) {
             Ok(report) => {
                 unreadable |= report.unreadable;
@@ -107,6 +120,51 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// Reopens run file `path` through the recorder, which moves a torn final line to a
+/// sidecar; says what it did, or why it could not.
+fn repair(path: &Path) {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    let Some(run_id) = name.strip_suffix(".jsonl").filter(|id| !id.is_empty()) else {
+        console::error(&format!(
+            "{}: not repaired: a run file is named <run-id>.jsonl",
+            path.display()
+        ));
+        return;
+    };
+    if !path.is_file() {
+        // Checking it says what is wrong; the recorder would create it.
+        return;
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match Recorder::create(dir, run_id, RecorderOptions::default()) {
+        Ok(recorder) => {
+            if let Some(torn) = recorder.torn_tail() {
+                console::notice(&format!(
+                    "{}: moved the torn final line ({} at byte {}) to {}",
+                    path.display(),
+                    plural(torn.len, "byte"),
+                    torn.offset,
+                    torn.sidecar.display()
+                ));
+            }
+            if let Err(error) = recorder.close() {
+                console::error(&error.to_string());
+            }
+        }
+        Err(RecordError::Busy { .. }) => console::warning(&format!(
+            "{}: not repaired: another process is recording this run",
+            path.display()
+        )),
+        Err(error) => console::error(&format!("not repaired: {error}")),
+    }
 }
 
 /// Reads one file, printing its problems as they are found.

@@ -20,15 +20,10 @@ pub(crate) enum ProviderChoice {
     Named(Provider),
 }
 
-/// The value parser of `--provider` for a command that must be told: the registry's names
-/// ([`Provider::ALL`], read back by `Provider::from_str`, the one parser of them). `--help`
-/// lists them, and any other name is refused with the list.
-pub(crate) fn provider_parser() -> impl TypedValueParser<Value = Provider> {
-    PossibleValuesParser::new(Provider::ALL.map(Provider::as_str))
-        .try_map(|name: String| name.parse::<Provider>())
-}
-
-/// [`provider_parser`] with `auto` first, for a command that can recognize the provider.
+/// The value parser of `--provider`: `auto`, then the registry's names ([`Provider::ALL`],
+/// read back by `Provider::from_str`, the one parser of them). `--help` lists them, and any
+/// other name is refused with the list. Every command that takes `--provider` can
+/// recognize the provider itself (`axt exec` too, since it can wait for the first records).
 pub(crate) fn provider_or_auto_parser() -> impl TypedValueParser<Value = ProviderChoice> {
     let names = std::iter::once("auto").chain(Provider::ALL.map(Provider::as_str));
     PossibleValuesParser::new(names).try_map(|name: String| match name.as_str() {

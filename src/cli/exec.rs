@@ -5,41 +5,46 @@
 //! stdout but keeps running, and a child that exits while something it started keeps its
 //! stdout open, are both noticed and end after `--grace-secs`.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-
-use crate::capture::acp::{self, AcpOptions, PermissionPolicy};
-use crate::capture::{Capture, CaptureOptions};
+use crate::capture::{Capture, CaptureError, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
-use crate::model::{ProcessEnd, Provider};
-use crate::normalize::DEFAULT_MAX_RECORD_BYTES;
+use crate::model::{ProcessEnd, Provider, RunMeta, RunStatus};
+use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Severity};
 use crate::record::{Delivery, RecorderOptions, Subscription};
+use crate::workflow::WriteRetry;
 use crate::{Block, EventType, ExchangeEvent, Payload};
 
-use super::common::provider_parser;
+use super::Outcome;
+use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, escape, paint};
+use super::exec_acp::{self, Permission, Said};
 use super::export::WireProtocol;
-use super::{Outcome, report_error};
+use super::supervise::{Agent, Signals, Watch, supervise};
 
 /// Run an agent CLI, recording its transcript live to DIR/<run-id>.jsonl.
 ///
 /// stdin is passed through to the agent and its stderr forwarded; its stdout, the provider
-/// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.jsonl.
+/// output, is normalized as it arrives and also kept verbatim in DIR/<run-id>.raw.
 /// Problems in that output are printed on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE,
-/// FILE being the raw copy. axt exits with the agent's exit code (128+N when a signal N
-/// ended it; 127 when it could not be started), and finishes the transcript whatever
-/// happens to its own stdout or stderr. A run whose agent failed, was killed or stopped
-/// mid-output is recorded as failed with the reason in run.completed; a DIR that already
-/// has the run is refused.
+/// FILE being the raw copy. The agent runs in a process group of its own: SIGINT, SIGTERM
+/// and SIGHUP sent to axt are passed on to it, and the group is killed when it still runs
+/// --grace-secs later, or when axt itself dies. A disk that refuses writes delays the
+/// transcript (what waits is kept and retried); what it never takes is named on stderr.
+/// A run whose agent failed, was killed or stopped mid-output is recorded as failed with
+/// the reason in run.completed; a DIR that already has the run is refused.
+///
+/// Exit status: the agent's code when it is not 0 (128+N when a signal N ended it; 127
+/// when it could not be started). When the agent exits 0: 2 when the transcript or the
+/// raw copy could not be written whole, 1 when the output had errors or the run did not
+/// complete (cut off, empty, another provider's output; --agent-exit-code keeps 0), else 0.
 ///
 /// With --acp, axt is the agent's ACP client instead: it sends initialize, session/new and
 /// one session/prompt (--prompt, else stdin) over the agent's stdin, answers its permission
@@ -55,9 +60,11 @@ use super::{Outcome, report_error};
 /// --experimental-acp
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The provider whose output the agent writes (with --acp: acp, the default).
-    #[arg(long, short, value_parser = provider_parser(), required_unless_present = "acp")]
-    provider: Option<Provider>,
+    /// The provider whose output the agent writes; `auto` recognizes it from the first
+    /// records (nothing is recorded until then; an output that is no provider's is kept in
+    /// the raw copy and the run recorded as failed, exit 1). With --acp: acp, the default.
+    #[arg(long, short, value_parser = provider_or_auto_parser(), required_unless_present = "acp")]
+    provider: Option<ProviderChoice>,
 
     /// Be the agent's ACP client (see above).
     #[arg(long)]
@@ -132,59 +139,68 @@ pub(crate) struct Args {
     #[arg(long, requires = "otlp_endpoint")]
     otlp_content: bool,
 
+    /// Exit with the agent's code even when its output had problems (errors, an output
+    /// cut off or empty, another provider's records). Without it, an agent that exits 0
+    /// makes axt exit 1 for those, and 2 when the transcript could not be written whole.
+    #[arg(long)]
+    agent_exit_code: bool,
+
     /// The agent's command line.
     #[arg(required = true, last = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
 
-/// `--permission`'s values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Permission {
-    /// Allow every call.
-    Allow,
-    /// Reject every call.
-    Deny,
-    /// Ask on the terminal (/dev/tty) for each call.
-    Ask,
-}
-
 pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let program = args.command[0].clone();
-    let provider = match (args.acp, args.provider) {
-        (true, None | Some(Provider::Acp)) => Provider::Acp,
+    let choice = match (args.acp, args.provider) {
+        (true, None | Some(ProviderChoice::Named(Provider::Acp))) => {
+            ProviderChoice::Named(Provider::Acp)
+        }
         (true, Some(other)) => {
+            let other = match other {
+                ProviderChoice::Named(provider) => provider.to_string(),
+                ProviderChoice::Auto => "auto".to_owned(),
+            };
             console::error(&format!(
                 "--acp records an ACP exchange: --provider {other} does not go with it"
             ));
             return Ok(Outcome::Failed);
         }
-        (false, Some(provider)) => provider,
+        (false, Some(choice)) => choice,
         (false, None) => unreachable!("clap requires --provider without --acp"),
     };
     // With --acp the prompt is the session's, sent in the exchange (and so recorded there).
-    let acp_prompt = match (args.acp, args.prompt.take()) {
-        (true, Some(prompt)) => Some(prompt),
-        (true, None) => {
-            let mut prompt = String::new();
-            super::open(std::path::Path::new("-"))?.read_to_string(&mut prompt)?;
-            Some(
-                prompt
-                    .strip_suffix('\n')
-                    .map(str::to_owned)
-                    .unwrap_or(prompt),
-            )
-        }
-        (false, prompt) => {
-            args.prompt = prompt;
-            None
-        }
+    let acp_prompt = match args.acp {
+        true => Some(exec_acp::prompt(args.prompt.take())?),
+        false => None,
     };
+    let grace = Duration::from_secs(args.grace_secs);
+    // Every message goes through one thread of its own, so that a stderr nobody reads
+    // never blocks the loop that watches the agent and the signals.
+    let messages = Messages::start()?;
     // Diagnostics name the raw copy of the output, where their lines and bytes are; its
     // name is known once the capture has made it.
     let raw_name: Arc<OnceLock<String>> = Arc::default();
-    let name = Arc::clone(&raw_name);
     let limit = args.max_record_bytes;
+    let errors = Arc::new(AtomicUsize::new(0));
+    let on_diagnostic = {
+        let (name, errors, messages) = (
+            Arc::clone(&raw_name),
+            Arc::clone(&errors),
+            messages.sender(),
+        );
+        move |diagnostic: &Diagnostic| {
+            if diagnostic.severity() == Severity::Error {
+                errors.fetch_add(1, Ordering::Relaxed);
+            }
+            let name = name
+                .get()
+                .cloned()
+                .unwrap_or_else(|| "agent stdout".to_owned());
+            messages.send(Message::Diagnostic(name, diagnostic.clone(), limit));
+        }
+    };
     let recorder = if args.redact {
         RecorderOptions::default().redact_credentials()
     } else {
@@ -196,14 +212,13 @@ pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
         prompt: args.prompt,
         system_prompt: args.system_prompt,
         max_record_bytes: args.max_record_bytes,
-        on_diagnostic: Some(Box::new(move |diagnostic| {
-            let name = name.get().map_or("agent stdout", String::as_str);
-            super::normalize::print_diagnostic(
-                name,
-                diagnostic,
-                (limit, Some("--max-record-bytes")),
-            );
-        })),
+        on_diagnostic: Some(Box::new(on_diagnostic)),
+        // After the agent ends, what the disk still refuses gets the same grace as the
+        // agent did.
+        write_retry: WriteRetry {
+            at_end: grace,
+            ..WriteRetry::default()
+        },
         ..CaptureOptions::default()
     };
     // The collector is resolved before anything is recorded: a bad endpoint is a usage error.
@@ -215,10 +230,14 @@ pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
         )?),
         None => None,
     };
-    let mut capture = Capture::new(provider, &args.out, options).map_err(io::Error::other)?;
+    let capture = match choice {
+        ProviderChoice::Named(provider) => Capture::new(provider, &args.out, options),
+        ProviderChoice::Auto => Capture::detect(&args.out, options),
+    };
+    let mut capture = capture.map_err(io::Error::other)?;
     let live = otlp.map(|destination| {
         let mut context = RunContext::new(TraceId::of_root(capture.run_id()), None);
-        context.provider = Some(provider);
+        context.provider = capture.provider();
         context.content = args.otlp_content;
         // A buffer of its own, large enough that the mapper never misses events; it only
         // ever offers spans to the sender, so it keeps up with any agent.
@@ -248,61 +267,64 @@ pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
         .transpose()?;
 
     // From here on a signal must not kill axt before the transcript is finished: it is
-    // noted, the agent (which a terminal's Ctrl-C reaches too) is given the grace period to
-    // end, and the run is recorded as it ended.
-    let signals = Arc::new(AtomicUsize::new(0));
-    for signal in [SIGINT, SIGTERM, SIGHUP] {
-        signal_hook::flag::register_usize(signal, Arc::clone(&signals), signal as usize)?;
-    }
+    // noted, passed on to the agent, which is given the grace period to end, and the run
+    // is recorded as it ended.
+    let signals = Signals::register()?;
+    let sender = messages.sender();
     let workdir = match &args.workdir {
         Some(dir) => dir.clone(),
         None => std::env::current_dir()?,
     };
-    let mut command = Command::new(&program);
-    command
-        .args(&args.command[1..])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    if args.acp {
-        command.stdin(Stdio::piped()).current_dir(&workdir);
-    } else {
-        command.stdin(Stdio::inherit());
-    }
-    let spawned = command.spawn();
-    let (end, code) = match spawned {
-        Err(error) => {
-            let code = if error.kind() == io::ErrorKind::NotFound {
-                127
-            } else {
-                126
+    let acp = match acp_prompt {
+        Some(prompt) => Some((
+            exec_acp::spawn(&program, &args.command[1..], &workdir),
+            prompt,
+        )),
+        None => None,
+    };
+    let spawned = match &acp {
+        Some(_) => Err(io::Error::other("the ACP agent is started on its own")),
+        None => Agent::spawn(&program, &args.command[1..], grace, |warning| {
+            sender.send(Message::Warning(warning));
+        }),
+    };
+    let (end, code) = match (acp, spawned) {
+        (Some((Ok(mut child), prompt)), _) => {
+            let options =
+                exec_acp::options(prompt, workdir, args.permission, grace, signals.flag());
+            let mut say = |said: Said| {
+                messages.send(match said {
+                    Said::Error(text) => Message::Error(text),
+                    Said::Warning(text) => Message::Warning(text),
+                    Said::Notice(text) => Message::Notice(text),
+                })
             };
-            console::error(&format!("cannot run {program}: {error}"));
-            let end = ProcessEnd {
-                note: Some(format!("axt could not start {program}: {error}")),
-                ..ProcessEnd::default()
-            };
-            (end, code)
-        }
-        Ok(mut child) if args.acp => {
-            let grace = Duration::from_secs(args.grace_secs);
-            let mut options = AcpOptions::new(acp_prompt.unwrap_or_default(), workdir);
-            options.permission = match args.permission {
-                Permission::Allow => PermissionPolicy::Allow,
-                Permission::Deny => PermissionPolicy::Deny,
-                Permission::Ask => PermissionPolicy::Ask(Box::new(ask_on_the_terminal)),
-            };
-            options.grace = grace;
-            options.stop = Some(Arc::clone(&signals));
-            let (end, interrupted) = acp_session(&mut child, &mut capture, options)?;
+            let (end, interrupted) =
+                exec_acp::session(&mut child, &mut capture, options, &mut say)?;
             let code = match interrupted {
                 Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
                 _ => exit_code(&end),
             };
             (end, code)
         }
-        Ok(mut child) => {
-            let grace = Duration::from_secs(args.grace_secs);
-            let (end, interrupted) = supervise(&mut child, &mut capture, grace, &signals)?;
+        (Some((Err(error), _)), _) | (None, Err(error)) => {
+            let code = if error.kind() == io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+            messages.send(Message::Error(format!("cannot run {program}: {error}")));
+            let end = ProcessEnd {
+                note: Some(format!("axt could not start {program}: {error}")),
+                ..ProcessEnd::default()
+            };
+            (end, code)
+        }
+        (None, Ok(mut agent)) => {
+            let mut watch = WriteWatch::new(messages.sender());
+            let supervised = supervise(&mut agent, &mut capture, grace, &signals, &mut watch);
+            agent.release();
+            let (end, interrupted) = supervised?;
             let code = match interrupted {
                 // axt itself was told to stop, and stopped the agent: exit as a shell would.
                 Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
@@ -313,20 +335,196 @@ pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
     };
     let path = capture.path().to_owned();
     let finished = capture.finish(end);
-    if let Some(follow) = follow {
-        // The follow thread ends with the subscription, which `finish` closed.
-        let _ = follow.join();
-    }
-    if let Err(error) = finished {
-        // The agent's code still wins: a caller scripting around the agent needs it.
-        report_error(&io::Error::other(error));
-    } else {
-        console::notice(&format!("wrote {}", path.display()));
+    match &finished {
+        Ok(_) => messages.send(Message::Notice(format!("wrote {}", path.display()))),
+        Err(error) => messages.send(Message::Error(error.to_string())),
     }
     if let Some((live, url)) = live {
-        report_otlp(&live.finish(), &url);
+        report_otlp(&live.finish(), &url, &messages);
     }
+    // The agent's code wins when it is not 0: a caller scripting around the agent needs
+    // it. Else a transcript that lacks part of the run is an output that could not be
+    // written (2), and an output with problems, or a run that did not complete, is 1.
+    let code = match (code, &finished) {
+        // No provider's output: a problem in the input, as normalize would say.
+        (0, Err(CaptureError::Unrecognized(_))) if args.agent_exit_code => 0,
+        (0, Err(CaptureError::Unrecognized(_))) => 1,
+        (0, Err(_)) => 2,
+        (0, Ok(meta)) if !args.agent_exit_code && !recorded_cleanly(meta, &errors) => 1,
+        (code, _) => code,
+    };
+    // The follow thread ends with the subscription, which `finish` closed, and the
+    // messages with their channel; neither may keep axt waiting on a reader that stopped
+    // reading, so each gets a moment, cut short by another signal.
+    if let Some(follow) = follow {
+        wait_a_moment(&follow, &signals);
+    }
+    messages.finish(&signals);
     Ok(Outcome::Exited(code))
+}
+
+/// Whether the agent's output made a clean run: no error in it, and the run completed
+/// (not cut off, not empty, not failed by the provider).
+fn recorded_cleanly(meta: &RunMeta, errors: &AtomicUsize) -> bool {
+    errors.load(Ordering::Relaxed) == 0 && meta.status == RunStatus::Completed
+}
+
+/// How long the follow view and the messages may take to drain once the run is recorded.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// Waits up to [`DRAIN`] for `thread`, less if a signal comes meanwhile.
+fn wait_a_moment<T>(thread: &thread::JoinHandle<T>, signals: &Signals) {
+    let before = signals.received();
+    let deadline = Instant::now() + DRAIN;
+    while !thread.is_finished() && Instant::now() < deadline && signals.received() == before {
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A line for stderr.
+enum Message {
+    Diagnostic(String, Diagnostic, usize),
+    Error(String),
+    Warning(String),
+    Notice(String),
+}
+
+/// The thread that prints messages, and how many it had no room for.
+struct Messages {
+    sender: MessageSender,
+    thread: thread::JoinHandle<()>,
+}
+
+/// A handle to send messages; one that finds the queue full counts the message instead of
+/// waiting for a stderr nobody may be reading.
+#[derive(Clone)]
+struct MessageSender {
+    queue: mpsc::SyncSender<Message>,
+    dropped: Arc<AtomicUsize>,
+}
+
+impl MessageSender {
+    fn send(&self, message: Message) {
+        if self.queue.try_send(message).is_err() {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Messages queued for stderr before new ones are counted instead.
+const MESSAGE_QUEUE: usize = 4_096;
+
+impl Messages {
+    fn start() -> io::Result<Messages> {
+        let (queue, receive) = mpsc::sync_channel::<Message>(MESSAGE_QUEUE);
+        let thread = thread::Builder::new()
+            .name("axt-messages".into())
+            .spawn(move || {
+                for message in receive {
+                    match message {
+                        Message::Diagnostic(name, diagnostic, limit) => {
+                            super::normalize::print_diagnostic(
+                                &name,
+                                &diagnostic,
+                                (limit, Some("--max-record-bytes")),
+                            );
+                        }
+                        Message::Error(text) => console::error(&text),
+                        Message::Warning(text) => console::warning(&text),
+                        Message::Notice(text) => console::notice(&text),
+                    }
+                }
+            })?;
+        let sender = MessageSender {
+            queue,
+            dropped: Arc::default(),
+        };
+        Ok(Messages { sender, thread })
+    }
+
+    fn sender(&self) -> MessageSender {
+        self.sender.clone()
+    }
+
+    fn send(&self, message: Message) {
+        self.sender.send(message);
+    }
+
+    /// Says how many messages found no room, closes the queue and waits a moment for the
+    /// thread to print what is left.
+    fn finish(self, signals: &Signals) {
+        let Messages { sender, thread } = self;
+        let dropped = sender.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            sender.send(Message::Warning(format!(
+                "{} not shown: stderr was not read fast enough",
+                console::plural(dropped as u64, "message")
+            )));
+        }
+        drop(sender);
+        wait_a_moment(&thread, signals);
+    }
+}
+
+/// Says, once, when the disk starts refusing the run's writes, and when it catches up.
+struct WriteWatch {
+    messages: MessageSender,
+    said_transcript: bool,
+    said_raw: bool,
+}
+
+impl WriteWatch {
+    fn new(messages: MessageSender) -> Self {
+        WriteWatch {
+            messages,
+            said_transcript: false,
+            said_raw: false,
+        }
+    }
+}
+
+impl Watch for WriteWatch {
+    fn feed_failed(&mut self, error: String) {
+        self.messages
+            .send(Message::Error(format!("recording stopped: {error}")));
+    }
+
+    fn tick(&mut self, capture: &Capture) {
+        let report = capture.write_report();
+        match (&report.first_error, self.said_transcript) {
+            (Some(error), false) if report.waiting > 0 => {
+                self.said_transcript = true;
+                self.messages.send(Message::Warning(format!(
+                    "{error}; the transcript's events wait for the disk and are retried"
+                )));
+            }
+            (Some(_), true) if report.waiting == 0 => {
+                self.said_transcript = false;
+                self.messages.send(Message::Notice(format!(
+                    "{}: the disk took the waiting events ({} written late)",
+                    capture.path().display(),
+                    report.late
+                )));
+            }
+            _ => {}
+        }
+        match (capture.raw_error(), self.said_raw) {
+            (Some((error, true)), false) => {
+                self.said_raw = true;
+                self.messages.send(Message::Warning(format!(
+                    "{error}; the agent's output is kept in memory and retried"
+                )));
+            }
+            (Some((error, false)), true) => {
+                self.said_raw = false;
+                let path = error.split(": ").next().unwrap_or_default().to_owned();
+                self.messages.send(Message::Notice(format!(
+                    "{path}: the disk took the waiting output"
+                )));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The events the live OTLP exporter's subscription buffers.
@@ -334,21 +532,23 @@ const OTLP_EVENT_BUFFER: usize = 8_192;
 
 /// One line on what the live export did: a notice when every span was sent, a warning
 /// naming what was lost otherwise. The agent's exit code is unaffected either way.
-fn report_otlp(report: &LiveReport, url: &str) {
+fn report_otlp(report: &LiveReport, url: &str, messages: &Messages) {
     let mut line = format!(
         "otlp: {} of {} spans sent to {url}",
         report.sent, report.spans
     );
     let lost = report.dropped + report.failed + report.rejected;
     if lost == 0 && report.events_missed == 0 {
-        console::notice(&line);
+        messages.send(Message::Notice(line));
         return;
     }
+    let dropped = if report.unreachable {
+        "not sent (the collector could not be reached: the connection was refused or the host is unknown)"
+    } else {
+        "dropped (the collector was too slow or did not answer in time)"
+    };
     for (count, what) in [
-        (
-            report.dropped,
-            "dropped (the collector was too slow or did not answer in time)",
-        ),
+        (report.dropped, dropped),
         (report.failed, "failed"),
         (report.rejected, "rejected by the collector"),
         (report.events_missed, "events missed by the exporter"),
@@ -360,241 +560,7 @@ fn report_otlp(report: &LiveReport, url: &str) {
     if let Some(error) = report.errors.first() {
         line += &format!("; {error}");
     }
-    console::warning(&line);
-}
-
-/// Feeds the child's stdout to the capture until it ends, then waits for the child, and
-/// returns how it ended, and the signal axt received meanwhile, if any. A recording failure
-/// is reported and the output still drained, so the agent is not stopped by axt's problem.
-fn supervise(
-    child: &mut Child,
-    capture: &mut Capture,
-    grace: Duration,
-    signals: &AtomicUsize,
-) -> io::Result<(ProcessEnd, Option<i32>)> {
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let chunks = read_on_a_thread(stdout)?;
-    let mut recording = true;
-    let mut exited_at: Option<(Instant, ProcessEnd)> = None;
-    let mut interrupted_at: Option<(Instant, i32)> = None;
-    let tick = Duration::from_millis(50);
-    let received = || {
-        i32::try_from(signals.load(Ordering::Relaxed))
-            .ok()
-            .filter(|s| *s != 0)
-    };
-    loop {
-        match chunks.recv_timeout(tick) {
-            Ok(Ok(chunk)) => {
-                if recording && let Err(error) = capture.feed(&chunk) {
-                    console::error(&format!("recording stopped: {error}"));
-                    recording = false;
-                }
-                continue;
-            }
-            Ok(Err(error)) => {
-                console::error(&format!("reading the agent's stdout failed: {error}"));
-                break;
-            }
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        if let Some(signal) = received() {
-            match interrupted_at {
-                None => interrupted_at = Some((Instant::now(), signal)),
-                Some((when, signal)) if when.elapsed() >= grace => {
-                    let _ = child.kill();
-                    let mut end = ProcessEnd::from_status(child.wait()?);
-                    end.note = Some(format!(
-                        "axt received {} and the agent was still running {} s later; axt killed it",
-                        signal_name(signal),
-                        grace.as_secs()
-                    ));
-                    return Ok((end, Some(signal)));
-                }
-                Some(_) => {}
-            }
-        }
-        // Quiet for a tick: has the child exited while its stdout is still open?
-        match &exited_at {
-            None => {
-                if let Some(status) = child.try_wait()? {
-                    exited_at = Some((Instant::now(), ProcessEnd::from_status(status)));
-                }
-            }
-            Some((when, end)) if when.elapsed() >= grace => {
-                let mut end = end.clone();
-                end.note = Some(format!(
-                    "the agent exited but its stdout was still open {} s later (held by a \
-                     process it started?); axt stopped reading",
-                    grace.as_secs()
-                ));
-                return Ok((end, received()));
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some((_, end)) = exited_at {
-        return Ok((end, received()));
-    }
-    Ok((wait_or_kill(child, grace)?, received()))
-}
-
-/// Runs the ACP conversation with the child, then closes its stdin and waits for it (killing
-/// it after the grace period): how it ended, and the signal axt received, if any.
-fn acp_session(
-    child: &mut Child,
-    capture: &mut Capture,
-    options: AcpOptions,
-) -> io::Result<(ProcessEnd, Option<i32>)> {
-    let stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let grace = options.grace;
-    let stop = options.stop.clone();
-    let mut recording = true;
-    let mut record = |line: &[u8]| -> Result<(), std::convert::Infallible> {
-        if recording && let Err(error) = capture.feed(line) {
-            console::error(&format!("recording stopped: {error}"));
-            recording = false;
-        }
-        Ok(())
-    };
-    let ended = acp::converse(stdin, stdout, &mut record, options);
-    let received = stop
-        .and_then(|s| i32::try_from(s.load(Ordering::Relaxed)).ok())
-        .filter(|s| *s != 0);
-    let turn_ended = match ended {
-        Ok(end) => {
-            if let Some(error) = &end.error {
-                console::warning(error);
-            }
-            end.stop_reason.is_some() && end.stopped.is_none()
-        }
-        Err(error) => {
-            console::error(&error.to_string());
-            false
-        }
-    };
-    // The agent's stdin is closed (the conversation took and dropped it): an ACP agent ends
-    // with its connection.
-    let deadline = Instant::now() + grace;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok((ProcessEnd::from_status(status), received));
-        }
-        if Instant::now() >= deadline {
-            break;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-    let _ = child.kill();
-    let status = child.wait()?;
-    if turn_ended {
-        // An ACP agent serves until its client leaves (codex-acp does not exit when its stdin
-        // closes): stopping it once its turn has ended is how a session ends, not a failure.
-        console::notice(&format!(
-            "the agent was still serving {} s after its turn ended and its stdin closed; axt stopped it",
-            grace.as_secs()
-        ));
-        return Ok((ProcessEnd::exited(0), received));
-    }
-    let mut end = ProcessEnd::from_status(status);
-    end.note = Some(format!(
-        "the agent was still running {} s after axt closed its stdin (the ACP connection); axt killed it",
-        grace.as_secs()
-    ));
-    Ok((end, received))
-}
-
-/// `--permission ask`: the request and its options on the terminal, the choice read from it.
-fn ask_on_the_terminal(params: &serde_json::Value) -> Option<String> {
-    use std::io::BufRead as _;
-    let tty = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .ok()?;
-    let mut out = &tty;
-    let title = (params.pointer("/toolCall/title"))
-        .or_else(|| params.get("title"))
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("a tool call");
-    let options: Vec<(&str, &str)> = params
-        .get("options")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|o| Some((o.get("optionId")?.as_str()?, o.get("name")?.as_str()?)))
-        .collect();
-    let _ = writeln!(out, "axt: the agent asks permission for: {}", escape(title));
-    for (at, (_, name)) in options.iter().enumerate() {
-        let _ = writeln!(out, "  {}) {}", at + 1, escape(name));
-    }
-    let _ = write!(out, "choose 1-{} (anything else cancels): ", options.len());
-    let mut answer = String::new();
-    std::io::BufReader::new(&tty).read_line(&mut answer).ok()?;
-    let chosen: usize = answer.trim().parse().ok()?;
-    options
-        .get(chosen.checked_sub(1)?)
-        .map(|(id, _)| (*id).to_owned())
-}
-
-fn signal_name(signal: i32) -> String {
-    match signal {
-        SIGINT => "SIGINT".to_owned(),
-        SIGTERM => "SIGTERM".to_owned(),
-        SIGHUP => "SIGHUP".to_owned(),
-        other => format!("signal {other}"),
-    }
-}
-
-/// Reads `stdout` on its own thread; the channel ends when stdout does.
-fn read_on_a_thread(
-    mut stdout: impl Read + Send + 'static,
-) -> io::Result<Receiver<io::Result<Vec<u8>>>> {
-    // Bounded: when recording falls behind, the reader (and then the agent) waits.
-    let (send, receive) = mpsc::sync_channel(16);
-    thread::Builder::new()
-        .name("axt-stdout".into())
-        .spawn(move || {
-            let mut buffer = vec![0u8; 64 * 1024];
-            loop {
-                let chunk = match stdout.read(&mut buffer) {
-                    Ok(0) => return,
-                    Ok(read) => Ok(buffer[..read].to_vec()),
-                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(error) => Err(error),
-                };
-                let failed = chunk.is_err();
-                if send.send(chunk).is_err() || failed {
-                    return;
-                }
-            }
-        })?;
-    Ok(receive)
-}
-
-/// Waits for a child whose stdout has closed; kills it when it is still running after
-/// `grace`.
-fn wait_or_kill(child: &mut Child, grace: Duration) -> io::Result<ProcessEnd> {
-    let deadline = Instant::now() + grace;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(ProcessEnd::from_status(status));
-        }
-        if Instant::now() >= deadline {
-            break;
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-    // It may exit between the check and the kill; the kill then fails harmlessly.
-    let _ = child.kill();
-    let mut end = ProcessEnd::from_status(child.wait()?);
-    end.note = Some(format!(
-        "the agent closed its stdout but was still running {} s later; axt killed it",
-        grace.as_secs()
-    ));
-    Ok(end)
+    messages.send(Message::Warning(line));
 }
 
 /// axt's exit code for the agent's ending: its own, or 128 + the signal, as shells do.

@@ -15,7 +15,7 @@
 //! 2 for a usage error, an input that cannot be opened or read (reported with its path), or
 //! an output that cannot be written. A closed stdout (`axt ... | head`) ends the command
 //! quietly with 0; a closed stderr changes nothing but what is shown. `axt exec` exits with
-//! its agent's exit code instead.
+//! its agent's exit code when that is not 0, and by the same rule when it is.
 //!
 //! Conventions every command follows: `-` (or no FILE where one is optional) reads stdin;
 //! the product goes to stdout and problems to stderr ([`console`]); `--out DIR` names a
@@ -34,11 +34,13 @@ mod check;
 mod common;
 mod console;
 mod exec;
+mod exec_acp;
 mod export;
 mod import;
 mod manual;
 mod normalize;
 mod stats;
+mod supervise;
 mod tree;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -64,8 +66,8 @@ pub(crate) use common::{Outcome, display_name, open, report_error, with_path};
         `-o FILE` (--output) a file; text from the input is escaped before it is printed.",
     after_help = "Exit status: 0 clean, 1 problems found in the input (each reported on stderr), \
                   2 usage error, an input that cannot be read or an output that cannot be \
-                  written; axt exec exits with its agent's code. A closed stdout ends a \
-                  command quietly with 0."
+                  written; axt exec exits with its agent's code when that is not 0. A closed \
+                  stdout ends a command quietly with 0."
 )]
 struct Cli {
     /// When to colour diagnostics: auto (stderr is a terminal and NO_COLOR is unset),
@@ -102,7 +104,7 @@ enum Command {
 
 /// Runs the command line on `args` (the program name first, as `std::env::args_os` gives
 /// them) and returns the exit status: 0 clean, 1 problems found in the input, 2 a usage
-/// error or an input or output that failed; `axt exec` its agent's. Prints to the
+/// error or an input or output that failed; `axt exec` its agent's when not 0. Prints to the
 /// process's stdout and stderr.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();

@@ -7,9 +7,11 @@
 //! serve every stage that reads or classifies: `lines`, the one set of JSON Lines splitting
 //! rules (the framer, the reader and the importer use it, so that `read` need not import
 //! `normalize`); [`tools`], the one table of tool classes (the tool names providers put in
-//! `tool.*` payloads are the vocabulary of those payloads); `provider.rs`, the registry of
-//! providers ([`Provider`]); and `meta.rs` with `report.rs`, the run metadata a normalized
-//! run's `run.completed` carries ([`RunMeta`], read back typed by [`RunMeta::of`]).
+//! `tool.*` payloads are the vocabulary of those payloads); [`files`], the names of a run's
+//! files (so that the writers and every reader that walks a directory agree on which are
+//! transcripts); `provider.rs`, the registry of providers ([`Provider`]); and `meta.rs`
+//! with `report.rs`, the run metadata a normalized run's `run.completed` carries
+//! ([`RunMeta`], read back typed by [`RunMeta::of`]).
 //!
 //! # Wire format
 //!
@@ -276,7 +278,7 @@
 //!
 //! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs (file
 //!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
-//!   copy (`<run-id>.raw.jsonl`) keeps the agent's bytes unmasked. Treat a transcript as the
+//!   copy (`<run-id>.raw`) keeps the agent's bytes unmasked. Treat a transcript as the
 //!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
 //!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
 //! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
@@ -305,6 +307,7 @@
 mod block;
 mod codec;
 mod event;
+pub mod files;
 pub(crate) mod lines;
 mod meta;
 mod payload;

@@ -27,6 +27,7 @@ use serde::Serialize;
 use super::calls::{Calls, Verdict};
 use super::reader::{ProblemKind, ReadItem};
 use super::spend::{Spend, Tokens};
+use crate::model::files::is_transcript;
 use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
 
 /// Counts over one or more transcripts.
@@ -253,7 +254,7 @@ impl StatsReport {
 }
 
 /// The transcripts `paths` name: files as given, directories walked for `*.jsonl` files
-/// (siblings sorted by name, so output is stable; symbolic links inside a directory are
+/// (not raw captures: [`is_transcript`]; siblings sorted by name, so output is stable; symbolic links inside a directory are
 /// not followed, so no walk loops). What cannot be listed is returned beside, with its
 /// path, and the walk goes on.
 pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
@@ -288,9 +289,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Err
         let path = entry.path();
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => walk(&path, files, failed),
-            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
-                files.push(path);
-            }
+            Ok(kind) if kind.is_file() && is_transcript(&path) => files.push(path),
             Ok(_) => {}
             Err(error) => failed.push((path, error)),
         }

@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use super::calls::{CallKey, Calls, Verdict};
 use super::reader::{Problem, ProblemKind, ReadItem, Reader};
+use crate::model::files::is_transcript;
 use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
 
 /// A run and everything under it.
@@ -518,7 +519,7 @@ fn index_dir(dir: &Path) -> Index {
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|e| e == "jsonl") && path.is_file())
+        .filter(|path| is_transcript(path) && path.is_file())
         .collect();
     files.sort();
     for file in files {

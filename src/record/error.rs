@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::model::EncodeError;
+use crate::model::{EncodeError, ExchangeEvent};
 
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +69,23 @@ pub enum RecordError {
         /// The run file.
         path: PathBuf,
     },
+    /// The run file was unlinked while it was written (it, or its directory, removed):
+    /// its lines lived only in the open file. [`close`](super::Recorder::close) writes
+    /// them back to the path when it can (`restored`), and says so either way.
+    #[error(
+        "{}: the file was removed while the run was recorded (its directory deleted?); {}",
+        path.display(),
+        match restored {
+            Ok(()) => "its lines were written back to it".to_owned(),
+            Err(reason) => format!("the transcript is lost: {reason}"),
+        }
+    )]
+    Removed {
+        /// The run file.
+        path: PathBuf,
+        /// Whether the lines were written back, or why not.
+        restored: Result<(), String>,
+    },
 }
 
 impl RecordError {
@@ -77,5 +94,25 @@ impl RecordError {
             path: path.to_owned(),
             source,
         }
+    }
+}
+
+/// An event the recorder did not write, handed back with why
+/// ([`Recorder::try_record`](super::Recorder::try_record)): the caller may keep it and try
+/// again.
+#[derive(Debug)]
+pub struct Unrecorded {
+    /// Why it was not written.
+    pub error: RecordError,
+    /// The event, as the recorder had prepared it (masked, `run_id` set).
+    pub event: ExchangeEvent,
+}
+
+impl RecordError {
+    /// Whether trying again later may succeed: a write the disk refused (full, an I/O
+    /// error, a quota), which the recorder survives. Not a refused event, a closed
+    /// recorder, nor one stopped by a failed sync.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, RecordError::Io { .. })
     }
 }

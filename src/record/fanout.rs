@@ -1,31 +1,42 @@
-//! Live fan-out: bounded, lossy, counted.
+//! Live fan-out: bounded, lossy, counted, and as cheap for the writer with a hundred
+//! subscribers as with one.
 //!
 //! This module owns the subscribers' queues and the drop accounting. It must never make the
-//! writer wait for a subscriber: the writer only ever *tries* to enqueue, and an event that
-//! does not fit is dropped for that subscriber (drop-newest), counted, and announced to the
-//! subscriber as a [`Delivery::Missed`] range it can read back from the file.
+//! writer wait for a subscriber, nor let the writer's cost grow with their number: the
+//! writer hands each event to one *hub* queue (a `try_send`, which wakes at most the hub's
+//! thread), and the hub's own thread, started with the first subscriber, offers it to every
+//! subscriber. An event that does not fit is dropped (drop-newest), counted, and announced
+//! to the subscriber as a [`Delivery::Missed`] range it can read back from the file: at the
+//! hub's queue (the hub fell behind: every subscriber misses it) or at a subscriber's own
+//! (that subscriber fell behind). Before the hub, the writer offered every event to every
+//! subscriber itself, waking each blocked reader with a system call of its own: 98 active
+//! subscribers made recording 500 times slower.
 //!
 //! Each queue is a std `sync_channel`. Its `try_send` never waits for the receiver (std's
 //! bounded channel is the lock-free crossbeam array queue), it reports a dropped or closed
-//! receiver as `Disconnected`, which is how the writer prunes subscribers without any
-//! handshake, and the receiver gets blocking `recv` and `recv_timeout` for free. A
-//! `Mutex<VecDeque>` + `Condvar` would make the writer take a lock the consumer also takes.
+//! receiver as `Disconnected`, which is how the hub prunes subscribers without any
+//! handshake, and the receiver gets blocking `recv` and `recv_timeout` for free.
 //!
-//! Gaps are found on the receiving side: `seq` has no gaps in the file and every event goes
-//! to every subscriber, so a jump in `seq` is exactly the range this subscriber missed. That
-//! needs no shared state between writer and reader beyond the channel, except at the very
-//! end: the recorder stores its last `seq` before it hangs up, so a drop just before close is
-//! reported too.
+//! Gaps are found from `seq`, which has no gaps in the file: the hub sees a jump where its
+//! own queue dropped events, and a subscriber sees one where its queue did, so a jump is
+//! exactly the range missed. Subscribing and closing go through the hub's queue too (they
+//! wait for room rather than be dropped), so a subscriber sees every event after the one
+//! current when it subscribed, and the close comes after every event: the recorder's last
+//! `seq` is stored before the hub hangs up, so a drop just before close is reported too.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
 use std::sync::{Arc, mpsc::sync_channel};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::model::ExchangeEvent;
 
 /// The default number of events a subscriber's buffer holds, as the schema specifies.
 pub const DEFAULT_SUBSCRIBER_CAPACITY: usize = 256;
+
+/// Events the hub's queue holds between the writer and the hub's thread.
+const HUB_CAPACITY: usize = 4_096;
 
 /// How often, at most, one subscriber's drops are reported through `tracing`.
 const WARNING_INTERVAL: Duration = Duration::from_secs(1);
@@ -52,8 +63,8 @@ pub enum Delivery {
 pub struct FanOutStats {
     /// Events enqueued for a subscriber, summed over all subscribers, past and present.
     pub delivered: u64,
-    /// Events dropped because a subscriber's buffer was full, summed over all subscribers,
-    /// past and present.
+    /// Events dropped because a subscriber's buffer (or the hub's) was full, summed over
+    /// all subscribers, past and present.
     pub dropped_total: u64,
     /// The subscribers still attached, in subscription order.
     pub subscribers: Vec<SubscriberStats>,
@@ -72,16 +83,16 @@ pub struct SubscriberStats {
     pub dropped: u64,
 }
 
-/// The counters and end marker a subscriber shares with the writer.
+/// The counters and end marker a subscriber shares with the hub.
 #[derive(Debug)]
 struct Shared {
     id: u64,
     capacity: usize,
     delivered: AtomicU64,
     dropped: AtomicU64,
-    /// The recorder's last `seq`, stored before the writer hangs up; 0 while it is open.
+    /// The recorder's last `seq`, stored before the hub hangs up; 0 while it is open.
     end_seq: AtomicU64,
-    /// The subscriber closed or was dropped; the writer prunes it at its next look.
+    /// The subscriber closed or was dropped; the hub prunes it at its next look.
     closed: AtomicBool,
 }
 
@@ -96,11 +107,20 @@ impl Shared {
     }
 }
 
-/// The writer's side of one subscriber.
+/// The totals over every subscriber, past and present.
+#[derive(Debug, Default)]
+struct Totals {
+    delivered: AtomicU64,
+    dropped: AtomicU64,
+}
+
+/// The hub's side of one subscriber.
 #[derive(Debug)]
 struct Sender {
     tx: SyncSender<Arc<ExchangeEvent>>,
     shared: Arc<Shared>,
+    /// The first event it is to see.
+    first_seq: u64,
     /// When drops were last reported, and what was dropped since.
     last_warning: Option<Instant>,
     unreported: u64,
@@ -108,12 +128,12 @@ struct Sender {
 }
 
 impl Sender {
-    fn dropped(&mut self, seq: u64, run_id: &str) {
-        self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+    fn dropped(&mut self, seq: u64, count: u64, run_id: &str) {
+        self.shared.dropped.fetch_add(count, Ordering::Relaxed);
         if self.unreported == 0 {
             self.first_unreported_seq = seq;
         }
-        self.unreported += 1;
+        self.unreported += count;
         let due = self
             .last_warning
             .is_none_or(|last| last.elapsed() >= WARNING_INTERVAL);
@@ -142,19 +162,47 @@ impl Sender {
     }
 }
 
-/// The writer's side of all subscribers. Lives inside the recorder's lock, so `publish` is
+/// What the writer hands the hub, in `seq` order.
+enum Message {
+    Event(Arc<ExchangeEvent>),
+    Subscribe(Sender),
+    /// The recorder closed after `seq`.
+    Close(u64),
+    /// Answer once everything before is handed on (for counters that are exact).
+    Sync(SyncSender<()>),
+}
+
+/// The writer's side of the fan-out. Lives inside the recorder's lock, so `publish` is
 /// called in `seq` order and never concurrently.
 #[derive(Debug, Default)]
 pub(crate) struct FanOut {
-    senders: Vec<Sender>,
+    /// The hub's queue and thread, once someone subscribed; `None` before, and after close.
+    hub: Option<(SyncSender<Message>, thread::JoinHandle<()>)>,
+    /// Every subscriber's counters, for [`stats`](FanOut::stats).
+    subscribers: Vec<Arc<Shared>>,
+    totals: Arc<Totals>,
     last_id: u64,
-    delivered: u64,
-    dropped_total: u64,
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Message::Event(event) => write!(f, "Event({})", event.seq),
+            Message::Subscribe(sender) => write!(f, "Subscribe({})", sender.shared.id),
+            Message::Close(seq) => write!(f, "Close({seq})"),
+            Message::Sync(_) => write!(f, "Sync"),
+        }
+    }
 }
 
 impl FanOut {
     /// A new subscriber whose first event will be `first_seq`.
-    pub(crate) fn subscribe(&mut self, capacity: usize, first_seq: u64) -> Subscription {
+    pub(crate) fn subscribe(
+        &mut self,
+        capacity: usize,
+        first_seq: u64,
+        run_id: &str,
+    ) -> Subscription {
         // A zero-capacity std channel is a rendezvous: try_send would fail unless the
         // receiver happened to be waiting, so every event would be "dropped".
         let capacity = capacity.max(1);
@@ -168,76 +216,171 @@ impl FanOut {
             end_seq: AtomicU64::new(0),
             closed: AtomicBool::new(false),
         });
-        self.senders.push(Sender {
+        let sender = Sender {
             tx,
             shared: Arc::clone(&shared),
+            first_seq,
             last_warning: None,
             unreported: 0,
             first_unreported_seq: 0,
-        });
-        Subscription {
+        };
+        let subscription = Subscription {
             rx: Some(rx),
-            shared,
+            shared: Arc::clone(&shared),
             first_seq,
             next_seq: first_seq,
             pending: None,
-        }
-    }
-
-    /// Offers `event` to every subscriber without waiting for any of them. Gives the event
-    /// back when there is no subscriber, so the caller can free it after releasing its lock.
-    pub(crate) fn publish(&mut self, event: ExchangeEvent, run_id: &str) -> Option<ExchangeEvent> {
-        if self.senders.is_empty() {
-            return Some(event);
-        }
-        let seq = event.seq;
-        let event = Arc::new(event);
-        let (mut delivered, mut dropped) = (0, 0);
-        self.senders.retain_mut(|sender| {
-            match sender.tx.try_send(Arc::clone(&event)) {
-                Ok(()) => {
-                    sender.shared.delivered.fetch_add(1, Ordering::Relaxed);
-                    delivered += 1;
-                }
-                Err(TrySendError::Full(_)) => {
-                    sender.dropped(seq, run_id);
-                    dropped += 1;
-                }
-                Err(TrySendError::Disconnected(_)) => {
-                    sender.warn(run_id);
-                    return false;
+        };
+        if self.hub.is_none() {
+            match start_hub(run_id.to_owned(), Arc::clone(&self.totals)) {
+                Ok(hub) => self.hub = Some(hub),
+                Err(error) => {
+                    tracing::warn!(run_id, %error, "cannot start the fan-out's thread: the subscription gets nothing");
+                    shared
+                        .end_seq
+                        .store(first_seq.saturating_sub(1), Ordering::SeqCst);
+                    return subscription;
                 }
             }
-            true
-        });
-        self.delivered += delivered;
-        self.dropped_total += dropped;
+        }
+        if let Some((hub, _)) = &self.hub {
+            // Waits for room rather than lose a subscriber; the hub never waits for the
+            // writer, so the wait is short.
+            let _ = hub.send(Message::Subscribe(sender));
+        }
+        self.subscribers.push(shared);
+        subscription
+    }
+
+    /// Hands `event` to the hub without waiting. Gives the event back when there is no
+    /// subscriber, so the caller can free it after releasing its lock.
+    pub(crate) fn publish(&mut self, event: ExchangeEvent, _run_id: &str) -> Option<ExchangeEvent> {
+        let Some((hub, _)) = &self.hub else {
+            return Some(event);
+        };
+        match hub.try_send(Message::Event(Arc::new(event))) {
+            // Full: the hub fell behind; the subscribers see the gap in `seq` and are told.
+            Ok(()) | Err(TrySendError::Full(_)) => {}
+            Err(TrySendError::Disconnected(_)) => self.hub = None,
+        }
         None
     }
 
     /// Hangs up on every subscriber: each receives what is buffered, then a final
     /// [`Delivery::Missed`] if events up to `last_seq` were dropped for it, then the end.
-    pub(crate) fn close(&mut self, last_seq: u64, run_id: &str) {
-        for mut sender in self.senders.drain(..) {
-            sender.shared.end_seq.store(last_seq, Ordering::SeqCst);
-            sender.warn(run_id);
+    pub(crate) fn close(&mut self, last_seq: u64, _run_id: &str) {
+        if let Some((hub, thread)) = self.hub.take() {
+            let _ = hub.send(Message::Close(last_seq));
+            // Once closed, every event is in its subscribers' queues and their ends are
+            // known: the hub never waits for anyone, so this is short.
+            let _ = thread.join();
+        }
+        for shared in self.subscribers.drain(..) {
+            // A subscriber the hub never saw (it could not start) ends here too.
+            if shared.end_seq.load(Ordering::SeqCst) == 0 {
+                shared.end_seq.store(last_seq, Ordering::SeqCst);
+            }
         }
     }
 
-    pub(crate) fn stats(&mut self, run_id: &str) -> FanOutStats {
-        self.senders.retain_mut(|sender| {
-            let open = !sender.shared.closed.load(Ordering::Relaxed);
-            if !open {
-                sender.warn(run_id);
+    pub(crate) fn stats(&mut self, _run_id: &str) -> FanOutStats {
+        // The counters as of every event published so far: the hub answers once it has
+        // handed them on (it never waits for anyone, so this is short).
+        if let Some((hub, _)) = &self.hub {
+            let (answer, answered) = sync_channel(1);
+            if hub.send(Message::Sync(answer)).is_ok() {
+                let _ = answered.recv();
             }
-            open
-        });
+        }
+        self.subscribers
+            .retain(|shared| !shared.closed.load(Ordering::Relaxed));
         FanOutStats {
-            delivered: self.delivered,
-            dropped_total: self.dropped_total,
-            subscribers: self.senders.iter().map(|s| s.shared.stats()).collect(),
+            delivered: self.totals.delivered.load(Ordering::Relaxed),
+            dropped_total: self.totals.dropped.load(Ordering::Relaxed),
+            subscribers: self.subscribers.iter().map(|s| s.stats()).collect(),
         }
     }
+}
+
+/// Starts the hub's thread; returns its queue.
+fn start_hub(
+    run_id: String,
+    totals: Arc<Totals>,
+) -> std::io::Result<(SyncSender<Message>, thread::JoinHandle<()>)> {
+    let (queue, messages) = sync_channel::<Message>(HUB_CAPACITY);
+    // The drop warnings go where the subscribing thread's would: to its `tracing`
+    // subscriber, not only to a global one.
+    let dispatch = tracing::dispatcher::get_default(Clone::clone);
+    let thread = thread::Builder::new()
+        .name("axt-fanout".into())
+        .spawn(move || {
+            tracing::dispatcher::with_default(&dispatch, || hub(&messages, &run_id, &totals));
+        })?;
+    Ok((queue, thread))
+}
+
+/// The hub's thread: every event offered to every subscriber, in `seq` order.
+fn hub(messages: &Receiver<Message>, run_id: &str, totals: &Totals) {
+    let mut senders: Vec<Sender> = Vec::new();
+    // The `seq` the next event should have: a jump is what the hub's own queue dropped.
+    let mut expected: Option<u64> = None;
+    let gap = |senders: &mut Vec<Sender>, from: u64, to: u64| {
+        for sender in senders.iter_mut() {
+            let from = from.max(sender.first_seq);
+            if to > from {
+                sender.dropped(from, to - from, run_id);
+                totals.dropped.fetch_add(to - from, Ordering::Relaxed);
+            }
+        }
+    };
+    for message in messages {
+        match message {
+            Message::Subscribe(sender) => senders.push(sender),
+            Message::Event(event) => {
+                let seq = event.seq;
+                if let Some(expected) = expected
+                    && seq > expected
+                {
+                    gap(&mut senders, expected, seq);
+                }
+                expected = Some(seq + 1);
+                senders.retain_mut(|sender| {
+                    if seq < sender.first_seq {
+                        return true;
+                    }
+                    match sender.tx.try_send(Arc::clone(&event)) {
+                        Ok(()) => {
+                            sender.shared.delivered.fetch_add(1, Ordering::Relaxed);
+                            totals.delivered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(TrySendError::Full(_)) => {
+                            sender.dropped(seq, 1, run_id);
+                            totals.dropped.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(TrySendError::Disconnected(_)) => {
+                            sender.warn(run_id);
+                            return false;
+                        }
+                    }
+                    true
+                });
+            }
+            Message::Sync(answer) => {
+                let _ = answer.send(());
+            }
+            Message::Close(last_seq) => {
+                if let Some(expected) = expected {
+                    gap(&mut senders, expected, last_seq + 1);
+                }
+                for mut sender in senders.drain(..) {
+                    sender.shared.end_seq.store(last_seq, Ordering::SeqCst);
+                    sender.warn(run_id);
+                }
+                return;
+            }
+        }
+    }
+    // The writer went away without closing (dropped): the subscriptions just end.
 }
 
 /// A live view of a recorder's events, from [`Recorder::subscribe`](super::Recorder::subscribe).
@@ -263,10 +406,22 @@ pub struct Subscription {
 impl Subscription {
     /// A subscription that has already ended (the recorder was closed).
     pub(crate) fn ended(capacity: usize, first_seq: u64) -> Self {
-        let mut fanout = FanOut::default();
-        let subscription = fanout.subscribe(capacity, first_seq);
-        fanout.close(first_seq - 1, "");
-        subscription
+        let (_, rx) = sync_channel(0);
+        let end_seq = first_seq.saturating_sub(1);
+        Subscription {
+            rx: Some(rx),
+            shared: Arc::new(Shared {
+                id: 0,
+                capacity: capacity.max(1),
+                delivered: AtomicU64::new(0),
+                dropped: AtomicU64::new(0),
+                end_seq: AtomicU64::new(end_seq),
+                closed: AtomicBool::new(false),
+            }),
+            first_seq,
+            next_seq: first_seq,
+            pending: None,
+        }
     }
 
     /// Waits for the next delivery; `None` once the subscription has ended.

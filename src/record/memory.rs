@@ -169,7 +169,7 @@ impl RunRecorder for MemoryRecorder {
         if state.closed {
             return Subscription::ended(capacity, first_seq);
         }
-        state.fanout.subscribe(capacity, first_seq)
+        state.fanout.subscribe(capacity, first_seq, &self.run_id)
     }
 
     fn close(&self) -> Result<(), RecordError> {
@@ -193,6 +193,10 @@ impl RunRecorder for MemoryRecorder {
 
     fn path(&self) -> Option<&Path> {
         None
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.lock().last_seq
     }
 
     fn raw_mask(&self) -> Result<Option<super::LineMask>, RecordError> {

@@ -69,13 +69,30 @@
 //!   `fsync` that succeeds says nothing about them ("fsyncgate", PostgreSQL 2018): a
 //!   recorder that went on would claim a durability it cannot know. Every earlier line was
 //!   synced by its own successful call, so a new recorder on the run continues from there
-//!   honestly. If even the cut fails, the line stays, whole, with its `seq` (the file is
-//!   still valid; [`Recorder::last_seq`] counts it).
+//!   honestly. If even the cut fails, the line stays with its `seq`
+//!   ([`Recorder::last_seq`] counts it), but not necessarily whole: after a real writeback
+//!   error the kernel may have dropped the pages it could not write, and the line (its LF
+//!   too, when on the same page) then reads back as NUL bytes. A reader reports it where it
+//!   is; the next open moves it aside as a torn tail when its LF is gone, and refuses the
+//!   file ([`RecordError::Corrupt`]) when a NUL line ends with an LF, rather than vouch for
+//!   it. Nothing after it is ever written by this recorder.
 //! * **The sync at close fails** under [`Durability::FsyncOnClose`]: `close` returns the
 //!   error; the lines stay in the file, but their durability is unknown.
+//! * **The file is removed while it is written** (it, or its directory: `rm -rf` of the run
+//!   directory mid-run): every write still succeeds, into a file nobody can open again.
+//!   [`close`](Recorder::close) notices (the open file has no name left) and writes the
+//!   lines back to the path, making the directory again, then returns
+//!   [`RecordError::Removed`] saying so (or why it could not): a run is never "written"
+//!   into nothing.
+//!
+//! The recorder stays usable after a failed write; the [`workflow`](crate::workflow) scopes
+//! above it keep every event it refused and write it, in order, once the disk has room
+//! (see [when the disk refuses a write](crate::workflow#when-the-disk-refuses-a-write)),
+//! using [`Recorder::try_record`], which hands a refused event back.
 //!
 //! The same holds for the files around the transcript: the raw output of a capture is
-//! appended the same way (a failed chunk leaves nothing behind), an export written with
+//! appended the same way (a failed chunk leaves nothing behind, and is kept to be written
+//! again), an export written with
 //! `axt export -o` goes to a temporary file that is synced and renamed over the target (a
 //! failed write is an error naming the file, and the target is left as it was), and
 //! `axt import` writes through this recorder.
@@ -124,20 +141,24 @@
 //! # Live fan-out
 //!
 //! [`Recorder::subscribe`] returns a [`Subscription`] with a bounded buffer (256 events by
-//! default, [`RecorderOptions::subscriber_capacity`]). The writer only ever tries to enqueue:
-//! when a buffer is full the *newest* event is dropped for that subscriber (drop-newest), so
-//! a slow, stuck, closed or dropped subscriber never blocks a write. A subscriber receives, in
+//! default, [`RecorderOptions::subscriber_capacity`]). The writer only ever tries to enqueue,
+//! and only once per event whatever the number of subscribers: into the queue of the
+//! fan-out's own thread (started with the first subscriber), which offers it to each
+//! subscriber. When a buffer is full the *newest* event is dropped for that subscriber
+//! (drop-newest), so a slow, stuck, closed or dropped subscriber never blocks a write, and a
+//! hundred waiting subscribers cost the writer what one does. A subscriber receives, in
 //! `seq` order, every event that found room, and for every run of events that did not a
 //! [`Delivery::Missed`] `{ from_seq, count }` in its place, so it can read exactly those
 //! lines back from the file and lose nothing. Drops are counted per subscriber and in total
 //! ([`Recorder::stats`]) and reported through `tracing` at WARN, at most once per second per
-//! subscriber (plus once when it goes away with drops unreported).
+//! subscriber (plus once when it goes away with drops unreported), to the `tracing`
+//! subscriber of the thread that subscribed first.
 //!
 //! # Threat model
 //!
 //! * **Transcripts hold secrets.** Prompts, system prompts, tool inputs and outputs are
 //!   recorded verbatim; they routinely contain credentials. Every file axt writes (the
-//!   transcript, the raw output `<run-id>.raw.jsonl`, torn-tail sidecars, exports with `-o`,
+//!   transcript, the raw output `<run-id>.raw`, torn-tail sidecars, exports with `-o`,
 //!   import outputs) is 0600, and directories it creates are 0700, so only the executor's
 //!   user can read them. An existing directory's mode is left as it is.
 //! * **No file through a symbolic link.** Files are created with `O_EXCL | O_NOFOLLOW`, and
@@ -169,8 +190,11 @@
 //! * **Layout.** A run directory holds, per run, `<run-id>.jsonl` (the transcript, mode
 //!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
 //!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
-//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw.jsonl` (the provider's
-//!   bytes, not events; masked line by line when the recorder masks). A sub-run is a run of its own, in its own file, linked by
+//!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw` (the provider's
+//!   bytes, not events; masked line by line when the recorder masks; `<run-id>.raw.jsonl`
+//!   before 0.1, which readers walking a directory skip beside its transcript: the names
+//!   are [`model::files`](crate::model::files)'). A sub-run is a run of its own, in its own
+//!   file, linked by
 //!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
 //!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
 //! * **Lines are append-only.** A recorder never rewrites, reorders or renumbers a line once
@@ -215,7 +239,7 @@ mod redact;
 mod storage;
 mod writer;
 
-pub use error::RecordError;
+pub use error::{RecordError, Unrecorded};
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
 };

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::error::RecordError;
+use super::error::{RecordError, Unrecorded};
 use super::fanout::Subscription;
 use super::recorder::{LineMask, Recorder};
 use crate::model::ExchangeEvent;
@@ -32,6 +32,15 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
     /// Records `event` as the run's next event and returns its `seq`.
     fn record(&self, event: ExchangeEvent) -> Result<u64, RecordError>;
 
+    /// As [`record`](RunRecorder::record), and on error the event back, so that the caller
+    /// can keep it and try again. The default copies the event first; a recorder that can
+    /// hand it back ([`Recorder::try_record`]) saves the copy.
+    fn try_record(&self, event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
+        let copy = event.clone();
+        self.record(event)
+            .map_err(|error| Box::new(Unrecorded { error, event: copy }))
+    }
+
     /// A live view of the events recorded from now on.
     fn subscribe(&self) -> Subscription;
 
@@ -46,6 +55,9 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
     fn path(&self) -> Option<&Path> {
         None
     }
+
+    /// The `seq` of the run's last event so far: 0 for a run with none (a new file).
+    fn last_seq(&self) -> u64;
 
     /// The mask for lines of raw provider output kept beside the run (an agent step's
     /// raw file): `Ok(None)` when the recorder masks nothing, an error when it masks events
@@ -68,6 +80,10 @@ impl RunRecorder for Recorder {
         Recorder::record(self, event)
     }
 
+    fn try_record(&self, event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
+        Recorder::try_record(self, event)
+    }
+
     fn subscribe(&self) -> Subscription {
         Recorder::subscribe(self)
     }
@@ -87,6 +103,10 @@ impl RunRecorder for Recorder {
 
     fn path(&self) -> Option<&Path> {
         Some(Recorder::path(self))
+    }
+
+    fn last_seq(&self) -> u64 {
+        Recorder::last_seq(self)
     }
 
     fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {

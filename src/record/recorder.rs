@@ -8,13 +8,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::error::RecordError;
+use super::error::{RecordError, Unrecorded};
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
 use super::redact::Redactor;
-use super::writer::{RunFile, TornTail, check_run_id};
+use super::writer::{RunFile, TornTail, check_run_id, create_private, create_private_dir};
 use crate::model::{ExchangeEvent, encode_event};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
@@ -39,7 +40,7 @@ pub enum Durability {
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 
 /// A masking hook for a line of raw provider output kept beside the transcript
-/// (`<run-id>.raw.jsonl`): called with each line, its LF taken off, to rewrite in place.
+/// (`<run-id>.raw`): called with each line, its LF taken off, to rewrite in place.
 pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
 
 /// How a [`Recorder`] writes. `RecorderOptions::default()` is: no sync
@@ -75,7 +76,7 @@ impl RecorderOptions {
     }
 
     /// Runs `mask` on every line of raw provider output a capture keeps beside the
-    /// transcript (`<run-id>.raw.jsonl`), before the line is written. A run with an event
+    /// transcript (`<run-id>.raw`), before the line is written. A run with an event
     /// [`mask`](RecorderOptions::mask) needs one too, or the capture refuses to keep the raw
     /// output ([`RecordError::UnmaskedRaw`]): the raw file would hold what the transcript
     /// masks.
@@ -221,12 +222,21 @@ impl Recorder {
     /// The recorder sets `seq`, `run_id` and `parent_run_id`; everything else, the timestamp
     /// included, is written as given (after the mask, if one is set). When this returns
     /// `Ok`, the line is in the file (how durably depends on the [`Durability`]) and has been
-    /// offered to every subscriber. On error nothing was written and no `seq` was used
+    /// handed to the fan-out, which offers it to every subscriber in `seq` order (all of
+    /// them have been offered it once [`close`](Recorder::close) returns). On error nothing was written and no `seq` was used
     /// (see [failures](super#failures) for the one exception). A failed write leaves the
     /// recorder usable: the next `record` writes when the disk lets it. A failed sync
     /// (under [`Durability::Flush`] or [`Durability::Fsync`]) stops it
     /// ([`RecordError::Failed`] from then on): reopen the run to continue.
-    pub fn record(&self, mut event: ExchangeEvent) -> Result<u64, RecordError> {
+    pub fn record(&self, event: ExchangeEvent) -> Result<u64, RecordError> {
+        self.try_record(event).map_err(|refused| refused.error)
+    }
+
+    /// As [`record`](Recorder::record), and on error the event back (masked, numbered as
+    /// it would have been), so that a caller can keep it and retry once the disk has room
+    /// without copying every event it records: what the [`workflow`](crate::workflow)
+    /// scopes do.
+    pub fn try_record(&self, mut event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
         if let Some(mask) = &self.options.mask {
             mask(&mut event);
         }
@@ -238,13 +248,28 @@ impl Recorder {
         }
         let mut guard = self.lock();
         let state = &mut *guard;
+        match self.write_line(state, &mut event) {
+            Ok(seq) => {
+                let unsent = state.fanout.publish(event, &self.run_id);
+                drop(guard);
+                // Freeing the event's strings is the caller's time, not the other writers'.
+                drop(unsent);
+                Ok(seq)
+            }
+            Err(error) => Err(Box::new(Unrecorded { error, event })),
+        }
+    }
+
+    /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
+    /// written and no `seq` used (see [failures](super#failures) for the one exception).
+    fn write_line(&self, state: &mut State, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
         let Some(file) = state.file.as_mut() else {
             return Err(self.stopped(state));
         };
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(&event, &mut state.line)?;
+        encode_event(event, &mut state.line)?;
         state.line.push(b'\n');
         let out = file.out();
         let before = out.len();
@@ -262,8 +287,8 @@ impl Recorder {
             // error (fsyncgate): a later sync that succeeds would vouch for nothing. So the
             // line is taken back (the caller is told it was not recorded, and no subscriber
             // sees it) and this recorder stops; every line before was synced, and a new
-            // recorder on the run continues from there. If the cut fails too, the line stays,
-            // whole, and its seq with it.
+            // recorder on the run continues from there. If the cut fails too, the line stays
+            // with its seq (see the module docs for what it then reads back as).
             if out.cut_back(before).is_err() {
                 state.last_seq = seq;
             }
@@ -273,10 +298,6 @@ impl Recorder {
             return Err(RecordError::io(&self.path, error));
         }
         state.last_seq = seq;
-        let unsent = state.fanout.publish(event, &self.run_id);
-        drop(guard);
-        // Freeing the event's strings is the caller's time, not the other writers'.
-        drop(unsent);
         Ok(seq)
     }
 
@@ -295,7 +316,7 @@ impl Recorder {
         if state.file.is_none() {
             return Subscription::ended(capacity, first_seq);
         }
-        state.fanout.subscribe(capacity, first_seq)
+        state.fanout.subscribe(capacity, first_seq, &self.run_id)
     }
 
     /// Closes the file and ends every subscription (each still yields what it has buffered).
@@ -318,6 +339,16 @@ impl Recorder {
         if self.options.durability == Durability::FsyncOnClose {
             out.sync_all()
                 .map_err(|error| RecordError::io(&self.path, error))?;
+        }
+        // Writes to a file whose name (or directory) was removed all succeed, into a file
+        // nobody can open again: its lines are put back at the path, never left to vanish
+        // behind a successful close.
+        if out.file().metadata().is_ok_and(|meta| meta.nlink() == 0) {
+            let restored = restore(out.file(), &self.dir, &self.path).map_err(|e| e.to_string());
+            return Err(RecordError::Removed {
+                path: self.path.clone(),
+                restored,
+            });
         }
         Ok(())
     }
@@ -404,4 +435,16 @@ impl Drop for Recorder {
             tracing::warn!(run_id = self.run_id, %error, "closing the transcript failed");
         }
     }
+}
+
+/// Writes the whole of `file` (open for reading) to a new file at `path`, recreating `dir`
+/// (0700) first: the run file back after it was unlinked while it was written.
+fn restore(file: &std::fs::File, dir: &Path, path: &Path) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    create_private_dir(dir)?;
+    let mut target = create_private(path)?;
+    let mut source = file;
+    source.seek(SeekFrom::Start(0))?;
+    std::io::copy(&mut source, &mut target)?;
+    target.sync_all()
 }

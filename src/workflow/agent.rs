@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 
+use super::backlog::WriteRetry;
 use super::calls::{RouterTools, Sighting};
 use super::core::StepInfo;
 use super::error::RunError;
@@ -33,6 +34,7 @@ pub struct AgentOptions {
     max_record_bytes: Option<usize>,
     on_diagnostic: Option<OnDiagnostic>,
     clock: Option<Clock>,
+    write_retry: WriteRetry,
     /// Where the agent run's metadata goes: the step's result (a step of a workflow), or
     /// the caller's, for the run's own `run.completed` (a run that is one agent's).
     pub(crate) meta_in_step: bool,
@@ -54,6 +56,7 @@ impl Default for AgentOptions {
             max_record_bytes: None,
             on_diagnostic: None,
             clock: None,
+            write_retry: WriteRetry::default(),
             meta_in_step: true,
         }
     }
@@ -103,6 +106,39 @@ impl AgentOptions {
         self
     }
 
+    /// Takes back the raw output file the caller created (for a capture that records no
+    /// agent step after all: its output was no provider's).
+    pub(crate) fn take_raw_opened(&mut self) -> Option<(File, PathBuf)> {
+        match self.raw.take() {
+            Some(Raw::Opened(file, path)) => Some((file, path)),
+            other => {
+                self.raw = other;
+                None
+            }
+        }
+    }
+
+    /// How the raw output file retries writes.
+    pub(crate) fn raw_retry(&self) -> WriteRetry {
+        self.write_retry.clone()
+    }
+
+    /// The blocks of the step's opening `message.user`: the prompt, then the system
+    /// prompt; empty when neither was given.
+    pub(crate) fn opening_blocks(&self) -> Vec<ContentBlock> {
+        let mut blocks = Vec::with_capacity(2);
+        if let Some(prompt) = self.prompt.clone().filter(|p| !p.is_empty()) {
+            blocks.push(ContentBlock::new(Fidelity::Router, Block::text(prompt)));
+        }
+        if let Some(system) = self.system_prompt.clone().filter(|p| !p.is_empty()) {
+            blocks.push(ContentBlock::new(
+                Fidelity::Router,
+                Block::system_prompt(system),
+            ));
+        }
+        blocks
+    }
+
     /// The time of events the agent's output does not date (default: the moment they are
     /// recorded). See [the mapping's times](crate::transcribe::mapper).
     pub fn clock(mut self, clock: Clock) -> Self {
@@ -113,6 +149,14 @@ impl AgentOptions {
     /// The largest output record accepted, in bytes; longer ones are skipped and reported.
     pub fn max_record_bytes(mut self, bytes: usize) -> Self {
         self.max_record_bytes = Some(bytes);
+        self
+    }
+
+    /// How the raw output file retries writes the disk refuses (default:
+    /// [`WriteRetry::default`]); the run's own events follow
+    /// [`Run::set_write_retry`](super::Run::set_write_retry).
+    pub fn write_retry(mut self, retry: WriteRetry) -> Self {
+        self.write_retry = retry;
         self
     }
 
@@ -181,6 +225,8 @@ pub(crate) struct AgentEnd {
     pub(crate) meta: RunMeta,
     pub(crate) error: Option<String>,
     pub(crate) result: Value,
+    /// The raw output file lacks part of the output (the disk refused it): which, and why.
+    pub(crate) raw_missing: Option<RunError>,
 }
 
 /// Live capture, here beside [`AgentStep`] since it makes one.
@@ -208,6 +254,8 @@ impl AgentStep {
             step.fail(&error)?;
             return Err(error);
         }
+        // The opening message, made before the options are taken apart.
+        let blocks = options.opening_blocks();
         let raw = match options.raw {
             None => None,
             Some(raw) => {
@@ -222,7 +270,7 @@ impl AgentStep {
                             Err(source) => return Err(RunError::Raw { path, source }),
                         },
                     };
-                    Ok(RawOut::new(file, path, mask))
+                    Ok(RawOut::new(file, path, mask, options.write_retry.clone()))
                 });
                 match opened {
                     Ok(raw) => Some(raw),
@@ -238,16 +286,6 @@ impl AgentStep {
             ctx.step.ledger.watch_agent(hold);
             Ok(())
         })?;
-        let mut blocks = Vec::with_capacity(2);
-        if let Some(prompt) = options.prompt.filter(|p| !p.is_empty()) {
-            blocks.push(ContentBlock::new(Fidelity::Router, Block::text(prompt)));
-        }
-        if let Some(system) = options.system_prompt.filter(|p| !p.is_empty()) {
-            blocks.push(ContentBlock::new(
-                Fidelity::Router,
-                Block::system_prompt(system),
-            ));
-        }
         if !blocks.is_empty() {
             step.message(EventType::MessageUser, user(blocks))?;
         }
@@ -286,15 +324,15 @@ impl AgentStep {
     }
 
     /// Feeds the next bytes of the agent's stdout, split anywhere: they go to the raw
-    /// file, then every event they complete is recorded before this returns.
+    /// file, then every event they complete is recorded before this returns. What the disk
+    /// refuses (in the raw file or the transcript) is kept and written as soon as it can
+    /// be; [`Run::write_report`](super::Run::write_report) and
+    /// [`raw_error`](AgentStep::raw_error) say when that happens.
     pub fn feed(&self, bytes: &[u8]) -> Result<(), RunError> {
         let mut live = self.lock();
         let live = &mut *live;
         if let Some(raw) = &mut live.raw {
-            raw.write(bytes).map_err(|source| RunError::Raw {
-                path: raw.path().to_owned(),
-                source,
-            })?;
+            raw.write(bytes);
         }
         let mut sink = StepSink {
             step: &self.step,
@@ -309,8 +347,9 @@ impl AgentStep {
         read_chunks(reader, |chunk| self.feed(chunk), RunError::Read)
     }
 
-    /// Records a follow-up turn of the conversation: a `message.user` with `prompt`.
-    pub fn follow_up(&self, prompt: impl Into<String>) -> Result<u64, RunError> {
+    /// Records a follow-up turn of the conversation: a `message.user` with `prompt`. Its
+    /// `seq`, or `None` when it waits for the disk (see [`Step::message`]).
+    pub fn follow_up(&self, prompt: impl Into<String>) -> Result<Option<u64>, RunError> {
         let block = ContentBlock::new(Fidelity::Router, Block::text(prompt));
         self.step.message(EventType::MessageUser, user(vec![block]))
     }
@@ -325,6 +364,27 @@ impl AgentStep {
         self.step.tool(name, call_id, input)
     }
 
+    /// The first error writing the raw output file, if the disk refused any of it (the
+    /// bytes are kept and retried; see [`feed`](AgentStep::feed)), and whether bytes still
+    /// wait for it.
+    pub fn raw_error(&self) -> Option<(String, bool)> {
+        let live = self.lock();
+        let raw = live.raw.as_ref()?;
+        let error = raw.first_error()?;
+        Some((
+            format!("{}: {error}", raw.path().display()),
+            raw.is_waiting(),
+        ))
+    }
+
+    /// Writes raw output waiting for the disk, if its retry is due.
+    pub fn retry_writes(&self) {
+        if let Some(raw) = &mut self.lock().raw {
+            raw.flush();
+        }
+        self.step.core.retry_writes();
+    }
+
     /// The agent run's metadata as its output has told it so far.
     pub fn meta(&self) -> RunMeta {
         self.lock().transcriber.meta().clone()
@@ -335,7 +395,11 @@ impl AgentStep {
     /// result (and its failure as its error: a process that did not exit cleanly fails
     /// it), and returns the metadata.
     pub fn finish(mut self, end: ProcessEnd) -> Result<RunMeta, RunError> {
-        self.end(end).map(|end| end.meta)
+        let ended = self.end(end)?;
+        match ended.raw_missing {
+            Some(error) => Err(error),
+            None => Ok(ended.meta),
+        }
     }
 
     /// As [`finish`](AgentStep::finish), and how the agent's run ended, for a caller that
@@ -355,8 +419,8 @@ impl AgentStep {
         };
         // The metadata as the step records it: the output's, with how the process ended.
         let flushed = live.transcriber.finish_process(end, &mut sink);
-        let raw_finished = live.raw.as_mut().map_or(Ok(()), |raw| {
-            raw.finish().map_err(|source| RunError::Raw {
+        let raw_missing = live.raw.as_mut().and_then(|raw| {
+            raw.finish().err().map(|source| RunError::Raw {
                 path: raw.path().to_owned(),
                 source,
             })
@@ -377,6 +441,10 @@ impl AgentStep {
         if let (Some(summary), Value::Object(fields)) = (summary, &mut result) {
             fields.insert("router".into(), summary);
         }
+        // A raw copy with holes says so where the run's result is read.
+        if let (Some(missing), Value::Object(fields)) = (&raw_missing, &mut result) {
+            fields.insert("raw_missing".into(), Value::String(missing.to_string()));
+        }
         let step_result = if live.meta_in_step {
             result.clone()
         } else {
@@ -385,11 +453,11 @@ impl AgentStep {
         let completed = core.complete_step(info, error.clone(), step_result);
         flushed.map(drop)?;
         completed?;
-        raw_finished?;
         Ok(AgentEnd {
             meta,
             error,
             result,
+            raw_missing,
         })
     }
 
@@ -447,7 +515,8 @@ pub(crate) fn read_chunks<E>(
     }
 }
 
-fn user(blocks: Vec<ContentBlock>) -> Payload {
+/// A `message.user` payload of `blocks`.
+pub(crate) fn user(blocks: Vec<ContentBlock>) -> Payload {
     Payload::Message(MessagePayload {
         role: Role::User,
         blocks,

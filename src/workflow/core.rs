@@ -12,11 +12,13 @@
 //! round: a sub-run that ends releases its own lock before it tells its parent.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
 
+use super::backlog::{Backlog, WriteReport, WriteRetry};
 use super::calls::{Ledger, Write};
 use super::error::RunError;
 use crate::model::{
@@ -69,6 +71,8 @@ struct RunState {
     steps: BTreeMap<StepId, OpenStep>,
     /// The ids of the run's router calls.
     call_ids: HashSet<String>,
+    /// Events the disk refused, waiting to be written in order.
+    writes: Backlog,
 }
 
 /// A step that has started and not completed.
@@ -85,19 +89,21 @@ pub(super) struct OpenStep {
 /// A step held open under the run's lock, for writing its events.
 pub(super) struct StepCtx<'a> {
     recorder: &'a dyn RunRecorder,
+    writes: &'a mut Backlog,
     pub(super) step: &'a mut OpenStep,
     /// The ids of the run's router calls.
     pub(super) call_ids: &'a mut HashSet<String>,
 }
 
 impl StepCtx<'_> {
-    /// Writes an event at the step's path and iteration, stamped `time` (now when `None`).
+    /// Writes an event at the step's path and iteration, stamped `time` (now when `None`):
+    /// its `seq`, or `None` when it waits for the disk ([`Backlog`]).
     pub(super) fn write(
         &mut self,
         event_type: EventType,
         payload: Payload,
         time: Option<Timestamp>,
-    ) -> Result<u64, RunError> {
+    ) -> Result<Option<u64>, RunError> {
         self.write_at(None, event_type, payload, time)
     }
 
@@ -109,11 +115,11 @@ impl StepCtx<'_> {
         event_type: EventType,
         payload: Payload,
         time: Option<Timestamp>,
-    ) -> Result<u64, RunError> {
+    ) -> Result<Option<u64>, RunError> {
         let info = &self.step.info;
         let path = path.unwrap_or(&info.path);
         let event = event(event_type, path, info.iteration, payload, time);
-        Ok(self.recorder.record(event)?)
+        self.writes.record(self.recorder, event)
     }
 
     /// Writes the tool events the ledger decided on.
@@ -186,8 +192,19 @@ impl RunCore {
         kind: StepKind,
         parent: Option<(Arc<RunCore>, StepId)>,
     ) -> Result<Arc<RunCore>, RunError> {
+        let mut writes = Backlog::new();
+        let recorded = recorder.last_seq();
+        if recorded > 0 {
+            return Err(RunError::AlreadyRecorded {
+                run_id: recorder.run_id().to_owned(),
+                path: recorder.path().map(Path::to_path_buf).unwrap_or_default(),
+            });
+        }
         let payload = Payload::Step(StepPayload::new(name.clone(), kind.clone()));
-        recorder.record(event(EventType::RunStarted, "", 0, payload, None))?;
+        writes.record(
+            &*recorder,
+            event(EventType::RunStarted, "", 0, payload, None),
+        )?;
         Ok(Arc::new(RunCore {
             recorder,
             name,
@@ -199,6 +216,7 @@ impl RunCore {
                 next_id: 1,
                 steps: BTreeMap::new(),
                 call_ids: HashSet::new(),
+                writes,
             }),
         }))
     }
@@ -251,13 +269,8 @@ impl RunCore {
             return Err(RunError::StepRunning { path, iteration });
         }
         let payload = Payload::Step(StepPayload::new(name, kind.clone()));
-        self.recorder.record(event(
-            EventType::StepStarted,
-            &path,
-            iteration,
-            payload,
-            None,
-        ))?;
+        let started = event(EventType::StepStarted, &path, iteration, payload, None);
+        state.writes.record(&*self.recorder, started)?;
         let id = state.next_id;
         state.next_id += 1;
         let info = StepInfo {
@@ -291,6 +304,7 @@ impl RunCore {
         let step = state.steps.get_mut(&info.id).ok_or_else(|| info.ended())?;
         f(&mut StepCtx {
             recorder: &*self.recorder,
+            writes: &mut state.writes,
             step,
             call_ids: &mut state.call_ids,
         })
@@ -321,6 +335,8 @@ impl RunCore {
     pub(super) fn end(&self, error: Option<String>, result: Value) -> Result<(), RunError> {
         let outcome = {
             let mut state = self.lock();
+            // A forked child's copy ends nothing: the run is its parent's.
+            state.writes.check_owner()?;
             if state.ended.is_some() {
                 return Err(self.run_ended());
             }
@@ -337,6 +353,9 @@ impl RunCore {
         let mut state = self.lock();
         if let Some(error) = &state.ended {
             return error.clone();
+        }
+        if state.writes.check_owner().is_err() {
+            return Some(reason.to_owned());
         }
         let error = Some(reason.to_owned());
         if let Err(failure) = self.end_locked(&mut state, error.clone(), Value::Null) {
@@ -365,22 +384,61 @@ impl RunCore {
                 first_failure.get_or_insert(failure);
             }
         }
+        // Events the disk refused and never took are the transcript's loss: the run's end
+        // says so, whatever else it says.
+        let loss = state.writes.report().loss();
+        let recorded_error = match (error.clone(), loss) {
+            (None, None) => None,
+            (Some(error), None) => Some(error),
+            (None, Some(loss)) => Some(format!("the transcript is incomplete: {loss}")),
+            (Some(error), Some(loss)) => {
+                Some(format!("{error}; the transcript is incomplete: {loss}"))
+            }
+        };
         let payload = Payload::Step(StepPayload {
-            error: error.clone(),
+            error: recorded_error,
             result,
             duration_ms: Some(elapsed_ms(self.started)),
             ..StepPayload::new(self.name.clone(), self.kind.clone())
         });
-        let written = self
-            .recorder
-            .record(event(EventType::RunCompleted, "", 0, payload, None));
+        let written = state.writes.record(
+            &*self.recorder,
+            event(EventType::RunCompleted, "", 0, payload, None),
+        );
+        state.writes.drain(&*self.recorder);
         state.ended = Some(error);
         let closed = self.recorder.close();
-        match (first_failure, written, closed) {
-            (Some(failure), _, _) => Err(failure),
-            (None, Err(failure), _) | (None, Ok(_), Err(failure)) => Err(failure.into()),
-            (None, Ok(_), Ok(())) => Ok(()),
+        let unwritten = state
+            .writes
+            .report()
+            .loss()
+            .map(|loss| RunError::Unwritten {
+                run_id: self.run_id().to_owned(),
+                loss,
+            });
+        match (first_failure, written, closed, unwritten) {
+            (Some(failure), ..) => Err(failure),
+            (None, Err(failure), ..) => Err(failure),
+            (None, Ok(_), _, Some(unwritten)) => Err(unwritten),
+            (None, Ok(_), Err(failure), None) => Err(failure.into()),
+            (None, Ok(_), Ok(()), None) => Ok(()),
         }
+    }
+
+    /// What the run's writes met so far.
+    pub(super) fn write_report(&self) -> WriteReport {
+        self.lock().writes.report()
+    }
+
+    /// Writes the events waiting for the disk, if their retry is due.
+    pub(super) fn retry_writes(&self) {
+        let mut state = self.lock();
+        state.writes.retry_if_due(&*self.recorder);
+    }
+
+    /// Sets how the run retries writes the disk refuses.
+    pub(super) fn set_write_retry(&self, retry: WriteRetry) {
+        self.lock().writes.set_retry(retry);
     }
 
     /// A sub-run of step `step` ended by itself: writes `step.call_workflow.completed`
@@ -395,17 +453,19 @@ impl RunCore {
         };
         *pending = false;
         let info = open.info.clone();
-        if let Err(failure) = self.call_completed(&info, child.run_id(), error) {
+        let writes = &mut state.writes;
+        if let Err(failure) = self.call_completed(writes, &info, child.run_id(), error) {
             tracing::warn!(run_id = self.run_id(), %failure, "recording a sub-run's end failed");
         }
     }
 
     fn call_completed(
         &self,
+        writes: &mut Backlog,
         info: &StepInfo,
         child_run_id: &str,
         error: Option<String>,
-    ) -> Result<u64, RunError> {
+    ) -> Result<Option<u64>, RunError> {
         let payload = Payload::Step(StepPayload {
             error,
             ..StepPayload::new(&*info.name, StepKind::CallWorkflow)
@@ -418,7 +478,7 @@ impl RunCore {
             None,
         );
         event.child_run_id = Some(child_run_id.to_owned());
-        Ok(self.recorder.record(event)?)
+        writes.record(&*self.recorder, event)
     }
 
     /// Starts the sub-run of a `call_workflow` step: creates its recorder, writes the
@@ -454,7 +514,8 @@ impl RunCore {
             None,
         );
         started.child_run_id = Some(child_run_id.to_owned());
-        self.recorder.record(started)?;
+        state.writes.record(&*self.recorder, started)?;
+        let step = state.steps.get_mut(&info.id).ok_or_else(|| info.ended())?;
         let child = RunCore::start(
             recorder,
             name,
@@ -500,6 +561,7 @@ impl RunCore {
         };
         let mut ctx = StepCtx {
             recorder: &*self.recorder,
+            writes: &mut state.writes,
             step: &mut step,
             call_ids: &mut state.call_ids,
         };
@@ -522,7 +584,7 @@ impl RunCore {
                 "the sub-workflow was still running when its call_workflow step ended",
             );
             note(
-                self.call_completed(&step.info, child.run_id(), child_error)
+                self.call_completed(&mut state.writes, &step.info, child.run_id(), child_error)
                     .map(drop),
             );
         }
@@ -533,18 +595,14 @@ impl RunCore {
             ..StepPayload::new(&*step.info.name, step.info.kind.clone())
         });
         let info = &step.info;
-        note(
-            self.recorder
-                .record(event(
-                    EventType::StepCompleted,
-                    &info.path,
-                    info.iteration,
-                    payload,
-                    None,
-                ))
-                .map(drop)
-                .map_err(RunError::from),
+        let completed = event(
+            EventType::StepCompleted,
+            &info.path,
+            info.iteration,
+            payload,
+            None,
         );
+        note(state.writes.record(&*self.recorder, completed).map(drop));
         match first_failure {
             Some(failure) => Err(failure),
             None => Ok(()),

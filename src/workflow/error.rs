@@ -87,6 +87,33 @@ pub enum RunError {
     /// Reading the agent's output failed.
     #[error("reading the agent's output: {0}")]
     Read(std::io::Error),
+    /// The run was started by another process: this is a forked child's copy of its
+    /// scopes, which must not write into the parent's run.
+    #[error(
+        "the run is recorded by process {owner}; a forked child cannot write to it (start a run of its own)"
+    )]
+    OtherProcess {
+        /// The process that started the run.
+        owner: u32,
+    },
+    /// The run's file already has events: a run is recorded from its start, once.
+    #[error("{}: run {run_id} is already recorded", path.display())]
+    AlreadyRecorded {
+        /// The run.
+        run_id: String,
+        /// Its transcript, or the recorder's name for it.
+        path: std::path::PathBuf,
+    },
+    /// The run ended, but events the disk refused could not be written even after
+    /// retrying: the transcript lacks them ([`WriteReport`](super::WriteReport) says
+    /// which).
+    #[error("run {run_id}: {loss}")]
+    Unwritten {
+        /// The run.
+        run_id: String,
+        /// What was lost, in words.
+        loss: String,
+    },
 }
 
 fn article(kind: &StepKind) -> &'static str {

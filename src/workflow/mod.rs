@@ -201,6 +201,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## When the disk refuses a write
+//!
+//! A full disk or an I/O error does not end a run, nor leave a step open: the event the
+//! disk refused is kept, with its time, and every later event queues behind it, to be
+//! written in order (and numbered then, so `seq` stays continuous) as soon as the disk
+//! has room: retried with a backoff on the next event, when the executor asks
+//! ([`Run::retry_writes`]), and for a while when the run ends ([`WriteRetry`]). A scope
+//! method whose event waits returns as if it was written (a `seq` it returns is `None`);
+//! [`Run::write_report`] says what waits, what was written late and what was lost. What
+//! cannot be kept (past [`WriteRetry::max_bytes`], or still refused when the end's retries
+//! run out) is counted by type, said in `run.completed` when that gets written, and
+//! ending the run returns [`RunError::Unwritten`]. An agent step's raw output file keeps
+//! the same promise for its bytes. A run belongs to the process that started it: after
+//! `fork()`, the child's copies of its scopes write nothing ([`RunError::OtherProcess`]).
+//!
 //! ## Files, and testing without them
 //!
 //! [`Run::create`] records into `<dir>/<run-id>.jsonl` with a fresh run id;
@@ -215,6 +230,7 @@
 //! `cargo run --release --example workflow -- DIR`.
 
 mod agent;
+mod backlog;
 mod calls;
 mod core;
 mod error;
@@ -223,11 +239,12 @@ mod run;
 mod step;
 mod tool;
 
-pub(crate) use agent::read_chunks;
 pub use agent::{AgentOptions, AgentStep, OnDiagnostic};
+pub(crate) use agent::{read_chunks, user};
+pub use backlog::{WriteReport, WriteRetry};
 pub use calls::RouterTools;
 pub use error::RunError;
-pub(crate) use raw::open_raw;
+pub(crate) use raw::{RawOut, open_raw};
 pub use run::Run;
 pub use step::Step;
 pub use tool::ToolCall;

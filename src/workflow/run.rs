@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::backlog::{WriteReport, WriteRetry};
 use super::core::{RunCore, error_text};
 use super::error::RunError;
 use super::step::Step;
@@ -102,6 +103,23 @@ impl Run {
             info,
             ended: false,
         })
+    }
+
+    /// What the run's writes met so far: events waiting for the disk, written late, or
+    /// lost (see [when the disk refuses a write](super#when-the-disk-refuses-a-write)).
+    pub fn write_report(&self) -> WriteReport {
+        self.core.write_report()
+    }
+
+    /// Writes the events waiting for the disk now, if their retry is due (a caller's tick:
+    /// otherwise the next event recorded retries them).
+    pub fn retry_writes(&self) {
+        self.core.retry_writes();
+    }
+
+    /// Sets how the run retries writes the disk refuses (default: [`WriteRetry::default`]).
+    pub fn set_write_retry(&self, retry: WriteRetry) {
+        self.core.set_write_retry(retry);
     }
 
     /// Ends the run with `result` (`Value::Null` for none).

@@ -102,8 +102,13 @@ impl Step {
 
     /// Records a message in this step: a `message.user` (say, a prompt the executor sent
     /// a model itself) or a `message.assistant` (its reply). Lifecycle and tool events are
-    /// the scopes' to write: anything else is refused.
-    pub fn message(&self, event_type: EventType, payload: Payload) -> Result<u64, RunError> {
+    /// the scopes' to write: anything else is refused. Returns the event's `seq`, or `None`
+    /// when the disk refused it and it waits to be written ([`Run::write_report`](super::Run::write_report)).
+    pub fn message(
+        &self,
+        event_type: EventType,
+        payload: Payload,
+    ) -> Result<Option<u64>, RunError> {
         if !matches!(
             event_type,
             EventType::MessageUser | EventType::MessageAssistant

@@ -56,7 +56,7 @@ fn exec(provider: Provider, dir: &Path, run_id: &str, extra: &[&str], agent: &[&
 /// The events, without what differs between two recordings of the same output: the times,
 /// and the durations the scopes measure (`payload.duration_ms` of a live step and run;
 /// a run's metadata keeps the provider's own `result.duration_ms`).
-fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
+pub(crate) fn events_without_timestamps(jsonl: &[u8]) -> Vec<Value> {
     let text = std::str::from_utf8(jsonl).expect("a transcript is UTF-8");
     text.lines()
         .enumerate()
@@ -108,12 +108,6 @@ fn live_transcripts_equal_normalize_for_every_fixture_of_every_provider() {
                     };
                     let agent = [path.as_str(), "--splits", "3", "--delay-ms", delay];
                     let live = exec(provider, dir, &run_id, &[], &agent);
-                    assert_eq!(
-                        live.status.code(),
-                        Some(0),
-                        "{provider} {name}: {}",
-                        text(&live.stderr)
-                    );
                     let normalized = axt(
                         &[
                             "normalize",
@@ -125,12 +119,27 @@ fn live_transcripts_equal_normalize_for_every_fixture_of_every_provider() {
                         ],
                         b"",
                     );
+                    // The agent exits 0: axt says 1 when the output had errors (as
+                    // normalize does) or the run did not complete (cut off, empty).
+                    let events = events_without_timestamps(&normalized.stdout);
+                    let completed = last(&events)["payload"]["result"]["status"] == "completed";
+                    let expected = if normalized.status.code() == Some(0) && completed {
+                        0
+                    } else {
+                        1
+                    };
+                    assert_eq!(
+                        live.status.code(),
+                        Some(expected),
+                        "{provider} {name}: {}",
+                        text(&live.stderr)
+                    );
                     assert_eq!(
                         transcript(dir, &run_id),
                         events_without_timestamps(&normalized.stdout),
                         "{provider} {name}"
                     );
-                    let raw = fs::read(dir.join(format!("{run_id}.raw.jsonl"))).unwrap();
+                    let raw = fs::read(dir.join(format!("{run_id}.raw"))).unwrap();
                     assert!(
                         raw == fs::read(&path).unwrap(),
                         "{provider} {name}: raw output kept verbatim"
@@ -232,7 +241,7 @@ fn a_child_killed_mid_record_is_a_failed_run_with_the_reason() {
         .take(3)
         .map(<[u8]>::len)
         .sum();
-    let raw = fs::read(dir.path().join("r.raw.jsonl")).unwrap();
+    let raw = fs::read(dir.path().join("r.raw")).unwrap();
     assert_eq!(raw, fixture_bytes[..three_lines + 25]);
 }
 
@@ -242,11 +251,15 @@ fn a_stream_without_its_terminal_event_is_an_incomplete_run() {
     let dir = TempDir::new("exec-incomplete");
     let path = fixture(provider, "ok/no-terminal-event");
     let output = exec(provider, dir.path(), "r", &[], &[&path]);
-    assert_eq!(output.status.code(), Some(0));
+    // Issue 24: the agent exited 0, but its output was cut off: not a quiet success.
+    assert_eq!(output.status.code(), Some(1));
     let events = transcript(dir.path(), "r");
     let end = last(&events);
     assert_eq!(end["type"], "run.completed");
     assert_eq!(end["payload"]["result"]["status"], "incomplete");
+    // Unless the caller asked for the agent's code alone.
+    let again = exec(provider, dir.path(), "r2", &["--agent-exit-code"], &[&path]);
+    assert_eq!(again.status.code(), Some(0));
     insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"incomplete: the output ended before the run's terminal record");
 }
 
@@ -515,7 +528,8 @@ fn an_agent_whose_stdout_outlives_it_is_read_until_the_grace_period_ends() {
         started.elapsed() < Duration::from_secs(20),
         "axt waited for the grandchild"
     );
-    assert_eq!(output.status.code(), Some(0), "the agent's own exit code");
+    // The agent's own code is 0, but the run it left is failed (axt stopped reading).
+    assert_eq!(output.status.code(), Some(1));
     let events = transcript(dir.path(), "r");
     let end = last(&events);
     assert_eq!(end["payload"]["result"]["status"], "failed");
@@ -524,9 +538,9 @@ fn an_agent_whose_stdout_outlives_it_is_read_until_the_grace_period_ends() {
     assert!(events.iter().any(|e| e["type"] == "tool.result"));
 }
 
-/// SIGINT (or SIGTERM) sent to axt alone does not cost the transcript: axt keeps reading,
-/// gives the agent the grace period to end, stops it, records why, and exits as a shell
-/// would (128 + 2).
+/// SIGINT (or SIGTERM) sent to axt alone does not cost the transcript: axt passes it on to
+/// the agent (in a process group of its own, which a terminal's Ctrl-C no longer reaches),
+/// keeps reading until the agent ends, records how, and exits as a shell would (128 + 2).
 #[test]
 fn an_interrupted_axt_still_finishes_the_transcript() {
     let provider = Provider::Claude;
@@ -588,7 +602,7 @@ fn an_interrupted_axt_still_finishes_the_transcript() {
     let end = last(&events);
     assert_eq!(end["type"], "run.completed");
     assert_eq!(end["payload"]["result"]["status"], "failed");
-    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"axt received SIGINT and the agent was still running 1 s later; axt killed it: the agent was killed by signal 9 (SIGKILL); the output ended before the run's terminal record");
+    insta::assert_snapshot!(end["payload"]["error"].as_str().unwrap(), @"the agent was killed by signal 2 (SIGINT); the output ended before the run's terminal record");
 }
 
 /// `axt exec ... 2>&1 | head -1`: with its stdout and stderr gone, axt still records the
@@ -617,8 +631,8 @@ fn closed_stdout_and_stderr_do_not_cost_the_transcript() {
     let output = axt_with_closed(&args, b"", true);
     assert_eq!(
         output.status.code(),
-        Some(0),
-        "the agent's code, not a panic"
+        Some(1),
+        "the output's problems, not a panic"
     );
     let events = transcript(dir.path(), "r");
     assert_eq!(last(&events)["type"], "run.completed");
@@ -634,12 +648,12 @@ fn diagnostics_point_into_the_raw_output_file() {
     let dir = TempDir::new("exec-diagnostics");
     let path = fixture(provider, "err/truncated-last-line");
     let output = exec(provider, dir.path(), "r", &[], &[&path]);
-    assert_eq!(output.status.code(), Some(0));
-    let raw = dir.path().join("r.raw.jsonl");
+    assert_eq!(output.status.code(), Some(1));
+    let raw = dir.path().join("r.raw");
     let stderr = text(&output.stderr).replace(dir.path().to_str().unwrap(), "DIR");
     insta::assert_snapshot!(stderr, @r"
-    DIR/r.raw.jsonl:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
-    DIR/r.raw.jsonl:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    DIR/r.raw:5: byte 3135: truncated: input ends inside the last record: EOF while parsing an object at column 359
+    DIR/r.raw:5: byte 3136: missing-terminal: warning: the stream ended without a result record; the run is incomplete
     axt: wrote DIR/r.jsonl
     ");
     // The raw copy is the output byte for byte, so lines and offsets hold in it.
@@ -647,8 +661,41 @@ fn diagnostics_point_into_the_raw_output_file() {
 
     let help = axt(&["exec", "--help"], b"");
     assert!(
-        text(&help.stdout).contains(&format!("[possible values: {}]", Provider::names(", "))),
+        text(&help.stdout).contains(&format!(
+            "[possible values: auto, {}]",
+            Provider::names(", ")
+        )),
         "{}",
         text(&help.stdout)
     );
+}
+
+/// Issue 24: a directory `axt exec` wrote is a directory of transcripts to every reader.
+/// The raw capture is `<run-id>.raw`, which no `*.jsonl` glob takes; a capture of the old
+/// name, `<run-id>.raw.jsonl`, is skipped by the readers that walk a directory when its
+/// transcript is beside it.
+#[test]
+fn readers_never_take_a_raw_capture_for_a_transcript() {
+    let provider = Provider::Claude;
+    let dir = TempDir::new("exec-raw-name");
+    let path = fixture(provider, "ok/shared-scenario-shell-command");
+    let output = exec(provider, dir.path(), "r", &[], &[&path]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["r.jsonl", "r.raw"]);
+    // A capture an older axt made, beside its transcript.
+    fs::copy(&path, dir.path().join("r.raw.jsonl")).unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let stats = axt(&["stats", "--json", dir_arg], b"");
+    assert_eq!(stats.status.code(), Some(0), "{}", text(&stats.stderr));
+    let report: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(report["total"]["files"], 1, "{report}");
+    let otlp = axt(&["export", "--to", "otlp", dir_arg], b"");
+    assert_eq!(otlp.status.code(), Some(0), "{}", text(&otlp.stderr));
+    let tree = axt(&["tree", dir.path().join("r.jsonl").to_str().unwrap()], b"");
+    assert_eq!(tree.status.code(), Some(0), "{}", text(&tree.stderr));
 }

@@ -70,7 +70,7 @@ fn blocks(events: &[Value]) -> Vec<Value> {
 /// Checks that the live transcript is what `axt normalize` makes of the recorded exchange,
 /// and returns its events.
 fn live_equals_normalized(out: &Path, run_id: &str) -> Vec<Value> {
-    let raw = out.join(format!("{run_id}.raw.jsonl"));
+    let raw = out.join(format!("{run_id}.raw"));
     let live = fs::read(out.join(format!("{run_id}.jsonl"))).unwrap();
     let raw_path = raw.to_str().unwrap();
     let normalized = axt(

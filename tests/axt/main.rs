@@ -57,6 +57,7 @@ mod record;
 mod cli;
 mod exec;
 mod exec_acp; // `axt exec --acp` around a stand-in ACP agent
+mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;

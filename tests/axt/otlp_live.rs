@@ -171,3 +171,40 @@ fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
         text(&normalized.stdout).lines().count()
     );
 }
+
+/// Issue 23, item 14: a collector that is not there (the connection refused) used to add
+/// the whole shutdown allowance, 5 s, to every run: the sender was waited for while it
+/// slept between retries. Now axt stops waiting as soon as the collector is known to be
+/// unreachable, and counts the spans it could not send.
+#[test]
+fn a_dead_collector_costs_no_wait_at_exit() {
+    // A port that was just free: connecting to it is refused.
+    let url = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let dir = TempDir::new("otlp-dead");
+    let baseline = {
+        let started = Instant::now();
+        let output = exec(dir.path(), &[]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        started.elapsed()
+    };
+    let dead = TempDir::new("otlp-dead-2");
+    let started = Instant::now();
+    let output = exec(dead.path(), &["--otlp-endpoint", &url]);
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        took < baseline + Duration::from_secs(2),
+        "{took:?} against {baseline:?} without export"
+    );
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("axt: warning: otlp: 0 of ")
+            && stderr.contains(
+                "not sent (the collector could not be reached: the connection was refused"
+            ),
+        "{stderr}"
+    );
+}

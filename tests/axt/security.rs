@@ -50,7 +50,7 @@ fn exec_cat(dir: &Path, run_id: &str, extra: &[&str], stream: &Path) -> std::pro
 
 fn written(dir: &Path, run_id: &str) -> (String, String) {
     let transcript = fs::read_to_string(dir.join(format!("{run_id}.jsonl"))).unwrap();
-    let raw = fs::read_to_string(dir.join(format!("{run_id}.raw.jsonl"))).unwrap();
+    let raw = fs::read_to_string(dir.join(format!("{run_id}.raw"))).unwrap();
     (transcript, raw)
 }
 
@@ -67,7 +67,7 @@ fn every_file_axt_writes_is_0600_in_directories_it_creates_0700() {
         assert_eq!(mode(&dir), 0o700, "{}", dir.display());
     }
     assert_eq!(mode(&runs.join("run-1.jsonl")), 0o600);
-    assert_eq!(mode(&runs.join("run-1.raw.jsonl")), 0o600);
+    assert_eq!(mode(&runs.join("run-1.raw")), 0o600);
     // export -o, over an existing world-readable file too.
     let document = tmp.path().join("run.agentlog.json");
     fs::write(&document, "old").unwrap();
@@ -140,13 +140,13 @@ fn a_symlink_planted_at_the_raw_output_s_name_is_refused() {
     let tmp = TempDir::new("symlink-raw");
     let target = tmp.path().join("target");
     fs::write(&target, "keep").unwrap();
-    symlink(&target, tmp.path().join("run-raw.raw.jsonl")).unwrap();
+    symlink(&target, tmp.path().join("run-raw.raw")).unwrap();
     let options = CaptureOptions {
         run_id: Some("run-raw".into()),
         ..CaptureOptions::default()
     };
     let error = Capture::new(Provider::Claude, tmp.path(), options).expect_err("refused");
-    assert!(error.to_string().contains("run-raw.raw.jsonl"), "{error}");
+    assert!(error.to_string().contains("run-raw.raw"), "{error}");
     assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
 }
 
@@ -251,7 +251,7 @@ fn the_raw_output_is_masked_line_by_line_whatever_the_chunks() {
         capture.feed(chunk).unwrap();
     }
     capture.finish(ProcessEnd::exited(0)).unwrap();
-    let raw = fs::read_to_string(tmp.path().join("run-chunks.raw.jsonl")).unwrap();
+    let raw = fs::read_to_string(tmp.path().join("run-chunks.raw")).unwrap();
     let expected = axt::record::Redactor::credentials().redact(stream);
     assert_eq!(raw, expected);
     assert!(!raw.contains(KEY));

@@ -1595,5 +1595,5 @@ fn a_capture_describes_itself_and_refuses_what_it_cannot_record() {
         panic!("a recorded run is refused");
     };
     assert_eq!(path, dir.path().join("c.jsonl"));
-    assert!(!dir.path().join("c.raw.jsonl").exists());
+    assert!(!dir.path().join("c.raw").exists());
 }

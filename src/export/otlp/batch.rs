@@ -1,8 +1,8 @@
 //! Batch export: transcript files and directories in, every run's spans out, linked runs in
 //! one trace.
 //!
-//! Each input is a run file or a directory (its `*.jsonl` files, without the `.raw.jsonl`
-//! copies a capture keeps). A run whose parent is not among the inputs is a *root of the
+//! Each input is a run file or a directory (its transcripts: `*.jsonl` files, without the raw
+//! copies a capture keeps, [`is_transcript`]). A run whose parent is not among the inputs is a *root of the
 //! export*: its tree is rebuilt with [`read::tree`](crate::read::tree) (children in the
 //! same directory, at any depth) and every run of it mapped, a child's span under the
 //! `call_workflow` step that invoked it. A run reached that way is not exported again when
@@ -18,6 +18,7 @@ use super::ids::{SpanId, TraceId};
 use super::map::{Mapper, RunContext};
 use super::span::Span;
 use crate::model::ExchangeEvent;
+use crate::model::files::is_transcript;
 use crate::read::tree::{self, Node, Run, TreeProblem, dir_of};
 use crate::read::{ReadItem, Reader};
 
@@ -237,10 +238,7 @@ fn expand(input: &Path, files: &mut Vec<PathBuf>) -> Result<(), BatchError> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(input)
         .map_err(io)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".jsonl") && !name.ends_with(".raw.jsonl") && path.is_file()
-        })
+        .filter(|path| is_transcript(path) && path.is_file())
         .collect();
     found.sort();
     files.extend(found);

@@ -29,7 +29,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::map::{Mapper, RunContext};
-use super::send::{Destination, send};
+use super::send::{Destination, Watch, send_watched};
 use super::span::Span;
 use crate::record::{Delivery, Subscription};
 
@@ -42,7 +42,9 @@ pub struct LiveOptions {
     pub batch: usize,
     /// How long a finished span may wait for others to share its request (default 1 s).
     pub linger: Duration,
-    /// How long [`LiveExport::finish`] lets the sender deliver what is left (default 5 s).
+    /// How long [`LiveExport::finish`] lets the sender deliver what is left (default 5 s);
+    /// not waited for a collector that cannot be connected to at all (refused, no such
+    /// host): what it still holds is counted as dropped at once.
     pub shutdown: Duration,
 }
 
@@ -81,6 +83,9 @@ pub struct LiveReport {
     pub errors: Vec<String>,
     /// Whether the sender was still busy at the shutdown deadline.
     pub timed_out: bool,
+    /// Whether the collector could not be connected to at all at the end (refused, no such
+    /// host): the spans not sent were not a slow collector's.
+    pub unreachable: bool,
 }
 
 /// A live export in flight; see the [module documentation](self).
@@ -106,6 +111,8 @@ struct Counters {
     errors: std::sync::Mutex<Vec<String>>,
     /// Set at finish: the sender stops sending after it and drops what is left.
     deadline_passed: std::sync::atomic::AtomicBool,
+    /// The sender's requests: cancelled at finish; whether the collector is unreachable.
+    watch: Watch,
 }
 
 /// The most collector errors a report keeps.
@@ -154,10 +161,25 @@ impl LiveExport {
     /// deliver it, and reports. Never waits longer than that for a collector.
     pub fn finish(self) -> LiveReport {
         let _ = self.mapper.join();
-        let timed_out = self.done.recv_timeout(self.shutdown).is_err();
+        // The sender gets the shutdown allowance, unless the collector is not there at all:
+        // waiting for its retries would only delay the agent's caller.
+        let deadline = Instant::now() + self.shutdown;
+        let timed_out = loop {
+            match self.done.recv_timeout(Duration::from_millis(20)) {
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => break false,
+                Err(RecvTimeoutError::Timeout) => {
+                    if Instant::now() >= deadline
+                        || self.counters.watch.unreachable.load(Ordering::SeqCst)
+                    {
+                        break true;
+                    }
+                }
+            }
+        };
         // A sender stuck on the collector past the deadline sends nothing more; it is left
         // to end on its own (its request times out), and what it holds counts as dropped.
         self.counters.deadline_passed.store(true, Ordering::SeqCst);
+        self.counters.watch.cancel.store(true, Ordering::SeqCst);
         let counters = &self.counters;
         let load = |counter: &AtomicU64| counter.load(Ordering::SeqCst);
         let mut report = LiveReport {
@@ -175,6 +197,7 @@ impl LiveExport {
                 .map(|errors| errors.clone())
                 .unwrap_or_default(),
             timed_out,
+            unreachable: counters.watch.unreachable.load(Ordering::SeqCst),
         };
         // Whatever was made and neither sent, failed, rejected nor dropped on the way was
         // still in the sender's hands at the deadline: dropped.
@@ -249,7 +272,7 @@ fn send_spans(
             break;
         }
         let add = |counter: &AtomicU64, n: u64| counter.fetch_add(n, Ordering::SeqCst);
-        match send(destination, &batch) {
+        match send_watched(destination, &batch, &counters.watch) {
             Ok(sent) => {
                 let rejected = sent.rejected.min(sent.spans);
                 add(&counters.sent, sent.spans - rejected);

@@ -20,6 +20,7 @@
 //! * **Batches.** At most [`SPANS_PER_REQUEST`] spans a request, so a long run does not
 //!   make one body larger than collectors accept (several MiB is a common limit).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceResponse;
@@ -262,6 +263,26 @@ pub struct Sent {
 
 /// Sends `spans` to `destination`, [`SPANS_PER_REQUEST`] at a time.
 pub fn send(destination: &Destination, spans: &[Span]) -> Result<Sent, SendError> {
+    send_watched(destination, spans, &Watch::default())
+}
+
+/// What a sender that must be able to stop (a live export) shares with [`send_watched`].
+#[derive(Debug, Default)]
+pub(crate) struct Watch {
+    /// Set by the owner: no more attempts, and no more waiting between them.
+    pub(crate) cancel: AtomicBool,
+    /// Set here while the collector cannot be connected to at all (refused, no such host):
+    /// a collector that is not there, as opposed to one that is slow.
+    pub(crate) unreachable: AtomicBool,
+}
+
+/// As [`send`], stopping between attempts when `watch.cancel` is set, and saying in
+/// `watch.unreachable` whether the last attempt could not connect.
+pub(crate) fn send_watched(
+    destination: &Destination,
+    spans: &[Span],
+    watch: &Watch,
+) -> Result<Sent, SendError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(destination.timeout))
@@ -274,7 +295,7 @@ pub fn send(destination: &Destination, spans: &[Span]) -> Result<Sent, SendError
             Protocol::HttpProtobuf => to_protobuf(&request),
             Protocol::HttpJson => to_json(&request),
         };
-        let answer = post(&agent, destination, &body, &mut sent.retries)?;
+        let answer = post(&agent, destination, &body, &mut sent.retries, watch)?;
         sent.requests += 1;
         sent.spans += chunk.len() as u64;
         if let Some(partial) = partial_success(destination.protocol, &answer) {
@@ -291,6 +312,7 @@ fn post(
     destination: &Destination,
     body: &[u8],
     retries: &mut u64,
+    watch: &Watch,
 ) -> Result<Vec<u8>, SendError> {
     let url = &destination.url;
     let mut backoff = destination.backoff;
@@ -304,7 +326,13 @@ fn post(
         for (key, value) in &destination.headers {
             request = request.header(key, value);
         }
-        let (last, wait) = match request.send(body) {
+        let sent = request.send(body);
+        let unreachable = matches!(
+            &sent,
+            Err(ureq::Error::ConnectionFailed | ureq::Error::HostNotFound)
+        ) || matches!(&sent, Err(ureq::Error::Io(error)) if error.kind() == std::io::ErrorKind::ConnectionRefused);
+        watch.unreachable.store(unreachable, Ordering::SeqCst);
+        let (last, wait) = match sent {
             Ok(mut response) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -334,15 +362,23 @@ fn post(
             }
             Err(error) => (error.to_string(), None),
         };
-        if attempt >= destination.attempts {
-            return Err(SendError::GaveUp {
-                url: url.clone(),
-                attempts: attempt,
-                last,
-            });
+        let gave_up = || SendError::GaveUp {
+            url: url.clone(),
+            attempts: attempt,
+            last: last.clone(),
+        };
+        if attempt >= destination.attempts || watch.cancel.load(Ordering::SeqCst) {
+            return Err(gave_up());
         }
         *retries += 1;
-        std::thread::sleep(wait.unwrap_or(backoff));
+        // In slices, so that a cancel is heard during a long backoff.
+        let until = std::time::Instant::now() + wait.unwrap_or(backoff);
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            if watch.cancel.load(Ordering::SeqCst) {
+                return Err(gave_up());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
         backoff = (backoff * 2).min(Duration::from_secs(8));
     }
 }

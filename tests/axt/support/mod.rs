@@ -301,3 +301,64 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A real tmpfs of `size` bytes mounted on a fresh directory (unmounted when dropped), for
+/// the tests of a full disk; `None` where this process may not mount one (not root, no
+/// `mount`), after saying so: the caller's test then prints SKIPPED with that reason.
+pub(crate) struct SmallDisk {
+    dir: TempDir,
+}
+
+impl SmallDisk {
+    pub(crate) fn mount(name: &str, size: u64) -> Result<SmallDisk, String> {
+        let dir = TempDir::new(name);
+        let mounted = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir.path())
+            .output();
+        match mounted {
+            Ok(output) if output.status.success() => Ok(SmallDisk { dir }),
+            Ok(output) => Err(format!(
+                "cannot mount a tmpfs (root is needed; CI runs as root): {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )),
+            Err(error) => Err(format!("cannot run mount: {error}")),
+        }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Fills the disk with `name` until a write fails (ENOSPC); returns its size.
+    pub(crate) fn fill(&self, name: &str) -> u64 {
+        use std::io::Write;
+        let mut file = std::fs::File::create(self.path().join(name)).unwrap();
+        let block = vec![0u8; 4096];
+        let mut written = 0;
+        loop {
+            match file.write(&block) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => written += n as u64,
+            }
+        }
+        let _ = file.sync_all();
+        written
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        // Lazily: a test that failed may still have a file open in it.
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}

@@ -12,6 +12,8 @@ between writes), so the reader sees records cut across reads as it would from a 
         [--exit CODE]                      exit code (default 0)
         [--stderr TEXT]                    write TEXT to stderr first
         [--echo-stdin]                     copy stdin to stderr first (stdin pass-through)
+        [--repeat-for SECS]                replay the fixture's lines over and over for SECS
+        [--ignore-signals]                 ignore SIGINT, SIGTERM and SIGHUP
 """
 
 import argparse
@@ -34,7 +36,13 @@ def main():
     parser.add_argument("--exit", type=int, default=0)
     parser.add_argument("--stderr")
     parser.add_argument("--echo-stdin", action="store_true")
+    parser.add_argument("--repeat-for", type=float)
+    parser.add_argument("--ignore-signals", action="store_true")
     args = parser.parse_args()
+
+    if args.ignore_signals:
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_IGN)
 
     if args.stderr:
         sys.stderr.write(args.stderr)
@@ -55,6 +63,12 @@ def main():
 
     with open(args.fixture, "rb") as fixture:
         lines = fixture.read().splitlines(keepends=True)
+    if args.repeat_for is not None:
+        until = time.monotonic() + args.repeat_for
+        while time.monotonic() < until:
+            for line in lines:
+                write(line)
+        sys.exit(args.exit)
     for number, line in enumerate(lines, start=1):
         if args.kill_self_after_line is not None and number > args.kill_self_after_line:
             write(line[: args.cut_line_at])
