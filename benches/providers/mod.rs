@@ -25,6 +25,8 @@ pub(crate) mod measure;
 pub(crate) mod openai_stream;
 #[path = "../opencode_stream/mod.rs"]
 pub(crate) mod opencode_stream;
+#[path = "../pi_stream/mod.rs"]
+pub(crate) mod pi_stream;
 
 use axt::model::Provider;
 use measure::Generate;
@@ -82,6 +84,11 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: opencode_stream::opencode_stream,
             typed: opencode_stream::typed::parse,
             kinds: opencode_stream::KINDS,
+        },
+        Provider::Pi => Stream {
+            generate: pi_stream::pi_stream,
+            typed: pi_stream::typed::parse,
+            kinds: pi_stream::KINDS,
         },
     }
 }

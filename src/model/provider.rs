@@ -38,6 +38,8 @@ pub enum Provider {
     /// OpenCode, `opencode run --format json` (step and part events).
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Pi (`badlogic/pi-mono`'s coding agent), `pi -p --mode json` (its session's events).
+    Pi,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.
     #[serde(rename = "openai")]
@@ -78,7 +80,7 @@ impl Vendor {
 impl Provider {
     /// Every provider, in the order help texts list them and detection asks them. OpenAI
     /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
-    pub const ALL: [Provider; 8] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
@@ -86,6 +88,7 @@ impl Provider {
         Provider::Anthropic,
         Provider::Acp,
         Provider::OpenCode,
+        Provider::Pi,
         Provider::OpenAi,
     ];
 
@@ -100,6 +103,7 @@ impl Provider {
             Provider::OpenAi => "openai",
             Provider::Acp => "acp",
             Provider::OpenCode => "opencode",
+            Provider::Pi => "pi",
         }
     }
 
@@ -114,6 +118,7 @@ impl Provider {
             Provider::OpenAi => "OpenAI API",
             Provider::Acp => "ACP agent",
             Provider::OpenCode => "OpenCode",
+            Provider::Pi => "Pi",
         }
     }
 
@@ -124,8 +129,8 @@ impl Provider {
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
-            // Both run any model: only its name says whose.
-            Provider::Acp | Provider::OpenCode => Vendor::Unknown,
+            // All three run any model: only its name says whose.
+            Provider::Acp | Provider::OpenCode | Provider::Pi => Vendor::Unknown,
         }
     }
 

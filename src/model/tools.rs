@@ -74,7 +74,10 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "glob"
         | "list_directory"
         | "grep"
-        | "search" => Search,
+        | "search"
+        // Pi: `find` and `ls` beside its `grep`.
+        | "find"
+        | "ls" => Search,
         // OpenCode: `webfetch`, `task`, `todowrite`.
         "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" => WebFetch,
         "WebSearch" | "google_web_search" | "web_search" | "SearchWeb" => WebSearch,

@@ -37,6 +37,7 @@
 //! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
 //! | ACP (each `session/prompt` response's unstable `usage`, summed over turns) | `inputTokens`, less `cachedReadTokens + cachedWriteTokens` when `totalTokens` shows the input counts them | `cachedReadTokens` | `cachedWriteTokens` | `outputTokens`, + `thoughtTokens` when `totalTokens` shows they are beside it | `thoughtTokens` |
 //! | OpenCode (`step_finish.tokens`, summed over steps) | `input` (uncached) | `cache.read` | `cache.write` | `output + reasoning` | `reasoning` |
+//! | Pi (each assistant message's `usage`, summed) | `input` (uncached) | `cacheRead` | `cacheWrite` | `output` (reasoning included: pi keeps its providers' count) | `reasoning`, where given |
 //!
 //! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
 //! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
@@ -70,7 +71,8 @@
 //! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
 //! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
 //! any compatible server), [`acp`] (a captured Agent Client Protocol exchange, any ACP agent,
-//! v1 and the v2 draft), [`opencode`] (OpenCode `run --format json`).
+//! v1 and the v2 draft), [`opencode`] (OpenCode `run --format json`), [`pi`] (pi `-p --mode
+//! json`).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -97,6 +99,7 @@ pub mod copilot;
 pub mod gemini;
 pub mod openai;
 pub mod opencode;
+pub mod pi;
 
 use serde_json::Value;
 
@@ -125,6 +128,7 @@ impl Provider {
             Provider::OpenAi => Box::new(openai::normalizer(options)),
             Provider::Acp => Box::new(acp::normalizer(options)),
             Provider::OpenCode => Box::new(opencode::normalizer(options)),
+            Provider::Pi => Box::new(pi::normalizer(options)),
         }
     }
 
@@ -210,6 +214,7 @@ impl Provider {
             Provider::OpenAi => openai::claims(record),
             Provider::Acp => acp::claims(record),
             Provider::OpenCode => opencode::claims(record),
+            Provider::Pi => pi::claims(record),
         }
     }
 }

@@ -155,3 +155,13 @@ fn generated_opencode_stream_has_tool_events() {
     let tools = share(&input, b"{\"type\":\"tool_use\"");
     assert!((0.1..0.6).contains(&tools), "tool_use share {tools}");
 }
+
+#[test]
+fn generated_pi_stream_is_mostly_message_updates() {
+    let input = check(Provider::Pi);
+    let updates = share(&input, b"{\"type\":\"message_update\"");
+    assert!(
+        (0.2..0.9).contains(&updates),
+        "message_update share {updates}"
+    );
+}

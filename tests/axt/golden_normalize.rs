@@ -387,3 +387,8 @@ fn acp() {
 fn opencode() {
     golden(Provider::OpenCode);
 }
+
+#[test]
+fn pi() {
+    golden(Provider::Pi);
+}
