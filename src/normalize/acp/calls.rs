@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::client::Terminals;
-use super::wire::{At, block_text, item, text};
+use super::wire::{At, block_text, text};
 use crate::model::tools::shell_commands;
 use crate::model::{Block, Role};
 use crate::normalize::tools::PendingTools;
@@ -238,13 +238,15 @@ impl Calls {
                 incomplete: false,
                 permission: call.permission.clone(),
             };
-            out.items.push(item(block, Role::Assistant, None, source));
+            out.items
+                .push(Item::emitted(block, Role::Assistant, None, source));
             for command in commands {
                 let block = Block::Command {
                     command,
                     tool_id: Some(id.to_owned()),
                 };
-                out.items.push(item(block, Role::Assistant, None, source));
+                out.items
+                    .push(Item::emitted(block, Role::Assistant, None, source));
             }
             out.tools.open(id, &name, call.line, call.offset);
         }
@@ -257,7 +259,8 @@ impl Calls {
                 is_error: call.status.as_deref() != Some("completed"),
                 exit_code,
             };
-            out.items.push(item(block, Role::User, None, at.source()));
+            out.items
+                .push(Item::emitted(block, Role::User, None, at.source()));
             // The call was opened just above or before: answering it reports nothing.
             out.tools
                 .answer(id, at.record.line, at.record.offset, &mut Vec::new());

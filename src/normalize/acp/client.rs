@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::wire::{At, base64, item, text, without_session};
+use super::wire::{At, base64, text, without_session};
 use crate::model::tools::shell_join;
 use crate::model::{Block, Role};
 use crate::normalize::tools::PendingTools;
@@ -185,7 +185,7 @@ pub(super) fn file_call(
         incomplete: false,
         permission: None,
     };
-    items.push(item(block, Role::Assistant, None, at.source()));
+    items.push(Item::emitted(block, Role::Assistant, None, at.source()));
     tools.open(&tool_id, asked.method, at.record.line, at.record.offset);
 }
 
@@ -230,7 +230,7 @@ fn call(
         incomplete: false,
         permission: None,
     };
-    items.push(item(block, Role::Assistant, None, source));
+    items.push(Item::emitted(block, Role::Assistant, None, source));
     if let Some(command) = text(asked.params, "command") {
         let mut argv = vec![Value::String(command.to_owned())];
         if let Some(Value::Array(args)) = asked.params.get("args") {
@@ -240,7 +240,7 @@ fn call(
             command: shell_join(&argv),
             tool_id: Some(tool_id.to_owned()),
         };
-        items.push(item(block, Role::Assistant, None, source));
+        items.push(Item::emitted(block, Role::Assistant, None, source));
     }
     tools.open(tool_id, asked.method, asked.line, asked.offset);
 }
@@ -260,7 +260,7 @@ fn answer(
         is_error,
         exit_code,
     };
-    items.push(item(block, Role::User, None, at.source()));
+    items.push(Item::emitted(block, Role::User, None, at.source()));
     tools.answer(tool_id, at.record.line, at.record.offset, diagnostics);
 }
 

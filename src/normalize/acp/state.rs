@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::calls::{Calls, Out};
 use super::client::{self, Asked, Terminals};
 use super::text::{Chunks, role_of};
-use super::wire::{At, Line, LineShape, Side, block_text, id_key, item, sender_of, text};
+use super::wire::{At, Line, LineShape, Side, block_text, id_key, sender_of, text};
 use crate::model::{Block, Role, Timestamp};
 use crate::normalize::driver::{Adapter, Driver};
 use crate::normalize::framing::{Lines, Record};
@@ -580,7 +580,12 @@ impl State {
         for block in blocks.into_iter().flatten() {
             match block_text(block) {
                 Some(prompt) => {
-                    items.push(item(Block::text(prompt), Role::User, None, at.source()));
+                    items.push(Item::emitted(
+                        Block::text(prompt),
+                        Role::User,
+                        None,
+                        at.source(),
+                    ));
                 }
                 None => {
                     let kind = text(block, "type").unwrap_or("?");

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::wire::{At, block_text, item};
+use super::wire::{At, block_text};
 use crate::model::{Block, Role};
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
 
@@ -141,6 +141,11 @@ impl Chunks {
         } else {
             Block::text(open.text)
         };
-        items.push(item(block, open.role, open.message_id, open.source));
+        items.push(Item::emitted(
+            block,
+            open.role,
+            open.message_id,
+            open.source,
+        ));
     }
 }

@@ -10,11 +10,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::{Block, ContentBlock, Fidelity, Role, Timestamp};
+use crate::model::Timestamp;
 use crate::normalize::framing::Record;
 use crate::normalize::json::RecordShape;
 use crate::normalize::report::{Fields, Kind};
-use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
+use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
 /// Which side of an ACP connection sent a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -243,19 +243,6 @@ impl At<'_> {
             self.record.offset,
             format!("{what}, skipped"),
         )
-    }
-}
-
-/// An item of the exchange: every block is the agent's (or its client's) own report.
-pub(super) fn item(block: Block, role: Role, message_id: Option<String>, source: Source) -> Item {
-    Item {
-        block: ContentBlock::new(Fidelity::AgentEmitted, block),
-        role,
-        message_id,
-        agent: None,
-        subagent: None,
-        source,
-        time: None,
     }
 }
 

@@ -37,7 +37,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, Usage,
 };
-use crate::model::{Block, ContentBlock, Fidelity, Role, Timestamp};
+use crate::model::{Role, Timestamp};
 
 pub(crate) use parts::{PartBlocks, part_blocks, step_stop, step_usage};
 
@@ -189,7 +189,7 @@ impl State {
                 match part_blocks(&part) {
                     PartBlocks::Blocks { role, blocks } => {
                         for block in blocks {
-                            items.push(item(block, role.clone(), message.clone(), source));
+                            items.push(Item::emitted(block, role.clone(), message.clone(), source));
                         }
                     }
                     PartBlocks::Tool {
@@ -201,12 +201,17 @@ impl State {
                         self.tools
                             .open(&tool_id, &tool_name, record.line, record.offset);
                         for block in call {
-                            items.push(item(block, Role::Assistant, message.clone(), source));
+                            items.push(Item::emitted(
+                                block,
+                                Role::Assistant,
+                                message.clone(),
+                                source,
+                            ));
                         }
                         if let Some(result) = result {
                             self.tools
                                 .answer(&tool_id, record.line, record.offset, diagnostics);
-                            items.push(item(result, Role::User, None, source));
+                            items.push(Item::emitted(result, Role::User, None, source));
                         }
                     }
                     PartBlocks::None => {}
@@ -258,17 +263,5 @@ impl State {
         if self.ended && self.meta.status != RunStatus::Failed {
             self.meta.status = RunStatus::Completed;
         }
-    }
-}
-
-fn item(block: Block, role: Role, message_id: Option<String>, source: Source) -> Item {
-    Item {
-        block: ContentBlock::new(Fidelity::AgentEmitted, block),
-        role,
-        message_id,
-        agent: None,
-        subagent: None,
-        source,
-        time: None,
     }
 }

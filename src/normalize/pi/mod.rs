@@ -47,7 +47,7 @@ use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
 };
-use crate::model::{Block, ContentBlock, Fidelity, Role, Timestamp};
+use crate::model::{Block, Role, Timestamp};
 
 /// Whether the first record of an output looks like pi's: its `session` header (a numeric
 /// `version`, an `id` and a `cwd`), or, before 0.45.1, a bare `{"type":"agent_start"}`.
@@ -324,7 +324,7 @@ impl State {
         match message.get("role").and_then(Value::as_str) {
             Some("user") => {
                 for text in texts(content) {
-                    items.push(item(Block::text(text), Role::User, None, source));
+                    items.push(Item::emitted(Block::text(text), Role::User, None, source));
                 }
                 // An image the user attached has no block of its own here: kept as read.
                 let others = content.as_array().into_iter().flatten();
@@ -389,7 +389,12 @@ impl State {
                 }
             };
             for block in blocks {
-                items.push(item(block, Role::Assistant, message_id.clone(), source));
+                items.push(Item::emitted(
+                    block,
+                    Role::Assistant,
+                    message_id.clone(),
+                    source,
+                ));
             }
         }
         if !whole {
@@ -480,7 +485,7 @@ impl State {
             is_error,
             exit_code: None,
         };
-        items.push(item(block, Role::User, None, source));
+        items.push(Item::emitted(block, Role::User, None, source));
     }
 
     /// The run ended: its status by the last assistant message's stop.
@@ -517,16 +522,4 @@ fn texts(content: &Value) -> Vec<String> {
 
 fn text_of(value: &Value, field: &str) -> Option<String> {
     value.get(field).and_then(Value::as_str).map(str::to_owned)
-}
-
-fn item(block: Block, role: Role, message_id: Option<String>, source: Source) -> Item {
-    Item {
-        block: ContentBlock::new(Fidelity::AgentEmitted, block),
-        role,
-        message_id,
-        agent: None,
-        subagent: None,
-        source,
-        time: None,
-    }
 }
