@@ -55,18 +55,21 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         // Kimi CLI: `Shell`, `ReadFile`, `WriteFile`, `StrReplaceFile`, `SearchWeb`,
         // `FetchURL`, `SetTodoList`.
         "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell"
-        | "execute" | "Shell" => Shell,
+        | "execute" | "Shell"
+        // Factory Droid: `Execute`, `Create`, `ApplyPatch`, `FetchUrl`.
+        | "Execute" => Shell,
         "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file"
         | "ReadFile" => FileRead,
         // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).
-        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" | "WriteFile" => {
+        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" | "WriteFile"
+        | "Create" => {
             FileWrite
         }
         "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace"
         | "StrReplaceFile" => FileEdit,
         // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
         // item's name.
-        "apply_patch" | "file_change" => FilePatch,
+        "apply_patch" | "file_change" | "ApplyPatch" => FilePatch,
         "Grep"
         | "Glob"
         | "LS"
@@ -79,7 +82,7 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "find"
         | "ls" => Search,
         // OpenCode: `webfetch`, `task`, `todowrite`.
-        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" => WebFetch,
+        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" | "FetchUrl" => WebFetch,
         "WebSearch" | "google_web_search" | "web_search" | "SearchWeb" => WebSearch,
         "Task" | "Agent" | "task" => SubAgent,
         "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite"

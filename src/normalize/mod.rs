@@ -34,7 +34,7 @@
 //! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
 //! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
 //! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
-//! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
+//! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message), Factory Droid (`completion.usage`, Claude's names) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
 //! | ACP (each `session/prompt` response's unstable `usage`, summed over turns) | `inputTokens`, less `cachedReadTokens + cachedWriteTokens` when `totalTokens` shows the input counts them | `cachedReadTokens` | `cachedWriteTokens` | `outputTokens`, + `thoughtTokens` when `totalTokens` shows they are beside it | `thoughtTokens` |
 //! | OpenCode (`step_finish.tokens`, summed over steps) | `input` (uncached) | `cache.read` | `cache.write` | `output + reasoning` | `reasoning` |
 //! | Pi (each assistant message's `usage`, summed) | `input` (uncached) | `cacheRead` | `cacheWrite` | `output` (reasoning included: pi keeps its providers' count) | `reasoning`, where given |
@@ -64,7 +64,7 @@
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
-//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code, Cursor CLI and Kimi
+//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code, Cursor CLI, Factory Droid and Kimi
 //! CLI, each named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
 //! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:

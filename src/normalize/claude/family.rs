@@ -12,6 +12,7 @@
 //! | Amp (`amp -x --stream-json`) | a thread id `T-...` as `session_id` | `max_tokens` and `service_tier` in a message's usage |
 //! | Letta Code (`letta -p --output-format stream-json`) | `agent_id` or `conversation_id` | `message` records by `message_type`: `assistant_message` (text), `reasoning_message` (thinking), `tool_call_message` and `approval_request_message` (a call; `arguments` a JSON string), `tool_return_message` (its result; `status` `error` fails it), `stop_reason`, `usage_statistics` (`prompt_tokens`, `completion_tokens`); records of one message (`otid`) and kind in a row are one block |
 //! | Kimi CLI (`kimi --print --output-format stream-json`) | no init record: its `think` blocks | whole chat messages in OpenAI's shape, one a line, without `type`: `content` a string or `text` and `think` blocks (thinking, `encrypted` its signature), `tool_calls` (`function` with JSON-string `arguments`), `tool` messages (`tool_call_id`) as results; no terminal record, so the run stays incomplete |
+//! | Factory Droid (`droid exec --output-format stream-json`) | `tools` without `apiKeySource` and `permissionMode`, or `reasoning_effort` | whole `message` records (`role`, `id`, `text`); `tool_call` (`id`, `messageId`, `toolName`, `parameters`) and `tool_result` (`id`, `value`, or `error{type, message}` with `isError`; a release without `id` is paired with the oldest waiting call, first in first out); `completion` (`finalText`, `numTurns`, `durationMs`, `usage` in Claude's names) ends the run |
 //! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` are deltas of one text block, and the whole text repeated without it is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
@@ -23,9 +24,11 @@ use super::State;
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::messages_api::{made, tool_blocks};
+use crate::normalize::messages_api::{MessageUsage, made, tool_blocks};
 use crate::normalize::report::Fate;
-use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source, StopKind, StopReason, Usage};
+use crate::normalize::{
+    Diagnostic, DiagnosticKind, Item, RunStatus, Source, StopKind, StopReason, Usage,
+};
 
 /// The agent of a Claude-compatible stream, by its `system/init` record: its name and
 /// version, `None` for Claude Code itself.
@@ -43,6 +46,10 @@ pub(super) fn agent_of_init(init: &Value) -> Option<(&'static str, Option<String
     }
     if has("apiKeySource") && !has("tools") && !has("claude_code_version") {
         return Some(("cursor-agent", None));
+    }
+    // Claude Code's init always has its `apiKeySource` and `permissionMode`.
+    if has("reasoning_effort") || (has("tools") && !has("apiKeySource") && !has("permissionMode")) {
+        return Some(("factory-droid", None));
     }
     None
 }
@@ -68,6 +75,14 @@ pub(super) fn result_usage(usage: &Value) -> Option<Usage> {
         output_tokens: output,
         ..Usage::default()
     })
+}
+
+/// Which of Factory Droid's records a line is.
+pub(super) enum DroidRecord {
+    Message,
+    ToolCall,
+    ToolResult,
+    Completion,
 }
 
 /// Text or thinking accumulated from a family's delta records.
@@ -260,6 +275,102 @@ impl State {
             _ => {
                 self.passthrough(record, "tool_call");
                 return Fate::Passthrough;
+            }
+        }
+        Fate::Mapped
+    }
+
+    /// Factory Droid's records (see the table above).
+    pub(super) fn droid(
+        &mut self,
+        which: DroidRecord,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        self.saw_agent("factory-droid", None);
+        self.flush_family(items, diagnostics);
+        let raw = to_value(record.bytes);
+        let source = Source::record(record.line, record.offset);
+        let text = |name: &str| raw.get(name).and_then(Value::as_str).map(str::to_owned);
+        match which {
+            DroidRecord::Message => {
+                let said = text("text").unwrap_or_default();
+                let role = match raw.get("role").and_then(Value::as_str) {
+                    Some("assistant") => Role::Assistant,
+                    Some("user") => Role::User,
+                    _ => {
+                        diagnostics.push(super::shape(
+                            record,
+                            "a message record whose `role` is neither user nor assistant",
+                        ));
+                        return Fate::Skipped;
+                    }
+                };
+                if said.is_empty() {
+                    return Fate::Mapped;
+                }
+                let message = made("text".into(), None, vec![Block::text(said)]);
+                let id = text("id");
+                self.deliver(message, role, &id, &None, source, items, diagnostics);
+            }
+            DroidRecord::ToolCall => {
+                let (id, name) = (text("id").unwrap_or_default(), text("toolName"));
+                let input = raw.get("parameters").cloned().unwrap_or(Value::Null);
+                let blocks = tool_blocks(name.unwrap_or_default(), id.clone(), input, false, false);
+                let call = made("tool_call".into(), Some(id), blocks);
+                let message = text("messageId");
+                self.deliver(
+                    call,
+                    Role::Assistant,
+                    &message,
+                    &None,
+                    source,
+                    items,
+                    diagnostics,
+                );
+            }
+            DroidRecord::ToolResult => {
+                let Some(id) = text("id").or_else(|| self.tools.oldest_waiting()) else {
+                    diagnostics.push(super::shape(
+                        record,
+                        "a tool_result without `id`, and no call waiting for it",
+                    ));
+                    return Fate::Skipped;
+                };
+                let error = raw.get("error").filter(|e| !e.is_null());
+                let is_error =
+                    raw.get("isError").and_then(Value::as_bool) == Some(true) || error.is_some();
+                let content = match error {
+                    Some(error) => error.get("message").cloned().unwrap_or(error.clone()),
+                    None => raw.get("value").cloned().unwrap_or(Value::Null),
+                };
+                let block = Block::ToolResult {
+                    tool_id: id,
+                    tool_content: content,
+                    is_error,
+                    exit_code: None,
+                };
+                let result = made("tool_result".into(), None, vec![block]);
+                self.deliver(result, Role::User, &None, &None, source, items, diagnostics);
+            }
+            DroidRecord::Completion => {
+                self.saw_result = true;
+                if self.meta.status != RunStatus::Failed {
+                    self.meta.status = RunStatus::Completed;
+                }
+                self.meta.answer = text("finalText").filter(|t| !t.is_empty());
+                if let Some(turns) = raw.get("numTurns").and_then(Value::as_i64) {
+                    self.meta.num_turns = Some(turns);
+                }
+                if let Some(ms) = raw.get("durationMs").and_then(Value::as_u64) {
+                    self.meta.duration_ms = Some(ms);
+                }
+                if let Some(usage) = raw.get("usage")
+                    && let Ok(usage) = serde_json::from_value::<MessageUsage>(usage.clone())
+                {
+                    self.family_usage = Some(usage.to_usage());
+                }
             }
         }
         Fate::Mapped

@@ -91,6 +91,7 @@ use super::{
 
 mod blocks;
 mod family;
+use family::DroidRecord;
 mod messages;
 mod partial;
 mod result;
@@ -307,7 +308,7 @@ impl State {
         // Stream-json stamps only some `user` lines: a run clocked partly by emission and
         // partly by the source would go backwards, so only session-log entries date events.
         if (line.parent_uuid.0 || line.log_session_id.is_some())
-            && let Some(time) = &line.timestamp
+            && let Some(wire::Stamp::Text(time)) = &line.timestamp
         {
             self.meta.saw_time(time);
         }
@@ -331,7 +332,19 @@ impl State {
                 }
                 return self.cursor_thinking(record, items, diagnostics);
             }
+            Some("message") if line.role.is_some() => {
+                return self.droid(DroidRecord::Message, record, items, diagnostics);
+            }
             Some("message") => return self.letta_message(record, items, diagnostics),
+            Some("tool_call") if line.subtype.is_none() => {
+                return self.droid(DroidRecord::ToolCall, record, items, diagnostics);
+            }
+            Some("tool_result") if line.session_id.is_some() => {
+                return self.droid(DroidRecord::ToolResult, record, items, diagnostics);
+            }
+            Some("completion") => {
+                return self.droid(DroidRecord::Completion, record, items, diagnostics);
+            }
             Some("tool_call") => {
                 self.flush_family(items, diagnostics);
                 return self.cursor_tool_call(record, items, diagnostics);
