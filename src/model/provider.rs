@@ -192,7 +192,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, acp, opencode, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, acp, opencode, pi, openai)"
         );
     }
 }
