@@ -5,6 +5,8 @@
 //! folder and one arm below (the match is exhaustive, so it does not compile without).
 #![allow(dead_code)] // Each includer uses part of it.
 
+#[path = "../acp_stream/mod.rs"]
+pub(crate) mod acp_stream;
 #[path = "../anthropic_stream/mod.rs"]
 pub(crate) mod anthropic_stream;
 #[path = "../claude_stream/mod.rs"]
@@ -21,6 +23,10 @@ mod gen_common;
 pub(crate) mod measure;
 #[path = "../openai_stream/mod.rs"]
 pub(crate) mod openai_stream;
+#[path = "../opencode_stream/mod.rs"]
+pub(crate) mod opencode_stream;
+#[path = "../pi_stream/mod.rs"]
+pub(crate) mod pi_stream;
 
 use axt::model::Provider;
 use measure::Generate;
@@ -68,6 +74,21 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: openai_stream::openai_stream,
             typed: openai_stream::typed::parse,
             kinds: openai_stream::KINDS,
+        },
+        Provider::Acp => Stream {
+            generate: acp_stream::acp_stream,
+            typed: acp_stream::typed::parse,
+            kinds: acp_stream::KINDS,
+        },
+        Provider::OpenCode => Stream {
+            generate: opencode_stream::opencode_stream,
+            typed: opencode_stream::typed::parse,
+            kinds: opencode_stream::KINDS,
+        },
+        Provider::Pi => Stream {
+            generate: pi_stream::pi_stream,
+            typed: pi_stream::typed::parse,
+            kinds: pi_stream::KINDS,
         },
     }
 }

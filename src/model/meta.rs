@@ -200,6 +200,13 @@ pub struct Passthrough {
 pub struct RunMeta {
     /// The provider.
     pub provider: Provider,
+    /// The agent that wrote the output, where the provider's adapter reads a family of
+    /// agents: an ACP agent's `agentInfo.name` (`gemini-cli`, `claude-code-acp`, ...), a
+    /// Claude-compatible CLI (`amp`, `qwen-code`, `letta-code`, ...). `None` for the
+    /// provider's own agent. `provider_version` is then this agent's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub agent: Option<String>,
     /// The agent CLI's version, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
@@ -469,6 +476,7 @@ impl RunMeta {
     pub fn new(provider: Provider) -> Self {
         RunMeta {
             provider,
+            agent: None,
             provider_version: None,
             session_id: None,
             model: None,

@@ -33,6 +33,15 @@ pub enum Provider {
     /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
     /// Anthropic, Vertex AI and Bedrock serve it.
     Anthropic,
+    /// Any agent over the Agent Client Protocol: a captured ACP exchange (JSON-RPC, both
+    /// directions), or `axt exec --acp`, where axt is the ACP client. The agent itself is
+    /// named in the run's metadata ([`RunMeta::agent`](super::RunMeta::agent)).
+    Acp,
+    /// OpenCode, `opencode run --format json` (step and part events).
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// Pi (`badlogic/pi-mono`'s coding agent), `pi -p --mode json` (its session's events).
+    Pi,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.
     #[serde(rename = "openai")]
@@ -52,6 +61,9 @@ pub enum Vendor {
     Google,
     /// GitHub (Copilot CLI).
     GitHub,
+    /// Not known from the provider alone: a protocol any agent speaks (ACP), whose run
+    /// names its agent, and whose model names its maker.
+    Unknown,
 }
 
 impl Vendor {
@@ -62,6 +74,7 @@ impl Vendor {
             Vendor::OpenAi => "openai",
             Vendor::Google => "google",
             Vendor::GitHub => "github",
+            Vendor::Unknown => "unknown",
         }
     }
 }
@@ -69,12 +82,15 @@ impl Vendor {
 impl Provider {
     /// Every provider, in the order help texts list them and detection asks them. OpenAI
     /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
         Provider::Anthropic,
+        Provider::Acp,
+        Provider::OpenCode,
+        Provider::Pi,
         Provider::OpenAi,
     ];
 
@@ -87,6 +103,9 @@ impl Provider {
             Provider::Copilot => "copilot",
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
+            Provider::Acp => "acp",
+            Provider::OpenCode => "opencode",
+            Provider::Pi => "pi",
         }
     }
 
@@ -99,6 +118,9 @@ impl Provider {
             Provider::Copilot => "GitHub Copilot CLI",
             Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
+            Provider::Acp => "ACP agent",
+            Provider::OpenCode => "OpenCode",
+            Provider::Pi => "Pi",
         }
     }
 
@@ -109,6 +131,8 @@ impl Provider {
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
+            // All three run any model: only its name says whose.
+            Provider::Acp | Provider::OpenCode | Provider::Pi => Vendor::Unknown,
         }
     }
 
@@ -170,7 +194,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, acp, opencode, pi, openai)"
         );
     }
 }

@@ -34,6 +34,10 @@
 //! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
 //! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
 //! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+//! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message), Factory Droid (`completion.usage`, Claude's names) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
+//! | ACP (each `session/prompt` response's unstable `usage`, summed over turns) | `inputTokens`, less `cachedReadTokens + cachedWriteTokens` when `totalTokens` shows the input counts them | `cachedReadTokens` | `cachedWriteTokens` | `outputTokens`, + `thoughtTokens` when `totalTokens` shows they are beside it | `thoughtTokens` |
+//! | OpenCode (`step_finish.tokens`, summed over steps) | `input` (uncached) | `cache.read` | `cache.write` | `output + reasoning` | `reasoning` |
+//! | Pi (each assistant message's `usage`, summed) | `input` (uncached) | `cacheRead` | `cacheWrite` | `output` (reasoning included: pi keeps its providers' count) | `reasoning`, where given |
 //!
 //! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
 //! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
@@ -60,12 +64,15 @@
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
-//! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code, Cursor CLI, Factory Droid and Kimi
+//! CLI, each named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
 //! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
 //! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
 //! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
-//! any compatible server).
+//! any compatible server), [`acp`] (a captured Agent Client Protocol exchange, any ACP agent,
+//! v1 and the v2 draft), [`opencode`] (OpenCode `run --format json`), [`pi`] (pi `-p --mode
+//! json`).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -84,12 +91,15 @@ pub use framing::sse;
 mod tools;
 
 // The adapters, one dialect each.
+pub mod acp;
 pub mod anthropic;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod openai;
+pub mod opencode;
+pub mod pi;
 
 use serde_json::Value;
 
@@ -117,6 +127,9 @@ impl Provider {
             Provider::Copilot => Box::new(copilot::normalizer(options)),
             Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
+            Provider::Acp => Box::new(acp::normalizer(options)),
+            Provider::OpenCode => Box::new(opencode::normalizer(options)),
+            Provider::Pi => Box::new(pi::normalizer(options)),
         }
     }
 
@@ -200,6 +213,9 @@ impl Provider {
             Provider::Copilot => copilot::claims(record),
             Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
+            Provider::Acp => acp::claims(record),
+            Provider::OpenCode => opencode::claims(record),
+            Provider::Pi => pi::claims(record),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Diagnostic, Severity};
-use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp};
+use crate::model::{Block, ContentBlock, Fidelity, Provider, Role, RunMeta, RunStatus, Timestamp};
 
 /// Default record size limit: the transcript's line limit,
 /// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES) (16 MiB). Real single records exceed 1 MiB
@@ -160,6 +160,27 @@ pub struct Item {
     /// [`SourceTimes`](crate::model::SourceTimes)); `None` for a provider that does not stamp its records, or before
     /// the first stamp.
     pub time: Option<Timestamp>,
+}
+
+impl Item {
+    /// A block the agent emitted, of the main thread, without a time yet (the driver gives
+    /// it one): the item most adapters make.
+    pub(crate) fn emitted(
+        block: Block,
+        role: Role,
+        message_id: Option<String>,
+        source: Source,
+    ) -> Self {
+        Item {
+            block: ContentBlock::new(Fidelity::AgentEmitted, block),
+            role,
+            message_id,
+            agent: None,
+            subagent: None,
+            source,
+            time: None,
+        }
+    }
 }
 
 /// A span of input records: every block can be traced back to its lines.

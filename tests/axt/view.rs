@@ -40,7 +40,7 @@ fn view(inputs: &[&Path], out: &Path) -> (i32, String) {
 
 /// The fixture of each provider the browser test shows, with a string its page must find
 /// and how often, and the (seq, text) of an event a link must open.
-const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 6] = [
+const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 9] = [
     (
         "claude",
         "ok/subagent-agent-tool-parent-tool-use-id.jsonl",
@@ -82,6 +82,30 @@ const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 6] = [
         2,
         6,
         "$ cargo test",
+    ),
+    (
+        "acp",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        8,
+        "There are 12 Rust files in src.",
+    ),
+    (
+        "opencode",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        6,
+        "There are 12 Rust files in src.",
+    ),
+    (
+        "pi",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        7,
+        "There are 12 Rust files in src.",
     ),
     (
         "openai",
@@ -300,6 +324,9 @@ fn view_shows_a_run_of_each_provider_in_chromium() {
         ("gemini", (1, 1, 3, 2)),
         ("copilot", (1, 1, 2, 2)),
         ("anthropic", (1, 1, 2, 1)),
+        ("acp", (1, 1, 1, 0)),
+        ("opencode", (1, 1, 1, 0)),
+        ("pi", (1, 1, 1, 0)),
         ("openai", (1, 1, 2, 0)),
     ];
     for ((provider, tree, matches, seq, text), seen) in expected.into_iter().zip(&seen) {
@@ -478,16 +505,25 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     // A run of each provider and the workflow's root: its child and grandchild are under it.
     assert_eq!(
         (&index["view"], &index["rows"]),
-        (&json!("index"), &json!(7))
+        (&json!("index"), &json!(PROVIDERS.len() + 1))
     );
-    assert_eq!(index["title"], "axt view: 7 runs");
-    // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874);
-    // the runs whose cost no provider reported after them, in the page's order (by file
-    // name, which is the run id).
+    assert_eq!(
+        index["title"],
+        format!("axt view: {} runs", PROVIDERS.len() + 1)
+    );
+    // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874,
+    // pi's $0.0118, OpenCode's $0 as it reported it); the runs whose cost no provider
+    // reported after them, in the page's order (by file name, which is the run id).
     let by_cost = result(seen, "rows", 0)["ids"].clone();
-    let mut unknown: Vec<&String> = ids[1..].iter().collect();
+    let at = |name: &str| PROVIDERS.iter().position(|p| p.0 == name).unwrap();
+    let costed = [at("claude"), at("pi"), at("opencode")];
+    let mut unknown: Vec<&String> = (ids.iter().enumerate())
+        .filter(|(i, _)| !costed.contains(i))
+        .map(|(_, id)| id)
+        .collect();
     unknown.sort();
-    let mut expected = vec![json!("nest-root"), json!(ids[0])];
+    let mut expected = vec![json!("nest-root")];
+    expected.extend(costed.iter().map(|i| json!(ids[*i])));
     expected.extend(unknown.into_iter().map(|id| json!(id)));
     assert_eq!(by_cost, json!(expected), "{by_cost}");
     assert_eq!(result(seen, "rows", 1)["ids"], json!([ids[2]]));

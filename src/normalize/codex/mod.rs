@@ -660,6 +660,7 @@ impl State {
             tool_input: call.input,
             server: false,
             incomplete: false,
+            permission: None,
         };
         emit(items, tool_use, Role::Assistant, record);
         if let Some(command) = call.command {
