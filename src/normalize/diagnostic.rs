@@ -61,11 +61,17 @@ pub enum DiagnosticKind {
     /// The provider withdrew output it had delivered (Claude's refusal fallback); the
     /// withdrawn blocks stay in the transcript and are listed in [`RunMeta::retracted`](super::RunMeta::retracted).
     Retracted,
+    /// A binary frame (an AWS event-stream message) whose checksum does not match its
+    /// bytes; skipped, and the frames after it read.
+    BadChecksum,
+    /// A binary frame whose prelude or headers cannot be read; skipped, and the frames after
+    /// it read.
+    MalformedFrame,
 }
 
 impl DiagnosticKind {
     /// Every kind, for documentation checks and help texts.
-    pub const ALL: [DiagnosticKind; 17] = [
+    pub const ALL: [DiagnosticKind; 19] = [
         DiagnosticKind::NotJson,
         DiagnosticKind::InvalidJson,
         DiagnosticKind::InvalidUtf8,
@@ -83,6 +89,8 @@ impl DiagnosticKind {
         DiagnosticKind::ForeignRecord,
         DiagnosticKind::UnrecognizedInput,
         DiagnosticKind::Retracted,
+        DiagnosticKind::BadChecksum,
+        DiagnosticKind::MalformedFrame,
     ];
 
     /// The kebab-case name, as in JSON reports.
@@ -105,6 +113,8 @@ impl DiagnosticKind {
             DiagnosticKind::ForeignRecord => "foreign-record",
             DiagnosticKind::UnrecognizedInput => "unrecognized-input",
             DiagnosticKind::Retracted => "retracted",
+            DiagnosticKind::BadChecksum => "bad-checksum",
+            DiagnosticKind::MalformedFrame => "malformed-frame",
         }
     }
 
@@ -195,9 +205,8 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted => {
-                DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
-            }
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | BadChecksum
+            | MalformedFrame => DiagnosticKind::ALL.iter().filter(|k| **k == kind).count(),
         };
         for kind in DiagnosticKind::ALL {
             assert_eq!(listed(kind), 1, "{kind:?}");
