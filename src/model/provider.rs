@@ -28,6 +28,10 @@ pub enum Provider {
     /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
     /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
+    /// Google's Gemini API (AI Studio and Vertex AI): `generateContent` bodies,
+    /// `streamGenerateContent` streams (SSE or a JSON array), request bodies.
+    #[serde(rename = "gemini-api")]
+    GeminiApi,
     /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
     /// Anthropic, Vertex AI and Bedrock serve it.
     Anthropic,
@@ -67,11 +71,12 @@ impl Vendor {
 impl Provider {
     /// Every provider, in the order help texts list them and detection asks them. OpenAI
     /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
+        Provider::GeminiApi,
         Provider::Anthropic,
         Provider::OpenAi,
     ];
@@ -83,6 +88,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
+            Provider::GeminiApi => "gemini-api",
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
         }
@@ -95,6 +101,7 @@ impl Provider {
             Provider::Codex => "Codex CLI",
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
+            Provider::GeminiApi => "Gemini API",
             Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
         }
@@ -105,7 +112,7 @@ impl Provider {
         match self {
             Provider::Claude | Provider::Anthropic => Vendor::Anthropic,
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
-            Provider::Gemini => Vendor::Google,
+            Provider::Gemini | Provider::GeminiApi => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
         }
     }
@@ -168,7 +175,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, gemini-api, anthropic, openai)"
         );
     }
 }
