@@ -14,7 +14,7 @@
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
 //! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
-use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
+use super::gen_common::{ApiConversation, PROSE, Rng, api_rounds, cut, lit, sessions, text};
 
 pub(crate) mod typed;
 
@@ -125,50 +125,47 @@ impl Session<'_> {
     }
 }
 
+impl ApiConversation for Session<'_> {
+    /// The call's id and its function's name (a `functionResponse` names both).
+    type Call = (String, &'static str);
+
+    fn rng(&mut self) -> &mut Rng {
+        self.rng
+    }
+
+    fn request(&mut self) {
+        Session::request(self);
+    }
+
+    fn response(&mut self, calls: usize) -> Vec<(String, &'static str)> {
+        Session::response(self, calls)
+    }
+
+    fn user_text(&mut self, text: &str) {
+        (self.history).push(format!(
+            "{{\"role\":\"user\",\"parts\":[{{\"text\":{text}}}]}}"
+        ));
+    }
+
+    fn user_results(&mut self, results: Vec<((String, &'static str), String)>) {
+        let results: Vec<String> = (results.into_iter())
+            .map(|((call_id, name), output)| format!("{{\"functionResponse\":{{\"id\":\"{call_id}\",\"name\":\"{name}\",\"response\":{{\"output\":{output}}}}}}}"))
+            .collect();
+        (self.history).push(format!(
+            "{{\"role\":\"user\",\"parts\":[{}]}}",
+            results.join(",")
+        ));
+    }
+}
+
 /// Gemini API traffic of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn gemini_api_stream(bytes: usize, seed: u64) -> Vec<u8> {
     sessions(bytes, seed, |rng, out| {
         let len = rng.range(20, 400);
         let prompt = lit(&text(rng, len));
-        let mut session = Session {
-            rng,
-            out,
-            history: vec![format!(
-                "{{\"role\":\"user\",\"parts\":[{{\"text\":{prompt}}}]}}"
-            )],
-        };
-        session.request();
-        let rounds = session.rng.range(2, 10);
-        for round in 1..=rounds {
-            let calls = if round == rounds {
-                0
-            } else {
-                session.rng.range(0, 3)
-            };
-            let made = session.response(calls);
-            if made.is_empty() {
-                if round < rounds {
-                    session.history.push(format!(
-                        "{{\"role\":\"user\",\"parts\":[{{\"text\":{}}}]}}",
-                        lit("Go on.")
-                    ));
-                    session.request();
-                }
-                continue;
-            }
-            let results: Vec<String> = made
-                .iter()
-                .map(|(call_id, name)| {
-                    let size = output_size(session.rng);
-                    let output = lit(&text(session.rng, size));
-                    format!("{{\"functionResponse\":{{\"id\":\"{call_id}\",\"name\":\"{name}\",\"response\":{{\"output\":{output}}}}}}}")
-                })
-                .collect();
-            session.history.push(format!(
-                "{{\"role\":\"user\",\"parts\":[{}]}}",
-                results.join(",")
-            ));
-            session.request();
-        }
+        let history = vec![format!(
+            "{{\"role\":\"user\",\"parts\":[{{\"text\":{prompt}}}]}}"
+        )];
+        api_rounds(&mut Session { rng, out, history });
     })
 }
