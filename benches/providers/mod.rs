@@ -7,6 +7,8 @@
 
 #[path = "../anthropic_stream/mod.rs"]
 pub(crate) mod anthropic_stream;
+#[path = "../bedrock_stream/mod.rs"]
+pub(crate) mod bedrock_stream;
 #[path = "../claude_stream/mod.rs"]
 pub(crate) mod claude_stream;
 #[path = "../codex_stream/mod.rs"]
@@ -65,6 +67,11 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: gemini_api_stream::gemini_api_stream,
             typed: gemini_api_stream::typed::parse,
             kinds: gemini_api_stream::KINDS,
+        },
+        Provider::Bedrock => Stream {
+            generate: bedrock_stream::bedrock_stream,
+            typed: bedrock_stream::typed::parse,
+            kinds: bedrock_stream::KINDS,
         },
         Provider::Anthropic => Stream {
             generate: anthropic_stream::anthropic_stream,

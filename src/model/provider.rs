@@ -32,6 +32,9 @@ pub enum Provider {
     /// `streamGenerateContent` streams (SSE or a JSON array), request bodies.
     #[serde(rename = "gemini-api")]
     GeminiApi,
+    /// Amazon Bedrock's Converse API: `Converse` bodies, `ConverseStream` events (binary
+    /// event stream or decoded), request bodies.
+    Bedrock,
     /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
     /// Anthropic, Vertex AI and Bedrock serve it.
     Anthropic,
@@ -54,16 +57,19 @@ pub enum Vendor {
     Google,
     /// GitHub (Copilot CLI).
     GitHub,
+    /// Amazon Web Services (Bedrock, whatever model it serves).
+    Aws,
 }
 
 impl Vendor {
-    /// The lower-case name (`anthropic`, `openai`, `google`, `github`).
+    /// The lower-case name (`anthropic`, `openai`, `google`, `github`, `aws`).
     pub fn as_str(self) -> &'static str {
         match self {
             Vendor::Anthropic => "anthropic",
             Vendor::OpenAi => "openai",
             Vendor::Google => "google",
             Vendor::GitHub => "github",
+            Vendor::Aws => "aws",
         }
     }
 }
@@ -71,12 +77,13 @@ impl Vendor {
 impl Provider {
     /// Every provider, in the order help texts list them and detection asks them. OpenAI
     /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
-    pub const ALL: [Provider; 7] = [
+    pub const ALL: [Provider; 8] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
         Provider::GeminiApi,
+        Provider::Bedrock,
         Provider::Anthropic,
         Provider::OpenAi,
     ];
@@ -89,6 +96,7 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
             Provider::GeminiApi => "gemini-api",
+            Provider::Bedrock => "bedrock",
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
         }
@@ -102,6 +110,7 @@ impl Provider {
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
             Provider::GeminiApi => "Gemini API",
+            Provider::Bedrock => "Amazon Bedrock",
             Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
         }
@@ -114,6 +123,7 @@ impl Provider {
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
             Provider::Gemini | Provider::GeminiApi => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
+            Provider::Bedrock => Vendor::Aws,
         }
     }
 
@@ -175,7 +185,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, gemini-api, anthropic, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, gemini-api, bedrock, anthropic, openai)"
         );
     }
 }

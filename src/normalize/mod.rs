@@ -31,6 +31,7 @@
 //! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
 //! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
 //! | Gemini API (per response, its last `usageMetadata`: a stream's chunks repeat the running counts; summed over responses) | `promptTokenCount − cachedContentTokenCount` + `toolUsePromptTokenCount` | `cachedContentTokenCount` | 0 | `candidatesTokenCount + thoughtsTokenCount` | `thoughtsTokenCount` |
+//! | Bedrock Converse (per message, `metadata.usage` of a stream, `usage` of a body; summed over messages) | `inputTokens` (already uncached) | `cacheReadInputTokens` | `cacheWriteInputTokens` | `outputTokens` | 0: not reported |
 //! | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
 //! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
 //! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
@@ -64,7 +65,8 @@
 //! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
 //! --output-format json`, and its session logs), [`gemini_api`] (Google's Gemini API as AI
-//! Studio and Vertex AI serve it: bodies, SSE and JSON array streams), [`anthropic`] (Anthropic's Messages API:
+//! Studio and Vertex AI serve it: bodies, SSE and JSON array streams), [`bedrock`] (Amazon
+//! Bedrock's Converse API: bodies, binary and decoded `ConverseStream` events), [`anthropic`] (Anthropic's Messages API:
 //! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
 //! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
 //! any compatible server).
@@ -87,6 +89,7 @@ mod tools;
 
 // The adapters, one dialect each.
 pub mod anthropic;
+pub mod bedrock;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -118,6 +121,7 @@ impl Provider {
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
             Provider::GeminiApi => Box::new(gemini_api::normalizer(options)),
+            Provider::Bedrock => Box::new(bedrock::normalizer(options)),
             Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
         }
@@ -148,10 +152,15 @@ impl Provider {
             // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                [Provider::GeminiApi, Provider::Anthropic, Provider::OpenAi]
-                    .into_iter()
-                    .find(|p| p.claims(&document))
-                    .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
+                [
+                    Provider::GeminiApi,
+                    Provider::Bedrock,
+                    Provider::Anthropic,
+                    Provider::OpenAi,
+                ]
+                .into_iter()
+                .find(|p| p.claims(&document))
+                .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
             })
             // A JSON array stream (Gemini's default stream), or a line before a binary event
             // stream: the HTTP framing's first record.
@@ -225,6 +234,7 @@ impl Provider {
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
             Provider::GeminiApi => gemini_api::claims(record),
+            Provider::Bedrock => bedrock::claims(record),
             Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
         }

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use axt::normalize::Provider;
 
+use crate::support::PROVIDER_INPUTS;
+
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     let root = crate::support::root().join(dir);
     let mut found = Vec::new();
@@ -80,7 +82,7 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
         .into_iter()
         .filter(|p| {
             p.extension()
-                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+                .is_some_and(|e| PROVIDER_INPUTS.iter().any(|input| e == *input))
         })
         .collect();
     assert!(

@@ -170,6 +170,7 @@ fn vendor_name(vendor: Vendor) -> &'static str {
         Vendor::OpenAi => "openai",
         Vendor::Google => "gcp.gemini",
         Vendor::GitHub => "github.copilot",
+        Vendor::Aws => "aws.bedrock",
     }
 }
 
