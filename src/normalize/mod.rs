@@ -85,6 +85,9 @@ pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
 pub use framing::sse;
+// Public only for the event-stream fuzz target (its `EventStreamSplitter` seam).
+#[doc(hidden)]
+pub use framing::eventstream;
 mod tools;
 
 // The adapters, one dialect each.

@@ -65,6 +65,11 @@ fn sse_framer_regressions() {
 }
 
 #[test]
+fn eventstream_framer_regressions() {
+    replay("eventstream_framer", check::eventstream_framer);
+}
+
+#[test]
 fn import_claude_code_regressions() {
     replay("import_claude_code", check::import_claude_code);
 }
@@ -142,6 +147,29 @@ fn sse_corpus_under_every_kind_of_chunking() {
         for seed in (0..8u16).chain(0x100..0x108) {
             let chunks = check::chunk_sizes(seed, input.len());
             let outcome = std::panic::catch_unwind(|| check::check_sse(&input, &chunks));
+            assert!(
+                outcome.is_ok(),
+                "{} with chunking seed {seed}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Every binary event stream of the corpus (Bedrock's, and Anthropic's as Bedrock serves
+/// it) through the event-stream framer's checks, under every kind of chunking.
+#[test]
+fn eventstream_corpus_under_every_kind_of_chunking() {
+    let fixtures = files("corpus/normalize", ".eventstream");
+    assert!(
+        fixtures.len() >= 8,
+        "the event-stream corpus is where it should be"
+    );
+    for path in fixtures {
+        let input = fs::read(&path).unwrap();
+        for seed in (0..8u16).chain(0x100..0x108) {
+            let chunks = check::chunk_sizes(seed, input.len());
+            let outcome = std::panic::catch_unwind(|| check::check_eventstream(&input, &chunks));
             assert!(
                 outcome.is_ok(),
                 "{} with chunking seed {seed}",

@@ -422,6 +422,90 @@ fn json_string(text: &str, out: &mut Vec<u8>) {
     serde_json::to_writer(&mut *out, text).expect("a string serializes");
 }
 
+/// The event-stream framing alone, for the `eventstream_framer` fuzz target: bytes in, in
+/// any pieces, every frame out, owned. Not part of axt's API (the module is public, and
+/// hidden, for it alone).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct EventStreamSplitter {
+    stream: EventStream,
+    frames: Vec<EventStreamOwned>,
+}
+
+/// One frame an [`EventStreamSplitter`] handed on. Hidden, see there.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventStreamOwned {
+    /// `record`, `too-large`, or the kind of the diagnostic a cut or a bad message made.
+    pub what: String,
+    /// A record's event name.
+    pub event: Option<Vec<u8>>,
+    /// A record's bytes (made from its message), or a diagnostic's message.
+    pub bytes: Vec<u8>,
+    pub line: u64,
+    pub offset: u64,
+    /// A record's end in the input (the byte after its message); a skipped message's size.
+    pub end: Option<u64>,
+}
+
+impl EventStreamSplitter {
+    /// A splitter with `max_bytes` as the record limit.
+    pub fn new(max_bytes: usize) -> Self {
+        EventStreamSplitter {
+            stream: EventStream::new(max_bytes, 1, 0),
+            frames: Vec::new(),
+        }
+    }
+
+    /// The next bytes of the stream.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let frames = &mut self.frames;
+        self.stream
+            .push(bytes, &mut |frame| frames.push(EventStreamOwned::of(frame)));
+    }
+
+    /// The end of the stream: every frame handed on, in order.
+    pub fn finish(mut self) -> Vec<EventStreamOwned> {
+        let frames = &mut self.frames;
+        self.stream
+            .finish(&mut |frame| frames.push(EventStreamOwned::of(frame)));
+        self.frames
+    }
+}
+
+impl EventStreamOwned {
+    fn of(frame: Frame<'_>) -> EventStreamOwned {
+        match frame {
+            Frame::Record(record) => EventStreamOwned {
+                what: "record".to_owned(),
+                event: record.event.map(<[u8]>::to_vec),
+                bytes: record.bytes.to_vec(),
+                line: record.line,
+                offset: record.offset,
+                end: record.made,
+            },
+            Frame::TooLarge {
+                line, offset, size, ..
+            } => EventStreamOwned {
+                what: "too-large".to_owned(),
+                event: None,
+                bytes: Vec::new(),
+                line,
+                offset,
+                end: Some(size),
+            },
+            Frame::Cut(diagnostic) => EventStreamOwned {
+                what: diagnostic.kind.as_str().to_owned(),
+                event: None,
+                bytes: diagnostic.message.into_bytes(),
+                line: diagnostic.line,
+                offset: diagnostic.offset,
+                end: None,
+            },
+        }
+    }
+}
+
 /// An event-stream message, for tests and the corpus's generator: the headers (name, string
 /// value) and the payload, with both CRCs.
 #[cfg(test)]
