@@ -45,6 +45,21 @@ validate-agentlog: ## Validate every AgentLog export snapshot against ../shared/
 validate-genai: ## Validate the OTLP snapshots' message attributes against the GenAI schemas (../shared/otel-genai)
 	python3 scripts/validate-genai-messages.py
 
+# The HTML viewer's page (src/export/html/page/): ESLint and playwright-core, pinned by
+# scripts/web/package-lock.json, installed once into target/web; the browser tests in
+# `make test` (tests/axt/view.rs) use them with Debian's Chromium, and say SKIPPED without.
+.PHONY: web-tools
+web-tools: ## Install ESLint and playwright-core into target/web (the page's lint and browser tests)
+	bash scripts/web-tools.sh
+
+.PHONY: lint-js
+lint-js: ## ESLint over the HTML viewer's page and its browser test driver (installs target/web once)
+	bash scripts/web-tools.sh lint
+
+.PHONY: view-size
+view-size: ## axt view's page for a 100 MB transcript and for 1,000 runs: size and load time in Chromium
+	bash scripts/view-size.sh
+
 .PHONY: lint
 lint: ## cargo fmt --check, clippy and rustdoc with warnings denied
 	$(CARGO) fmt --all --check

@@ -8,7 +8,7 @@
 //! provider bytes -> normalize (framing, adapter) -> Item* + RunMeta + Diagnostic*
 //!                -> transcribe (mapper) -> events -> sink: record (Recorder -> <run-id>.jsonl,
 //!                                                       subscribers) | JsonlSink (stdout)
-//! <run-id>.jsonl -> read (reader, tree, stats) -> export (AgentLog)
+//! <run-id>.jsonl -> read (reader, tree, stats) -> export (AgentLog, OTLP, an HTML page)
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
@@ -33,7 +33,8 @@
 //!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs
 //!   (Unix only).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
-//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0).
+//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, OTLP spans, a
+//!   self-contained HTML page to read runs in a browser).
 //!
 //! The command line (`src/cli/`, behind the default `cli` feature) stands on all of them
 //! and is not part of the library's API: it is compiled into the library, hidden, so that

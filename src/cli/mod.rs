@@ -41,6 +41,7 @@ mod normalize;
 mod stats;
 mod supervise;
 mod tree;
+mod view;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -57,7 +58,8 @@ pub(crate) use common::{Outcome, display_name, open, report_error, with_path};
     long_about = "Canonical transcripts for AI coding agents.\n\n\
         axt turns the raw output of AI coding agents (Claude Code, Codex, Gemini CLI, Copilot \
         CLI, OpenAI-compatible HTTP) into one canonical JSONL transcript per run, and reads \
-        transcripts back: checks, trees, statistics, exports.\n\n\
+        transcripts back: checks, trees, statistics, exports, a page to read them in a \
+        browser.\n\n\
         Conventions of every command: FILE `-` (or no FILE where it is optional) is stdin; \
         the product goes to stdout, problems to stderr, one per line, as \
         FILE:LINE: byte OFFSET: KIND: MESSAGE (a warning's message starts with `warning: `; \
@@ -97,6 +99,7 @@ enum Command {
     Stats(stats::Args),
     Import(import::Args),
     Export(export::Args),
+    View(view::Args),
     Completions(manual::CompletionsArgs),
     Man(manual::ManArgs),
 }
@@ -143,6 +146,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Command::Stats(args) => stats::run(args),
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
+        Command::View(args) => view::run(args),
         Command::Completions(args) => manual::completions(args, Cli::command()),
         Command::Man(args) => manual::man(args, Cli::command()),
     };

@@ -11,8 +11,8 @@
 //! | `tool.call` + its `tool.result` | `toolCall` (`output` = the result as text, `status` success / error, `cancelled` when no result came; `durationMs` the result's `duration_ms`, else the time between the two) |
 //! | a call seen on both channels (router and agent) | one `toolCall`, the router's, with `axt:sightedByAgent` (and `axt:agentCallId` when the agent's id differs); the agent's `tool.*` events give nothing ([`Calls`]) |
 //! | `tool.call` of a server tool + the `tool_result` in its assistant message | `toolCall` as above, `axt:server` |
-//! | `command` blocks and shell tools ([`ToolClass::Shell`]) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
-//! | file tools ([`ToolClass::FileRead`], `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
+//! | `command` blocks and shell tools ([`ToolClass::Shell`](crate::model::tools::ToolClass::Shell)) | `terminalCommand` after the call (`stdout`, `exitCode` when known) |
+//! | file tools ([`ToolClass::FileRead`](crate::model::tools::ToolClass::FileRead), `FileWrite`, `FileEdit`, `FilePatch`) that succeeded | `fileOperation` (path relative to the project root, a diff for edits where the input has one) |
 //! | `step.call_workflow.*` | `handoff`, the child run's events after it with `parentId` = the handoff |
 //! | a failed run, provider errors in the run metadata | `error` |
 //! | `run.completed` metadata of every run | `metrics` (counts, files, tools, token usage with cache read / write, cost, duration; a provider session's running total once however many runs resumed it, [`Spend`], the others counted in `axt:repeatedSessionTotals`), `agent` |
@@ -36,7 +36,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::model::tools::{ToolClass, classify, shell_commands};
+use super::file_ops::{edit_diff, file_operations};
+use crate::model::tools::shell_commands;
 use crate::model::{
     Block, Citation, EventType, ExchangeEvent, Payload, Provider, Role, RunMeta, RunStatus,
     StepKind, Usage,
@@ -505,7 +506,7 @@ impl Exporter {
                             f["parentId"] = call_id.clone();
                             f["operation"] = op.operation.into();
                             f["path"] = path.into();
-                            if let Some(diff) = op.diff {
+                            if let Some(diff) = op.diff.or_else(|| edit_diff(&op.path, &op.edits)) {
                                 let (added, removed) = diff_counts(&diff);
                                 f["diff"] = diff.into();
                                 f["diffFormat"] = "unified".into();
@@ -829,105 +830,6 @@ fn exit_code(output: &str, failed: bool) -> Option<i64> {
         .parse()
         .ok()?;
     (failed || code == 0).then_some(code)
-}
-
-struct FileOp {
-    operation: &'static str,
-    path: String,
-    diff: Option<String>,
-}
-
-/// The file operations of a file tool call.
-fn file_operations(name: &str, input: &Value) -> Vec<FileOp> {
-    let path = ["file_path", "path", "absolute_path", "notebook_path"]
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .map(str::to_owned);
-    let single = |operation, diff| {
-        path.clone()
-            .map(|path| {
-                vec![FileOp {
-                    operation,
-                    path,
-                    diff,
-                }]
-            })
-            .unwrap_or_default()
-    };
-    match classify(name) {
-        Some(ToolClass::FileRead) => single("read", None),
-        Some(ToolClass::FileWrite) => single("create", None),
-        Some(ToolClass::FileEdit) => {
-            // `MultiEdit` lists its edits; `Edit` and its kin are one edit.
-            let edits: Vec<&Value> = match input.get("edits") {
-                Some(Value::Array(edits)) => edits.iter().collect(),
-                Some(_) => Vec::new(),
-                None => vec![input],
-            };
-            let diff = edit_diff(path.as_deref().unwrap_or(""), &edits);
-            single("edit", diff)
-        }
-        Some(ToolClass::FilePatch) => input
-            .get("changes")
-            .and_then(Value::as_array)
-            .map(|changes| {
-                changes
-                    .iter()
-                    .filter_map(|c| {
-                        let path = c.get("path")?.as_str()?.to_owned();
-                        let operation = match c.get("kind") {
-                            Some(Value::String(k)) => k.as_str(),
-                            Some(Value::Object(k)) => {
-                                k.get("type").and_then(Value::as_str).unwrap_or("update")
-                            }
-                            _ => "update",
-                        };
-                        let operation = match operation {
-                            "add" | "create" => "create",
-                            "delete" | "remove" => "delete",
-                            _ => "edit",
-                        };
-                        let diff = c
-                            .get("diff")
-                            .or(c.get("unified_diff"))
-                            .and_then(Value::as_str)
-                            .map(str::to_owned);
-                        Some(FileOp {
-                            operation,
-                            path,
-                            diff,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
-/// A unified diff of `old_string` -> `new_string` edits (no line numbers: the tool input
-/// does not say where in the file they are).
-fn edit_diff(path: &str, edits: &[&Value]) -> Option<String> {
-    let mut diff = format!("--- a/{path}\n+++ b/{path}\n");
-    let mut any = false;
-    for edit in edits {
-        let (Some(old), Some(new)) = (
-            edit.get("old_string").and_then(Value::as_str),
-            edit.get("new_string").and_then(Value::as_str),
-        ) else {
-            continue;
-        };
-        any = true;
-        let (o, n) = (old.lines().count(), new.lines().count());
-        diff.push_str(&format!("@@ -{o} +{n} @@\n"));
-        for line in old.lines() {
-            diff.push_str(&format!("-{line}\n"));
-        }
-        for line in new.lines() {
-            diff.push_str(&format!("+{line}\n"));
-        }
-    }
-    any.then_some(diff)
 }
 
 fn diff_counts(diff: &str) -> (u64, u64) {

@@ -25,6 +25,16 @@ use crate::record::{create_private, private_options};
 /// named pipe) is written in place; its errors are errors too (`/dev/full`: ENOSPC). The
 /// error does not name `path`: the caller, who chose it, does.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_file_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_file`] of what `write` writes, for a document too large to hold in memory first
+/// (an HTML page of a large run): the same guarantees, whole or not at all. `write` gets the
+/// file unbuffered; what it returns is returned once the file is in place.
+pub fn write_file_with<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             return Err(io::Error::new(
@@ -35,7 +45,8 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Ok(meta) if !meta.is_file() => {
             // O_NOFOLLOW still: a link swapped in since the look is refused (ELOOP).
             let mut file = private_options().write(true).open(path)?;
-            return file.write_all(bytes).and_then(|()| file.flush());
+            let written = write(&mut file)?;
+            return file.flush().map(|()| written);
         }
         Ok(_) => {}
         Err(error) if error.kind() == ErrorKind::NotFound => {}
@@ -56,12 +67,12 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     let written = create_private(&temp).and_then(|mut file| {
-        file.write_all(bytes)?;
+        let written = write(&mut file)?;
         // Some file systems report a full disk or an I/O error only here (NFS, delayed
         // allocation): a document is not written until it is synced.
         file.sync_all()?;
         // rename(2) replaces a link at the path rather than follow it.
-        fs::rename(&temp, path)
+        fs::rename(&temp, path).map(|()| written)
     });
     if written.is_err() {
         let _ = fs::remove_file(&temp);

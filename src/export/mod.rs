@@ -6,11 +6,15 @@
 //! is what the canonical events say.
 //!
 //! Targets: [`agentlog`] (AgentLog 0.2.0 session documents), [`otlp`] (OpenTelemetry
-//! traces in the GenAI semantic conventions; encoding and sending with the `otlp` feature).
-//! [`write_file`] writes a document to a file whole or not at all, privately.
+//! traces in the GenAI semantic conventions; encoding and sending with the `otlp` feature),
+//! [`html`] (one self-contained page to read runs in a browser, `axt view`).
+//! [`write_file`] writes a document to a file whole or not at all, privately
+//! ([`write_file_with`] as it is made).
 
 pub mod agentlog;
 mod file;
+mod file_ops;
+pub mod html;
 pub mod otlp;
 
-pub use file::write_file;
+pub use file::{write_file, write_file_with};

@@ -44,6 +44,26 @@ pub enum ToolClass {
     Plan,
 }
 
+impl ToolClass {
+    /// The class's own name, lower snake case (`shell`, `file_edit`, `sub_agent`, ...): how
+    /// a reader names the class to people (the HTML view's badges). Not a tool name, though
+    /// some coincide with one.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolClass::Shell => "shell",
+            ToolClass::FileRead => "file_read",
+            ToolClass::FileWrite => "file_write",
+            ToolClass::FileEdit => "file_edit",
+            ToolClass::FilePatch => "file_patch",
+            ToolClass::Search => "search",
+            ToolClass::WebFetch => "web_fetch",
+            ToolClass::WebSearch => "web_search",
+            ToolClass::SubAgent => "sub_agent",
+            ToolClass::Plan => "plan",
+        }
+    }
+}
+
 /// The class of a tool, by its name as the transcript records it; `None` for a tool the
 /// table does not know.
 pub fn classify(name: &str) -> Option<ToolClass> {

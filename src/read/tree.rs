@@ -17,6 +17,9 @@
 //! the structure ([`LinkKind::Structure`]: a step completed that was never started). Every
 //! problem the [`Reader`] finds in any file of the tree is reported too, with its file.
 //!
+//! [`forest`] does the same for many files at once (a directory's runs): each file once,
+//! under the run that invokes it or as a root.
+//!
 //! The tree is held in memory (a run's messages are summarized, not kept); for a bounded-memory
 //! check of one file and its direct links, see [`check_links`].
 
@@ -109,6 +112,12 @@ pub struct Step {
     pub child_run_id: Option<String>,
     /// Line of its start event.
     pub line: u64,
+    /// Line of the event that completed it (`step.completed`, or the
+    /// `step.call_workflow.completed` of a step that event's twin opened); `None` while it
+    /// is incomplete. For readers that place a step's events (the HTML view); not in
+    /// `axt tree --json`.
+    #[serde(skip)]
+    pub end_line: Option<u64>,
     /// What happened inside, in order.
     pub children: Vec<Node>,
 }
@@ -147,6 +156,11 @@ pub struct ToolCall {
     pub agent_call_id: Option<String>,
     /// Line of its first event (the agent's, when the agent reported it first).
     pub line: u64,
+    /// Lines of every event of the call, in file order: its `tool.call` and `tool.result`
+    /// and the agent's sightings of it. For readers that show the events of a call
+    /// together (the HTML view); not in `axt tree --json`.
+    #[serde(skip)]
+    pub lines: Vec<u64>,
 }
 
 /// How a run or step ended.
@@ -316,7 +330,7 @@ impl Tree {
 pub fn build(root: &Path) -> Tree {
     let mut builder = TreeBuilder::new(dir_of(root));
     let run = builder.load(root, None);
-    builder.finish(run)
+    builder.finish(Some(run))
 }
 
 /// [`build`] with the root run read from `input` (stdin, say): `name` stands for it in
@@ -324,7 +338,75 @@ pub fn build(root: &Path) -> Tree {
 pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
     let mut builder = TreeBuilder::new(dir);
     let run = builder.read(name, input, None);
-    builder.finish(run)
+    builder.finish(Some(run))
+}
+
+/// The trees of many run files (a directory's, say), each file once: a file whose run names
+/// no parent, or a parent none of `files` holds, is a root; every other file is read under
+/// the run that invokes it, and one that no root reached (an orphan, a cycle) is a root of
+/// its own after them. Files are taken in the order given (duplicates once); links are
+/// looked up in each file's directory, which is indexed once however many roots it has.
+/// The problems are every tree's, a run invoked from two trees reported as invoked twice.
+pub fn forest(files: &[PathBuf]) -> Forest {
+    let mut seen = HashSet::new();
+    let files: Vec<&PathBuf> = files.iter().filter(|f| seen.insert(*f)).collect();
+    let firsts: Vec<Option<FirstEvent>> = files.iter().map(|file| first_run(file)).collect();
+    let held: HashSet<(&Path, &str)> = firsts
+        .iter()
+        .flatten()
+        .map(|first| (dir_of(&first.file), first.run_id.as_str()))
+        .collect();
+    let is_root = |first: &Option<FirstEvent>| {
+        first.as_ref().is_none_or(|first| {
+            first
+                .parent_run_id
+                .as_deref()
+                .is_none_or(|parent| !held.contains(&(dir_of(&first.file), parent)))
+        })
+    };
+    let mut builders: Vec<TreeBuilder> = Vec::new();
+    let mut roots = Vec::new();
+    let mut load = |file: &Path, roots: &mut Vec<Run>, leftover: bool| {
+        let dir = dir_of(file);
+        let at = match builders.iter().position(|b| b.dir == dir) {
+            Some(at) => at,
+            None => {
+                builders.push(TreeBuilder::new(dir));
+                builders.len() - 1
+            }
+        };
+        let builder = &mut builders[at];
+        if !builder.files.contains(file) {
+            let run = builder.load(file, None);
+            if leftover {
+                // Still an orphan if its parent is in the forest: it is shown, not reached.
+                builder.loaded.remove(&run.run_id);
+            }
+            roots.push(run);
+        }
+    };
+    for (file, first) in files.iter().zip(&firsts) {
+        if is_root(first) {
+            load(file, &mut roots, false);
+        }
+    }
+    for file in &files {
+        load(file, &mut roots, true);
+    }
+    let mut problems = Vec::new();
+    for builder in builders {
+        problems.extend(builder.finish(None).problems);
+    }
+    Forest { roots, problems }
+}
+
+/// The trees of many run files: [`forest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Forest {
+    /// The root runs, in the order of their files, each with everything under it.
+    pub roots: Vec<Run>,
+    /// Everything that did not fit, in every file read.
+    pub problems: Vec<TreeProblem>,
 }
 
 /// The directory a run file's linked runs are looked up in: the file's own (`.` for a bare
@@ -344,6 +426,8 @@ struct TreeBuilder {
     index: Option<Index>,
     /// Runs loaded so far, with their files.
     loaded: HashSet<String>,
+    /// The files they were read from.
+    files: HashSet<PathBuf>,
     ancestors: Vec<String>,
     problems: Vec<TreeProblem>,
 }
@@ -354,15 +438,19 @@ impl TreeBuilder {
             dir: dir.to_owned(),
             index: None,
             loaded: HashSet::new(),
+            files: HashSet::new(),
             ancestors: Vec::new(),
             problems: Vec::new(),
         }
     }
 
-    fn finish(mut self, root: Run) -> Tree {
+    /// The tree of `root`, or (with `None`, for a [`Forest`]) only the problems, with the
+    /// orphans of the directory.
+    fn finish(mut self, root: Option<Run>) -> Tree {
         self.find_orphans();
         Tree {
-            root,
+            root: root
+                .unwrap_or_else(|| RunBuilder::new(&self.dir).into_run(String::new(), Vec::new())),
             problems: self.problems,
         }
     }
@@ -413,6 +501,7 @@ impl TreeBuilder {
             self.problems.push(problem);
         }
         self.loaded.insert(run_id.clone());
+        self.files.insert(path.to_owned());
         self.ancestors.push(run_id.clone());
         let children = run.finish_steps();
         let mut resolved = Vec::with_capacity(run.links.len());
@@ -443,6 +532,13 @@ impl TreeBuilder {
             self.problems.push(problem);
             return None;
         };
+        if self.files.contains(&file) {
+            // Read already, as a root of a forest that did not reach it first.
+            let message = format!("run {child:?} is invoked a second time, here by {run_id:?}");
+            let problem = TreeProblem::at(path, at, LinkKind::ParentMismatch, message);
+            self.problems.push(problem);
+            return None;
+        }
         Some(self.load(&file, Some((run_id, child))))
     }
 
@@ -722,7 +818,7 @@ impl RunBuilder {
             EventType::StepCompleted => {
                 if let Some(at) = self.find_open(&event.path, event.iteration, |_| true) {
                     let index = self.open.remove(at);
-                    self.close(index, &event);
+                    self.close(index, line, &event);
                 } else {
                     let message = format!(
                         "step.completed of {:?} iteration {} with no step.started",
@@ -764,7 +860,7 @@ impl RunBuilder {
                             && let Some(at) = self.open.iter().rposition(|i| *i == index)
                         {
                             self.open.remove(at);
-                            self.close(index, &event);
+                            self.close(index, line, &event);
                         }
                     }
                     None => {
@@ -813,7 +909,11 @@ impl RunBuilder {
             };
             match (known, agents) {
                 (Some(mine), Some(agents)) if mine != agents => {
-                    self.arena[agents] = Slot::Sighting;
+                    let gone = std::mem::replace(&mut self.arena[agents], Slot::Sighting);
+                    if let (Slot::Tool(gone), Slot::Tool(node)) = (gone, &mut self.arena[mine]) {
+                        node.lines.extend(gone.lines);
+                        node.lines.sort_unstable();
+                    }
                 }
                 (None, Some(agents)) => known = Some(agents),
                 _ => {}
@@ -837,6 +937,7 @@ impl RunBuilder {
         }
         if seen.verdict == Verdict::Sighting {
             if let Some(Slot::Tool(node)) = known.map(|index| &mut self.arena[index]) {
+                node.lines.push(line);
                 node.sighted_by_agent = true;
                 if is_call && node.call_id != tool.call_id {
                     node.agent_call_id = Some(tool.call_id.clone());
@@ -849,6 +950,9 @@ impl RunBuilder {
                 && let Some(index) = known
             {
                 // The router's call, taking over the agent's node (agent first).
+                if let Slot::Tool(node) = &mut self.arena[index] {
+                    node.lines.push(line);
+                }
                 self.tools.insert(seen.call, index);
                 return;
             }
@@ -860,6 +964,7 @@ impl RunBuilder {
                 sighted_by_agent: false,
                 agent_call_id: None,
                 line,
+                lines: vec![line],
             });
             self.tools.insert(seen.call, self.arena.len());
             self.attach(&event.path, event.iteration, slot);
@@ -871,6 +976,7 @@ impl RunBuilder {
             Some(Slot::Tool(call)) => {
                 call.outcome = outcome;
                 call.error = tool.error.clone();
+                call.lines.push(line);
             }
             _ => {
                 let slot = Slot::Tool(ToolCall {
@@ -881,6 +987,7 @@ impl RunBuilder {
                     sighted_by_agent: false,
                     agent_call_id: None,
                     line,
+                    lines: vec![line],
                 });
                 self.attach(&event.path, event.iteration, slot);
             }
@@ -903,6 +1010,7 @@ impl RunBuilder {
                 duration_ms: None,
                 child_run_id: None,
                 line,
+                end_line: None,
                 children: Vec::new(),
             },
             kids: Vec::new(),
@@ -916,8 +1024,9 @@ impl RunBuilder {
         self.open.push(index);
     }
 
-    fn close(&mut self, index: usize, event: &ExchangeEvent) {
+    fn close(&mut self, index: usize, line: u64, event: &ExchangeEvent) {
         if let Slot::Step { step, started, .. } = &mut self.arena[index] {
+            step.end_line = Some(line);
             let (error, timed) = match &event.payload {
                 Payload::Step(payload) => (payload.error.clone(), payload.duration_ms),
                 _ => (None, None),

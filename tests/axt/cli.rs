@@ -596,6 +596,7 @@ fn completions_and_man_pages_cover_every_command() {
         "stats",
         "import",
         "export",
+        "view",
         "completions",
         "man",
     ];

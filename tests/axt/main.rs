@@ -61,6 +61,9 @@ mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, 
 // Files private and never through a link; masking in every file a run writes.
 mod security;
 
+// `axt view`: the page, read back, linted, and in a real browser (Chromium).
+mod view;
+
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.
 mod workflow;
 

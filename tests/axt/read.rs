@@ -265,12 +265,13 @@ fn stats_walks_a_directory_and_totals() {
     let output = axt(&["stats", "--json", "corpus/read/transcript/ok"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["files"].as_array().unwrap().len(), 9);
+    assert_eq!(report["files"].as_array().unwrap().len(), 10);
     let total = &report["total"];
-    assert_eq!(total["files"], 9);
-    assert_eq!(total["runs"], 9);
-    // 3 in the nested runs, 1 seen on both channels (both-channels-agent-first).
-    assert_eq!(total["tools"]["Bash"], json!({"calls": 4, "failures": 2}));
+    assert_eq!(total["files"], 10);
+    assert_eq!(total["runs"], 10);
+    // 3 in the nested runs, 1 seen on both channels (both-channels-agent-first), 1 full of
+    // markup (hostile-markup-in-every-field).
+    assert_eq!(total["tools"]["Bash"], json!({"calls": 5, "failures": 3}));
     assert_eq!(total["sightings"], 4);
     assert_eq!(total["tokens"]["cache_read"], 15000);
     let cost = total["cost_usd"].as_f64().unwrap();
@@ -284,6 +285,145 @@ fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
     assert_eq!(
         axt::read::DEFAULT_MAX_LINE_BYTES,
         axt::normalize::DEFAULT_MAX_RECORD_BYTES
+    );
+}
+
+/// The tree's line bookkeeping for readers that place every event (the HTML view): a tool
+/// node holds the lines of all its call's events, sightings included, however the two
+/// channels were ordered or named; a step holds the line of the event that completed it.
+#[test]
+fn tree_nodes_hold_the_lines_of_every_event_of_their_call_and_step() {
+    use axt::read::tree::{Node, build};
+
+    fn tools(nodes: &[Node], out: &mut Vec<(String, Vec<u64>)>) {
+        for node in nodes {
+            match node {
+                Node::Tool(tool) => out.push((tool.name.clone(), tool.lines.clone())),
+                Node::Step(step) => tools(&step.children, out),
+                _ => {}
+            }
+        }
+    }
+    /// (fixture, each tool node's name and lines, the first step's start and end lines)
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static [u64])],
+        (u64, Option<u64>),
+    );
+    let cases: [Case; 3] = [
+        (
+            "both-channels-router-first.jsonl",
+            &[("Read", &[4, 5, 7, 8]), ("Grep", &[10, 11])],
+            (2, Some(13)),
+        ),
+        (
+            "both-channels-agent-first.jsonl",
+            &[("Bash", &[5, 6, 7, 8])],
+            (2, Some(10)),
+        ),
+        (
+            "both-channels-agent-call-id.jsonl",
+            &[("search", &[5, 6, 7, 8]), ("read_file", &[9, 11, 12, 13])],
+            (2, Some(15)),
+        ),
+    ];
+    for (fixture, expected, step_lines) in cases {
+        let tree = build(&crate::support::read_corpus().join("ok").join(fixture));
+        assert!(tree.problems.is_empty(), "{fixture}: {:?}", tree.problems);
+        let mut found = Vec::new();
+        tools(&tree.root.children, &mut found);
+        let expected: Vec<(String, Vec<u64>)> = expected
+            .iter()
+            .map(|(name, lines)| ((*name).to_owned(), lines.to_vec()))
+            .collect();
+        assert_eq!(found, expected, "{fixture}");
+        let Node::Step(step) = &tree.root.children[0] else {
+            panic!("{fixture}: no step first");
+        };
+        assert_eq!((step.line, step.end_line), step_lines, "{fixture}");
+    }
+}
+
+/// A directory's runs as a forest: each file once, as a root or under the run that invokes
+/// it; an orphan is a root of its own after the others, and reported; the directory is read
+/// once for all its roots.
+#[test]
+fn a_forest_holds_every_file_once_and_reports_what_does_not_fit() {
+    use axt::read::tree::{Node, Run, forest};
+
+    fn outline(run: &Run, depth: usize, out: &mut Vec<String>) {
+        let file = run.file.file_name().unwrap().to_string_lossy();
+        out.push(format!("{}{} ({file})", "  ".repeat(depth), run.run_id));
+        fn under(children: &[Node], depth: usize, out: &mut Vec<String>) {
+            for node in children {
+                match node {
+                    Node::Run(run) => outline(run, depth, out),
+                    Node::Step(step) => under(&step.children, depth, out),
+                    _ => {}
+                }
+            }
+        }
+        under(&run.children, depth + 1, out);
+    }
+    let corpus = crate::support::read_corpus();
+    let files = |dir: &str| -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(corpus.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files
+    };
+
+    let nested = forest(&files("ok/nested"));
+    let mut found = Vec::new();
+    for root in &nested.roots {
+        outline(root, 0, &mut found);
+    }
+    assert_eq!(
+        found,
+        [
+            "nest-root (nest-root.jsonl)",
+            "  nest-child (nest-child.jsonl)",
+            "    nest-grandchild (nest-grandchild.jsonl)",
+        ]
+    );
+    assert!(nested.problems.is_empty(), "{:?}", nested.problems);
+
+    let links = forest(&files("err/links"));
+    let mut found = Vec::new();
+    for root in &links.roots {
+        outline(root, 0, &mut found);
+    }
+    // links-wrong-parent names a parent no file holds: a root. links-root invokes it, and
+    // links-loop (whose cycle back to links-root is not followed); links-orphan names
+    // links-root, which never invokes it: a root of its own, after the others.
+    assert_eq!(
+        found,
+        [
+            "links-root (links-root.jsonl)",
+            "  links-wrong-parent (links-wrong-parent.jsonl)",
+            "  links-loop (links-loop.jsonl)",
+            "links-orphan (links-orphan.jsonl)",
+        ]
+    );
+    let mut kinds: Vec<(String, &str)> = links
+        .problems
+        .iter()
+        .map(|p| {
+            let file = p.file.file_name().unwrap().to_string_lossy().into_owned();
+            (file, p.kind.as_str())
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("links-loop.jsonl".to_owned(), "cycle"),
+            ("links-orphan.jsonl".to_owned(), "orphan"),
+            ("links-root.jsonl".to_owned(), "missing-child"),
+            ("links-wrong-parent.jsonl".to_owned(), "parent-mismatch"),
+        ]
     );
 }
 

@@ -52,14 +52,14 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "the name a `web_search_call` item gets",
     ),
     (
-        "export/agentlog",
+        "export/file_ops",
         "create",
-        "an AgentLog fileOperation `operation` value",
+        "a file operation (AgentLog's fileOperation `operation` value)",
     ),
     (
-        "export/agentlog",
+        "export/file_ops",
         "edit",
-        "an AgentLog fileOperation `operation` value",
+        "a file operation (AgentLog's fileOperation `operation` value)",
     ),
 ];
 
