@@ -26,10 +26,10 @@
 //!
 //! Positions are the input's: a record is placed at its message's first byte, on the line
 //! that byte is on (lines counted by the LF bytes before it, as any text tool shows the
-//! file), and names its event in [`Record::event`].
+//! file), and names its event in `Record::event`.
 //!
 //! This file owns the binary format. Beyond the one field of a `PayloadPart` it does not
-//! parse JSON (the JSON door does that: [`crate::normalize::json::string_field`]), and it
+//! parse JSON (the JSON door does that: `normalize::json::string_field`), and it
 //! knows no provider.
 
 use base64::Engine as _;
