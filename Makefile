@@ -134,6 +134,24 @@ bench-python: ## axt.normalize(...).jsonl() vs axt normalize on a 50 MB Claude s
 	  $(CARGO) bench --locked --bench normalize >/dev/null
 	$(PY_VENV)/bin/python python/bench/normalize.py target/bench-streams/claude.jsonl
 
+# Release artifacts built here, as the release workflow (.github/workflows/release.yml)
+# builds them for every platform: the CLI for this machine's target as a tarball (binary,
+# manual pages, shell completions, README) and the Python package as an abi3 wheel, both
+# with the fat-LTO dist profile, into target/dist/ (beside cargo's own output for that
+# profile). maturin comes from PyPI through pip's build isolation, as for `pip install`.
+DIST := target/dist
+
+.PHONY: dist
+dist: ## Build the CLI tarball and the abi3 wheel for this machine into target/dist/ (dist profile: fat LTO)
+	$(CARGO) build --locked --profile dist
+	bash scripts/dist-tarball.sh $(DIST)
+	MATURIN_PEP517_ARGS="--profile dist" $(PYTHON) -m pip wheel --no-deps -w $(DIST) ./python
+	@ls -l $(DIST)/*.tar.gz $(DIST)/*.whl
+
+.PHONY: fresh-clone-times
+fresh-clone-times: ## Time the README's install, quick start and pip install from a fresh clone, cold target/ (COMMIT=HEAD)
+	bash scripts/fresh-clone-times.sh $(or $(COMMIT),HEAD)
+
 .PHONY: read-memory
 read-memory: ## Max RSS of axt check and stats on a ~1 GB transcript (AXT_READ_MB=1024; limit 64 MiB)
 	bash scripts/read-memory.sh

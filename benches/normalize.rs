@@ -222,6 +222,7 @@ fn selected() -> Vec<Provider> {
 }
 
 fn main() {
+    println!("{}", providers::measure::PROFILE);
     let mb = env_usize("AXT_BENCH_MB", 200);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()

@@ -91,6 +91,7 @@ const MODES: [(&str, Mode); 6] = [
 ];
 
 fn main() {
+    println!("{}", providers::measure::PROFILE);
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     for provider in [Provider::Claude, Provider::Codex] {

@@ -17,8 +17,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-read-memory.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 FILE="$TMP/mem-run.jsonl"
 
-cargo build --release --locked --quiet
-AXT=target/release/axt
+# The distribution build (fat LTO), the one the README's figures were measured with.
+cargo build --profile dist --locked --quiet
+AXT=target/dist/axt
 
 python3 - "$FILE" "$MB" <<'PY'
 import json, sys

@@ -8,6 +8,12 @@ use std::time::Duration;
 
 use memchr::memchr_iter;
 
+/// The build every benchmark measures, printed first in each report: `cargo bench` builds
+/// with Cargo.toml's `[profile.bench]`, which inherits `[profile.dist]`, the build of the
+/// shipped binaries (tests/axt/cli.rs checks that Cargo.toml still says so). The default
+/// `release` profile builds faster and runs slower; the ratios below are the dist build's.
+pub(crate) const PROFILE: &str = "profile: bench = dist (fat LTO, 1 codegen unit)";
+
 /// A stream generator: at least `bytes` bytes (whole sessions) from a seed.
 #[allow(dead_code)] // Not every bench generates streams.
 pub(crate) type Generate = fn(usize, u64) -> Vec<u8>;

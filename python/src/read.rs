@@ -10,7 +10,9 @@ use axt::export::agentlog::{ExportError, ExportOptions, export_checked};
 use axt::export::otlp::{BatchError, BatchOptions, encode};
 use axt::model::encode_event;
 use axt::read::tree::{LinkKind, TreeProblem};
-use axt::read::{Problem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files};
+use axt::read::{
+    Prices, Problem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -159,15 +161,20 @@ pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound
         }
         let mut report = StatsReport::default();
         let mut problems = Vec::new();
+        // The shipped price table with the user's laid over it, as the CLI's; a user's
+        // table that cannot be read is an error here (Python has no warning channel).
+        let prices = Prices::load()
+            .map(|(prices, _)| prices)
+            .map_err(|error| InputError::new_err(error.to_string()))?;
         for file in files {
             if file.is_dir() {
                 return Err(input_error(&file, "is a directory"));
             }
-            let reader = Reader::open(&file).map_err(|error| input_error(&file, error))?;
-            let mut stats = Stats::default();
+            let mut reader = Reader::open(&file).map_err(|error| input_error(&file, error))?;
+            let mut stats = Stats::with_prices(prices.clone());
             stats.files = 1;
             let mut listed = 0;
-            for item in reader {
+            while let Some(item) = reader.next() {
                 stats.item(&item);
                 if let ReadItem::Problem(problem) = item {
                     if problem.kind == ProblemKind::Io {
@@ -178,6 +185,10 @@ pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound
                         problems.push(read_problem(&file, problem));
                     }
                 }
+            }
+            // A file without an event is a problem, as `axt stats` and `axt check` say.
+            if let Some(problem) = stats.end_of_file(reader.position()) {
+                problems.push(read_problem(&file, problem));
             }
             report.add(file.display().to_string(), stats);
         }

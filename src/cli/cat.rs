@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::model::encode_event;
 use crate::read::{ProblemKind, ReadItem, Reader};
 
-use super::console::{self, Problem};
+use super::console;
 use super::{Outcome, display_name, open};
 
 /// Decode a transcript and write it back out through the strict encoder.
@@ -42,13 +42,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             ReadItem::Problem(problem) => {
                 problems = true;
                 unreadable |= problem.kind == ProblemKind::Io;
-                console::problem(&Problem::error(
-                    &name,
-                    problem.line,
-                    problem.offset,
-                    problem.kind.as_str(),
-                    &problem.message,
-                ));
+                console::read_problem(&name, &problem);
             }
             ReadItem::Event { event, .. } => {
                 encoded.clear();

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{ExchangeEvent, Payload};
 use crate::read::tree::{Links, TreeProblem, check_links};
-use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict};
+use crate::read::{Calls, ProblemKind, ReadItem, Reader, Verdict, no_event, transcript_files};
 use crate::record::{RecordError, Recorder, RecorderOptions};
 use serde_json::json;
 
 use super::console::{self, Problem, Severity, plural};
-use super::{Outcome, display_name, open, report_error};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Problems printed per file; beyond that they are only counted, so that a file of garbage
 /// does not flood the terminal.
@@ -42,11 +42,12 @@ pub(crate) const LISTED: u64 = 1000;
 /// Exit status: 0 every file clean, 1 a problem found, 2 usage error or a file that cannot
 /// be read.
 ///
-/// Example: axt check storage/transcripts/*.jsonl
+/// Example: axt check storage/transcripts/
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// Transcript files, or `-` for stdin.
-    #[arg(required = true)]
+    /// Transcript files or directories (walked for *.jsonl, as `axt stats` walks them), or
+    /// `-` for stdin.
+    #[arg(required = true, value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     /// Print the summary as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
@@ -74,8 +75,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut reports = Vec::new();
-    let mut unreadable = false;
-    for path in &args.files {
+    let (files, failed) = transcript_files(&args.files);
+    let mut unreadable = !failed.is_empty();
+    for (path, error) in failed {
+        report_error(&with_path(&path, error));
+    }
+    for path in &files {
         if args.repair && path.as_os_str() != "-" {
             repair(path);
         }
@@ -201,13 +206,7 @@ fn check(path: &Path) -> io::Result<Report> {
                 report.unreadable |= problem.kind == ProblemKind::Io;
                 report.count(problem.kind.as_str());
                 if report.total <= LISTED {
-                    console::problem(&Problem::error(
-                        &report.file,
-                        problem.line,
-                        problem.offset,
-                        problem.kind.as_str(),
-                        &problem.message,
-                    ));
+                    console::read_problem(&report.file, &problem);
                 }
             }
         }
@@ -215,21 +214,10 @@ fn check(path: &Path) -> io::Result<Report> {
     report.both_channels = calls.on_both_channels();
     if report.events == 0 && report.total == 0 {
         // Nothing is wrong with any line, and yet there is no transcript: say so rather
-        // than call the file clean. Pointed at the end, where an event never came.
-        let end = reader.position();
-        report.count(EMPTY);
-        let message = if end.offset == 0 {
-            "the file is empty: no event"
-        } else {
-            "the file holds only blank lines: no event"
-        };
-        console::problem(&Problem::error(
-            &report.file,
-            end.line.saturating_sub(1).max(1),
-            end.offset,
-            EMPTY,
-            message,
-        ));
+        // than call the file clean.
+        let problem = no_event(reader.position());
+        report.count(problem.kind.as_str());
+        console::read_problem(&report.file, &problem);
     }
     if path.as_os_str() != "-" {
         for problem in check_links(path, &links) {
@@ -248,9 +236,6 @@ fn check(path: &Path) -> io::Result<Report> {
     }
     Ok(report)
 }
-
-/// The kind of the problem of a file without a single event.
-const EMPTY: &str = "no-event";
 
 /// The kind of the warning about a call id with two `tool.call`s of one channel.
 const REPEATED: &str = "repeated-call";

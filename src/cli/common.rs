@@ -43,6 +43,23 @@ pub(crate) enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    /// The worse of two outcomes, for a command over several inputs: a failure to read or
+    /// write over problems in an input, those over a clean input.
+    pub(crate) fn worse(self, other: Outcome) -> Outcome {
+        let rank = |o: &Outcome| match o {
+            Outcome::Clean => 0,
+            Outcome::InputProblems => 1,
+            Outcome::Failed | Outcome::Exited(_) => 2,
+        };
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// A file, or stdin for `-`. A directory is refused here: opening one succeeds on Unix and
 /// only the first read fails, which would make it look like a damaged file.
 pub(crate) fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
@@ -95,6 +112,23 @@ pub(crate) fn report_error(error: &io::Error) {
     match error.get_ref().and_then(|e| e.downcast_ref::<PathError>()) {
         Some(PathError { path, error }) => console::unreadable(path, error),
         None => console::error(error),
+    }
+}
+
+/// The price table estimates come from: the shipped one with the user's laid over it
+/// (`AXT_PRICES`, `$XDG_CONFIG_HOME/axt/prices.json`). A user's table that cannot be read is
+/// reported as a warning and the shipped one used: a cost estimate is not worth stopping a
+/// command for, but a table silently ignored would make wrong figures look right.
+pub(crate) fn prices() -> crate::read::Prices {
+    match crate::read::Prices::load() {
+        Ok((prices, _)) => prices,
+        Err(error) => {
+            console::warning(&format!(
+                "price table not read, using the one axt ships ({}): {error}",
+                crate::read::Prices::builtin().date
+            ));
+            crate::read::Prices::builtin().clone()
+        }
     }
 }
 

@@ -122,6 +122,17 @@ pub(crate) fn problem(problem: &Problem<'_>) {
     emit(&problem_text(problem, colour()));
 }
 
+/// Prints a problem the reader found in the transcript named `file`.
+pub(crate) fn read_problem(file: &str, found: &crate::read::Problem) {
+    problem(&Problem::error(
+        file,
+        found.line,
+        found.offset,
+        found.kind.as_str(),
+        &found.message,
+    ));
+}
+
 /// A problem as one line of text, without its LF.
 pub(crate) fn problem_text(problem: &Problem<'_>, colour: bool) -> String {
     let (style, warning) = match problem.severity {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::export::agentlog::{ExportError, ExportOptions, export_from};
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
 use crate::export::otlp::{BatchError, BatchOptions, encode};
-use crate::read::ProblemKind;
-use crate::read::tree::{LinkKind, dir_of};
+use crate::read::tree::{LinkKind, dir_of, forest};
+use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -19,7 +19,8 @@ use super::{Outcome, display_name, open, with_path};
 /// same directory; with `-`, the root run is read from stdin and its children looked up in
 /// the current directory) and writes one AgentLog 0.2.0 JSON document to stdout, or to the
 /// file named by -o. Paths are made relative to the project root: the run's recorded cwd,
-/// or --root.
+/// or --root. Several FILEs, or a DIR (each of its root runs: runs that name no parent the
+/// directory holds), give a JSON array of documents, one per run.
 ///
 /// OTLP (--to otlp): reads every FILE and every run file in each DIR, with their linked
 /// runs, and writes OpenTelemetry spans in the GenAI semantic conventions (one trace per
@@ -72,8 +73,8 @@ pub(crate) struct Args {
     /// OTEL_EXPORTER_OTLP_PROTOCOL).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     protocol: Option<WireProtocol>,
-    /// The root run's transcript file, or `-` for stdin (AgentLog); run files and
-    /// directories of them (OTLP).
+    /// The root run's transcript file, or `-` for stdin; run files and directories of them
+    /// (AgentLog: one document per root run, in an array; OTLP: one trace per run tree).
     #[arg(value_name = "FILE|DIR", required = true)]
     files: Vec<PathBuf>,
 }
@@ -131,20 +132,74 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 "--content, --endpoint, --header and --protocol are for --to otlp",
             ));
         }
-        Target::Agentlog if args.files.len() > 1 => {
-            return Err(usage("--to agentlog exports one root run: give one FILE"));
-        }
         Target::Agentlog => {}
     }
-    let file = &args.files[0];
     let options = ExportOptions {
-        root: args.root,
+        root: args.root.clone(),
         redact: args.redact,
     };
+    let one = args.files.len() == 1 && !args.files[0].is_dir();
+    if one {
+        let (document, outcome) = export_one(&args.files[0], &options)?;
+        if let Some(document) = document {
+            let mut text = serde_json::to_vec_pretty(&document)?;
+            text.push(b'\n');
+            write_output(args.output.as_deref(), &text)?;
+        }
+        return Ok(outcome);
+    }
+    // Several runs (FILEs, or each root run of a DIR): one document each, in a JSON array.
+    let mut roots = Vec::new();
+    let mut outcome = Outcome::Clean;
+    for file in &args.files {
+        if file.as_os_str() == "-" {
+            return Err(usage("stdin is one run: give - alone"));
+        }
+        if file.is_dir() {
+            let (found, listed) = root_files(file);
+            roots.extend(found);
+            outcome = outcome.worse(listed);
+        } else {
+            roots.push(file.clone());
+        }
+    }
+    let mut documents = Vec::new();
+    for root in &roots {
+        let (document, this) = export_one(root, &options)?;
+        documents.extend(document);
+        outcome = outcome.worse(this);
+    }
+    let mut text = serde_json::to_vec_pretty(&documents)?;
+    text.push(b'\n');
+    write_output(args.output.as_deref(), &text)?;
+    Ok(outcome)
+}
+
+/// The files of a directory's root runs (those [`forest`] puts at the top: each run
+/// file once, under the run that invokes it, or as a root), in file order; every other
+/// run is in a root's document. What cannot be listed is reported, and makes the outcome
+/// [`Outcome::Failed`].
+fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
+    let (files, unlisted) = transcript_files(std::slice::from_ref(&dir.to_path_buf()));
+    let mut outcome = Outcome::Clean;
+    for (path, error) in unlisted {
+        super::report_error(&with_path(&path, error));
+        outcome = Outcome::Failed;
+    }
+    let roots = forest(&files).roots.into_iter().map(|run| run.file);
+    (roots.collect(), outcome)
+}
+
+/// The AgentLog document of the run in `file` (stdin for `-`) and its linked runs, with
+/// its problems reported; no document when the file holds no event.
+fn export_one(
+    file: &Path,
+    options: &ExportOptions,
+) -> io::Result<(Option<serde_json::Value>, Outcome)> {
     let input = open(file)?;
     // For stdin, the current directory; `-` has no directory of its own.
     let dir = dir_of(file);
-    let exported = match export_from(input, file, dir, &options) {
+    let exported = match export_from(input, file, dir, options) {
         Ok(exported) => exported,
         Err(ExportError::Empty { path, problems }) => {
             problems.iter().for_each(print_link);
@@ -157,29 +212,28 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 n => format!("no event to export: {} above", plural(n as u64, "problem")),
             };
             console::problem(&Problem::error(&name, 1, 0, "no-event", &message));
-            return Ok(if unreadable {
+            let outcome = if unreadable {
                 Outcome::Failed
             } else {
                 Outcome::InputProblems
-            });
+            };
+            return Ok((None, outcome));
         }
         Err(error) => return Err(io::Error::other(error)),
     };
-    let mut text = serde_json::to_vec_pretty(&exported.document)?;
-    text.push(b'\n');
-    write_output(args.output.as_deref(), &text)?;
     exported.problems.iter().for_each(print_link);
     let unreadable = exported
         .problems
         .iter()
         .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    Ok(if unreadable {
+    let outcome = if unreadable {
         Outcome::Failed
     } else if exported.problems.is_empty() {
         Outcome::Clean
     } else {
         Outcome::InputProblems
-    })
+    };
+    Ok((Some(exported.document), outcome))
 }
 
 fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {

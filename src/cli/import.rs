@@ -78,13 +78,27 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             bar.set(done as u64);
         }
     };
-    let outcomes = import(&args.path, &args.out, &options, &progress)
+    let report = import(&args.path, &args.out, &options, &progress)
         .map_err(|error| with_path(&args.path, error))?;
     drop(bar);
+    // Files Claude Code keeps beside its logs (`~/.claude/history.jsonl`) are no session:
+    // said, and left out, rather than counted as sessions that failed.
+    for skipped in &report.skipped {
+        console::notice(&format!(
+            "{}: skipped: {}",
+            display_name(&skipped.file),
+            skipped.what
+        ));
+    }
+    let outcomes = report.sessions;
     if outcomes.is_empty() {
         // Importing nothing is not a success: the path is likely the wrong one.
+        let skipped = match report.skipped.len() {
+            0 => String::new(),
+            n => format!(" ({} skipped, above)", plural(n as u64, "file")),
+        };
         console::error(&format!(
-            "{}: no .jsonl file there; nothing imported",
+            "{}: no session log there{skipped}; nothing imported",
             args.path.display()
         ));
         return Ok(Outcome::InputProblems);
@@ -154,8 +168,12 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     }
     let notes: Vec<String> = notes.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let kept_out: Vec<String> = kept_out.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let skipped = match report.skipped.len() {
+        0 => String::new(),
+        n => format!("; {} skipped (no session log)", plural(n as u64, "file")),
+    };
     console::notice(&format!(
-        "{}, {}, {} written to {}; {} failed, {}{}{}",
+        "{}, {}, {} written to {}; {} failed, {}{}{}{skipped}",
         plural(outcomes.len() as u64, "session"),
         plural(runs as u64, "run"),
         plural(events as u64, "event"),

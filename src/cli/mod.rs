@@ -35,9 +35,13 @@ mod common;
 mod console;
 mod exec;
 mod export;
+mod hints;
 mod import;
+mod ls;
 mod manual;
 mod normalize;
+mod present;
+mod show;
 mod stats;
 mod supervise;
 mod tree;
@@ -48,7 +52,7 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 
 // The helpers every command shares, re-exported so a command imports them from `super`.
-pub(crate) use common::{Outcome, display_name, open, report_error, with_path};
+pub(crate) use common::{Outcome, display_name, open, prices, report_error, with_path};
 
 #[derive(Parser)]
 #[command(
@@ -95,6 +99,8 @@ enum Command {
     Cat(cat::Args),
     Exec(exec::Args),
     Check(check::Args),
+    Ls(ls::Args),
+    Show(show::Args),
     Tree(tree::Args),
     Stats(stats::Args),
     Import(import::Args),
@@ -142,6 +148,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Command::Cat(args) => cat::run(args),
         Command::Exec(args) => exec::run(args),
         Command::Check(args) => check::run(args),
+        Command::Ls(args) => ls::run(args),
+        Command::Show(args) => show::run(args),
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Import(args) => import::run(args),

@@ -1,29 +1,36 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
+use std::cell::RefCell;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::Timestamp;
+use crate::model::files::RAW_EXTENSION;
 use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
 };
+use crate::read::files_with_extensions;
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
 use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, Counting, Problem, Progress};
-use super::{Outcome, display_name, open, with_path};
+use super::hints::{self, Hints, Verdict};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///
 /// Input is read as it arrives, so `agent ... | axt normalize` works live. Problems in the
 /// input are printed to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE; the valid data
-/// around them is still transcribed. Exit status: 0 when there was no error (warnings such
-/// as a tool call without a result are printed, their message starting with `warning:`,
-/// but do not count), 1 when the input had errors, 2 on usage errors or an input that
-/// cannot be read.
+/// around them is still transcribed. An input that ends before the run's terminal record
+/// (cut short, or empty) is an error: the run is incomplete. Pretty-printed JSON gets one
+/// hint (`jq -c`) instead of a problem per line, and a Claude Code session log a pointer to
+/// `axt import claude-code`. A directory is read file by file, each to its own run in
+/// --out. Exit status: 0 when there was no error (warnings such as a tool call without a
+/// result are printed, their message starting with `warning:`, but do not count), 1 when
+/// the input had errors, 2 on usage errors or an input that cannot be read.
 ///
 /// Example: axt normalize corpus/normalize/claude/ok/plain-session-thinking-text-bash.jsonl
 #[derive(clap::Args)]
@@ -65,8 +72,9 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Provider output file, or `-` for stdin.
-    #[arg(default_value = "-")]
+    /// Provider output file, or `-` for stdin; or a directory of them (*.jsonl, *.json,
+    /// *.sse, *.raw, walked), each normalized to its own run in --out.
+    #[arg(default_value = "-", value_name = "FILE|DIR")]
     file: PathBuf,
 }
 
@@ -91,8 +99,59 @@ fn clock(text: &str) -> Result<Clock, String> {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let name = display_name(&args.file);
-    let mut input = Chunks::read(open(&args.file)?, &args.file)?;
+    if !args.file.is_dir() {
+        return normalize_file(&args, &args.file);
+    }
+    // A directory of agent outputs: each file its own run, written to --out.
+    let usage = |message: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            message.to_owned(),
+        ))
+    };
+    if args.out.is_none() {
+        return usage(
+            "a directory holds one run per file: give --out DIR for the transcripts \
+             (stdout would mix the runs)",
+        );
+    }
+    if args.run_id.is_some() {
+        return usage("--run-id names one run: a directory's files each get their own");
+    }
+    let (files, failed) = files_with_extensions(std::slice::from_ref(&args.file), AGENT_OUTPUT);
+    let mut outcome = if failed.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Failed
+    };
+    for (path, error) in failed {
+        report_error(&with_path(&path, error));
+    }
+    if files.is_empty() {
+        console::error(&format!(
+            "{}: no agent output there (*.jsonl, *.json, *.sse, *.raw); nothing normalized",
+            display_name(&args.file)
+        ));
+        return Ok(outcome.worse(Outcome::InputProblems));
+    }
+    for file in &files {
+        let this = normalize_file(&args, file).unwrap_or_else(|error| {
+            report_error(&error);
+            Outcome::Failed
+        });
+        outcome = outcome.worse(this);
+    }
+    Ok(outcome)
+}
+
+/// The files `axt normalize DIR` reads as agent output: JSONL streams, JSON bodies, SSE,
+/// and the raw captures `axt exec` keeps ([`RAW_EXTENSION`]).
+const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse", RAW_EXTENSION];
+
+/// Normalizes one input, `file`, with the options of `args`.
+fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
+    let name = display_name(file);
+    let mut input = Chunks::read(open(file)?, file)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -113,23 +172,34 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 Detection::Undetected(why) => why,
             };
             let choices: Vec<_> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+            let mut looked = Hints::default();
+            looked.saw(&head);
+            looked.ended();
+            // A single document (an API's response or error body) is read pretty-printed
+            // as it is; a stream of records written over many lines (`jq .` of JSONL) is not.
+            let one_document = serde_json::from_slice::<serde::de::IgnoredAny>(&head).is_ok();
+            let hint = if looked.pretty_printed() && !one_document {
+                hints::pretty_detection_hint(&name)
+            } else {
+                String::new()
+            };
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "{name}: cannot detect the provider ({seen}); pass --provider ({})",
+                    "{name}: cannot detect the provider ({seen}); pass --provider ({}){hint}",
                     choices.join("|")
                 ),
             ));
         },
     };
 
-    let progress = batch_progress(&args);
+    let progress = batch_progress(args, file);
     let options = Options {
         max_record_bytes: args.max_record_bytes,
     };
     let events = EventOptions {
-        run_id: args.run_id,
-        clock: match args.clock {
+        run_id: args.run_id.clone(),
+        clock: match args.clock.clone() {
             Clock::Now => Box::new(Timestamp::now),
             Clock::Fixed(time) => Box::new(move || time.clone()),
         },
@@ -137,25 +207,44 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
     let limit = args.max_record_bytes;
+    // What the input looks like, for hints; shared by the feed (bytes) and the sink
+    // (diagnostics), which take turns.
+    let hints = RefCell::new(Hints::default());
     let on_diagnostic = |diagnostic: Diagnostic| {
-        if diagnostic.severity() == Severity::Error {
+        // A stream that ended before its terminal record was cut short, or is empty: the
+        // run is incomplete, and the input is at fault (the library says so as a warning,
+        // since a live stream may end later; here the input has ended).
+        let cut = diagnostic.kind == DiagnosticKind::MissingTerminal;
+        if diagnostic.severity() == Severity::Error || cut {
             errors += 1;
         }
-        print_diagnostic(&name, &diagnostic, (limit, Some("--max-record-bytes")));
+        let shown = match hints.borrow_mut().judge(&diagnostic, &name) {
+            Verdict::Fold => return Ok(()),
+            Verdict::Print => diagnostic,
+            Verdict::Replace(hint) => hint,
+        };
+        if cut {
+            print_error(&name, &shown);
+        } else {
+            print_diagnostic(&name, &shown, (limit, Some("--max-record-bytes")));
+        }
         Ok(())
     };
     // A sink's own error becomes the command's I/O error (of the same text).
     let mut feed = |sink: &mut dyn EventSink<Error = io::Error>| -> io::Result<()> {
+        hints.borrow_mut().saw(&head);
         transcriber.push(&head, sink)?;
         // Whatever the input's pace: when it pauses, the events so far go out (grep
         // --line-buffered's promise, without its write per line while data keeps coming).
         while let Some(chunk) = input.next(&mut || sink.flush())? {
+            hints.borrow_mut().saw(chunk.bytes());
             transcriber.push(chunk.bytes(), sink)?;
             if let Some(progress) = &progress {
                 progress.add(chunk.len as u64);
             }
             input.give_back(chunk);
         }
+        hints.borrow_mut().ended();
         transcriber.finish(sink)
     };
     match &args.out {
@@ -186,6 +275,17 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 console::notice(&format!("wrote {}", recorder.path().display()));
             }
         }
+    }
+    let hints = hints.into_inner();
+    if hints.folded > 0 {
+        console::error(&format!(
+            "{name}: {} of the pretty-printed JSON not listed (each is a problem: no line \
+             is a record of its own)",
+            console::plural(hints.folded, "more line")
+        ));
+    }
+    if provider == Provider::Claude && hints.claude_session_log() {
+        console::warning(&hints::session_log_hint(&name));
     }
     if args.report {
         writeln!(
@@ -227,15 +327,27 @@ const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// A progress bar for a long batch run: a file of known size, at least [`PROGRESS_BYTES`],
 /// whose transcript does not go to the terminal the bar would be drawn on.
-fn batch_progress(args: &Args) -> Option<Progress> {
-    if args.file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
+fn batch_progress(args: &Args, file: &Path) -> Option<Progress> {
+    if file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
         return None;
     }
-    let size = std::fs::metadata(&args.file).ok()?.len();
+    let size = std::fs::metadata(file).ok()?.len();
     if size < PROGRESS_BYTES {
         return None;
     }
     console::progress(size, Counting::Bytes)
+}
+
+/// Prints a diagnostic as an error whatever its kind's severity (a stream cut short, once
+/// the input has ended).
+fn print_error(name: &str, diagnostic: &Diagnostic) {
+    console::problem(&Problem::error(
+        name,
+        diagnostic.line,
+        diagnostic.offset,
+        diagnostic.kind.as_str(),
+        &diagnostic.message,
+    ));
 }
 
 /// Prints a diagnostic of the input named `name`. `limit` is the record size limit and the

@@ -8,25 +8,33 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use crate::read::{
-    Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport, transcript_files,
+    Cost, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport,
+    ToolStats, transcript_files,
 };
 
 use super::check::LISTED;
-use super::console::{self, Counting, Problem, Progress, escape, plural};
-use super::{Outcome, display_name, open, report_error, with_path};
+use super::console::{self, Counting, Progress, escape, plural};
+use super::{Outcome, display_name, open, prices, report_error, with_path};
 
 /// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
 /// Count events, blocks, tools, tokens, cost and duration, per file and in total.
 ///
-/// Counts events by type, content blocks by type, tool calls by name (with failures; a call
-/// the router captured and the agent reported too counted once, as the router's, and its
-/// sightings apart), tokens by kind, cost and run duration (from the run metadata of run.completed), and
-/// problems by kind. A directory argument is walked for *.jsonl files; one that cannot be
-/// read is reported and the rest counted. Files are read in parallel on all cores; on a
-/// terminal, large inputs show a progress bar on stderr. Problems go to stderr as
-/// FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of a file; the rest are counted).
+/// Counts events by type, content blocks by type, tool calls by name (with failures, and
+/// results whose call is not in the file apart; a call the router captured and the agent
+/// reported too counted once, as the router's, and its sightings apart), tokens by kind
+/// (input is the whole prompt, cache reads and writes included, as OpenTelemetry's
+/// gen_ai.usage.input_tokens counts it; the parts follow), cost (reported by the provider,
+/// else estimated from the price table and marked `est.`, else unknown), run durations
+/// (undated runs have none) and problems by kind; a file without an event is a problem. A
+/// directory argument is walked for *.jsonl files; one that cannot be read is reported and
+/// the rest counted. Files are read in parallel on all cores; on a terminal, large inputs
+/// show a progress bar on stderr. Problems go to stderr as FILE:LINE: byte OFFSET: KIND:
+/// MESSAGE (the first 1000 of a file; the rest are counted).
+///
+/// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
+/// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.
 ///
 /// Exit status: 0 clean, 1 problems found in the input, 2 usage error or an input that
 /// cannot be read (the others are still counted).
@@ -65,9 +73,11 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         None
     };
 
+    let prices = prices();
     let mut report = StatsReport::default();
     count_parallel(
         &files,
+        &prices,
         progress.as_ref(),
         &mut |path, result| match result {
             Ok(counted) => {
@@ -109,13 +119,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 
 fn print_problems(name: &str, counted: &Counted) {
     for problem in &counted.listed {
-        console::problem(&Problem::error(
-            name,
-            problem.line,
-            problem.offset,
-            problem.kind.as_str(),
-            &problem.message,
-        ));
+        console::read_problem(name, problem);
     }
     let more = counted.stats.problem_count() - counted.listed.len() as u64;
     if more > 0 {
@@ -143,6 +147,7 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
 /// are counted, so problems are printed in a stable order without holding every file's.
 fn count_parallel(
     files: &[PathBuf],
+    prices: &Prices,
     progress: Option<&Progress>,
     done: &mut dyn FnMut(&Path, io::Result<Counted>),
 ) {
@@ -159,7 +164,7 @@ fn count_parallel(
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(index) else { break };
-                    let result = count(path, progress);
+                    let result = count(path, prices, progress);
                     if send.send((index, result)).is_err() {
                         break;
                     }
@@ -182,9 +187,9 @@ fn count_parallel(
     });
 }
 
-fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
+fn count(path: &Path, prices: &Prices, progress: Option<&Progress>) -> io::Result<Counted> {
     let mut counted = Counted {
-        stats: Stats::default(),
+        stats: Stats::with_prices(prices.clone()),
         listed: Vec::new(),
         unreadable: false,
     };
@@ -211,6 +216,9 @@ fn count(path: &Path, progress: Option<&Progress>) -> io::Result<Counted> {
         }
     }
     report(reader.position().offset);
+    if let Some(problem) = counted.stats.end_of_file(reader.position()) {
+        counted.listed.push(problem);
+    }
     Ok(counted)
 }
 
@@ -232,7 +240,7 @@ fn render(title: &str, stats: &Stats) -> String {
         let items: Vec<String> = stats
             .tools
             .iter()
-            .map(|(name, t)| format!("{} {} ({} failed)", escape(name), t.calls, t.failures))
+            .map(|(name, t)| format!("{} {}", tool_name(name), tool_counts(t)))
             .collect();
         items.join(", ")
     };
@@ -258,18 +266,70 @@ fn render(title: &str, stats: &Stats) -> String {
             plural(n, "run")
         ),
     };
+    // Input as the whole prompt, the number OpenTelemetry's gen_ai.usage.input_tokens and
+    // the OTLP export give, with its parts, so that neither figure surprises.
     let _ = writeln!(
         text,
-        "  tokens:   input {}, output {}, cache_read {}, cache_write {}, reasoning {}{repeated}",
-        t.input, t.output, t.cache_read, t.cache_write, t.reasoning
+        "  tokens:   input {} ({} uncached + {} cache read + {} cache write), output {} ({} reasoning){repeated}",
+        t.prompt(),
+        t.input,
+        t.cache_read,
+        t.cache_write,
+        t.output,
+        t.reasoning
     );
-    let _ = writeln!(text, "  cost:     ${:.4}", stats.cost_usd);
-    let _ = writeln!(
-        text,
-        "  duration: {:.1}s over {}",
-        stats.duration_ms as f64 / 1000.0,
-        plural(stats.runs, "run")
-    );
+    let _ = writeln!(text, "  cost:     {}", cost(&stats.cost));
+    let timed = stats.runs - stats.undated_runs;
+    let undated = plural(stats.undated_runs, "undated run");
+    let duration = match (timed, stats.undated_runs) {
+        (0, 0) => "none (no run completed)".to_owned(),
+        (0, _) => format!("none ({undated}: nothing measured, reported or stamped)"),
+        (timed, undated_runs) => {
+            let mut text = format!(
+                "{:.1}s over {}",
+                stats.duration_ms as f64 / 1000.0,
+                plural(timed, "run")
+            );
+            if undated_runs > 0 {
+                text.push_str(&format!(" ({undated} without a duration)"));
+            }
+            text
+        }
+    };
+    let _ = writeln!(text, "  duration: {duration}");
     let _ = writeln!(text, "  problems: {}", list(&stats.problems));
     text
+}
+
+/// A tool's name as the input gave it, escaped; a result whose call is unknown may have
+/// none.
+fn tool_name(name: &str) -> String {
+    if name.is_empty() {
+        "(no tool name)".to_owned()
+    } else {
+        escape(name).into_owned()
+    }
+}
+
+/// One tool's counts: `3 (1 failed)`, and results whose call is not in the file apart
+/// (`no call, 1 result without its call`), never as a failed call.
+fn tool_counts(tool: &ToolStats) -> String {
+    let without = match tool.results_without_call {
+        0 => None,
+        1 => Some("1 result without its call".to_owned()),
+        n => Some(format!("{n} results without their call")),
+    };
+    match (tool.calls, without) {
+        (0, Some(without)) => format!("no call, {without}"),
+        (calls, None) => format!("{calls} ({} failed)", tool.failures),
+        (calls, Some(without)) => format!("{calls} ({} failed; {without})", tool.failures),
+    }
+}
+
+/// The cost line: what it is made of, and `none` where no agent ran.
+fn cost(cost: &Cost) -> String {
+    if cost.agents() == 0 {
+        return "none (no agent run)".to_owned();
+    }
+    cost.explained()
 }

@@ -3,12 +3,13 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::read::ProblemKind;
-use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of};
+use crate::read::duration::DurationSource;
+use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of, forest};
+use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
 use super::console::{self, Problem, escape, plural};
-use super::{Outcome, display_name, open};
+use super::{Outcome, display_name, open, report_error, with_path};
 
 /// Print the execution tree of a run and its sub-runs.
 ///
@@ -20,12 +21,17 @@ use super::{Outcome, display_name, open};
 /// mismatches) go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE. With `-` the root run
 /// is read from stdin and its child runs are looked up in the current directory.
 ///
+/// A directory (walked for *.jsonl, as `axt stats` walks it) shows the tree of each of its
+/// root runs (runs that name no parent, or a parent the directory does not hold, and runs
+/// no root reached: each file once), one after another; with --json, {"roots": [...]}.
+///
 /// Exit status: 0 clean, 1 problems reported, 2 usage error or a file that cannot be read.
 ///
 /// Example: axt tree storage/transcripts/550e8400-e29b-41d4-a716-446655440000.jsonl
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The root run's transcript file, or `-` for stdin.
+    /// The root run's transcript file, a directory of runs, or `-` for stdin.
+    #[arg(value_name = "FILE|DIR")]
     file: PathBuf,
     /// Print the tree as JSON, and problems on stderr as JSON lines.
     #[arg(long)]
@@ -34,6 +40,9 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
+    if args.file.is_dir() {
+        return run_dir(&args);
+    }
     let input = open(&args.file)?;
     // For stdin, the current directory; `-` has no directory of its own.
     let dir = dir_of(&args.file);
@@ -70,15 +79,71 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     })
 }
 
+/// The trees of a directory's runs ([`forest`]: each run file once, under the run that
+/// invokes it, or as a root when none of the directory's runs does).
+fn run_dir(args: &Args) -> io::Result<Outcome> {
+    let (files, unlisted) = transcript_files(std::slice::from_ref(&args.file));
+    let mut outcome = Outcome::Clean;
+    for (path, error) in unlisted {
+        report_error(&with_path(&path, error));
+        outcome = Outcome::Failed;
+    }
+    let forest = forest(&files);
+    // A file without an event is no run: its problem says so, below.
+    let roots: Vec<&Run> = forest.roots.iter().filter(|run| run.events > 0).collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.json && !roots.is_empty() {
+        let roots: Vec<_> = roots
+            .iter()
+            .map(|run| serde_json::to_value(run).unwrap_or(serde_json::Value::Null))
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "roots": roots }))?;
+        writeln!(out)?;
+    } else {
+        for (index, run) in roots.iter().enumerate() {
+            if index > 0 {
+                writeln!(out)?;
+            }
+            write_run(&mut out, run, "", "")?;
+        }
+    }
+    out.flush()?;
+    for problem in &forest.problems {
+        print_link(problem);
+        outcome = outcome.worse(match problem.kind {
+            LinkKind::Read(ProblemKind::Io) => Outcome::Failed,
+            _ => Outcome::InputProblems,
+        });
+    }
+    if roots.is_empty() {
+        let name = display_name(&args.file);
+        console::error(&format!(
+            "{name}: no run there (no *.jsonl file with an event)"
+        ));
+        outcome = outcome.worse(Outcome::InputProblems);
+    }
+    Ok(outcome)
+}
+
 fn write_run(out: &mut impl Write, run: &Run, lead: &str, rest: &str) -> io::Result<()> {
     let name = run
         .name
         .as_deref()
         .map(|n| format!(" {}", escape(n)))
         .unwrap_or_default();
+    // Where the run's duration comes from, so that a measured figure and the provider's
+    // (or a step's) never disagree unlabelled; an undated run has none.
+    let label = match run.duration_source {
+        Some(DurationSource::Timestamps) | None => String::new(),
+        Some(source) => format!(" {}", source.label()),
+    };
+    let reported = run
+        .reported_duration_ms
+        .map(|ms| format!(" (the provider reported{})", duration(Some(ms))))
+        .unwrap_or_default();
     writeln!(
         out,
-        "{lead}run {}{name} {}{} ({}, {})",
+        "{lead}run {}{name} {}{}{label}{reported} ({}, {})",
         escape(&run.run_id),
         run.status.as_str(),
         duration(run.duration_ms),

@@ -199,14 +199,8 @@ fn imported<'m>(meta: Option<&'m RunMeta>, key: &str) -> Option<&'m Value> {
 
 /// The working directory a run says it ran in.
 fn run_cwd(meta: Option<&RunMeta>) -> Option<String> {
-    if let Some(cwd) = imported(meta, "cwd").and_then(Value::as_str) {
-        return Some(cwd.to_owned());
-    }
-    meta?
-        .passthrough
-        .iter()
-        .find(|p| p.kind == "system/init")
-        .and_then(|p| p.raw.get("cwd")?.as_str().map(str::to_owned))
+    // The one reading of a run's working directory, `axt ls`'s and `axt show`'s too.
+    crate::read::meta::cwd(meta?).map(str::to_owned)
 }
 
 struct Exporter {

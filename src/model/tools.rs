@@ -141,6 +141,86 @@ pub fn subagent_name<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
     input.get("subagent_type").and_then(Value::as_str)
 }
 
+/// What a call's input says it does, in one line for a person: a shell call's command
+/// lines, the file a file tool reads or changes (the files of a patch), a search's pattern
+/// and where, a fetch's URL, a web search's query, a sub-agent's name and task, the length
+/// of a plan. `None` for a tool the table does not know, or an input that does not say.
+pub fn describe_input(name: &str, input: &Value) -> Option<String> {
+    let text = |key: &str| {
+        input
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let first = |keys: &[&str]| keys.iter().find_map(|key| text(key));
+    let described = match classify(name)? {
+        ToolClass::Shell => {
+            let commands = shell_commands(name, input);
+            (!commands.is_empty()).then(|| commands.join("; "))?
+        }
+        ToolClass::FileRead | ToolClass::FileWrite | ToolClass::FileEdit => {
+            match first(&[
+                "file_path",
+                "path",
+                "absolute_path",
+                "notebook_path",
+                "filePath",
+            ]) {
+                Some(path) => path.to_owned(),
+                None => strings(input.get("paths")?)?,
+            }
+        }
+        ToolClass::FilePatch => {
+            let changes = input.get("changes")?;
+            let paths: Vec<&str> = match changes {
+                Value::Array(list) => list
+                    .iter()
+                    .filter_map(|c| c.get("path").and_then(Value::as_str))
+                    .collect(),
+                Value::Object(map) => map.keys().map(String::as_str).collect(),
+                _ => Vec::new(),
+            };
+            (!paths.is_empty()).then(|| paths.join(", "))?
+        }
+        ToolClass::Search => {
+            let what = first(&["pattern", "query", "glob"]);
+            let place = first(&["path", "dir_path", "directory"]);
+            match (what, place) {
+                (Some(what), Some(place)) => format!("\"{what}\" in {place}"),
+                (Some(what), None) => format!("\"{what}\""),
+                (None, Some(place)) => place.to_owned(),
+                (None, None) => return None,
+            }
+        }
+        ToolClass::WebFetch => first(&["url", "prompt"])?.to_owned(),
+        ToolClass::WebSearch => first(&["query"])?.to_owned(),
+        ToolClass::SubAgent => {
+            let task = first(&["description", "prompt"]);
+            match (subagent_name(name, input), task) {
+                (Some(agent), Some(task)) => format!("{agent}: {task}"),
+                (Some(one), None) | (None, Some(one)) => one.to_owned(),
+                (None, None) => return None,
+            }
+        }
+        ToolClass::Plan => {
+            let (list, noun) = match (input.get("todos"), input.get("plan")) {
+                (Some(Value::Array(todos)), _) => (todos, "to-do"),
+                (_, Some(Value::Array(steps))) => (steps, "step"),
+                _ => return None,
+            };
+            let plural = if list.len() == 1 { "" } else { "s" };
+            format!("{} {noun}{plural}", list.len())
+        }
+    };
+    Some(described)
+}
+
+/// The strings of a list, joined with `, `; `None` for anything else or an empty list.
+fn strings(value: &Value) -> Option<String> {
+    let list: Vec<&str> = value.as_array()?.iter().filter_map(Value::as_str).collect();
+    (!list.is_empty()).then(|| list.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -172,6 +252,49 @@ mod tests {
             ["a", "b"]
         );
         assert!(shell_commands("Read", &json!({"command": "ls"})).is_empty());
+    }
+
+    #[test]
+    fn an_input_is_described_by_what_its_tool_does() {
+        let describe = |name: &str, input: Value| describe_input(name, &input);
+        assert_eq!(
+            describe("Bash", json!({"command": "cargo test"})).as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(
+            describe("Read", json!({"file_path": "/src/a.rs"})).as_deref(),
+            Some("/src/a.rs")
+        );
+        assert_eq!(
+            describe("read_many_files", json!({"paths": ["a", "b"]})).as_deref(),
+            Some("a, b")
+        );
+        assert_eq!(
+            describe(
+                "apply_patch",
+                json!({"changes": [{"path": "x.rs", "kind": "add"}]})
+            )
+            .as_deref(),
+            Some("x.rs")
+        );
+        assert_eq!(
+            describe("Grep", json!({"pattern": "fn main", "path": "src"})).as_deref(),
+            Some("\"fn main\" in src")
+        );
+        assert_eq!(
+            describe(
+                "Task",
+                json!({"subagent_type": "Explore", "description": "Find auth"})
+            )
+            .as_deref(),
+            Some("Explore: Find auth")
+        );
+        assert_eq!(
+            describe("TodoWrite", json!({"todos": [{}, {}]})).as_deref(),
+            Some("2 to-dos")
+        );
+        assert_eq!(describe("mcp__x__y", json!({"a": 1})), None);
+        assert_eq!(describe("Read", json!({})), None);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Seen {
     /// A call counted before that this `router` event shows to be a sighting of its call:
     /// the consumer takes it back.
     pub demoted: Option<Demoted>,
+    /// A `tool.result` counted as a call's outcome ([`Verdict::Call`]) of which no
+    /// `tool.call` was read before it, on either channel: a result without its call, which
+    /// a consumer counts apart rather than as a call that failed or succeeded.
+    pub without_call: bool,
 }
 
 /// An agent's call counted as a call before the router's copy of it was read.
@@ -239,9 +243,12 @@ impl Calls {
                 (false, false) => Verdict::Call,
             }
         };
-        if !before && run.entries[key as usize].both() {
+        let entry = run.entries[key as usize];
+        if !before && entry.both() {
             self.both += 1;
         }
+        let without_call =
+            !is_call && verdict == Verdict::Call && (entry.router | entry.agent) & CALL == 0;
         let demoted = demoted.map(|(call, name, failed)| Demoted {
             call: CallKey(call),
             name: self.names[name as usize].to_string(),
@@ -249,6 +256,7 @@ impl Calls {
         });
         Some(Seen {
             call: CallKey(key),
+            without_call,
             verdict,
             router,
             demoted,

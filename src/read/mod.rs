@@ -1,8 +1,10 @@
 //! Reading transcripts back: the tolerant, resumable [`Reader`] of one file, and the
 //! [`tree`] of a run and its sub-runs rebuilt across files with its links validated,
-//! [`Stats`], counts that merge across files, [`Calls`], the one rule by which they all
-//! count a call seen on both channels (router and agent) once, and [`Spend`], the one by
-//! which runs' tokens and cost add up.
+//! [`Stats`], counts that merge across files, a run's [`summary`] (what `axt ls` and `axt
+//! show` say of it), and what they share: [`Calls`], the one rule by which they all count a
+//! call seen on both channels (router and agent) once; [`Spend`], the one by which runs'
+//! tokens and cost add up; [`Cost`], reported or estimated from the [`Prices`] table, never
+//! confused.
 //!
 //! This module owns reading: it imports only the [`model`](crate::model). It never writes
 //! a transcript, never repairs one (a torn tail is reported, and left for a recorder to move
@@ -33,12 +35,25 @@
 //! ```
 
 mod calls;
+mod cost;
+pub mod duration;
+pub mod meta;
+mod prices;
 mod reader;
 mod spend;
 mod stats;
+pub mod summary;
 pub mod tree;
 
 pub use calls::{CallKey, Calls, Demoted, Seen, Settled, Verdict};
-pub use reader::{DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader};
+pub use cost::{Cost, dollars};
+pub use meta::agent_meta;
+pub use prices::{Price, PriceError, Prices, table_names, user_file};
+pub use reader::{
+    DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader, no_event,
+};
 pub use spend::{Spend, Tokens};
-pub use stats::{FileStats, Stats, StatsReport, ToolStats, transcript_files};
+pub use stats::{
+    FileStats, Stats, StatsReport, ToolStats, files_with_extensions, transcript_files,
+};
+pub use summary::{RunSummary, Summarizer, summarize, summarize_all};

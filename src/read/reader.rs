@@ -88,11 +88,15 @@ pub enum ProblemKind {
     SecondRun,
     /// Reading failed; nothing after this is read.
     Io,
+    /// The file (or stdin) holds not a single event, and nothing else is wrong with it:
+    /// there is no run. Not yielded by the reader (a file being written may not have its
+    /// first line yet): a consumer that read a whole file asks [`no_event`].
+    NoEvent,
 }
 
 impl ProblemKind {
     /// Every kind, in report order.
-    pub const ALL: [ProblemKind; 19] = [
+    pub const ALL: [ProblemKind; 20] = [
         ProblemKind::InvalidUtf8,
         ProblemKind::InvalidJson,
         ProblemKind::NotAnEvent,
@@ -112,6 +116,7 @@ impl ProblemKind {
         ProblemKind::RunIdMismatch,
         ProblemKind::SecondRun,
         ProblemKind::Io,
+        ProblemKind::NoEvent,
     ];
 
     /// Short kebab-case name, stable for machine-readable reports.
@@ -136,6 +141,7 @@ impl ProblemKind {
             ProblemKind::RunIdMismatch => "run-id-mismatch",
             ProblemKind::SecondRun => "second-run",
             ProblemKind::Io => "io-error",
+            ProblemKind::NoEvent => "no-event",
         }
     }
 
@@ -177,6 +183,23 @@ impl fmt::Display for Problem {
             "{}: byte {}: {}: {}",
             self.line, self.offset, self.kind, self.message
         )
+    }
+}
+
+/// The problem of a file read whole, up to `end`, that held not a single event (and
+/// nothing else wrong): placed at its end, where an event never came. `axt check` and `axt
+/// stats` report it alike.
+pub fn no_event(end: &Position) -> Problem {
+    let message = if end.offset == 0 {
+        "the file is empty: no event"
+    } else {
+        "the file holds only blank lines: no event"
+    };
+    Problem {
+        line: end.line.saturating_sub(1).max(1),
+        offset: end.offset,
+        kind: ProblemKind::NoEvent,
+        message: message.to_owned(),
     }
 }
 

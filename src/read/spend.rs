@@ -1,6 +1,7 @@
 //! Adding up what runs spent: the tokens and cost of run metadata (the `usage` and
-//! `cost_usd` a `run.completed` or an agent step's `step.completed` carries), with a
-//! provider session's running total counted once however many runs hold it.
+//! `cost_usd` a `run.completed` or an agent step's `step.completed` carries, and the
+//! [`Cost`] the price table estimates where the provider reported none), with a provider
+//! session's running total counted once however many runs hold it.
 //!
 //! A run's metadata says what its usage spans (`usage_scope`, see
 //! [`UsageScope`](crate::model::UsageScope)): a run's own spending (the field absent)
@@ -16,6 +17,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::cost::Cost;
+use super::prices::Prices;
 use crate::model::{RunMeta, Usage, UsageScope};
 
 /// Tokens by kind, as in the run metadata's `usage`.
@@ -35,7 +38,7 @@ pub struct Tokens {
 
 impl Tokens {
     /// The `usage` of run metadata.
-    fn of(usage: &Usage) -> Tokens {
+    pub fn of(usage: &Usage) -> Tokens {
         Tokens {
             input: usage.input_tokens,
             output: usage.output_tokens,
@@ -45,7 +48,8 @@ impl Tokens {
         }
     }
 
-    fn add(&mut self, other: &Tokens) {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: &Tokens) {
         self.input += other.input;
         self.output += other.output;
         self.cache_read += other.cache_read;
@@ -66,13 +70,32 @@ impl Tokens {
     fn billed(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write
     }
+
+    /// The whole prompt: uncached input, cache reads and cache writes. This is what the
+    /// OpenTelemetry GenAI conventions call `gen_ai.usage.input_tokens`, and what `axt
+    /// stats`, `axt ls` and `axt show` print as input.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write
+    }
+
+    /// Every token counted: the whole prompt and the output.
+    pub fn total(&self) -> u64 {
+        self.prompt() + self.output
+    }
+
+    /// Whether nothing was counted.
+    pub fn is_zero(&self) -> bool {
+        *self == Tokens::default()
+    }
 }
 
 /// One run's spending as its metadata states it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Spent {
     tokens: Tokens,
     cost_usd: Option<f64>,
+    /// Reported, else estimated, else unknown.
+    cost: Cost,
 }
 
 impl Spent {
@@ -90,6 +113,9 @@ pub struct Spend {
     pub tokens: Tokens,
     /// Cost in US dollars, over the runs that report one; `None` when none does.
     pub cost_usd: Option<f64>,
+    /// Cost reported where the provider reported one, else estimated from the price
+    /// table, else unknown, the three apart ([`Cost`]).
+    pub cost: Cost,
     /// Runs whose usage is the running total of a session another run held too (a resumed
     /// session): counted once, by the session's largest total.
     pub repeated: u64,
@@ -98,11 +124,19 @@ pub struct Spend {
 }
 
 impl Spend {
-    /// Adds the spending of run metadata (`usage`, `cost_usd`, `usage_scope`, `session_id`).
+    /// Adds the spending of run metadata (`usage`, `cost_usd`, `usage_scope`, `session_id`),
+    /// estimated at the shipped prices where it reports no cost.
     pub fn add(&mut self, meta: &RunMeta) {
+        self.add_priced(meta, Prices::builtin());
+    }
+
+    /// [`Spend::add`] with `prices` for the estimates (a user's table laid over the shipped
+    /// one: [`Prices::load`]).
+    pub fn add_priced(&mut self, meta: &RunMeta, prices: &Prices) {
         let spent = Spent {
             tokens: Tokens::of(&meta.usage),
             cost_usd: meta.cost_usd,
+            cost: Cost::of(meta, prices),
         };
         match (meta.usage_scope, meta.session_id.as_deref()) {
             (UsageScope::Session, Some(session)) => self.hold(session, spent),
@@ -116,21 +150,22 @@ impl Spend {
         if let Some(cost) = other.cost_usd {
             *self.cost_usd.get_or_insert(0.0) += cost;
         }
+        self.cost.add(&other.cost);
         self.repeated += other.repeated;
         for (session, theirs) in &other.sessions {
             match self.sessions.get_mut(session) {
                 None => {
-                    self.sessions.insert(session.clone(), *theirs);
+                    self.sessions.insert(session.clone(), theirs.clone());
                 }
                 Some(mine) => {
                     // Both were counted: take back the smaller.
                     self.repeated += 1;
                     let (keep, drop) = match theirs.beyond(mine) {
-                        true => (*theirs, *mine),
-                        false => (*mine, *theirs),
+                        true => (theirs.clone(), mine.clone()),
+                        false => (mine.clone(), theirs.clone()),
                     };
                     *mine = keep;
-                    uncount(&mut self.tokens, &mut self.cost_usd, &drop);
+                    uncount(&mut self.tokens, &mut self.cost_usd, &mut self.cost, &drop);
                 }
             }
         }
@@ -138,14 +173,14 @@ impl Spend {
 
     /// A session's running total: it stands for the session if it is the largest yet.
     fn hold(&mut self, session: &str, spent: Spent) {
-        let Some(held) = self.sessions.get(session).copied() else {
-            self.sessions.insert(session.to_owned(), spent);
+        let Some(held) = self.sessions.get(session).cloned() else {
             self.count(&spent);
+            self.sessions.insert(session.to_owned(), spent);
             return;
         };
         self.repeated += 1;
         if spent.beyond(&held) {
-            uncount(&mut self.tokens, &mut self.cost_usd, &held);
+            uncount(&mut self.tokens, &mut self.cost_usd, &mut self.cost, &held);
             self.count(&spent);
             self.sessions.insert(session.to_owned(), spent);
         }
@@ -156,14 +191,16 @@ impl Spend {
         if let Some(cost) = spent.cost_usd {
             *self.cost_usd.get_or_insert(0.0) += cost;
         }
+        self.cost.add(&spent.cost);
     }
 }
 
-fn uncount(tokens: &mut Tokens, cost_usd: &mut Option<f64>, spent: &Spent) {
+fn uncount(tokens: &mut Tokens, cost_usd: &mut Option<f64>, cost: &mut Cost, spent: &Spent) {
     tokens.take(&spent.tokens);
-    if let (Some(total), Some(cost)) = (cost_usd.as_mut(), spent.cost_usd) {
-        *total -= cost;
+    if let (Some(total), Some(reported)) = (cost_usd.as_mut(), spent.cost_usd) {
+        *total -= reported;
     }
+    cost.take(&spent.cost);
 }
 
 #[cfg(test)]

@@ -2,15 +2,16 @@
 //!
 //! [`Stats`] is filled one event at a time, so a file of any size is counted in bounded
 //! memory, and two [`Stats`] merge, so files can be counted in parallel and totalled.
-//! Tokens, cost and duration come from the run metadata that `run.completed` carries in
-//! `payload.result` ([`RunMeta`], read with [`RunMeta::of`]: `usage`, `cost_usd`,
-//! `duration_ms`); a run without `duration_ms` is timed from `run.started` to
-//! `run.completed`. The agent steps
-//! of a workflow run carry their agent's metadata in their own `step.completed` result
-//! ([`workflow::AgentStep`](crate::workflow::AgentStep)): their tokens and cost are added
-//! too (a writer puts an agent's metadata in one place, never both). They add up by the rule
-//! of [`Spend`]: a provider session's running total (`usage_scope` `session`) counts once,
-//! however many runs that resumed the session hold it.
+//! Tokens and cost come from every agent's metadata ([`agent_meta`]: a run's
+//! `run.completed`, or the `step.completed` of each agent step of a workflow run, read
+//! typed as [`RunMeta`](crate::model::RunMeta)), added up by the rule of [`Spend`]: a
+//! provider session's running total (`usage_scope` `session`) counts once, however many runs
+//! that resumed the session hold it; the cost as the [`Cost`](super::Cost) rule says:
+//! reported where the provider reported one, else estimated from the price table, else
+//! unknown, the three kept apart. A run's duration follows the rule of
+//! [`duration`](super::duration), as `axt ls` and `axt show` do, so an undated run adds
+//! none. A file without a single event is a problem ([`Stats::end_of_file`]), as `axt check`
+//! says.
 //!
 //! A call seen on both channels (captured by the router, reported by the agent too) is
 //! counted once, under the router's tool name and with the router's outcome, by the rule of
@@ -25,10 +26,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::calls::{Calls, Verdict};
-use super::reader::{ProblemKind, ReadItem};
+use super::cost::Cost;
+use super::duration::RunDuration;
+use super::meta::agent_meta;
+use super::prices::Prices;
+use super::reader::{Position, Problem, ProblemKind, ReadItem, no_event};
 use super::spend::{Spend, Tokens};
 use crate::model::files::is_transcript;
-use crate::model::{EventType, ExchangeEvent, Payload, RunMeta, StepKind, Timestamp};
+use crate::model::{EventType, ExchangeEvent, Payload};
 
 /// Counts over one or more transcripts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -46,31 +51,32 @@ pub struct Stats {
     /// Calls the agent reported that the router captured too: counted once in `tools`, as
     /// the router's, and here.
     pub sightings: u64,
-    /// Tokens by kind, summed over the runs' metadata ([`Spend`]: a provider session's
+    /// Tokens by kind, summed over the agents' metadata ([`Spend`]: a provider session's
     /// running total once, however many runs hold it).
     pub tokens: Tokens,
-    /// Cost in US dollars, summed over the runs that report one, as `tokens` are.
-    pub cost_usd: f64,
+    /// What the agents cost: reported, estimated and unknown, apart, as `tokens` are.
+    pub cost: Cost,
     /// Runs whose usage is the running total of a provider session another run held too (a
     /// resumed session): counted once, by the session's largest total ([`Spend::repeated`]).
     #[serde(skip_serializing_if = "is_zero")]
     pub repeated_session_totals: u64,
-    /// Run durations in milliseconds, summed.
+    /// Run durations in milliseconds, summed over the runs that have one.
     pub duration_ms: u64,
     /// Runs completed (`run.completed` events).
     pub runs: u64,
+    /// Of those, runs without a duration (undated: see [`RunDuration`]).
+    pub undated_runs: u64,
     /// Problems by kind.
     pub problems: BTreeMap<String, u64>,
     #[serde(skip)]
-    started: Option<Timestamp>,
+    run: RunDuration,
     #[serde(skip)]
     calls: Calls,
     #[serde(skip)]
     spend: Spend,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
+    /// The price table the estimates come from; the shipped one when `None`.
+    #[serde(skip)]
+    prices: Option<Prices>,
 }
 
 /// One tool's calls.
@@ -80,9 +86,26 @@ pub struct ToolStats {
     pub calls: u64,
     /// `tool.result` events with an error or a non-zero exit code, of those calls.
     pub failures: u64,
+    /// `tool.result` events of no call read before them (counted neither as calls nor as
+    /// failures): the call is not in the file, or comes after its result.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub results_without_call: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Stats {
+    /// Counts with `prices` for the estimates (a user's table laid over the shipped one:
+    /// [`Prices::load`]) instead of the shipped table.
+    pub fn with_prices(prices: Prices) -> Stats {
+        Stats {
+            prices: Some(prices),
+            ..Stats::default()
+        }
+    }
+
     /// Counts one item of a [`Reader`](super::Reader).
     pub fn item(&mut self, item: &ReadItem) {
         match item {
@@ -96,6 +119,18 @@ impl Stats {
         *self.problems.entry(kind.as_str().to_owned()).or_default() += 1;
     }
 
+    /// Ends the count of one file, read up to `end`: a file without a single event (and
+    /// without any other problem) is a problem too, [`ProblemKind::NoEvent`], counted and
+    /// returned to be reported. Call it once, on a `Stats` that counted that file alone.
+    pub fn end_of_file(&mut self, end: &Position) -> Option<Problem> {
+        if self.events > 0 || self.problem_count() > 0 {
+            return None;
+        }
+        let problem = no_event(end);
+        self.problem(problem.kind);
+        Some(problem)
+    }
+
     /// Counts an event.
     pub fn event(&mut self, event: &ExchangeEvent) {
         self.events += 1;
@@ -103,7 +138,9 @@ impl Stats {
         for block in event.payload.blocks() {
             bump(&mut self.block_types, block.block.type_name());
         }
+        let mut without_call = false;
         if let Some(seen) = self.calls.see(event) {
+            without_call = seen.without_call;
             if let Some(demoted) = seen.demoted {
                 // Counted as a call when it was read; a sighting of the router's call now.
                 self.sightings += 1;
@@ -116,53 +153,44 @@ impl Stats {
                 return;
             }
         }
+        self.run.event(event);
+        if let Some(meta) = agent_meta(event) {
+            self.spend(&meta);
+        }
         match (&event.event_type, &event.payload) {
             (EventType::ToolCall, Payload::Tool(tool)) => {
                 self.tool(&tool.name).calls += 1;
+            }
+            (EventType::ToolResult, Payload::Tool(tool)) if without_call => {
+                self.tool(&tool.name).results_without_call += 1;
             }
             (EventType::ToolResult, Payload::Tool(tool))
                 if tool.error.is_some() || tool.exit_code.is_some_and(|code| code != 0) =>
             {
                 self.tool(&tool.name).failures += 1;
             }
-            (EventType::RunStarted, _) => self.started = Some(event.timestamp.clone()),
-            // An agent step of a workflow run carries its agent's metadata itself (the run's
-            // own `run.completed` has none of it); an agent run's agent step carries none.
-            (EventType::StepCompleted, Payload::Step(step)) if step.kind == StepKind::Agent => {
-                if let Some(meta) = RunMeta::of(step) {
-                    self.spend(&meta);
-                }
-            }
-            (EventType::RunCompleted, payload) => {
+            (EventType::RunCompleted, _) => {
                 self.runs += 1;
-                let meta = match payload {
-                    Payload::Step(step) => RunMeta::of(step),
-                    _ => None,
-                };
-                if let Some(meta) = &meta {
-                    self.spend(meta);
+                match std::mem::take(&mut self.run).duration() {
+                    Some(duration) => self.duration_ms += duration.ms,
+                    None => self.undated_runs += 1,
                 }
-                let timed = self.started.take().and_then(|start| {
-                    let nanos = event.timestamp.unix_nanos().ok()? - start.unix_nanos().ok()?;
-                    u64::try_from(nanos / 1_000_000).ok()
-                });
-                let measured = meta.and_then(|meta| meta.duration_ms);
-                self.duration_ms += measured.or(timed).unwrap_or(0);
             }
             _ => {}
         }
     }
 
     /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
-    /// [`Spend`]).
-    fn spend(&mut self, meta: &RunMeta) {
-        self.spend.add(meta);
+    /// [`Spend`], priced by this count's table).
+    fn spend(&mut self, meta: &crate::model::RunMeta) {
+        let prices = self.prices.as_ref().unwrap_or_else(|| Prices::builtin());
+        self.spend.add_priced(meta, prices);
         self.settle_spend();
     }
 
     fn settle_spend(&mut self) {
         self.tokens = self.spend.tokens;
-        self.cost_usd = self.spend.cost_usd.unwrap_or(0.0);
+        self.cost = self.spend.cost.clone();
         self.repeated_session_totals = self.spend.repeated;
     }
 
@@ -180,7 +208,7 @@ impl Stats {
             if failed {
                 tool.failures = tool.failures.saturating_sub(1);
             }
-            if tool.calls == 0 && tool.failures == 0 {
+            if tool.calls == 0 && tool.failures == 0 && tool.results_without_call == 0 {
                 self.tools.remove(name);
             }
         }
@@ -196,12 +224,14 @@ impl Stats {
             let mine = self.tool(name);
             mine.calls += tool.calls;
             mine.failures += tool.failures;
+            mine.results_without_call += tool.results_without_call;
         }
         self.sightings += other.sightings;
         self.spend.merge(&other.spend);
         self.settle_spend();
         self.duration_ms += other.duration_ms;
         self.runs += other.runs;
+        self.undated_runs += other.undated_runs;
         add_all(&mut self.problems, &other.problems);
     }
 
@@ -254,15 +284,37 @@ impl StatsReport {
 }
 
 /// The transcripts `paths` name: files as given, directories walked for `*.jsonl` files
-/// (not raw captures: [`is_transcript`]; siblings sorted by name, so output is stable; symbolic links inside a directory are
-/// not followed, so no walk loops). What cannot be listed is returned beside, with its
-/// path, and the walk goes on.
+/// (not raw captures: [`is_transcript`]; siblings sorted by name, so output is stable;
+/// symbolic links inside a directory are not followed, so no walk loops). What cannot be
+/// listed is returned beside, with its path, and the walk goes on.
 pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    files_under(paths, &is_transcript)
+}
+
+/// [`transcript_files`] for files of other extensions (`axt normalize DIR` reads agent
+/// output: `jsonl`, `json`, `sse`, and `axt exec`'s raw captures, `raw`): files as given,
+/// directories walked the same way for files whose extension is one of `extensions`.
+pub fn files_with_extensions(
+    paths: &[PathBuf],
+    extensions: &[&str],
+) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    let take = |path: &Path| {
+        path.extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+    };
+    files_under(paths, &take)
+}
+
+/// Files as given, directories walked for the files `take` takes.
+fn files_under(
+    paths: &[PathBuf],
+    take: &dyn Fn(&Path) -> bool,
+) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
     let mut files = Vec::new();
     let mut failed = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &mut files, &mut failed);
+            walk(path, take, &mut files, &mut failed);
         } else {
             files.push(path.clone());
         }
@@ -270,7 +322,12 @@ pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::E
     (files, failed)
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Error)>) {
+fn walk(
+    dir: &Path,
+    take: &dyn Fn(&Path) -> bool,
+    files: &mut Vec<PathBuf>,
+    failed: &mut Vec<(PathBuf, io::Error)>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => return failed.push((dir.to_owned(), error)),
@@ -288,8 +345,8 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, io::Err
     for entry in entries {
         let path = entry.path();
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() => walk(&path, files, failed),
-            Ok(kind) if kind.is_file() && is_transcript(&path) => files.push(path),
+            Ok(kind) if kind.is_dir() => walk(&path, take, files, failed),
+            Ok(kind) if kind.is_file() && take(&path) => files.push(path),
             Ok(_) => {}
             Err(error) => failed.push((path, error)),
         }

@@ -33,6 +33,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::calls::{CallKey, Calls, Verdict};
+use super::duration::{DurationSource, RunDuration, millis};
 use super::reader::{Problem, ProblemKind, ReadItem, Reader};
 use crate::model::files::is_transcript;
 use crate::model::{EventType, ExchangeEvent, Payload, Timestamp};
@@ -64,10 +65,18 @@ pub struct Run {
     /// The failure of `run.completed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Duration: `duration_ms` of the run metadata when recorded, else between the
-    /// timestamps of `run.started` and `run.completed`.
+    /// Duration, by the rule of the run [summary](super::summary): measured by its writer,
+    /// else reported by the provider, else from the provider's stamps, else (a run that is
+    /// not an agent's output) between the stamps of `run.started` and `run.completed`;
+    /// none for an undated run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// Where `duration_ms` comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_source: Option<DurationSource>,
+    /// The provider's own figure, when `duration_ms` is another (measured) one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported_duration_ms: Option<u64>,
     /// Events read.
     pub events: u64,
     /// Top-level steps, messages and tool calls, in order.
@@ -104,7 +113,8 @@ pub struct Step {
     /// The failure of `step.completed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Between its start and end events.
+    /// Its `duration_ms` as its writer measured it, else between its start and end events
+    /// when those carry times (not in an undated run: see [`Run::duration_ms`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// The sub-run it invoked (`call_workflow` steps).
@@ -368,7 +378,7 @@ pub fn forest(files: &[PathBuf]) -> Forest {
     let mut roots = Vec::new();
     let mut load = |file: &Path, roots: &mut Vec<Run>, leftover: bool| {
         let dir = dir_of(file);
-        let at = match builders.iter().position(|b| b.dir == dir) {
+        let at = match builders.iter().position(|b| b.runs.dir == dir) {
             Some(at) => at,
             None => {
                 builders.push(TreeBuilder::new(dir));
@@ -421,9 +431,42 @@ pub fn dir_of(file: &Path) -> &Path {
 /// A directory's runs by run id, from each file's first event.
 type Index = HashMap<String, FirstEvent>;
 
-struct TreeBuilder {
+/// The run files of a directory, found by run id: `<dir>/<run-id>.jsonl` when that file
+/// holds the run, else whichever file of the directory does (the directory is indexed by
+/// each file's first event once, on the first lookup that needs it). How [`build`] follows
+/// a `child_run_id`, for any reader that follows links (`axt show`).
+#[derive(Debug)]
+pub struct RunFiles {
     dir: PathBuf,
     index: Option<Index>,
+}
+
+impl RunFiles {
+    /// The run files of `dir`.
+    pub fn new(dir: &Path) -> Self {
+        RunFiles {
+            dir: dir.to_owned(),
+            index: None,
+        }
+    }
+
+    /// The file of `run_id`, if the directory has one.
+    pub fn locate(&mut self, run_id: &str) -> Option<PathBuf> {
+        let named = self.dir.join(format!("{run_id}.jsonl"));
+        if first_run(&named).is_some_and(|first| first.run_id == run_id) {
+            return Some(named);
+        }
+        self.index().get(run_id).map(|first| first.file.clone())
+    }
+
+    fn index(&mut self) -> &Index {
+        self.index.get_or_insert_with(|| index_dir(&self.dir))
+    }
+}
+
+struct TreeBuilder {
+    /// Where a child run's file is found.
+    runs: RunFiles,
     /// Runs loaded so far, with their files.
     loaded: HashSet<String>,
     /// The files they were read from.
@@ -435,8 +478,7 @@ struct TreeBuilder {
 impl TreeBuilder {
     fn new(dir: &Path) -> Self {
         TreeBuilder {
-            dir: dir.to_owned(),
-            index: None,
+            runs: RunFiles::new(dir),
             loaded: HashSet::new(),
             files: HashSet::new(),
             ancestors: Vec::new(),
@@ -449,8 +491,9 @@ impl TreeBuilder {
     fn finish(mut self, root: Option<Run>) -> Tree {
         self.find_orphans();
         Tree {
-            root: root
-                .unwrap_or_else(|| RunBuilder::new(&self.dir).into_run(String::new(), Vec::new())),
+            root: root.unwrap_or_else(|| {
+                RunBuilder::new(&self.runs.dir).into_run(String::new(), Vec::new())
+            }),
             problems: self.problems,
         }
     }
@@ -503,6 +546,7 @@ impl TreeBuilder {
         self.loaded.insert(run_id.clone());
         self.files.insert(path.to_owned());
         self.ancestors.push(run_id.clone());
+        run.drop_stamped_durations();
         let children = run.finish_steps();
         let mut resolved = Vec::with_capacity(run.links.len());
         for (child, line, offset) in std::mem::take(&mut run.links) {
@@ -526,7 +570,7 @@ impl TreeBuilder {
             self.problems.push(problem);
             return None;
         }
-        let Some(file) = self.locate(child) else {
+        let Some(file) = self.runs.locate(child) else {
             let message = format!("child run {child:?}: no file of the directory holds it");
             let problem = TreeProblem::at(path, at, LinkKind::MissingChild, message);
             self.problems.push(problem);
@@ -542,23 +586,9 @@ impl TreeBuilder {
         Some(self.load(&file, Some((run_id, child))))
     }
 
-    /// The file of `run_id`: `<dir>/<run_id>.jsonl` when it holds that run, else the
-    /// directory index's.
-    fn locate(&mut self, run_id: &str) -> Option<PathBuf> {
-        let named = self.dir.join(format!("{run_id}.jsonl"));
-        if first_run(&named).is_some_and(|first| first.run_id == run_id) {
-            return Some(named);
-        }
-        self.index().get(run_id).map(|first| first.file.clone())
-    }
-
-    fn index(&mut self) -> &Index {
-        self.index.get_or_insert_with(|| index_dir(&self.dir))
-    }
-
     /// Files of the directory whose parent is in the tree but that the tree did not reach.
     fn find_orphans(&mut self) {
-        let index = self.index().clone();
+        let index = self.runs.index().clone();
         let mut orphans: Vec<_> = index
             .iter()
             .filter(|(run_id, first)| {
@@ -726,6 +756,8 @@ enum Slot {
         step: Step,
         kids: Vec<usize>,
         started: Option<Timestamp>,
+        /// Its duration is its stamps' difference, not a measured one.
+        stamped: bool,
         /// Opened by `step.call_workflow.started` itself (no `step.started`), so closed by
         /// `step.call_workflow.completed`.
         by_call: bool,
@@ -745,8 +777,7 @@ struct RunBuilder {
     name: Option<String>,
     status: Status,
     error: Option<String>,
-    duration_ms: Option<u64>,
-    started: Option<Timestamp>,
+    duration: RunDuration,
     events: u64,
     arena: Vec<Slot>,
     roots: Vec<usize>,
@@ -770,8 +801,7 @@ impl RunBuilder {
             name: None,
             status: Status::Incomplete,
             error: None,
-            duration_ms: None,
-            started: None,
+            duration: RunDuration::default(),
             events: 0,
             arena: Vec::new(),
             roots: Vec::new(),
@@ -792,6 +822,7 @@ impl RunBuilder {
             self.parent_run_id = event.parent_run_id.clone();
             self.first = at;
         }
+        self.duration.event(&event);
         let step = match &event.payload {
             Payload::Step(step) => Some(step),
             _ => None,
@@ -799,7 +830,6 @@ impl RunBuilder {
         match event.event_type {
             EventType::RunStarted => {
                 self.name = step.map(|s| s.name.clone());
-                self.started = Some(event.timestamp);
             }
             EventType::RunCompleted => {
                 let result = step.map_or(&Value::Null, |s| &s.result);
@@ -810,9 +840,6 @@ impl RunBuilder {
                 } else {
                     Status::Completed
                 };
-                self.duration_ms = result["duration_ms"]
-                    .as_u64()
-                    .or_else(|| millis(self.started.as_ref(), &event.timestamp));
             }
             EventType::StepStarted => self.open_step(line, &event, false),
             EventType::StepCompleted => {
@@ -1015,6 +1042,7 @@ impl RunBuilder {
             },
             kids: Vec::new(),
             started: Some(event.timestamp.clone()),
+            stamped: false,
             by_call,
         };
         let parent = self.owner(&event.path, event.iteration, false);
@@ -1025,7 +1053,13 @@ impl RunBuilder {
     }
 
     fn close(&mut self, index: usize, line: u64, event: &ExchangeEvent) {
-        if let Slot::Step { step, started, .. } = &mut self.arena[index] {
+        if let Slot::Step {
+            step,
+            started,
+            stamped,
+            ..
+        } = &mut self.arena[index]
+        {
             step.end_line = Some(line);
             let (error, timed) = match &event.payload {
                 Payload::Step(payload) => (payload.error.clone(), payload.duration_ms),
@@ -1038,7 +1072,8 @@ impl RunBuilder {
             };
             step.error = error;
             // The writer's monotonic clock when it timed the step, else the wall clock's.
-            step.duration_ms = timed.or_else(|| millis(started.as_ref(), &event.timestamp));
+            *stamped = timed.is_none();
+            step.duration_ms = timed.or_else(|| millis(started.as_ref()?, &event.timestamp));
         }
     }
 
@@ -1103,6 +1138,7 @@ impl RunBuilder {
     }
 
     fn into_run(self, run_id: String, children: Vec<Node>) -> Run {
+        let duration = self.duration.duration();
         Run {
             run_id,
             parent_run_id: self.parent_run_id,
@@ -1110,9 +1146,29 @@ impl RunBuilder {
             name: self.name,
             status: self.status,
             error: self.error,
-            duration_ms: self.duration_ms,
+            duration_ms: duration.map(|d| d.ms),
+            duration_source: duration.map(|d| d.source),
+            reported_duration_ms: self.duration.reported_beside(),
             events: self.events,
             children,
+        }
+    }
+
+    /// An undated run's step stamps are the times axt wrote them, not the run's: the
+    /// durations read from them go (a measured `duration_ms` stays).
+    fn drop_stamped_durations(&mut self) {
+        if self.duration.stamps_are_times() {
+            return;
+        }
+        for slot in &mut self.arena {
+            if let Slot::Step {
+                step,
+                stamped: true,
+                ..
+            } = slot
+            {
+                step.duration_ms = None;
+            }
         }
     }
 }
@@ -1138,9 +1194,4 @@ fn assemble(arena: &[Slot], indices: &[usize], resolved: &mut [Option<Run>]) -> 
         }
     }
     nodes
-}
-
-fn millis(start: Option<&Timestamp>, end: &Timestamp) -> Option<u64> {
-    let (start, end) = (start?.unix_nanos().ok()?, end.unix_nanos().ok()?);
-    u64::try_from((end - start) / 1_000_000).ok()
 }

@@ -410,6 +410,7 @@ fn every_interleaving_of_the_two_channels_is_one_call() {
                 ToolStats {
                     calls: 1,
                     failures: 0,
+                    results_without_call: 0,
                 },
             )];
             assert_eq!(stats.tools, expected.into_iter().collect(), "{case}");

@@ -218,7 +218,7 @@ fn text_from_the_input_is_escaped_before_it_reaches_a_terminal() {
     );
     insta::assert_snapshot!(stderr, @r#"
     -:1: byte 0: not-json: not a JSON record, skipped: "sandbox \u{1b}]0;PWNED\u{7} ready \u{1b}[2J\u{202e}gpj.exe"
-    -:1: byte 39: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    -:1: byte 39: missing-terminal: the stream ended without a result record; the run is incomplete
     -:1: byte 0: unrecognized-input: the input's only record is not claude output; the input does not look like any provider's output axt reads
     "#);
 
@@ -276,13 +276,22 @@ fn every_command_exits_by_the_same_rule() {
             "{command:?}"
         );
 
-        if command != ["stats"] {
-            let directory = run("corpus/read/transcript/ok");
+        // Every reading command takes a directory of runs (tests/axt/directories.rs), but
+        // cat, which decodes one stream.
+        let directory = run("corpus/read/transcript/ok");
+        if command == ["cat"] {
             assert_eq!(directory.status.code(), Some(2), "{command:?}");
             assert_eq!(
                 text(&directory.stderr),
                 "axt: corpus/read/transcript/ok: is a directory\n",
                 "{command:?}"
+            );
+        } else {
+            assert_eq!(
+                directory.status.code(),
+                Some(0),
+                "{command:?}: {}",
+                text(&directory.stderr)
             );
         }
 
@@ -312,11 +321,13 @@ fn every_command_exits_by_the_same_rule() {
         text(&missing.stderr),
         "axt: no/such.jsonl: No such file or directory (os error 2)\n"
     );
+    // A directory of agent outputs makes a run per file: not on stdout.
     let directory = axt(&["normalize", "corpus/normalize/claude"], b"");
     assert_eq!(directory.status.code(), Some(2));
     assert_eq!(
         text(&directory.stderr),
-        "axt: corpus/normalize/claude: is a directory\n"
+        "axt: a directory holds one run per file: give --out DIR for the transcripts \
+         (stdout would mix the runs)\n"
     );
     let import = axt(
         &["import", "claude-code", "no/such", "--out", "target/unused"],
@@ -381,7 +392,7 @@ fn json_problems_on_every_command() {
     let output = axt(&["normalize", "--json", "-p", "codex"], b"banner\n");
     insta::assert_snapshot!(text(&output.stderr), @r#"
     {"file":"-","line":1,"offset":0,"kind":"not-json","severity":"error","message":"not a JSON record, skipped: \"banner\""}
-    {"file":"-","line":1,"offset":6,"kind":"missing-terminal","severity":"warning","message":"the stream ended without a terminal record (turn.completed, turn.failed or task_complete); the run is incomplete"}
+    {"file":"-","line":1,"offset":6,"kind":"missing-terminal","severity":"error","message":"the stream ended without a terminal record (turn.completed, turn.failed or task_complete); the run is incomplete"}
     {"file":"-","line":1,"offset":0,"kind":"unrecognized-input","severity":"error","message":"the input's only record is not codex output; the input does not look like any provider's output axt reads"}
     "#);
     let missing = axt(&["check", "--json", "no/such.jsonl"], b"");
@@ -592,6 +603,8 @@ fn completions_and_man_pages_cover_every_command() {
         "cat",
         "exec",
         "check",
+        "ls",
+        "show",
         "tree",
         "stats",
         "import",

@@ -117,6 +117,10 @@ fn no_snapshot_without_a_fixture() {
             ["export", "agentlog", provider, outcome, _] => {
                 fixture(&format!("normalize/{provider}"), outcome)
             }
+            // golden/show/<stage>/<corpus>/<outcome>/<fixture>.snap: the corpus's fixture;
+            // golden/show/ls/<name>.snap: a listing of a directory the harness made.
+            ["show", "ls", _] => true,
+            ["show", stage, corpus, outcome, _] => fixture(&format!("{stage}/{corpus}"), outcome),
             // golden/export/otlp/transcript/ok/<fixture>.snap: corpus/read/transcript.
             ["export", "otlp", "transcript", outcome, _] => fixture("read/transcript", outcome),
             ["export", "otlp", provider, outcome, _] => {

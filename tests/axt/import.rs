@@ -515,8 +515,84 @@ fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1(
     assert_eq!(
         stderr,
         format!(
-            "axt: {}: no .jsonl file there; nothing imported\n",
+            "axt: {}: no session log there; nothing imported\n",
             empty.path().display()
+        )
+    );
+}
+
+/// `~/.claude` holds `history.jsonl` (every prompt typed) beside `projects/`: importing
+/// `~/.claude` skips it by name with a note, instead of counting it as a failed session
+/// (issue 24); alone, it is no session, and nothing is imported.
+#[test]
+fn claude_code_s_prompt_history_is_skipped_by_name_with_a_note() {
+    let home = TempDir::new("claude-home");
+    let project = home.path().join("projects/-home-dev-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(
+        import_corpus().join("ok/rewind-and-hook-fork.jsonl"),
+        project.join("rewind-and-hook-fork.jsonl"),
+    )
+    .unwrap();
+    let history = home.path().join("history.jsonl");
+    std::fs::write(
+        &history,
+        "{\"display\":\"fix the login\",\"pastedContents\":{},\"timestamp\":1760000000000,\"project\":\"/home/dev/shop\"}\n",
+    )
+    .unwrap();
+    let out = TempDir::new("claude-home-out");
+    let import = |path: &std::path::Path| {
+        crate::cli::axt(
+            &[
+                "import",
+                "claude-code",
+                path.to_str().unwrap(),
+                "--out",
+                out.path().to_str().unwrap(),
+                "--replace",
+            ],
+            b"",
+        )
+    };
+    let output = import(home.path());
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        crate::cli::text(&output.stderr)
+    );
+    let stderr = crate::cli::text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "axt: {}: skipped: Claude Code's prompt history (every prompt typed, across \
+             sessions), not a session log",
+            history.display()
+        )
+    );
+    assert!(
+        lines.last().unwrap().starts_with(&format!(
+            "axt: 1 session, 1 run, 16 events written to {}; 0 failed,",
+            out.path().display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .ends_with("; 1 file skipped (no session log)"),
+        "{stderr}"
+    );
+    let alone = import(&history);
+    assert_eq!(alone.status.code(), Some(1));
+    let stderr = crate::cli::text(&alone.stderr);
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        format!(
+            "axt: {}: no session log there (1 file skipped, above); nothing imported",
+            history.display()
         )
     );
 }

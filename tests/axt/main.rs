@@ -12,6 +12,7 @@ mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
+mod golden_show; // runs -> what `axt show` and `axt ls` print for a person
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;
@@ -44,6 +45,9 @@ mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoen
 mod import;
 mod import_graphs;
 
+// How axt is built and installed: the README's commands, the profiles, release automation.
+mod install;
+
 // The crate's own shape: layers, no import cycles, no oversized files.
 mod layering;
 
@@ -55,8 +59,12 @@ mod record;
 
 // The command line and live capture (`axt exec` around a stand-in agent).
 mod cli;
+mod costs; // what a run cost and how long it took, told honestly
+mod directories; // every reading command takes a directory, as stats and ls do
 mod exec;
 mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
+mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
+mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;

@@ -456,7 +456,7 @@ fn the_wrong_provider_is_an_error_that_names_the_right_one() {
     corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:4: byte 280: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
     corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:5: byte 460: foreign-record: a codex record (item.completed) in claude output; kept as passthrough, not read
     corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:6: byte 573: foreign-record: a codex record (turn.completed) in claude output; kept as passthrough, not read
-    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: missing-terminal: warning: the stream ended without a result record; the run is incomplete
+    corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:6: byte 674: missing-terminal: the stream ended without a result record; the run is incomplete
     corpus/normalize/codex/ok/shared-scenario-shell-command.jsonl:1: byte 0: unrecognized-input: none of the input's 6 records is claude output; the input looks like codex output (--provider codex)
     ");
 }

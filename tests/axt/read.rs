@@ -274,8 +274,12 @@ fn stats_walks_a_directory_and_totals() {
     assert_eq!(total["tools"]["Bash"], json!({"calls": 5, "failures": 3}));
     assert_eq!(total["sightings"], 4);
     assert_eq!(total["tokens"]["cache_read"], 15000);
-    let cost = total["cost_usd"].as_f64().unwrap();
+    // Every run of the corpus that names a provider reports its cost, or has no tokens and
+    // a model the price table does not know.
+    let cost = total["cost"]["reported_usd"].as_f64().unwrap();
     assert!((cost - 0.3024).abs() < 1e-9, "{cost}");
+    assert_eq!(total["cost"]["reported"], 3);
+    assert_eq!(total["cost"]["estimated_usd"], 0.0);
 }
 
 /// The reader keeps its own line limit (it imports the model alone); it must stay the
@@ -480,13 +484,16 @@ fn a_resumed_claude_sessions_running_total_is_counted_once() {
         total["tokens"],
         json!({"input": 35, "output": 257, "cache_read": 62526, "cache_write": 8528, "reasoning": 0})
     );
-    let cost = total["cost_usd"].as_f64().unwrap();
+    let cost = total["cost"]["reported_usd"].as_f64().unwrap();
     assert!((cost - 0.1391536).abs() < 1e-9, "{cost}");
+    // The first run's cost, counted and taken back: one agent reported, none estimated.
+    assert_eq!(total["cost"]["reported"], 1);
+    assert_eq!(total["cost"]["estimated"], 0);
     assert_eq!(total["repeated_session_totals"], 1);
     let text = axt(&["stats", dir.path().to_str().unwrap()]);
     let text = crate::cli::text(&text.stdout);
     assert!(
-        text.contains("reasoning 0 (1 run of a resumed session: its running total counted once)"),
+        text.contains("(0 reasoning) (1 run of a resumed session: its running total counted once)"),
         "{text}"
     );
 }

@@ -426,7 +426,9 @@ fn summary(
             cache_write: stats.tokens.cache_write,
             reasoning: stats.tokens.reasoning,
         },
-        cost_usd: facts.cost_known.then_some(stats.cost_usd),
+        // The reported cost only: the page has no label yet for an estimate from the
+        // price table (read::Cost keeps the two apart; `axt ls` and `axt show` say which).
+        cost_usd: facts.cost_known.then_some(stats.cost.reported_usd),
         tool_calls: tools.values().map(|t| t[0]).sum(),
         tool_failures: tools.values().map(|t| t[1]).sum(),
         tools,

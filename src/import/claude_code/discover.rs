@@ -10,11 +10,33 @@ use std::path::{Path, PathBuf};
 
 use super::session::SessionFiles;
 
+/// Files Claude Code keeps in `~/.claude` beside its session logs that are no session log,
+/// by name, and what each is: skipped with a note rather than refused as a failed session.
+const NOT_SESSION_LOGS: &[(&str, &str)] = &[(
+    "history.jsonl",
+    "Claude Code's prompt history (every prompt typed, across sessions), not a session log",
+)];
+
+/// A file under the path given that is no session log, known by its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file.
+    pub file: PathBuf,
+    /// What it is instead.
+    pub what: &'static str,
+}
+
 /// The sessions under `path`: a session file, a project directory, or the whole projects
 /// directory (searched recursively). Sub-agent logs are attached to their session; agent
 /// logs without a session log (`<session>/transcripts/*.jsonl`, or `<session>/subagents/`
 /// beside no `<session>.jsonl`) make one session per `<session>` directory. Sorted.
 pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
+    discover_skipping(path).map(|(sessions, _)| sessions)
+}
+
+/// [`discover`], and the files it left out because their names say they are no session
+/// log (`~/.claude/history.jsonl`), so that a caller can say so.
+pub fn discover_skipping(path: &Path) -> io::Result<(Vec<SessionFiles>, Vec<Skipped>)> {
     let meta = std::fs::metadata(path)?;
     let mut files = Vec::new();
     if meta.is_file() {
@@ -25,6 +47,23 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
     } else {
         files.extend(jsonl_under(path));
     }
+    let mut skipped = Vec::new();
+    files.retain(|file| {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        match NOT_SESSION_LOGS.iter().find(|(known, _)| *known == name) {
+            Some((_, what)) => {
+                skipped.push(Skipped {
+                    file: file.clone(),
+                    what,
+                });
+                false
+            }
+            None => true,
+        }
+    });
     let mut sessions: Vec<SessionFiles> = Vec::new();
     let mut by_main: HashMap<PathBuf, usize> = HashMap::new();
     for file in &files {
@@ -57,7 +96,7 @@ pub fn discover(path: &Path) -> io::Result<Vec<SessionFiles>> {
         session.subagents.sort();
     }
     sessions.sort_by(|a, b| (&a.main, &a.subagents).cmp(&(&b.main, &b.subagents)));
-    Ok(sessions)
+    Ok((sessions, skipped))
 }
 
 /// Every `.jsonl` file at or under `dir`, sorted. The root is followed when it is a link;

@@ -164,7 +164,7 @@ mod discover;
 // The public types: files, runs, notes, diagnostics, errors.
 mod session;
 
-pub use discover::discover;
+pub use discover::{Skipped, discover, discover_skipping};
 pub use session::{
     FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, Session,
     SessionFiles, SessionOutcome, WrittenRun,
@@ -245,15 +245,25 @@ pub fn import_session(
     })
 }
 
+/// What [`import`] did: each session's outcome, in the order of [`discover()`], and the
+/// files it skipped because their names say they are no session log.
+#[derive(Debug)]
+pub struct ImportReport {
+    /// Each session's outcome.
+    pub sessions: Vec<SessionOutcome>,
+    /// Files left out by name (`~/.claude/history.jsonl`), with what they are.
+    pub skipped: Vec<Skipped>,
+}
+
 /// Imports every session under `path` into `dir`, in parallel; `progress(done, total)` is
-/// called after each session. Outcomes are in the order of [`discover()`].
+/// called after each session.
 pub fn import(
     path: &Path,
     dir: &Path,
     options: &ImportOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> io::Result<Vec<SessionOutcome>> {
-    let sessions = discover(path)?;
+) -> io::Result<ImportReport> {
+    let (sessions, skipped) = discover_skipping(path)?;
     let total = sessions.len();
     let jobs = match options.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -281,12 +291,13 @@ pub fn import(
             });
         }
     });
-    Ok(results
+    let sessions = results
         .into_inner()
         .expect("results lock")
         .into_iter()
         .flatten()
-        .collect())
+        .collect();
+    Ok(ImportReport { sessions, skipped })
 }
 
 /// Writes a converted session's runs into `dir`, root first; returns the files.

@@ -10,7 +10,9 @@
 //! * `normalize/<provider>/`: provider output, normalized (`golden_normalize.rs`);
 //! * `import/claude-code/`: agent session logs, imported (`golden_import.rs`);
 //! * `read/transcript/`: canonical transcripts, read back (`golden_read.rs`);
-//! * `golden/export/agentlog/<corpus>/`: the other corpora, exported (`golden_export.rs`).
+//! * `golden/export/agentlog/<corpus>/`: the other corpora, exported (`golden_export.rs`);
+//! * `golden/show/<stage>/<corpus>/`, `golden/show/ls/`: runs of the other corpora as
+//!   `axt show` and `axt ls` print them (`golden_show.rs`).
 
 use std::fmt::Display;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -28,8 +30,9 @@ pub(crate) const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The stages the corpus is named by, in pipeline order: the only directories of `corpus/`.
 pub(crate) const CORPUS_STAGES: [&str; 3] = ["normalize", "import", "read"];
 
-/// The stages the golden tree is named by: the corpus's, and the exporters'.
-pub(crate) const GOLDEN_STAGES: [&str; 4] = ["normalize", "import", "read", "export"];
+/// The stages the golden tree is named by: the corpus's, the exporters', and what a person
+/// reads (`show`: `axt show` and `axt ls`).
+pub(crate) const GOLDEN_STAGES: [&str; 5] = ["normalize", "import", "read", "export", "show"];
 
 /// What a provider fixture's file name ends with: line-framed JSONL, SSE streams, JSON bodies.
 pub(crate) const PROVIDER_INPUTS: [&str; 4] = ["jsonl", "json", "sse", "eventstream"];
