@@ -115,6 +115,15 @@ pub use crate::model::{
     RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 
+/// The providers whose output is an HTTP API's bodies, in the order detection asks them:
+/// what a pretty-printed document, a JSON array stream or a binary event stream can be.
+const HTTP_APIS: [Provider; 4] = [
+    Provider::GeminiApi,
+    Provider::Bedrock,
+    Provider::Anthropic,
+    Provider::OpenAi,
+];
+
 impl Provider {
     /// A normalizer for this provider's output.
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
@@ -155,15 +164,10 @@ impl Provider {
             // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                [
-                    Provider::GeminiApi,
-                    Provider::Bedrock,
-                    Provider::Anthropic,
-                    Provider::OpenAi,
-                ]
-                .into_iter()
-                .find(|p| p.claims(&document))
-                .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
+                HTTP_APIS
+                    .into_iter()
+                    .find(|p| p.claims(&document))
+                    .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
             })
             // A JSON array stream (Gemini's default stream), or a line before a binary event
             // stream: the HTTP framing's first record.
@@ -183,7 +187,9 @@ impl Provider {
             }
         });
         let record = first?;
-        Provider::ALL.into_iter().find(|p| p.claims(&record))
+        // Only an HTTP API sends an array stream or a binary one: an agent CLI's records
+        // written over many lines are no stream of theirs (and get the CLI's hint).
+        HTTP_APIS.into_iter().find(|p| p.claims(&record))
     }
 
     /// The provider of an SSE stream, by its first event's data (see
