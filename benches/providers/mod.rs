@@ -9,12 +9,16 @@
 pub(crate) mod acp_stream;
 #[path = "../anthropic_stream/mod.rs"]
 pub(crate) mod anthropic_stream;
+#[path = "../bedrock_stream/mod.rs"]
+pub(crate) mod bedrock_stream;
 #[path = "../claude_stream/mod.rs"]
 pub(crate) mod claude_stream;
 #[path = "../codex_stream/mod.rs"]
 pub(crate) mod codex_stream;
 #[path = "../copilot_stream/mod.rs"]
 pub(crate) mod copilot_stream;
+#[path = "../gemini-api_stream/mod.rs"]
+pub(crate) mod gemini_api_stream;
 #[path = "../gemini_stream/mod.rs"]
 pub(crate) mod gemini_stream;
 #[path = "../gen_common/mod.rs"]
@@ -64,6 +68,16 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: copilot_stream::copilot_stream,
             typed: copilot_stream::typed::parse,
             kinds: copilot_stream::KINDS,
+        },
+        Provider::GeminiApi => Stream {
+            generate: gemini_api_stream::gemini_api_stream,
+            typed: gemini_api_stream::typed::parse,
+            kinds: gemini_api_stream::KINDS,
+        },
+        Provider::Bedrock => Stream {
+            generate: bedrock_stream::bedrock_stream,
+            typed: bedrock_stream::typed::parse,
+            kinds: bedrock_stream::KINDS,
         },
         Provider::Anthropic => Stream {
             generate: anthropic_stream::anthropic_stream,

@@ -599,7 +599,7 @@ mod tests {
 
     #[test]
     fn only_a_known_provider_makes_a_result_run_metadata() {
-        assert_eq!(of(json!({"provider": "bedrock", "usage": {}})), None);
+        assert_eq!(of(json!({"provider": "mistral", "usage": {}})), None);
         assert_eq!(of(json!({"usage": {"input_tokens": 1}})), None);
         assert_eq!(of(json!("done")), None);
         assert_eq!(of(Value::Null), None);

@@ -40,7 +40,7 @@ fn view(inputs: &[&Path], out: &Path) -> (i32, String) {
 
 /// The fixture of each provider the browser test shows, with a string its page must find
 /// and how often, and the (seq, text) of an event a link must open.
-const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 9] = [
+const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 11] = [
     (
         "claude",
         "ok/subagent-agent-tool-parent-tool-use-id.jsonl",
@@ -74,6 +74,23 @@ const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 9] = [
         2,
         8,
         "Permission denied",
+    ),
+    (
+        "gemini-api",
+        "ok/conversation-function-responses-in-request.jsonl",
+        // In the failed call's result and in the answer that reports it.
+        "time service is down",
+        2,
+        6,
+        "time",
+    ),
+    (
+        "bedrock",
+        "ok/conversation-tool-results-in-request.jsonl",
+        "time service is down",
+        2,
+        6,
+        "time",
     ),
     (
         "anthropic",
@@ -323,6 +340,8 @@ fn view_shows_a_run_of_each_provider_in_chromium() {
         ("codex", (1, 1, 3, 1)),
         ("gemini", (1, 1, 3, 2)),
         ("copilot", (1, 1, 2, 2)),
+        ("gemini-api", (1, 1, 2, 1)),
+        ("bedrock", (1, 1, 2, 1)),
         ("anthropic", (1, 1, 2, 1)),
         ("acp", (1, 1, 1, 0)),
         ("opencode", (1, 1, 1, 0)),
@@ -503,14 +522,12 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     assert_quiet(seen);
     let index = result(seen, "counts", 0);
     // A run of each provider and the workflow's root: its child and grandchild are under it.
+    let runs = PROVIDERS.len() + 1;
     assert_eq!(
         (&index["view"], &index["rows"]),
-        (&json!("index"), &json!(PROVIDERS.len() + 1))
+        (&json!("index"), &json!(runs))
     );
-    assert_eq!(
-        index["title"],
-        format!("axt view: {} runs", PROVIDERS.len() + 1)
-    );
+    assert_eq!(index["title"], format!("axt view: {runs} runs"));
     // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874,
     // pi's $0.0118, OpenCode's $0 as it reported it); the runs whose cost no provider
     // reported after them, in the page's order (by file name, which is the run id).
@@ -526,7 +543,10 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     expected.extend(costed.iter().map(|i| json!(ids[*i])));
     expected.extend(unknown.into_iter().map(|id| json!(id)));
     assert_eq!(by_cost, json!(expected), "{by_cost}");
-    assert_eq!(result(seen, "rows", 1)["ids"], json!([ids[2]]));
+    // "gemini" finds the Gemini CLI's run and the Gemini API's, in the page's order.
+    let mut gemini = [&ids[at("gemini")], &ids[at("gemini-api")]];
+    gemini.sort();
+    assert_eq!(result(seen, "rows", 1)["ids"], json!(gemini));
     // Most tool calls first: the workflow's five, over its three runs.
     let by_tools = result(seen, "rows", 2)["ids"].clone();
     assert_eq!(by_tools[0], json!("nest-root"), "{by_tools}");

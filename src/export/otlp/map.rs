@@ -168,6 +168,7 @@ fn vendor_name(vendor: Vendor) -> Option<&'static str> {
         Vendor::OpenAi => "openai",
         Vendor::Google => "gcp.gemini",
         Vendor::GitHub => "github.copilot",
+        Vendor::Aws => "aws.bedrock",
         // An ACP agent may run any model: only its name says whose.
         Vendor::Unknown => return None,
     })
