@@ -303,7 +303,7 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
             }
             if let Some(permission) = permission {
                 out.bytes(b",\"permission\":");
-                value(permission, out);
+                value(permission, out, BLOCK_VALUE_LEVEL)?;
             }
         }
         Block::ToolResult {

@@ -213,11 +213,10 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut => {
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut
+            | BadChecksum | MalformedFrame => {
                 DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
             }
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | BadChecksum
-            | MalformedFrame => DiagnosticKind::ALL.iter().filter(|k| **k == kind).count(),
         };
         for kind in DiagnosticKind::ALL {
             assert_eq!(listed(kind), 1, "{kind:?}");
