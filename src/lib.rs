@@ -31,7 +31,8 @@
 //!   rebuilt across linked files, counts, and the readers' one rule for a call seen on both
 //!   channels.
 //! * [`capture`]: one agent's stdout normalized and recorded live as a run of its own while
-//!   the agent runs, its raw bytes kept beside the transcript (`axt exec`; Unix only).
+//!   the agent runs, its raw bytes kept beside the transcript (`axt exec`), and axt as the
+//!   client of an ACP agent, its exchange recorded (`axt exec --acp`; Unix only).
 //! * [`workflow`]: the executor's seam: a whole workflow run recorded through scopes (run,
 //!   steps of every kind, agent steps captured live, tools captured at the router,
 //!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs

@@ -35,6 +35,7 @@ mod check;
 mod common;
 mod console;
 mod exec;
+mod exec_acp;
 mod export;
 mod hints;
 mod import;

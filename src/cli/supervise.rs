@@ -181,6 +181,11 @@ impl Signals {
         Ok(Signals(flag))
     }
 
+    /// The flag itself, for a loop of the library's that watches it (`capture::acp`).
+    pub(super) fn flag(&self) -> std::sync::Arc<AtomicUsize> {
+        std::sync::Arc::clone(&self.0)
+    }
+
     /// The last signal received, if any.
     pub(super) fn received(&self) -> Option<i32> {
         i32::try_from(self.0.load(Ordering::Relaxed))

@@ -649,6 +649,11 @@ impl Exporter {
             Ok(provider) => (provider.agent_name(), provider.vendor().as_str()),
             Err(_) => ("axt", "unknown"),
         };
+        // An adapter that reads a family of agents names the one that wrote the run.
+        let name = meta
+            .as_ref()
+            .and_then(|meta| meta.agent.as_deref())
+            .unwrap_or(name);
         let completed = root
             .events
             .iter()

@@ -897,6 +897,7 @@ mod tests {
                     tool_input: input,
                     server: false,
                     incomplete: false,
+                    permission: None,
                 }
             )),
             value().prop_map(|content| ContentBlock::new(

@@ -200,6 +200,13 @@ pub struct Passthrough {
 pub struct RunMeta {
     /// The provider.
     pub provider: Provider,
+    /// The agent that wrote the output, where the provider's adapter reads a family of
+    /// agents: an ACP agent's `agentInfo.name` (`gemini-cli`, `claude-code-acp`, ...), a
+    /// Claude-compatible CLI (`amp`, `qwen-code`, `letta-code`, ...). `None` for the
+    /// provider's own agent. `provider_version` is then this agent's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub agent: Option<String>,
     /// The agent CLI's version, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
@@ -469,6 +476,7 @@ impl RunMeta {
     pub fn new(provider: Provider) -> Self {
         RunMeta {
             provider,
+            agent: None,
             provider_version: None,
             session_id: None,
             model: None,
@@ -591,7 +599,7 @@ mod tests {
 
     #[test]
     fn only_a_known_provider_makes_a_result_run_metadata() {
-        assert_eq!(of(json!({"provider": "bedrock", "usage": {}})), None);
+        assert_eq!(of(json!({"provider": "mistral", "usage": {}})), None);
         assert_eq!(of(json!({"usage": {"input_tokens": 1}})), None);
         assert_eq!(of(json!("done")), None);
         assert_eq!(of(Value::Null), None);

@@ -205,7 +205,11 @@
 //!   arguments; a string when the provider's arguments were not valid JSON); `server`
 //!   (*extension*, `true` when the provider ran the tool itself, such as Anthropic
 //!   `server_tool_use`, so no executor result will follow); `incomplete` (*extension*,
-//!   `true` when the stream ended before the arguments were complete).
+//!   `true` when the stream ended before the arguments were complete); `permission`
+//!   (*extension*, an object: the decision the client made when the agent asked permission
+//!   to run the call, ACP's `session/request_permission`: `decision` `allowed`, `rejected` or
+//!   `cancelled`, and the chosen option's `option_id`, `option_kind` and `option_name` as the
+//!   agent offered it).
 //! * `tool_result`: `tool_id` (string: the `tool_id` of the `tool_use` it answers),
 //!   `tool_content` (any JSON: string, structured value, or `null`); `is_error`
 //!   (*extension*, `true` when the tool failed); `exit_code` (*extension*, integer: the exit

@@ -289,6 +289,7 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
             tool_input,
             server,
             incomplete,
+            permission,
         } => {
             field(out, "tool_name", tool_name);
             field(out, "tool_id", tool_id);
@@ -299,6 +300,10 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
             }
             if *incomplete {
                 out.bytes(b",\"incomplete\":true");
+            }
+            if let Some(permission) = permission {
+                out.bytes(b",\"permission\":");
+                value(permission, out, BLOCK_VALUE_LEVEL)?;
             }
         }
         Block::ToolResult {

@@ -67,11 +67,17 @@ pub enum DiagnosticKind {
     /// levels of nesting): what did not fit was cut, and a marker in the event says where
     /// ([`fit_event`](crate::model::fit_event)).
     OversizeCut,
+    /// A binary frame (an AWS event-stream message) whose checksum does not match its
+    /// bytes; skipped, and the frames after it read.
+    BadChecksum,
+    /// A binary frame whose prelude or headers cannot be read; skipped, and the frames after
+    /// it read.
+    MalformedFrame,
 }
 
 impl DiagnosticKind {
     /// Every kind, for documentation checks and help texts.
-    pub const ALL: [DiagnosticKind; 18] = [
+    pub const ALL: [DiagnosticKind; 20] = [
         DiagnosticKind::NotJson,
         DiagnosticKind::InvalidJson,
         DiagnosticKind::InvalidUtf8,
@@ -90,6 +96,8 @@ impl DiagnosticKind {
         DiagnosticKind::UnrecognizedInput,
         DiagnosticKind::Retracted,
         DiagnosticKind::OversizeCut,
+        DiagnosticKind::BadChecksum,
+        DiagnosticKind::MalformedFrame,
     ];
 
     /// The kebab-case name, as in JSON reports.
@@ -113,6 +121,8 @@ impl DiagnosticKind {
             DiagnosticKind::UnrecognizedInput => "unrecognized-input",
             DiagnosticKind::Retracted => "retracted",
             DiagnosticKind::OversizeCut => "oversize-cut",
+            DiagnosticKind::BadChecksum => "bad-checksum",
+            DiagnosticKind::MalformedFrame => "malformed-frame",
         }
     }
 
@@ -203,7 +213,8 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut => {
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut
+            | BadChecksum | MalformedFrame => {
                 DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
             }
         };

@@ -16,9 +16,13 @@
 //! * anything else is re-parsed with serde_json, whose errors carry a column, to say
 //!   precisely what was wrong: not JSON, cut off, or JSON of an unexpected shape.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use simd_json::{Deserializer, Tape};
 
 use super::framing::Record;
@@ -160,6 +164,19 @@ pub(crate) fn to_value(bytes: &[u8]) -> serde_json::Value {
         repair(bytes, &mut repaired);
         serde_json::from_slice(&repaired).unwrap_or(serde_json::Value::Null)
     })
+}
+
+/// The string field `name` of a JSON object (`None` when the bytes are no object, or the
+/// field is absent or not a string): for a framing that unwraps one field of its envelope
+/// (an AWS `PayloadPart`'s `bytes`), which is then no second JSON parser.
+pub(crate) fn string_field<'a>(bytes: &'a [u8], name: &str) -> Option<Cow<'a, str>> {
+    #[derive(Deserialize)]
+    struct Field<'a>(#[serde(borrow)] Cow<'a, str>);
+    let object: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_slice(bytes).ok()?;
+    let raw = object.get(name)?;
+    serde_json::from_str::<Field<'a>>(raw.get())
+        .ok()
+        .map(|Field(text)| text)
 }
 
 fn needs_repair(bytes: &[u8]) -> bool {

@@ -11,7 +11,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Diagnostic, Severity};
-use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp, Usage};
+use crate::model::{
+    Block, ContentBlock, Fidelity, Provider, Role, RunMeta, RunStatus, Timestamp, Usage,
+};
 
 /// Default record size limit: the transcript's line limit,
 /// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES) (16 MiB). Real single records exceed 1 MiB
@@ -177,6 +179,25 @@ impl Item {
             block,
             role,
             message_id: None,
+            agent: None,
+            subagent: None,
+            source,
+            time: None,
+        }
+    }
+
+    /// A block the agent emitted, of the main thread, without a time yet (the driver gives
+    /// it one): the item most adapters make.
+    pub(crate) fn emitted(
+        block: Block,
+        role: Role,
+        message_id: Option<String>,
+        source: Source,
+    ) -> Self {
+        Item {
+            block: ContentBlock::new(Fidelity::AgentEmitted, block),
+            role,
+            message_id,
             agent: None,
             subagent: None,
             source,

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use axt::normalize::Provider;
 
+use crate::support::PROVIDER_INPUTS;
+
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     let root = crate::support::root().join(dir);
     let mut found = Vec::new();
@@ -60,6 +62,11 @@ fn read_transcript_regressions() {
 #[test]
 fn sse_framer_regressions() {
     replay("sse_framer", check::sse_framer);
+}
+
+#[test]
+fn eventstream_framer_regressions() {
+    replay("eventstream_framer", check::eventstream_framer);
 }
 
 #[test]
@@ -149,7 +156,7 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
         .into_iter()
         .filter(|p| {
             p.extension()
-                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+                .is_some_and(|e| PROVIDER_INPUTS.iter().any(|input| e == *input))
         })
         .collect();
     assert!(
@@ -209,6 +216,29 @@ fn sse_corpus_under_every_kind_of_chunking() {
         for seed in (0..8u16).chain(0x100..0x108) {
             let chunks = check::chunk_sizes(seed, input.len());
             let outcome = std::panic::catch_unwind(|| check::check_sse(&input, &chunks));
+            assert!(
+                outcome.is_ok(),
+                "{} with chunking seed {seed}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Every binary event stream of the corpus (Bedrock's, and Anthropic's as Bedrock serves
+/// it) through the event-stream framer's checks, under every kind of chunking.
+#[test]
+fn eventstream_corpus_under_every_kind_of_chunking() {
+    let fixtures = files("corpus/normalize", ".eventstream");
+    assert!(
+        fixtures.len() >= 8,
+        "the event-stream corpus is where it should be"
+    );
+    for path in fixtures {
+        let input = fs::read(&path).unwrap();
+        for seed in (0..8u16).chain(0x100..0x108) {
+            let chunks = check::chunk_sizes(seed, input.len());
+            let outcome = std::panic::catch_unwind(|| check::check_eventstream(&input, &chunks));
             assert!(
                 outcome.is_ok(),
                 "{} with chunking seed {seed}",

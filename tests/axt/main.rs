@@ -67,6 +67,7 @@ mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod directories; // every reading command takes a directory, as stats and ls do
 mod exec;
+mod exec_acp; // `axt exec --acp` around a stand-in ACP agent
 mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
 mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run

@@ -763,6 +763,9 @@ mod strict_writer {
                     tool_input: json!({"query": "rust"}),
                     server: true,
                     incomplete: true,
+                    permission: Some(
+                        json!({"decision": "allowed", "option_id": "allow-once", "option_kind": "allow_once"}),
+                    ),
                 },
             ),
             ContentBlock::new(
@@ -811,7 +814,8 @@ mod strict_writer {
             json!([
                 {"type": "thinking", "fidelity": "agent_emitted", "thinking": "", "signature": "EqQB", "redacted": true},
                 {"type": "tool_use", "fidelity": "agent_emitted", "tool_name": "web_search", "tool_id": "srvtoolu_1",
-                 "tool_input": {"query": "rust"}, "server": true, "incomplete": true},
+                 "tool_input": {"query": "rust"}, "server": true, "incomplete": true,
+                 "permission": {"decision": "allowed", "option_id": "allow-once", "option_kind": "allow_once"}},
                 {"type": "tool_result", "fidelity": "agent_emitted", "tool_id": "t", "tool_content": "", "is_error": true, "exit_code": 42},
                 {"type": "command", "fidelity": "agent_emitted", "command": "exit 42", "tool_id": "t"},
                 {"type": "text", "fidelity": "agent_emitted", "text": "Rust 1.90 is out.", "citations": [
@@ -941,17 +945,21 @@ mod round_trip {
                 any::<String>(),
                 json_value(),
                 any::<bool>(),
-                any::<bool>()
+                any::<bool>(),
+                proptest::option::of(json_value().prop_map(|value| json!({"decision": value})))
             )
-                .prop_map(|(tool_name, tool_id, tool_input, server, incomplete)| {
-                    Block::ToolUse {
-                        tool_name,
-                        tool_id,
-                        tool_input,
-                        server,
-                        incomplete,
+                .prop_map(
+                    |(tool_name, tool_id, tool_input, server, incomplete, permission)| {
+                        Block::ToolUse {
+                            tool_name,
+                            tool_id,
+                            tool_input,
+                            server,
+                            incomplete,
+                            permission,
+                        }
                     }
-                }),
+                ),
             (
                 any::<String>(),
                 json_value(),

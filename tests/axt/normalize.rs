@@ -516,3 +516,38 @@ fn a_missing_terminal_points_at_the_last_line_read() {
         }
     }
 }
+
+/// `--provider auto` recognizes every fixture of every corpus as its own provider's, in
+/// every form the adapters read (lines, SSE, pretty documents, JSON array streams, binary
+/// event streams), save the fixtures that exist to show another provider's output or
+/// nobody's.
+#[test]
+fn every_fixture_is_detected_as_its_providers() {
+    const NOT_THEIRS: [(&str, Option<Provider>); 2] = [
+        (
+            "claude/err/codex-exec-output-read-as-claude.jsonl",
+            Some(Provider::Codex),
+        ),
+        (
+            "gemini/err/pretty-json-parser-failure-wrapper-not-gemini.json",
+            None,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for provider in Provider::ALL {
+        let corpus = crate::support::normalize_corpus(provider);
+        for fixture in crate::support::fixtures(&corpus, &crate::support::PROVIDER_INPUTS) {
+            let input = std::fs::read(&fixture.path).unwrap();
+            let id = format!("{provider}/{}", fixture.id());
+            let expected = NOT_THEIRS
+                .iter()
+                .find(|(not_theirs, _)| *not_theirs == id)
+                .map_or(Some(provider), |(_, detected)| *detected);
+            let detected = Provider::detect(&input);
+            if detected != expected {
+                wrong.push(format!("{id}: {detected:?}, not {expected:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

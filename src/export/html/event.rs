@@ -138,6 +138,7 @@ impl Serialize for BlockView<'_> {
                 tool_input,
                 server,
                 incomplete,
+                permission,
             } => {
                 map.serialize_entry("tool_name", tool_name)?;
                 map.serialize_entry("tool_id", tool_id)?;
@@ -150,6 +151,10 @@ impl Serialize for BlockView<'_> {
                 }
                 if *incomplete {
                     map.serialize_entry("incomplete", &true)?;
+                }
+                // The decision the client made when the agent asked (ACP), as recorded.
+                if let Some(permission) = permission {
+                    map.serialize_entry("permission", permission)?;
                 }
             }
             Block::ToolResult {

@@ -162,13 +162,16 @@ fn finish_reason(meta: &RunMeta) -> Option<String> {
 
 /// `gen_ai.provider.name` of a vendor, when the model name does not say: the conventions'
 /// well-known value.
-fn vendor_name(vendor: Vendor) -> &'static str {
-    match vendor {
+fn vendor_name(vendor: Vendor) -> Option<&'static str> {
+    Some(match vendor {
         Vendor::Anthropic => "anthropic",
         Vendor::OpenAi => "openai",
         Vendor::Google => "gcp.gemini",
         Vendor::GitHub => "github.copilot",
-    }
+        Vendor::Aws => "aws.bedrock",
+        // An ACP agent may run any model: only its name says whose.
+        Vendor::Unknown => return None,
+    })
 }
 
 /// `gen_ai.provider.name`: the conventions' well-known value for the model's maker when the
@@ -193,7 +196,7 @@ pub fn provider_name(adapter: Option<Provider>, model: Option<&str>) -> Option<S
     if let Some((_, name)) = by_model.iter().find(|(p, _)| model.starts_with(p)) {
         return Some((*name).to_owned());
     }
-    Some(vendor_name(adapter?.vendor()).to_owned())
+    vendor_name(adapter?.vendor()).map(str::to_owned)
 }
 
 /// A span still open.

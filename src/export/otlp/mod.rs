@@ -37,7 +37,8 @@
 //!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
 //!   `mistral_ai`, `sonar*` `perplexity`), else the one of the adapter's vendor
 //!   ([`Provider::vendor`](crate::model::Provider::vendor): Anthropic `anthropic`, OpenAI
-//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`).
+//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`; none for an unknown vendor, the
+//!   adapters whose agent may run any model).
 //! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
 //!   knows one model per run, so both are it).
 //! * `gen_ai.conversation.id`: the metadata's `session_id`.

@@ -37,8 +37,12 @@ impl State {
         if let Some(model) = message.model.as_deref().filter(|m| *m != "<synthetic>") {
             self.meta.model = Some(model.to_owned());
         }
-        if let (Some(id), Some(usage)) = (&message_id, message.usage) {
-            self.usage_snapshot(id, usage);
+        if let Some(usage) = message.usage {
+            // A message without an id (Amp's) is a line of its own: its usage counts once.
+            match &message_id {
+                Some(id) => self.usage_snapshot(id, usage),
+                None => self.usage_snapshot(&format!("(line {})", record.line), usage),
+            }
         }
         let error = error.map(|error| {
             let error = match error {

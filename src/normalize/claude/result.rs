@@ -48,7 +48,9 @@ impl State {
         let cost = number(&line.total_cost_usd);
         let mut total = None;
         if let Some(usage) = line.usage {
-            if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
+            if let Some(family) = super::family::result_usage(&usage) {
+                total = Some(family);
+            } else if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
                 total = Some(parsed.to_usage());
             }
             self.meta.raw_usage = Some(usage);

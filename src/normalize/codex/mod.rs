@@ -711,6 +711,7 @@ impl State {
             tool_input: call.input,
             server: false,
             incomplete: false,
+            permission: None,
         };
         emit(items, tool_use, Role::Assistant, record);
         if let Some(command) = call.command {

@@ -137,6 +137,7 @@ pub(crate) fn tool_blocks(
         tool_input,
         server,
         incomplete,
+        permission: None,
     };
     std::iter::once(tool_use).chain(commands).collect()
 }

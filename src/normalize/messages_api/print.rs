@@ -295,6 +295,7 @@ mod tests {
                 tool_input: input,
                 server: false,
                 incomplete: false,
+                permission: None,
             },
         )
     }

@@ -217,6 +217,7 @@ impl State {
                 tool_input,
                 server: call.server,
                 incomplete: !complete,
+                permission: None,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             let mut call_item = scoped(item(block, Role::Assistant, message_id.clone(), span));

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use axt::import::claude_code::{ImportError, SessionFiles, convert, import_session, write};
 use axt::model::{ExchangeEvent, Payload, Timestamp, decode_event, encode_event};
+use axt::normalize::eventstream::{EventStreamOwned, EventStreamSplitter};
 use axt::normalize::sse::{SseOwned, SseSplitter};
 use axt::normalize::{
     Diagnostic, DiagnosticKind, Normalized, Options, Provider, RunMeta, normalize_lossy,
@@ -494,6 +495,56 @@ pub(crate) fn check_sse(input: &[u8], sizes: &[usize]) {
                 &event.data[..],
                 "{event:?}"
             );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// eventstream_framer
+
+/// The `eventstream_framer` target: any bytes as an AWS event stream (Bedrock's binary
+/// framing), fed in the chunking the first two bytes choose and whole.
+pub(crate) fn eventstream_framer(data: &[u8]) {
+    if let Some((sizes, input)) = split_chunking(data) {
+        check_eventstream(input, &sizes);
+    }
+}
+
+/// The event-stream framing over `input` fed in `sizes` hands on what it hands on fed
+/// whole; every frame lies inside the input, in order, a record's message ending where its
+/// next frame can start, and no record is over the limit.
+pub(crate) fn check_eventstream(input: &[u8], sizes: &[usize]) {
+    let split = |sizes: &[usize]| -> Vec<EventStreamOwned> {
+        let mut splitter = EventStreamSplitter::new(MAX_RECORD_BYTES);
+        chunks(input, sizes).for_each(|chunk| splitter.push(chunk));
+        splitter.finish()
+    };
+    let whole = split(&[input.len()]);
+    assert_eq!(split(sizes), whole, "chunks {sizes:?}");
+    let len = input.len() as u64;
+    let lines = lines_in(input) + 1;
+    let mut next = 0;
+    for frame in &whole {
+        assert!(
+            1 <= frame.line && frame.line <= lines,
+            "line outside 1..={lines}: {frame:?}"
+        );
+        assert!(
+            frame.offset <= len,
+            "offset past the input ({len} bytes): {frame:?}"
+        );
+        assert!(frame.offset >= next, "out of order: {frame:?}");
+        if frame.what == "record" {
+            let end = frame.end.expect("a record says where its message ends");
+            assert!(
+                frame.offset < end && end <= len,
+                "message past the input: {frame:?}"
+            );
+            assert!(
+                frame.bytes.len() <= MAX_RECORD_BYTES,
+                "record over the limit: {frame:?}"
+            );
+            next = end;
         }
     }
 }

@@ -36,7 +36,7 @@ pub(crate) const CORPUS_STAGES: [&str; 3] = ["normalize", "import", "read"];
 pub(crate) const GOLDEN_STAGES: [&str; 5] = ["normalize", "import", "read", "export", "show"];
 
 /// What a provider fixture's file name ends with: line-framed JSONL, SSE streams, JSON bodies.
-pub(crate) const PROVIDER_INPUTS: [&str; 3] = ["jsonl", "json", "sse"];
+pub(crate) const PROVIDER_INPUTS: [&str; 4] = ["jsonl", "json", "sse", "eventstream"];
 
 pub(crate) fn root() -> &'static Path {
     Path::new(ROOT)

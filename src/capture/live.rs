@@ -1,4 +1,4 @@
-//! Live capture: an agent's output recorded as a canonical transcript while the agent runs.
+//! The `live` room: an agent's output recorded as a canonical transcript while the agent runs.
 //!
 //! A [`Capture`] records one run of an agent process whose stdout the caller reads, as a run
 //! of its own: a [`Run`] of kind `agent` with one [`AgentStep`] at path `agent` (the
@@ -178,7 +178,7 @@ impl From<RunError> for CaptureError {
     }
 }
 
-/// One agent run being recorded live. See the [module documentation](self).
+/// One agent run being recorded live. See the [module documentation](super).
 pub struct Capture {
     /// `None` while the output has not said whose it is ([`Capture::detect`]).
     provider: Option<Provider>,
