@@ -120,7 +120,7 @@
 //! would continue the old file, and the same id can belong to a transcript made otherwise
 //! (`axt normalize` of the same session names its run after the session too). A run is
 //! replaced by its recorder, under the run's lock, so a run another process is recording is
-//! never replaced ([`RecordError::Busy`]).
+//! never replaced ([`RecordError::Busy`](crate::record::RecordError::Busy)).
 //!
 //! # Memory
 //!
