@@ -62,7 +62,8 @@ class Normalized:
         """The run's metadata, as its ``run.completed`` carries it."""
     @property
     def ok(self) -> bool:
-        """Whether no diagnostic is an error (``axt normalize`` would exit 0)."""
+        """Whether no diagnostic is an error and the run is whole (``axt normalize`` would exit
+        0): an input cut before its terminal record, or empty, is not ok."""
     def jsonl(self) -> bytes:
         """The transcript as canonical JSONL bytes, exactly what ``axt normalize`` prints;
         no Python object is made per event."""
