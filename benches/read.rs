@@ -31,7 +31,7 @@ use axt::model::{check_encodable, decode_event, encode_event, validate, warnings
 use axt::normalize::{Options, Provider};
 use axt::read::{ReadItem, Reader};
 use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
-use providers::measure::{env_usize, lines, median};
+use providers::measure::{Targets, env_usize, lines, median};
 
 /// The canonical JSONL axt writes for `input`.
 fn transcript(provider: Provider, input: &[u8]) -> Vec<u8> {
@@ -94,6 +94,7 @@ fn main() {
     println!("{}", providers::measure::PROFILE);
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
+    let mut targets = Targets::new("read");
     for provider in [Provider::Claude, Provider::Codex] {
         let input = (providers::stream(provider).generate)(bytes, 7);
         let transcript = transcript(provider, &input);
@@ -137,5 +138,14 @@ fn main() {
             (ratio(4, 2) - 1.0) * 100.0,
             ratio(5, 3)
         );
+        // Issue 31, no regression: the README states the Reader (check, stats, tree and
+        // the exports read through it) at 1.05x the time of decoding alone.
+        targets.floor(
+            &format!("{provider} Reader / decode_event alone (no regression)"),
+            100.0 / ratio(5, 1),
+            90.0,
+            "%",
+        );
     }
+    targets.save();
 }

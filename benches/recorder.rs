@@ -35,18 +35,17 @@ use axt::model::{
 };
 use axt::record::{Durability, Recorder, RecorderOptions};
 use axt::workflow::Run;
-use measure::{env_usize, median};
+use measure::{Targets, env_usize, median};
 
 const LINE_BYTES: usize = 279;
 
 /// A `message.assistant` event whose line, seq and LF included, is about `LINE_BYTES` long.
 fn template() -> ExchangeEvent {
     let event = |text: String| {
-        let payload = Payload::Message(MessagePayload {
-            role: Role::Assistant,
-            blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
-            message_id: None,
-        });
+        let payload = Payload::Message(MessagePayload::new(
+            Role::Assistant,
+            vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+        ));
         let mut event =
             ExchangeEvent::new("run-0001", EventType::MessageAssistant, "step[0]", payload);
         event.seq = 100_000;
@@ -258,5 +257,21 @@ fn main() {
     small("raw write(2) loop", raw_small, None);
     small("Durability::Flush", flush, Some(raw_small_rate));
     small("Durability::Fsync", fsync, Some(raw_small_rate));
+    // Issue 31: the recorder close to the syscall, the seam not far behind it.
+    let of_raw = |time: Duration| 100.0 * raw.as_secs_f64() / time.as_secs_f64();
+    let mut targets = Targets::new("recorder");
+    targets.floor(
+        "recorder (Durability::None) / raw write(2) loop",
+        of_raw(none),
+        80.0,
+        "%",
+    );
+    targets.floor(
+        "workflow tool call pairs / raw write(2) loop",
+        of_raw(tools),
+        60.0,
+        "%",
+    );
+    targets.save();
     let _ = fs::remove_dir_all(&dir);
 }

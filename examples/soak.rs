@@ -49,11 +49,10 @@ fn main() -> Result<()> {
 }
 
 fn message(run_id: &str, text: String) -> ExchangeEvent {
-    let payload = Payload::Message(MessagePayload {
-        role: Role::Assistant,
-        blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
-        message_id: None,
-    });
+    let payload = Payload::Message(MessagePayload::new(
+        Role::Assistant,
+        vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+    ));
     ExchangeEvent::new(run_id, EventType::MessageAssistant, "", payload)
 }
 

@@ -22,7 +22,7 @@ transcripts=(corpus/read/transcript/**/*.jsonl)
 # whole), seeded from that provider's fixtures; every provider has its corpus folder.
 for dir in corpus/normalize/*/; do
   provider=$(basename "$dir")
-  fixtures=(corpus/normalize/"$provider"/**/*.jsonl corpus/normalize/"$provider"/**/*.json corpus/normalize/"$provider"/**/*.sse)
+  fixtures=(corpus/normalize/"$provider"/**/*.jsonl corpus/normalize/"$provider"/**/*.json corpus/normalize/"$provider"/**/*.sse corpus/normalize/"$provider"/**/*.eventstream)
   seed "${provider}_chunked" bytes '\x00\x00' "${fixtures[@]}"
   seed "${provider}_chunked" sevens '\x03\x00' "${fixtures[@]}"
   seed "${provider}_chunked" whole '\x07\x00' "${fixtures[@]}"
@@ -51,6 +51,12 @@ seed sse_framer bytes '\x00\x00' "${streams[@]}"
 seed sse_framer sevens '\x03\x00' "${streams[@]}"
 seed sse_framer whole '\x07\x00' "${streams[@]}"
 
+# eventstream_framer: the binary event streams of every provider's corpus, in three chunkings.
+binaries=(corpus/normalize/**/*.eventstream)
+seed eventstream_framer bytes '\x00\x00' "${binaries[@]}"
+seed eventstream_framer sevens '\x03\x00' "${binaries[@]}"
+seed eventstream_framer whole '\x07\x00' "${binaries[@]}"
+
 # import_claude_code: every log of the import corpus, as it is.
 logs=(corpus/import/claude-code/**/*.jsonl)
 mkdir -p fuzz/corpus/import_claude_code
@@ -58,6 +64,22 @@ for file in "${logs[@]}"; do
   cp "$file" "fuzz/corpus/import_claude_code/$(echo "$file" | tr / _)"
 done
 
+# inflated: a first byte choosing the provider (its index among the providers by name, the
+# corpus folders' order; +0x80 for 64 KiB chunks), then its fixtures as they are; and a
+# Claude stream (index 1) already carrying the inflation tokens (a 16 MiB text, a tool input 128
+# brackets deep).
+index=0
+for dir in corpus/normalize/*/; do
+  provider=$(basename "$dir")
+  fixtures=(corpus/normalize/"$provider"/ok/*.jsonl corpus/normalize/"$provider"/ok/*.json corpus/normalize/"$provider"/ok/*.sse)
+  seed inflated "$provider-whole" "\\x0$index" "${fixtures[@]}"
+  seed inflated "$provider-chunked" "\\x8$index" "${fixtures[@]}"
+  index=$((index + 1))
+done
+printf '\x01{"type":"assistant","session_id":"s","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\xf5\xff\xf5\x10"},{"type":"tool_use","id":"t","name":"Bash","input":\xf6\x1f1\xf7\x1f}]}}\n{"type":"result","subtype":"success","session_id":"s"}\n' \
+  >fuzz/corpus/inflated/claude-handmade-large-and-deep
+
 echo "seeded: $(ls fuzz/corpus/claude_chunked | wc -l) claude_chunked, $(ls fuzz/corpus/decode_event | wc -l) decode_event," \
   "$(ls fuzz/corpus/read_transcript | wc -l) read_transcript, $(ls fuzz/corpus/sse_framer | wc -l) sse_framer," \
-  "$(ls fuzz/corpus/import_claude_code | wc -l) import_claude_code"
+  "$(ls fuzz/corpus/eventstream_framer | wc -l) eventstream_framer," \
+  "$(ls fuzz/corpus/import_claude_code | wc -l) import_claude_code, $(ls fuzz/corpus/inflated | wc -l) inflated"

@@ -37,6 +37,14 @@ JSON_TOKENS = [
 SSE = [b"data: ", b"data:", b"event: ", b"id: ", b"retry: ", b": ping", b"[DONE]",
        b"\n\n", b"\r\n\r\n", b"\r"]
 
+# AWS event-stream framing words (binary: a header is its name's length, the name, type 7
+# and a 2-byte length before a string value), for the corpora that have binary streams and
+# the eventstream_framer target.
+EVENTSTREAM = [b"\x0b:event-type\x07", b"\x0d:message-type\x07\x00\x05event",
+               b"\x0d:message-type\x07\x00\x09exception", b"\x0d:content-type\x07",
+               b"\x0f:exception-type\x07", b"\x0b:error-code\x07", b"application/json",
+               b"chunk", b"\x00\x00\x00"]
+
 
 def quoted(word):
     return b'"' + word.encode() + b'"'
@@ -82,6 +90,9 @@ def escape(token):
     return '"' + "".join(out) + '"'
 
 
+FRAMING_NAMES = {"sse": "SSE", "eventstream": "AWS event-stream"}
+
+
 def write(name, dirs, extra=()):
     words = set()
     for directory in dirs:
@@ -91,7 +102,7 @@ def write(name, dirs, extra=()):
                     walk(document, words)
     tokens = JSON_TOKENS + list(extra)
     tokens += sorted(words - set(tokens))
-    lines = [f"# {name}: JSON tokens, then the keys and kinds of {', '.join(dirs) or 'SSE framing'}",
+    lines = [f"# {name}: JSON tokens, then the keys and kinds of {', '.join(dirs) or FRAMING_NAMES[name] + ' framing'}",
              "# (written by fuzz/make-dicts.py from the corpus; do not edit, re-run it)"]
     lines += [escape(token) for token in tokens]
     (OUT / f"{name}.dict").write_text("\n".join(lines) + "\n")
@@ -104,10 +115,18 @@ def main():
     # those whose corpus has SSE streams.
     for corpus in sorted(path for path in (ROOT / "corpus/normalize").iterdir() if path.is_dir()):
         sse = any(corpus.rglob("*.sse"))
-        write(corpus.name, [f"corpus/normalize/{corpus.name}"], SSE if sse else ())
+        binary = any(corpus.rglob("*.eventstream"))
+        extra = (SSE if sse else []) + (EVENTSTREAM if binary else [])
+        write(corpus.name, [f"corpus/normalize/{corpus.name}"], extra)
     write("transcript", ["corpus/read/transcript"])
     write("claude-code", ["corpus/import/claude-code"])
     write("sse", [], SSE)
+    # inflated: every provider's words, and the inflation tokens (check.rs's `inflate`):
+    # a byte repeated 64 KiB to 16 MiB times, 4 to 1,024 brackets opened or closed.
+    providers = sorted(path.name for path in (ROOT / "corpus/normalize").iterdir() if path.is_dir())
+    write("inflated", [f"corpus/normalize/{p}" for p in providers],
+          SSE + [bytes([0xF5, n]) for n in (0, 63, 255)] + [bytes([t, n]) for t in (0xF6, 0xF7) for n in (7, 31, 32, 255)])
+    write("eventstream", [], EVENTSTREAM)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ dict_of() {
     *_chunked) echo "dict/${1%_chunked}.dict" ;;
     decode_event | read_transcript) echo dict/transcript.dict ;;
     sse_framer) echo dict/sse.dict ;;
+    eventstream_framer) echo dict/eventstream.dict ;;
     import_claude_code) echo dict/claude-code.dict ;;
+    inflated) echo dict/inflated.dict ;;
     *) echo "no dictionary for $1" >&2; exit 2 ;;
   esac
 }

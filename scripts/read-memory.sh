@@ -5,9 +5,9 @@
 #   scripts/read-memory.sh            # 1024 MiB, limit 64 MiB
 #   AXT_READ_MB=200 scripts/read-memory.sh
 #
-# The transcript is written directly (a run of one agent step repeated: user message,
-# assistant message with thinking and tool_use, tool.call, tool.result; ~1.3 KB lines) into
-# a temporary directory that is removed on exit. Needs GNU time (/usr/bin/time).
+# The transcript is written directly by scripts/make-agent-run.py (a run of one agent step
+# repeated, ~1.3 KB lines) into a temporary directory that is removed on exit. Needs GNU
+# time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,34 +21,7 @@ FILE="$TMP/mem-run.jsonl"
 cargo build --profile dist --locked --quiet
 AXT=target/dist/axt
 
-python3 - "$FILE" "$MB" <<'PY'
-import json, sys
-path, mb = sys.argv[1], int(sys.argv[2])
-target = mb << 20
-pad = "x" * 700
-def line(seq, type_, path, payload):
-    return json.dumps({"seq": seq, "run_id": "mem-run", "type": type_, "path": path, "iteration": 0,
-                       "timestamp": "2026-06-08T08:14:42.123456Z", "payload": payload},
-                      separators=(",", ":")) + "\n"
-with open(path, "w") as f:
-    seq, size, n = 1, 0, 0
-    def put(type_, p, payload):
-        global seq, size
-        text = line(seq, type_, p, payload)
-        f.write(text); seq += 1; size += len(text)
-    put("run.started", "", {"name": "mem", "kind": "workflow"})
-    while size < target:
-        n += 1
-        put("step.started", "agent", {"name": "agent", "kind": "agent"})
-        put("message.user", "agent", {"role": "user", "blocks": [{"type": "text", "fidelity": "router", "text": "step %d %s" % (n, pad)}]})
-        put("message.assistant", "agent", {"role": "assistant", "blocks": [
-            {"type": "thinking", "fidelity": "agent_emitted", "thinking": pad},
-            {"type": "tool_use", "fidelity": "agent_emitted", "tool_name": "Bash", "tool_id": "t%d" % n, "tool_input": {"command": "ls"}}]})
-        put("tool.call", "agent", {"name": "Bash", "call_id": "t%d" % n, "input": {"command": "ls"}, "output": None, "fidelity": "agent_emitted"})
-        put("tool.result", "agent", {"name": "Bash", "call_id": "t%d" % n, "input": None, "output": pad, "fidelity": "agent_emitted"})
-        put("step.completed", "agent", {"name": "agent", "kind": "agent"})
-    put("run.completed", "", {"name": "mem", "kind": "workflow", "result": {"status": "completed", "duration_ms": 1000}})
-PY
+python3 scripts/make-agent-run.py "$FILE" "$MB"
 
 SIZE=$(stat -c %s "$FILE")
 LINES=$(wc -l < "$FILE")

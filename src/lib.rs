@@ -2,32 +2,38 @@
 //!
 //! # Layout
 //!
-//! The tree follows the pipeline, one stage per room:
+//! The tree follows the pipeline, one stage per module:
 //!
 //! ```text
-//! provider bytes -> normalize (framing, adapter) -> Item* + RunMeta + Diagnostic*
+//! provider bytes -> normalize (framing, driver, adapter) -> Item* + RunMeta + Diagnostic*
 //!                -> transcribe (mapper) -> events -> sink: record (Recorder -> <run-id>.jsonl,
 //!                                                       subscribers) | JsonlSink (stdout)
-//! <run-id>.jsonl -> read (reader, tree, stats) -> export (AgentLog, ATIF, OTLP, Parquet, an HTML page)
+//! <run-id>.jsonl -> read (reader, tree, stats, calls, cost)
+//!                -> export (AgentLog, ATIF, OTLP, Parquet, an HTML page)
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
 //! ```
 //!
-//! * [`model`]: the canonical wire format: events, payloads, content blocks, and the strict
-//!   encoder and tolerant decoder of one transcript line; the threat model.
+//! * [`model`]: the canonical wire format: events, payloads, content blocks, the run
+//!   metadata a normalized run ends with, the providers' registry
+//!   ([`Provider`](model::Provider)), and the strict encoder and tolerant decoder of one
+//!   transcript line; the threat model.
 //! * [`normalize`]: provider output in, content blocks, run metadata and diagnostics out;
-//!   one adapter per provider behind the [`normalize::Normalizer`] trait.
+//!   one adapter per provider, each a framing (JSON Lines, HTTP bodies) and its state driven
+//!   as a [`normalize::Normalizer`].
 //! * [`transcribe`]: the events stage: normalized items mapped onto transcript events and
 //!   handed to an [`EventSink`](transcribe::EventSink): stdout's `JsonlSink` or a recorder's
 //!   `RecordingSink`, the two that number `seq` (Unix only).
 //! * [`record`]: writing a run: the recorder (sole owner of `seq` in a run file), the
 //!   append-only run file with crash recovery, the bounded live fan-out, the credential
 //!   redactor, the on-disk versioning rules (Unix only).
-//! * [`read`]: reading transcripts back: the tolerant, resumable reader and the run tree
-//!   rebuilt across linked files.
+//! * [`read`]: reading transcripts back: the tolerant, resumable reader, the run tree
+//!   rebuilt across linked files, counts, and the readers' one rule for a call seen on both
+//!   channels.
 //! * [`capture`]: one agent's stdout normalized and recorded live as a run of its own while
-//!   the agent runs, its raw bytes kept beside the transcript (`axt exec`; Unix only).
+//!   the agent runs, its raw bytes kept beside the transcript (`axt exec`), and axt as the
+//!   client of an ACP agent, its exchange recorded (`axt exec --acp`; Unix only).
 //! * [`workflow`]: the executor's seam: a whole workflow run recorded through scopes (run,
 //!   steps of every kind, agent steps captured live, tools captured at the router,
 //!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs
@@ -61,10 +67,11 @@
 //! | `cli` (the command line; nothing imports it) | any of the above |
 //!
 //! Inside a module, no two files import each other (a folder's `mod.rs` re-exports its
-//! rooms and defines nothing they import; `normalize/openai/` is excepted for now), and no
-//! source file is over 1,200 lines (two adapters excepted until their split lands): a file
-//! with chapters is a folder. `tests/axt/layering.rs` checks all three on every `cargo
-//! test`, naming the file, line and rule a change breaks.
+//! files and defines nothing they import; `normalize/openai/` and `normalize/claude/`,
+//! whose adapter state is one type written in chapters, count as one file for now), and no
+//! source file is over 1,200 lines: a file with chapters is a folder. `tests/axt/layering.rs`
+//! checks all three on every `cargo test`, naming the file, line and rule a change breaks,
+//! and holds this table to its own.
 
 #[cfg(unix)]
 pub mod export;

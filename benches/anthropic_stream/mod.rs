@@ -15,7 +15,7 @@
 //! Shares its PRNG and text with the other generators (`gen_common`); checked by
 //! `tests/axt/bench_stream.rs` to normalize without a diagnostic.
 
-use super::gen_common::{PROSE, Rng, cut, lit, output_size, sessions, text};
+use super::gen_common::{ApiConversation, PROSE, Rng, api_rounds, cut, lit, sessions, text};
 
 pub(crate) mod typed;
 
@@ -151,48 +151,42 @@ impl Session<'_> {
     }
 }
 
+impl ApiConversation for Session<'_> {
+    type Call = String;
+
+    fn rng(&mut self) -> &mut Rng {
+        self.rng
+    }
+
+    fn request(&mut self) {
+        Session::request(self);
+    }
+
+    fn response(&mut self, calls: usize) -> Vec<String> {
+        Session::response(self, calls)
+    }
+
+    fn user_text(&mut self, text: &str) {
+        (self.history).push(format!("{{\"role\":\"user\",\"content\":{text}}}"));
+    }
+
+    fn user_results(&mut self, results: Vec<(String, String)>) {
+        let results: Vec<String> = (results.into_iter())
+            .map(|(call_id, output)| format!("{{\"type\":\"tool_result\",\"tool_use_id\":\"{call_id}\",\"content\":{output}}}"))
+            .collect();
+        (self.history).push(format!(
+            "{{\"role\":\"user\",\"content\":[{}]}}",
+            results.join(",")
+        ));
+    }
+}
+
 /// Messages API traffic of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn anthropic_stream(bytes: usize, seed: u64) -> Vec<u8> {
     sessions(bytes, seed, |rng, out| {
         let len = rng.range(20, 400);
         let prompt = lit(&text(rng, len));
-        let mut session = Session {
-            rng,
-            out,
-            history: vec![format!("{{\"role\":\"user\",\"content\":{prompt}}}")],
-        };
-        session.request();
-        let rounds = session.rng.range(2, 10);
-        for round in 1..=rounds {
-            let calls = if round == rounds {
-                0
-            } else {
-                session.rng.range(0, 3)
-            };
-            let call_ids = session.response(calls);
-            if call_ids.is_empty() {
-                if round < rounds {
-                    session.history.push(format!(
-                        "{{\"role\":\"user\",\"content\":{}}}",
-                        lit("Go on.")
-                    ));
-                    session.request();
-                }
-                continue;
-            }
-            let results: Vec<String> = call_ids
-                .iter()
-                .map(|call_id| {
-                    let size = output_size(session.rng);
-                    let output = lit(&text(session.rng, size));
-                    format!("{{\"type\":\"tool_result\",\"tool_use_id\":\"{call_id}\",\"content\":{output}}}")
-                })
-                .collect();
-            session.history.push(format!(
-                "{{\"role\":\"user\",\"content\":[{}]}}",
-                results.join(",")
-            ));
-            session.request();
-        }
+        let history = vec![format!("{{\"role\":\"user\",\"content\":{prompt}}}")];
+        api_rounds(&mut Session { rng, out, history });
     })
 }

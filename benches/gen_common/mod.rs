@@ -1,8 +1,9 @@
 //! Pieces every benchmark stream generator shares: a seeded PRNG, the text pools and the
-//! tool-output size mix of `performance.md`'s corpus, and JSON string literals.
+//! tool-output size mix of `performance.md`'s corpus, JSON string literals, and the agent
+//! loop of the HTTP APIs' generators ([`api_rounds`]).
 //!
-//! Included with `#[path]` next to the generators (`claude_stream`, `codex_stream`,
-//! `gemini_stream`, `copilot_stream`), which reach it as `super::gen_common`.
+//! Included with `#[path]` next to the generators (`benches/providers/mod.rs` lists them),
+//! which reach it as `super::gen_common`.
 
 use std::fmt::Write as _;
 
@@ -207,4 +208,61 @@ pub(crate) fn sessions(
         session(&mut rng, &mut out);
     }
     out
+}
+
+/// One HTTP API agent loop a generator writes: requests that repeat the conversation and
+/// the streamed responses that answer them. Each API's generator says how its messages
+/// look; [`api_rounds`] drives the loop the same way for all of them.
+pub(crate) trait ApiConversation {
+    /// What identifies a call the response made (its id, and its name where the API's
+    /// result names it too).
+    type Call;
+
+    fn rng(&mut self) -> &mut Rng;
+
+    /// Writes the request that repeats the conversation so far.
+    fn request(&mut self);
+
+    /// Writes one streamed response making `calls` tool calls, its content joining the
+    /// conversation; the calls it made.
+    fn response(&mut self, calls: usize) -> Vec<Self::Call>;
+
+    /// Adds a user message of `text` (a JSON string literal) to the conversation.
+    fn user_text(&mut self, text: &str);
+
+    /// Adds the user message that answers the calls, each with its output (a JSON string
+    /// literal), to the conversation.
+    fn user_results(&mut self, results: Vec<(Self::Call, String)>);
+}
+
+/// An API session of 2-10 rounds after its first request: each round a response with 0-3
+/// calls (none in the last), then, when it made calls, their results and the next request;
+/// a round without calls is followed by "Go on." and the next request (but the last).
+pub(crate) fn api_rounds<S: ApiConversation>(session: &mut S) {
+    session.request();
+    let rounds = session.rng().range(2, 10);
+    for round in 1..=rounds {
+        let calls = if round == rounds {
+            0
+        } else {
+            session.rng().range(0, 3)
+        };
+        let made = session.response(calls);
+        if made.is_empty() {
+            if round < rounds {
+                session.user_text(&lit("Go on."));
+                session.request();
+            }
+            continue;
+        }
+        let results = made
+            .into_iter()
+            .map(|call| {
+                let size = output_size(session.rng());
+                (call, lit(&text(session.rng(), size)))
+            })
+            .collect();
+        session.user_results(results);
+        session.request();
+    }
 }

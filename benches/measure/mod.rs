@@ -55,3 +55,50 @@ pub(crate) fn median(times: &mut [Duration]) -> Duration {
     times.sort_unstable();
     times[times.len() / 2]
 }
+
+/// The targets a benchmark measured, for `make bench`'s one table
+/// (`scripts/bench-table.py`): each row is also printed, and all of them are written to
+/// `$AXT_BENCH_TARGETS/<bench>.tsv` (default `target/bench`) when the benchmark ends,
+/// replacing what an earlier run of the same benchmark wrote.
+#[allow(dead_code)] // Not every bench measures a target.
+pub(crate) struct Targets {
+    bench: &'static str,
+    rows: Vec<String>,
+}
+
+#[allow(dead_code)] // Not every bench measures a target.
+#[allow(clippy::print_stdout)] // A benchmark's report is its output.
+impl Targets {
+    /// The targets of benchmark `bench` (the file's name).
+    pub(crate) fn new(bench: &'static str) -> Self {
+        Self {
+            bench,
+            rows: Vec::new(),
+        }
+    }
+
+    /// One target: `measured` against `required` (a floor), with the baseline it is a ratio
+    /// of; returns whether it is met.
+    pub(crate) fn floor(&mut self, target: &str, measured: f64, required: f64, unit: &str) -> bool {
+        let met = measured >= required;
+        let row = format!(
+            "{target}\t{measured:.1}{unit}\t>= {required}{unit}\t{}",
+            if met { "met" } else { "not met" }
+        );
+        println!("target: {}", row.replace('\t', " | "));
+        self.rows.push(row);
+        met
+    }
+
+    /// Writes the rows (a failure to is reported, not fatal: the report above stands).
+    pub(crate) fn save(self) {
+        let dir = std::env::var_os("AXT_BENCH_TARGETS")
+            .map_or_else(|| std::path::PathBuf::from("target/bench"), Into::into);
+        let path = dir.join(format!("{}.tsv", self.bench));
+        let text: String = self.rows.iter().map(|row| format!("{row}\n")).collect();
+        if let Err(error) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text))
+        {
+            println!("could not write {}: {error}", path.display());
+        }
+    }
+}

@@ -5,14 +5,20 @@
 //! folder and one arm below (the match is exhaustive, so it does not compile without).
 #![allow(dead_code)] // Each includer uses part of it.
 
+#[path = "../acp_stream/mod.rs"]
+pub(crate) mod acp_stream;
 #[path = "../anthropic_stream/mod.rs"]
 pub(crate) mod anthropic_stream;
+#[path = "../bedrock_stream/mod.rs"]
+pub(crate) mod bedrock_stream;
 #[path = "../claude_stream/mod.rs"]
 pub(crate) mod claude_stream;
 #[path = "../codex_stream/mod.rs"]
 pub(crate) mod codex_stream;
 #[path = "../copilot_stream/mod.rs"]
 pub(crate) mod copilot_stream;
+#[path = "../gemini-api_stream/mod.rs"]
+pub(crate) mod gemini_api_stream;
 #[path = "../gemini_stream/mod.rs"]
 pub(crate) mod gemini_stream;
 #[path = "../gen_common/mod.rs"]
@@ -21,6 +27,10 @@ mod gen_common;
 pub(crate) mod measure;
 #[path = "../openai_stream/mod.rs"]
 pub(crate) mod openai_stream;
+#[path = "../opencode_stream/mod.rs"]
+pub(crate) mod opencode_stream;
+#[path = "../pi_stream/mod.rs"]
+pub(crate) mod pi_stream;
 
 use axt::model::Provider;
 use measure::Generate;
@@ -59,6 +69,16 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             typed: copilot_stream::typed::parse,
             kinds: copilot_stream::KINDS,
         },
+        Provider::GeminiApi => Stream {
+            generate: gemini_api_stream::gemini_api_stream,
+            typed: gemini_api_stream::typed::parse,
+            kinds: gemini_api_stream::KINDS,
+        },
+        Provider::Bedrock => Stream {
+            generate: bedrock_stream::bedrock_stream,
+            typed: bedrock_stream::typed::parse,
+            kinds: bedrock_stream::KINDS,
+        },
         Provider::Anthropic => Stream {
             generate: anthropic_stream::anthropic_stream,
             typed: anthropic_stream::typed::parse,
@@ -68,6 +88,21 @@ pub(crate) fn stream(provider: Provider) -> Stream {
             generate: openai_stream::openai_stream,
             typed: openai_stream::typed::parse,
             kinds: openai_stream::KINDS,
+        },
+        Provider::Acp => Stream {
+            generate: acp_stream::acp_stream,
+            typed: acp_stream::typed::parse,
+            kinds: acp_stream::KINDS,
+        },
+        Provider::OpenCode => Stream {
+            generate: opencode_stream::opencode_stream,
+            typed: opencode_stream::typed::parse,
+            kinds: opencode_stream::KINDS,
+        },
+        Provider::Pi => Stream {
+            generate: pi_stream::pi_stream,
+            typed: pi_stream::typed::parse,
+            kinds: pi_stream::KINDS,
         },
     }
 }

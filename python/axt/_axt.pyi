@@ -62,7 +62,8 @@ class Normalized:
         """The run's metadata, as its ``run.completed`` carries it."""
     @property
     def ok(self) -> bool:
-        """Whether no diagnostic is an error (``axt normalize`` would exit 0)."""
+        """Whether no diagnostic is an error and the run is whole (``axt normalize`` would exit
+        0): an input cut before its terminal record, or empty, is not ok."""
     def jsonl(self) -> bytes:
         """The transcript as canonical JSONL bytes, exactly what ``axt normalize`` prints;
         no Python object is made per event."""
@@ -248,6 +249,20 @@ class AgentStep:
     def follow_up(self, prompt: str) -> Optional[int]:
         """Records a follow-up turn: a ``message.user``. Returns its ``seq``, or ``None``
         when the disk refused it and it waits to be written (in order, once there is room)."""
+    def converse_acp(
+        self,
+        command: List[str],
+        prompt: str,
+        permission: str = "deny",
+        workdir: Optional[Union[str, os.PathLike]] = None,
+        grace_secs: int = 10,
+    ) -> Dict[str, Any]:
+        """Runs an ACP agent (``command``) as its ACP client, this step (provider ``acp``)
+        recording the exchange: ``initialize``, ``session/new`` in ``workdir``, one
+        ``session/prompt``; permission requests answered by ``permission`` (``"deny"`` or
+        ``"allow"``), file and terminal requests served inside ``workdir`` only. Then closes
+        the agent's stdin, waits for it (killing it after ``grace_secs``), finishes the step
+        with how it ended, and returns the run's metadata."""
     def tool(
         self, name: str, call_id: Optional[str] = None, input: _Json = None
     ) -> ToolCall:

@@ -283,11 +283,15 @@ impl Normalized {
         PyBytes::new(py, &self.jsonl)
     }
 
-    /// Whether no diagnostic is an error (warnings allowed), as `axt normalize`'s exit
-    /// status 0.
+    /// Whether no diagnostic is an error (warnings allowed) and the run is whole, as `axt
+    /// normalize`'s exit status 0: an input that ended before the run's terminal record (cut
+    /// off, or empty) is not ok, though the library reports it as a warning (a live stream
+    /// may still go on; a result is made from an input that has ended).
     #[getter]
     fn ok(&self) -> bool {
-        self.diagnostics.iter().all(|d| d.severity != "error")
+        self.diagnostics
+            .iter()
+            .all(|d| d.severity != "error" && d.kind != "missing-terminal")
     }
 
     fn __repr__(&self) -> String {

@@ -28,7 +28,7 @@ use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
 use crate::convert;
-use crate::errors::{StepError, record_error, run_error};
+use crate::errors::{InputError, RecordError, StepError, record_error, run_error};
 use crate::normalize::provider_named;
 
 fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
@@ -39,8 +39,6 @@ fn take<T>(lock: &RwLock<Option<T>>) -> Option<T> {
     lock.write().unwrap_or_else(PoisonError::into_inner).take()
 }
 
-/// The message a scope ends with when its block raised: the exception's own text, or its
-/// type's name when it has none.
 /// What a `with` block's exception makes of its scope: `None` when the block ended
 /// normally, else the failure's text.
 fn failure_of(exception: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
@@ -51,6 +49,8 @@ fn failure_of(exception: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     }
 }
 
+/// The message a scope ends with when its block raised: the exception's own text, or its
+/// type's name when it has none.
 fn message_of(exception: &Bound<'_, PyAny>) -> PyResult<String> {
     let text = exception.str()?.to_string();
     if text.is_empty() {
@@ -641,6 +641,90 @@ impl AgentStep {
                 return Ok(());
             }
             self.feed(py, bytes)?;
+        }
+    }
+
+    /// Runs an ACP agent (`command`, an argv) as its ACP client, this step (of provider
+    /// ``acp``) recording the exchange: ``initialize``, ``session/new`` in ``workdir`` (default
+    /// the current directory), one ``session/prompt``; permission requests answered by
+    /// ``permission`` (``"deny"`` or ``"allow"``), file and terminal requests served inside
+    /// ``workdir`` only. Then the agent's stdin is closed, the agent waited for (killed after
+    /// ``grace_secs``), and the step finished with how it ended; returns the run's metadata.
+    #[pyo3(signature = (command, prompt, permission = "deny", workdir = None, grace_secs = 10))]
+    fn converse_acp<'py>(
+        &self,
+        py: Python<'py>,
+        command: Vec<String>,
+        prompt: String,
+        permission: &str,
+        workdir: Option<PathBuf>,
+        grace_secs: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use axt::capture::acp::{AcpOptions, PermissionPolicy, converse};
+        let policy = match permission {
+            "deny" => PermissionPolicy::Deny,
+            "allow" => PermissionPolicy::Allow,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "permission must be \"deny\" or \"allow\", not {other:?}"
+                )));
+            }
+        };
+        let Some(program) = command.first() else {
+            return Err(PyValueError::new_err("command is empty"));
+        };
+        let workdir = match workdir {
+            Some(dir) => dir,
+            None => std::env::current_dir().map_err(|e| InputError::new_err(e.to_string()))?,
+        };
+        let grace = Duration::from_secs(grace_secs);
+        let end = py.detach(|| -> PyResult<ProcessEnd> {
+            let mut child = std::process::Command::new(program)
+                .args(&command[1..])
+                .current_dir(&workdir)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| InputError::new_err(format!("cannot run {program}: {e}")))?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(InputError::new_err("the agent's stdio is not piped"));
+            };
+            let mut options = AcpOptions::new(prompt, workdir.clone());
+            options.permission = policy;
+            options.grace = grace;
+            let recorded = match &*read(&self.agent) {
+                Some(agent) => {
+                    let mut record = |line: &[u8]| agent.feed(line);
+                    converse(stdin, stdout, &mut record, options)
+                        .map_err(|e| RecordError::new_err(e.to_string()))
+                }
+                None => Err(self.ended()),
+            };
+            let deadline = std::time::Instant::now() + grace;
+            let status = loop {
+                if let Some(status) = child.try_wait().map_err(record_error)? {
+                    break Some(status);
+                }
+                if std::time::Instant::now() >= deadline {
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            let end = match status {
+                Some(status) => ProcessEnd::from_status(status),
+                None => {
+                    let _ = child.kill();
+                    let status = child.wait().map_err(record_error)?;
+                    let mut end = ProcessEnd::from_status(status);
+                    end.note = Some("the agent was still running after its stdin was closed; killed".into());
+                    end
+                }
+            };
+            recorded.map(|_| end)
+        })?;
+        match self.end(py, end)? {
+            Some(meta) => convert::serialize(py, &meta),
+            None => Err(self.ended()),
         }
     }
 

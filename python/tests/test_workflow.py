@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import axt
-from conftest import CORPUS, jsonl, replay_agent, run_cli
+from conftest import CORPUS, ROOT, jsonl, replay_agent, run_cli
 
 CLAUDE = CORPUS / "normalize" / "claude" / "ok" / "plain-session-thinking-text-bash.jsonl"
 
@@ -243,4 +243,33 @@ def test_the_example_executor_records_a_popen_agent_and_prints_the_tree(tmp_path
     assert done.returncode == 0, done.stderr
     assert "step agent [agent] completed" in done.stdout
     assert "tool Bash (" in done.stdout
+    check(tmp_path)
+
+
+def test_an_acp_agent_driven_by_its_step(tmp_path: Path) -> None:
+    """axt as the ACP client of the stand-in agent of the Rust tests, replaying the shared
+    scenario: the step records the exchange, the permission decision is on the call."""
+    stand_in = ROOT / "tests" / "axt" / "support" / "acp-agent.py"
+    exchange = CORPUS / "normalize" / "acp" / "ok" / "shared-scenario-shell-command.jsonl"
+    work = tmp_path / "work"
+    work.mkdir()
+    with axt.Run(tmp_path, run_id="acp", name="count") as run:
+        with run.step("count", kind="agent") as step:
+            meta = step.agent("acp").converse_acp(
+                [sys.executable, str(stand_in), str(exchange)],
+                "How many Rust files are in src?",
+                permission="allow",
+                workdir=str(work),
+            )
+    assert meta["status"] == "completed"
+    assert meta["agent"] == "gemini-cli"
+    blocks = [
+        b
+        for e in events_of(tmp_path / "acp.jsonl")
+        if e["type"] == "message.assistant"
+        for b in e["payload"]["blocks"]
+    ]
+    calls = [b for b in blocks if b["type"] == "tool_use"]
+    assert [c["permission"]["decision"] for c in calls] == ["allowed"]
+    assert blocks[-1]["text"] == "There are 12 Rust files in src."
     check(tmp_path)

@@ -16,15 +16,16 @@ use std::time::{Duration, Instant};
 use crate::capture::{Capture, CaptureError, CaptureOptions};
 use crate::export::otlp::live::{LiveExport, LiveOptions, LiveReport};
 use crate::export::otlp::{RunContext, TraceId};
-use crate::model::{ProcessEnd, RunMeta, RunStatus};
+use crate::model::{ProcessEnd, Provider, RunMeta, RunStatus};
 use crate::normalize::{DEFAULT_MAX_RECORD_BYTES, Diagnostic, Severity};
-use crate::record::{Delivery, RecorderOptions, Subscription};
+use crate::record::{Delivery, RecorderOptions, Redactor, Subscription};
 use crate::workflow::WriteRetry;
 use crate::{Block, EventType, ExchangeEvent, Payload};
 
 use super::Outcome;
 use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, escape, paint};
+use super::exec_acp::{self, Permission, Said};
 use super::export::WireProtocol;
 use super::supervise::{Agent, Signals, Watch, supervise};
 
@@ -45,15 +46,39 @@ use super::supervise::{Agent, Signals, Watch, supervise};
 /// raw copy could not be written whole, 1 when the output had errors or the run did not
 /// complete (cut off, empty, another provider's output; --agent-exit-code keeps 0), else 0.
 ///
+/// With --acp, axt is the agent's ACP client instead: it sends initialize, session/new and
+/// one session/prompt (--prompt, else stdin) over the agent's stdin, answers its permission
+/// requests by --permission, serves its file and terminal requests confined to --workdir,
+/// records every message both ways (the raw file is the exchange), and closes the agent's
+/// stdin when the turn ends; an agent still serving --grace-secs later is stopped, which ends
+/// its session cleanly when its turn had ended.
+///
 /// Example: axt exec --provider claude --out runs --follow -- claude -p "fix it"
 /// --output-format stream-json --verbose
+///
+/// Example: axt exec --acp --prompt "fix it" --permission allow --out runs -- gemini
+/// --experimental-acp
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The provider whose output the agent writes; `auto` recognizes it from the first
     /// records (nothing is recorded until then; an output that is no provider's is kept in
-    /// the raw copy and the run recorded as failed, exit 1).
-    #[arg(long, short, value_parser = provider_or_auto_parser())]
-    provider: ProviderChoice,
+    /// the raw copy and the run recorded as failed, exit 1). With --acp: acp, the default.
+    #[arg(long, short, value_parser = provider_or_auto_parser(), required_unless_present = "acp")]
+    provider: Option<ProviderChoice>,
+
+    /// Be the agent's ACP client (see above).
+    #[arg(long)]
+    acp: bool,
+
+    /// With --acp: how the agent's permission requests are answered: allow (the first
+    /// allow-once option), deny (the first reject option), or ask on the terminal.
+    #[arg(long, value_enum, default_value_t = Permission::Deny, requires = "acp")]
+    permission: Permission,
+
+    /// With --acp: the directory the agent works in (its session's cwd, and where it is
+    /// started); its file and terminal requests are served only inside it.
+    #[arg(long, value_name = "DIR", requires = "acp")]
+    workdir: Option<PathBuf>,
 
     /// Where the transcript and the raw output go (created, mode 0700, when missing).
     #[arg(long, value_name = "DIR")]
@@ -68,7 +93,7 @@ pub(crate) struct Args {
     prompt: Option<String>,
 
     /// The composed system prompt, recorded in the message.user after the prompt.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "acp")]
     system_prompt: Option<String>,
 
     /// Print one line per message, tool call and tool result on stdout as they happen.
@@ -88,8 +113,9 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Mask credentials (API keys, tokens, private keys, passwords) in every file written:
-    /// the transcript and, line by line, the raw output.
+    /// Mask credentials (API keys, tokens, private keys, passwords) in everything written:
+    /// the transcript, the raw output (a key streamed in pieces or hidden by JSON escapes
+    /// too), and the problems printed on stderr.
     #[arg(long)]
     redact: bool,
 
@@ -125,9 +151,31 @@ pub(crate) struct Args {
     command: Vec<String>,
 }
 
-pub(crate) fn run(args: Args) -> io::Result<Outcome> {
+pub(crate) fn run(mut args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let program = args.command[0].clone();
+    let choice = match (args.acp, args.provider) {
+        (true, None | Some(ProviderChoice::Named(Provider::Acp))) => {
+            ProviderChoice::Named(Provider::Acp)
+        }
+        (true, Some(other)) => {
+            let other = match other {
+                ProviderChoice::Named(provider) => provider.to_string(),
+                ProviderChoice::Auto => "auto".to_owned(),
+            };
+            console::error(&format!(
+                "--acp records an ACP exchange: --provider {other} does not go with it"
+            ));
+            return Ok(Outcome::Failed);
+        }
+        (false, Some(choice)) => choice,
+        (false, None) => unreachable!("clap requires --provider without --acp"),
+    };
+    // With --acp the prompt is the session's, sent in the exchange (and so recorded there).
+    let acp_prompt = match args.acp {
+        true => Some(exec_acp::prompt(args.prompt.take())?),
+        false => None,
+    };
     let grace = Duration::from_secs(args.grace_secs);
     // Every message goes through one thread of its own, so that a stderr nobody reads
     // never blocks the loop that watches the agent and the signals.
@@ -137,6 +185,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let raw_name: Arc<OnceLock<String>> = Arc::default();
     let limit = args.max_record_bytes;
     let errors = Arc::new(AtomicUsize::new(0));
+    let redact = args.redact;
     let on_diagnostic = {
         let (name, errors, messages) = (
             Arc::clone(&raw_name),
@@ -151,7 +200,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 .get()
                 .cloned()
                 .unwrap_or_else(|| "agent stdout".to_owned());
-            messages.send(Message::Diagnostic(name, diagnostic.clone(), limit));
+            // A diagnostic can quote the output (a line that is not JSON, a value of the
+            // wrong type): masked as the files are.
+            let mut diagnostic = diagnostic.clone();
+            if redact {
+                Redactor::credentials().redact_string(&mut diagnostic.message);
+            }
+            messages.send(Message::Diagnostic(name, diagnostic, limit));
         }
     };
     let recorder = if args.redact {
@@ -183,7 +238,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         )?),
         None => None,
     };
-    let capture = match args.provider {
+    let capture = match choice {
         ProviderChoice::Named(provider) => Capture::new(provider, &args.out, options),
         ProviderChoice::Auto => Capture::detect(&args.out, options),
     };
@@ -204,7 +259,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 destination.clone(),
                 LiveOptions::default(),
             ),
-            destination.url,
+            destination.shown_url(),
         )
     });
     let raw = capture.raw_path().map(|path| path.display().to_string());
@@ -223,12 +278,50 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     // noted, passed on to the agent, which is given the grace period to end, and the run
     // is recorded as it ended.
     let signals = Signals::register()?;
+    // The sender is moved into the warning callback, and so dropped with it: a sender kept
+    // alive here would hold the messages' channel open, and `messages.finish` would wait
+    // its whole DRAIN for a thread that cannot end (every exec took 5 s longer).
     let sender = messages.sender();
-    let spawned = Agent::spawn(&program, &args.command[1..], grace, |warning| {
-        sender.send(Message::Warning(warning));
-    });
-    let (end, code) = match spawned {
-        Err(error) => {
+    let workdir = match &args.workdir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()?,
+    };
+    let acp = match acp_prompt {
+        Some(prompt) => Some((
+            exec_acp::spawn(&program, &args.command[1..], &workdir),
+            prompt,
+        )),
+        None => None,
+    };
+    let spawned = match &acp {
+        Some(_) => {
+            drop(sender);
+            Err(io::Error::other("the ACP agent is started on its own"))
+        }
+        None => Agent::spawn(&program, &args.command[1..], grace, move |warning| {
+            sender.send(Message::Warning(warning));
+        }),
+    };
+    let (end, code) = match (acp, spawned) {
+        (Some((Ok(mut child), prompt)), _) => {
+            let options =
+                exec_acp::options(prompt, workdir, args.permission, grace, signals.flag());
+            let mut say = |said: Said| {
+                messages.send(match said {
+                    Said::Error(text) => Message::Error(text),
+                    Said::Warning(text) => Message::Warning(text),
+                    Said::Notice(text) => Message::Notice(text),
+                })
+            };
+            let (end, interrupted) =
+                exec_acp::session(&mut child, &mut capture, options, &mut say)?;
+            let code = match interrupted {
+                Some(signal) if end.note.is_some() => u8::try_from(128 + signal).unwrap_or(1),
+                _ => exit_code(&end),
+            };
+            (end, code)
+        }
+        (Some((Err(error), _)), _) | (None, Err(error)) => {
             let code = if error.kind() == io::ErrorKind::NotFound {
                 127
             } else {
@@ -241,7 +334,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             };
             (end, code)
         }
-        Ok(mut agent) => {
+        (None, Ok(mut agent)) => {
             let mut watch = WriteWatch::new(messages.sender());
             let supervised = supervise(&mut agent, &mut capture, grace, &signals, &mut watch);
             agent.release();

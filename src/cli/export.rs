@@ -9,6 +9,7 @@ use crate::export::parquet::DatasetReport;
 use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
 use crate::read::tree::{LinkKind, TreeProblem, forest};
 use crate::read::{ProblemKind, transcript_files};
+use crate::record::Redactor;
 
 use super::check::print_link;
 use super::console::{self, Problem, plural};
@@ -208,7 +209,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
         Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(ExportError::Empty { paths, problems }) if !target.takes_many() => {
-            return Ok(no_event(&paths[0], &problems));
+            return Ok(no_event(&paths[0], &problems, options.redact));
         }
         Err(ExportError::Empty { paths, .. }) => {
             let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -236,13 +237,13 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
         Output::Dataset(report) => failed = !dataset_report(&report, &options),
     }
-    Ok(outcome_of(&exported.problems, failed))
+    Ok(outcome_of(&exported.problems, failed, options.redact))
 }
 
 /// The outcome of an export whose link problems are `problems`, printed here; `failed`
 /// when its output could not be delivered.
-fn outcome_of(problems: &[TreeProblem], failed: bool) -> Outcome {
-    problems.iter().for_each(print_link);
+fn outcome_of(problems: &[TreeProblem], failed: bool, redact: bool) -> Outcome {
+    problems.iter().for_each(|p| print_problem(p, redact));
     let unreadable = problems
         .iter()
         .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
@@ -255,9 +256,21 @@ fn outcome_of(problems: &[TreeProblem], failed: bool) -> Outcome {
     }
 }
 
+/// A problem on stderr. It can quote the file (a value of the wrong type): with --redact
+/// it is masked as the output is.
+fn print_problem(problem: &TreeProblem, redact: bool) {
+    if redact {
+        let mut masked = problem.clone();
+        Redactor::credentials().redact_string(&mut masked.message);
+        print_link(&masked);
+    } else {
+        print_link(problem);
+    }
+}
+
 /// A run file with no event: its problems and why nothing is exported.
-fn no_event(path: &Path, problems: &[TreeProblem]) -> Outcome {
-    problems.iter().for_each(print_link);
+fn no_event(path: &Path, problems: &[TreeProblem], redact: bool) -> Outcome {
+    problems.iter().for_each(|p| print_problem(p, redact));
     let unreadable = problems
         .iter()
         .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
@@ -298,7 +311,7 @@ fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
             Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
             Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
             Err(ExportError::Empty { paths, problems }) => {
-                outcome = outcome.worse(no_event(&paths[0], &problems));
+                outcome = outcome.worse(no_event(&paths[0], &problems, options.redact));
                 continue;
             }
             Err(error) => return Err(io::Error::other(error)),
@@ -306,7 +319,7 @@ fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
         if let Output::Document(document) = exported.output {
             documents.push(document);
         }
-        outcome = outcome.worse(outcome_of(&exported.problems, false));
+        outcome = outcome.worse(outcome_of(&exported.problems, false, options.redact));
     }
     let mut text = serde_json::to_vec_pretty(&documents)?;
     text.push(b'\n');
@@ -363,7 +376,7 @@ fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
             "sent {} of {} to {}{}",
             plural(sent.spans, "span"),
             plural(batch.runs, "run"),
-            destination.url,
+            destination.shown_url(),
             match sent.retries {
                 0 => String::new(),
                 n => format!(" ({} retried)", plural(n, "request")),
@@ -374,7 +387,7 @@ fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
         let said = sent.messages.join("; ");
         console::error(&format!(
             "the collector at {} rejected {}{}",
-            destination.url,
+            destination.shown_url(),
             plural(sent.rejected, "span"),
             if said.is_empty() {
                 String::new()

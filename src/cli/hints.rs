@@ -2,7 +2,7 @@
 //! it is pretty-printed JSON (one message instead of one per line), that it is a Claude
 //! Code session log (which `axt import claude-code` reads whole), that it was empty.
 //!
-//! This room looks at the input's first line and at the diagnostics as they come; it owns
+//! This file looks at the input's first line and at the diagnostics as they come; it owns
 //! the wording of the hints and decides which diagnostics a hint stands for. It must not
 //! change what is transcribed, nor drop a problem without counting it: every diagnostic a
 //! hint stands for is counted and the count reported.

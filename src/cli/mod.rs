@@ -23,17 +23,19 @@
 
 // The doc comments below this module are clap's help texts, written for a terminal
 // (`DIR/<run-id>.jsonl`), not HTML; and the module is hidden from the library's docs, so its
-// links to its private rooms lead nowhere a reader goes.
+// links to its private files lead nowhere a reader goes.
 #![allow(rustdoc::invalid_html_tags, rustdoc::private_intra_doc_links)]
 
 // No `eprintln!` or `println!` here (the lints deny them): they panic when the stream is
 // closed. stderr goes through `console`, stdout through a writer whose errors are handled.
 
+mod batch;
 mod cat;
 mod check;
 mod common;
 mod console;
 mod exec;
+mod exec_acp;
 mod export;
 mod hints;
 mod import;

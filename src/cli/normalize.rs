@@ -64,7 +64,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
-    /// With --out: overwrite the run's file when DIR already has it.
+    /// With --out: overwrite the run's file when DIR already has it (never while another
+    /// process is recording it).
     #[arg(long, requires = "out")]
     replace: bool,
 

@@ -1,7 +1,7 @@
 //! How the reading commands (`ls`, `show`, `tree`) write a run's facts for a person: times,
 //! durations, token counts, tool counts, statuses, and a run's summary line.
 //!
-//! One room so that `axt ls` and `axt show` never write the same fact two ways. It formats
+//! One file so that `axt ls` and `axt show` never write the same fact two ways. It formats
 //! only; what the facts are is the library's ([`RunSummary`]), and colour and terminal
 //! escaping are the console's.
 

@@ -4,14 +4,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 use crate::read::{
     Cost, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport,
     ToolStats, transcript_files,
 };
 
+use super::batch;
 use super::check::LISTED;
 use super::console::{self, Counting, Progress, escape, plural};
 use super::{Outcome, display_name, open, prices, report_error, with_path};
@@ -142,49 +141,30 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     (files, any)
 }
 
-/// Counts every file on all cores (workers take the next file from a shared index) and
-/// hands each result to `done` in the order of `files`, as soon as it and those before it
-/// are counted, so problems are printed in a stable order without holding every file's.
+/// Counts every file on all cores ([`batch`]) and hands each result to `done` in the order
+/// of `files`, as soon as it and those before it are counted, so problems are printed in
+/// a stable order and no more than a few files' counts wait at once (the collector this
+/// replaces held every file finished out of order).
 fn count_parallel(
     files: &[PathBuf],
     prices: &Prices,
     progress: Option<&Progress>,
     done: &mut dyn FnMut(&Path, io::Result<Counted>),
 ) {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len().max(1));
-    let (send, receive) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let send = send.clone();
-            let next = &next;
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(index) else { break };
-                    let result = count(path, prices, progress);
-                    if send.send((index, result)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(send);
-        let mut waiting = BTreeMap::new();
-        let mut expected = 0;
-        for (finished, (index, result)) in receive.into_iter().enumerate() {
+    let workers = batch::workers(0, files.len());
+    let mut finished = 0;
+    batch::in_order(
+        files,
+        workers,
+        |path, send| send(count(path, prices, progress)),
+        |index, result| {
+            finished += 1;
             if let Some(progress) = progress {
-                progress.message(format!("{}/{} files", finished + 1, files.len()));
+                progress.message(format!("{finished}/{} files", files.len()));
             }
-            waiting.insert(index, result);
-            while let Some(result) = waiting.remove(&expected) {
-                done(&files[expected], result);
-                expected += 1;
-            }
-        }
-    });
+            done(&files[index], result);
+        },
+    );
 }
 
 fn count(path: &Path, prices: &Prices, progress: Option<&Progress>) -> io::Result<Counted> {

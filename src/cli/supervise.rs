@@ -24,7 +24,7 @@
 //!   follow view and the messages have threads of their own), so a reader that stops
 //!   reading cannot make axt unkillable.
 //!
-//! This room runs and stops processes; what their output means is the capture's, what is
+//! This file runs and stops processes; what their output means is the capture's, what is
 //! printed is `exec.rs`'s.
 
 use std::io::{self, Read, Write};
@@ -179,6 +179,11 @@ impl Signals {
             )?;
         }
         Ok(Signals(flag))
+    }
+
+    /// The flag itself, for a loop of the library's that watches it (`capture::acp`).
+    pub(super) fn flag(&self) -> std::sync::Arc<AtomicUsize> {
+        std::sync::Arc::clone(&self.0)
     }
 
     /// The last signal received, if any.

@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use crate::read::duration::DurationSource;
-use crate::read::tree::{LinkKind, Node, Run, build_from, dir_of, forest};
+use crate::read::tree::{LinkKind, MAX_TREE_NODES, Node, Run, build_from, dir_of, forest};
 use crate::read::{ProblemKind, transcript_files};
 
 use super::check::print_link;
@@ -51,7 +51,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let empty = tree.is_empty();
     let mut out = BufWriter::new(io::stdout().lock());
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &tree.to_json())?;
+        tree.write_json(&mut out)?;
         writeln!(out)?;
     } else if !empty {
         write_run(&mut out, &tree.root, "", "")?;
@@ -150,7 +150,16 @@ fn write_run(out: &mut impl Write, run: &Run, lead: &str, rest: &str) -> io::Res
         plural(run.events, "event"),
         escape(&display_name(&run.file))
     )?;
-    write_children(out, &run.children, rest)
+    write_children(out, &run.children, rest)?;
+    if run.elided > 0 {
+        writeln!(
+            out,
+            "{rest}… and {} more not kept: a tree keeps its first {MAX_TREE_NODES} steps, \
+             messages and tool calls (every event was read)",
+            run.elided,
+        )?;
+    }
+    Ok(())
 }
 
 fn write_children(out: &mut impl Write, children: &[Node], rest: &str) -> io::Result<()> {

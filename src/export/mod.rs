@@ -1,4 +1,5 @@
-//! Canonical transcripts out to other formats, one module per target.
+//! Canonical transcripts out to other formats, one module per target (a file, or a folder
+//! when it has chapters, as `agentlog/`, `otlp/`, `parquet/` and `html/` do).
 //!
 //! An exporter reads runs and their linked child runs back with [`read`](crate::read) and
 //! writes a document, spans or a dataset; it owns the mapping onto its target's schema. It

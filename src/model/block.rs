@@ -107,6 +107,11 @@ pub enum Block {
         /// The call was cut off before its arguments were complete; `tool_input` holds what
         /// arrived. Extension field.
         incomplete: bool,
+        /// The permission decision the client made before the call ran, when the agent asked
+        /// for one (ACP `session/request_permission`): `{"decision": "allowed" | "rejected" |
+        /// "cancelled", "option_id", "option_kind", "option_name"}`, the option fields as the
+        /// agent offered the chosen option. Extension field.
+        permission: Option<Value>,
     },
     /// `tool_result`: what a tool returned.
     ToolResult {
@@ -269,6 +274,7 @@ impl ContentBlock {
             tool_input,
             server: false,
             incomplete: false,
+            permission: None,
         };
         Self::new(fidelity, block)
     }
@@ -364,6 +370,11 @@ fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason
             tool_input: fields.get("tool_input").cloned().unwrap_or(Value::Null),
             server: flag(fields, "server")?,
             incomplete: flag(fields, "incomplete")?,
+            permission: match fields.get("permission") {
+                None | Some(Value::Null) => None,
+                Some(value @ Value::Object(_)) => Some(value.clone()),
+                Some(_) => return Err(malformed("`permission` must be an object")),
+            },
         },
         "tool_result" => Block::ToolResult {
             tool_id: string(fields, "tool_id")?.unwrap_or_default(),
@@ -500,6 +511,7 @@ impl Serialize for ContentBlock {
                 tool_input,
                 server,
                 incomplete,
+                permission,
             } => {
                 map.serialize_entry("tool_name", tool_name)?;
                 map.serialize_entry("tool_id", tool_id)?;
@@ -509,6 +521,9 @@ impl Serialize for ContentBlock {
                 }
                 if *incomplete {
                     map.serialize_entry("incomplete", &true)?;
+                }
+                if let Some(permission) = permission {
+                    map.serialize_entry("permission", permission)?;
                 }
             }
             Block::ToolResult {

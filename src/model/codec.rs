@@ -35,7 +35,8 @@ pub enum DecodeCategory {
     Syntax,
     /// Valid JSON that is not an event: a required field is missing or has the wrong type.
     Data,
-    /// Nesting deeper than the decoder's limit of 128 levels.
+    /// Nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH) levels (serde_json's
+    /// recursion limit).
     TooDeep,
 }
 
@@ -309,18 +310,67 @@ pub enum EncodeError {
     /// A field failed to serialize: an unknown block type or fidelity, an empty optional.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    /// The line would be longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES): a reader
+    /// would skip it. [`fit_event`](super::fit_event) cuts an event to fit.
+    #[error(
+        "the line would be {bytes} bytes, over the transcript's limit of {} bytes",
+        super::limits::MAX_LINE_BYTES
+    )]
+    TooLong {
+        /// The line's length.
+        bytes: usize,
+    },
+    /// A value nests deeper than [`MAX_DEPTH`](super::MAX_DEPTH) levels: a reader would
+    /// refuse the line. [`fit_event`](super::fit_event) cuts an event to fit.
+    #[error(
+        "a value nests {level} levels deep, deeper than the transcript's limit of {}",
+        super::limits::MAX_DEPTH
+    )]
+    TooDeep {
+        /// The level of the first container past the limit.
+        level: usize,
+    },
 }
 
-/// Checks `event` against the vocabulary and appends its JSON (no line terminator) to `out`.
+impl EncodeError {
+    /// Whether the event is refused only for not fitting in a line (too long, too deep):
+    /// [`fit_event`](super::fit_event) makes it writable.
+    pub fn is_over_limit(&self) -> bool {
+        matches!(
+            self,
+            EncodeError::TooLong { .. } | EncodeError::TooDeep { .. }
+        )
+    }
+}
+
+impl From<super::write::Refusal> for EncodeError {
+    fn from(refusal: super::write::Refusal) -> Self {
+        match refusal {
+            super::write::Refusal::Value(error) => EncodeError::Json(error),
+            super::write::Refusal::TooDeep(level) => EncodeError::TooDeep { level },
+        }
+    }
+}
+
+/// Checks `event` against the vocabulary and the transcript's limits and appends its JSON
+/// (no line terminator) to `out`: a line longer than [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES)
+/// or nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH) is refused, as a reader would
+/// refuse it ([`fit_event`](super::fit_event) cuts an event to fit first).
 ///
 /// On error nothing is appended.
 pub fn encode_event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     validate(event)?;
     let start = out.len();
-    super::write::event(event, out).map_err(|error| {
+    if let Err(refusal) = super::write::event(event, out) {
         out.truncate(start);
-        EncodeError::Json(error)
-    })
+        return Err(refusal.into());
+    }
+    let bytes = out.len() - start;
+    if bytes > super::limits::MAX_LINE_BYTES {
+        out.truncate(start);
+        return Err(EncodeError::TooLong { bytes });
+    }
+    Ok(())
 }
 
 /// Whether [`encode_event`] would write `event`, without writing it: [`validate`], then the
@@ -329,7 +379,7 @@ pub fn encode_event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), Enco
 /// Much cheaper than encoding: no string is escaped, no value is visited (none is refused).
 pub fn check_encodable(event: &ExchangeEvent) -> Result<(), EncodeError> {
     validate(event)?;
-    super::write::event(event, &mut super::write::Refusals).map_err(EncodeError::Json)
+    Ok(super::write::event(event, &mut super::write::Refusals)?)
 }
 
 /// The checks of [`encode_event`] that serialization alone does not make.

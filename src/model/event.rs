@@ -116,7 +116,11 @@ impl<'de> Deserialize<'de> for EventType {
 }
 
 /// One line of a transcript.
+///
+/// `#[non_exhaustive]`: the envelope may gain optional fields (the wire format's versioning
+/// rules); build one with [`ExchangeEvent::new`] and set what it needs.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExchangeEvent {
     /// Position in the file: 1, 2, 3, ... with no gaps. Owned by the recorder.
     pub seq: u64,
@@ -162,20 +166,33 @@ impl ExchangeEvent {
 
 impl Serialize for ExchangeEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Every field named: a field added to the envelope does not compile until it is
+        // written here (and in `write::event`, the other encoder).
+        let ExchangeEvent {
+            seq,
+            run_id,
+            parent_run_id,
+            child_run_id,
+            event_type,
+            path,
+            iteration,
+            timestamp,
+            payload,
+        } = self;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("seq", &self.seq)?;
-        map.serialize_entry("run_id", &self.run_id)?;
-        if let Some(parent) = &self.parent_run_id {
+        map.serialize_entry("seq", seq)?;
+        map.serialize_entry("run_id", run_id)?;
+        if let Some(parent) = parent_run_id {
             map.serialize_entry("parent_run_id", non_empty::<S>("parent_run_id", parent)?)?;
         }
-        if let Some(child) = &self.child_run_id {
+        if let Some(child) = child_run_id {
             map.serialize_entry("child_run_id", non_empty::<S>("child_run_id", child)?)?;
         }
-        map.serialize_entry("type", &self.event_type)?;
-        map.serialize_entry("path", &self.path)?;
-        map.serialize_entry("iteration", &self.iteration)?;
-        map.serialize_entry("timestamp", &self.timestamp)?;
-        map.serialize_entry("payload", &self.payload)?;
+        map.serialize_entry("type", event_type)?;
+        map.serialize_entry("path", path)?;
+        map.serialize_entry("iteration", iteration)?;
+        map.serialize_entry("timestamp", timestamp)?;
+        map.serialize_entry("payload", payload)?;
         map.end()
     }
 }

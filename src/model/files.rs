@@ -4,7 +4,7 @@
 //! | file | what it holds | who writes it |
 //! |---|---|---|
 //! | `<run-id>.jsonl` | the transcript | the recorder |
-//! | `<run-id>.raw` | an agent's stdout, byte for byte (masked line by line under `--redact`) | a capture (`axt exec`) |
+//! | `<run-id>.raw` | an agent's stdout, byte for byte (masked under `--redact`: see `record::RawMasker`) | a capture (`axt exec`) |
 //! | `<run-id>.jsonl.torn-<offset>` | a final line torn by a crash, moved aside | the recorder, on reopen |
 //!
 //! The raw capture is named `.raw`, with no JSON extension, because it is whatever the agent
@@ -15,7 +15,7 @@
 //! walking a directory skips such a file when the transcript `<run-id>.jsonl` is beside it
 //! ([`is_transcript`]), so a run whose own id ends in `.raw` is still read.
 //!
-//! This room names files; it opens none (beyond the one `stat` that tells an old raw capture
+//! This file names files; it opens none (beyond the one `stat` that tells an old raw capture
 //! from a transcript).
 
 use std::path::Path;

@@ -16,9 +16,9 @@
 
 use memchr::memchr;
 
-/// Default line (record) size limit: 16 MiB. Real single records exceed 1 MiB (large tool
-/// results); integrators have had to raise limits to 8 MiB.
-pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+/// Default line (record) size limit: the transcript's own line limit,
+/// [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES).
+pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = super::limits::MAX_LINE_BYTES;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -39,6 +39,7 @@ use super::timestamp::Timestamp;
 /// billed, and totals are comparable across providers. Each adapter converts its provider's
 /// counts to this convention; the table of how is in [`crate::normalize`]'s docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Uncached input tokens.
     #[serde(default, deserialize_with = "lenient")]
@@ -115,6 +116,7 @@ pub struct StopReason {
 /// The normalized stop reasons.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopKind {
     /// The model finished its turn.
     EndTurn,
@@ -194,9 +196,17 @@ pub struct Passthrough {
 
 /// What a run's output says about the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RunMeta {
     /// The provider.
     pub provider: Provider,
+    /// The agent that wrote the output, where the provider's adapter reads a family of
+    /// agents: an ACP agent's `agentInfo.name` (`gemini-cli`, `claude-code-acp`, ...), a
+    /// Claude-compatible CLI (`amp`, `qwen-code`, `letta-code`, ...). `None` for the
+    /// provider's own agent. `provider_version` is then this agent's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient")]
+    pub agent: Option<String>,
     /// The agent CLI's version, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
@@ -257,15 +267,20 @@ pub struct RunMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(default, deserialize_with = "lenient")]
     pub num_turns: Option<i64>,
-    /// Records kept as they were, the first [`PASSTHROUGH_LIMIT`] of them.
+    /// Records kept as they were, the first [`PASSTHROUGH_LIMIT`] of them, as long as they
+    /// take no more than [`PASSTHROUGH_BYTES`] together.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[serde(default, deserialize_with = "lenient")]
     pub passthrough: Vec<Passthrough>,
-    /// Passthrough records beyond the limit, counted by kind rather than kept, so that
-    /// metadata stays bounded however long the stream (the records are in the input).
+    /// Passthrough records beyond either limit, counted by kind rather than kept, so that
+    /// metadata stays bounded however long the stream and however large its records (the
+    /// records are in the input).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     #[serde(default, deserialize_with = "lenient")]
     pub passthrough_omitted: BTreeMap<String, u64>,
+    /// The bytes `passthrough` takes as written, kept as records are added.
+    #[serde(skip)]
+    passthrough_bytes: KeptBytes,
     /// How the agent's process ended, when axt ran it ([`crate::capture`]) and it did not
     /// simply exit with 0; normalizers, which only see output, leave it `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -441,6 +456,23 @@ pub struct Compaction {
 /// How many passthrough records a run's metadata keeps verbatim.
 pub const PASSTHROUGH_LIMIT: usize = 1_000;
 
+/// How many bytes (as written) the passthrough records a run's metadata keeps may take
+/// together: a quarter of a transcript line, so that the `run.completed` carrying them
+/// always fits one ([`MAX_LINE_BYTES`](super::MAX_LINE_BYTES)), and a stream of large
+/// unknown records costs memory up to this, not up to the stream.
+pub const PASSTHROUGH_BYTES: usize = super::limits::MAX_LINE_BYTES / 4;
+
+/// A count that is bookkeeping, not metadata: every two are equal, so that metadata read
+/// back from a transcript (where it is not written) equals the metadata it was written from.
+#[derive(Clone, Copy, Debug, Default)]
+struct KeptBytes(usize);
+
+impl PartialEq for KeptBytes {
+    fn eq(&self, _: &KeptBytes) -> bool {
+        true
+    }
+}
+
 impl RunMeta {
     /// The run metadata a step payload carries as its `result` (a normalized run's
     /// `run.completed`, a workflow's agent step's `step.completed`), read tolerantly (see the
@@ -513,6 +545,7 @@ impl RunMeta {
     pub fn new(provider: Provider) -> Self {
         RunMeta {
             provider,
+            agent: None,
             provider_version: None,
             session_id: None,
             model: None,
@@ -529,6 +562,7 @@ impl RunMeta {
             num_turns: None,
             passthrough: Vec::new(),
             passthrough_omitted: BTreeMap::new(),
+            passthrough_bytes: KeptBytes::default(),
             process: None,
             source_times: None,
             report: InputReport::default(),
@@ -575,18 +609,23 @@ impl RunMeta {
     }
 
     /// Keeps a record the adapter does not turn into blocks, or, past
-    /// [`PASSTHROUGH_LIMIT`], counts it by kind (`raw` is then never built).
+    /// [`PASSTHROUGH_LIMIT`] records (`raw` is then never built) or [`PASSTHROUGH_BYTES`],
+    /// counts it by kind.
     pub(crate) fn keep(&mut self, line: u64, kind: &str, raw: impl FnOnce() -> Value) {
-        if self.passthrough.len() < PASSTHROUGH_LIMIT {
-            let kind = kind.to_owned();
-            self.passthrough.push(Passthrough {
-                line,
-                kind,
-                raw: raw(),
-            });
-        } else {
-            *self.passthrough_omitted.entry(kind.to_owned()).or_default() += 1;
+        // Once the bytes are spent, `raw` is not built either.
+        if self.passthrough.len() < PASSTHROUGH_LIMIT
+            && self.passthrough_bytes.0 < PASSTHROUGH_BYTES
+        {
+            let raw = raw();
+            let bytes = super::fit::value_len(&raw) + kind.len() + 48;
+            if self.passthrough_bytes.0 + bytes <= PASSTHROUGH_BYTES {
+                self.passthrough_bytes.0 += bytes;
+                let kind = kind.to_owned();
+                self.passthrough.push(Passthrough { line, kind, raw });
+                return;
+            }
         }
+        *self.passthrough_omitted.entry(kind.to_owned()).or_default() += 1;
     }
 }
 
@@ -629,7 +668,7 @@ mod tests {
 
     #[test]
     fn only_a_known_provider_makes_a_result_run_metadata() {
-        assert_eq!(of(json!({"provider": "bedrock", "usage": {}})), None);
+        assert_eq!(of(json!({"provider": "mistral", "usage": {}})), None);
         assert_eq!(of(json!({"usage": {"input_tokens": 1}})), None);
         assert_eq!(of(json!("done")), None);
         assert_eq!(of(Value::Null), None);

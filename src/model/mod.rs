@@ -205,7 +205,11 @@
 //!   arguments; a string when the provider's arguments were not valid JSON); `server`
 //!   (*extension*, `true` when the provider ran the tool itself, such as Anthropic
 //!   `server_tool_use`, so no executor result will follow); `incomplete` (*extension*,
-//!   `true` when the stream ended before the arguments were complete).
+//!   `true` when the stream ended before the arguments were complete); `permission`
+//!   (*extension*, an object: the decision the client made when the agent asked permission
+//!   to run the call, ACP's `session/request_permission`: `decision` `allowed`, `rejected` or
+//!   `cancelled`, and the chosen option's `option_id`, `option_kind` and `option_name` as the
+//!   agent offered it).
 //! * `tool_result`: `tool_id` (string: the `tool_id` of the `tool_use` it answers),
 //!   `tool_content` (any JSON: string, structured value, or `null`); `is_error`
 //!   (*extension*, `true` when the tool failed); `exit_code` (*extension*, integer: the exit
@@ -263,8 +267,23 @@
 //!   including NUL as `\u0000`), so a line never contains a raw LF.
 //! * An optional string field is either absent or non-empty; writers refuse `Some("")`
 //!   because it could not be read back as written.
-//! * Nesting deeper than 128 levels is refused by the decoder ([`DecodeCategory::TooDeep`]),
-//!   so no input can exhaust the stack.
+//! * **One line limit, one nesting limit**, shared by every writer and reader of the crate:
+//!   a line is at most [`MAX_LINE_BYTES`] (16 MiB, its LF not counted) and nests at most
+//!   [`MAX_DEPTH`] levels (127, the event's own object counting as level 1). The decoder
+//!   refuses a deeper line ([`DecodeCategory::TooDeep`]), so no input can exhaust the
+//!   stack, and a reader skips a longer one; the strict writer refuses both
+//!   ([`EncodeError::TooLong`], [`EncodeError::TooDeep`]), and every writer of transcripts
+//!   first cuts what does not fit ([`fit_event`]: the largest content values cut, too-deep
+//!   values replaced, a marker `[axt: ...]` where), so axt never writes a line its own
+//!   readers refuse. A cut made from provider output is an `oversize-cut` diagnostic.
+//! * **In Rust,** the types that will grow are `#[non_exhaustive]`: the envelope
+//!   ([`ExchangeEvent`]), the three payloads, the run metadata ([`RunMeta`], [`Usage`]) and
+//!   the vocabularies of kinds ([`StopKind`], the normalizer's and the reader's problem
+//!   kinds). Build them with their constructors ([`ExchangeEvent::new`],
+//!   [`StepPayload::new`], [`MessagePayload::new`], [`ToolPayload::call`], [`RunMeta::new`])
+//!   and set the public fields. Both encoders ([`encode_event`] and the `Serialize` impls)
+//!   name every field of the envelope and of each payload, so a field added to one does not
+//!   compile until both write it.
 //!
 //! # Threat model
 //!
@@ -276,7 +295,48 @@
 //!   contents, command output, environment dumps) are recorded verbatim, and a capture's raw
 //!   copy (`<run-id>.raw`) keeps the agent's bytes unmasked. Treat a transcript as the
 //!   secrets it may contain: masking is opt-in and pattern-based (the recorder's redactor,
-//!   `axt export --redact`); it reduces exposure, it does not make a transcript publishable.
+//!   `axt exec --redact`, `axt export --redact`); it reduces exposure, it does not make a
+//!   transcript publishable.
+//! * **What `--redact` promises.** The credential redactor
+//!   ([`Redactor::credentials`](crate::record::Redactor::credentials)) replaces each
+//!   credential it recognizes with `[REDACTED:<kind>]`, in these places:
+//!   * *the transcript* (`axt exec --redact`, [`RecorderOptions::redact_credentials`](crate::record::RecorderOptions::redact_credentials)):
+//!     every content string of every event before it is written: block text, thinking,
+//!     commands, stream chunks, tool inputs, outputs and errors, step results and errors,
+//!     what citations quote or point at, and every string nested in their JSON. So also
+//!     what reads the recorder live: `--follow` and the live OTLP export;
+//!   * *the raw copy* of `axt exec --redact`: each JSON string decoded, so no JSON escape
+//!     (`\/`, `\u002f`, `\u0041`) hides a credential; a message the agent streamed in
+//!     pieces (partial-message deltas) masked joined, as the transcript sees it, the pieces
+//!     then joining to the transcript's text ([`RawMasker`](crate::record::RawMasker)); a
+//!     line that is not JSON, as its bytes;
+//!   * *stderr*: the problems `axt exec --redact` and `axt export --redact` print (a quoted
+//!     line, a quoted value); a quote of a line that is not JSON never ends inside a word;
+//!   * *exports*: `axt export --redact` masks the AgentLog document; the OTLP export masks
+//!     always, and without `--content` sends no message text, tool argument, result or error
+//!     text at all; a collector URL is shown with its password masked.
+//!
+//!   The kinds: PEM and PGP private key blocks; Anthropic, OpenAI, GitHub, GitLab, Slack
+//!   (tokens and webhooks), Google API keys and OAuth access tokens (`ya29.`), Hugging Face,
+//!   npm and Stripe keys; AWS access key ids, secret access keys and session tokens (by
+//!   their names, STS's JSON included); JWTs, `Bearer` tokens and `Authorization: Basic`
+//!   credentials; passwords in URLs (database schemes and any other `scheme://user:PASSWORD@`)
+//!   and after `password=`, `secret=`, `"password": "..."`, `--password`.
+//! * **What `--redact` does not promise.** The patterns are specific, so that ordinary
+//!   output is not damaged: a credential of another format, one without its telltale prefix
+//!   or name (a bare 40-character AWS secret), one encoded (base64 inside tool output) or
+//!   shorter than its pattern's minimum, and generic high-entropy strings are not masked.
+//!   Identifiers are never masked: run ids, paths, step and tool names, call and file ids,
+//!   object keys, timestamps, thinking signatures. Pieces are joined only within a delta
+//!   stream the raw masker recognizes (a string under a key named like `delta`, or in an
+//!   object with `"delta": true`), held at most a line limit long (a credential straddling
+//!   that point is masked only as far as each part shows it); a credential split across
+//!   unrelated records is not joined. A custom [`mask_raw`](crate::record::RecorderOptions::mask_raw)
+//!   sees one line at a time. Not masked at all: the agent's own stderr and stdin, which
+//!   `axt exec` passes through; the output of the commands without `--redact` (`normalize`,
+//!   `import`, `cat`, `tree`, `stats`); files written before. The raw copy lags the agent
+//!   by the message being streamed: what it holds back is lost if axt is killed, never
+//!   written unmasked.
 //! * **Provider output is hostile input.** An agent relays whatever its tools read, so any
 //!   record may be adversarial. The normalizers bound what one record costs: a record over
 //!   the size limit (16 MiB by default) is skipped up to its LF and reported, so memory is
@@ -292,9 +352,10 @@
 //!   text on a terminal must escape them (axt's CLI does, for every input-derived string it
 //!   prints).
 //! * **What the tolerant reader guarantees.** [`decode_event`] accepts any well-formed event
-//!   and never trusts a value's size or shape: nesting deeper than 128 levels is refused
-//!   ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader bounds
-//!   each line (16 MiB by default).
+//!   and never trusts a value's size or shape: nesting deeper than [`MAX_DEPTH`] levels is
+//!   refused ([`DecodeCategory::TooDeep`]), so no line can exhaust the stack, and the reader
+//!   bounds each line ([`MAX_LINE_BYTES`] by default). What axt writes is within both: an
+//!   event over them is cut to fit, and the cut said ([`fit_event`]).
 //! * **A transcript is not evidence.** Lines are neither signed nor chained: whoever can
 //!   write the file can forge or drop events. Integrity rests on the file's permissions.
 //!
@@ -304,6 +365,8 @@ mod block;
 mod codec;
 mod event;
 pub mod files;
+mod fit;
+mod limits;
 pub(crate) mod lines;
 mod meta;
 mod payload;
@@ -321,9 +384,11 @@ pub use codec::{
     encode_event, validate, warnings,
 };
 pub use event::{EventType, ExchangeEvent};
+pub use fit::{Cut, CutReason, encode_fitted, fit_event};
+pub use limits::{MAX_DEPTH, MAX_LINE_BYTES};
 pub use meta::{
-    Compaction, DeniedCall, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError,
-    RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
+    Compaction, DeniedCall, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd,
+    Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};

@@ -75,6 +75,7 @@ impl PayloadKind {
 
 /// Step and run lifecycle data.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct StepPayload {
     /// Step name, or the workflow name on `run.*` events.
     pub name: String,
@@ -136,6 +137,7 @@ impl Role {
 
 /// A user prompt or an assistant reply.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MessagePayload {
     /// Who the message is from.
     pub role: Role,
@@ -149,6 +151,7 @@ pub struct MessagePayload {
 
 /// A tool invocation or its completion.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolPayload {
     /// Tool name (`Read`, `Bash`, an MCP tool, ...).
     pub name: String,
@@ -171,6 +174,17 @@ pub struct ToolPayload {
     /// differs from `call_id` (see the model's rule for calls seen on both channels).
     /// Extension field.
     pub agent_call_id: Option<String>,
+}
+
+impl MessagePayload {
+    /// A message of `role` with `blocks`, no message id.
+    pub fn new(role: Role, blocks: Vec<ContentBlock>) -> Self {
+        MessagePayload {
+            role,
+            blocks,
+            message_id: None,
+        }
+    }
 }
 
 impl ToolPayload {
@@ -332,17 +346,24 @@ impl Serialize for Payload {
 
 impl Serialize for StepPayload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let StepPayload {
+            name,
+            kind,
+            error,
+            result,
+            duration_ms,
+        } = self;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("kind", non_empty::<S>("kind", self.kind.as_str())?)?;
-        if let Some(error) = &self.error {
+        map.serialize_entry("name", name)?;
+        map.serialize_entry("kind", non_empty::<S>("kind", kind.as_str())?)?;
+        if let Some(error) = error {
             map.serialize_entry("error", non_empty::<S>("error", error)?)?;
         }
-        if !self.result.is_null() {
-            map.serialize_entry("result", &self.result)?;
+        if !result.is_null() {
+            map.serialize_entry("result", result)?;
         }
-        if let Some(duration_ms) = self.duration_ms {
-            map.serialize_entry("duration_ms", &duration_ms)?;
+        if let Some(duration_ms) = duration_ms {
+            map.serialize_entry("duration_ms", duration_ms)?;
         }
         map.end()
     }
@@ -350,13 +371,18 @@ impl Serialize for StepPayload {
 
 impl Serialize for MessagePayload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if let Role::Unknown(role) = &self.role {
+        let MessagePayload {
+            role,
+            blocks,
+            message_id,
+        } = self;
+        if let Role::Unknown(role) = role {
             return Err(S::Error::custom(refusal::role(role)));
         }
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("role", self.role.as_str())?;
-        map.serialize_entry("blocks", &self.blocks)?;
-        if let Some(id) = &self.message_id {
+        map.serialize_entry("role", role.as_str())?;
+        map.serialize_entry("blocks", blocks)?;
+        if let Some(id) = message_id {
             map.serialize_entry("message_id", non_empty::<S>("message_id", id)?)?;
         }
         map.end()
@@ -365,22 +391,33 @@ impl Serialize for MessagePayload {
 
 impl Serialize for ToolPayload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let ToolPayload {
+            name,
+            call_id,
+            input,
+            output,
+            error,
+            fidelity,
+            exit_code,
+            duration_ms,
+            agent_call_id,
+        } = self;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("name", &self.name)?;
-        map.serialize_entry("call_id", &self.call_id)?;
-        map.serialize_entry("input", &self.input)?;
-        map.serialize_entry("output", &self.output)?;
-        if let Some(error) = &self.error {
+        map.serialize_entry("name", name)?;
+        map.serialize_entry("call_id", call_id)?;
+        map.serialize_entry("input", input)?;
+        map.serialize_entry("output", output)?;
+        if let Some(error) = error {
             map.serialize_entry("error", non_empty::<S>("error", error)?)?;
         }
-        map.serialize_entry("fidelity", &self.fidelity)?;
-        if let Some(exit_code) = self.exit_code {
-            map.serialize_entry("exit_code", &exit_code)?;
+        map.serialize_entry("fidelity", fidelity)?;
+        if let Some(exit_code) = exit_code {
+            map.serialize_entry("exit_code", exit_code)?;
         }
-        if let Some(duration_ms) = self.duration_ms {
-            map.serialize_entry("duration_ms", &duration_ms)?;
+        if let Some(duration_ms) = duration_ms {
+            map.serialize_entry("duration_ms", duration_ms)?;
         }
-        if let Some(id) = &self.agent_call_id {
+        if let Some(id) = agent_call_id {
             map.serialize_entry("agent_call_id", non_empty::<S>("agent_call_id", id)?)?;
         }
         map.end()

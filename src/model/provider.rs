@@ -15,7 +15,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 ///
 /// Adding one is a variant here, its entry in [`Provider::ALL`] and the matches below; the
 /// compiler then points at the adapter factory (`normalize/mod.rs`), and the registry test
-/// (`tests/axt/registry.rs`) at every list outside Rust.
+/// (`tests/axt/registry.rs`) at every list outside Rust. The enum is exhaustive on purpose:
+/// a `match` on it, in axt or in an embedder, is made to say what a new provider does (a
+/// new provider is a minor-version change that can break such a match).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
@@ -28,9 +30,25 @@ pub enum Provider {
     /// GitHub Copilot CLI, `copilot -p ... --output-format json --silent`, and its session
     /// logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
+    /// Google's Gemini API (AI Studio and Vertex AI): `generateContent` bodies,
+    /// `streamGenerateContent` streams (SSE or a JSON array), request bodies.
+    #[serde(rename = "gemini-api")]
+    GeminiApi,
+    /// Amazon Bedrock's Converse API: `Converse` bodies, `ConverseStream` events (binary
+    /// event stream or decoded), request bodies.
+    Bedrock,
     /// Anthropic's Messages API: response bodies, SSE streams and request bodies, as
     /// Anthropic, Vertex AI and Bedrock serve it.
     Anthropic,
+    /// Any agent over the Agent Client Protocol: a captured ACP exchange (JSON-RPC, both
+    /// directions), or `axt exec --acp`, where axt is the ACP client. The agent itself is
+    /// named in the run's metadata ([`RunMeta::agent`](super::RunMeta::agent)).
+    Acp,
+    /// OpenCode, `opencode run --format json` (step and part events).
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// Pi (`badlogic/pi-mono`'s coding agent), `pi -p --mode json` (its session's events).
+    Pi,
     /// OpenAI HTTP APIs (Chat Completions, Responses) and every compatible server: response
     /// bodies, SSE streams, request bodies.
     #[serde(rename = "openai")]
@@ -50,16 +68,23 @@ pub enum Vendor {
     Google,
     /// GitHub (Copilot CLI).
     GitHub,
+    /// Not known from the provider alone: a protocol any agent speaks (ACP), whose run
+    /// names its agent, and whose model names its maker.
+    Unknown,
+    /// Amazon Web Services (Bedrock, whatever model it serves).
+    Aws,
 }
 
 impl Vendor {
-    /// The lower-case name (`anthropic`, `openai`, `google`, `github`).
+    /// The lower-case name (`anthropic`, `openai`, `google`, `github`, `aws`).
     pub fn as_str(self) -> &'static str {
         match self {
             Vendor::Anthropic => "anthropic",
             Vendor::OpenAi => "openai",
             Vendor::Google => "google",
             Vendor::GitHub => "github",
+            Vendor::Unknown => "unknown",
+            Vendor::Aws => "aws",
         }
     }
 }
@@ -67,12 +92,17 @@ impl Vendor {
 impl Provider {
     /// Every provider, in the order help texts list them and detection asks them. OpenAI
     /// comes last: the OpenAI-compatible shapes are the catch-all of HTTP bodies.
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 11] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Gemini,
         Provider::Copilot,
+        Provider::GeminiApi,
+        Provider::Bedrock,
         Provider::Anthropic,
+        Provider::Acp,
+        Provider::OpenCode,
+        Provider::Pi,
         Provider::OpenAi,
     ];
 
@@ -83,8 +113,13 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Gemini => "gemini",
             Provider::Copilot => "copilot",
+            Provider::GeminiApi => "gemini-api",
+            Provider::Bedrock => "bedrock",
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
+            Provider::Acp => "acp",
+            Provider::OpenCode => "opencode",
+            Provider::Pi => "pi",
         }
     }
 
@@ -95,8 +130,13 @@ impl Provider {
             Provider::Codex => "Codex CLI",
             Provider::Gemini => "Gemini CLI",
             Provider::Copilot => "GitHub Copilot CLI",
+            Provider::GeminiApi => "Gemini API",
+            Provider::Bedrock => "Amazon Bedrock",
             Provider::Anthropic => "Anthropic API",
             Provider::OpenAi => "OpenAI API",
+            Provider::Acp => "ACP agent",
+            Provider::OpenCode => "OpenCode",
+            Provider::Pi => "Pi",
         }
     }
 
@@ -105,8 +145,11 @@ impl Provider {
         match self {
             Provider::Claude | Provider::Anthropic => Vendor::Anthropic,
             Provider::Codex | Provider::OpenAi => Vendor::OpenAi,
-            Provider::Gemini => Vendor::Google,
+            Provider::Gemini | Provider::GeminiApi => Vendor::Google,
             Provider::Copilot => Vendor::GitHub,
+            // All three run any model: only its name says whose.
+            Provider::Acp | Provider::OpenCode | Provider::Pi => Vendor::Unknown,
+            Provider::Bedrock => Vendor::Aws,
         }
     }
 
@@ -168,7 +211,7 @@ mod tests {
         }
         assert_eq!(
             "OpenAI".parse::<Provider>().unwrap_err().to_string(),
-            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, anthropic, openai)"
+            "unknown provider \"OpenAI\" (expected one of: claude, codex, gemini, copilot, gemini-api, bedrock, anthropic, acp, opencode, pi, openai)"
         );
     }
 }

@@ -72,21 +72,46 @@ impl ToolClass {
 pub fn classify(name: &str) -> Option<ToolClass> {
     use ToolClass::*;
     let class = match name {
-        // Claude Code; Gemini CLI; Copilot CLI; Codex and the OpenAI shell tools.
-        "Bash" | "run_shell_command" | "bash" | "shell" | "exec_command" | "local_shell" => Shell,
-        "Read" | "read_file" | "read_many_files" | "view" => FileRead,
-        "Write" | "write_file" | "create" => FileWrite,
-        "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace" => FileEdit,
+        // Claude Code; Gemini CLI; Copilot CLI; Codex (`shell_command`: its session files,
+        // 0.60 and later) and the OpenAI shell tools.
+        // ACP names a call by its kind (`execute`, `read`, `edit`, `search`, `fetch`), and the
+        // client's file service by its method.
+        // Kimi CLI: `Shell`, `ReadFile`, `WriteFile`, `StrReplaceFile`, `SearchWeb`,
+        // `FetchURL`, `SetTodoList`.
+        "Bash" | "run_shell_command" | "bash" | "shell" | "shell_command" | "exec_command"
+        | "local_shell"
+        | "execute" | "Shell"
+        // Factory Droid: `Execute`, `Create`, `ApplyPatch`, `FetchUrl`.
+        | "Execute" => Shell,
+        "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file"
+        | "ReadFile" => FileRead,
+        // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).
+        "Write" | "write_file" | "create" | "fs/write_text_file" | "write" | "WriteFile"
+        | "Create" => {
+            FileWrite
+        }
+        "Edit" | "MultiEdit" | "NotebookEdit" | "replace" | "edit" | "str_replace"
+        | "StrReplaceFile" => FileEdit,
         // Codex names a `file_change` item's call `apply_patch`; older transcripts kept the
         // item's name.
-        "apply_patch" | "file_change" => FilePatch,
-        "Grep" | "Glob" | "LS" | "search_file_content" | "glob" | "list_directory" | "grep" => {
-            Search
-        }
-        "WebFetch" | "web_fetch" => WebFetch,
-        "WebSearch" | "google_web_search" | "web_search" => WebSearch,
-        "Task" | "Agent" => SubAgent,
-        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" => Plan,
+        "apply_patch" | "file_change" | "ApplyPatch" => FilePatch,
+        "Grep"
+        | "Glob"
+        | "LS"
+        | "search_file_content"
+        | "glob"
+        | "list_directory"
+        | "grep"
+        | "search"
+        // Pi: `find` and `ls` beside its `grep`.
+        | "find"
+        | "ls" => Search,
+        // OpenCode: `webfetch`, `task`, `todowrite`.
+        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" | "FetchUrl" => WebFetch,
+        "WebSearch" | "google_web_search" | "web_search" | "SearchWeb" => WebSearch,
+        "Task" | "Agent" | "task" => SubAgent,
+        "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite"
+        | "SetTodoList" => Plan,
         // The OpenAI Responses API's MCP approval round trip.
         "mcp_approval_request" => Approval,
         _ => return None,
@@ -387,6 +412,10 @@ mod tests {
         assert_eq!(shell_commands("Bash", &json!({"command": "ls"})), ["ls"]);
         assert_eq!(
             shell_commands("exec_command", &json!({"cmd": "ls"})),
+            ["ls"]
+        );
+        assert_eq!(
+            shell_commands("shell_command", &json!({"command": "ls", "workdir": "/w"})),
             ["ls"]
         );
         assert_eq!(

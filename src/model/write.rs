@@ -12,10 +12,26 @@ use serde_json::{Map, Value};
 
 use super::block::{Block, Citation, ContentBlock, Fidelity};
 use super::event::ExchangeEvent;
+use super::limits::MAX_DEPTH;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
 
-type Refusal = serde_json::Error;
+/// Why the writer refused an event: a value outside the vocabulary (with the same message
+/// the `Serialize` impls give), or nesting deeper than a reader takes.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    Value(serde_json::Error),
+    /// A container at this level, past [`MAX_DEPTH`].
+    TooDeep(usize),
+}
+
+/// The levels of the fixed structure around a value: the event's object is level 1, a
+/// payload's object 2, a value of the payload (a tool's `input`, a step's `result`) 3, the
+/// blocks array 3, a block 4, a block's value (`tool_input`, `tool_content`) 5, a
+/// citation's `extra` object 7.
+pub(super) const PAYLOAD_VALUE_LEVEL: usize = 3;
+pub(super) const BLOCK_VALUE_LEVEL: usize = 5;
+pub(super) const CITATION_EXTRA_LEVEL: usize = 7;
 
 /// Where the writer puts an event's bytes. One walk of the event serves both: a `Vec<u8>`
 /// gets the JSON; [`Refusals`] gets nothing, so the walk only finds what the writer refuses
@@ -69,36 +85,49 @@ impl Out for Refusals {
 }
 
 fn refuse(message: String) -> Refusal {
-    Refusal::custom(message)
+    Refusal::Value(serde_json::Error::custom(message))
 }
 
 /// Appends `event` as one JSON object. Nothing is rolled back on error: the caller truncates.
 pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Refusal> {
+    // Every field named: a field added to the envelope does not compile until it is written
+    // here (and in `Serialize for ExchangeEvent`, the other encoder).
+    let ExchangeEvent {
+        seq,
+        run_id,
+        parent_run_id,
+        child_run_id,
+        event_type,
+        path,
+        iteration,
+        timestamp,
+        payload: data,
+    } = event;
     out.bytes(b"{\"seq\":");
-    out.integer(event.seq);
+    out.integer(*seq);
     out.bytes(b",\"run_id\":");
-    out.string(&event.run_id);
-    if let Some(parent) = &event.parent_run_id {
+    out.string(run_id);
+    if let Some(parent) = parent_run_id {
         out.bytes(b",\"parent_run_id\":");
         out.string(non_empty("parent_run_id", parent)?);
     }
-    if let Some(child) = &event.child_run_id {
+    if let Some(child) = child_run_id {
         out.bytes(b",\"child_run_id\":");
         out.string(non_empty("child_run_id", child)?);
     }
-    if !event.event_type.is_known() {
-        return Err(refuse(refusal::event_type(event.event_type.as_str())));
+    if !event_type.is_known() {
+        return Err(refuse(refusal::event_type(event_type.as_str())));
     }
     out.bytes(b",\"type\":");
-    out.string(event.event_type.as_str());
+    out.string(event_type.as_str());
     out.bytes(b",\"path\":");
-    out.string(&event.path);
+    out.string(path);
     out.bytes(b",\"iteration\":");
-    out.integer(event.iteration);
+    out.integer(*iteration);
     out.bytes(b",\"timestamp\":");
-    out.string(event.timestamp.as_str());
+    out.string(timestamp.as_str());
     out.bytes(b",\"payload\":");
-    payload(&event.payload, out)?;
+    payload(data, out)?;
     out.byte(b'}');
     Ok(())
 }
@@ -117,19 +146,26 @@ fn payload<O: Out>(payload: &Payload, out: &mut O) -> Result<(), Refusal> {
 }
 
 fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> {
+    let StepPayload {
+        name,
+        kind,
+        error,
+        result,
+        duration_ms,
+    } = step;
     out.bytes(b"{\"name\":");
-    out.string(&step.name);
+    out.string(name);
     out.bytes(b",\"kind\":");
-    out.string(non_empty("kind", step.kind.as_str())?);
-    if let Some(error) = &step.error {
+    out.string(non_empty("kind", kind.as_str())?);
+    if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
     }
-    if !step.result.is_null() {
+    if !result.is_null() {
         out.bytes(b",\"result\":");
-        value(&step.result, out);
+        value(result, out, PAYLOAD_VALUE_LEVEL)?;
     }
-    if let Some(duration_ms) = step.duration_ms {
+    if let Some(duration_ms) = *duration_ms {
         out.bytes(b",\"duration_ms\":");
         out.integer(duration_ms);
     }
@@ -138,20 +174,25 @@ fn step_payload<O: Out>(step: &StepPayload, out: &mut O) -> Result<(), Refusal> 
 }
 
 fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), Refusal> {
-    if let Role::Unknown(role) = &message.role {
+    let MessagePayload {
+        role,
+        blocks,
+        message_id,
+    } = message;
+    if let Role::Unknown(role) = role {
         return Err(refuse(refusal::role(role)));
     }
     out.bytes(b"{\"role\":");
-    out.string(message.role.as_str());
+    out.string(role.as_str());
     out.bytes(b",\"blocks\":[");
-    for (index, block) in message.blocks.iter().enumerate() {
+    for (index, block) in blocks.iter().enumerate() {
         if index > 0 {
             out.byte(b',');
         }
         content_block(block, out)?;
     }
     out.byte(b']');
-    if let Some(id) = &message.message_id {
+    if let Some(id) = message_id {
         out.bytes(b",\"message_id\":");
         out.string(non_empty("message_id", id)?);
     }
@@ -160,36 +201,47 @@ fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), 
 }
 
 fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> {
+    let ToolPayload {
+        name,
+        call_id,
+        input,
+        output,
+        error,
+        fidelity: seam,
+        exit_code,
+        duration_ms,
+        agent_call_id,
+    } = tool;
     out.bytes(b"{\"name\":");
-    out.string(&tool.name);
+    out.string(name);
     out.bytes(b",\"call_id\":");
-    out.string(&tool.call_id);
+    out.string(call_id);
     out.bytes(b",\"input\":");
-    value(&tool.input, out);
+    value(input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    value(&tool.output, out);
-    if let Some(error) = &tool.error {
+    value(output, out, PAYLOAD_VALUE_LEVEL)?;
+    if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
     }
     out.bytes(b",\"fidelity\":");
-    fidelity(&tool.fidelity, out)?;
-    if let Some(exit_code) = tool.exit_code {
+    fidelity(seam, out)?;
+    if let Some(exit_code) = *exit_code {
         out.bytes(b",\"exit_code\":");
         out.signed(exit_code);
     }
-    if let Some(duration_ms) = tool.duration_ms {
+    if let Some(duration_ms) = *duration_ms {
         out.bytes(b",\"duration_ms\":");
         out.integer(duration_ms);
     }
-    if let Some(id) = &tool.agent_call_id {
+    if let Some(id) = agent_call_id {
         field(out, "agent_call_id", non_empty("agent_call_id", id)?);
     }
     out.byte(b'}');
     Ok(())
 }
 
-fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
+pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
     if let Block::Unrecognized(unrecognized) = &block.block {
         return Err(refuse(unrecognized.reason.refusal()));
     }
@@ -237,16 +289,21 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
             tool_input,
             server,
             incomplete,
+            permission,
         } => {
             field(out, "tool_name", tool_name);
             field(out, "tool_id", tool_id);
             out.bytes(b",\"tool_input\":");
-            value(tool_input, out);
+            value(tool_input, out, BLOCK_VALUE_LEVEL)?;
             if *server {
                 out.bytes(b",\"server\":true");
             }
             if *incomplete {
                 out.bytes(b",\"incomplete\":true");
+            }
+            if let Some(permission) = permission {
+                out.bytes(b",\"permission\":");
+                value(permission, out, BLOCK_VALUE_LEVEL)?;
             }
         }
         Block::ToolResult {
@@ -257,7 +314,7 @@ fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusa
         } => {
             field(out, "tool_id", tool_id);
             out.bytes(b",\"tool_content\":");
-            value(tool_content, out);
+            value(tool_content, out, BLOCK_VALUE_LEVEL)?;
             if *is_error {
                 out.bytes(b",\"is_error\":true");
             }
@@ -303,7 +360,7 @@ fn citation<O: Out>(citation: &Citation, out: &mut O) -> Result<(), Refusal> {
     }
     if !citation.extra.is_empty() {
         out.bytes(b",\"extra\":");
-        object(&citation.extra, out);
+        object(&citation.extra, out, CITATION_EXTRA_LEVEL)?;
     }
     out.byte(b'}');
     Ok(())
@@ -333,11 +390,13 @@ fn field(out: &mut impl Out, name: &str, text: &str) {
     out.string(text);
 }
 
-/// Any JSON value, as serde_json writes it (map keys in the map's order). No value is
-/// refused, so an `Out` that does not write skips them.
-fn value<O: Out>(value: &Value, out: &mut O) {
+/// Any JSON value at nesting `level` (the level its own array or object would be), as
+/// serde_json writes it (map keys in the map's order). Only nesting past [`MAX_DEPTH`] is
+/// refused: the decoder would refuse the line. An `Out` that does not write skips values
+/// (the reader asks the writer only of lines it decoded, which nest no deeper).
+fn value<O: Out>(value: &Value, out: &mut O, level: usize) -> Result<(), Refusal> {
     if !O::WRITES {
-        return;
+        return Ok(());
     }
     match value {
         Value::Null => out.bytes(b"null"),
@@ -348,22 +407,29 @@ fn value<O: Out>(value: &Value, out: &mut O) {
         }
         Value::String(text) => out.string(text),
         Value::Array(items) => {
+            if level > MAX_DEPTH {
+                return Err(Refusal::TooDeep(level));
+            }
             out.byte(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
                     out.byte(b',');
                 }
-                self::value(item, out);
+                self::value(item, out, level + 1)?;
             }
             out.byte(b']');
         }
-        Value::Object(fields) => object(fields, out),
+        Value::Object(fields) => object(fields, out, level)?,
     }
+    Ok(())
 }
 
-fn object<O: Out>(fields: &Map<String, Value>, out: &mut O) {
+fn object<O: Out>(fields: &Map<String, Value>, out: &mut O, level: usize) -> Result<(), Refusal> {
     if !O::WRITES {
-        return;
+        return Ok(());
+    }
+    if level > MAX_DEPTH {
+        return Err(Refusal::TooDeep(level));
     }
     out.byte(b'{');
     for (index, (key, item)) in fields.iter().enumerate() {
@@ -372,9 +438,10 @@ fn object<O: Out>(fields: &Map<String, Value>, out: &mut O) {
         }
         out.string(key);
         out.byte(b':');
-        value(item, out);
+        value(item, out, level + 1)?;
     }
     out.byte(b'}');
+    Ok(())
 }
 
 /// What serde_json writes after a backslash for each byte that must be escaped (0: none).

@@ -128,7 +128,7 @@ impl Adapter for State {
                 self.meta.status = RunStatus::Completed;
             }
         }
-        if !self.saw_result && !self.saw_shutdown {
+        if !self.saw_result && !self.saw_shutdown && !self.complete {
             let (line, offset) = last;
             out.diagnostics.push(missing_terminal(
                 line,
@@ -144,6 +144,10 @@ impl Adapter for State {
 
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
+    }
+
+    fn complete(&mut self) {
+        self.complete = true;
     }
 }
 
@@ -510,6 +514,9 @@ struct State {
     saw_result: bool,
     /// A session log's `session.shutdown` was seen (its terminal when no `result` is).
     saw_shutdown: bool,
+    /// The caller says the input is whole without a terminal record (an importer reading a
+    /// sub-agent's events out of a session log, or a session still running).
+    complete: bool,
 }
 
 impl State {
@@ -524,6 +531,7 @@ impl State {
             session_failed: false,
             saw_result: false,
             saw_shutdown: false,
+            complete: false,
         }
     }
 

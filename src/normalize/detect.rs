@@ -13,9 +13,12 @@ pub(crate) enum ErrorBody {
     /// OpenAI and compatible servers: `{message, type, param, code}` (`param` always there,
     /// possibly null), or a snake_case `type` (`invalid_request_error`).
     OpenAi,
-    /// Gemini: the API's `{code, message, status}`, or the CLI's `{type, message, code}`
-    /// whose `type` is a JavaScript class name (`FatalAuthenticationError`).
+    /// The Gemini CLI: `{type, message, code}` whose `type` is a JavaScript class name
+    /// (`FatalAuthenticationError`).
     Gemini,
+    /// The Gemini API (and every Google API): `{code, message, status}`, `status` a
+    /// `google.rpc.Code` name (`RESOURCE_EXHAUSTED`).
+    GeminiApi,
     /// Anthropic: `{"type": "error", "error": {type, message}}`.
     Anthropic,
     /// An error object that says none of this (`{"error": "..."}`, `{code, message}`).
@@ -40,7 +43,7 @@ pub(crate) fn error_body(record: &Value) -> Option<ErrorBody> {
         return Some(ErrorBody::OpenAi);
     }
     if error.get("status").is_some_and(Value::is_string) {
-        return Some(ErrorBody::Gemini);
+        return Some(ErrorBody::GeminiApi);
     }
     let body = match error.get("type").and_then(Value::as_str) {
         Some(kind) if kind.starts_with(|c: char| c.is_ascii_uppercase()) => ErrorBody::Gemini,

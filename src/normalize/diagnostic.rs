@@ -1,7 +1,7 @@
 //! Problems found in provider input: [`Diagnostic`], its [`DiagnosticKind`] and
 //! [`Severity`].
 //!
-//! This room owns the vocabulary of problems and their wire names. It must not decide when a
+//! This file owns the vocabulary of problems and their wire names. It must not decide when a
 //! problem is reported (the adapters and the driver do) nor how it is printed (the CLI does).
 
 use std::fmt;
@@ -23,6 +23,7 @@ pub enum Severity {
 /// What kind of problem a diagnostic reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DiagnosticKind {
     /// A record that is not JSON (a banner, debug output); skipped.
     NotJson,
@@ -61,11 +62,22 @@ pub enum DiagnosticKind {
     /// The provider withdrew output it had delivered (Claude's refusal fallback); the
     /// withdrawn blocks stay in the transcript and are listed in [`RunMeta::retracted`](super::RunMeta::retracted).
     Retracted,
+    /// An event made from the input was over the transcript's limits (a line of
+    /// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES), [`MAX_DEPTH`](crate::model::MAX_DEPTH)
+    /// levels of nesting): what did not fit was cut, and a marker in the event says where
+    /// ([`fit_event`](crate::model::fit_event)).
+    OversizeCut,
+    /// A binary frame (an AWS event-stream message) whose checksum does not match its
+    /// bytes; skipped, and the frames after it read.
+    BadChecksum,
+    /// A binary frame whose prelude or headers cannot be read; skipped, and the frames after
+    /// it read.
+    MalformedFrame,
 }
 
 impl DiagnosticKind {
     /// Every kind, for documentation checks and help texts.
-    pub const ALL: [DiagnosticKind; 17] = [
+    pub const ALL: [DiagnosticKind; 20] = [
         DiagnosticKind::NotJson,
         DiagnosticKind::InvalidJson,
         DiagnosticKind::InvalidUtf8,
@@ -83,6 +95,9 @@ impl DiagnosticKind {
         DiagnosticKind::ForeignRecord,
         DiagnosticKind::UnrecognizedInput,
         DiagnosticKind::Retracted,
+        DiagnosticKind::OversizeCut,
+        DiagnosticKind::BadChecksum,
+        DiagnosticKind::MalformedFrame,
     ];
 
     /// The kebab-case name, as in JSON reports.
@@ -105,6 +120,9 @@ impl DiagnosticKind {
             DiagnosticKind::ForeignRecord => "foreign-record",
             DiagnosticKind::UnrecognizedInput => "unrecognized-input",
             DiagnosticKind::Retracted => "retracted",
+            DiagnosticKind::OversizeCut => "oversize-cut",
+            DiagnosticKind::BadChecksum => "bad-checksum",
+            DiagnosticKind::MalformedFrame => "malformed-frame",
         }
     }
 
@@ -195,7 +213,8 @@ mod tests {
             NotJson | InvalidJson | InvalidUtf8 | ControlCharacters | RecordTooLarge
             | Truncated | UnexpectedShape | UnknownBlockType | IncompleteBlock
             | DanglingToolUse | OrphanToolResult | MissingTerminal | StreamMismatch
-            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted => {
+            | InvalidToolInput | ForeignRecord | UnrecognizedInput | Retracted | OversizeCut
+            | BadChecksum | MalformedFrame => {
                 DiagnosticKind::ALL.iter().filter(|k| **k == kind).count()
             }
         };

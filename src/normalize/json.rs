@@ -16,9 +16,13 @@
 //! * anything else is re-parsed with serde_json, whose errors carry a column, to say
 //!   precisely what was wrong: not JSON, cut off, or JSON of an unexpected shape.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use simd_json::{Deserializer, Tape};
 
 use super::framing::Record;
@@ -162,6 +166,19 @@ pub(crate) fn to_value(bytes: &[u8]) -> serde_json::Value {
     })
 }
 
+/// The string field `name` of a JSON object (`None` when the bytes are no object, or the
+/// field is absent or not a string): for a framing that unwraps one field of its envelope
+/// (an AWS `PayloadPart`'s `bytes`), which is then no second JSON parser.
+pub(crate) fn string_field<'a>(bytes: &'a [u8], name: &str) -> Option<Cow<'a, str>> {
+    #[derive(Deserialize)]
+    struct Field<'a>(#[serde(borrow)] Cow<'a, str>);
+    let object: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_slice(bytes).ok()?;
+    let raw = object.get(name)?;
+    serde_json::from_str::<Field<'a>>(raw.get())
+        .ok()
+        .map(|Field(text)| text)
+}
+
 fn needs_repair(bytes: &[u8]) -> bool {
     bytes.iter().any(|b| *b < 0x20) || std::str::from_utf8(bytes).is_err()
 }
@@ -258,7 +275,15 @@ fn controls_in_strings(bytes: &[u8]) -> Vec<usize> {
 
 fn not_json(record: Record<'_>) -> Diagnostic {
     const SHOWN: usize = 60;
-    let shown = &record.bytes[..record.bytes.len().min(SHOWN)];
+    let mut end = record.bytes.len().min(SHOWN);
+    if end < record.bytes.len() {
+        // Never half a word: a token cut off (a key, a password) would be quoted in part,
+        // and no pattern that masks the whole (`axt exec --redact`) knows the part.
+        while end > 0 && is_word(record.bytes[end - 1]) && is_word(record.bytes[end]) {
+            end -= 1;
+        }
+    }
+    let shown = &record.bytes[..end];
     let ellipsis = if record.bytes.len() > SHOWN {
         "..."
     } else {
@@ -273,6 +298,12 @@ fn not_json(record: Record<'_>) -> Diagnostic {
             shown.as_bstr()
         ),
     )
+}
+
+/// A byte of a word, for where a quote may end: letters, digits, the characters tokens and
+/// keys are made of, and every byte of a multi-byte character.
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-_+/=.:%~".contains(&byte) || byte >= 0x80
 }
 
 /// Says why a record failed, with serde_json's position. Only called on failure.

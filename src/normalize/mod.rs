@@ -30,10 +30,16 @@
 //! | Codex (`turn.completed.usage`, `token_count`) | `input_tokens − cached_input_tokens` | `cached_input_tokens` | 0 | `output_tokens` (reasoning included: the Responses API's count) | `reasoning_output_tokens` |
 //! | Gemini stream-json (`result.stats`) | `input`, else `input_tokens − cached` | `cached` | 0 | `output_tokens` + the thoughts | the thoughts: `total_tokens − input_tokens − output_tokens` (stream-json's `output_tokens` counts the candidates alone, and Gemini's `thoughtsTokenCount` is not in `candidatesTokenCount`) |
 //! | Gemini json (`stats.models.*.tokens`) | `input` (else `prompt − cached`) + `tool` | `cached` | 0 | `candidates + thoughts` | `thoughts` |
+//! | Gemini API (per response, its last `usageMetadata`: a stream's chunks repeat the running counts; summed over responses) | `promptTokenCount − cachedContentTokenCount` + `toolUsePromptTokenCount` | `cachedContentTokenCount` | 0 | `candidatesTokenCount + thoughtsTokenCount` | `thoughtsTokenCount` |
+//! | Bedrock Converse (per message, `metadata.usage` of a stream, `usage` of a body; summed over messages) | `inputTokens` (already uncached) | `cacheReadInputTokens` | `cacheWriteInputTokens` | `outputTokens` | 0: not reported |
 //! | Copilot (`assistant.usage`, else the sum of `outputTokens`) | `inputTokens − cacheReadTokens − cacheWriteTokens` | `cacheReadTokens` | `cacheWriteTokens` | `outputTokens` (its OpenAI-style API counts reasoning in) | `reasoningTokens` |
 //! | OpenAI Chat Completions, and Groq, DeepSeek, vLLM, Ollama, OpenRouter, Mistral, Perplexity | `prompt_tokens − cached` | `prompt_tokens_details.cached_tokens` (DeepSeek `prompt_cache_hit_tokens`) | 0 | `completion_tokens` (reasoning included) | `completion_tokens_details.reasoning_tokens` |
 //! | OpenAI Responses | `input_tokens − cached` | `input_tokens_details.cached_tokens` | 0 | `output_tokens` (reasoning included) | `output_tokens_details.reasoning_tokens` |
 //! | xAI (Grok), either API | as OpenAI | as OpenAI | 0 | `completion_tokens + reasoning_tokens`: xAI counts reasoning beside the completion | `reasoning_tokens` |
+//! | Cursor CLI (`result.usage`), Letta Code (`usage_statistics` summed, else `result.usage`), Amp (per message), Factory Droid (`completion.usage`, Claude's names) | as Claude Code (`inputTokens`, `cacheReadTokens`, `cacheWriteTokens`; Letta's `prompt_tokens`) | as Claude Code | as Claude Code | as Claude Code (Letta's `completion_tokens`) | 0 |
+//! | ACP (each `session/prompt` response's unstable `usage`, summed over turns) | `inputTokens`, less `cachedReadTokens + cachedWriteTokens` when `totalTokens` shows the input counts them | `cachedReadTokens` | `cachedWriteTokens` | `outputTokens`, + `thoughtTokens` when `totalTokens` shows they are beside it | `thoughtTokens` |
+//! | OpenCode (`step_finish.tokens`, summed over steps) | `input` (uncached) | `cache.read` | `cache.write` | `output + reasoning` | `reasoning` |
+//! | Pi (each assistant message's `usage`, summed) | `input` (uncached) | `cacheRead` | `cacheWrite` | `output` (reasoning included: pi keeps its providers' count) | `reasoning`, where given |
 //!
 //! xAI is told apart by the record's arithmetic: its `total_tokens` is prompt + completion +
 //! reasoning, where OpenAI's is prompt + completion. A usage without `total_tokens` is
@@ -60,12 +66,17 @@
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
 //!
 //! Adapters: [`claude`] (Claude Code `--output-format stream-json`, and its session-log
-//! entries), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
+//! entries; the Claude-compatible family, Amp, Qwen Code, Letta Code, Cursor CLI, Factory Droid and Kimi
+//! CLI, each named in the run metadata), [`codex`] (Codex CLI `exec --json`, all three generations), [`gemini`] (Gemini
 //! CLI `--output-format stream-json` and `json`), [`copilot`] (Copilot CLI `-p
-//! --output-format json`, and its session logs), [`anthropic`] (Anthropic's Messages API:
+//! --output-format json`, and its session logs), [`gemini_api`] (Google's Gemini API as AI
+//! Studio and Vertex AI serve it: bodies, SSE and JSON array streams), [`bedrock`] (Amazon
+//! Bedrock's Converse API: bodies, binary and decoded `ConverseStream` events), [`anthropic`] (Anthropic's Messages API:
 //! bodies and SSE streams, as Anthropic, Vertex AI and Bedrock serve it), [`openai`]
 //! (OpenAI HTTP: Chat Completions and Responses, JSON bodies and SSE streams, from OpenAI or
-//! any compatible server).
+//! any compatible server), [`acp`] (a captured Agent Client Protocol exchange, any ACP agent,
+//! v1 and the v2 draft), [`opencode`] (OpenCode `run --format json`), [`pi`] (pi `-p --mode
+//! json`).
 
 // The vocabulary every adapter speaks, one file per role; nothing here names an adapter.
 mod detect;
@@ -81,15 +92,23 @@ pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]
 pub use framing::sse;
+// Public only for the event-stream fuzz target (its `EventStreamSplitter` seam).
+#[doc(hidden)]
+pub use framing::eventstream;
 mod tools;
 
 // The adapters, one dialect each.
+pub mod acp;
 pub mod anthropic;
+pub mod bedrock;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+pub mod gemini_api;
 pub mod openai;
+pub mod opencode;
+pub mod pi;
 
 use serde_json::Value;
 
@@ -102,9 +121,19 @@ pub use normalizer::{
 // The run metadata is wire format and lives in `axt::model`; these re-exports keep the old
 // paths (`axt::normalize::RunMeta`, ...) working for one release. New code names `model`.
 pub use crate::model::{
-    InputReport, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider, RecordCounts, Retraction,
-    RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
+    InputReport, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Provider,
+    RecordCounts, Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason,
+    Usage, UsageScope,
 };
+
+/// The providers whose output is an HTTP API's bodies, in the order detection asks them:
+/// what a pretty-printed document, a JSON array stream or a binary event stream can be.
+const HTTP_APIS: [Provider; 4] = [
+    Provider::GeminiApi,
+    Provider::Bedrock,
+    Provider::Anthropic,
+    Provider::OpenAi,
+];
 
 impl Provider {
     /// A normalizer for this provider's output.
@@ -114,8 +143,13 @@ impl Provider {
             Provider::Codex => Box::new(codex::normalizer(options)),
             Provider::Gemini => Box::new(gemini::normalizer(options)),
             Provider::Copilot => Box::new(copilot::normalizer(options)),
+            Provider::GeminiApi => Box::new(gemini_api::normalizer(options)),
+            Provider::Bedrock => Box::new(bedrock::normalizer(options)),
             Provider::Anthropic => Box::new(anthropic::normalizer(options)),
             Provider::OpenAi => Box::new(openai::normalizer(options)),
+            Provider::Acp => Box::new(acp::normalizer(options)),
+            Provider::OpenCode => Box::new(opencode::normalizer(options)),
+            Provider::Pi => Box::new(pi::normalizer(options)),
         }
     }
 
@@ -124,6 +158,10 @@ impl Provider {
     /// record; else a pretty-printed document (Gemini's json mode, an OpenAI body). `None`
     /// when nothing fits (yet).
     pub fn detect(head: &[u8]) -> Option<Provider> {
+        if framing::eventstream::EventStream::starts(head) {
+            // Binary: no lines to look at; the framing's first message decides.
+            return Provider::detect_framed(head);
+        }
         let complete = &head[..head
             .iter()
             .rposition(|b| *b == b'\n')
@@ -140,11 +178,32 @@ impl Provider {
             // json` has no such marker. (The agent CLIs print one record a line.)
             .or_else(|| {
                 let document = gemini::leading_document(complete)?;
-                [Provider::Anthropic, Provider::OpenAi]
+                HTTP_APIS
                     .into_iter()
                     .find(|p| p.claims(&document))
                     .or_else(|| gemini::claims_document(&document).then_some(Provider::Gemini))
             })
+            // A JSON array stream (Gemini's default stream), or a line before a binary event
+            // stream: the HTTP framing's first record.
+            .or_else(|| Provider::detect_framed(complete))
+    }
+
+    /// The provider of the first record the HTTP framing makes of `head` (an array
+    /// stream's first element, an event stream's first message), as every adapter is asked
+    /// to claim it.
+    fn detect_framed(head: &[u8]) -> Option<Provider> {
+        use framing::{Frame, Framing};
+        let mut http = framing::Http::new(DETECT_BYTES);
+        let mut first = None;
+        http.push(head, &mut |frame| {
+            if let (Frame::Record(record), None) = (frame, &first) {
+                first = Some(json::to_value(record.bytes));
+            }
+        });
+        let record = first?;
+        // Only an HTTP API sends an array stream or a binary one: an agent CLI's records
+        // written over many lines are no stream of theirs (and get the CLI's hint).
+        HTTP_APIS.into_iter().find(|p| p.claims(&record))
     }
 
     /// The provider of an SSE stream, by its first event's data (see
@@ -187,7 +246,7 @@ impl Provider {
             ErrorBody::Unknown => Some(
                 "an error body whose error object has no field that says which provider sent it",
             ),
-            ErrorBody::OpenAi | ErrorBody::Gemini => None,
+            ErrorBody::OpenAi | ErrorBody::Gemini | ErrorBody::GeminiApi => None,
         }
     }
 
@@ -197,8 +256,13 @@ impl Provider {
             Provider::Codex => codex::claims(record),
             Provider::Gemini => gemini::claims(record),
             Provider::Copilot => copilot::claims(record),
+            Provider::GeminiApi => gemini_api::claims(record),
+            Provider::Bedrock => bedrock::claims(record),
             Provider::Anthropic => anthropic::claims(record),
             Provider::OpenAi => openai::claims(record),
+            Provider::Acp => acp::claims(record),
+            Provider::OpenCode => opencode::claims(record),
+            Provider::Pi => pi::claims(record),
         }
     }
 }
@@ -300,6 +364,9 @@ pub fn detect_head(head: &[u8], at_end: bool, max_record_bytes: usize) -> Detect
         )
     }
 }
+
+#[cfg(test)]
+mod streamed_property;
 
 #[cfg(test)]
 mod tests {

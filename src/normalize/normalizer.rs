@@ -11,10 +11,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Diagnostic, Severity};
-use crate::model::{ContentBlock, Provider, Role, RunMeta, RunStatus, Timestamp};
+use crate::model::{
+    Block, ContentBlock, Fidelity, Provider, Role, RunMeta, RunStatus, Timestamp, Usage,
+};
 
-/// Default record size limit: 16 MiB. Real single records exceed 1 MiB (large tool results);
-/// integrators have had to raise limits to 8 MiB.
+/// Default record size limit: the transcript's line limit,
+/// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES) (16 MiB). Real single records exceed 1 MiB
+/// (large tool results); integrators have had to raise limits to 8 MiB. A record limit above
+/// it reads larger records, and the events made of them are still cut to fit a line.
 pub const DEFAULT_MAX_RECORD_BYTES: usize = crate::model::lines::DEFAULT_MAX_LINE_BYTES;
 
 /// How a normalizer treats its input.
@@ -100,6 +104,10 @@ pub struct Given {
     pub complete: bool,
     /// The run's duration as the caller measured it; used only with `complete`.
     pub duration_ms: Option<u64>,
+    /// The caller's count of the run's tokens, replacing the input's: an importer that
+    /// knows a run's tokens are counted elsewhere (a sub-agent whose session total holds
+    /// them already) says so, so that they are counted once.
+    pub usage: Option<Usage>,
 }
 
 impl Given {
@@ -123,6 +131,9 @@ impl Given {
         }
         if self.import.is_some() {
             meta.import = self.import;
+        }
+        if let Some(usage) = self.usage {
+            meta.usage = usage;
         }
     }
 }
@@ -158,6 +169,41 @@ pub struct Item {
     /// [`SourceTimes`](crate::model::SourceTimes)); `None` for a provider that does not stamp its records, or before
     /// the first stamp.
     pub time: Option<Timestamp>,
+}
+
+impl Item {
+    /// A block of `role`'s from `source`, in no message, no sub-agent's scope, at no time
+    /// yet (the driver dates it).
+    pub fn new(block: ContentBlock, role: Role, source: Source) -> Item {
+        Item {
+            block,
+            role,
+            message_id: None,
+            agent: None,
+            subagent: None,
+            source,
+            time: None,
+        }
+    }
+
+    /// A block the agent emitted, of the main thread, without a time yet (the driver gives
+    /// it one): the item most adapters make.
+    pub(crate) fn emitted(
+        block: Block,
+        role: Role,
+        message_id: Option<String>,
+        source: Source,
+    ) -> Self {
+        Item {
+            block: ContentBlock::new(Fidelity::AgentEmitted, block),
+            role,
+            message_id,
+            agent: None,
+            subagent: None,
+            source,
+            time: None,
+        }
+    }
 }
 
 /// A span of input records: every block can be traced back to its lines.

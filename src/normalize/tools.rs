@@ -135,6 +135,7 @@ pub(crate) fn describe_tool(name: &str, id: &str) -> String {
         tool_input: Value::Null,
         server: false,
         incomplete: false,
+        permission: None,
     })
 }
 

@@ -1,8 +1,8 @@
 //! Calls seen on both channels: the readers' side of the model's rule, in one place.
 //!
 //! [`Calls`] decides, for every `tool.call` and `tool.result`, whether it is a call or a
-//! sighting of one; [`Stats`](super::Stats), the [`tree`](super::tree), the AgentLog export
-//! and `axt check` all ask it. It owns that rule and nothing else: it keeps no event.
+//! sighting of one; [`Stats`](super::Stats), the [`tree`](super::tree), the AgentLog export,
+//! the OTLP mapper and `axt check` all ask it. It owns that rule and nothing else: it keeps no event.
 
 use std::collections::HashMap;
 
@@ -117,7 +117,7 @@ impl RunCalls {
 /// call id and run, the `router` events being the call and the `agent_emitted` ones a
 /// *sighting* of it. `Calls` applies that rule to events fed in file order, and every
 /// reader that counts calls ([`Stats`](super::Stats), the [`tree`](super::tree), the
-/// AgentLog export, `axt check`) asks it rather than deciding for itself.
+/// AgentLog export, the OTLP mapper, `axt check`) asks it rather than deciding for itself.
 ///
 /// # The rule as implemented
 ///
@@ -182,6 +182,22 @@ pub struct Calls {
 }
 
 impl Calls {
+    /// Whether a call of this `tool.*` event's id (or `agent_call_id`) was seen in its run:
+    /// a reader that keeps no more calls (the tree, past its limit) asks before
+    /// [`see`](Calls::see), which would remember a new one.
+    pub fn knows(&self, event: &ExchangeEvent) -> bool {
+        let Some((_, tool)) = tool_event(event) else {
+            return false;
+        };
+        self.runs.get(event.run_id.as_str()).is_some_and(|run| {
+            run.ids.contains_key(tool.call_id.as_str())
+                || tool
+                    .agent_call_id
+                    .as_deref()
+                    .is_some_and(|id| run.ids.contains_key(id))
+        })
+    }
+
     /// Judges one event: `None` unless it is a `tool.call` or `tool.result` with a tool
     /// payload.
     pub fn see(&mut self, event: &ExchangeEvent) -> Option<Seen> {

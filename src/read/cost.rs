@@ -6,7 +6,7 @@
 //! agent's metadata), and summed over the agents of a run and over runs by the rule of
 //! [`Spend`](super::Spend) (a provider session's running total once). A reported cost
 //! always wins over an estimate; an agent with neither is counted as unknown, never as
-//! `$0`. What this room owns is that rule and how a cost is written for a person
+//! `$0`. What this file owns is that rule and how a cost is written for a person
 //! ([`Cost::label`]); the prices are the table's.
 
 use std::fmt::Write as _;

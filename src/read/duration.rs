@@ -13,7 +13,7 @@
 //! an *undated* run, shown without a duration rather than as `0ms`. The provider's own
 //! figure is kept beside a measured one, so that the two never disagree unlabelled.
 //!
-//! This room owns that rule; it finds the metadata with [`agent_meta`].
+//! This file owns that rule; it finds the metadata with [`agent_meta`].
 
 use serde::Serialize;
 

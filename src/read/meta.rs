@@ -4,7 +4,7 @@
 //! The metadata itself is the model's ([`RunMeta`], read back with [`RunMeta::of`]);
 //! [`Stats`](super::Stats), the run [`tree`](super::tree) and the run
 //! [`summary`](super::summary) find it with [`agent_meta`] and read the rest here, so that
-//! a reading is written once. This room decides nothing from the metadata (what a duration
+//! a reading is written once. This file decides nothing from the metadata (what a duration
 //! or a cost is worth is the summary's and the cost rule's business).
 
 use serde_json::Value;

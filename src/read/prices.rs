@@ -16,7 +16,7 @@
 //! that used several models is priced at the model it names, and a subscription (Claude Max,
 //! ChatGPT, Copilot) bills otherwise. A model the table does not know has no estimate.
 //!
-//! This room owns the table and the lookup; it must not decide which cost a reader shows
+//! This file owns the table and the lookup; it must not decide which cost a reader shows
 //! (a provider's reported cost wins: see [`Cost`](super::Cost)).
 
 use std::collections::BTreeMap;

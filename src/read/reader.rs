@@ -37,15 +37,16 @@ use crate::model::{
     warnings,
 };
 
-/// Default line length limit: 16 MiB, the same as the normalizers' record limit
-/// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal): both are the one
-/// limit of the model's line splitter (`model::lines`), which the reader shares without depending on
-/// `normalize`.
+/// Default line length limit: the transcript's line limit,
+/// [`MAX_LINE_BYTES`](crate::model::MAX_LINE_BYTES) (16 MiB), which every writer of the crate
+/// keeps to (an event over it is cut to fit), and the normalizers' default record limit
+/// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal).
 pub const DEFAULT_MAX_LINE_BYTES: usize = lines::DEFAULT_MAX_LINE_BYTES;
 const BUFFER_BYTES: usize = 256 << 10;
 
 /// What is wrong with a line (or between lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ProblemKind {
     /// The line is not UTF-8.
     InvalidUtf8,

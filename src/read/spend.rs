@@ -11,7 +11,7 @@
 //! and the others are counted in [`Spend::repeated`]. Both [`Stats`](super::Stats) and the
 //! AgentLog export add runs up this way.
 //!
-//! This room owns that rule; it reads only the metadata it is given.
+//! This file owns that rule; it reads only the metadata it is given.
 
 use std::collections::BTreeMap;
 

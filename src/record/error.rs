@@ -1,5 +1,5 @@
-//! [`RecordError`]: why recording failed. A room of its own so that the recorder and the
-//! writer, which both return it, import it from below rather than from their folder's roof.
+//! [`RecordError`]: why recording failed. A file of its own so that the recorder and the
+//! writer, which both return it, import it directly rather than from their folder's `mod.rs`.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,11 +34,44 @@ pub enum RecordError {
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// Another recorder, in this process or another, has the run's file open.
-    #[error("{}: another recorder is writing this run", path.display())]
+    /// Another recorder, in this process or another, has the run's file open: the run can
+    /// be neither continued nor replaced until it closes.
+    #[error(
+        "{}: another recorder is writing this run; it cannot be continued or replaced until \
+         that one ends",
+        path.display()
+    )]
     Busy {
         /// The run file.
         path: PathBuf,
+    },
+    /// The run already has a transcript, and the recorder was told to refuse it
+    /// ([`IfExists::Refuse`](super::IfExists::Refuse)); nothing was written.
+    #[error("{}: the run already has a transcript", path.display())]
+    Exists {
+        /// The run file.
+        path: PathBuf,
+    },
+    /// What is at the run's path is not a regular file (a FIFO, a device, ...): axt does
+    /// not record into it.
+    #[error("{}: is {what}, not a regular file; axt records only into a regular file", path.display())]
+    NotARegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+    },
+    /// The file at the run's path belongs to another user: axt does not record into it.
+    #[error(
+        "{}: belongs to user {owner}, not to this process's user; axt records only into its \
+         user's own files",
+        path.display()
+    )]
+    NotOwned {
+        /// The path.
+        path: PathBuf,
+        /// The file's owner (uid).
+        owner: u32,
     },
     /// The existing file does not end with an event of this run, so it cannot be continued.
     #[error("{}: cannot continue the transcript: the line at byte {offset}: {reason}", path.display())]

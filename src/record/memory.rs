@@ -11,7 +11,7 @@ use super::fanout::{FanOut, FanOutStats, Subscription};
 use super::port::RunRecorder;
 use super::recorder::RecorderOptions;
 use super::writer::check_run_id;
-use crate::model::{ExchangeEvent, encode_event};
+use crate::model::{ExchangeEvent, encode_fitted};
 
 /// Records runs in memory, exactly as [`Recorder`](super::Recorder) would write them to
 /// files: `seq` from 1 under one lock, the strict writer's refusals, the mask, the bounded
@@ -147,7 +147,8 @@ impl RunRecorder for MemoryRecorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(&event, &mut state.line)?;
+        let cuts = encode_fitted(&mut event, &mut state.line)?;
+        super::recorder::report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
         state.last_seq = seq;
         {
@@ -199,7 +200,7 @@ impl RunRecorder for MemoryRecorder {
         self.lock().last_seq
     }
 
-    fn raw_mask(&self) -> Result<Option<super::LineMask>, RecordError> {
+    fn raw_mask(&self) -> Result<Option<super::RawMask>, RecordError> {
         self.options.line_mask(&self.run_id)
     }
 }
@@ -237,6 +238,9 @@ impl MemoryStore {
                 std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
             };
             let mut file = super::create_private(&path).map_err(named)?;
+            // The run's lock, as every writer of a run file takes it: a recorder that opened
+            // the new file meanwhile would otherwise interleave its lines with these.
+            file.try_lock().map_err(|error| named(error.into()))?;
             file.write_all(&run.jsonl).map_err(named)?;
             paths.push(path);
         }

@@ -165,21 +165,38 @@
 //!   a transcript is reopened with `O_NOFOLLOW`: a link planted at a run's name (pointing at
 //!   `~/.bashrc`, say) makes the open fail rather than send the transcript where it points.
 //!   An export replaces its target by `rename(2)`, and refuses a link at the path.
+//! * **Nothing planted at a run's path is used as it is.** A transcript is reopened with
+//!   `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY` and checked on the open file before anything is
+//!   written: it must be a regular file (a FIFO would hand the transcript to whoever reads
+//!   it, or hang the writer; a device node would swallow the run:
+//!   [`RecordError::NotARegularFile`]) owned by the process's user
+//!   ([`RecordError::NotOwned`]), and its mode is made 0600 (an empty world-readable file
+//!   planted in a shared directory would otherwise keep its mode). Every other file a run
+//!   writes (the raw output, torn-tail sidecars, an export's temporary file) is only ever
+//!   created new, with `O_EXCL`, so nothing planted can be reused.
+//! * **Replacing a run takes its lock.** A run is refused or replaced
+//!   ([`RecorderOptions::if_exists`]: `axt normalize --out --replace`, `axt import
+//!   --replace`) by the recorder that holds its lock, which empties the file rather than
+//!   remove it: a run another recorder is writing is never replaced ([`RecordError::Busy`]),
+//!   and a file axt writes is written only under its lock.
 //! * **No masking by default.** An opt-in hook ([`RecorderOptions::mask`]) runs on every
 //!   event before it is encoded; [`RecorderOptions::redact_credentials`] plugs in
 //!   [`Redactor::credentials`], which replaces common credential formats with
-//!   `[REDACTED:<kind>]`. The raw output a capture keeps is masked too, line by line
-//!   ([`RecorderOptions::mask_raw`]; `redact_credentials` sets both, and a capture whose
-//!   events are masked but whose raw lines would not be refuses to keep them). `axt exec
-//!   --redact` and `axt export --redact` use it. Pattern-based masking reduces exposure; it
-//!   does not make a transcript safe to publish.
+//!   `[REDACTED:<kind>]`. The raw output a capture keeps is masked too ([`RawMask`]: the
+//!   caller's [`RecorderOptions::mask_raw`] a line at a time, or with `redact_credentials`
+//!   the redactor across the pieces of a streamed message and through JSON escapes, see
+//!   [`RawMasker`]); `redact_credentials` sets both, and a capture whose events are masked
+//!   but whose raw output would not be refuses to keep it. `axt exec --redact` and `axt
+//!   export --redact` use it. What `--redact` promises, and what not, is in the [model's
+//!   threat model](crate::model#threat-model).
 //! * **Run ids become file names.** Empty ids, `.`, `..`, path separators, NUL and control
 //!   characters are refused ([`RecordError::InvalidRunId`]), so a run id cannot name a file
 //!   outside the run directory.
 //! * **Atomic append.** A reader never sees two lines interleaved; after a crash it may see a
 //!   torn final line, which the next recorder to open the file moves aside.
-//! * **The lock is advisory.** It keeps axt recorders apart; a process that ignores it can
-//!   still write to the file.
+//! * **The lock is advisory.** It keeps axt's writers apart (recorders, replacing, the
+//!   in-memory recorder's `write_to`); a process that ignores it can still write to the
+//!   file.
 //!
 //! # Versioning rules
 //!
@@ -191,9 +208,9 @@
 //!   0600), zero or more `<run-id>.jsonl.torn-<offset>` sidecars (a tail torn by a crash,
 //!   moved aside on reopen; `.1`, `.2`, ... when one already exists at that offset), and,
 //!   for a run recorded by [`capture`](crate::capture), `<run-id>.raw` (the provider's
-//!   bytes, not events; masked line by line when the recorder masks; `<run-id>.raw.jsonl`
-//!   before 0.1, which readers walking a directory skip beside its transcript: the names
-//!   are [`model::files`](crate::model::files)'). A sub-run is a run of its own, in its own
+//!   bytes, not events; masked when the recorder masks; `<run-id>.raw.jsonl` before 0.1,
+//!   which readers walking a directory skip beside its transcript: the names are
+//!   [`model::files`](crate::model::files)'). A sub-run is a run of its own, in its own
 //!   file, linked by
 //!   `parent_run_id` and `child_run_id`; how its id is derived is its writer's business
 //!   (the importer names Claude Code sub-agents `<session-id>.agent-<id>`).
@@ -234,6 +251,7 @@ mod fanout;
 pub(crate) mod faults;
 mod memory;
 mod port;
+mod raw_mask;
 mod recorder;
 mod redact;
 mod storage;
@@ -245,9 +263,9 @@ pub use fanout::{
 };
 pub use memory::{MemoryRecorder, MemoryStore};
 pub use port::RunRecorder;
-pub use recorder::{Durability, LineMask, Mask, Recorder, RecorderOptions};
+pub use raw_mask::{LineMask, RawMask, RawMasker};
+pub(crate) use recorder::report_cuts;
+pub use recorder::{Durability, Mask, Recorder, RecorderOptions};
 pub use redact::Redactor;
-pub use writer::TornTail;
-/// The run-id check, for a sink that must name the run's file before a recorder exists.
-pub(crate) use writer::check_run_id;
 pub(crate) use writer::{Appender, create_private, create_private_dir, private_options};
+pub use writer::{IfExists, TornTail};

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use super::error::{RecordError, Unrecorded};
 use super::fanout::Subscription;
-use super::recorder::{LineMask, Recorder};
+use super::raw_mask::RawMask;
+use super::recorder::Recorder;
 use crate::model::ExchangeEvent;
 
 /// Where one run's events go: a transcript file, memory, or an executor's own store.
@@ -59,10 +60,10 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
     /// The `seq` of the run's last event so far: 0 for a run with none (a new file).
     fn last_seq(&self) -> u64;
 
-    /// The mask for lines of raw provider output kept beside the run (an agent step's
-    /// raw file): `Ok(None)` when the recorder masks nothing, an error when it masks events
-    /// but has no mask for raw lines ([`RecorderOptions::mask_raw`](super::RecorderOptions::mask_raw)).
-    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw provider output kept beside the run (an agent step's raw
+    /// file): `Ok(None)` when the recorder masks nothing, an error when it masks events but
+    /// has no mask for the raw output ([`RecorderOptions::mask_raw`](super::RecorderOptions::mask_raw)).
+    fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         Ok(None)
     }
 }
@@ -109,7 +110,7 @@ impl RunRecorder for Recorder {
         Recorder::last_seq(self)
     }
 
-    fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         Recorder::raw_mask(self)
     }
 }

@@ -6,7 +6,6 @@
 //! reference recorder does, lets a thread with a smaller `seq` reach the file second), and
 //! what lets a subscriber trust that an event it sees is already on disk.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -14,9 +13,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::{RecordError, Unrecorded};
 use super::fanout::{DEFAULT_SUBSCRIBER_CAPACITY, FanOut, FanOutStats, Subscription};
+use super::raw_mask::RawMask;
 use super::redact::Redactor;
-use super::writer::{RunFile, TornTail, check_run_id, create_private, create_private_dir};
-use crate::model::{ExchangeEvent, encode_event};
+use super::writer::{
+    IfExists, RunFile, TornTail, check_run_id, create_private, create_private_dir,
+};
+use crate::model::{Cut, ExchangeEvent, encode_fitted};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
 /// for what each policy guarantees and costs.
@@ -39,10 +41,6 @@ pub enum Durability {
 /// A masking hook: called on every event before it is encoded, in the recording thread.
 pub type Mask = Arc<dyn Fn(&mut ExchangeEvent) + Send + Sync>;
 
-/// A masking hook for a line of raw provider output kept beside the transcript
-/// (`<run-id>.raw`): called with each line, its LF taken off, to rewrite in place.
-pub type LineMask = Arc<dyn Fn(&mut Vec<u8>) + Send + Sync>;
-
 /// How a [`Recorder`] writes. `RecorderOptions::default()` is: no sync
 /// ([`Durability::None`]), 256 events per subscriber, no masking, no parent run.
 #[derive(Clone, Default)]
@@ -50,14 +48,23 @@ pub struct RecorderOptions {
     durability: Durability,
     subscriber_capacity: Option<usize>,
     pub(super) mask: Option<Mask>,
-    raw_mask: Option<LineMask>,
+    raw_mask: Option<RawMask>,
     pub(super) parent_run_id: Option<String>,
+    if_exists: IfExists,
 }
 
 impl RecorderOptions {
     /// Sets the durability policy.
     pub fn durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
+        self
+    }
+
+    /// What [`Recorder::create`] does when the run's file already has lines: continue it
+    /// (the default), refuse it, or replace it. Decided under the run's lock, so a run
+    /// another recorder is writing is never replaced ([`RecordError::Busy`]).
+    pub fn if_exists(mut self, policy: IfExists) -> Self {
+        self.if_exists = policy;
         self
     }
 
@@ -81,26 +88,24 @@ impl RecorderOptions {
     /// output ([`RecordError::UnmaskedRaw`]): the raw file would hold what the transcript
     /// masks.
     pub fn mask_raw(mut self, mask: impl Fn(&mut Vec<u8>) + Send + Sync + 'static) -> Self {
-        self.raw_mask = Some(Arc::new(mask));
+        self.raw_mask = Some(RawMask::lines(Arc::new(mask)));
         self
     }
 
     /// Masks common credentials with [`Redactor::credentials`] before every write: in every
-    /// event, and in every line of the raw output a capture keeps.
-    pub fn redact_credentials(self) -> Self {
-        self.mask(|event| {
+    /// event, and in the raw output a capture keeps, where a credential streamed in pieces
+    /// or hidden by JSON escapes is masked as the transcript masks it ([`RawMask`]).
+    pub fn redact_credentials(mut self) -> Self {
+        self = self.mask(|event| {
             Redactor::credentials().redact_event(event);
-        })
-        .mask_raw(|line| {
-            if let Cow::Owned(masked) = Redactor::credentials().redact_bytes(line) {
-                *line = masked;
-            }
-        })
+        });
+        self.raw_mask = Some(RawMask::redactor(Arc::new(Redactor::credentials().clone())));
+        self
     }
 
-    /// The mask for raw output lines: none when nothing is masked, and an error when events
-    /// are masked but raw lines would not be.
-    pub(crate) fn line_mask(&self, run_id: &str) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw output: none when nothing is masked, and an error when events
+    /// are masked but the raw output would not be.
+    pub(crate) fn line_mask(&self, run_id: &str) -> Result<Option<RawMask>, RecordError> {
         match (&self.mask, &self.raw_mask) {
             (Some(_), None) => Err(RecordError::UnmaskedRaw {
                 run_id: run_id.to_owned(),
@@ -126,11 +131,9 @@ impl fmt::Debug for RecorderOptions {
                 "mask",
                 &self.mask.as_ref().map(|_| "Fn(&mut ExchangeEvent)"),
             )
-            .field(
-                "raw_mask",
-                &self.raw_mask.as_ref().map(|_| "Fn(&mut Vec<u8>)"),
-            )
+            .field("raw_mask", &self.raw_mask)
             .field("parent_run_id", &self.parent_run_id)
+            .field("if_exists", &self.if_exists)
             .finish()
     }
 }
@@ -172,9 +175,11 @@ impl Recorder {
     /// resumes after the last intact line, and a torn final line left by a crash is moved to
     /// a sidecar first (see [`Recorder::torn_tail`]).
     ///
-    /// `dir` is created (mode 0700) when missing; the file is created with mode 0600. Fails
-    /// with [`RecordError::Busy`] when another recorder, in this process or another, has the
-    /// run open.
+    /// `dir` is created (mode 0700) when missing; the file is created with mode 0600. An
+    /// existing file must be a regular file of this process's user ([`RecordError::NotARegularFile`],
+    /// [`RecordError::NotOwned`]) and is made 0600. Fails with [`RecordError::Busy`] when
+    /// another recorder, in this process or another, has the run open; what happens to a run
+    /// that has lines already is [`RecorderOptions::if_exists`]'s.
     pub fn create(
         dir: impl AsRef<Path>,
         run_id: &str,
@@ -185,7 +190,7 @@ impl Recorder {
             check_run_id(parent)?;
         }
         let sync_metadata = options.durability != Durability::None;
-        let (file, recovered) = RunFile::open(dir, run_id, sync_metadata)?;
+        let (file, recovered) = RunFile::open(dir, run_id, sync_metadata, options.if_exists)?;
         Ok(Recorder {
             run_id: run_id.to_owned(),
             parent_run_id: options.parent_run_id.clone(),
@@ -269,7 +274,8 @@ impl Recorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        encode_event(event, &mut state.line)?;
+        let cuts = encode_fitted(event, &mut state.line)?;
+        report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
         let out = file.out();
         let before = out.len();
@@ -299,6 +305,43 @@ impl Recorder {
         }
         state.last_seq = seq;
         Ok(seq)
+    }
+
+    /// Keeps the first `keep` lines of the run's file, which end at byte `len`, and cuts
+    /// the rest, so that the next event is numbered `keep + 1`. For an importer whose source
+    /// grew: the lines that are still right stay as they are, and the run's new tail is
+    /// written after them. Under the lock, like every write; `len` must end a line of the
+    /// file (or be 0), else nothing is cut and the file is [`RecordError::Corrupt`] for the
+    /// caller's purpose. Subscribers are not told: they are for live runs.
+    pub(crate) fn cut_back(&self, keep: u64, len: u64) -> Result<(), RecordError> {
+        use std::os::unix::fs::FileExt;
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(file) = state.file.as_mut() else {
+            return Err(self.stopped(state));
+        };
+        let out = file.out();
+        let corrupt = |reason: &str| RecordError::Corrupt {
+            path: self.path.clone(),
+            offset: len,
+            reason: reason.to_owned(),
+        };
+        if len > out.len() {
+            return Err(corrupt("the cut is past the end of the file"));
+        }
+        if len > 0 {
+            let mut byte = [0u8];
+            out.file()
+                .read_exact_at(&mut byte, len - 1)
+                .map_err(|error| RecordError::io(&self.path, error))?;
+            if byte[0] != b'\n' {
+                return Err(corrupt("the cut is not at the end of a line"));
+            }
+        }
+        out.cut_back(len)
+            .map_err(|error| RecordError::io(&self.path, error))?;
+        state.last_seq = keep;
+        Ok(())
     }
 
     /// A live view of the events recorded from now on, with the default buffer size of
@@ -388,9 +431,9 @@ impl Recorder {
         self.options.durability
     }
 
-    /// The mask for lines of raw output kept beside the transcript (see
-    /// [`RecorderOptions::mask_raw`]).
-    pub fn raw_mask(&self) -> Result<Option<LineMask>, RecordError> {
+    /// The mask for the raw output kept beside the transcript (see
+    /// [`RecorderOptions::mask_raw`], [`RecorderOptions::redact_credentials`]).
+    pub fn raw_mask(&self) -> Result<Option<RawMask>, RecordError> {
         self.options.line_mask(&self.run_id)
     }
 
@@ -416,6 +459,23 @@ impl Recorder {
             }
         }
     }
+}
+
+/// Says that an event was cut to fit a transcript line (the event itself marks where).
+/// Events made from provider output were fitted, and reported as a diagnostic, before they
+/// reached a recorder or a sink; this is for those an executor records itself (a step's
+/// result, say).
+pub(crate) fn report_cuts(run_id: &str, seq: u64, cuts: &[Cut]) {
+    if cuts.is_empty() {
+        return;
+    }
+    let cuts: Vec<String> = cuts.iter().map(ToString::to_string).collect();
+    tracing::warn!(
+        run_id,
+        seq,
+        cuts = cuts.join("; "),
+        "an event did not fit a transcript line and was cut to fit"
+    );
 }
 
 impl fmt::Debug for Recorder {
@@ -447,4 +507,45 @@ fn restore(file: &std::fs::File, dir: &Path, path: &Path) -> std::io::Result<()>
     source.seek(SeekFrom::Start(0))?;
     std::io::copy(&mut source, &mut target)?;
     target.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RecordError, Recorder, RecorderOptions};
+    use crate::model::{EventType, ExchangeEvent, Payload};
+
+    /// An importer keeps a run's first lines and writes the rest anew: the next event is
+    /// numbered after the lines kept, and a cut that is not at a line's end cuts nothing.
+    #[test]
+    fn cutting_back_keeps_whole_lines_and_numbers_on_after_them() {
+        let dir = std::env::temp_dir().join(format!("axt-cut-back-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let recorder = Recorder::create(&dir, "r", RecorderOptions::default()).unwrap();
+        let event = || ExchangeEvent::new("r", EventType::RunStarted, "", Payload::None);
+        for _ in 0..3 {
+            recorder.record(event()).unwrap();
+        }
+        let bytes = std::fs::read(recorder.path()).unwrap();
+        let two = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(1);
+        let two = two.unwrap().0 as u64 + 1;
+        let refused = recorder.cut_back(1, two - 1).unwrap_err();
+        assert!(matches!(refused, RecordError::Corrupt { .. }), "{refused}");
+        let past = recorder.cut_back(9, bytes.len() as u64 + 1).unwrap_err();
+        assert!(matches!(past, RecordError::Corrupt { .. }), "{past}");
+        assert_eq!(
+            std::fs::read(recorder.path()).unwrap(),
+            bytes,
+            "nothing cut"
+        );
+        recorder.cut_back(2, two).unwrap();
+        assert_eq!(recorder.record(event()).unwrap(), 3);
+        let after = std::fs::read(recorder.path()).unwrap();
+        assert_eq!(after.len(), bytes.len(), "the third line written again");
+        assert_eq!(&after[..two as usize], &bytes[..two as usize]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -19,6 +19,7 @@
 //! high-entropy detection is out of scope.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
@@ -48,9 +49,10 @@ pub struct Redactor {
 /// The built-in credential patterns, in the order they apply.
 const CREDENTIALS: &[(&str, &str)] = &[
     // Whole block, armor included; an unterminated block (cut output) is masked to the end.
+    // PEM (`RSA`, `EC`, `OPENSSH`, `ENCRYPTED`, ...) and PGP (`... PRIVATE KEY BLOCK-----`).
     (
         "private_key",
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
     ),
     // Before openai_key: `sk-ant-...` would match `sk-...` too.
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
@@ -66,26 +68,52 @@ const CREDENTIALS: &[(&str, &str)] = &[
     ),
     ("aws_access_key_id", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
     // A secret key is 40 base64 characters with no prefix: only recognizable by its name.
+    // `aws_secret_access_key`, `AWS_SECRET_KEY`, and STS's JSON `"SecretAccessKey"`.
     (
         "aws_secret_access_key",
-        r#"(?i)\baws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})"#,
+        r#"(?i)\b(?:aws_?secret(?:_?access)?_?key|secret_?access_?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})"#,
     ),
+    // STS temporary credentials: `AWS_SESSION_TOKEN=`, `aws_session_token =`, STS's JSON
+    // `"SessionToken"` (hundreds of base64 characters; 40 at least keeps `session_token =
+    // None` and short ids out).
+    (
+        "aws_session_token",
+        r#"(?i)\b(?:aws_?)?session_?token["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40,})"#,
+    ),
+    // Google OAuth access tokens (`gcloud auth print-access-token`, metadata server).
+    ("gcp_access_token", r"\bya29\.[0-9A-Za-z_.-]{20,}"),
     // At least 16 characters, so "bearer of bad news" stays as it is.
     (
         "bearer_token",
         r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)",
     ),
-    // Bot, user, app-level, refresh and workspace tokens; and incoming-webhook URLs, which
-    // post to a channel on their own.
+    // Only after the `Authorization` header's name: "basic" alone is an ordinary word.
+    (
+        "basic_auth",
+        r#"(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{4,}={0,2})"#,
+    ),
+    // Bot, user, app-level, refresh (`xoxe-`, `xoxe.xoxp-`) and workspace tokens; and
+    // incoming-webhook URLs, which post to a channel on their own.
     (
         "slack_token",
-        r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}",
+        r"\bxox[abposre][.-][A-Za-z0-9.-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}",
     ),
     (
         "slack_webhook",
         r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}",
     ),
     ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    // Hugging Face user access tokens: `hf_` and 34 alphanumerics (`hf_hub_download` has an
+    // underscore where the token has none).
+    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    // GitLab personal, project, group, deploy, runner, trigger, CI job, feed, OAuth,
+    // agent, incoming-mail and SCIM tokens: a `gl...-` prefix and 20 characters.
+    (
+        "gitlab_token",
+        r"\bgl(?:pat|dt|rt|ptt|cbt|imt|ft|oas|soat|agent|ffct|wt)-[0-9A-Za-z_-]{20,}",
+    ),
+    // npm access tokens: `npm_` and 36 alphanumerics (`npm_config_cache` has underscores).
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36,}"),
     // Secret and restricted keys, and webhook signing secrets; `pk_` keys are publishable.
     (
         "stripe_key",
@@ -97,10 +125,18 @@ const CREDENTIALS: &[(&str, &str)] = &[
         "jwt",
         r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}",
     ),
-    // Only the password of a database URL: user, host and database stay readable.
+    // Only the password of a database URL: user, host and database stay readable. The user
+    // may be empty (`redis://:PASSWORD@host`).
     (
         "database_password",
-        r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^\s:/@]+:([^\s@/]+)@",
+        r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb)://[^\s:/@]*:([^\s@/]+)@",
+    ),
+    // The password in any other URL's userinfo (`https://user:PASSWORD@host`, `ftp://`,
+    // a git remote): after database_password, which names the database schemes' kind. A
+    // port (`host:8080/`) has no `@` after it.
+    (
+        "url_password",
+        r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/\[][^\s@/]*)@",
     ),
     // Named secrets, only the value: `password=`, `DB_PASSWORD=`, `client_secret =`
     // (a value that starts with `$`, `<` or `{` is a reference, not a secret; a space after
@@ -126,17 +162,23 @@ static CREDENTIAL_REDACTOR: LazyLock<Redactor> = LazyLock::new(|| {
 });
 
 impl Redactor {
-    /// The built-in redactor for common credentials: `private_key` (PEM private key
+    /// The built-in redactor for common credentials: `private_key` (PEM and PGP private key
     /// blocks), `anthropic_key` (`sk-ant-...`), `openai_key` (`sk-...`, `sk-proj-...`),
     /// `github_token` (`ghp_...`, `gho_...`, `ghu_...`, `ghs_...`, `ghr_...`,
     /// `github_pat_...`), `aws_access_key_id` (`AKIA...`, `ASIA...`),
-    /// `aws_secret_access_key` (the value after an `aws_secret_access_key` name),
-    /// `bearer_token` (the token after `Bearer`), `slack_token` (`xoxb-...`, `xoxp-...`,
+    /// `aws_secret_access_key` (the value after an `aws_secret_access_key` name or STS's
+    /// `SecretAccessKey`), `aws_session_token` (the value after `AWS_SESSION_TOKEN`,
+    /// `aws_session_token` or `SessionToken`), `gcp_access_token` (`ya29....`),
+    /// `bearer_token` (the token after `Bearer`), `basic_auth` (the credentials after
+    /// `Authorization: Basic`), `slack_token` (`xoxb-...`, `xoxp-...`, `xoxe-...`,
     /// `xapp-...`), `slack_webhook` (`https://hooks.slack.com/services/...`),
-    /// `google_api_key` (`AIza...`), `stripe_key` (`sk_live_...`, `rk_test_...`,
-    /// `whsec_...`), `jwt` (three base64url parts, the first two JSON), `database_password`
-    /// (the password in `postgres://user:PASSWORD@host`, and other database schemes), and
-    /// `password` (the value after `password=`, `passwd=`, `secret=`, `DB_PASSWORD=`,
+    /// `google_api_key` (`AIza...`), `huggingface_token` (`hf_...`), `gitlab_token`
+    /// (`glpat-...`, `gldt-...`, `glrt-...` and the other `gl...-` tokens), `npm_token`
+    /// (`npm_...`), `stripe_key` (`sk_live_...`, `rk_test_...`, `whsec_...`), `jwt` (three
+    /// base64url parts, the first two JSON), `database_password` (the password in
+    /// `postgres://user:PASSWORD@host`, `redis://:PASSWORD@host` and other database
+    /// schemes), `url_password` (the password in any other URL, `https://user:PASSWORD@host`),
+    /// and `password` (the value after `password=`, `passwd=`, `secret=`, `DB_PASSWORD=`,
     /// `"password": "..."` or `--password`).
     pub fn credentials() -> &'static Redactor {
         &CREDENTIAL_REDACTOR
@@ -200,6 +242,30 @@ impl Redactor {
                 count
             }
         }
+    }
+
+    /// Where the credentials in `text` are, as ranges of it in order, each with its kind:
+    /// what [`redact`](Redactor::redact) replaces (a match overlapping an earlier rule's is
+    /// left out, as the earlier rule's marker would have hidden it).
+    pub(crate) fn spans(&self, text: &str) -> Vec<(Range<usize>, &str)> {
+        let mut spans: Vec<(Range<usize>, &str)> = Vec::new();
+        for index in self.any.matches(text).iter() {
+            let rule = &self.rules[index];
+            for captures in rule.regex.captures_iter(text) {
+                let Some(secret) = captures.get(1).or_else(|| captures.get(0)) else {
+                    continue;
+                };
+                let range = secret.range();
+                if spans
+                    .iter()
+                    .all(|(r, _)| r.end <= range.start || range.end <= r.start)
+                {
+                    spans.push((range, rule.kind.as_str()));
+                }
+            }
+        }
+        spans.sort_by_key(|(range, _)| range.start);
+        spans
     }
 
     fn redact_counted<'t>(&self, text: &'t str) -> (Cow<'t, str>, usize) {

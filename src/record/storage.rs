@@ -1,6 +1,6 @@
 //! [`Storage`]: the seam every append and sync of a run file or raw output file goes
 //! through. The real [`File`] is the library's; the crate's tests put a file that fails on
-//! cue in its place (`faults.rs`). A room of its own so that the writer and the faulty file
+//! cue in its place (`faults.rs`). A file of its own so that the writer and the faulty file
 //! both import it from below.
 
 use std::fmt;

@@ -13,9 +13,10 @@
 //! without filling a real disk. The seam is a type alias, so the library's hot path is the
 //! same direct `write(2)` it was.
 
-use std::fs::{DirBuilder, File, OpenOptions, TryLockError};
+use std::fs::{DirBuilder, File, Metadata, OpenOptions, Permissions, TryLockError};
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom};
-use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::RecordError;
@@ -192,6 +193,76 @@ pub(crate) fn create_private(path: &Path) -> io::Result<File> {
     private_options().append(true).create_new(true).open(path)
 }
 
+/// Options for reopening a file axt writes again (a run's transcript): as
+/// [`private_options`], plus `O_NONBLOCK`, so that a FIFO planted at the path does not hang
+/// the open waiting for a reader, and `O_NOCTTY`, so that a terminal planted there does not
+/// become the process's controlling terminal. Both change nothing for a regular file, the
+/// only kind [`check_reused`] lets through.
+fn reopen_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    options
+}
+
+/// Checks a file axt opened to write again, before a byte goes to it: it must be a regular
+/// file (a FIFO would hand the transcript to whoever reads it, a device would swallow it)
+/// owned by this process's user (a file another user planted in a shared directory stays
+/// theirs to read); its mode is then made 0600 (a planted, empty, world-readable file would
+/// otherwise keep its mode, and the transcript with it).
+pub(crate) fn check_reused(file: &File, meta: &Metadata, path: &Path) -> Result<(), RecordError> {
+    let kind = meta.file_type();
+    let what = if kind.is_file() {
+        None
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else {
+        Some("not a regular file")
+    };
+    if let Some(what) = what {
+        return Err(RecordError::NotARegularFile {
+            path: path.to_owned(),
+            what,
+        });
+    }
+    let user = rustix::process::geteuid().as_raw();
+    if meta.uid() != user {
+        return Err(RecordError::NotOwned {
+            path: path.to_owned(),
+            owner: meta.uid(),
+        });
+    }
+    if meta.mode() & 0o7777 != 0o600 {
+        // fchmod on the open file: the file checked is the file changed.
+        file.set_permissions(Permissions::from_mode(0o600))
+            .map_err(|source| RecordError::io(path, source))?;
+    }
+    Ok(())
+}
+
+/// What opening a run's file does when the run already has one with lines in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IfExists {
+    /// Continue it, after its last intact line (a restarted executor).
+    #[default]
+    Continue,
+    /// Fail with [`RecordError::Exists`] before anything is written: a second transcript
+    /// of the same run appended to the first would hold two runs' lifecycles in one file.
+    Refuse,
+    /// Empty it and start the run anew, under the run's lock: a run another recorder is
+    /// writing is never replaced ([`RecordError::Busy`]).
+    Replace,
+}
+
 /// Creates `dir` and its missing parents with mode 0700; an existing directory is left as
 /// it is.
 pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
@@ -242,6 +313,7 @@ impl RunFile {
         dir: &Path,
         run_id: &str,
         sync_metadata: bool,
+        if_exists: IfExists,
     ) -> Result<(RunFile, Recovered), RecordError> {
         check_run_id(run_id)?;
         let path = run_path(dir, run_id);
@@ -251,19 +323,33 @@ impl RunFile {
         // O_APPEND, so each line lands at the end of the file whatever the file offset says.
         // O_NOFOLLOW on the reopen too: a symbolic link planted at the run's name would
         // otherwise send the transcript wherever it points.
-        let mut options = private_options();
+        let mut options = reopen_options();
         options.read(true).append(true);
-        let file = match options.clone().create_new(true).open(&path) {
-            Ok(file) => file,
+        let (file, created) = match options.clone().create_new(true).open(&path) {
+            Ok(file) => (file, true),
             Err(error) if error.kind() == ErrorKind::AlreadyExists => {
-                options.open(&path).map_err(io_error)?
+                (options.open(&path).map_err(io_error)?, false)
             }
             Err(error) => return Err(io_error(error)),
         };
+        if !created {
+            // Whatever is at the path is checked on the open file, not by name first: a
+            // file swapped in between a look and the open cannot slip through.
+            let meta = file.metadata().map_err(io_error)?;
+            check_reused(&file, &meta, &path)?;
+        }
+        // The lock before anything else is decided: whether the run has lines, and above
+        // all emptying it to replace it, are the lock holder's to do.
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => return Err(RecordError::Busy { path }),
             Err(TryLockError::Error(error)) => return Err(io_error(error)),
+        }
+        let has_lines = file.metadata().map_err(io_error)?.len() > 0;
+        match if_exists {
+            IfExists::Refuse if has_lines => return Err(RecordError::Exists { path }),
+            IfExists::Replace if has_lines => file.set_len(0).map_err(io_error)?,
+            _ => {}
         }
         if sync_metadata {
             // The file's name lives in the directory: without this, a power loss can lose

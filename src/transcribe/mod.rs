@@ -45,8 +45,10 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::model::{ContentBlock, ExchangeEvent, ProcessEnd, Provider, RunMeta};
-use crate::normalize::{Given, Normalized, Normalizer, Options, Output};
+use crate::model::{ContentBlock, ExchangeEvent, ProcessEnd, Provider, RunMeta, fit_event};
+use crate::normalize::{
+    Diagnostic, DiagnosticKind, Given, Normalized, Normalizer, Options, Output,
+};
 
 pub(crate) use mapper::new_run_id;
 pub use mapper::{AGENT_PATH, Clock, EventMapper, EventOptions};
@@ -59,6 +61,9 @@ pub struct Transcriber {
     mapper: EventMapper,
     output: Output,
     events: Vec<ExchangeEvent>,
+    /// Where the items last handed to the mapper begin (line, offset): an event cut to fit
+    /// a line is reported there (the run's closing events at the last items').
+    place: (u64, u64),
 }
 
 impl std::fmt::Debug for Transcriber {
@@ -77,6 +82,7 @@ impl Transcriber {
             mapper: EventMapper::new(provider, events),
             output: Output::default(),
             events: Vec::new(),
+            place: (1, 0),
         }
     }
 
@@ -196,15 +202,39 @@ impl Transcriber {
 
     fn deliver<S: EventSink + ?Sized>(&mut self, sink: &mut S) -> Result<(), S::Error> {
         let meta = self.normalizer.meta();
+        // The events of these items are reported at the first one's record: the mapper
+        // groups items into events, and the first record is where the first event begins.
+        if let Some(item) = self.output.items.first() {
+            self.place = (item.source.line, item.source.offset);
+        }
         self.mapper
             .items(&mut self.output.items, meta, &mut self.events);
         self.output
             .diagnostics
             .drain(..)
             .try_for_each(|d| sink.diagnostic(d))?;
-        self.events
-            .drain(..)
-            .try_for_each(|event| sink.event(event))
+        let (line, offset) = self.place;
+        self.events.drain(..).try_for_each(|mut event| {
+            // Every writer of the transcript would refuse a line over its limits, and every
+            // reader skip it: what does not fit is cut here, where it can be said.
+            let cuts = fit_event(&mut event);
+            if !cuts.is_empty() {
+                let cuts: Vec<String> = cuts.iter().map(ToString::to_string).collect();
+                let message = format!(
+                    "the {} event did not fit a transcript line and was cut (the event marks \
+                     where): {}",
+                    event.event_type,
+                    cuts.join("; ")
+                );
+                sink.diagnostic(Diagnostic::new(
+                    DiagnosticKind::OversizeCut,
+                    line,
+                    offset,
+                    message,
+                ))?;
+            }
+            sink.event(event)
+        })
     }
 }
 

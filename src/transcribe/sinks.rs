@@ -7,9 +7,9 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::model::{EncodeError, ExchangeEvent, encode_event};
+use crate::model::{EncodeError, ExchangeEvent, encode_fitted};
 use crate::normalize::Diagnostic;
-use crate::record::{RecordError, Recorder, RecorderOptions, check_run_id};
+use crate::record::{RecordError, Recorder, RecorderOptions};
 
 /// Where a [`Transcriber`](super::Transcriber) delivers what it makes.
 pub trait EventSink {
@@ -84,10 +84,13 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W
         self.seq += 1;
         event.seq = self.seq;
         self.line.clear();
-        encode_event(&event, &mut self.line).map_err(|error: EncodeError| {
+        // A transcriber fitted the event already (and said so); an event from elsewhere is
+        // fitted here rather than written as a line no reader takes.
+        let cuts = encode_fitted(&mut event, &mut self.line).map_err(|error: EncodeError| {
             // The mapper only makes events the vocabulary allows; this is a bug in axt.
             io::Error::other(format!("axt made an event it cannot write: {error}"))
         })?;
+        crate::record::report_cuts(&event.run_id, self.seq, &cuts);
         self.line.push(b'\n');
         self.out.write_all(&self.line)
     }
@@ -101,19 +104,10 @@ impl<W: Write, D: FnMut(Diagnostic) -> io::Result<()>> EventSink for JsonlSink<W
     }
 }
 
-/// What a [`RecordingSink`] does when its run already has a file in the directory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum IfExists {
-    /// Continue it, as [`Recorder::create`] does for a restarted executor.
-    #[default]
-    Continue,
-    /// Fail with [`RecordingError::Exists`] naming the file, before anything
-    /// is written: a second transcript of the same run appended to the first would hold
-    /// two runs' lifecycles in one file.
-    Refuse,
-    /// Delete the file and start the run anew.
-    Replace,
-}
+/// What a [`RecordingSink`] does when its run already has a file in the directory: the
+/// recorder's policy ([`RecorderOptions::if_exists`]), decided under the run's lock;
+/// [`IfExists::Refuse`] fails with [`RecordingError::Exists`] naming the file.
+pub use crate::record::IfExists;
 
 /// An [`EventSink`] that records: the recorder is
 /// created in `dir` when the first event arrives, named after that event's run id (which a
@@ -156,24 +150,23 @@ impl<D: FnMut(Diagnostic) -> io::Result<()>> EventSink for RecordingSink<D> {
 
     fn event(&mut self, event: ExchangeEvent) -> Result<(), RecordingError> {
         if self.recorder.is_none() {
-            if self.if_exists != IfExists::Continue {
-                // Named only once the recorder's own check says the id is a file name, so
-                // that a hostile run id cannot point the deletion elsewhere.
-                check_run_id(&event.run_id)?;
-                let path = self.dir.join(format!("{}.jsonl", event.run_id));
-                if path.exists() {
-                    if self.if_exists == IfExists::Refuse {
-                        return Err(RecordingError::Exists {
-                            path,
-                            run_id: event.run_id,
-                        });
-                    }
-                    std::fs::remove_file(&path)
-                        .map_err(|source| RecordError::Io { path, source })?;
+            // Refusing and replacing are the recorder's, under the run's lock: a file
+            // removed here, before the lock, could be a run another process is recording.
+            let options = self
+                .options
+                .take()
+                .unwrap_or_default()
+                .if_exists(self.if_exists);
+            let recorder = match Recorder::create(&self.dir, &event.run_id, options) {
+                Ok(recorder) => recorder,
+                Err(RecordError::Exists { path }) => {
+                    return Err(RecordingError::Exists {
+                        path,
+                        run_id: event.run_id,
+                    });
                 }
-            }
-            let options = self.options.take().unwrap_or_default();
-            let recorder = Recorder::create(&self.dir, &event.run_id, options)?;
+                Err(error) => return Err(error.into()),
+            };
             self.recorder = Some(recorder);
         }
         let recorder = self.recorder.as_ref().expect("created above");

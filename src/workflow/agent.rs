@@ -93,8 +93,8 @@ impl AgentOptions {
 
     /// Keeps the agent's output byte for byte in `path` (created, mode 0600; it must not
     /// exist, not even as a symbolic link), written before it is normalized. When the run's
-    /// recorder masks, the file holds the masked lines (see
-    /// [`RecorderOptions::mask_raw`](crate::record::RecorderOptions::mask_raw)).
+    /// recorder masks, the file holds the output masked (see
+    /// [`RawMask`](crate::record::RawMask)).
     pub fn raw_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.raw = Some(Raw::Create(path.into()));
         self
@@ -259,8 +259,8 @@ impl AgentStep {
         let raw = match options.raw {
             None => None,
             Some(raw) => {
-                // What the transcript masks, the raw copy masks too, line by line; a
-                // recorder that masks events but cannot mask lines gets no raw copy.
+                // What the transcript masks, the raw copy masks too; a recorder that
+                // masks events but cannot mask the raw output gets no raw copy.
                 let opened = step.core.recorder.raw_mask().map_err(RunError::from);
                 let opened = opened.and_then(|mask| {
                     let (file, path) = match raw {

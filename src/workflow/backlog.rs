@@ -22,7 +22,7 @@
 //! the scopes write nothing ([`RunError::OtherProcess`]), so a child that exits cannot end
 //! its parent's run in the parent's file.
 //!
-//! This room decides when to write and what to keep; it must not change an event (the
+//! This file decides when to write and what to keep; it must not change an event (the
 //! recorder numbers and masks) nor decide what a scope means.
 
 use std::collections::{BTreeMap, VecDeque};

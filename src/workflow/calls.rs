@@ -2,7 +2,7 @@
 //! recorded once.
 //!
 //! The rule is the model's ([calls seen on both
-//! channels](crate::model#calls-seen-on-both-channels)); this room decides, for every
+//! channels](crate::model#calls-seen-on-both-channels)); this file decides, for every
 //! sighting of a call in either channel, what to write now. It records nothing itself.
 //!
 //! * **Router first.** The router's `tool.call` is written when its scope opens. An agent

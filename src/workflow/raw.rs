@@ -8,13 +8,14 @@
 //! soon as the disk takes it again (retried on the next chunk once the backoff has passed,
 //! and for up to [`WriteRetry::at_end`] when the output ends); past
 //! [`WriteRetry::max_bytes`] kept, new output is given up on and its byte range in the
-//! agent's output recorded ([`RawOut::missing`]), never dropped silently. With a mask (the recorder's
-//! [`mask_raw`](crate::record::RecorderOptions::mask_raw), set by `redact_credentials`),
-//! output is written a whole line at a time, each line masked: line numbers still match
-//! the output's, byte offsets within a masked line do not, and a line is kept in memory
-//! until its LF arrives (or the output ends), so a crash of the process loses that partial
-//! line from the raw file (never from the agent's own output, which the transcript still
-//! normalizes).
+//! agent's output recorded ([`RawOut::missing`]), never dropped silently. With a mask (the
+//! recorder's [`RawMask`]: a [`mask_raw`](crate::record::RecorderOptions::mask_raw) of the
+//! caller's, applied a line at a time, or the credential redactor of `redact_credentials`),
+//! the output goes through a [`RawMasker`] first: line numbers still match the output's,
+//! byte offsets within a masked line do not, and what the masker holds back (a line until
+//! its LF, a streamed message until it ends; never more than the transcript's line limit)
+//! is lost from the raw file if the process crashes (never from the agent's own output,
+//! which the transcript still normalizes).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -24,7 +25,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::backlog::{Backoff, WriteRetry, retry_for};
-use crate::record::{Appender, LineMask, create_private};
+use crate::record::{Appender, RawMask, RawMasker, create_private};
 
 /// Creates the file an agent's raw output is kept in: new (never an existing file, nor a
 /// symbolic link), mode 0600, append-only.
@@ -36,7 +37,9 @@ pub(crate) fn open_raw(path: &Path) -> io::Result<File> {
 #[derive(Debug)]
 pub(crate) struct RawOut {
     out: Appender,
-    mask: Option<Mask>,
+    mask: Option<RawMasker>,
+    /// What the masker let out, reused from chunk to chunk.
+    masked: Vec<u8>,
     retry: WriteRetry,
     /// How many bytes of the agent's output have been taken in.
     taken: u64,
@@ -50,37 +53,18 @@ pub(crate) struct RawOut {
     errors: (Option<io::Error>, Option<io::Error>),
 }
 
-/// A mask and the line it is waiting to complete.
-struct Mask {
-    mask: LineMask,
-    partial: Vec<u8>,
-    /// Where in the output `partial` starts.
-    partial_from: u64,
-}
-
-impl std::fmt::Debug for Mask {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mask")
-            .field("partial", &self.partial.len())
-            .finish_non_exhaustive()
-    }
-}
-
 impl RawOut {
     /// Takes `file`, just created at `path`.
     pub(crate) fn new(
         file: File,
         path: PathBuf,
-        mask: Option<LineMask>,
+        mask: Option<RawMask>,
         retry: WriteRetry,
     ) -> RawOut {
         RawOut {
             out: Appender::new(file, path, 0),
-            mask: mask.map(|mask| Mask {
-                mask,
-                partial: Vec::new(),
-                partial_from: 0,
-            }),
+            mask: mask.map(|mask| mask.masker()),
+            masked: Vec::new(),
             backoff: Backoff::new(&retry),
             retry,
             taken: 0,
@@ -95,54 +79,39 @@ impl RawOut {
         self.out.path()
     }
 
-    /// Takes the next bytes of the output (masked a line at a time when there is a mask)
-    /// and appends them, or keeps them while the disk refuses. Never fails: what cannot be
-    /// kept is recorded in [`missing`](RawOut::missing).
+    /// Takes the next bytes of the output (through the masker when there is one) and
+    /// appends them, or keeps them while the disk refuses. Never fails: what cannot be kept
+    /// is recorded in [`missing`](RawOut::missing).
     pub(crate) fn write(&mut self, bytes: &[u8]) {
         let from = self.taken;
         self.taken += bytes.len() as u64;
-        let Some(Mask {
-            mask,
-            partial,
-            partial_from,
-        }) = &mut self.mask
-        else {
+        let Some(masker) = &mut self.mask else {
             return self.append(bytes, from..self.taken);
         };
-        let Some(last_lf) = memchr::memrchr(b'\n', bytes) else {
-            partial.extend_from_slice(bytes);
-            return;
-        };
-        partial.extend_from_slice(&bytes[..=last_lf]);
-        let mut masked = Vec::with_capacity(partial.len());
-        for line in partial.split_inclusive(|byte| *byte == b'\n') {
-            let mut line = line[..line.len() - 1].to_vec();
-            mask(&mut line);
-            masked.extend_from_slice(&line);
-            masked.push(b'\n');
+        let released = masker.released();
+        let mut masked = std::mem::take(&mut self.masked);
+        masked.clear();
+        masker.push(bytes, &mut masked);
+        let range = released..masker.released();
+        if !masked.is_empty() {
+            self.append(&masked, range);
         }
-        let range = *partial_from..from + last_lf as u64 + 1;
-        partial.clear();
-        partial.extend_from_slice(&bytes[last_lf + 1..]);
-        *partial_from = range.end;
-        self.append(&masked, range);
+        self.masked = masked;
     }
 
-    /// Writes the last line when it had no LF (masked), once the output has ended, and
+    /// Writes what the masker still holds (masked), once the output has ended, and
     /// retries what the disk refused for up to [`WriteRetry::at_end`]. Fails when any of
     /// the output is missing from the file, saying which bytes.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
-        if let Some(Mask {
-            mask,
-            partial,
-            partial_from,
-        }) = &mut self.mask
-            && !partial.is_empty()
-        {
-            let mut line = std::mem::take(partial);
-            mask(&mut line);
-            let range = *partial_from..self.taken;
-            self.append(&line, range);
+        if let Some(masker) = &mut self.mask {
+            let released = masker.released();
+            let mut masked = std::mem::take(&mut self.masked);
+            masked.clear();
+            masker.finish(&mut masked);
+            let range = released..masker.released();
+            if !masked.is_empty() {
+                self.append(&masked, range);
+            }
         }
         retry_for(self.retry.at_end, || {
             self.flush();

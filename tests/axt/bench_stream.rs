@@ -135,3 +135,33 @@ fn generated_openai_stream_is_mostly_text_deltas() {
         "output_text.delta share {deltas}"
     );
 }
+
+#[test]
+fn generated_acp_stream_is_mostly_session_updates() {
+    let input = check(Provider::Acp);
+    let updates = share(
+        &input,
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\"",
+    );
+    assert!(
+        (0.7..0.99).contains(&updates),
+        "session/update share {updates}"
+    );
+}
+
+#[test]
+fn generated_opencode_stream_has_tool_events() {
+    let input = check(Provider::OpenCode);
+    let tools = share(&input, b"{\"type\":\"tool_use\"");
+    assert!((0.1..0.6).contains(&tools), "tool_use share {tools}");
+}
+
+#[test]
+fn generated_pi_stream_is_mostly_message_updates() {
+    let input = check(Provider::Pi);
+    let updates = share(&input, b"{\"type\":\"message_update\"");
+    assert!(
+        (0.2..0.9).contains(&updates),
+        "message_update share {updates}"
+    );
+}

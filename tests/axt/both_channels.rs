@@ -7,6 +7,8 @@
 use std::path::Path;
 
 use axt::export::agentlog::{ExportOptions, export};
+use axt::export::otlp::span::{AttrValue, Span, Status};
+use axt::export::otlp::{Mapper, RunContext, TraceId};
 use axt::model::{
     EventType, ExchangeEvent, Fidelity, Payload, StepKind, StepPayload, ToolPayload, encode_event,
 };
@@ -395,6 +397,7 @@ fn every_interleaving_of_the_two_channels_is_one_call() {
     for (agent_id, agent_name, alias) in variants {
         for order in interleavings() {
             let case = format!("{agent_id} {alias:?} {order:?}");
+            let result_only = alias == Alias::ResultOnly;
             let events = channels(agent_id, agent_name, alias);
             let ordered: Vec<ExchangeEvent> = order.iter().map(|&i| events[i].clone()).collect();
             let bytes = run_file(ordered);
@@ -460,6 +463,48 @@ fn every_interleaving_of_the_two_channels_is_one_call() {
             );
             assert_eq!(calls[0]["properties"]["axt:sightedByAgent"], true, "{case}");
             assert!(document["properties"].get("axt:notes").is_none(), "{case}");
+
+            // The OTLP mapper asks the same rule, batch (the run judged whole: one span) and
+            // live (event by event: an agent's call whose result came before the router's
+            // copy named it has ended its span already, and a span sent is not taken back).
+            let events: Vec<ExchangeEvent> = Reader::new(&bytes[..])
+                .filter_map(|item| match item {
+                    ReadItem::Event { event, .. } => Some(*event),
+                    ReadItem::Problem(_) => None,
+                })
+                .collect();
+            let position = |event: usize| order.iter().position(|&i| i == event).unwrap();
+            // Where the router's copy names the agent's call: its call, or only its result.
+            let named = if result_only {
+                position(3)
+            } else {
+                position(2)
+            };
+            let live_spans = if position(1) < named { 2 } else { 1 };
+            let trace = TraceId::of_root("r");
+            let contexts = [
+                ("batch", RunContext::from_events(trace, None, &events), 1),
+                ("live", RunContext::new(trace, None), live_spans),
+            ];
+            for (mode, context, expected) in contexts {
+                let mut mapper = Mapper::new(context);
+                let mut spans = Vec::new();
+                for event in &events {
+                    mapper.push(event, &mut spans);
+                }
+                mapper.finish(&mut spans);
+                let tools: Vec<&Span> = spans
+                    .iter()
+                    .filter(|span| span.name.starts_with("execute_tool"))
+                    .collect();
+                assert_eq!(tools.len(), expected, "{case} {mode}: {tools:#?}");
+                let router = AttrValue::Str("router".into());
+                let routed: Vec<&&Span> = (tools.iter())
+                    .filter(|span| span.attribute("axt.tool.fidelity") == Some(&router))
+                    .collect();
+                assert_eq!(routed.len(), 1, "{case} {mode}: {tools:#?}");
+                assert_eq!(routed[0].status, Status::Unset, "{case} {mode}");
+            }
         }
     }
 }

@@ -620,10 +620,11 @@ fn completions_and_man_pages_cover_every_command() {
         for command in commands {
             assert!(script.contains(command), "{shell}: no {command}");
         }
-        assert!(
-            script.contains("claude-code"),
-            "{shell}: nested commands too"
-        );
+        // The stores `axt import` takes are values of its first argument: the shells whose
+        // completions list a positional's values offer them.
+        if matches!(shell, "bash" | "zsh") {
+            assert!(script.contains("claude-code"), "{shell}: the stores too");
+        }
     }
 
     let page = axt(&["man"], b"");
@@ -648,7 +649,8 @@ fn completions_and_man_pages_cover_every_command() {
         .collect();
     pages.sort();
     let mut expected: Vec<String> = commands.iter().map(|c| format!("axt-{c}.1")).collect();
-    expected.extend(["axt.1".to_owned(), "axt-import-claude-code.1".to_owned()]);
+    // `axt import` names its store as a value, not a subcommand: no page of its own.
+    expected.push("axt.1".to_owned());
     expected.sort();
     assert_eq!(pages, expected);
     let normalize = std::fs::read_to_string(out.join("axt-normalize.1")).unwrap();

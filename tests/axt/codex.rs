@@ -6,11 +6,12 @@ use std::path::Path;
 
 use axt::model::Block;
 use axt::normalize::{
-    DiagnosticKind, Normalized, Options, Provider, RunStatus, Severity, Usage, normalize_lossy,
+    DiagnosticKind, Normalized, Options, Provider, RunStatus, Severity, normalize_lossy,
 };
 use serde_json::{Value, json};
 
 use crate::support::ROOT;
+use crate::support::Tokens;
 
 fn fixture(name: &str) -> Normalized {
     let input = std::fs::read(format!("{ROOT}/corpus/normalize/codex/{name}")).unwrap();
@@ -119,7 +120,7 @@ fn capture_failed_command() {
     );
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 15086 - 14080,
             output_tokens: 114,
             cache_read_tokens: 14080,
@@ -228,7 +229,7 @@ fn cumulative_usage_is_replaced_not_summed() {
     // Summing them would give input 52500 and output 540.
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 4500,
             output_tokens: 260,
             cache_read_tokens: 23000,

@@ -2,8 +2,9 @@
 //! repository; skipped with a note where it is absent) and exact values for the rules that
 //! matter most: one tool_use per call, usage conversion, session logs.
 
-use axt::normalize::{DiagnosticKind, Provider, RunStatus, Usage};
+use axt::normalize::{DiagnosticKind, Provider, RunStatus};
 
+use crate::support::Tokens;
 use crate::support::adapter::{assert_no_errors, captures, run, sequence};
 use crate::support::{normalize_corpus, shared_captures};
 
@@ -84,7 +85,7 @@ fn copilot_usage_sums_messages_and_prefers_assistant_usage() {
     let normalized = run(Provider::Copilot, input.as_bytes());
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 300,
             output_tokens: 9,
             cache_read_tokens: 600,
@@ -134,7 +135,7 @@ fn copilot_session_log_usage_comes_from_the_shutdown() {
     let meta = &normalized.meta;
     assert_eq!(
         meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 45,
             output_tokens: 70,
             cache_read_tokens: 24_576,
@@ -169,7 +170,7 @@ fn copilot_session_log_usage_comes_from_the_shutdown() {
     );
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 400,
             output_tokens: 30,
             cache_read_tokens: 2_000,
@@ -189,7 +190,7 @@ fn copilot_resumed_session_shutdowns_are_a_running_total_or_legs() {
     );
     assert_eq!(
         running.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 1_300,
             output_tokens: 125,
             cache_read_tokens: 30_000,
@@ -205,7 +206,7 @@ fn copilot_resumed_session_shutdowns_are_a_running_total_or_legs() {
     );
     assert_eq!(
         legs.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 140,
             output_tokens: 70,
             cache_read_tokens: 20_000,

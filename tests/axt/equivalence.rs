@@ -2,6 +2,9 @@
 //!
 //! Each corpus has `ok/shared-scenario-shell-command.*`: the user asks how many Rust files
 //! are in `src`, the agent runs `find src -name '*.rs' | wc -l`, which prints 12, and answers.
+//! An adapter that reads a family of agents has the scenario once more per agent of the
+//! family it tells apart, `ok/shared-scenario-shell-command-<agent>.*`, and must name that
+//! agent in the run's metadata (`agent`).
 //! Modulo what a provider does not expose (its reasoning; the echo of the user's prompt),
 //! every provider must yield the same blocks in the same order, with the same command, output
 //! and answer, and the same sequence of transcript events.
@@ -13,9 +16,33 @@ use serde_json::Value;
 
 use crate::support::ROOT;
 
-fn scenario(provider: Provider) -> Vec<u8> {
-    let path = format!("{ROOT}/corpus/normalize/{provider}/ok/shared-scenario-shell-command.jsonl");
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+/// Every rendition of the scenario: `(provider, the agent it names or none, the output)`.
+fn scenarios() -> Vec<(Provider, Option<String>, Vec<u8>)> {
+    let mut all = Vec::new();
+    for provider in Provider::ALL {
+        let dir = format!("{ROOT}/corpus/normalize/{provider}/ok");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|error| panic!("{dir}: {error}"))
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("shared-scenario-shell-command"))
+            .collect();
+        names.sort();
+        assert!(
+            names
+                .iter()
+                .any(|n| n == "shared-scenario-shell-command.jsonl"),
+            "{provider}: no shared scenario"
+        );
+        for name in names {
+            let agent = name
+                .trim_end_matches(".jsonl")
+                .strip_prefix("shared-scenario-shell-command-")
+                .map(str::to_owned);
+            let input = std::fs::read(format!("{dir}/{name}")).unwrap();
+            all.push((provider, agent, input));
+        }
+    }
+    all
 }
 
 /// What every provider exposes: no thinking, no user text (the prompt echo).
@@ -27,9 +54,16 @@ fn exposed(role: &Role, block: &Block) -> bool {
 
 #[test]
 fn every_provider_yields_the_same_blocks_for_the_shared_scenario() {
-    for provider in Provider::ALL {
-        let normalized = normalize(provider, &scenario(provider), Options::default())
-            .unwrap_or_else(|error| panic!("{provider}: {error}"));
+    for (provider, agent, input) in scenarios() {
+        let normalized = normalize(provider, &input, Options::default())
+            .unwrap_or_else(|error| panic!("{provider} {agent:?}: {error}"));
+        if agent.is_some() {
+            assert_eq!(
+                normalized.meta.agent, agent,
+                "{provider}: the agent is named"
+            );
+        }
+        let provider = format!("{provider} {}", agent.as_deref().unwrap_or(""));
         let blocks: Vec<(&str, &str)> = normalized
             .items
             .iter()
@@ -83,11 +117,12 @@ fn every_provider_yields_the_same_blocks_for_the_shared_scenario() {
 #[test]
 fn every_provider_yields_the_same_events_for_the_shared_scenario() {
     let mut sequences = Vec::new();
-    for provider in Provider::ALL {
+    for (provider, agent, input) in scenarios() {
         let mut transcriber =
             Transcriber::new(provider, Options::default(), EventOptions::default());
         let mut sink = JsonlSink::new(Vec::new(), |_| Ok(()));
-        transcriber.push(&scenario(provider), &mut sink).unwrap();
+        transcriber.push(&input, &mut sink).unwrap();
+        let provider = format!("{provider} {}", agent.as_deref().unwrap_or(""));
         transcriber.finish(&mut sink).unwrap();
         let types: Vec<String> = sink
             .into_inner()
@@ -104,10 +139,12 @@ fn every_provider_yields_the_same_events_for_the_shared_scenario() {
                 _ => true,
             })
             .map(|event| {
+                // A reasoning block in the same message as a call is not exposed either.
                 let blocks: Vec<&str> = event
                     .payload
                     .blocks()
                     .iter()
+                    .filter(|b| !matches!(b.block, Block::Thinking { .. }))
                     .map(|b| b.block.type_name())
                     .collect();
                 let status = match &event.payload {

@@ -362,6 +362,33 @@ fn an_agent_that_cannot_start_is_recorded_and_exits_127() {
     );
 }
 
+/// axt exec ends when the agent's run is recorded: it used to wait its whole 5 s drain for
+/// the messages thread, whose channel a sender it still held kept open. Measured against
+/// `axt normalize` of the same output in the same run, so a slow machine is no failure;
+/// the margin (2 s) is well under the 5 s the wait took.
+#[test]
+fn exec_ends_when_the_run_is_recorded_not_a_drain_later() {
+    let dir = TempDir::new("exec-no-drain");
+    let input = fixture(Provider::Claude, "ok/plain-session-thinking-text-bash");
+    let started = Instant::now();
+    let output = axt(&["normalize", "--provider", "claude", &input], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let baseline = started.elapsed();
+    let dir_arg = dir.path().to_str().unwrap();
+    let started = Instant::now();
+    let output = axt(
+        &[
+            "exec", "-p", "claude", "--out", dir_arg, "--", "cat", &input,
+        ],
+        b"",
+    );
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        took < baseline + Duration::from_secs(2),
+        "exec took {took:?}, normalize of the same output {baseline:?}"
+    );
+}
 #[test]
 fn follow_prints_one_line_per_message_tool_call_and_result() {
     let provider = Provider::Claude;
@@ -660,8 +687,13 @@ fn diagnostics_point_into_the_raw_output_file() {
     assert_eq!(fs::read(raw).unwrap(), fs::read(&path).unwrap());
 
     let help = axt(&["exec", "--help"], b"");
+    // The help text wraps the list where it likes: compared with its lines joined.
+    let joined = text(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        text(&help.stdout).contains(&format!(
+        joined.contains(&format!(
             "[possible values: auto, {}]",
             Provider::names(", ")
         )),

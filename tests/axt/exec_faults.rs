@@ -50,6 +50,47 @@ fn wait_at_most(mut child: Child, limit: Duration, what: &str) -> (Output, Durat
     }
 }
 
+/// What a child writes to a pipe, collected by a thread while the test goes on.
+struct Collected {
+    text: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Collected {
+    fn text(&self) -> String {
+        text(&self.text.lock().unwrap())
+    }
+
+    fn contains(&self, needle: &str) -> bool {
+        self.text().contains(needle)
+    }
+
+    /// Everything the pipe carried, once its writer has closed it.
+    fn finish(self) -> String {
+        let Collected {
+            text: collected,
+            reader,
+        } = self;
+        reader.join().unwrap();
+        text(&collected.lock().unwrap())
+    }
+}
+
+fn read_in_background(mut pipe: impl std::io::Read + Send + 'static) -> Collected {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = text.clone();
+    let reader = std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&chunk[..n]);
+        }
+    });
+    Collected { text, reader }
+}
+
 /// Waits until the run's file has `lines` lines.
 fn wait_for_lines(path: &Path, lines: usize) {
     let started = Instant::now();
@@ -145,19 +186,31 @@ fn real_tmpfs_full_for_a_second_mid_run_loses_nothing() {
         "--delay-ms",
         "20",
     ];
-    let child = start_exec(&runs, &["-p", "claude"], &agent, Stdio::piped());
+    let mut child = start_exec(&runs, &["-p", "claude"], &agent, Stdio::piped());
+    let stderr_so_far = read_in_background(child.stderr.take().unwrap());
     wait_for_lines(&runs.join("r.jsonl"), 4);
     disk.fill("filler");
     fs::write(&go, b"").unwrap();
-    // The agent writes the rest of its output while the disk is full.
-    std::thread::sleep(Duration::from_secs(1));
+    // The agent writes the rest of its output while the disk is full; the disk stays full
+    // until both writers have met it (a fixed pause was too short under a loaded machine:
+    // the transcript's writes sometimes came only after the disk was freed).
+    let transcript_refused = "r.jsonl: No space left on device (os error 28); the transcript's events wait for the disk and are retried";
+    let raw_refused = "r.raw: No space left on device (os error 28); the agent's output is kept in memory and retried";
+    let started = Instant::now();
+    while !(stderr_so_far.contains(transcript_refused) && stderr_so_far.contains(raw_refused)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the full disk was never reported: {}",
+            stderr_so_far.text()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     fs::remove_file(disk.path().join("filler")).unwrap();
     let (output, _) = wait_at_most(child, Duration::from_secs(30), "disk freed");
-    let stderr = text(&output.stderr);
+    let stderr = stderr_so_far.finish();
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("r.jsonl: No space left on device (os error 28); the transcript's events wait for the disk and are retried")
-            && stderr.contains("r.raw: No space left on device (os error 28); the agent's output is kept in memory and retried"),
+        stderr.contains("the disk took the waiting output"),
         "{stderr}"
     );
     let normalized = axt(&["normalize", "-p", "claude", "--run-id", "r", &path], b"");

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use axt::normalize::Provider;
 
+use crate::support::PROVIDER_INPUTS;
+
 fn files(dir: &str, suffix: &str) -> Vec<PathBuf> {
     let root = crate::support::root().join(dir);
     let mut found = Vec::new();
@@ -63,8 +65,82 @@ fn sse_framer_regressions() {
 }
 
 #[test]
+fn eventstream_framer_regressions() {
+    replay("eventstream_framer", check::eventstream_framer);
+}
+
+#[test]
 fn import_claude_code_regressions() {
     replay("import_claude_code", check::import_claude_code);
+}
+
+#[test]
+fn inflated_regressions() {
+    replay("inflated", check::inflated);
+}
+
+/// The `inflated` target's checks on stable, over every provider's corpus inflated to the
+/// limits: each fixture's first number nested 128 and 200 levels deep (`[[...1...]]`), in
+/// both chunkings; and one fixture per provider with its first string value grown past the
+/// line limit (a record of over 16 MiB, read under a record limit above the line limit).
+#[test]
+fn every_corpus_inflated_to_the_limits() {
+    let depth = |levels: u8| [[0xF6, levels / 4 - 1], [0xF7, levels / 4 - 1]];
+    for provider in Provider::ALL {
+        let fixtures: Vec<PathBuf> = files(&format!("corpus/normalize/{provider}/ok"), "")
+            .into_iter()
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+            })
+            .collect();
+        let mut grown = false;
+        for path in &fixtures {
+            let input = fs::read(path).unwrap();
+            // The first value that is a number: `:` then a digit.
+            if let Some(at) = input
+                .windows(2)
+                .position(|w| w[0] == b':' && w[1].is_ascii_digit())
+            {
+                for levels in [128u8, 200] {
+                    let [open, close] = depth(levels);
+                    let end = input[at + 1..]
+                        .iter()
+                        .position(|b| !b.is_ascii_digit() && *b != b'.')
+                        .map_or(input.len(), |n| at + 1 + n);
+                    let mut tokens = input[..=at].to_vec();
+                    tokens.extend_from_slice(&open);
+                    tokens.extend_from_slice(&input[at + 1..end]);
+                    tokens.extend_from_slice(&close);
+                    tokens.extend_from_slice(&input[end..]);
+                    let inflated = check::inflate(&tokens);
+                    for chunked in [false, true] {
+                        let outcome = std::panic::catch_unwind(|| {
+                            check::check_inflated(provider, &inflated, chunked)
+                        });
+                        assert!(outcome.is_ok(), "{} {levels} deep", path.display());
+                    }
+                }
+            }
+            // The first string value: `":"` then a character to repeat.
+            if !grown
+                && let Some(at) = input
+                    .windows(4)
+                    .position(|w| w[..3] == *b"\":\"" && w[3].is_ascii_alphanumeric())
+            {
+                grown = true;
+                let mut tokens = input[..at + 4].to_vec();
+                tokens.extend_from_slice(&[0xF5, 0xFF, 0xF5, 0x00]);
+                tokens.extend_from_slice(&input[at + 4..]);
+                let inflated = check::inflate(&tokens);
+                assert!(inflated.len() > axt::model::MAX_LINE_BYTES);
+                let outcome =
+                    std::panic::catch_unwind(|| check::check_inflated(provider, &inflated, false));
+                assert!(outcome.is_ok(), "{} grown", path.display());
+            }
+        }
+        assert!(grown, "a {provider} fixture with a string value");
+    }
 }
 
 #[test]
@@ -80,7 +156,7 @@ fn corpus_under_every_kind_of_chunking(provider: Provider) {
         .into_iter()
         .filter(|p| {
             p.extension()
-                .is_some_and(|e| e == "jsonl" || e == "json" || e == "sse")
+                .is_some_and(|e| PROVIDER_INPUTS.iter().any(|input| e == *input))
         })
         .collect();
     assert!(
@@ -140,6 +216,29 @@ fn sse_corpus_under_every_kind_of_chunking() {
         for seed in (0..8u16).chain(0x100..0x108) {
             let chunks = check::chunk_sizes(seed, input.len());
             let outcome = std::panic::catch_unwind(|| check::check_sse(&input, &chunks));
+            assert!(
+                outcome.is_ok(),
+                "{} with chunking seed {seed}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Every binary event stream of the corpus (Bedrock's, and Anthropic's as Bedrock serves
+/// it) through the event-stream framer's checks, under every kind of chunking.
+#[test]
+fn eventstream_corpus_under_every_kind_of_chunking() {
+    let fixtures = files("corpus/normalize", ".eventstream");
+    assert!(
+        fixtures.len() >= 8,
+        "the event-stream corpus is where it should be"
+    );
+    for path in fixtures {
+        let input = fs::read(&path).unwrap();
+        for seed in (0..8u16).chain(0x100..0x108) {
+            let chunks = check::chunk_sizes(seed, input.len());
+            let outcome = std::panic::catch_unwind(|| check::check_eventstream(&input, &chunks));
             assert!(
                 outcome.is_ok(),
                 "{} with chunking seed {seed}",

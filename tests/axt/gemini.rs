@@ -2,9 +2,10 @@
 //! skipped with a note where it is absent) and exact values for the rules that matter most:
 //! delta accumulation, json documents, and telling Gemini's output from the others'.
 
-use axt::normalize::{DiagnosticKind, Options, Provider, RunStatus, Usage};
+use axt::normalize::{DiagnosticKind, Options, Provider, RunStatus};
 use serde_json::json;
 
+use crate::support::Tokens;
 use crate::support::adapter::{assert_no_errors, captures, run, sequence};
 use crate::support::{normalize_corpus, shared_captures};
 
@@ -55,7 +56,7 @@ fn gemicord_capture_blocks() {
     // total_tokens 13374 and count in the output.
     assert_eq!(
         meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 3223,
             output_tokens: 186 + 367,
             cache_read_tokens: 9598,
@@ -80,7 +81,7 @@ fn forge_recording_blocks() {
             "assistant text \"The secret word is zebra-42.\"".to_owned(),
         ]
     );
-    assert_eq!(normalized.meta.usage, Usage::default());
+    assert_eq!(normalized.meta.usage, axt::model::Usage::default());
     assert_eq!(
         normalized.meta.raw_usage,
         Some(json!({"total_tokens": 6665, "tool_calls": 1}))
@@ -141,7 +142,7 @@ fn gemini_json_document_usage_and_fatal_error_prefix() {
     assert_eq!(kinds, [DiagnosticKind::NotJson], "the credentials notice");
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             // 100 uncached + 5 tool-use prompt (pro) + 50 - 20 (flash, no `input`)
             input_tokens: 135,
             // candidates + thoughts

@@ -344,7 +344,7 @@ fn streamed_import_writes_what_convert_writes() {
     }
 }
 
-fn outline(run: &axt::read::tree::Run, depth: usize, text: &mut String) {
+pub(crate) fn outline(run: &axt::read::tree::Run, depth: usize, text: &mut String) {
     use axt::read::tree::Node;
     let pad = "  ".repeat(depth);
     writeln!(
@@ -390,7 +390,12 @@ fn outline(run: &axt::read::tree::Run, depth: usize, text: &mut String) {
 
 /// The `import` metadata of a run's `run.completed`.
 pub(crate) fn import_meta(run: &ImportedRun) -> serde_json::Value {
-    let completed = run.events.last().expect("a run has events");
+    imported_meta(&run.events)
+}
+
+/// The `import` metadata of a run's events' `run.completed`.
+pub(crate) fn imported_meta(events: &[axt::model::ExchangeEvent]) -> serde_json::Value {
+    let completed = events.last().expect("a run has events");
     assert_eq!(completed.event_type, EventType::RunCompleted);
     let Payload::Step(step) = &completed.payload else {
         panic!("run.completed has a step payload")

@@ -377,3 +377,18 @@ fn every_provider() {
         failed.join(", ")
     );
 }
+
+#[test]
+fn acp() {
+    golden(Provider::Acp);
+}
+
+#[test]
+fn opencode() {
+    golden(Provider::OpenCode);
+}
+
+#[test]
+fn pi() {
+    golden(Provider::Pi);
+}

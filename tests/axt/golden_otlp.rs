@@ -312,6 +312,121 @@ fn otlp_message_attributes_validate_against_the_genai_schemas() {
     eprintln!("{stdout}");
 }
 
+/// Without content no error text leaves axt: a failed run's result text, a step's error
+/// and a tool's error output (its stderr) are the agent's and the tool's own words, so the
+/// spans' statuses say only that something failed (and a command's exit status); with
+/// `--content` they carry the texts.
+#[test]
+fn otlp_without_content_sends_no_error_text() {
+    let scratch = TempDir::new("otlp-error-texts");
+    let line = |seq: u64, kind: &str, path: &str, payload: &str| {
+        format!(
+            r#"{{"seq":{seq},"run_id":"f","type":"{kind}","path":"{path}","iteration":0,"timestamp":"2026-06-08T08:00:0{seq}Z","payload":{payload}}}"#
+        )
+    };
+    let text = [
+        line(1, "run.started", "", r#"{"name":"claude","kind":"agent"}"#),
+        line(2, "step.started", "agent", r#"{"name":"agent","kind":"agent"}"#),
+        line(
+            3,
+            "tool.call",
+            "agent",
+            r#"{"name":"Bash","call_id":"c1","input":{"command":"make"},"output":null,"fidelity":"agent_emitted"}"#,
+        ),
+        line(
+            4,
+            "tool.result",
+            "agent",
+            r#"{"name":"Bash","call_id":"c1","input":null,"output":null,"error":"TOOL-STDERR cannot open /home/ann/.netrc","fidelity":"agent_emitted","exit_code":2}"#,
+        ),
+        line(
+            5,
+            "tool.call",
+            "agent",
+            r#"{"name":"Read","call_id":"c2","input":{"path":"x"},"output":null,"fidelity":"agent_emitted"}"#,
+        ),
+        line(
+            6,
+            "tool.result",
+            "agent",
+            r#"{"name":"Read","call_id":"c2","input":null,"output":null,"error":"READ-ERROR no such file: secret-plans.txt","fidelity":"agent_emitted"}"#,
+        ),
+        line(
+            7,
+            "step.completed",
+            "agent",
+            r#"{"name":"agent","kind":"agent","error":"STEP-ERROR the agent said: the plan is X"}"#,
+        ),
+        line(
+            8,
+            "run.completed",
+            "",
+            r#"{"name":"claude","kind":"agent","result":{"provider":"claude","status":"failed","errors":[{"message":"RESULT-TEXT here is what I found","fatal":true,"line":9}]}}"#,
+        ),
+    ]
+    .join("\n");
+    let file = scratch.path().join("f.jsonl");
+    std::fs::write(&file, text + "\n").unwrap();
+    let statuses = |content: bool| -> Vec<(String, String)> {
+        let batch = export(
+            std::slice::from_ref(&file),
+            &BatchOptions {
+                content,
+                ..BatchOptions::default()
+            },
+        )
+        .unwrap();
+        let json = String::from_utf8(encode::to_json(&encode::request(&batch.spans))).unwrap();
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let mut found: Vec<(String, String)> = value["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|span| span["status"]["code"] == 2)
+            .map(|span| {
+                let message = span["status"]["message"].as_str().unwrap_or("").to_owned();
+                (span["name"].as_str().unwrap().to_owned(), message)
+            })
+            .collect();
+        found.sort();
+        if !content {
+            for secret in ["TOOL-STDERR", "READ-ERROR", "STEP-ERROR", "RESULT-TEXT"] {
+                assert!(!json.contains(secret), "{secret} without --content: {json}");
+            }
+        }
+        found
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    };
+    assert_eq!(
+        statuses(false),
+        pairs(&[
+            ("agent", "the step failed"),
+            ("execute_tool Bash", "exit status 2"),
+            ("execute_tool Read", "the tool failed"),
+            ("invoke_agent claude", "the run failed"),
+        ])
+    );
+    assert_eq!(
+        statuses(true),
+        pairs(&[
+            ("agent", "STEP-ERROR the agent said: the plan is X"),
+            (
+                "execute_tool Bash",
+                "TOOL-STDERR cannot open /home/ann/.netrc"
+            ),
+            (
+                "execute_tool Read",
+                "READ-ERROR no such file: secret-plans.txt"
+            ),
+            ("invoke_agent claude", "RESULT-TEXT here is what I found"),
+        ])
+    );
+}
+
 /// A Claude Code 2.1.277+ run's usage is its session's running total: its agent span says
 /// so (`axt.usage.scope` `session`), so that a backend adding spans up counts the session
 /// once; a run of an older version carries no scope.

@@ -515,7 +515,7 @@ fn the_cli_refuses_an_empty_file_stream_json_and_an_empty_directory_with_exit_1(
     assert_eq!(
         stderr,
         format!(
-            "axt: {}: no session log there; nothing imported\n",
+            "axt: {}: no Claude Code session there; nothing imported\n",
             empty.path().display()
         )
     );
@@ -591,7 +591,7 @@ fn claude_code_s_prompt_history_is_skipped_by_name_with_a_note() {
     assert_eq!(
         stderr.lines().last().unwrap(),
         format!(
-            "axt: {}: no session log there (1 file skipped, above); nothing imported",
+            "axt: {}: no Claude Code session there (1 file skipped, above); nothing imported",
             history.display()
         )
     );

@@ -9,14 +9,15 @@
 //! by file, line and rule:
 //!
 //! 1. **Layers.** A top-level module imports only the modules [`RULES`] allows it (the same
-//!    table is in the crate docs, `src/lib.rs`): so `model` imports nothing of the crate,
-//!    `record` and `read` only `model`, and no module imports one above it. A `super::` that
-//!    climbs out of its top-level module counts like `crate::`.
-//! 2. **No import cycle between files.** A folder's `mod.rs` re-exporting its rooms is no
-//!    cycle as long as the rooms import each other directly or through the re-exports
-//!    (which lead to the defining room); a room importing something *defined* in its roof,
-//!    while the roof re-exports or uses the room, is one: the roof is then ground and roof
-//!    at once.
+//!    table is in the crate docs, `src/lib.rs`, and a test holds the two equal): so `model`
+//!    imports nothing of the crate, `record` and `read` only `model`, and no module imports
+//!    one above it. A `super::` that climbs out of its top-level module counts like
+//!    `crate::`.
+//! 2. **No import cycle between files.** A folder's `mod.rs` re-exporting its files is no
+//!    cycle as long as the files import each other directly or through the re-exports
+//!    (which lead to the defining file); a file importing something *defined* in its
+//!    `mod.rs`, while that `mod.rs` re-exports or uses the file, is one: the `mod.rs` is
+//!    then below and above it at once.
 //!
 //! Test modules (`#[cfg(test)] mod ... { }`) are left out: their `use super::*` is the
 //! file's own business.
@@ -71,7 +72,7 @@ const MAX_LINES: usize = 1_200;
 /// Folders counted as one file by the cycle rule, for now. `normalize/openai/` and
 /// `normalize/claude/` define their adapter's `State` in `mod.rs` and write its methods in
 /// chapters (`chat.rs`, `responses.rs`, `emit.rs`, ...; `partial.rs`, `messages.rs`, ...),
-/// each `impl State` importing the roof the roof imports: one type split across files, a
+/// each `impl State` importing the `mod.rs` that imports it: one type split across files, a
 /// cycle by construction. Undoing it means giving each chapter its own state; until then
 /// the folder is one node of the file graph, and no cycle may run through it from outside.
 const ONE_NODE_FOR_NOW: &[&str] = &["src/normalize/openai/", "src/normalize/claude/"];
@@ -100,6 +101,105 @@ fn the_source_tree_keeps_its_layers() {
         "{} layering failures:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The crate docs (`src/lib.rs`) state the rules this test enforces: their layer table
+/// allows each module exactly what [`RULES`] does (`nothing` is none, `any of the above`
+/// every module of the rows above), in the same order, and they name every folder
+/// [`ONE_NODE_FOR_NOW`] counts as one file.
+#[test]
+fn the_crate_docs_state_the_rules_this_test_enforces() {
+    let docs = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    let failures = compare_docs(&docs);
+    assert!(
+        failures.is_empty(),
+        "src/lib.rs and tests/axt/layering.rs disagree:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// What the crate docs say that `RULES` and `ONE_NODE_FOR_NOW` do not.
+fn compare_docs(docs: &str) -> Vec<String> {
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
+    for line in docs.lines() {
+        let Some(row) = line.strip_prefix("//! | `") else {
+            continue;
+        };
+        let Some((module, rest)) = row.split_once('`') else {
+            continue;
+        };
+        let allowed = rest.rsplit('|').nth(1).unwrap_or("").trim();
+        let allowed = match allowed {
+            "nothing" => Vec::new(),
+            "any of the above" => table.iter().map(|(m, _)| m.clone()).collect(),
+            list => list
+                .split(',')
+                .map(|name| name.trim().trim_matches('`').to_owned())
+                .collect(),
+        };
+        table.push((module.to_owned(), allowed));
+    }
+    let mut failures = Vec::new();
+    let rules: Vec<(String, Vec<String>)> = RULES
+        .iter()
+        .map(|(module, allowed)| {
+            let allowed = allowed.iter().map(|m| (*m).to_owned()).collect();
+            ((*module).to_owned(), allowed)
+        })
+        .collect();
+    let docs_order: Vec<&String> = table.iter().map(|(m, _)| m).collect();
+    let rules_order: Vec<&String> = rules.iter().map(|(m, _)| m).collect();
+    if docs_order != rules_order {
+        failures.push(format!(
+            "the table's modules are {docs_order:?}, RULES' are {rules_order:?}"
+        ));
+    }
+    for (module, allowed) in &rules {
+        let Some((_, stated)) = table.iter().find(|(m, _)| m == module) else {
+            continue;
+        };
+        let (mut stated, mut allowed) = (stated.clone(), allowed.clone());
+        stated.sort();
+        allowed.sort();
+        if stated != allowed {
+            failures.push(format!(
+                "`{module}` may import {allowed:?} by RULES, {stated:?} by the table"
+            ));
+        }
+    }
+    for folder in ONE_NODE_FOR_NOW {
+        let named = folder.trim_start_matches("src/");
+        if !docs.contains(&format!("`{named}`")) {
+            failures.push(format!(
+                "{folder} counts as one file here, and the crate docs do not say so"
+            ));
+        }
+    }
+    failures
+}
+
+#[test]
+fn a_table_that_differs_from_the_rules_is_named() {
+    let docs = "//! | module | may import |\n//! |---|---|\n//! | `model` | nothing |\n\
+        //! | `normalize` | `model`, `read` |\n";
+    let failures = compare_docs(docs);
+    assert!(
+        failures.contains(
+            &"`normalize` may import [\"model\"] by RULES, [\"model\", \"read\"] by the table"
+                .to_owned()
+        ),
+        "{failures:#?}"
+    );
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.starts_with("the table's modules are"))
+    );
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("src/normalize/openai/ counts as one file"))
     );
 }
 
@@ -776,7 +876,7 @@ mod checker {
             ),
         ]));
         assert_eq!(failures, Vec::<String>::new());
-        // A room using what its roof defines, while the roof re-exports the room.
+        // A file using what its `mod.rs` defines, while that `mod.rs` re-exports it.
         let failures = check(&files(&[
             ("src/lib.rs", "pub mod read;\n"),
             (

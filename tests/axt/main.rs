@@ -14,6 +14,7 @@ mod golden_normalize; // provider output -> blocks, metadata, diagnostics
 mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
 mod golden_show; // runs -> what `axt show` and `axt ls` print for a person
+mod golden_stores; // every other store's sessions -> linked transcripts
 
 // The Parquet dataset: exact rows, incremental re-runs, the journal, and real engines.
 mod parquet;
@@ -45,9 +46,12 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
-// Import: one Claude Code session at a time, and the `axt import` command; generated graphs.
+// Import: one Claude Code session at a time, and the `axt import` command; generated graphs;
+// importing again.
+mod discovery; // `axt import` finding every store in a fake home, again after growth
 mod import;
 mod import_graphs;
+mod incremental; // importing again: only what is new or grew, appended
 
 // How axt is built and installed: the README's commands, the profiles, release automation.
 mod install;
@@ -57,6 +61,7 @@ mod layering;
 
 // The canonical model, the recorder, the reader.
 mod both_channels; // a call the router captured and the agent reported: counted once
+mod limits; // one line and nesting limit for the writer and every reader
 mod model;
 mod read;
 mod record;
@@ -66,12 +71,15 @@ mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod directories; // every reading command takes a directory, as stats and ls do
 mod exec;
+mod exec_acp; // `axt exec --acp` around a stand-in ACP agent
 mod exec_faults; // `axt exec` on a real full disk, under real signals, killed, with stalled readers
 mod hints; // normalize's hints: pretty-printed JSON, a session log, empty or cut-off output
 mod show; // `axt show` and `axt ls`: finding runs, their options, what is not a run
 
 // Files private and never through a link; masking in every file a run writes.
 mod security;
+// What is at a run's path (FIFOs, devices, other users' files) and who else has the run.
+mod run_files;
 
 // `axt view`: the page, read back, linted, and in a real browser (Chromium).
 mod view;

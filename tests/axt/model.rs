@@ -58,20 +58,20 @@ mod seed_examples {
             "payload": null
         });
         let event = decode(&wire);
-        assert_eq!(
-            event,
-            ExchangeEvent {
-                seq: 1,
-                run_id: "550e8400-e29b-41d4-a716-446655440000".into(),
-                parent_run_id: None,
-                child_run_id: None,
-                event_type: EventType::RunStarted,
-                path: String::new(),
-                iteration: 0,
-                timestamp: Timestamp::parse("2026-06-08T08:14:42.123Z").unwrap(),
-                payload: Payload::None,
-            }
-        );
+        assert_eq!(event, {
+            let mut event = ExchangeEvent::new(
+                "550e8400-e29b-41d4-a716-446655440000",
+                EventType::RunStarted,
+                String::new(),
+                Payload::None,
+            );
+            event.seq = 1;
+            event.parent_run_id = None;
+            event.child_run_id = None;
+            event.iteration = 0;
+            event.timestamp = Timestamp::parse("2026-06-08T08:14:42.123Z").unwrap();
+            event
+        });
         assert_eq!(encode(&event), wire);
     }
 
@@ -80,13 +80,7 @@ mod seed_examples {
     fn step_started() {
         let wire = envelope("step.started", json!({"name": "analyze", "kind": "agent"}));
         let event = decode(&wire);
-        let expected = StepPayload {
-            name: "analyze".into(),
-            kind: "agent".into(),
-            error: None,
-            result: Value::Null,
-            duration_ms: None,
-        };
+        let expected = StepPayload::new("analyze", "agent".into());
         assert_eq!(event.payload, Payload::Step(expected));
         assert_eq!(encode(&event), wire);
     }
@@ -151,14 +145,13 @@ mod seed_examples {
             ]}),
         );
         let event = decode(&wire);
-        let expected = MessagePayload {
-            role: Role::User,
-            blocks: vec![ContentBlock::text(
+        let expected = MessagePayload::new(
+            Role::User,
+            vec![ContentBlock::text(
                 Fidelity::Router,
                 "Review main.go for bugs.",
             )],
-            message_id: None,
-        };
+        );
         assert_eq!(event.payload, Payload::Message(expected));
         assert_eq!(encode(&event), wire);
     }
@@ -172,17 +165,12 @@ mod seed_examples {
                    "output": null, "fidelity": "router"}),
         );
         let event = decode(&wire);
-        let expected = ToolPayload {
-            name: "Read".into(),
-            call_id: "tool_01H...".into(),
-            input: json!({"path": "main.go"}),
-            output: Value::Null,
-            error: None,
-            fidelity: Fidelity::Router,
-            exit_code: None,
-            duration_ms: None,
-            agent_call_id: None,
-        };
+        let expected = ToolPayload::call(
+            "Read",
+            "tool_01H...",
+            json!({"path": "main.go"}),
+            Fidelity::Router,
+        );
         assert_eq!(event.payload, Payload::Tool(expected));
         assert_eq!(encode(&event), wire);
     }
@@ -668,21 +656,11 @@ mod strict_writer {
     }
 
     fn step() -> Payload {
-        Payload::Step(StepPayload {
-            name: "a".into(),
-            kind: "agent".into(),
-            error: None,
-            result: Value::Null,
-            duration_ms: None,
-        })
+        Payload::Step(StepPayload::new("a", "agent".into()))
     }
 
     fn assistant(blocks: Vec<ContentBlock>) -> Payload {
-        Payload::Message(MessagePayload {
-            role: Role::Assistant,
-            blocks,
-            message_id: None,
-        })
+        Payload::Message(MessagePayload::new(Role::Assistant, blocks))
     }
 
     #[test]
@@ -785,6 +763,9 @@ mod strict_writer {
                     tool_input: json!({"query": "rust"}),
                     server: true,
                     incomplete: true,
+                    permission: Some(
+                        json!({"decision": "allowed", "option_id": "allow-once", "option_kind": "allow_once"}),
+                    ),
                 },
             ),
             ContentBlock::new(
@@ -833,7 +814,8 @@ mod strict_writer {
             json!([
                 {"type": "thinking", "fidelity": "agent_emitted", "thinking": "", "signature": "EqQB", "redacted": true},
                 {"type": "tool_use", "fidelity": "agent_emitted", "tool_name": "web_search", "tool_id": "srvtoolu_1",
-                 "tool_input": {"query": "rust"}, "server": true, "incomplete": true},
+                 "tool_input": {"query": "rust"}, "server": true, "incomplete": true,
+                 "permission": {"decision": "allowed", "option_id": "allow-once", "option_kind": "allow_once"}},
                 {"type": "tool_result", "fidelity": "agent_emitted", "tool_id": "t", "tool_content": "", "is_error": true, "exit_code": 42},
                 {"type": "command", "fidelity": "agent_emitted", "command": "exit 42", "tool_id": "t"},
                 {"type": "text", "fidelity": "agent_emitted", "text": "Rust 1.90 is out.", "citations": [
@@ -963,17 +945,21 @@ mod round_trip {
                 any::<String>(),
                 json_value(),
                 any::<bool>(),
-                any::<bool>()
+                any::<bool>(),
+                proptest::option::of(json_value().prop_map(|value| json!({"decision": value})))
             )
-                .prop_map(|(tool_name, tool_id, tool_input, server, incomplete)| {
-                    Block::ToolUse {
-                        tool_name,
-                        tool_id,
-                        tool_input,
-                        server,
-                        incomplete,
+                .prop_map(
+                    |(tool_name, tool_id, tool_input, server, incomplete, permission)| {
+                        Block::ToolUse {
+                            tool_name,
+                            tool_id,
+                            tool_input,
+                            server,
+                            incomplete,
+                            permission,
+                        }
                     }
-                }),
+                ),
             (
                 any::<String>(),
                 json_value(),
@@ -1004,12 +990,12 @@ mod round_trip {
             any::<Option<u64>>(),
         )
             .prop_map(|(name, kind, error, result, duration_ms)| {
-                Payload::Step(StepPayload {
-                    name,
-                    kind: StepKind::from_wire(&kind),
-                    error,
-                    result,
-                    duration_ms,
+                Payload::Step({
+                    let mut step = StepPayload::new(name, StepKind::from_wire(&kind));
+                    step.error = error;
+                    step.result = result;
+                    step.duration_ms = duration_ms;
+                    step
                 })
             })
     }
@@ -1039,10 +1025,10 @@ mod round_trip {
                     };
                     (
                         event_type,
-                        Payload::Message(MessagePayload {
-                            role,
-                            blocks,
-                            message_id,
+                        Payload::Message({
+                            let mut message = MessagePayload::new(role, blocks);
+                            message.message_id = message_id;
+                            message
                         }),
                     )
                 }),
@@ -1073,16 +1059,14 @@ mod round_trip {
                     )| {
                         (
                             t,
-                            Payload::Tool(ToolPayload {
-                                name,
-                                call_id,
-                                input,
-                                output,
-                                error,
-                                fidelity,
-                                exit_code,
-                                duration_ms,
-                                agent_call_id,
+                            Payload::Tool({
+                                let mut tool = ToolPayload::call(name, call_id, input, fidelity);
+                                tool.output = output;
+                                tool.error = error;
+                                tool.exit_code = exit_code;
+                                tool.duration_ms = duration_ms;
+                                tool.agent_call_id = agent_call_id;
+                                tool
                             }),
                         )
                     }
@@ -1114,16 +1098,14 @@ mod round_trip {
                         EventType::CallWorkflowStarted | EventType::CallWorkflowCompleted
                     )
                     .then_some(child);
-                    ExchangeEvent {
-                        seq,
-                        run_id,
-                        parent_run_id,
-                        child_run_id,
-                        event_type,
-                        path,
-                        iteration,
-                        timestamp: Timestamp::from_unix_nanos(i128::from(nanos)),
-                        payload,
+                    {
+                        let mut event = ExchangeEvent::new(run_id, event_type, path, payload);
+                        event.seq = seq;
+                        event.parent_run_id = parent_run_id;
+                        event.child_run_id = child_run_id;
+                        event.iteration = iteration;
+                        event.timestamp = Timestamp::from_unix_nanos(i128::from(nanos));
+                        event
                     }
                 },
             )

@@ -4,13 +4,12 @@
 use std::process::Command;
 
 use axt::model::Block;
-use axt::normalize::{
-    DiagnosticKind, Options, Provider, RunStatus, Usage, normalize, normalize_lossy,
-};
+use axt::normalize::{DiagnosticKind, Options, Provider, RunStatus, normalize, normalize_lossy};
 use serde_json::{Value, json};
 
 use super::cli::providers;
 use crate::support::ROOT;
+use crate::support::Tokens;
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!("{ROOT}/corpus/normalize/claude/{name}")).unwrap()
@@ -33,7 +32,7 @@ fn usage_is_the_last_snapshot_per_message_when_no_result_says_otherwise() {
     );
     assert_eq!(
         normalized.meta.usage,
-        Usage {
+        Tokens {
             input_tokens: 4,
             output_tokens: 175,
             cache_read_tokens: 36_748,
@@ -516,4 +515,39 @@ fn a_missing_terminal_points_at_the_last_line_read() {
             assert_eq!(missing, [at], "{provider}, {name}");
         }
     }
+}
+
+/// `--provider auto` recognizes every fixture of every corpus as its own provider's, in
+/// every form the adapters read (lines, SSE, pretty documents, JSON array streams, binary
+/// event streams), save the fixtures that exist to show another provider's output or
+/// nobody's.
+#[test]
+fn every_fixture_is_detected_as_its_providers() {
+    const NOT_THEIRS: [(&str, Option<Provider>); 2] = [
+        (
+            "claude/err/codex-exec-output-read-as-claude.jsonl",
+            Some(Provider::Codex),
+        ),
+        (
+            "gemini/err/pretty-json-parser-failure-wrapper-not-gemini.json",
+            None,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for provider in Provider::ALL {
+        let corpus = crate::support::normalize_corpus(provider);
+        for fixture in crate::support::fixtures(&corpus, &crate::support::PROVIDER_INPUTS) {
+            let input = std::fs::read(&fixture.path).unwrap();
+            let id = format!("{provider}/{}", fixture.id());
+            let expected = NOT_THEIRS
+                .iter()
+                .find(|(not_theirs, _)| *not_theirs == id)
+                .map_or(Some(provider), |(_, detected)| *detected);
+            let detected = Provider::detect(&input);
+            if detected != expected {
+                wrong.push(format!("{id}: {detected:?}, not {expected:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

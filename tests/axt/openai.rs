@@ -376,7 +376,7 @@ fn an_error_only_body_is_detected_by_the_shape_of_its_error_object() {
     for (body, provider, why) in [
         (&openai, Some(Provider::OpenAi), None),
         (&groq, Some(Provider::OpenAi), None),
-        (&gemini_api, Some(Provider::Gemini), None),
+        (&gemini_api, Some(Provider::GeminiApi), None),
         (&gemini_cli, Some(Provider::Gemini), None),
         (&anthropic, Some(Provider::Anthropic), None),
         (

@@ -37,6 +37,11 @@ fn exec(dir: &Path, extra: &[&str]) -> Output {
 
 /// A collector that answers 200 to every OTLP/JSON request and keeps the bodies.
 fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
+    collector_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+}
+
+/// A collector that answers `reply` to every request and keeps the OTLP/JSON bodies.
+fn collector_answering(reply: &'static [u8]) -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -65,9 +70,7 @@ fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
             {
                 keep.lock().unwrap().push(json);
             }
-            let _ = reader
-                .get_mut()
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+            let _ = reader.get_mut().write_all(reply);
         }
     });
     (url, bodies)
@@ -169,6 +172,37 @@ fn a_stalled_collector_costs_spans_not_the_agent_or_the_transcript() {
     assert_eq!(
         transcript.lines().count(),
         text(&normalized.stdout).lines().count()
+    );
+}
+
+/// The live export's report names the collector without its password: a URL's userinfo
+/// (`http://user:PASSWORD@host`) is masked in the warning a refusing collector causes, and
+/// the password reaches only the collector (as the request's credentials).
+#[test]
+fn the_live_otlp_warning_masks_the_collectors_password() {
+    let (url, _) = collector_answering(
+        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbad",
+    );
+    let address = url.trim_start_matches("http://").to_owned();
+    let password = "pw-0f9e8d7c6b5a";
+    let url = format!("http://ann:{password}@{address}");
+    let dir = TempDir::new("otlp-live-password");
+    let output = exec(
+        dir.path(),
+        &["--otlp-endpoint", &url, "--otlp-protocol", "http/json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(!stderr.contains(password), "{stderr}");
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("axt: warning: otlp: 0 of "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        warning.contains(&format!(
+            "spans sent to http://ann:[REDACTED:url_password]@{address}/v1/traces"
+        )),
+        "{warning}"
     );
 }
 

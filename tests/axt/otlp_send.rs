@@ -190,6 +190,52 @@ fn otlp_a_refusing_collector_is_named_with_its_status_and_body() {
     assert!(started.elapsed() >= Duration::from_millis(7500));
 }
 
+/// A collector's URL with credentials in it is shown with them masked, in the notice and in
+/// an error, and its password still reaches the collector.
+#[test]
+fn otlp_messages_mask_the_collectors_password() {
+    let (url, seen) = stub_collector(vec![(400, "no")]);
+    let address = url.trim_start_matches("http://");
+    let with_password = format!("http://ann:pw-5e4d3c2b1a@{address}");
+    let send = |endpoint: &str| {
+        axt(
+            &["export", "--to", "otlp", NESTED, "--endpoint", endpoint],
+            &[],
+        )
+    };
+    let output = send(&with_password);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "axt: the collector at http://ann:[REDACTED:url_password]@{address}/v1/traces \
+             refused the spans: HTTP 400: no\n"
+        )
+    );
+    let seen = seen.lock().unwrap();
+    // ureq sends the URL's userinfo as Basic credentials: "ann:pw-5e4d3c2b1a".
+    assert_eq!(
+        seen[0].headers.get("authorization").map(String::as_str),
+        Some("Basic YW5uOnB3LTVlNGQzYzJiMWE=")
+    );
+    drop(seen);
+    let output = send(&with_password);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "to http://ann:[REDACTED:url_password]@{address}/v1/traces"
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = send("ftp://ann:pw-5e4d3c2b1a@x");
+    assert_eq!(
+        text(&output.stderr),
+        "axt: OTLP endpoint \"ftp://ann:[REDACTED:url_password]@x/v1/traces\" is not an \
+         http:// or https:// URL\n"
+    );
+}
+
 #[test]
 fn otlp_usage_errors() {
     for (args, message) in [

@@ -26,13 +26,7 @@ struct Recording<'a> {
 }
 
 fn step(event_type: EventType, path: &str, kind: &str, iteration: u64) -> ExchangeEvent {
-    let payload = Payload::Step(StepPayload {
-        name: path.to_owned(),
-        kind: kind.into(),
-        error: None,
-        result: Value::Null,
-        duration_ms: None,
-    });
+    let payload = Payload::Step(StepPayload::new(path.to_owned(), kind.into()));
     let mut event = ExchangeEvent::new("", event_type, path, payload);
     event.iteration = iteration;
     event
@@ -80,16 +74,15 @@ impl Recording<'_> {
         self.line(self.depth, format!("tool {name} {outcome}"));
         for event_type in [EventType::ToolCall, EventType::ToolResult] {
             let result = event_type == EventType::ToolResult;
-            let payload = Payload::Tool(ToolPayload {
-                name: name.to_owned(),
-                call_id: call_id.to_owned(),
-                input: json!({"cmd": name}),
-                output: Value::Null,
-                error: error.filter(|_| result).map(str::to_owned),
-                fidelity: Fidelity::Router,
-                exit_code: None,
-                duration_ms: None,
-                agent_call_id: None,
+            let payload = Payload::Tool({
+                let mut tool = ToolPayload::call(
+                    name.to_owned(),
+                    call_id.to_owned(),
+                    json!({"cmd": name}),
+                    Fidelity::Router,
+                );
+                tool.error = error.filter(|_| result).map(str::to_owned);
+                tool
             });
             self.rec
                 .record(ExchangeEvent::new("", event_type, path, payload))
@@ -290,6 +283,82 @@ fn the_reader_s_line_limit_is_the_normalizers_record_limit() {
     assert_eq!(
         axt::read::DEFAULT_MAX_LINE_BYTES,
         axt::normalize::DEFAULT_MAX_RECORD_BYTES
+    );
+}
+
+/// A tree keeps at most `MAX_TREE_NODES` nodes and says how many it left out: memory is
+/// bounded whatever the transcript's length. Past the limit every event is still read: the
+/// run's end, a step opened and closed (no false problem), the call made before the limit
+/// whose result comes after it, and a sub-run invoked there (its link still checked).
+#[test]
+fn a_tree_keeps_its_first_nodes_and_counts_the_rest() {
+    use axt::read::tree::{MAX_TREE_NODES, Node, build};
+    let tmp = crate::support::TempDir::new("tree-bounded");
+    let rec = Recorder::create(tmp.path(), "big", RecorderOptions::default()).unwrap();
+    rec.record(step(EventType::RunStarted, "", "workflow", 0))
+        .unwrap();
+    let call = |id: &str| {
+        let payload = ToolPayload::call("Bash", id, json!({"command": "ls"}), Fidelity::Router);
+        ExchangeEvent::new("", EventType::ToolCall, "", Payload::Tool(payload))
+    };
+    rec.record(call("early")).unwrap();
+    let message = || {
+        let block = axt::ContentBlock::text(Fidelity::AgentEmitted, "hi");
+        let payload = Payload::Message(axt::MessagePayload::new(axt::Role::Assistant, vec![block]));
+        ExchangeEvent::new("", EventType::MessageAssistant, "", payload)
+    };
+    for _ in 0..MAX_TREE_NODES + 10 {
+        rec.record(message()).unwrap();
+    }
+    rec.record(step(EventType::StepStarted, "late", "command", 0))
+        .unwrap();
+    rec.record(call("late-call")).unwrap();
+    rec.record(step(EventType::StepCompleted, "late", "command", 0))
+        .unwrap();
+    let mut result = ToolPayload::call("Bash", "early", Value::Null, Fidelity::Router);
+    result.error = Some("failed".into());
+    rec.record(ExchangeEvent::new(
+        "",
+        EventType::ToolResult,
+        "",
+        Payload::Tool(result),
+    ))
+    .unwrap();
+    let mut invoke = step(EventType::CallWorkflowStarted, "sub", "call_workflow", 0);
+    invoke.child_run_id = Some("missing-child".into());
+    rec.record(invoke).unwrap();
+    rec.record(step(EventType::RunCompleted, "", "workflow", 0))
+        .unwrap();
+    rec.close().unwrap();
+
+    let tree = build(rec.path());
+    let root = &tree.root;
+    assert_eq!(root.children.len(), MAX_TREE_NODES);
+    // 11 messages, the step, the late call and the call_workflow step left out.
+    assert_eq!(root.elided, 14);
+    assert_eq!(root.status.as_str(), "completed");
+    let Node::Tool(early) = &root.children[0] else {
+        panic!("{:?}", root.children[0])
+    };
+    assert_eq!(
+        early.outcome.as_str(),
+        "error",
+        "its result, past the limit, still counts"
+    );
+    let problems: Vec<String> = tree.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("missing-child"), "{problems:?}");
+    let json = tree.to_json();
+    assert_eq!(json["root"]["elided"], 14);
+    let output = axt(&["tree", rec.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.ends_with(
+            "… and 14 more not kept: a tree keeps its first 100000 steps, messages and tool calls \
+             (every event was read)\n"
+        ),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
     );
 }
 

@@ -24,11 +24,10 @@ use serde_json::{Value, json};
 use crate::support::TempDir;
 
 fn assistant(text: impl Into<String>) -> ExchangeEvent {
-    let payload = Payload::Message(MessagePayload {
-        role: Role::Assistant,
-        blocks: vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
-        message_id: None,
-    });
+    let payload = Payload::Message(MessagePayload::new(
+        Role::Assistant,
+        vec![ContentBlock::text(Fidelity::AgentEmitted, text)],
+    ));
     ExchangeEvent::new(
         "set-by-the-recorder",
         EventType::MessageAssistant,
@@ -38,13 +37,7 @@ fn assistant(text: impl Into<String>) -> ExchangeEvent {
 }
 
 fn step(event_type: EventType, name: &str, kind: &str) -> ExchangeEvent {
-    let payload = Payload::Step(StepPayload {
-        name: name.into(),
-        kind: kind.into(),
-        error: None,
-        result: Value::Null,
-        duration_ms: None,
-    });
+    let payload = Payload::Step(StepPayload::new(name, kind.into()));
     ExchangeEvent::new("set-by-the-recorder", event_type, name, payload)
 }
 
@@ -744,8 +737,79 @@ fn a_child_run_writes_its_own_file_linked_both_ways() {
     "mongodb+srv://admin:[REDACTED:database_password]@cluster0.example.net/test"
 )]
 #[case::database_url_near_miss(
-    "postgres://app@db:5432/main and mysql://localhost:3306/db and https://a:b@example.com",
-    "postgres://app@db:5432/main and mysql://localhost:3306/db and https://a:b@example.com"
+    "postgres://app@db:5432/main and mysql://localhost:3306/db and redis://cache:6379/0",
+    "postgres://app@db:5432/main and mysql://localhost:3306/db and redis://cache:6379/0"
+)]
+#[case::redis_url_without_user(
+    "REDIS_URL=redis://:p4ssw0rd-x@cache.internal:6379/0",
+    "REDIS_URL=redis://:[REDACTED:database_password]@cache.internal:6379/0"
+)]
+#[case::https_url_with_password(
+    "git clone https://ann:ghs-s3cret@git.example.com/team/repo.git",
+    "git clone https://ann:[REDACTED:url_password]@git.example.com/team/repo.git"
+)]
+#[case::url_near_miss(
+    "https://example.com:8443/a@b and ssh://git@example.com:22/x and http://ann@example.com",
+    "https://example.com:8443/a@b and ssh://git@example.com:22/x and http://ann@example.com"
+)]
+#[case::aws_sts_json(
+    r#"{"AccessKeyId": "ASIAIOSFODNN7EXAMPLE", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SessionToken": "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDexample+token="}"#,
+    r#"{"AccessKeyId": "[REDACTED:aws_access_key_id]", "SecretAccessKey": "[REDACTED:aws_secret_access_key]", "SessionToken": "[REDACTED:aws_session_token]"}"#
+)]
+#[case::aws_session_token_env(
+    "export AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD+tokenexample=\naws_session_token = FwoGZXIvYXdzEBYaDHqa0AP1ExampleSessionTokenValue0123",
+    "export AWS_SESSION_TOKEN=[REDACTED:aws_session_token]\naws_session_token = [REDACTED:aws_session_token]"
+)]
+#[case::aws_session_near_miss(
+    "session_token = None; sessionToken: abc123; SecretAccessKey: <hidden>",
+    "session_token = None; sessionToken: abc123; SecretAccessKey: <hidden>"
+)]
+#[case::gcp_access_token(
+    "curl -H 'x: ya29.a0AfH6SMBx3-example_Token.part2-abcdef' https://x",
+    "curl -H 'x: [REDACTED:gcp_access_token]' https://x"
+)]
+#[case::gcp_near_miss("ya29.short and ya29 alone", "ya29.short and ya29 alone")]
+#[case::pgp_private_key(
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGZexample\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----\nok",
+    "[REDACTED:private_key]\nok"
+)]
+#[case::pgp_near_miss(
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGZ\n-----END PGP PUBLIC KEY BLOCK-----",
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGZ\n-----END PGP PUBLIC KEY BLOCK-----"
+)]
+#[case::basic_auth(
+    r#"Authorization: Basic YW5uOmh1bnRlcjI= and {"authorization": "Basic dXNlcjpwYXNzd29yZA=="}"#,
+    r#"Authorization: Basic [REDACTED:basic_auth] and {"authorization": "Basic [REDACTED:basic_auth]"}"#
+)]
+#[case::basic_near_miss(
+    "basic understanding of Basic auth; WWW-Authenticate: Basic realm=x",
+    "basic understanding of Basic auth; WWW-Authenticate: Basic realm=x"
+)]
+#[case::slack_refresh_token(
+    "xoxe-1-My0xLTEyMzQ1Njc4OTAxMi1hYmNkZWYxMjM0 and xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAx",
+    "[REDACTED:slack_token] and [REDACTED:slack_token]"
+)]
+#[case::slack_refresh_near_miss("xoxe-short and xoxe alone", "xoxe-short and xoxe alone")]
+#[case::huggingface_token(
+    "HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 huggingface-cli login",
+    "HF_TOKEN=[REDACTED:huggingface_token] huggingface-cli login"
+)]
+#[case::huggingface_near_miss(
+    "from huggingface_hub import hf_hub_download; hf_transfer_enabled_for_this_run_x",
+    "from huggingface_hub import hf_hub_download; hf_transfer_enabled_for_this_run_x"
+)]
+#[case::gitlab_tokens(
+    "glpat-AbCdEfGhIjKlMnOpQrSt gldt-0123456789abcdefghij glrt-t1_AbCdEfGhIjKlMnOpQrSt",
+    "[REDACTED:gitlab_token] [REDACTED:gitlab_token] [REDACTED:gitlab_token]"
+)]
+#[case::gitlab_near_miss("glpat-short and glpat- alone", "glpat-short and glpat- alone")]
+#[case::npm_token(
+    "//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]"
+)]
+#[case::npm_near_miss(
+    "npm_config_cache=/tmp npm_package_version_of_the_build_x",
+    "npm_config_cache=/tmp npm_package_version_of_the_build_x"
 )]
 #[case::password_assignment(
     "DB_PASSWORD=hunter2 mysql -u root --password s3cret!x; secret = 'abc123'",
@@ -830,15 +894,19 @@ fn the_redactor_walks_every_content_string_of_an_event() {
         "run",
         EventType::MessageUser,
         "",
-        Payload::Message(MessagePayload {
-            role: Role::User,
-            blocks,
-            message_id: None,
-        }),
+        Payload::Message(MessagePayload::new(Role::User, blocks)),
     );
     assert_eq!(redactor.redact_event(&mut event), 7);
     let mut out = Vec::new();
-    axt::model::encode_event(&ExchangeEvent { seq: 1, ..event }, &mut out).unwrap();
+    axt::model::encode_event(
+        &{
+            let mut event = event;
+            event.seq = 1;
+            event
+        },
+        &mut out,
+    )
+    .unwrap();
     let wire: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         wire["payload"]["blocks"],
@@ -858,16 +926,11 @@ fn the_redactor_walks_every_content_string_of_an_event() {
         "run",
         EventType::ToolResult,
         "",
-        Payload::Tool(ToolPayload {
-            name: "env".into(),
-            call_id: "c1".into(),
-            input: json!({"show": key}),
-            output: json!({"stdout": format!("K={key}\n")}),
-            error: Some(format!("leaked {key}")),
-            fidelity: Fidelity::Router,
-            exit_code: None,
-            duration_ms: None,
-            agent_call_id: None,
+        Payload::Tool({
+            let mut tool = ToolPayload::call("env", "c1", json!({"show": key}), Fidelity::Router);
+            tool.output = json!({"stdout": format!("K={key}\n")});
+            tool.error = Some(format!("leaked {key}"));
+            tool
         }),
     );
     assert_eq!(redactor.redact_event(&mut tool), 3);

@@ -62,6 +62,10 @@ const LISTS: &[(&str, &str, Form)] = &[
 const NOT_LISTS: &[(&str, &str)] = &[
     ("src/model/provider.rs", "the registry"),
     ("tests/axt/registry.rs", "this test"),
+    (
+        "tests/axt/view.rs",
+        "the browser tests' fixtures, checked against Provider::ALL there",
+    ),
 ];
 
 #[test]

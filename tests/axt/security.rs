@@ -279,3 +279,213 @@ fn a_capture_that_masks_events_but_not_raw_lines_refuses_to_keep_them() {
     };
     Capture::new(Provider::Claude, tmp.path(), options).unwrap();
 }
+
+const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+/// A Claude stream with partial messages whose text streams the key in three deltas, and
+/// whose Bash command (input_json_delta, JSON text with the `\/` escapes a JSON encoder may
+/// write) streams an AWS secret key in three more; the consolidated copies follow, as
+/// Claude Code writes them.
+fn partial_stream_with_secrets() -> String {
+    use serde_json::json;
+    let event = |event: serde_json::Value| {
+        json!({"type": "stream_event", "event": event, "session_id": "s1",
+            "parent_tool_use_id": null})
+    };
+    let text_delta = |index: u32, text: &str| {
+        event(json!({"type": "content_block_delta", "index": index,
+            "delta": {"type": "text_delta", "text": text}}))
+    };
+    let json_delta = |index: u32, partial: &str| {
+        event(json!({"type": "content_block_delta", "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": partial}}))
+    };
+    let command = format!("export AWS_SECRET_ACCESS_KEY={AWS_SECRET} && make");
+    let escaped = AWS_SECRET.replace('/', "\\/");
+    let (a, b) = escaped.split_at(14);
+    let (b, c) = b.split_at(12);
+    let lines = [
+        json!({"type": "system", "subtype": "init", "session_id": "s1",
+            "model": "claude-sonnet-4-6", "tools": ["Bash"]}),
+        event(
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+            "role": "assistant", "model": "claude-sonnet-4-6", "content": [],
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        ),
+        event(json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}})),
+        text_delta(0, &format!("the key is {}", &KEY[..18])),
+        text_delta(0, &KEY[18..34]),
+        text_delta(0, &format!("{} ok", &KEY[34..])),
+        event(json!({"type": "content_block_stop", "index": 0})),
+        event(
+            json!({"type": "content_block_start", "index": 1, "content_block":
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}}),
+        ),
+        json_delta(
+            1,
+            &format!("{{\"command\": \"export AWS_SECRET_ACCESS_KEY={a}"),
+        ),
+        json_delta(1, b),
+        json_delta(1, &format!("{c} && make\"}}")),
+        event(json!({"type": "content_block_stop", "index": 1})),
+        json!({"type": "assistant", "session_id": "s1", "message": {"id": "msg_1",
+            "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [{"type": "text", "text": format!("the key is {KEY} ok")},
+                {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                    "input": {"command": command}}],
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        event(
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 9}}),
+        ),
+        event(json!({"type": "message_stop"})),
+        json!({"type": "user", "session_id": "s1", "message": {"role": "user", "content":
+            [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}}),
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "done",
+            "session_id": "s1", "usage": {"input_tokens": 1, "output_tokens": 1}}),
+    ];
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// Every piece of `secret` at least `min` bytes long, cut at every place: what a file must
+/// not hold any of once masked.
+fn pieces(secret: &str, min: usize) -> Vec<&str> {
+    (0..=secret.len() - min)
+        .map(|start| &secret[start..start + min])
+        .collect()
+}
+
+#[test]
+fn exec_redact_masks_a_key_streamed_across_partial_message_deltas_in_the_raw_output() {
+    let tmp = TempDir::new("exec-redact-deltas");
+    let stream = tmp.path().join("stream.jsonl");
+    fs::write(&stream, partial_stream_with_secrets()).unwrap();
+    let output = exec_cat(tmp.path(), "deltas", &["--redact"], &stream);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let (transcript, raw) = written(tmp.path(), "deltas");
+    for (name, file) in [("transcript", &transcript), ("raw", &raw)] {
+        // No piece of either secret of 10 bytes or more, anywhere.
+        for piece in pieces(KEY, 10).into_iter().chain(pieces(AWS_SECRET, 10)) {
+            assert!(!file.contains(piece), "{name} holds {piece:?}:\n{file}");
+        }
+        let escaped = AWS_SECRET.replace('/', "\\\\/");
+        assert!(!file.contains(&escaped[..20]), "{name}");
+    }
+    // The raw copy, line for line with the output, each line still its JSON record; its
+    // deltas, joined, read as the transcript reads.
+    let original = fs::read_to_string(&stream).unwrap();
+    assert_eq!(raw.lines().count(), original.lines().count());
+    let mut joined = String::new();
+    let mut arguments = String::new();
+    for line in raw.lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let delta = &record["event"]["delta"];
+        joined.push_str(delta["text"].as_str().unwrap_or(""));
+        arguments.push_str(delta["partial_json"].as_str().unwrap_or(""));
+    }
+    assert_eq!(joined, "the key is [REDACTED:anthropic_key] ok");
+    let arguments: serde_json::Value = serde_json::from_str(&arguments).unwrap();
+    assert_eq!(
+        arguments["command"],
+        "export AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_access_key] && make"
+    );
+    assert!(
+        transcript
+            .contains("export AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_access_key] && make")
+    );
+}
+
+#[test]
+fn exec_redact_sees_through_json_escapes() {
+    let tmp = TempDir::new("exec-redact-escapes");
+    let stream = tmp.path().join("stream.jsonl");
+    // `\/` in the secret key, `\u0041` for the A of the access key id, `\u002f` for a `/`:
+    // the same text as the consolidated message's, as other JSON encoders write it.
+    let escaped = "wJalrXUtnFEMI\\/K7MDENG\\u002fbPxRfiCYEXAMPLEKEY";
+    assert_eq!(
+        escaped.replace("\\/", "/").replace("\\u002f", "/"),
+        AWS_SECRET
+    );
+    let line = format!(
+        concat!(
+            r#"{{"type":"assistant","session_id":"s1","message":{{"id":"msg_1","type":"message","role":"assistant","model":"m","#,
+            r#""content":[{{"type":"text","text":"aws_secret_access_key={} id \u0041KIAIOSFODNN7EXAMPLE"}}],"#,
+            r#""usage":{{"input_tokens":1,"output_tokens":1}}}}}}"#
+        ),
+        escaped
+    );
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1","usage":{"input_tokens":1,"output_tokens":1}}"#;
+    fs::write(&stream, format!("{line}\n{result}\n")).unwrap();
+    let output = exec_cat(tmp.path(), "escaped", &["--redact"], &stream);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let (transcript, raw) = written(tmp.path(), "escaped");
+    for (name, file) in [("transcript", &transcript), ("raw", &raw)] {
+        assert!(!file.contains("EXAMPLEKEY"), "{name}: {file}");
+        assert!(!file.contains("IOSFODNN7EXAMPLE"), "{name}: {file}");
+        assert!(
+            file.contains("aws_secret_access_key=[REDACTED:aws_secret_access_key] id [REDACTED:aws_access_key_id]"),
+            "{name}: {file}"
+        );
+    }
+}
+
+#[test]
+fn exec_redact_masks_the_problems_it_prints() {
+    let tmp = TempDir::new("exec-redact-stderr");
+    let stream = tmp.path().join("stream.jsonl");
+    // Lines that are not JSON, quoted in their not-json problems: one whole (the key in
+    // the quote's 60 bytes), one cut (the quote ends before the key, never inside it).
+    let lines = [
+        format!("token {KEY}"),
+        format!("[debug] starting the agent with a long prefix, token {KEY}"),
+    ];
+    fs::write(&stream, lines.join("\n") + "\n").unwrap();
+    for (run_id, extra) in [("plain", &[][..]), ("masked", &["--redact"][..])] {
+        let output = exec_cat(tmp.path(), run_id, extra, &stream);
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains("not-json"), "{stderr}");
+        assert!(
+            stderr.contains("not a JSON record, skipped: \"[debug] starting the agent with a long prefix, token ...\""),
+            "a quote ends between words: {stderr}"
+        );
+        if extra.is_empty() {
+            assert!(
+                stderr.contains(KEY),
+                "without --redact it is quoted: {stderr}"
+            );
+        } else {
+            for piece in pieces(KEY, 8) {
+                assert!(!stderr.contains(piece), "{piece}: {stderr}");
+            }
+            assert!(stderr.contains("[REDACTED:anthropic_key]"), "{stderr}");
+        }
+    }
+}
+
+/// `axt export --redact` masks the problems it prints too: a reader's problem can quote a
+/// value of the file.
+#[test]
+fn export_redact_masks_the_problems_it_prints() {
+    let tmp = TempDir::new("export-redact-stderr");
+    let file = tmp.path().join("r.jsonl");
+    let lines = [
+        r#"{"seq":1,"run_id":"r","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:00:00Z","payload":null}"#.to_owned(),
+        format!(
+            r#"{{"seq":"{KEY}","run_id":"r","type":"run.completed","path":"","iteration":0,"timestamp":"2026-06-08T08:00:00Z","payload":null}}"#
+        ),
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let export = |extra: &[&str]| {
+        let mut args = vec!["export", file.to_str().unwrap(), "-o", "/dev/null"];
+        args.extend_from_slice(extra);
+        text(&axt(&args, b"").stderr)
+    };
+    assert!(export(&[]).contains(KEY));
+    let masked = export(&["--redact"]);
+    assert!(!masked.contains(KEY), "{masked}");
+    assert!(
+        masked.contains(r#"invalid type: string "[REDACTED:anthropic_key]", expected u64"#),
+        "{masked}"
+    );
+}

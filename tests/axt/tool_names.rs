@@ -63,8 +63,43 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     (
         "export/file_ops",
+        "read",
+        "a file operation (AgentLog's fileOperation `operation` value)",
+    ),
+    (
+        "normalize/acp",
+        "fs/read_text_file",
+        "an ACP method, whose request becomes a call of that name",
+    ),
+    (
+        "normalize/acp",
+        "fs/write_text_file",
+        "an ACP method, whose request becomes a call of that name",
+    ),
+    (
+        "capture/serve",
+        "fs/read_text_file",
+        "an ACP method the client serves",
+    ),
+    (
+        "capture/serve",
+        "fs/write_text_file",
+        "an ACP method the client serves",
+    ),
+    (
+        "export/file_ops",
         "edit",
         "a file operation (AgentLog's fileOperation `operation` value)",
+    ),
+    (
+        "export/agentlog/",
+        "search",
+        "an AgentLog event type (`search`), not a tool's name",
+    ),
+    (
+        "export/parquet/",
+        "read",
+        "the diagnostics table's `source`: the stage that found the problem (reading)",
     ),
 ];
 

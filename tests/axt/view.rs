@@ -40,7 +40,7 @@ fn view(inputs: &[&Path], out: &Path) -> (i32, String) {
 
 /// The fixture of each provider the browser test shows, with a string its page must find
 /// and how often, and the (seq, text) of an event a link must open.
-const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 6] = [
+const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 11] = [
     (
         "claude",
         "ok/subagent-agent-tool-parent-tool-use-id.jsonl",
@@ -76,12 +76,53 @@ const PROVIDERS: [(&str, &str, &str, usize, u64, &str); 6] = [
         "Permission denied",
     ),
     (
+        "gemini-api",
+        "ok/conversation-function-responses-in-request.jsonl",
+        // In the failed call's result and in the answer that reports it.
+        "time service is down",
+        2,
+        6,
+        "time",
+    ),
+    (
+        "bedrock",
+        "ok/conversation-tool-results-in-request.jsonl",
+        "time service is down",
+        2,
+        6,
+        "time",
+    ),
+    (
         "anthropic",
         "ok/conversation-tool-results-in-request.jsonl",
         "parse::empty",
         2,
         6,
         "$ cargo test",
+    ),
+    (
+        "acp",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        8,
+        "There are 12 Rust files in src.",
+    ),
+    (
+        "opencode",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        6,
+        "There are 12 Rust files in src.",
+    ),
+    (
+        "pi",
+        "ok/shared-scenario-shell-command.jsonl",
+        "find src",
+        2,
+        7,
+        "There are 12 Rust files in src.",
     ),
     (
         "openai",
@@ -299,7 +340,12 @@ fn view_shows_a_run_of_each_provider_in_chromium() {
         ("codex", (1, 1, 3, 1)),
         ("gemini", (1, 1, 3, 2)),
         ("copilot", (1, 1, 2, 2)),
+        ("gemini-api", (1, 1, 2, 1)),
+        ("bedrock", (1, 1, 2, 1)),
         ("anthropic", (1, 1, 2, 1)),
+        ("acp", (1, 1, 1, 0)),
+        ("opencode", (1, 1, 1, 0)),
+        ("pi", (1, 1, 1, 0)),
         ("openai", (1, 1, 2, 0)),
     ];
     for ((provider, tree, matches, seq, text), seen) in expected.into_iter().zip(&seen) {
@@ -476,21 +522,31 @@ fn view_indexes_a_directory_of_runs_in_chromium() {
     assert_quiet(seen);
     let index = result(seen, "counts", 0);
     // A run of each provider and the workflow's root: its child and grandchild are under it.
+    let runs = PROVIDERS.len() + 1;
     assert_eq!(
         (&index["view"], &index["rows"]),
-        (&json!("index"), &json!(7))
+        (&json!("index"), &json!(runs))
     );
-    assert_eq!(index["title"], "axt view: 7 runs");
-    // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874);
-    // the runs whose cost no provider reported after them, in the page's order (by file
-    // name, which is the run id).
+    assert_eq!(index["title"], format!("axt view: {runs} runs"));
+    // Most expensive first (the workflow's $0.3024 with its sub-runs, Claude's $0.0874,
+    // pi's $0.0118, OpenCode's $0 as it reported it); the runs whose cost no provider
+    // reported after them, in the page's order (by file name, which is the run id).
     let by_cost = result(seen, "rows", 0)["ids"].clone();
-    let mut unknown: Vec<&String> = ids[1..].iter().collect();
+    let at = |name: &str| PROVIDERS.iter().position(|p| p.0 == name).unwrap();
+    let costed = [at("claude"), at("pi"), at("opencode")];
+    let mut unknown: Vec<&String> = (ids.iter().enumerate())
+        .filter(|(i, _)| !costed.contains(i))
+        .map(|(_, id)| id)
+        .collect();
     unknown.sort();
-    let mut expected = vec![json!("nest-root"), json!(ids[0])];
+    let mut expected = vec![json!("nest-root")];
+    expected.extend(costed.iter().map(|i| json!(ids[*i])));
     expected.extend(unknown.into_iter().map(|id| json!(id)));
     assert_eq!(by_cost, json!(expected), "{by_cost}");
-    assert_eq!(result(seen, "rows", 1)["ids"], json!([ids[2]]));
+    // "gemini" finds the Gemini CLI's run and the Gemini API's, in the page's order.
+    let mut gemini = [&ids[at("gemini")], &ids[at("gemini-api")]];
+    gemini.sort();
+    assert_eq!(result(seen, "rows", 1)["ids"], json!(gemini));
     // Most tool calls first: the workflow's five, over its three runs.
     let by_tools = result(seen, "rows", 2)["ids"].clone();
     assert_eq!(by_tools[0], json!("nest-root"), "{by_tools}");

@@ -1172,11 +1172,10 @@ fn ending_a_scope_races_recording_into_it_and_loses_nothing() {
 }
 
 fn user_text(text: &str) -> Payload {
-    Payload::Message(axt::model::MessagePayload {
-        role: axt::model::Role::User,
-        blocks: vec![axt::model::ContentBlock::text(Fidelity::Router, text)],
-        message_id: None,
-    })
+    Payload::Message(axt::model::MessagePayload::new(
+        axt::model::Role::User,
+        vec![axt::model::ContentBlock::text(Fidelity::Router, text)],
+    ))
 }
 
 /// The recorder itself: `close` from one thread while four record. Every `record` that

@@ -341,6 +341,32 @@ write("ok/bedrock-stream-decoded-events.jsonl", "".join(c(e) + "\n" for e in (
            "inputTokenCount": 577, "outputTokenCount": 53, "invocationLatency": 1967,
            "firstByteLatency": 1603}}])))
 
+# The same stream as it comes over the wire: the binary application/vnd.amazon.eventstream
+# framing, each message a `chunk` event whose payload's `bytes` is the event, base64-encoded
+# (read through the event-stream framing, then this adapter).
+def eventstream_chunk(event, pad):
+    import base64, binascii, struct
+    payload = c({"bytes": base64.b64encode(c(event).encode()).decode(), "p": "abcdefghij"[:pad]}).encode()
+    head = b""
+    for name, value in [(":event-type", "chunk"), (":content-type", "application/json"),
+                        (":message-type", "event")]:
+        head += bytes([len(name)]) + name.encode() + b"\x07" + struct.pack(">H", len(value)) + value.encode()
+    prelude = struct.pack(">II", 12 + len(head) + len(payload) + 4, len(head))
+    prelude += struct.pack(">I", binascii.crc32(prelude))
+    message = prelude + head + payload
+    return message + struct.pack(">I", binascii.crc32(message))
+
+
+write("ok/bedrock-invoke-stream-binary.eventstream", b"".join(
+    eventstream_chunk(e, 1 + n % 9) for n, e in enumerate(
+        [start("msg_bdrk_01Ht4Wq9Kx2Lz7Vb3Nm5Hd8B", usage(412, 1)),
+         block(0, {"type": "text", "text": ""})]
+        + text_deltas(0, ["Porto is", " sunny."]) + [stop(0)]
+        + [message_delta("end_turn", {"output_tokens": 6}),
+           {"type": "message_stop", "amazon-bedrock-invocationMetrics": {
+               "inputTokenCount": 412, "outputTokenCount": 6, "invocationLatency": 702,
+               "firstByteLatency": 388}}])))
+
 # Stop reasons as the API gives them: `pause_turn` (a server tool loop paused, to be
 # continued) has no canonical kind and keeps its word; `refusal` is one.
 write("ok/stop-reasons-pause-turn-then-refusal.jsonl", "".join(c(r) + "\n" for r in [
@@ -348,6 +374,14 @@ write("ok/stop-reasons-pause-turn-then-refusal.jsonl", "".join(c(r) + "\n" for r
          "pause_turn", usage(300, 12)),
     body("msg_01Rf6Kq2Wx9Lz4Vb3Nm7Hd8T", [], "refusal", usage(310, 0)),
 ]))
+
+# A tool call whose streamed input never closes its JSON, though its block stops.
+write("ok/stream-tool-input-not-json.sse", sse(
+    [start("msg_01Nj6Wq3Kx8Lz2Vb5Nm9Hd4T", usage(140, 2)),
+     block(0, {"type": "tool_use", "id": "toolu_01Nj7Kq2Wx9Lz4Vb3Nm8Hd5T", "name": "read_file",
+               "input": {}})]
+    + json_deltas(0, ["{\"path\": ", "\"src/lib.rs\""]) + [stop(0)]
+    + [message_delta("tool_use", {"output_tokens": 19}), MESSAGE_STOP]))
 
 # err/ ----------------------------------------------------------------------------------------
 

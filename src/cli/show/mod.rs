@@ -1,6 +1,6 @@
 //! `axt show`: a run as a person reads it in a terminal.
 //!
-//! This room finds the run asked for (a file, a directory's newest run, a run id, stdin)
+//! This file finds the run asked for (a file, a directory's newest run, a run id, stdin)
 //! and reports what showing it found; [`render`] walks the run and [`text`] lays its text
 //! out.
 

@@ -8,7 +8,7 @@
 //! control character reaches the terminal, and wrapping measures what a terminal shows
 //! (wide characters count two columns).
 //!
-//! This room owns layout and nothing about runs: it is handed strings and gives lines.
+//! This file owns layout and nothing about runs: it is handed strings and gives lines.
 
 use unicode_width::UnicodeWidthStr;
 

@@ -42,6 +42,12 @@ pub(super) fn document(exporter: Exporter) -> Document {
         Ok(provider) => (provider.agent_name(), provider.vendor().as_str()),
         Err(_) => ("axt", "unknown"),
     };
+    // An adapter that reads a family of agents names the one that wrote the run.
+    let name = meta
+        .as_ref()
+        .and_then(|meta| meta.agent.as_deref())
+        .unwrap_or(name)
+        .to_owned();
     let completed = root
         .events
         .iter()

@@ -50,7 +50,7 @@ pub struct Document {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AgentInfo {
     /// Its name (`Claude Code`).
-    pub name: &'static str,
+    pub name: String,
     /// Its version (written as `null` when unknown).
     pub version: Option<String>,
     /// The model (written as `null` when unknown).

@@ -6,7 +6,7 @@
 //!
 //! It owns what of a run the page receives and where it sits; it reads transcripts only
 //! through [`Reader`], [`Stats`] and the tree, and run metadata only through the summary
-//! room. Every problem the readers found is handed to the page with its file, line and byte
+//! file. Every problem the readers found is handed to the page with its file, line and byte
 //! offset, and to the caller.
 
 use std::collections::{BTreeMap, HashMap};

@@ -3,7 +3,7 @@
 //! block of an unknown type, a payload of no known shape: kept, with why, never dropped),
 //! and what the page needs to show a tool call (its class, its command lines, its edits).
 //!
-//! The shapes are in the module documentation of [`html`](super). This room writes one
+//! The shapes are in the module documentation of [`html`](super). This file writes one
 //! event; it does not decide where an event goes on the page, nor read run metadata.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -138,6 +138,7 @@ impl Serialize for BlockView<'_> {
                 tool_input,
                 server,
                 incomplete,
+                permission,
             } => {
                 map.serialize_entry("tool_name", tool_name)?;
                 map.serialize_entry("tool_id", tool_id)?;
@@ -150,6 +151,10 @@ impl Serialize for BlockView<'_> {
                 }
                 if *incomplete {
                     map.serialize_entry("incomplete", &true)?;
+                }
+                // The decision the client made when the agent asked (ACP), as recorded.
+                if let Some(permission) = permission {
+                    map.serialize_entry("permission", permission)?;
                 }
             }
             Block::ToolResult {

@@ -12,7 +12,7 @@
 //! the page builds its DOM from them with text nodes and element properties only (no
 //! `innerHTML`; ESLint refuses it). A page whose code tried otherwise would be stopped by its
 //! policy: `default-src 'none'`, inline code allowed only by the SHA-256 hashes of the
-//! embedded files, Trusted Types required (the `page` room).
+//! embedded files, Trusted Types required (the `page` file).
 //!
 //! Rooms: `data` (what each run's block and the index hold; reading), `event` (one event as
 //! the page receives it), `summary` (run metadata, in one function), `page` (the markup

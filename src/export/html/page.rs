@@ -12,8 +12,8 @@
 //! them, and the policy does not apply to them. Their text is JSON with every `<` written as
 //! `\u003c` ([`ScriptText`]), so no input can close the block or open a comment inside it.
 //!
-//! This room owns the markup around the data and the policy; what goes into the data is the
-//! data room's, and nothing from the input reaches the markup except through a data block.
+//! This file owns the markup around the data and the policy; what goes into the data is the
+//! `data` file's, and nothing from the input reaches the markup except through a data block.
 
 use std::io::{self, Write};
 

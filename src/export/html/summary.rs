@@ -5,7 +5,7 @@
 //! The metadata is the [`RunMeta`] a normalized run's `run.completed` carries, or an agent
 //! step's `step.completed` in a workflow run, read typed ([`RunMeta::of`]); anything that is
 //! not such metadata gives `None`. Counting (tokens, cost, tools) is the readers'
-//! [`Stats`](crate::read::Stats), not this room's.
+//! [`Stats`](crate::read::Stats), not this file's.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -5,7 +5,8 @@
 //! What the mapper cannot see from one event at a time it takes from its [`RunContext`]:
 //! the trace and the parent span (decided by whoever follows the run links), the provider
 //! and model for the `chat` spans (in a transcript they arrive only with `run.completed`,
-//! after the turns), and the calls seen on both channels. [`RunContext::from_events`] reads
+//! after the turns), and the calls seen on both channels (judged by the readers' rule,
+//! [`Calls`], which the mapper also asks event by event). [`RunContext::from_events`] reads
 //! them from a whole file; a live exporter fills them from what its executor knows.
 
 use std::collections::HashSet;
@@ -17,13 +18,18 @@ use super::messages;
 use super::span::{AttrValue, Attrs, Span, SpanEvent, SpanKind, Status};
 use crate::model::tools::{ToolClass, approval, classify};
 use crate::model::{
-    Block, EventType, ExchangeEvent, Fidelity, Payload, Provider, RunMeta, RunStatus, StepKind,
-    StepPayload, StopKind, ToolPayload, UsageScope, Vendor,
+    Block, EventType, ExchangeEvent, Payload, Provider, RunMeta, RunStatus, StepKind, StepPayload,
+    StopKind, ToolPayload, UsageScope, Vendor,
 };
+use crate::read::{CallKey, Calls, Seen, Settled, Verdict};
 use crate::record::Redactor;
 
 /// What the mapper of one run is told rather than reads from its events.
+///
+/// `#[non_exhaustive]`: it grows with what the mapper needs told; build one with
+/// [`RunContext::new`] (or [`RunContext::from_events`]) and set the fields you know.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RunContext {
     /// The trace: the root run's ([`TraceId::of_root`]).
     pub trace_id: TraceId,
@@ -47,9 +53,12 @@ pub struct RunContext {
     /// The calls the provider denied for want of permission (the run metadata's
     /// `denied_calls`): their spans get a `gen_ai.tool.call.decision` event, `deny`.
     pub denied: HashSet<String>,
-    /// Call ids whose `agent_emitted` `tool.*` events are a sighting of a `router` call
-    /// (see the model's "Calls seen on both channels"): those events make no span.
-    pub sightings: HashSet<String>,
+    /// The run's tool events judged whole by the readers' rule for calls seen on both
+    /// channels ([`Calls`], the model's "Calls seen on both channels"), when the caller has
+    /// the whole run ([`RunContext::from_events`]): an `agent_emitted` event of a call the
+    /// router captured anywhere in the run makes no span. Empty for a live export, whose
+    /// mapper asks the same rule event by event.
+    pub calls: Calls,
     /// The agents of a workflow run's agent steps, for the `chat` spans inside them (a
     /// workflow run's own metadata names no model).
     pub agents: Vec<AgentContext>,
@@ -83,7 +92,7 @@ impl RunContext {
             content: false,
             content_events: false,
             denied: HashSet::new(),
-            sightings: HashSet::new(),
+            calls: Calls::default(),
             agents: Vec::new(),
         }
     }
@@ -103,18 +112,9 @@ impl RunContext {
             context.model = meta.model;
             context.conversation_id = meta.session_id;
         }
-        let routed: HashSet<&str> = events
-            .iter()
-            .filter_map(|e| match (&e.event_type, &e.payload) {
-                (EventType::ToolCall, Payload::Tool(t)) if t.fidelity == Fidelity::Router => {
-                    Some([Some(t.call_id.as_str()), t.agent_call_id.as_deref()])
-                }
-                _ => None,
-            })
-            .flatten()
-            .flatten()
-            .collect();
-        context.sightings = routed.into_iter().map(str::to_owned).collect();
+        for event in events {
+            context.calls.see(event);
+        }
         context.agents = events
             .iter()
             .filter_map(|e| match (&e.event_type, &e.payload) {
@@ -180,13 +180,16 @@ pub(crate) fn finish_reason(meta: &RunMeta) -> Option<String> {
 
 /// `gen_ai.provider.name` of a vendor, when the model name does not say: the conventions'
 /// well-known value.
-fn vendor_name(vendor: Vendor) -> &'static str {
-    match vendor {
+fn vendor_name(vendor: Vendor) -> Option<&'static str> {
+    Some(match vendor {
         Vendor::Anthropic => "anthropic",
         Vendor::OpenAi => "openai",
         Vendor::Google => "gcp.gemini",
         Vendor::GitHub => "github.copilot",
-    }
+        Vendor::Aws => "aws.bedrock",
+        // An ACP agent may run any model: only its name says whose.
+        Vendor::Unknown => return None,
+    })
 }
 
 /// `gen_ai.provider.name`: the conventions' well-known value for the model's maker when the
@@ -211,7 +214,7 @@ pub fn provider_name(adapter: Option<Provider>, model: Option<&str>) -> Option<S
     if let Some((_, name)) = by_model.iter().find(|(p, _)| model.starts_with(p)) {
         return Some((*name).to_owned());
     }
-    Some(vendor_name(adapter?.vendor()).to_owned())
+    vendor_name(adapter?.vendor()).map(str::to_owned)
 }
 
 /// A span still open.
@@ -243,8 +246,8 @@ struct OpenTurn {
 }
 
 struct OpenTool {
-    call_id: String,
-    agent_call_id: Option<String>,
+    /// The call, whatever id its events come under (see [`Calls`]).
+    call: CallKey,
     span: Open,
 }
 
@@ -259,6 +262,8 @@ pub struct Mapper {
     steps: Vec<OpenStep>,
     turn: Option<OpenTurn>,
     tools: Vec<OpenTool>,
+    /// The readers' rule for calls seen on both channels, asked event by event.
+    seen: Calls,
     /// The `call_workflow` spans opened for a call with no open step at its path.
     calls: Vec<(String, Open)>,
     /// Input for the next model turn: prompts and tool results since the last one.
@@ -282,6 +287,7 @@ impl Mapper {
             steps: Vec::new(),
             turn: None,
             tools: Vec::new(),
+            seen: Calls::default(),
             calls: Vec::new(),
             input: Vec::new(),
             system: Vec::new(),
@@ -516,7 +522,7 @@ impl Mapper {
             agent_attrs(&mut span.attrs, Some(&meta), &none, true);
         }
         if let Some(error) = &step.error {
-            span.status = Status::Error(error.clone());
+            span.status = error_status(self.context.content, error, "the step failed");
             span.attrs.str("error.type", "step_failed");
         }
         if let Some(ms) = step.duration_ms {
@@ -661,29 +667,45 @@ impl Mapper {
         out.push(self.finished(turn.span, turn.last));
     }
 
-    fn tool_call(&mut self, event: &ExchangeEvent, tool: &ToolPayload, at: u64) {
-        if tool.fidelity != Fidelity::Router && self.context.sightings.contains(&tool.call_id) {
-            return;
-        }
-        let known = |t: &&mut OpenTool| {
-            t.call_id == tool.call_id
-                || t.agent_call_id.as_deref() == Some(tool.call_id.as_str())
-                || tool.agent_call_id.as_deref() == Some(t.call_id.as_str())
+    /// Whether a tool event is a sighting of a call the router captured: the whole run's
+    /// verdict when the context has it, else this event's, in file order (an agent's call
+    /// read before the router's copy is a call until that copy comes; see `tool_call`).
+    fn judge(&mut self, event: &ExchangeEvent) -> Option<Seen> {
+        let seen = self.seen.see(event)?;
+        let sighting = match self.context.calls.settled(event) {
+            Some(settled) => settled == Settled::Sighting,
+            None => seen.verdict == Verdict::Sighting,
         };
-        if let Some(open) = self.tools.iter_mut().find(known) {
-            // The same call seen again (the other channel): the router's report is the call.
-            if tool.fidelity == Fidelity::Router {
-                open.span
-                    .attrs
-                    .set("axt.tool.fidelity", AttrValue::Str("router".into()));
-                open.call_id = tool.call_id.clone();
-            }
+        (!sighting).then_some(seen)
+    }
+
+    fn tool_call(&mut self, event: &ExchangeEvent, tool: &ToolPayload, at: u64) {
+        let Some(seen) = self.judge(event) else {
+            return;
+        };
+        if let Some(demoted) = &seen.demoted
+            && let Some(open) = self.tools.iter_mut().find(|t| t.call == demoted.call)
+        {
+            // The agent's call, read first, is the router's: its span is the router's now.
+            open.span
+                .attrs
+                .set("axt.tool.fidelity", AttrValue::Str("router".into()));
+            open.call = seen.call;
             return;
         }
         if classify(&tool.name) == Some(ToolClass::Approval) {
             self.approvals
                 .insert(tool.call_id.clone(), tool.input.clone());
         }
+        let span = self.tool_span(event, tool, at);
+        self.tools.push(OpenTool {
+            call: seen.call,
+            span,
+        });
+    }
+
+    /// The span of a tool call, opened at `event`.
+    fn tool_span(&self, event: &ExchangeEvent, tool: &ToolPayload, at: u64) -> Open {
         let mut attrs = Attrs::default();
         attrs.str("gen_ai.operation.name", "execute_tool");
         attrs.str("gen_ai.tool.name", &tool.name);
@@ -693,20 +715,16 @@ impl Mapper {
             attrs.str("gen_ai.tool.call.arguments", json_text(&tool.input));
         }
         attrs.str("axt.tool.fidelity", tool.fidelity.as_str());
-        self.tools.push(OpenTool {
-            call_id: tool.call_id.clone(),
-            agent_call_id: tool.agent_call_id.clone(),
-            span: Open {
-                id: SpanId::of(&self.run_id, SpanRole::Tool, event.seq),
-                parent: self.parent_of(&event.path),
-                name: join("execute_tool", &tool.name),
-                kind: SpanKind::Internal,
-                start: at,
-                attrs,
-                status: Status::Unset,
-                events: Vec::new(),
-            },
-        });
+        Open {
+            id: SpanId::of(&self.run_id, SpanRole::Tool, event.seq),
+            parent: self.parent_of(&event.path),
+            name: join("execute_tool", &tool.name),
+            kind: SpanKind::Internal,
+            start: at,
+            attrs,
+            status: Status::Unset,
+            events: Vec::new(),
+        }
     }
 
     fn tool_result(
@@ -716,22 +734,24 @@ impl Mapper {
         at: u64,
         out: &mut Vec<Span>,
     ) {
-        if tool.fidelity != Fidelity::Router && self.context.sightings.contains(&tool.call_id) {
+        let Some(seen) = self.judge(event) else {
             return;
+        };
+        if let Some(demoted) = &seen.demoted {
+            // Named late (`agent_call_id` on the router's result): the agent's call, counted
+            // apart until now, is a sighting of this one, and its span goes.
+            self.tools.retain(|t| t.call != demoted.call);
         }
         if self.context.captures() {
             self.input
                 .push(messages::tool_message(&tool.call_id, &tool.output));
         }
-        let found = self.tools.iter().position(|t| {
-            t.call_id == tool.call_id || t.agent_call_id.as_deref() == Some(&tool.call_id)
-        });
+        let found = self.tools.iter().position(|t| t.call == seen.call);
         let mut span = match found {
             Some(index) => self.tools.remove(index).span,
             None => {
                 // A result without its call: a span of no length, marked.
-                self.tool_call(event, tool, at);
-                let mut open = self.tools.pop().expect("just opened").span;
+                let mut open = self.tool_span(event, tool, at);
                 open.attrs.bool("axt.tool.no_call", true);
                 open
             }
@@ -750,19 +770,26 @@ impl Mapper {
         if let Some(ms) = tool.duration_ms {
             span.attrs.uint("axt.duration_ms", ms);
         }
-        let error = tool.error.clone().or_else(|| {
-            tool.exit_code
-                .filter(|&code| code != 0)
-                .map(|code| format!("exit status {code}"))
-        });
-        if let Some(error) = error {
+        // The exit status is no content; a tool's error text (its stderr, say) is.
+        let exit_code = tool.exit_code.filter(|&code| code != 0);
+        let exit_status = exit_code.map(|code| format!("exit status {code}"));
+        let status = match (&tool.error, exit_status) {
+            (Some(error), exit_status) => Some(error_status(
+                self.context.content,
+                error,
+                exit_status.as_deref().unwrap_or("the tool failed"),
+            )),
+            (None, Some(exit_status)) => Some(Status::Error(exit_status)),
+            (None, None) => None,
+        };
+        if let Some(status) = status {
             // A command's non-zero exit code is its error type, as the conventions ask.
-            let error_type = match tool.exit_code.filter(|&code| code != 0) {
+            let error_type = match exit_code {
                 Some(code) => code.to_string(),
                 None => "tool_error".to_owned(),
             };
             span.attrs.str("error.type", error_type);
-            span.status = Status::Error(error);
+            span.status = status;
         }
         self.decision(&mut span, tool);
         out.push(self.finished(span, at));
@@ -855,8 +882,15 @@ fn complete_run(run: &mut Open, step: Option<&StepPayload>, context: &RunContext
     });
     if let Some(error) = error {
         run.attrs.str("error.type", "run_failed");
-        run.status = Status::Error(error);
+        run.status = error_status(context.content, &error, "the run failed");
     }
+}
+
+/// An `ERROR` status: with content, the failure's text (masked, as every event is); without,
+/// `generic`. A failure's text is the agent's or the tool's own words (a result message, a
+/// command's stderr) and can quote anything they read.
+fn error_status(content: bool, text: &str, generic: &str) -> Status {
+    Status::Error(if content { text } else { generic }.to_owned())
 }
 
 /// The attributes an agent invocation takes from its run metadata (`meta`: a normalized

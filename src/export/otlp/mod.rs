@@ -1,7 +1,7 @@
 //! OpenTelemetry traces in the GenAI semantic conventions: every run viewable in Jaeger,
 //! Tempo, Phoenix, Langfuse or anything else that ingests OTLP.
 //!
-//! The rooms: [`map`] (events in, in order, finished spans out: what a live exporter on the
+//! The files: [`map`] (events in, in order, finished spans out: what a live exporter on the
 //! recorder's fan-out reuses event by event), [`ids`] (deterministic trace and span ids),
 //! [`messages`] (message content in the conventions' JSON shapes), [`span`] (the finished
 //! span, in plain types), [`batch`] (files and directories in, linked runs followed), and,
@@ -50,7 +50,8 @@
 //!   `openai`, `gemini*` `gcp.gemini`, `grok*` `x_ai`, `deepseek*`, `mistral*`/`magistral*`
 //!   `mistral_ai`, `sonar*` `perplexity`), else the one of the adapter's vendor
 //!   ([`Provider::vendor`](crate::model::Provider::vendor): Anthropic `anthropic`, OpenAI
-//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`).
+//!   `openai`, Google `gcp.gemini`, GitHub `github.copilot`; none for an unknown vendor, the
+//!   adapters whose agent may run any model).
 //! * `gen_ai.request.model`, `gen_ai.response.model`: the run metadata's `model` (axt
 //!   knows one model per run, so both are it).
 //! * `gen_ai.conversation.id`: the metadata's `session_id`.
@@ -73,8 +74,9 @@
 //! * `axt.run.id`, `axt.run.parent_id`; `axt.cost_usd` (the metadata's `cost_usd`);
 //!   `axt.duration_ms` (its `duration_ms`, else the payload's).
 //! * status `ERROR` with `error.type` `run_failed` when `run.completed` has an `error` or
-//!   the metadata's `status` is `failed` (message: the error, else the first of the
-//!   metadata's `errors`); left unset otherwise, as the conventions ask.
+//!   the metadata's `status` is `failed` (message, with content only: the error, else the
+//!   first of the metadata's `errors`; without content `the run failed`); left unset
+//!   otherwise, as the conventions ask.
 //! * `axt.incomplete` `true` when the file has no `run.completed`.
 //!
 //! ## Steps
@@ -88,7 +90,8 @@
 //! run attributes below (the `agent` step of a normalized agent run is a plain step: its
 //! run is the agent).
 //! Attributes `axt.step.path`, `axt.step.kind`, `axt.step.iteration`, `axt.duration_ms`;
-//! status `ERROR` with `error.type` `step_failed` and the step's `error`. Steps left open
+//! status `ERROR` with `error.type` `step_failed` and the step's `error` (with content;
+//! without, `the step failed`). Steps left open
 //! inside a completed step end with it, and steps open at the end of the file with the file,
 //! marked `axt.incomplete`. A `step.call_workflow.started` with no open step at its path is
 //! a step span of its own, to its `step.call_workflow.completed`.
@@ -127,9 +130,10 @@
 //! * name `execute_tool {name}`; `gen_ai.operation.name` `execute_tool`;
 //!   `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` `function`.
 //! * a command (a result with an `exit_code`): `process.exit.code` (#574).
-//! * status `ERROR` when the result has an `error` (the message) or a non-zero `exit_code`
-//!   (`exit status N`), with `error.type` the exit code as text when it is non-zero, else
-//!   `tool_error`; `axt.duration_ms`, `axt.tool.fidelity`.
+//! * status `ERROR` when the result has an `error` (the message with content; without,
+//!   `exit status N` or `the tool failed`) or a non-zero `exit_code` (`exit status N`), with
+//!   `error.type` the exit code as text when it is non-zero, else `tool_error`;
+//!   `axt.duration_ms`, `axt.tool.fidelity`.
 //! * a decision on the call, where the transcript has one: a `gen_ai.tool.call.decision`
 //!   event (#535) at the call's start, with `gen_ai.tool.call.decision.outcome` `deny` for a
 //!   call the provider denied for want of permission (the run metadata's `denied_calls`),
@@ -140,8 +144,12 @@
 //!   `gen_ai.tool.call.result` (the output: a string as it is, else JSON text).
 //! * A call seen on both channels (a `router` `tool.call` and an `agent_emitted` one of the
 //!   same call id, or whose id the router's `agent_call_id` names) is **one** span: the
-//!   router's. The batch exporter finds such ids before mapping and drops the agent's
-//!   events; the mapper also folds a second `tool.call` of an open call into the first.
+//!   router's, by the readers' rule ([`read::Calls`](crate::read::Calls)). The batch
+//!   exporter judges the whole run before mapping and drops the agent's events of such a
+//!   call, wherever they are; a live exporter asks the rule event by event: an agent's call
+//!   still open when the router's copy names it becomes the router's span, and the agent's
+//!   events after that are dropped, but an agent's call that ended before (its result came
+//!   first) was sent as a span of its own, which nothing can take back.
 //! * A call with no result ends with its run, marked `axt.incomplete`; a result with no
 //!   call is a span of no length marked `axt.tool.no_call`.
 //!
@@ -155,14 +163,16 @@
 //!
 //! Transcripts hold secrets. Without [`RunContext::content`] or
 //! [`RunContext::content_events`] no message text, tool argument or tool result leaves
-//! axt: only names, ids, counts, times and error texts. `axt export --to otlp` turns the
-//! first on with `--content`, and otherwise reads the conventions' content capture setting,
-//! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` ([`Capture`]: `NO_CONTENT`, the
-//! default; `SPAN_ONLY`; `EVENT_ONLY`; `SPAN_AND_EVENT`; any other value is no content,
-//! with a warning, as the conventions ask).
+//! axt, and without [`RunContext::content`] no error text: only names, ids, counts, times,
+//! exit statuses and the fixed status messages above (an error's text is the agent's or
+//! the tool's own words: a result message, a command's stderr). `axt export --to otlp`
+//! turns the first on with `--content`, and otherwise reads the conventions' content
+//! capture setting, `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` ([`Capture`]:
+//! `NO_CONTENT`, the default; `SPAN_ONLY`; `EVENT_ONLY`; `SPAN_AND_EVENT`; any other value
+//! is no content, with a warning, as the conventions ask).
 //! Every event goes through the recorder's credential redactor
 //! ([`Redactor::credentials`](crate::record::Redactor::credentials)) before it is mapped,
-//! content or not, so error texts are masked too.
+//! content or not, so with content the error texts are masked too.
 //!
 //! ## Resource and scope
 //!

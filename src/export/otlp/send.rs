@@ -28,6 +28,7 @@ use prost::Message;
 
 use super::encode::{request, to_json, to_protobuf};
 use super::span::Span;
+use crate::record::Redactor;
 
 /// The most spans one request carries.
 pub const SPANS_PER_REQUEST: usize = 1000;
@@ -107,7 +108,8 @@ impl Destination {
         };
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(SendError::Config(format!(
-                "OTLP endpoint {url:?} is not an http:// or https:// URL"
+                "OTLP endpoint {:?} is not an http:// or https:// URL",
+                Redactor::credentials().redact(&url)
             )));
         }
         let mut all: Vec<(String, String)> = Vec::new();
@@ -149,6 +151,15 @@ impl Destination {
             attempts: 5,
             backoff: Duration::from_millis(500),
         })
+    }
+}
+
+impl Destination {
+    /// The URL as axt shows it in a message: a password in it (`https://user:PASSWORD@host`)
+    /// or a token in its query masked by the credential redactor. Messages reach terminals
+    /// and CI logs; the collector's credentials do not belong there.
+    pub fn shown_url(&self) -> String {
+        Redactor::credentials().redact(&self.url).into_owned()
     }
 }
 
@@ -220,7 +231,7 @@ pub enum SendError {
         body_text(body)
     )]
     Refused {
-        /// The traces URL.
+        /// The traces URL, its credentials masked ([`Destination::shown_url`]).
         url: String,
         /// The HTTP status.
         status: u16,
@@ -230,7 +241,7 @@ pub enum SendError {
     /// Retries ran out on a retryable status or a connection error.
     #[error("gave up on the collector at {url} after {attempts} attempts: {last}")]
     GaveUp {
-        /// The traces URL.
+        /// The traces URL, its credentials masked ([`Destination::shown_url`]).
         url: String,
         /// Attempts made.
         attempts: u32,
@@ -353,17 +364,23 @@ fn post(
                 let text = shown(&answer);
                 if !matches!(status, 429 | 502 | 503 | 504) {
                     return Err(SendError::Refused {
-                        url: url.clone(),
+                        url: destination.shown_url(),
                         status,
                         body: text,
                     });
                 }
                 (format!("HTTP {status}{}", body_text(&text)), retry_after)
             }
-            Err(error) => (error.to_string(), None),
+            // The client's error can quote the URL it was given.
+            Err(error) => (
+                Redactor::credentials()
+                    .redact(&error.to_string())
+                    .into_owned(),
+                None,
+            ),
         };
         let gave_up = || SendError::GaveUp {
-            url: url.clone(),
+            url: destination.shown_url(),
             attempts: attempt,
             last: last.clone(),
         };

@@ -1,5 +1,5 @@
 //! A finished span as the mapper hands it on: the OTLP span's fields, in plain types, so
-//! that mapping needs none of the protocol's crates (the encoding room converts).
+//! that mapping needs none of the protocol's crates (the encoding file, `encode.rs`, converts).
 
 use super::ids::{SpanId, TraceId};
 

@@ -2,13 +2,14 @@
 //! belong to which session, in the three layouts (in-file sidechains, `subagents/` at any
 //! depth, the seed's `transcripts/`).
 //!
-//! This room owns the layouts, by path alone: it opens no log.
+//! This file owns the layouts, by path alone: it opens no log.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::session::SessionFiles;
+use crate::import::entries::files_under;
+use crate::import::session::SessionFiles;
 
 /// Files Claude Code keeps in `~/.claude` beside its session logs that are no session log,
 /// by name, and what each is: skipped with a note rather than refused as a failed session.
@@ -112,21 +113,6 @@ fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
     found.retain(|path| path.extension().is_some_and(|e| e == "jsonl"));
     found.sort();
     found
-}
-
-/// The regular files under `dir`, depth first; symbolic links are neither followed nor
-/// listed.
-fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        match entry.file_type() {
-            Ok(kind) if kind.is_dir() => files_under(&entry.path(), found),
-            Ok(kind) if kind.is_file() => found.push(entry.path()),
-            _ => {}
-        }
-    }
 }
 
 /// `<dir>/<session>/subagents/agent-x.jsonl` -> (`<dir>/<session>`, `subagents`), at any

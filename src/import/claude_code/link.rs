@@ -2,14 +2,14 @@
 //! names, else by the prompt a call sent; and, for a session without a session log, which
 //! agent is the root.
 //!
-//! This room owns the linking rules and the `unlinked-subagent` note; it looks only at the
+//! This file owns the linking rules and the `unlinked-subagent` note; it looks only at the
 //! threads' calls, results and prompts, through indexes, so linking stays linear.
 
 use std::collections::{HashMap, HashSet};
 
 use super::log::Task;
-use super::session::{Note, NoteKind};
 use super::thread::Thread;
+use crate::import::session::{Note, NoteKind};
 
 /// A sub-agent and the call that spawned it (`None`: none found, linked to the root).
 pub(super) struct Link {
@@ -136,7 +136,7 @@ pub(super) fn link(threads: &[Thread], notes: &mut Vec<Note>) -> Vec<Link> {
             }
             _ => {
                 notes.push(Note {
-                    file: thread.source.clone(),
+                    file: thread.run.source.clone(),
                     line: 0,
                     kind: NoteKind::UnlinkedSubagent,
                     message: format!(

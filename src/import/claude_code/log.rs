@@ -2,20 +2,19 @@
 //! its content), whether the file is a session log at all and in which format, and reading
 //! an entry's bytes back by its range.
 //!
-//! This room owns the entry fields the importer needs and the first pass over a file; it
+//! This file owns the entry fields the importer needs and the first pass over a file; it
 //! decides nothing about threads.
 
 use std::borrow::Cow;
-use std::io::{self, BufRead};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::session::ImportError;
+use crate::import::entries::scan;
+use crate::import::session::ImportError;
 use crate::model::Timestamp;
-use crate::model::lines::{self, LineSplitter, Piece};
 use crate::model::tools::{ToolClass, classify, subagent_name};
 
 /// The fields of an entry the graph needs; the content is left to the adapter.
@@ -143,60 +142,15 @@ impl Log {
     /// its byte range alone (no graph fields), and the transcription reports it as too
     /// large when it reads it back.
     pub(super) fn read(path: &Path) -> Result<Log, ImportError> {
-        let failed = |source| ImportError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(failed)?;
-        let mut reader = io::BufReader::with_capacity(1 << 16, file);
-        let mut splitter = LineSplitter::new(lines::DEFAULT_MAX_LINE_BYTES);
         let mut entries = Vec::new();
-        let mut start = 0;
-        let mut line = 0;
-        loop {
-            let buffer = match reader.fill_buf() {
-                Ok(buffer) => buffer,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => return Err(failed(error)),
-            };
-            if buffer.is_empty() {
-                break;
-            }
-            let (used, piece) = splitter.feed(buffer);
-            if let Some(piece) = piece {
-                line += 1;
-                start += add_entry(&mut entries, piece, line, start) + 1;
-            }
-            reader.consume(used);
-        }
-        if let Some(piece) = splitter.finish() {
-            start += add_entry(&mut entries, piece, line + 1, start);
-        }
+        let scanned = scan(path, |line| {
+            entries.push(entry(line.number, line.range, line.bytes));
+        })?;
         Ok(Log {
             path: path.to_owned(),
             entries,
-            size: start,
+            size: scanned.size as usize,
         })
-    }
-}
-
-/// The entry of line `line`, which starts at byte `start`, unless it is blank; the line's
-/// length in bytes (without its LF).
-fn add_entry(entries: &mut Vec<Entry>, piece: Piece<'_>, line: u64, start: usize) -> usize {
-    match piece {
-        Piece::Line(raw) => {
-            let (body, at) = lines::body(raw, start as u64);
-            if !lines::is_blank(body) {
-                let at = at as usize;
-                entries.push(entry(line, at..at + body.len(), body));
-            }
-            raw.len()
-        }
-        Piece::TooLong(size) => {
-            let size = size as usize;
-            entries.push(entry(line, start..start + size, b""));
-            size
-        }
     }
 }
 
@@ -204,6 +158,7 @@ fn add_entry(entries: &mut Vec<Entry>, piece: Piece<'_>, line: u64, start: usize
 /// nothing, or of every record taken for a rewind.
 pub(super) fn check(log: &Log) -> Result<(), ImportError> {
     let refuse = |entry: Option<&Entry>, reason: String| ImportError::NotASession {
+        format: "Claude Code session log",
         path: log.path.clone(),
         line: entry.map_or(0, |e| e.line),
         offset: entry.map_or(0, |e| e.range.start as u64),
@@ -247,55 +202,6 @@ pub(super) fn is_simplified(log: &Log) -> bool {
                     "tool_use" | "tool_result" | "text" | "error" | "stop" | "result"
                 ))
     })
-}
-
-/// Reads entries back from a log file by their byte range: the second pass, once the
-/// skeleton has decided which entries a run holds. (Not [`crate::read::Reader`], which
-/// reads transcripts.)
-pub(super) struct EntryReader {
-    path: PathBuf,
-    file: std::fs::File,
-    at: u64,
-    bytes: Vec<u8>,
-}
-
-impl EntryReader {
-    pub(super) fn open(path: &Path) -> Result<EntryReader, ImportError> {
-        let file = std::fs::File::open(path).map_err(|source| ImportError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        Ok(EntryReader {
-            path: path.to_owned(),
-            file,
-            at: 0,
-            bytes: Vec::new(),
-        })
-    }
-
-    pub(super) fn raw(&mut self, range: &Range<usize>) -> Result<&[u8], ImportError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let start = range.start as u64;
-        let mut read = || {
-            if self.at != start {
-                self.at = u64::MAX;
-                self.file.seek(SeekFrom::Start(start))?;
-            }
-            self.bytes.resize(range.len(), 0);
-            self.file.read_exact(&mut self.bytes)?;
-            self.at = range.end as u64;
-            Ok(())
-        };
-        read().map_err(|source| ImportError::Io {
-            path: self.path.clone(),
-            source,
-        })?;
-        Ok(&self.bytes)
-    }
-
-    pub(super) fn value(&mut self, range: &Range<usize>) -> Result<Value, ImportError> {
-        Ok(serde_json::from_slice(self.raw(range)?).unwrap_or(Value::Null))
-    }
 }
 
 fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
@@ -456,4 +362,18 @@ fn bytes_hash(bytes: &[u8]) -> u128 {
         hasher.finish()
     };
     (u128::from(half(0)) << 64) | u128::from(half(1))
+}
+
+/// The working directory a session ran in: the first `cwd` its first entries name.
+pub(crate) fn cwd(path: &Path) -> Option<PathBuf> {
+    #[derive(Deserialize)]
+    struct Cwd {
+        cwd: Option<String>,
+    }
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufRead::lines(std::io::BufReader::new(file))
+        .take(64)
+        .map_while(Result::ok)
+        .find_map(|line| serde_json::from_str::<Cwd>(&line).ok()?.cwd)
+        .map(PathBuf::from)
 }

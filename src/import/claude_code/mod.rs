@@ -118,7 +118,9 @@
 //!
 //! [`write()`] refuses to touch a run file that exists unless told to replace it: the recorder
 //! would continue the old file, and the same id can belong to a transcript made otherwise
-//! (`axt normalize` of the same session names its run after the session too).
+//! (`axt normalize` of the same session names its run after the session too). A run is
+//! replaced by its recorder, under the run's lock, so a run another process is recording is
+//! never replaced ([`RecordError::Busy`](crate::record::RecordError::Busy)).
 //!
 //! # Memory
 //!
@@ -136,17 +138,15 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::record::{Recorder, RecorderOptions};
+use crate::import::batch::parallel;
+use crate::import::write::{self as writing, Mode};
 
-// The rooms of the importer. This file holds the entry points: converting a session in
+// The files of the importer. This file holds the entry points: converting a session in
 // memory, importing one into a directory (streaming), importing every session under a path
-// in parallel, and writing. Each room below uses only the rooms listed after it.
+// in parallel, and writing. Each file below uses only the files listed after it; the
+// shared ones (`import::{feed, stream, write, entries, ids, session}`) are the import's.
 //
-// Transcribing a thread into events, the spawn events put in.
-mod stream;
 // A session's plan: its threads, their run ids, who spawned whom.
 mod plan;
 // Linking sub-agents to the calls that spawned them.
@@ -157,48 +157,24 @@ mod simplified;
 mod thread;
 // Choosing a thread's entries from the graph.
 mod select;
-// A log's skeleton, read once; entries read back by byte range.
+// A log's skeleton, read once.
 mod log;
 // Finding sessions and their agents' logs by path.
 mod discover;
-// The public types: files, runs, notes, diagnostics, errors.
-mod session;
 
-pub use discover::{Skipped, discover, discover_skipping};
-pub use session::{
-    FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, Session,
-    SessionFiles, SessionOutcome, WrittenRun,
+pub use crate::import::session::{
+    FileDiagnostic, ImportError, ImportOptions, Imported, ImportedRun, Note, NoteKind, RunChange,
+    Session, SessionFiles, SessionOutcome, WrittenRun,
 };
+pub use discover::{Skipped, discover, discover_skipping};
 
-use plan::plan;
-use stream::transcribe;
+pub(crate) use log::cwd;
+pub(crate) use plan::plan;
 
 /// Reads a session's files and makes its runs. Pure: nothing is written. The events are
 /// all in memory; [`import`] streams them into the recorder instead.
 pub fn convert(files: &SessionFiles) -> Result<Session, ImportError> {
-    let plan = plan(files)?;
-    let mut runs = Vec::with_capacity(plan.threads.len());
-    let mut diagnostics = Vec::new();
-    for (at, thread) in plan.threads.iter().enumerate() {
-        let mut events = Vec::new();
-        diagnostics.extend(transcribe(&plan, at, &mut |event| {
-            events.push(event);
-            Ok(())
-        })?);
-        runs.push(ImportedRun {
-            run_id: thread.run_id.clone(),
-            parent_run_id: plan.parent_run_id(at).map(str::to_owned),
-            source: thread.source.clone(),
-            events,
-        });
-    }
-    Ok(Session {
-        kept_out: plan.kept_out(),
-        session_id: plan.session_id,
-        runs,
-        notes: plan.notes,
-        diagnostics,
-    })
+    writing::convert(&plan(files)?)
 }
 
 /// Converts a session and writes its runs into `dir`, root first, streaming: each run's
@@ -210,39 +186,8 @@ pub fn import_session(
     dir: &Path,
     replace: bool,
 ) -> Result<Imported, ImportError> {
-    let plan = plan(files)?;
-    clear(plan.threads.iter().map(|t| t.run_id.as_str()), dir, replace)?;
-    let mut runs = Vec::with_capacity(plan.threads.len());
-    let mut diagnostics = Vec::new();
-    for (at, thread) in plan.threads.iter().enumerate() {
-        let parent_run_id = plan.parent_run_id(at).map(str::to_owned);
-        let mut options = RecorderOptions::default();
-        if let Some(parent) = &parent_run_id {
-            options = options.parent_run_id(parent);
-        }
-        let recorder = Recorder::create(dir, &thread.run_id, options)?;
-        let mut events = 0;
-        diagnostics.extend(transcribe(&plan, at, &mut |event| {
-            events += 1;
-            recorder.record(event)?;
-            Ok(())
-        })?);
-        recorder.close()?;
-        runs.push(WrittenRun {
-            run_id: thread.run_id.clone(),
-            parent_run_id,
-            source: thread.source.clone(),
-            path: recorder.path().to_owned(),
-            events,
-        });
-    }
-    Ok(Imported {
-        kept_out: plan.kept_out(),
-        session_id: plan.session_id,
-        runs,
-        notes: plan.notes,
-        diagnostics,
-    })
+    let mode = if replace { Mode::Replace } else { Mode::Create };
+    writing::write_plan(&plan(files)?, dir, mode)
 }
 
 /// What [`import`] did: each session's outcome, in the order of [`discover()`], and the
@@ -264,83 +209,16 @@ pub fn import(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<ImportReport> {
     let (sessions, skipped) = discover_skipping(path)?;
-    let total = sessions.len();
-    let jobs = match options.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(total.max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<SessionOutcome>>> =
-        Mutex::new((0..total).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(files) = sessions.get(at) else { break };
-                    let result = import_session(files, dir, options.replace);
-                    let outcome = SessionOutcome {
-                        files: files.clone(),
-                        result,
-                    };
-                    results.lock().expect("results lock")[at] = Some(outcome);
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                }
-            });
-        }
+    let sessions = parallel(&sessions, options.jobs, progress, |files| SessionOutcome {
+        files: files.clone(),
+        result: import_session(files, dir, options.replace),
     });
-    let sessions = results
-        .into_inner()
-        .expect("results lock")
-        .into_iter()
-        .flatten()
-        .collect();
     Ok(ImportReport { sessions, skipped })
 }
 
 /// Writes a converted session's runs into `dir`, root first; returns the files.
 pub fn write(session: &Session, dir: &Path, replace: bool) -> Result<Vec<PathBuf>, ImportError> {
-    clear(session.runs.iter().map(|r| r.run_id.as_str()), dir, replace)?;
-    let mut written = Vec::new();
-    for run in &session.runs {
-        let mut options = RecorderOptions::default();
-        if let Some(parent) = &run.parent_run_id {
-            options = options.parent_run_id(parent);
-        }
-        let recorder = Recorder::create(dir, &run.run_id, options)?;
-        for event in &run.events {
-            recorder.record(event.clone())?;
-        }
-        recorder.close()?;
-        written.push(recorder.path().to_owned());
-    }
-    Ok(written)
-}
-
-/// Refuses (or, replacing, removes) the runs' files that exist in `dir`.
-fn clear<'a>(
-    run_ids: impl Iterator<Item = &'a str>,
-    dir: &Path,
-    replace: bool,
-) -> Result<(), ImportError> {
-    for run_id in run_ids {
-        let path = dir.join(format!("{run_id}.jsonl"));
-        if path.exists() {
-            if !replace {
-                return Err(ImportError::Exists {
-                    run_id: run_id.to_owned(),
-                    path,
-                });
-            }
-            std::fs::remove_file(&path).map_err(|source| ImportError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
+    writing::write_session(session, dir, replace)
 }
 
 #[cfg(test)]

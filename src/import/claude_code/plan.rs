@@ -2,11 +2,11 @@
 //! transcribe (the session log's root and sidechains, every agent log), their run ids and
 //! who spawned whom; no event is made yet.
 //!
-//! This room owns the session's run ids, the grouping of in-file sidechains and the order
+//! This file owns the session's run ids, the grouping of in-file sidechains and the order
 //! of the steps; it delegates choosing entries (`select`), building threads (`thread`,
 //! `simplified`) and linking (`link`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -14,48 +14,14 @@ use super::discover::{agent_session, session_dir_id};
 use super::link::{link, root_agent};
 use super::log::{Entry, Log, check, is_simplified};
 use super::select::select;
-use super::session::{ImportError, Note, NoteKind, SessionFiles};
 use super::simplified::simplified_thread;
 use super::thread::{Thread, thread_from};
-
-/// A session decided from the skeletons of its logs: its threads, who spawned whom, and
-/// the notes; no event is made yet.
-pub(super) struct Plan {
-    pub(super) session_id: String,
-    pub(super) threads: Vec<Thread>,
-    /// Per thread, the thread that spawned it.
-    pub(super) parents: Vec<Option<usize>>,
-    /// Per thread, the sub-agents it spawned, in the order they are linked.
-    pub(super) spawns: Vec<Vec<Spawn>>,
-    pub(super) notes: Vec<Note>,
-}
-
-impl Plan {
-    /// The entries kept out of the threads, by reason, over all of them.
-    pub(super) fn kept_out(&self) -> BTreeMap<&'static str, u64> {
-        let mut total = BTreeMap::new();
-        for (reason, n) in self.threads.iter().flat_map(|t| &t.kept_out) {
-            *total.entry(*reason).or_default() += n;
-        }
-        total
-    }
-
-    pub(super) fn parent_run_id(&self, at: usize) -> Option<&str> {
-        self.parents[at].map(|parent| self.threads[parent].run_id.as_str())
-    }
-}
-
-/// A sub-agent a run spawned: `step.call_workflow.*` events to put into the run.
-pub(super) struct Spawn {
-    /// The spawning call (`None`: unlinked, put before the run closes).
-    pub(super) call: Option<String>,
-    /// The child run.
-    pub(super) child: String,
-    pub(super) name: String,
-}
+use crate::import::feed::{SessionPlan, Spawn};
+use crate::import::ids::{self, sanitize};
+use crate::import::session::{ImportError, Note, NoteKind, SessionFiles};
 
 /// Reads the skeletons of a session's files and decides its runs and their links.
-pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
+pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     let mut notes = Vec::new();
     let mut threads = Vec::new();
     let main_log = files.main.as_deref().map(Log::read).transpose()?;
@@ -154,6 +120,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
             notes.push(simplified_note(&log));
             let mut thread = simplified_thread(&log, &run_id)?;
             thread
+                .run
                 .import
                 .insert("agent_id".into(), agent.clone().into());
             thread.agent = Some(agent);
@@ -172,7 +139,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
                 .get("agentType")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            thread.import.insert("subagent_meta".into(), meta);
+            thread.run.import.insert("subagent_meta".into(), meta);
         }
         threads.push(thread);
     }
@@ -186,7 +153,7 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         threads.insert(0, thread);
     }
 
-    unique_run_ids(&mut threads);
+    ids::unique(threads.iter_mut().map(|t| &mut t.run.run_id));
 
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
@@ -194,78 +161,17 @@ pub(super) fn plan(files: &SessionFiles) -> Result<Plan, ImportError> {
         parents[link.child] = Some(link.parent);
         spawns[link.parent].push(Spawn {
             call: link.call,
-            child: threads[link.child].run_id.clone(),
+            child: threads[link.child].run.run_id.clone(),
             name: link.name,
         });
     }
-    Ok(Plan {
+    Ok(SessionPlan {
         session_id,
-        threads,
+        runs: threads.into_iter().map(|t| t.run).collect(),
         parents,
         spawns,
         notes,
     })
-}
-
-/// Every run of a session gets a file of its own, under a name the recorder takes. A run id
-/// longer than [`MAX_ID_BYTES`] (a corrupt `sessionId` or agent id) is cut, and a hash of the
-/// whole id appended, so that it stays distinct (and the same on every import by one build). A run id
-/// another run already has (two sidechains rooted at a duplicated uuid, agent ids that
-/// sanitize alike) gets `.2`, `.3`, ... in file order: two runs under one id were written
-/// into one file, the second appended after the first's `run.completed`. Both found by the
-/// `import_claude_code` fuzz target.
-fn unique_run_ids(threads: &mut [Thread]) {
-    let mut taken: HashSet<String> = HashSet::new();
-    for thread in threads.iter_mut() {
-        let base = bounded(&thread.run_id);
-        let mut run_id = base.clone();
-        let mut n = 1;
-        while taken.contains(&run_id) {
-            n += 1;
-            run_id = format!("{base}.{n}");
-        }
-        taken.insert(run_id.clone());
-        thread.run_id = run_id;
-    }
-}
-
-/// The longest run id the importer makes before a `.N` suffix: the recorder takes 200 bytes.
-const MAX_ID_BYTES: usize = 180;
-
-/// `id` (ASCII, sanitized) if it is short enough, else its head and a hash of the whole.
-fn bounded(id: &str) -> String {
-    if id.len() <= MAX_ID_BYTES {
-        return id.to_owned();
-    }
-    let mut cut = MAX_ID_BYTES - 17;
-    while !id.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}-{:016x}", &id[..cut], fnv1a_64(id.as_bytes()))
-}
-
-/// FNV-1a, 64 bits: a hash that is the same on every toolchain and platform, because the
-/// name it makes is a file name that a later import must find again (std's `DefaultHasher`
-/// may change between Rust releases, and a re-import would then write a second file).
-fn fnv1a_64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// Run ids become file names: keep them to a safe alphabet.
-fn sanitize(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_start_matches('.')
-        .to_owned()
 }
 
 /// The root thread and the in-file sidechains of a session log.
@@ -412,28 +318,4 @@ fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usiz
         .as_deref()
         .map(|u| u.chars().take(8).collect())
         .unwrap_or_else(|| format!("line{}", entries[at].line))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The published FNV-1a test vectors: if these change, every long run id the importer
-    /// ever wrote would be named differently by the next import.
-    #[test]
-    fn the_long_id_hash_is_fnv1a_and_never_changes() {
-        assert_eq!(fnv1a_64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a_64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a_64(b"foobar"), 0x8594_4171_f739_67e8);
-    }
-
-    #[test]
-    fn a_long_id_keeps_its_head_and_ends_in_the_hash_of_the_whole() {
-        let id = "ab".repeat(150);
-        let name = bounded(&id);
-        assert_eq!(name.len(), MAX_ID_BYTES);
-        // Pinned: the name a re-import must find again, on any toolchain.
-        assert_eq!(name, format!("{}-c3a75328e60159b1", "ab".repeat(81) + "a"));
-        assert_eq!(bounded("short"), "short");
-    }
 }

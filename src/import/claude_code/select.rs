@@ -4,13 +4,13 @@
 //! entry kept out, as a `duplicate` of one of the thread's or branch by branch, as
 //! `rewound` or `side-branch`.
 //!
-//! This room owns those rules and the notes they raise; it builds no thread and reads no
+//! This file owns those rules and the notes they raise; it builds no thread and reads no
 //! content.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::log::{Entry, Log};
-use super::session::{Note, NoteKind};
+use crate::import::session::{Note, NoteKind};
 
 /// The entries of one thread and how they were chosen.
 pub(super) struct Selection {

@@ -1,15 +1,14 @@
 //! The seed's simplified event format: each line rewritten into the stream-json line it
 //! stands for, so the Claude adapter reads it like any session log.
 //!
-//! This room owns that rewriting and nothing of the session graph (the format has none).
+//! This file owns that rewriting and nothing of the session graph (the format has none).
 
-use std::collections::{BTreeMap, HashMap};
+use serde_json::{Value, json};
 
-use serde_json::{Map, Value, json};
-
-use super::log::{EntryReader, Log, tasks, text_hash};
-use super::session::ImportError;
-use super::thread::{Feed, Thread};
+use super::log::{Log, tasks, text_hash};
+use super::thread::{Thread, made};
+use crate::import::entries::EntryReader;
+use crate::import::session::ImportError;
 
 /// The seed's simplified format, rewritten line by line into stream-json lines.
 pub(super) fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, ImportError> {
@@ -114,26 +113,17 @@ pub(super) fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, Impor
         {
             calls.extend(tasks(blocks));
         }
-        feed.push(Feed::note(line, entry));
+        feed.push(made(&line, entry));
     }
-    let mut thread = Thread {
-        run_id: run_id.to_owned(),
-        agent: None,
-        source: log.path.clone(),
-        feed,
-        import: Map::new(),
-        name: None,
-        prompt,
-        spawned: HashMap::new(),
-        calls,
-        session_id: None,
-        version: None,
-        kept_out: BTreeMap::new(),
-    };
+    let mut thread = Thread::new(run_id.to_owned(), log.path.clone());
+    *thread.run.feed_mut() = feed;
+    thread.prompt = prompt;
+    thread.calls = calls;
     thread
+        .run
         .import
         .insert("format".into(), "claude-code-simplified".into());
-    thread.import.insert(
+    thread.run.import.insert(
         "source".into(),
         log.path
             .file_name()
@@ -150,8 +140,10 @@ pub(super) fn simplified_thread(log: &Log, run_id: &str) -> Result<Thread, Impor
         if let Some(result) = result {
             record["result"] = result;
         }
-        thread.feed.push(Feed::note(record, &last));
-        thread.import.insert("terminal".into(), true.into());
+        thread.run.feed_mut().push(made(&record, &last));
+        // Said in the run's account too, as it always was.
+        thread.run.import.insert("terminal".into(), true.into());
+        thread.run.terminal = true;
     }
     Ok(thread)
 }

@@ -2,30 +2,27 @@
 //! `import` metadata, made from a selection of a log's entries; and the `kept-out` report
 //! of what the selection left out.
 //!
-//! This room owns `Thread` and `Feed` and what a selection becomes; which entries are
+//! This file owns `Thread` and `Feed` and what a selection becomes; which entries are
 //! selected is `select`'s, linking threads is `link`'s.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::Range;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
 use super::log::{Entry, Log, Task};
 use super::select::Selection;
-use super::session::{Note, NoteKind};
-use crate::model::Timestamp;
+use crate::import::feed::{Feed, RunPlan, What};
+use crate::import::session::{Note, NoteKind};
+use crate::model::{Provider, Usage};
+use crate::normalize::claude;
 
 /// A thread to transcribe: the entries of one run, before linking.
 pub(super) struct Thread {
-    pub(super) run_id: String,
+    /// What is fed to the adapter, the run's id, source and `import` account.
+    pub(super) run: RunPlan,
     /// The sub-agent's id, for linking (`None` for the root).
     pub(super) agent: Option<String>,
-    pub(super) source: PathBuf,
-    /// Lines to feed the adapter, with where they came from.
-    pub(super) feed: Vec<Feed>,
-    /// Metadata merged into `run.completed`'s result under `import`.
-    pub(super) import: Map<String, Value>,
     /// The sub-agent's name (its `agentType` or the spawning call's `subagent_type`).
     pub(super) name: Option<String>,
     /// The hash of the first user text, to link by prompt when ids do not say.
@@ -34,58 +31,49 @@ pub(super) struct Thread {
     pub(super) spawned: HashMap<String, String>,
     /// The `Task` / `Agent` calls of the thread, in order.
     pub(super) calls: Vec<Task>,
-    /// `(session, version, cwd, branch)` for the run metadata.
-    pub(super) session_id: Option<String>,
-    pub(super) version: Option<String>,
-    /// Entries of the thread's group kept out of it, by reason.
-    pub(super) kept_out: BTreeMap<&'static str, u64>,
 }
 
-/// What one line fed to the adapter is.
-pub(super) enum What {
-    /// The entry itself, read again from the file.
-    Entry,
-    /// A compaction summary, kept as passthrough.
-    CompactSummary,
-    /// An entry off the thread (`rewound`, `side-branch`, `duplicate`), kept as passthrough.
-    OffChain(&'static str),
-    /// A line made by the importer.
-    Bytes(Vec<u8>),
-}
-
-/// One line fed to the adapter.
-pub(super) struct Feed {
-    pub(super) what: What,
-    /// The file's line and the entry's bytes.
-    pub(super) line: u64,
-    pub(super) range: Range<usize>,
-    pub(super) timestamp: Option<Timestamp>,
-}
-
-impl Feed {
-    fn entry(what: What, entry: &Entry) -> Feed {
-        Feed {
-            what,
-            line: entry.line,
-            range: entry.range.clone(),
-            timestamp: entry.timestamp.clone(),
+impl Thread {
+    /// A thread of Claude Code records from `source`, nothing fed yet.
+    pub(super) fn new(run_id: String, source: PathBuf) -> Thread {
+        let mut run = RunPlan::new(run_id, Provider::Claude, source);
+        run.off_chain_usage = Some(off_chain_usage);
+        Thread {
+            run,
+            agent: None,
+            name: None,
+            prompt: None,
+            spawned: HashMap::new(),
+            calls: Vec::new(),
         }
     }
+}
 
-    pub(super) fn note(value: Value, entry: &Entry) -> Feed {
-        let bytes = serde_json::to_vec(&value).expect("a JSON value serializes");
-        Feed::entry(What::Bytes(bytes), entry)
-    }
+/// An entry of the log as fed to the adapter.
+pub(super) fn feed(what: What, entry: &Entry) -> Feed {
+    let mut feed = Feed::at(what, entry.line, entry.range.clone());
+    feed.timestamp = entry.timestamp.clone();
+    feed
+}
 
-    pub(super) fn offset(&self) -> u64 {
-        self.range.start as u64
-    }
+/// A record the importer made to stand for `entry`.
+pub(super) fn made(value: &Value, entry: &Entry) -> Feed {
+    let mut feed = Feed::made(value, entry.line, entry.range.clone());
+    feed.timestamp = entry.timestamp.clone();
+    feed
+}
 
-    /// The file's bytes the line fed stands for: the entry's. A line the importer made
-    /// stands for its entry, whatever its own length.
-    pub(super) fn span(&self) -> Range<u64> {
-        self.range.start as u64..self.range.end as u64
+/// An off-chain assistant entry's message id and last usage snapshot: its tokens were
+/// spent, and are added up apart.
+fn off_chain_usage(entry: &Value) -> Option<(String, Usage)> {
+    if entry.get("type").and_then(Value::as_str) != Some("assistant") {
+        return None;
     }
+    let id = entry.pointer("/message/id").and_then(Value::as_str)?;
+    let usage = entry
+        .pointer("/message/usage")
+        .and_then(claude::message_usage)?;
+    Some((id.to_owned(), usage))
 }
 
 /// A thread from the selected entries of a log; the unselected ones of the same group
@@ -100,7 +88,7 @@ pub(super) fn thread_from(
     let entries = &log.entries;
     let selected = &selection.entries;
     let sidechain = agent.is_some();
-    let mut feed = Vec::with_capacity(selected.len());
+    let mut fed = Vec::with_capacity(selected.len());
     let mut prompt = None;
     let mut spawned = HashMap::new();
     let mut calls = Vec::new();
@@ -126,7 +114,7 @@ pub(super) fn thread_from(
             });
         }
         if entry.compact_summary {
-            feed.push(Feed::entry(What::CompactSummary, entry));
+            fed.push(feed(What::Keep("axt-import/compact-summary"), entry));
             continue;
         }
         if entry.kind == "user" {
@@ -148,7 +136,7 @@ pub(super) fn thread_from(
         if entry.kind == "assistant" {
             calls.extend(entry.tasks.iter().cloned());
         }
-        feed.push(Feed::entry(What::Entry, entry));
+        fed.push(feed(What::Entry, entry));
     }
     // Entries kept out of the thread go to the run's metadata, and a note says what and how
     // much (their usage is added up apart as they stream).
@@ -161,9 +149,9 @@ pub(super) fn thread_from(
         count.calls += entry.tool_uses.len() as u64;
         count.results += entry.tool_results.len() as u64;
         // Kept at the end of the run, so their times must not move its clock back.
-        let mut note = Feed::entry(What::OffChain(reason), entry);
+        let mut note = feed(What::OffChain(reason), entry);
         note.timestamp = None;
-        feed.push(note);
+        fed.push(note);
     }
     if let Some((first, _)) = selection.kept_out.first() {
         let total = selection.kept_out.len();
@@ -207,20 +195,17 @@ pub(super) fn thread_from(
     if let Some(agent) = &agent {
         import.insert("agent_id".into(), agent.clone().into());
     }
-    Thread {
-        run_id,
-        agent,
-        source: log.path.clone(),
-        feed,
-        import,
-        name: None,
-        prompt,
-        spawned,
-        calls,
-        session_id,
-        version,
-        kept_out: kept_out.iter().map(|(r, c)| (*r, c.entries)).collect(),
-    }
+    let mut thread = Thread::new(run_id, log.path.clone());
+    thread.run.import = import;
+    thread.run.session_id = session_id;
+    thread.run.version = version;
+    thread.run.kept_out = kept_out.iter().map(|(r, c)| (*r, c.entries)).collect();
+    *thread.run.feed_mut() = fed;
+    thread.agent = agent;
+    thread.prompt = prompt;
+    thread.spawned = spawned;
+    thread.calls = calls;
+    thread
 }
 
 /// What the entries kept out of a thread for one reason hold.

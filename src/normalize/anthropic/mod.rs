@@ -79,7 +79,7 @@ use super::driver::{Adapter, Driver};
 use super::framing::{Http, Record};
 use super::json::{JsonParser, to_value};
 use super::messages_api::{
-    Assembly, Canonical, Closed, MessageContent, MessageUsage, canonical, made, stop_kind,
+    Assembly, Canonical, Closed, MessageContent, MessageUsage, canonical, hand_out, made, stop_kind,
 };
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
@@ -343,8 +343,37 @@ impl State {
         });
     }
 
-    /// Hands out a block: its items, the tool call it opens or answers, or, for a kind
-    /// with no canonical form, a diagnostic and the block kept in the metadata.
+    /// A block closed by its stop, handed out (its input said to be no JSON when it is not).
+    fn closed(
+        &mut self,
+        done: Closed,
+        index: u64,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let message_id = self.message.as_ref().and_then(|m| m.id.clone());
+        if let Some(error) = &done.invalid_input {
+            let what = describe(&done.block, index, message_id.as_deref());
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::InvalidToolInput,
+                record.span.line,
+                record.span.offset,
+                format!("{what}: its streamed input is not valid JSON ({error}); kept as a string"),
+            ));
+        }
+        let (block, source) = (done.block, done.source);
+        self.deliver(
+            block,
+            Role::Assistant,
+            &message_id,
+            source,
+            items,
+            diagnostics,
+        );
+    }
+
+    /// Hands out a block of `role`'s message `message_id` (see [`hand_out`]).
     fn deliver(
         &mut self,
         block: Canonical,
@@ -354,36 +383,10 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        if let Some(raw) = block.unknown {
-            diagnostics.push(Diagnostic::new(
-                DiagnosticKind::UnknownBlockType,
-                source.line,
-                source.offset,
-                format!(
-                    "content block type {:?} has no canonical form; kept in the run metadata",
-                    block.kind
-                ),
-            ));
-            let kind = format!("block/{}", block.kind);
-            self.meta.keep(source.line, &kind, || raw);
-            return;
-        }
-        for content in block.blocks {
-            match &content.block {
-                Block::ToolUse {
-                    tool_id, tool_name, ..
-                } => {
-                    self.tools
-                        .open(tool_id, tool_name, source.line, source.offset);
-                }
-                Block::ToolResult { tool_id, .. } => {
-                    self.tools
-                        .answer(tool_id, source.line, source.offset, diagnostics);
-                }
-                _ => {}
-            }
+        let (meta, tools) = (&mut self.meta, &mut self.tools);
+        hand_out(block, source, meta, tools, diagnostics, |block| {
             items.push(Item {
-                block: content,
+                block,
                 role: role.clone(),
                 message_id: message_id.clone(),
                 agent: None,
@@ -391,7 +394,7 @@ impl State {
                 source,
                 time: None,
             });
-        }
+        });
     }
 
     /// The blocks of a whole message (a body, a request's assistant message), in order.
@@ -494,35 +497,6 @@ impl Adapter for State {
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
     }
-}
-
-/// A block closed by its stop, handed out (with its invalid input said).
-fn closed(
-    state: &mut State,
-    done: Closed,
-    index: u64,
-    record: Record<'_>,
-    items: &mut Vec<Item>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let message_id = state.message.as_ref().and_then(|m| m.id.clone());
-    if let Some(error) = &done.invalid_input {
-        let what = describe(&done.block, index, message_id.as_deref());
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::InvalidToolInput,
-            record.span.line,
-            record.span.offset,
-            format!("{what}: its streamed input is not valid JSON ({error}); kept as a string"),
-        ));
-    }
-    state.deliver(
-        done.block,
-        Role::Assistant,
-        &message_id,
-        done.source,
-        items,
-        diagnostics,
-    );
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::wire::Wire;
-use super::{State, Streaming, closed};
+use super::{State, Streaming};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
 use crate::normalize::messages_api::{Assembly, MessageUsage, OpenBlock};
@@ -108,7 +108,7 @@ impl State {
                     diagnostics.push(shape(record, &what));
                     return Fate::Skipped;
                 };
-                closed(self, done, index, record, items, diagnostics);
+                self.closed(done, index, record, items, diagnostics);
             }
             "message_delta" => {
                 if let Some(usage) = wire.usage.filter(Value::is_object) {

@@ -6,7 +6,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::claims;
-use crate::normalize::{Normalized, Options, Output, Provider, normalize_lossy};
+use crate::normalize::streamed_property::{in_chunks, outcome, pieces, text};
+use crate::normalize::{Options, Provider, normalize_lossy};
 
 #[test]
 fn claims_the_apis_records_and_none_of_their_look_alikes() {
@@ -68,11 +69,6 @@ enum Spec {
     Search(String),
 }
 
-fn text() -> impl Strategy<Value = String> {
-    // Any characters, multi-byte and control ones included.
-    prop::collection::vec(any::<char>(), 1..40).prop_map(|chars| chars.into_iter().collect())
-}
-
 fn spec() -> impl Strategy<Value = Spec> {
     prop_oneof![
         (text(), any::<bool>()).prop_map(|(t, cited)| Spec::Text(t, cited)),
@@ -115,22 +111,6 @@ fn whole(specs: &[Spec]) -> Vec<Value> {
         }
     }
     blocks
-}
-
-/// `text` cut where `cuts` say (each a fraction of its characters), at least one piece.
-fn pieces(text: &str, cuts: &[u8]) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut at: Vec<usize> = cuts
-        .iter()
-        .map(|c| usize::from(*c) * chars.len() / 256)
-        .collect();
-    at.push(0);
-    at.push(chars.len());
-    at.sort_unstable();
-    at.dedup();
-    at.windows(2)
-        .map(|w| chars[w[0]..w[1]].iter().collect())
-        .collect()
 }
 
 /// The same message as an SSE stream, every delta cut as `cuts` say.
@@ -194,20 +174,6 @@ fn stream(blocks: &[Value], usage: &Value, cuts: &[u8]) -> Vec<u8> {
     sse.into_bytes()
 }
 
-/// What a run gives that a stream and a body must agree on: the blocks with their roles and
-/// message ids, the diagnostics' kinds, and the metadata that does not count records.
-fn outcome(normalized: &Normalized) -> Value {
-    let items: Vec<Value> = (normalized.items.iter())
-        .map(|item| json!([item.role.as_str(), item.message_id, item.block]))
-        .collect();
-    let kinds: Vec<&str> = (normalized.diagnostics.iter())
-        .map(|d| d.kind.as_str())
-        .collect();
-    let meta = &normalized.meta;
-    json!({"items": items, "diagnostics": kinds, "model": meta.model, "usage": meta.usage,
-        "stop_reason": meta.stop_reason, "status": meta.status, "raw_usage": meta.raw_usage})
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -225,17 +191,7 @@ proptest! {
             "model": "claude-p", "content": blocks, "stop_reason": "end_turn", "usage": usage});
         let whole = normalize_lossy(Provider::Anthropic, body.to_string().as_bytes(), Options::default());
 
-        let mut normalizer = Provider::Anthropic.normalizer(Options::default());
-        let mut out = Output::default();
-        for piece in stream(&blocks, &usage, &cuts).chunks(chunk) {
-            normalizer.push(piece, &mut out);
-        }
-        normalizer.finish(&mut out);
-        let streamed = Normalized {
-            items: out.items,
-            meta: normalizer.meta().clone(),
-            diagnostics: out.diagnostics,
-        };
+        let streamed = in_chunks(Provider::Anthropic, &stream(&blocks, &usage, &cuts), chunk);
         prop_assert_eq!(outcome(&streamed), outcome(&whole));
     }
 }

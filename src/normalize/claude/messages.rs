@@ -2,7 +2,7 @@
 //! tool calls they open or answer), an API error, and the retraction of records Claude
 //! Code withdrew.
 //!
-//! This room hands out blocks; assembling streamed ones is `partial`'s business.
+//! This file hands out blocks; assembling streamed ones is `partial`'s business.
 
 use std::borrow::Cow;
 
@@ -13,7 +13,7 @@ use super::partial::{MessageKey, Verdict};
 use super::{RecordNote, State, shape};
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 use crate::normalize::framing::Record;
-use crate::normalize::messages_api::{Canonical, Message, MessageContent, canonical};
+use crate::normalize::messages_api::{Canonical, Message, MessageContent, canonical, hand_out};
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Retraction, Source};
 
 impl State {
@@ -37,8 +37,12 @@ impl State {
         if let Some(model) = message.model.as_deref().filter(|m| *m != "<synthetic>") {
             self.meta.model = Some(model.to_owned());
         }
-        if let (Some(id), Some(usage)) = (&message_id, message.usage) {
-            self.usage_snapshot(id, usage);
+        if let Some(usage) = message.usage {
+            // A message without an id (Amp's) is a line of its own: its usage counts once.
+            match &message_id {
+                Some(id) => self.usage_snapshot(id, usage),
+                None => self.usage_snapshot(&format!("(line {})", record.line), usage),
+            }
         }
         let error = error.map(|error| {
             let error = match error {
@@ -62,7 +66,7 @@ impl State {
             Some(MessageContent::Blocks(blocks)) => blocks
                 .into_iter()
                 .enumerate()
-                .map(|(position, raw)| canonical(raw, || content_value(record, position)))
+                .map(|(position, raw)| canonical(raw, || content_value(record, position)).printed())
                 .collect(),
             Some(MessageContent::Text(text)) => vec![Canonical {
                 kind: "text".to_owned(),
@@ -239,9 +243,8 @@ impl State {
         ));
     }
 
-    /// Hands out a block read from either channel: its items, the tool call it opens or
-    /// the server tool call it answers, or, for an unknown kind, a diagnostic and the block
-    /// kept in the metadata.
+    /// Hands out a block read from either channel (see [`hand_out`]); a call that starts a
+    /// sub-agent names it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn deliver(
         &mut self,
@@ -253,34 +256,8 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        if let Some(raw) = block.unknown {
-            diagnostics.push(Diagnostic::new(
-                DiagnosticKind::UnknownBlockType,
-                source.line,
-                source.offset,
-                format!(
-                    "content block type {:?} has no canonical form; kept in the run metadata",
-                    block.kind
-                ),
-            ));
-            self.meta
-                .keep(source.line, &format!("block/{}", block.kind), || raw);
-            return;
-        }
-        for content in block.blocks {
-            match &content.block {
-                Block::ToolUse {
-                    tool_id, tool_name, ..
-                } => {
-                    self.tools
-                        .open(tool_id, tool_name, source.line, source.offset);
-                }
-                Block::ToolResult { tool_id, .. } => {
-                    self.tools
-                        .answer(tool_id, source.line, source.offset, diagnostics);
-                }
-                _ => {}
-            }
+        let (meta, tools) = (&mut self.meta, &mut self.tools);
+        hand_out(block, source, meta, tools, diagnostics, |content| {
             let subagent = subagent_of(&content);
             items.push(Item {
                 block: content,
@@ -291,7 +268,7 @@ impl State {
                 source,
                 time: None,
             });
-        }
+        });
     }
 
     pub(super) fn user(

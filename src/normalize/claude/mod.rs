@@ -67,12 +67,12 @@
 //! `stop` ends the run (failed if it says `success: false`) and a `result` line
 //! (`result`, `success`) completes it. Such lines carry no `session_id` or `uuid`.
 //!
-//! The rooms: this file holds the adapter's state and the dispatch of a record by type;
+//! The files: this one holds the adapter's state and the dispatch of a record by type;
 //! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
 //! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
 //! stream deltas and their reconciliation with the consolidated copies; `simplified` the
-//! seed's format; `result` the terminal record. Each room adds to `State` what its records
-//! need; none of them imports a room that imports it.
+//! seed's format; `result` the terminal record. Each file adds to `State` what its records
+//! need; none of them imports a file that imports it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -90,6 +90,8 @@ use super::{
 };
 
 mod blocks;
+mod family;
+use family::DroidRecord;
 mod messages;
 mod partial;
 mod result;
@@ -164,6 +166,7 @@ impl Adapter for State {
     }
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        self.flush_family(&mut out.items, &mut out.diagnostics);
         for message in std::mem::take(&mut self.messages) {
             self.end_message(
                 message,
@@ -183,6 +186,11 @@ impl Adapter for State {
                 total
             }
         };
+        if self.meta.usage == Usage::default()
+            && let Some(usage) = self.family_usage
+        {
+            self.meta.usage = usage;
+        }
         if !self.saw_result {
             let (line, offset) = last;
             out.diagnostics
@@ -227,6 +235,10 @@ struct State {
     recent: Recent,
     /// The `uuid`s already withdrawn: withdrawing one again is nothing new.
     withdrawn: HashSet<String>,
+    /// Text a family agent's deltas are making (see `family`).
+    family_text: Option<family::FamilyText>,
+    /// Letta Code's `usage_statistics`, added up.
+    family_usage: Option<Usage>,
 }
 
 /// How many of the latest records a retraction can name. Claude Code withdraws the refused
@@ -276,6 +288,8 @@ impl State {
             made_ids: 0,
             recent: Recent::default(),
             withdrawn: HashSet::new(),
+            family_text: None,
+            family_usage: None,
         }
     }
 
@@ -294,11 +308,54 @@ impl State {
         // Stream-json stamps only some `user` lines: a run clocked partly by emission and
         // partly by the source would go backwards, so only session-log entries date events.
         if (line.parent_uuid.0 || line.log_session_id.is_some())
-            && let Some(time) = &line.timestamp
+            && let Some(wire::Stamp::Text(time)) = &line.timestamp
         {
             self.meta.saw_time(time);
         }
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
+        // The family's delta records (see `family`), and what ends their text.
+        match line.kind.as_deref() {
+            Some("assistant") if line.timestamp_ms.0 => {
+                if !self.continues(Some("cursor assistant")) {
+                    self.flush_family(items, diagnostics);
+                }
+                return self.cursor_delta(record);
+            }
+            Some("assistant") if self.continues(Some("cursor assistant")) => {
+                if self.cursor_final(record, items, diagnostics) {
+                    return Fate::Ignored;
+                }
+            }
+            Some("thinking") if line.subtype.is_some() => {
+                if !self.continues(Some("cursor thinking")) {
+                    self.flush_family(items, diagnostics);
+                }
+                return self.cursor_thinking(record, items, diagnostics);
+            }
+            Some("message") if line.role.is_some() => {
+                return self.droid(DroidRecord::Message, record, items, diagnostics);
+            }
+            Some("message") => return self.letta_message(record, items, diagnostics),
+            Some("tool_call") if line.subtype.is_none() => {
+                return self.droid(DroidRecord::ToolCall, record, items, diagnostics);
+            }
+            Some("tool_result") if line.session_id.is_some() => {
+                return self.droid(DroidRecord::ToolResult, record, items, diagnostics);
+            }
+            Some("completion") => {
+                return self.droid(DroidRecord::Completion, record, items, diagnostics);
+            }
+            Some("tool_call") => {
+                self.flush_family(items, diagnostics);
+                return self.cursor_tool_call(record, items, diagnostics);
+            }
+            _ => self.flush_family(items, diagnostics),
+        }
+        if line.kind.is_none()
+            && let Some(fate) = self.chat_message(record, items, diagnostics)
+        {
+            return fate;
+        }
         let Some(kind) = line.kind.as_deref() else {
             // The seed's `{role, content}` line: a message without id, usage or scope.
             let message = Message {
@@ -365,7 +422,11 @@ impl State {
                 if self.meta.model.is_none() {
                     self.meta.model = line.model.as_deref().map(str::to_owned);
                 }
-                self.passthrough(record, "system/init");
+                let init = to_value(record.bytes);
+                if let Some((name, version)) = family::agent_of_init(&init) {
+                    self.saw_agent(name, version);
+                }
+                self.keep(record, "system/init", init);
                 return Fate::Mapped;
             }
             ("system", Some("model_refusal_fallback")) => {

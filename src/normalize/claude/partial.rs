@@ -3,7 +3,7 @@
 //! block is handed out once, whichever channel completes it first (the rules are in the
 //! adapter's docs).
 //!
-//! This room owns a message's streaming state (`MessageBlocks`) and when it ends. Blocks are
+//! This file owns a message's streaming state (`MessageBlocks`) and when it ends. Blocks are
 //! handed out through `State::deliver`; what a block becomes is `blocks`' business.
 
 use serde_json::Value;
@@ -564,6 +564,7 @@ impl State {
                 open.source.end_line = record.line;
                 let source = open.source;
                 let (block, invalid_input) = close_block(open, false);
+                let block = block.printed();
                 slot.print = block.print;
                 let mut pending = std::mem::take(&mut slot.pending);
                 let delivered = slot.delivered;
@@ -724,6 +725,7 @@ impl State {
                 format!("{what} was still streaming when {why}; kept as far as it arrived"),
             ));
             let (block, _) = close_block(open, true);
+            let block = block.printed();
             let agent = message.agent.clone();
             self.deliver(
                 block,

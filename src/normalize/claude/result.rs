@@ -9,7 +9,7 @@
 //! session, named by the results after it, whose total starts over: the run's usage is the
 //! sum of its sessions' latest totals.
 //!
-//! This room fills the run's metadata; it hands out no block.
+//! This file fills the run's metadata; it hands out no block.
 
 use serde_json::Value;
 
@@ -48,7 +48,9 @@ impl State {
         let cost = number(&line.total_cost_usd);
         let mut total = None;
         if let Some(usage) = line.usage {
-            if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
+            if let Some(family) = super::family::result_usage(&usage) {
+                total = Some(family);
+            } else if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
                 total = Some(parsed.to_usage());
             }
             self.meta.raw_usage = Some(usage);

@@ -40,7 +40,7 @@ impl State {
             "text" => {
                 let text = raw.get("text").and_then(Value::as_str).unwrap_or("");
                 let text = vec![Block::text(text.to_owned())];
-                (made(kind.to_owned(), None, text), Role::Assistant)
+                (made(kind.to_owned(), None, text).printed(), Role::Assistant)
             }
             "tool_use" => {
                 let tool_id = string("id").unwrap_or_else(|| {
@@ -54,7 +54,7 @@ impl State {
                 let name = string("name").unwrap_or_default();
                 let blocks = tool_blocks(name, tool_id.clone(), input, false, false);
                 (
-                    made(kind.to_owned(), Some(tool_id), blocks),
+                    made(kind.to_owned(), Some(tool_id), blocks).printed(),
                     Role::Assistant,
                 )
             }
@@ -75,7 +75,7 @@ impl State {
                         .unwrap_or(false),
                     exit_code: None,
                 }];
-                (made(kind.to_owned(), None, result), Role::User)
+                (made(kind.to_owned(), None, result).printed(), Role::User)
             }
             "error" => {
                 let message = match raw.get("error") {

@@ -63,6 +63,8 @@ fn known_field(field: &str) -> bool {
             | "teamName" | "isMeta" | "requestId" | "toolUseResult" | "sourceToolUseID"
             | "isCompactSummary" | "isVisibleInTranscriptOnly" | "thinkingMetadata" | "todos"
             | "isApiErrorMessage" | "level" | "content" | "compactMetadata"
+            // The family's (see `family`): Cursor's, Letta Code's.
+            | "timestamp_ms" | "model_call_id" | "request_id" | "agent_id" | "conversation_id"
     )
 }
 
@@ -182,6 +184,10 @@ fn known_init_field(field: &str) -> bool {
             | "skills"
             | "slash_commands"
             | "tools"
+            // The family's (see `family`): Qwen Code's, Letta Code's.
+            | "qwen_code_version"
+            | "permission_mode"
+            | "letta_code_version"
     )
 }
 
@@ -203,7 +209,10 @@ pub(super) struct Line<'a> {
     #[serde(rename = "sessionId", borrow, default)]
     pub(super) log_session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Stamp<'a>>,
+    /// Cursor's partial output: an assistant line with it is a delta (see `family`).
+    #[serde(default)]
+    pub(super) timestamp_ms: Present,
     /// Every line's own id: a line sent twice is recognised by it.
     #[serde(borrow, default)]
     pub(super) uuid: Option<Cow<'a, str>>,
@@ -252,4 +261,37 @@ pub(super) struct Line<'a> {
     /// On an assistant line: the `uuid`s of earlier lines it replaces (refusal fallback).
     #[serde(default)]
     pub(super) supersedes: Option<Value>,
+}
+
+/// A record's `timestamp`: Claude Code's session-log entries write an ISO time, Factory
+/// Droid's records Unix milliseconds (see `family`), which stream-json does not date by.
+pub(super) enum Stamp<'a> {
+    Text(Cow<'a, str>),
+    Millis,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Stamp<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Stamp<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a time: a string, or Unix milliseconds")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Stamp::Text(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Stamp::Text(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Stamp::Millis)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }

@@ -1,4 +1,5 @@
-//! OpenAI Codex CLI: `codex exec --json`, in all three of its generations.
+//! OpenAI Codex CLI: `codex exec --json`, in all three of its generations, and its session
+//! files (`~/.codex/sessions/.../rollout-*.jsonl`, the `rollout` room).
 //!
 //! The generation is recognised per record, so a stream is read whichever CLI wrote it:
 //!
@@ -50,7 +51,10 @@
 //! clock's.
 //!
 //! The record shapes of the three generations and the known-field tables are in `wire`;
-//! this file reads the records and keeps the state between them.
+//! a session file's records (`{"timestamp", "type", "payload"}`: `session_meta`,
+//! `response_item`, `event_msg`, `turn_context`, `compacted`) are read by `rollout`, which
+//! hands the conversation's Responses items to the OpenAI adapter's reading of them; this
+//! file reads the records and keeps the state between them.
 
 use std::borrow::Cow;
 
@@ -68,8 +72,10 @@ use super::{
 use crate::model::tools::shell_join;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
+mod rollout;
 mod wire;
 
+use rollout::{Rollout, RolloutLine};
 use wire::{Line, LineShape, Msg, RawItem, TokenUsage};
 
 /// Whether a record looks like `codex exec --json` output of any generation.
@@ -78,6 +84,11 @@ pub(crate) fn claims(record: &Value) -> bool {
         return false;
     };
     match object.get("type").and_then(Value::as_str) {
+        // A session file's record: a rollout type with its payload.
+        Some(kind) if rollout::is_rollout(kind) => {
+            object.get("payload").is_some_and(Value::is_object)
+                && object.get("timestamp").is_some_and(Value::is_string)
+        }
         Some(kind) => {
             kind == "session.created"
                 || ["thread.", "turn.", "item."]
@@ -120,6 +131,24 @@ impl Adapter for State {
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
         self.tools.report_dangling(&mut out.diagnostics);
+        if self.rollout.seen() {
+            self.rollout.finish(&mut out.diagnostics);
+            // A session file has no terminal record: complete as far as it goes when its
+            // reader says the file is whole (an importer), else said to be cut short.
+            if !self.complete && !self.saw_terminal {
+                if self.meta.status != RunStatus::Failed {
+                    self.meta.status = RunStatus::Incomplete;
+                }
+                let (line, offset) = last;
+                out.diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::MissingTerminal,
+                    line,
+                    offset,
+                    "a session file has no terminal record; read whole (axt import), it is complete as far as it goes; the run is incomplete".to_owned(),
+                ));
+            }
+            return;
+        }
         if !self.saw_terminal || self.turn_open {
             if self.meta.status != RunStatus::Failed {
                 self.meta.status = RunStatus::Incomplete;
@@ -146,6 +175,10 @@ impl Adapter for State {
 
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
+    }
+
+    fn complete(&mut self) {
+        self.complete = true;
     }
 }
 
@@ -175,6 +208,10 @@ struct State {
     saw_terminal: bool,
     /// A turn (or legacy task) started after the last terminal record.
     turn_open: bool,
+    /// A session file's records, when the input is one.
+    rollout: Rollout,
+    /// The caller says the input is whole ([`Adapter::complete`]).
+    complete: bool,
 }
 
 impl State {
@@ -185,6 +222,8 @@ impl State {
             latest_output: Default::default(),
             saw_terminal: false,
             turn_open: false,
+            rollout: Rollout::new(),
+            complete: false,
         }
     }
 
@@ -198,6 +237,18 @@ impl State {
         let Some(kind) = line.kind.clone() else {
             return self.untyped(line, record, items, diagnostics);
         };
+        if rollout::is_rollout(&kind)
+            && let Some(payload) = &line.payload
+        {
+            let line = RolloutLine {
+                kind: &kind,
+                payload,
+                timestamp: line.timestamp.as_deref(),
+            };
+            return self
+                .rollout
+                .record(line, record, &mut self.meta, items, diagnostics);
+        }
         let kind = &*kind;
         let phase = match kind {
             "item.started" => Some(Phase::Started),
@@ -660,6 +711,7 @@ impl State {
             tool_input: call.input,
             server: false,
             incomplete: false,
+            permission: None,
         };
         emit(items, tool_use, Role::Assistant, record);
         if let Some(command) = call.command {

@@ -3,7 +3,7 @@
 //! `Value`. With them, the tables of the fields the adapter knows and leaves out on purpose
 //! (the rest are reported).
 //!
-//! This room owns the wire's vocabulary. It holds no state and hands out nothing.
+//! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
 use std::borrow::Cow;
 
@@ -21,6 +21,10 @@ impl RecordShape for LineShape {
     /// `type`, with the item's type for item events (`item.completed/agent_message`); legacy
     /// events are `msg/<type>`, the legacy config and prompt lines `config` and `prompt`.
     fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
+        // A rollout record: its type, and its payload's.
+        if let (Some(kind), Some(payload)) = (&line.kind, &line.payload) {
+            return (kind, payload.get("type").and_then(Value::as_str));
+        }
         match (&line.kind, &line.item, &line.msg) {
             (Some(kind), Some(item), _) => {
                 (kind, item.kind.as_deref().or(item.item_type.as_deref()))
@@ -64,6 +68,11 @@ impl RecordShape for LineShape {
                 )
             }),
             ("msg", _) => (Some("msg"), known_msg_field),
+            // A rollout's envelope; its payloads are Responses items and UI events, read
+            // by their own readers.
+            ("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted", _) => {
+                (None, |f| matches!(f, "timestamp" | "type" | "payload"))
+            }
             ("prompt", _) => (None, |f| f == "prompt"),
             ("config", _) => (None, |f| {
                 matches!(
@@ -159,6 +168,11 @@ fn known_msg_field(field: &str) -> bool {
 pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     pub(super) kind: Option<Cow<'a, str>>,
+    // session files (rollouts)
+    #[serde(borrow, default)]
+    pub(super) timestamp: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(super) payload: Option<Value>,
     #[serde(borrow, default)]
     pub(super) thread_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]

@@ -1,5 +1,6 @@
 //! HTTP bodies as APIs send them and as people save them: JSON on one line, pretty-printed
-//! JSON documents, and SSE streams, in any mix, one framing for every HTTP adapter.
+//! JSON documents, SSE streams, JSON array streams and AWS event streams, in any mix, one
+//! framing for every HTTP adapter.
 //!
 //! Each line decides what it is: a line that is `{` alone opens a document, collected until
 //! its braces balance ([`Document`]); a line starting with `{`, or any line before the input
@@ -8,13 +9,23 @@
 //! continues an event, and once the input has shown one, every line that is not JSON is an
 //! SSE line (an unknown field, ignored as the format says). An event's joined data is the
 //! record, named by its `event` field and spanning its fields; data-only keep-alives
-//! (`data: :ping`, empty data) are not records. Over-long lines inside a document or an
-//! event make that document or event too large.
+//! (`data: :ping`, empty data) are not records. A line that is `[` followed by an object
+//! (or nothing) opens a JSON array stream (`array.rs`), whose elements are records until its
+//! `]`. Over-long lines inside a document, an event or an element make it too large.
+//!
+//! A line that starts with a 0 byte starts an AWS event stream (`eventstream.rs`): binary
+//! from there to the end of the input (a recording proxy writes the request it forwarded as
+//! a JSON line before the binary response it got back). Its messages are records made from
+//! their payloads.
 //!
 //! This file owns that dispatch. It must not parse JSON nor know a provider's sentinels
 //! (`[DONE]` is a record like any other, for its adapter to recognise).
 
+use memchr::memmem;
+
+use super::array::{self, ArrayStream};
 use super::document::Document;
+use super::eventstream::EventStream;
 use super::lines::Lines;
 use super::record::{Frame, Framing};
 use super::sse::{SseFrame, SseParser};
@@ -24,9 +35,12 @@ pub(crate) struct Http {
     lines: Lines,
     sse: SseParser,
     document: Option<Document>,
+    array: Option<ArrayStream>,
     max_record_bytes: usize,
     /// The input has shown an SSE field line.
     sse_seen: bool,
+    /// The rest of the input is an AWS event stream.
+    binary: Option<EventStream>,
 }
 
 impl Framing for Http {
@@ -35,23 +49,42 @@ impl Framing for Http {
             lines: Lines::keeping_blank_lines(max_record_bytes),
             sse: SseParser::new(max_record_bytes),
             document: None,
+            array: None,
             max_record_bytes,
             sse_seen: false,
+            binary: None,
         }
     }
 
     fn push(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        if let Some(binary) = &mut self.binary {
+            return binary.push(bytes, each);
+        }
+        // Where a line starts with a 0 byte, the event stream starts.
+        let starts = if self.lines.at_line_start() && EventStream::starts(bytes) {
+            Some(0)
+        } else {
+            memmem::find(bytes, b"\n\0").map(|at| at + 1)
+        };
+        let text = &bytes[..starts.unwrap_or(bytes.len())];
         let Split { lines, mut body } = self.split();
-        lines.push(bytes, &mut |frame| body.line(frame, each));
+        lines.push(text, &mut |frame| body.line(frame, each));
+        if let Some(at) = starts {
+            self.close_text(each);
+            let (line, offset) = self.lines.next_position();
+            let mut binary = EventStream::new(self.max_record_bytes, line, offset);
+            binary.push(&bytes[at..], each);
+            self.binary = Some(binary);
+        }
     }
 
     fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
+        if let Some(binary) = &mut self.binary {
+            return binary.finish(each);
+        }
         let Split { lines, mut body } = self.split();
         lines.finish(&mut |frame| body.line(frame, each));
-        body.sse.finish(&mut |event| event_frame(event, each));
-        if let Some(document) = body.document.take() {
-            each(Frame::Cut(document.truncated()));
-        }
+        self.close_text(each);
     }
 
     fn seek(&mut self, line: u64, offset: u64, made: Option<u64>) {
@@ -59,11 +92,30 @@ impl Framing for Http {
     }
 
     fn end(&self) -> (u64, u64) {
-        self.lines.end()
+        match &self.binary {
+            Some(binary) => binary.end(),
+            None => self.lines.end(),
+        }
     }
 
     fn last(&self) -> (u64, u64) {
-        self.lines.last()
+        match self.binary.as_ref().map(EventStream::last) {
+            Some(last) if last != (0, 0) => last,
+            _ => self.lines.last(),
+        }
+    }
+}
+
+impl Http {
+    /// The text part of the input is over: what it left open is handed on or reported.
+    fn close_text(&mut self, each: &mut dyn FnMut(Frame<'_>)) {
+        self.sse.finish(&mut |event| event_frame(event, each));
+        if let Some(document) = self.document.take() {
+            each(Frame::Cut(document.truncated()));
+        }
+        if let Some(mut array) = self.array.take() {
+            array.finish(each);
+        }
     }
 }
 
@@ -71,6 +123,7 @@ impl Framing for Http {
 struct Body<'h> {
     sse: &'h mut SseParser,
     document: &'h mut Option<Document>,
+    array: &'h mut Option<ArrayStream>,
     max_record_bytes: usize,
     sse_seen: &'h mut bool,
 }
@@ -88,6 +141,7 @@ impl Http {
             body: Body {
                 sse: &mut self.sse,
                 document: &mut self.document,
+                array: &mut self.array,
                 max_record_bytes: self.max_record_bytes,
                 sse_seen: &mut self.sse_seen,
             },
@@ -108,6 +162,8 @@ impl Body<'_> {
             } => {
                 if let Some(document) = self.document {
                     document.skipped(size);
+                } else if let Some(array) = self.array {
+                    array.skipped(line, offset, size);
                 } else if *self.sse_seen {
                     self.sse.skipped_line(line, offset, size);
                 } else {
@@ -129,9 +185,22 @@ impl Body<'_> {
             }
             return;
         }
+        if let Some(array) = self.array {
+            array.line(record, each);
+            if array.is_closed() {
+                *self.array = None;
+            }
+            return;
+        }
         let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
         if record.bytes.is_empty() {
             self.sse.line(record, &mut |event| event_frame(event, each));
+        } else if !*self.sse_seen && array::opens(record.bytes) {
+            let mut array = ArrayStream::new(self.max_record_bytes);
+            array.line(record, each);
+            if !array.is_closed() {
+                *self.array = Some(array);
+            }
         } else if record.bytes.trim_ascii() == b"{" {
             let mut document = Document::new(record.line, record.offset);
             document.feed(record, self.max_record_bytes);

@@ -41,6 +41,18 @@ impl Lines {
     }
 }
 
+impl Lines {
+    /// Whether the next byte pushed starts a line (nothing of a line is pending).
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.position == self.record_offset
+    }
+
+    /// The line and offset of the next byte pushed.
+    pub(crate) fn next_position(&self) -> (u64, u64) {
+        (self.line, self.position)
+    }
+}
+
 impl Framing for Lines {
     fn new(max_record_bytes: usize) -> Self {
         Lines {

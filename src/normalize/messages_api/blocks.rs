@@ -2,18 +2,20 @@
 //! body, a Claude Code line) or assembled from stream deltas (see `stream.rs`).
 //!
 //! Pure functions of one block, so that two channels' copies of a block can be compared
-//! before either is handed out (Claude Code's partial messages). This file must not keep
-//! state between blocks.
+//! before either is handed out (Claude Code's partial messages), and how a block is handed
+//! out (into the adapter's items, tool bookkeeping and metadata, which it is lent). This
+//! file must not keep state between blocks.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasher, Hasher};
 
 use serde_json::Value;
 
+use super::print::fingerprint;
 use super::wire::RawBlock;
 use crate::model::tools::shell_commands;
-use crate::model::{Block, ContentBlock, Fidelity};
-use crate::normalize::tools::citations_of;
+use crate::model::{Block, ContentBlock, Fidelity, RunMeta};
+use crate::normalize::tools::{PendingTools, citations_of};
+use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
 /// One content block in canonical form, read from either channel, before it is handed out.
 pub(crate) struct Canonical {
@@ -24,11 +26,21 @@ pub(crate) struct Canonical {
     pub(crate) identity: Option<String>,
     /// What it becomes (a shell call also yields its `command`); empty for an unknown kind.
     pub(crate) blocks: Vec<ContentBlock>,
-    /// A hash of the first block, to compare the two channels' copies; `None` for an
-    /// unknown kind, whose copies are not compared.
+    /// A hash of the first block, to compare the two channels' copies: set by
+    /// [`Canonical::printed`] for an adapter that compares copies (Claude Code's), `None`
+    /// otherwise and for an unknown kind, whose copies are not compared.
     pub(crate) print: Option<u64>,
     /// The provider's block, for a kind with no canonical form: kept in the run metadata.
     pub(crate) unknown: Option<Value>,
+}
+
+impl Canonical {
+    /// With its fingerprint: only an adapter that compares a block with a later copy of it
+    /// pays for one.
+    pub(crate) fn printed(mut self) -> Self {
+        self.print = self.blocks.first().map(fingerprint);
+        self
+    }
 }
 
 /// The id that names a block on both channels: a call's `id`, a server result's
@@ -125,6 +137,7 @@ pub(crate) fn tool_blocks(
         tool_input,
         server,
         incomplete,
+        permission: None,
     };
     std::iter::once(tool_use).chain(commands).collect()
 }
@@ -135,7 +148,7 @@ pub(crate) fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -
         .map(|block| ContentBlock::new(Fidelity::AgentEmitted, block))
         .collect();
     Canonical {
-        print: blocks.first().map(fingerprint),
+        print: None,
         kind,
         identity,
         blocks,
@@ -143,25 +156,45 @@ pub(crate) fn made(kind: String, identity: Option<String>, blocks: Vec<Block>) -
     }
 }
 
-/// A hash of a block's wire form: equal blocks, equal prints.
-pub(crate) fn fingerprint(block: &ContentBlock) -> u64 {
-    struct Sink(foldhash::quality::FoldHasher<'static>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.write(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+/// Hands out a block in canonical form, as every dialect of the API does: each of its
+/// blocks to `push` (which makes it an item), the tool call it opens or the call it
+/// answers to `tools`, or, for a kind with no canonical form, an `unknown-block-type`
+/// warning at `source` and the provider's block kept in `meta` as `block/<type>`.
+pub(crate) fn hand_out(
+    block: Canonical,
+    source: Source,
+    meta: &mut RunMeta,
+    tools: &mut PendingTools,
+    diagnostics: &mut Vec<Diagnostic>,
+    mut push: impl FnMut(ContentBlock),
+) {
+    if let Some(raw) = block.unknown {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::UnknownBlockType,
+            source.line,
+            source.offset,
+            format!(
+                "content block type {:?} has no canonical form; kept in the run metadata",
+                block.kind
+            ),
+        ));
+        meta.keep(source.line, &format!("block/{}", block.kind), || raw);
+        return;
     }
-    // foldhash, not SipHash: every assistant block is printed once, on the hot path, and
-    // no adversary picks the keys of a table here (prints are only compared). The fixed
-    // seed keeps prints equal across runs.
-    let mut sink = Sink(foldhash::quality::FixedState::with_seed(0x6178_7400).build_hasher());
-    // Serializing a block into a hasher cannot fail: nothing is written anywhere.
-    let _ = serde_json::to_writer(&mut sink, block);
-    sink.0.finish()
+    for content in block.blocks {
+        match &content.block {
+            Block::ToolUse {
+                tool_id, tool_name, ..
+            } => {
+                tools.open(tool_id, tool_name, source.line, source.offset);
+            }
+            Block::ToolResult { tool_id, .. } => {
+                tools.answer(tool_id, source.line, source.offset, diagnostics);
+            }
+            _ => {}
+        }
+        push(content);
+    }
 }
 
 pub(crate) fn is_empty_object(value: &Value) -> bool {

@@ -9,6 +9,8 @@
 //!   (client, server and MCP connector tools, a shell call's command), and the results
 //!   server tools report inside the message (web search and fetch, code execution, MCP),
 //!   failed when their content is an `*_error` or a code execution's return code is not 0.
+//! * `print.rs`: a block's fingerprint, a hash of its wire form, for an adapter that
+//!   compares a block with a later copy of it (Claude Code's two channels).
 //! * `stream.rs`: a block assembled from `content_block_start`, its deltas and its
 //!   `content_block_stop`, and [`Assembly`], a message's blocks by index while they stream.
 //!
@@ -17,10 +19,11 @@
 //! state: the adapters do.
 
 mod blocks;
+mod print;
 mod stream;
 mod wire;
 
-pub(crate) use blocks::{Canonical, canonical, made, tool_blocks};
+pub(crate) use blocks::{Canonical, canonical, hand_out, made, tool_blocks};
 pub(crate) use stream::{Assembly, Closed, OpenBlock, close_block};
 pub(crate) use wire::{
     Delta, Message, MessageContent, MessageUsage, RawBlock, StreamEvent, stop_kind,

@@ -1,7 +1,7 @@
 //! Assistant output being assembled: one message put together from a chat choice's
 //! deltas, a Responses item's events, a consolidated copy, or a whole message at once.
 //!
-//! This room owns how text, thinking, citations and tool-call fragments accumulate and how
+//! This file owns how text, thinking, citations and tool-call fragments accumulate and how
 //! a streamed copy and a final copy are reconciled. It hands nothing out (that is `emit`)
 //! and knows no Responses item kind (that is `items`).
 

@@ -1,7 +1,7 @@
 //! Chat Completions: stream chunks (and Perplexity's records among them), whole bodies,
 //! `[DONE]`, and request bodies (`messages`).
 //!
-//! This room owns how a choice streams and ends and how a request's history is read once.
+//! This file owns how a choice streams and ends and how a request's history is read once.
 //! It assembles with `assembly` and hands out with `emit`; it knows nothing of the
 //! Responses API.
 

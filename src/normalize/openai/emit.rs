@@ -2,7 +2,7 @@
 //! (each with its shell commands and, for a server tool, its result); tool results and
 //! user text from requests and result items.
 //!
-//! This room owns the blocks the adapter produces, the `incomplete` marks and warnings of
+//! This file owns the blocks the adapter produces, the `incomplete` marks and warnings of
 //! output cut off, and the bookkeeping of open tool calls (`PendingTools`). It reads no
 //! record.
 
@@ -217,6 +217,7 @@ impl State {
                 tool_input,
                 server: call.server,
                 incomplete: !complete,
+                permission: None,
             };
             let block = ContentBlock::new(Fidelity::AgentEmitted, block);
             let mut call_item = scoped(item(block, Role::Assistant, message_id.clone(), span));

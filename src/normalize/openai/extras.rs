@@ -3,7 +3,7 @@
 //! Responses output items their blocks do not carry, ...), gathered per response and kept
 //! as one passthrough record.
 //!
-//! This room owns the record's shape and when it is kept; which fields count as extras is
+//! This file owns the record's shape and when it is kept; which fields count as extras is
 //! said by the record shapes (`Wire::extras`, `WireChoice::extras`) and by `items`.
 
 use serde_json::{Map, Value};

@@ -2,7 +2,7 @@
 //! a call the client runs opens a tool call; a server tool is a call with its result in
 //! the same item; a `*_output` item (or an approval response) answers a call.
 //!
-//! This room owns the table of item kinds, their inputs and their results, in one place,
+//! This file owns the table of item kinds, their inputs and their results, in one place,
 //! so that the stream events (`responses`), whole bodies and requests read an item the same
 //! way. It does not decide when an item is complete or hand it out.
 

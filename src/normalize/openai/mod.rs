@@ -152,6 +152,7 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
@@ -160,16 +161,16 @@ use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
 use super::{
-    Diagnostic, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
-    RunStatus, Source, StopKind, StopReason, Usage, error_body,
+    Diagnostic, DiagnosticKind, ErrorBody, Item, Normalizer, Options, Output, Provider, RunError,
+    RunMeta, RunStatus, Source, StopKind, StopReason, Usage, error_body,
 };
 use crate::model::{Citation, Timestamp};
 
-// The rooms of the adapter. This file holds detection, the normalizer around the framers
+// The files of the adapter. This one holds detection, the normalizer around the framers
 // and the `State` core: how a frame becomes a record (a line, an SSE event, a multi-line
 // document), which handler a record goes to, a response's start, the run's status and
-// errors, and handing out what is still open when a response or the input ends. Each room
-// below uses only `State` and the rooms listed after it, so `chat` and `responses` never
+// errors, and handing out what is still open when a response or the input ends. Each file
+// below uses only `State` and the files listed after it, so `chat` and `responses` never
 // lean on each other.
 //
 // Chat Completions records: chunks, bodies, requests, `[DONE]`.
@@ -235,6 +236,55 @@ pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     Driver::<Http, State>::new(&options, State::new())
 }
 
+/// The adapter's reading of Responses items, one at a time, for another adapter whose
+/// records carry them: Codex's session files keep the conversation as Responses items, and
+/// they mean there what they mean in a request's input (user messages are user text,
+/// assistant output assistant blocks, a call opens a tool call, an output answers it
+/// user-side; system and developer messages and every other kind are kept whole). The
+/// caller's metadata takes what an item says of the run.
+pub(crate) struct ResponsesItems(State);
+
+impl ResponsesItems {
+    pub(crate) fn new() -> Self {
+        ResponsesItems(State::new())
+    }
+
+    /// One item, `item` (the JSON the record carries) read at `record`'s place. Returns
+    /// false, with a diagnostic, for an item that is no Responses item.
+    pub(crate) fn item(
+        &mut self,
+        item: &Value,
+        record: Record<'_>,
+        meta: &mut RunMeta,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> bool {
+        let wire = match wire::WireItem::deserialize(item) {
+            Ok(wire) => wire,
+            Err(error) => {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::UnexpectedShape,
+                    record.line,
+                    record.offset,
+                    format!("not a Responses item: {error}"),
+                ));
+                return false;
+            }
+        };
+        // What the item says of the run goes into the caller's metadata, for the call.
+        std::mem::swap(&mut self.0.meta, meta);
+        self.0
+            .input_item(wire, || item.clone(), record.span, items, diagnostics);
+        std::mem::swap(&mut self.0.meta, meta);
+        true
+    }
+
+    /// The input has ended: calls that never got their output are reported.
+    pub(crate) fn finish(&mut self, diagnostics: &mut Vec<Diagnostic>) {
+        self.0.tools.report_dangling(diagnostics);
+    }
+}
+
 impl Adapter for State {
     const PROVIDER: Provider = Provider::OpenAi;
     // A record's `created` (or its response's `created_at`); requests have none.
@@ -279,7 +329,7 @@ impl Adapter for State {
 
 /// What the adapter knows between records. Its fields are private to this folder: the
 /// handlers of each API and the hand-out (`chat`, `responses`, `emit`, ...) are `impl
-/// State` blocks in their own rooms; this file keeps the ones every record goes through.
+/// State` blocks in their own files; this file keeps the ones every record goes through.
 struct State {
     meta: RunMeta,
     extras: Extras,

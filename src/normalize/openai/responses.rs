@@ -1,7 +1,7 @@
 //! The Responses API: stream events (`response.*`, `error`), response objects (whole
 //! bodies and the copies terminal events carry), and request bodies (`input`).
 //!
-//! This room owns the items open while a response streams, found by output index before
+//! This file owns the items open while a response streams, found by output index before
 //! id, and how a response's status ends the run's turn. What an item means is `items`';
 //! handing it out is `emit`'s. It knows nothing of Chat Completions.
 
@@ -78,39 +78,55 @@ impl State {
         self.history = input.len();
         let id = self.response_id.take();
         for (at, item) in input.into_iter().enumerate().skip(skip) {
-            match item.kind() {
-                "message" => match item.role.as_deref().unwrap_or("user") {
-                    "user" => {
-                        if let Some(content) = &item.content {
-                            self.user_text(content, span, items);
-                        }
+            let whole = || {
+                to_value(record.bytes)
+                    .pointer_mut(&format!("/input/{at}"))
+                    .map(Value::take)
+                    .unwrap_or_default()
+            };
+            self.input_item(item, whole, span, items, diagnostics);
+        }
+        self.response_id = id;
+    }
+
+    /// One item of a conversation's input (a request's, or a store's that keeps the
+    /// conversation as Responses items): user messages are user text, assistant output
+    /// assistant blocks, calls open tool calls, outputs answer them user-side; system and
+    /// developer messages, and every other kind, are kept (`whole` makes the item's JSON).
+    pub(super) fn input_item(
+        &mut self,
+        item: WireItem<'_>,
+        whole: impl FnOnce() -> Value,
+        span: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        match item.kind() {
+            "message" => match item.role.as_deref().unwrap_or("user") {
+                "user" => {
+                    if let Some(content) = &item.content {
+                        self.user_text(content, span, items);
                     }
-                    "assistant" => {
-                        let mut assembly = Assembly::default();
-                        assembly.item(&item, span);
-                        self.emit(assembly, true, items, diagnostics);
-                    }
-                    role => self.meta.keep(span.line, &format!("message/{role}"), || {
-                        item.content.map_or(Value::Null, StrOr::into_value)
-                    }),
-                },
-                kind if OUTPUT_ITEMS.contains(&kind) => {
+                }
+                "assistant" => {
                     let mut assembly = Assembly::default();
                     assembly.item(&item, span);
                     self.emit(assembly, true, items, diagnostics);
                 }
-                kind => match result_item(&item) {
-                    Some(result) => self.tool_result(result, Role::User, span, items, diagnostics),
-                    None => self.meta.keep(span.line, &format!("item/{kind}"), || {
-                        to_value(record.bytes)
-                            .pointer_mut(&format!("/input/{at}"))
-                            .map(Value::take)
-                            .unwrap_or_default()
-                    }),
-                },
+                role => self.meta.keep(span.line, &format!("message/{role}"), || {
+                    item.content.map_or(Value::Null, StrOr::into_value)
+                }),
+            },
+            kind if OUTPUT_ITEMS.contains(&kind) => {
+                let mut assembly = Assembly::default();
+                assembly.item(&item, span);
+                self.emit(assembly, true, items, diagnostics);
             }
+            kind => match result_item(&item) {
+                Some(result) => self.tool_result(result, Role::User, span, items, diagnostics),
+                None => self.meta.keep(span.line, &format!("item/{kind}"), whole),
+            },
         }
-        self.response_id = id;
     }
 
     pub(super) fn responses_event(

@@ -1,7 +1,7 @@
 //! Token usage and cost of either API, in axt's convention (see [`Usage`]): per response
 //! the last report wins, and responses add up.
 //!
-//! This room owns the arithmetic from the provider's counts (cached tokens inside the
+//! This file owns the arithmetic from the provider's counts (cached tokens inside the
 //! input, reasoning inside or beside the output) to axt's; the provider's record itself is
 //! kept verbatim as `raw_usage`.
 

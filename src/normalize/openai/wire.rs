@@ -1,7 +1,7 @@
 //! The record shapes: one struct with every record's fields side by side, borrowed from the
 //! input, so a record of any kind is read in one pass without knowing its kind first.
 //!
-//! This room owns what the records look like and which of their fields axt knows (for the
+//! This file owns what the records look like and which of their fields axt knows (for the
 //! input report); what they mean is read by `chat`, `responses` and `assembly`. Fields a
 //! record does not have are `None`, never an error: compatible servers leave out what they
 //! like.

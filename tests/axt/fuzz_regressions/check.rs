@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use axt::import::claude_code::{ImportError, SessionFiles, convert, import_session, write};
 use axt::model::{ExchangeEvent, Payload, Timestamp, decode_event, encode_event};
+use axt::normalize::eventstream::{EventStreamOwned, EventStreamSplitter};
 use axt::normalize::sse::{SseOwned, SseSplitter};
 use axt::normalize::{
     Diagnostic, DiagnosticKind, Normalized, Options, Provider, RunMeta, normalize_lossy,
@@ -107,7 +108,12 @@ pub(crate) fn chunked(provider: Provider, data: &[u8]) {
 /// the strict writer, exactly the events the whole run maps to (streamed equals whole); and
 /// the transcript passes `axt check`'s validation clean.
 pub(crate) fn check_chunked(provider: Provider, input: &[u8], sizes: &[usize]) {
-    let whole = normalize_lossy(provider, input, options());
+    check_chunked_with(provider, input, sizes, options());
+}
+
+/// [`check_chunked`] with the record limit of `options`.
+fn check_chunked_with(provider: Provider, input: &[u8], sizes: &[usize], options: Options) {
+    let whole = normalize_lossy(provider, input, options.clone());
     let lines = lines_in(input);
     for diagnostic in &whole.diagnostics {
         check_position(diagnostic, input.len() as u64, lines);
@@ -121,9 +127,17 @@ pub(crate) fn check_chunked(provider: Provider, input: &[u8], sizes: &[usize]) {
         );
         assert!(source.offset <= input.len() as u64, "item {source:?}");
     }
-    let streamed = transcribe(provider, input, sizes);
+    let streamed = transcribe(provider, input, sizes, options);
+    // An event cut to fit a transcript line is said by the transcriber, which writes the
+    // events; the normalizer, which makes none, has nothing to say about it.
+    let normalized: Vec<&Diagnostic> = streamed
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind != DiagnosticKind::OversizeCut)
+        .collect();
     assert_eq!(
-        whole.diagnostics, streamed.diagnostics,
+        whole.diagnostics.iter().collect::<Vec<_>>(),
+        normalized,
         "diagnostics, chunks {sizes:?}"
     );
     assert_eq!(whole.meta, streamed.meta, "metadata, chunks {sizes:?}");
@@ -162,8 +176,8 @@ struct Streamed {
 }
 
 /// `input` fed to a [`Transcriber`] in `sizes`, written by the strict `JsonlSink`.
-fn transcribe(provider: Provider, input: &[u8], sizes: &[usize]) -> Streamed {
-    let mut transcriber = Transcriber::new(provider, options(), event_options());
+fn transcribe(provider: Provider, input: &[u8], sizes: &[usize], options: Options) -> Streamed {
+    let mut transcriber = Transcriber::new(provider, options, event_options());
     let mut diagnostics = Vec::new();
     let mut sink = JsonlSink::new(Vec::new(), |diagnostic| {
         diagnostics.push(diagnostic);
@@ -192,6 +206,79 @@ fn write_whole(whole: &Normalized) -> Vec<u8> {
         }
     }
     sink.into_inner()
+}
+
+// ---------------------------------------------------------------------------------------
+// inflated
+
+/// The `inflated` target: the first byte chooses the provider (its index among the providers
+/// by name) and the chunking, the rest is
+/// that provider's output with *inflation tokens* ([`inflate`]) that make a small input into
+/// records up to and past the transcript's line limit and nested past its depth limit. The
+/// checks are `<provider>_chunked`'s, with the record limit above the line limit (as
+/// `--max-record-bytes` allows), so every event the adapter makes from such a record must
+/// still be written as a line `axt check` takes.
+pub(crate) fn inflated(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    // By name, as the seeds (fuzz/init-corpus.sh) number the corpus folders.
+    let mut providers = Provider::ALL;
+    providers.sort_by_key(|provider| provider.as_str());
+    let provider = providers[usize::from(pick & 7) % providers.len()];
+    let input = inflate(rest);
+    check_inflated(provider, &input, pick & 0x80 != 0);
+}
+
+/// [`inflated`]'s checks on an input already inflated: whole, or (`chunked`) in 64 KiB
+/// chunks.
+pub(crate) fn check_inflated(provider: Provider, input: &[u8], chunked: bool) {
+    let sizes = if chunked {
+        let mut sizes = vec![64 << 10; input.len() / (64 << 10)];
+        if !input.len().is_multiple_of(64 << 10) {
+            sizes.push(input.len() % (64 << 10));
+        }
+        sizes
+    } else if input.is_empty() {
+        Vec::new()
+    } else {
+        vec![input.len()]
+    };
+    let options = Options {
+        max_record_bytes: 2 * axt::model::MAX_LINE_BYTES,
+    };
+    check_chunked_with(provider, input, &sizes, options);
+}
+
+/// The most bytes [`inflate`] makes: three transcript lines' worth.
+const INFLATED_MAX: usize = 3 * axt::model::MAX_LINE_BYTES;
+
+/// Expands tokens no UTF-8 text contains (0xF5 to 0xF7 start no character): `0xF5 n`
+/// repeats the byte before it `(n + 1) * 64 KiB` times; `0xF6 n` writes `(n + 1) * 4`
+/// opening brackets `[` and `0xF7 n` as many closing ones. Everything else is copied. The
+/// result stops at [`INFLATED_MAX`] bytes.
+pub(crate) fn inflate(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut bytes = data.iter().copied();
+    while let Some(byte) = bytes.next() {
+        let count = |n: Option<u8>| usize::from(n.unwrap_or(0)) + 1;
+        match byte {
+            0xF5 => {
+                let repeat = count(bytes.next()) * (64 << 10);
+                let last = out.last().copied().unwrap_or(b'x');
+                let room = INFLATED_MAX.saturating_sub(out.len());
+                out.resize(out.len() + repeat.min(room), last);
+            }
+            0xF6 => out.extend(std::iter::repeat_n(b'[', count(bytes.next()) * 4)),
+            0xF7 => out.extend(std::iter::repeat_n(b']', count(bytes.next()) * 4)),
+            other => out.push(other),
+        }
+        if out.len() >= INFLATED_MAX {
+            out.truncate(INFLATED_MAX);
+            break;
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------
@@ -408,6 +495,56 @@ pub(crate) fn check_sse(input: &[u8], sizes: &[usize]) {
                 &event.data[..],
                 "{event:?}"
             );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// eventstream_framer
+
+/// The `eventstream_framer` target: any bytes as an AWS event stream (Bedrock's binary
+/// framing), fed in the chunking the first two bytes choose and whole.
+pub(crate) fn eventstream_framer(data: &[u8]) {
+    if let Some((sizes, input)) = split_chunking(data) {
+        check_eventstream(input, &sizes);
+    }
+}
+
+/// The event-stream framing over `input` fed in `sizes` hands on what it hands on fed
+/// whole; every frame lies inside the input, in order, a record's message ending where its
+/// next frame can start, and no record is over the limit.
+pub(crate) fn check_eventstream(input: &[u8], sizes: &[usize]) {
+    let split = |sizes: &[usize]| -> Vec<EventStreamOwned> {
+        let mut splitter = EventStreamSplitter::new(MAX_RECORD_BYTES);
+        chunks(input, sizes).for_each(|chunk| splitter.push(chunk));
+        splitter.finish()
+    };
+    let whole = split(&[input.len()]);
+    assert_eq!(split(sizes), whole, "chunks {sizes:?}");
+    let len = input.len() as u64;
+    let lines = lines_in(input) + 1;
+    let mut next = 0;
+    for frame in &whole {
+        assert!(
+            1 <= frame.line && frame.line <= lines,
+            "line outside 1..={lines}: {frame:?}"
+        );
+        assert!(
+            frame.offset <= len,
+            "offset past the input ({len} bytes): {frame:?}"
+        );
+        assert!(frame.offset >= next, "out of order: {frame:?}");
+        if frame.what == "record" {
+            let end = frame.end.expect("a record says where its message ends");
+            assert!(
+                frame.offset < end && end <= len,
+                "message past the input: {frame:?}"
+            );
+            assert!(
+                frame.bytes.len() <= MAX_RECORD_BYTES,
+                "record over the limit: {frame:?}"
+            );
+            next = end;
         }
     }
 }

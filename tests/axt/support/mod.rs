@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axt::Timestamp;
+use axt::model::Usage;
 
 pub(crate) mod adapter;
 
@@ -35,7 +36,7 @@ pub(crate) const CORPUS_STAGES: [&str; 3] = ["normalize", "import", "read"];
 pub(crate) const GOLDEN_STAGES: [&str; 5] = ["normalize", "import", "read", "export", "show"];
 
 /// What a provider fixture's file name ends with: line-framed JSONL, SSE streams, JSON bodies.
-pub(crate) const PROVIDER_INPUTS: [&str; 3] = ["jsonl", "json", "sse"];
+pub(crate) const PROVIDER_INPUTS: [&str; 4] = ["jsonl", "json", "sse", "eventstream"];
 
 pub(crate) fn root() -> &'static Path {
     Path::new(ROOT)
@@ -302,6 +303,36 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A run's token counts, named as [`Usage`]'s fields: what a test compares `meta.usage`
+/// with (`Usage` is `#[non_exhaustive]`, so no literal of it can be written outside axt).
+#[derive(Debug)]
+pub(crate) struct Tokens {
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
+    pub(crate) cache_read_tokens: u64,
+    pub(crate) cache_write_tokens: u64,
+    pub(crate) reasoning_tokens: u64,
+}
+
+impl PartialEq<Tokens> for Usage {
+    fn eq(&self, tokens: &Tokens) -> bool {
+        let Tokens {
+            input_tokens,
+            output_tokens,
+            cache_read_tokens,
+            cache_write_tokens,
+            reasoning_tokens,
+        } = *tokens;
+        (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+        ) == (input_tokens, output_tokens, cache_read_tokens)
+            && (self.cache_write_tokens, self.reasoning_tokens)
+                == (cache_write_tokens, reasoning_tokens)
     }
 }
 

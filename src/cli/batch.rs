@@ -1,0 +1,191 @@
+//! Running a command's work over many inputs on every core, while what it prints comes out
+//! exactly as one worker would print it.
+//!
+//! Workers take the next input from a shared index; each input's messages (problems,
+//! notices, its result) go through a bounded channel of its own, and the calling thread
+//! prints the inputs' messages in the inputs' order, one input after another. A worker
+//! waits once its input's channel is full, and does not start an input more than
+//! [`AHEAD`] per worker past the one being printed, so memory is bounded by the workers,
+//! not by the number of inputs or of their problems. It owns the scheduling only: what a
+//! worker does and how a message is printed are its caller's.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError, mpsc};
+
+/// How many messages of one input may wait for the printing thread.
+const WAITING: usize = 1024;
+
+/// How many inputs per worker may be started past the one being printed: enough that a
+/// worker rarely waits for the printing of a slow input, few enough that what finished
+/// inputs wait with stays small.
+const AHEAD: usize = 4;
+
+/// The index of the input being printed, for workers to wait on.
+struct Printing {
+    index: Mutex<usize>,
+    moved: Condvar,
+}
+
+impl Printing {
+    /// Waits until input `index` may start: at most `ahead` past the one being printed.
+    fn wait_for(&self, index: usize, ahead: usize) {
+        let mut printing = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        while index >= *printing + ahead {
+            printing = (self.moved.wait(printing)).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn set(&self, index: usize) {
+        *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
+        self.moved.notify_all();
+    }
+}
+
+/// The number of workers for `jobs` (0: one per core) and `inputs` inputs: at least one,
+/// never more than there are inputs.
+pub(crate) fn workers(jobs: usize, inputs: usize) -> usize {
+    let jobs = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        n => n,
+    };
+    jobs.min(inputs).max(1)
+}
+
+/// Runs `work` on each of `inputs` on `workers` threads; `work` sends its messages through
+/// the function it is given, and `print` receives every message, in the inputs' order
+/// (all of input 0's, then input 1's, ...), each with its input's index, on the calling
+/// thread.
+pub(crate) fn in_order<I, M>(
+    inputs: &[I],
+    workers: usize,
+    work: impl Fn(&I, &mut dyn FnMut(M)) + Sync,
+    mut print: impl FnMut(usize, M),
+) where
+    I: Sync,
+    M: Send,
+{
+    let next = AtomicUsize::new(0);
+    let workers = workers.max(1);
+    let printing = Printing {
+        index: Mutex::new(0),
+        moved: Condvar::new(),
+    };
+    let (register, registered) = mpsc::channel::<(usize, mpsc::Receiver<M>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let register = register.clone();
+            let (next, work, printing) = (&next, &work, &printing);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.get(index) else {
+                        break;
+                    };
+                    // Inputs are taken in order, so the one being printed is never held up.
+                    printing.wait_for(index, workers * AHEAD);
+                    let (send, receive) = mpsc::sync_channel(WAITING);
+                    if register.send((index, receive)).is_err() {
+                        break;
+                    }
+                    // The printing thread drains every registered input to its end.
+                    work(input, &mut |message| {
+                        let _ = send.send(message);
+                    });
+                }
+            });
+        }
+        drop(register);
+        let mut ahead = HashMap::new();
+        for expected in 0..inputs.len() {
+            printing.set(expected);
+            let receive = loop {
+                if let Some(receive) = ahead.remove(&expected) {
+                    break receive;
+                }
+                // Inputs are taken in order, so `expected` is registered before any later
+                // one a worker waits on; the channel closes only when every worker is done.
+                let Ok((index, receive)) = registered.recv() else {
+                    return;
+                };
+                ahead.insert(index, receive);
+            };
+            for message in receive {
+                print(expected, message);
+            }
+        }
+        printing.set(inputs.len());
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs whose work takes different times still print in order, every message once.
+    #[test]
+    fn messages_come_out_in_input_order_whatever_the_workers_pace() {
+        let inputs: Vec<usize> = (0..40).collect();
+        let mut printed = Vec::new();
+        in_order(
+            &inputs,
+            4,
+            |&n, send| {
+                for k in 0..(n % 7) * 300 {
+                    send((n, k));
+                }
+                if n % 3 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                send((n, usize::MAX));
+            },
+            |index, message| printed.push((index, message)),
+        );
+        let expected: Vec<(usize, (usize, usize))> = inputs
+            .iter()
+            .flat_map(|&n| {
+                (0..(n % 7) * 300)
+                    .chain([usize::MAX])
+                    .map(move |k| (n, (n, k)))
+            })
+            .collect();
+        assert_eq!(printed, expected);
+    }
+
+    /// However slow the first input, the others are not all done and held meanwhile.
+    #[test]
+    fn workers_start_no_input_far_past_the_one_being_printed() {
+        let inputs: Vec<usize> = (0..200).collect();
+        let started = AtomicUsize::new(0);
+        let mut most_started_while_first_printed = 0;
+        in_order(
+            &inputs,
+            2,
+            |&n, send| {
+                started.fetch_add(1, Ordering::SeqCst);
+                if n == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                send(n);
+            },
+            |index, _| {
+                if index == 0 {
+                    most_started_while_first_printed = started.load(Ordering::SeqCst);
+                }
+            },
+        );
+        assert!(
+            most_started_while_first_printed <= 2 * AHEAD,
+            "{most_started_while_first_printed} inputs started while the first was printed"
+        );
+    }
+
+    #[test]
+    fn workers_are_at_least_one_and_at_most_the_inputs() {
+        assert_eq!(workers(8, 3), 3);
+        assert_eq!(workers(1, 100), 1);
+        assert_eq!(workers(4, 0), 1);
+        assert!(workers(0, 1000) >= 1);
+    }
+}

@@ -1,0 +1,194 @@
+//! Importing a store's sessions into a directory again and again, reading only what is new
+//! or changed: what `axt import` does, once or while watching.
+//!
+//! Each session's files are stamped (size, modification time) and compared with what the
+//! directory's [state file](super::state) says they were when it was last imported: the
+//! same stamps, and every run file still there, and the session is not read at all. Else
+//! its content is hashed; the same hash (a file touched, not changed), and it is not
+//! imported again either. Else it is planned and written by updating its runs
+//! ([`Mode::Update`]: the lines still right are kept and the rest appended) or, replacing,
+//! anew. The state file is saved once, at the end, with every session imported.
+//!
+//! This room owns that decision and the order of work; reading a store is its folder's,
+//! writing a run [`write`](super::write)'s.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::batch::parallel;
+use super::session::{ImportError, Imported};
+use super::state::{Seen, State, content_hash, stamps};
+use super::stores::Found;
+use super::write::Mode;
+
+/// How [`import`] works.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How a run that has a file is written: [`Mode::Update`] (the default) or
+    /// [`Mode::Replace`].
+    pub mode: Mode,
+    /// Worker threads; 0 for one per core.
+    pub jobs: usize,
+    /// Only sessions with a file modified at or after this time.
+    pub since: Option<SystemTime>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::Update,
+            jobs: 0,
+            since: None,
+        }
+    }
+}
+
+/// What happened to one session.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The session.
+    pub found: Found,
+    /// What was done.
+    pub status: Status,
+}
+
+/// What [`import`] did with a session.
+#[derive(Debug)]
+pub enum Status {
+    /// Its files are as they were when it was last imported (or changed only in their
+    /// times), and its runs are there: not read again.
+    Unchanged,
+    /// Imported: its runs, each created, updated or left as it was.
+    Imported(Imported),
+    /// It could not be imported.
+    Failed(ImportError),
+}
+
+/// Imports `sessions` into `dir`, in parallel, skipping those unchanged since the last
+/// import and those older than `options.since`; `progress(done, total)` after each.
+/// Outcomes are in the order of `sessions` (the skipped ones left out); the directory's
+/// state file is saved before returning.
+pub fn import(
+    sessions: &[Found],
+    dir: &Path,
+    options: &Options,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<Vec<Outcome>> {
+    let sessions: Vec<&Found> = sessions
+        .iter()
+        .filter(|found| options.since.is_none_or(|since| modified(found) >= since))
+        .collect();
+    let state = State::load(dir);
+    let results = parallel(&sessions, options.jobs, progress, |found| {
+        one(found, dir, options.mode, &state)
+    });
+    let mut seen = BTreeMap::new();
+    let mut outcomes = Vec::with_capacity(results.len());
+    for (found, (status, now)) in sessions.into_iter().zip(results) {
+        if let Some(now) = now {
+            seen.insert(found.key(), now);
+        }
+        outcomes.push(Outcome {
+            found: found.clone(),
+            status,
+        });
+    }
+    if !seen.is_empty() {
+        State::save(dir, &seen)?;
+    }
+    Ok(outcomes)
+}
+
+/// The latest modification time of a session's files.
+pub fn modified(found: &Found) -> SystemTime {
+    stamps(&found.paths())
+        .iter()
+        .map(|s| UNIX_EPOCH + std::time::Duration::from_nanos(s.mtime_ns as u64))
+        .max()
+        .unwrap_or(UNIX_EPOCH)
+}
+
+/// How many times `settle` a file that ends mid-line must be still before it is taken as
+/// cut for good (an agent that died mid-write) rather than still being written.
+const CUT_LINE_SETTLES: u32 = 10;
+
+/// Whether a session's files have been still for `settle`: one being written waits
+/// (watching imports it once it pauses). A file whose last line has no end yet is being
+/// written, however long the writer pauses between its halves, so it waits ten times as
+/// long: a record is imported whole, never torn, unless its writer is gone.
+pub fn settled(found: &Found, settle: std::time::Duration, now: SystemTime) -> bool {
+    let needed = if found.paths().iter().any(|path| ends_mid_line(path)) {
+        settle * CUT_LINE_SETTLES
+    } else {
+        settle
+    };
+    now.duration_since(modified(found))
+        .is_ok_and(|still| still >= needed)
+}
+
+/// Whether a JSON Lines file's last byte is not a line end (an empty file has no line to
+/// finish; a JSON document, `.json`, needs none).
+fn ends_mid_line(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    if path.extension().is_none_or(|e| e != "jsonl") {
+        return false;
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
+}
+
+/// One session: skipped, or imported; and what the state file is to say of it.
+fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<Seen>) {
+    let files = found.paths();
+    let now = stamps(&files);
+    let before = state
+        .sessions
+        .get(&found.key())
+        .filter(|_| mode == Mode::Update);
+    let runs_there = |seen: &Seen| {
+        seen.runs
+            .iter()
+            .all(|run| dir.join(format!("{run}.jsonl")).is_file())
+    };
+    if let Some(seen) = before
+        && seen.files == now
+        && runs_there(seen)
+    {
+        return (Status::Unchanged, None);
+    }
+    let hash = match content_hash(&files) {
+        Ok(hash) => hash,
+        Err(source) => {
+            let path = files.first().cloned().unwrap_or_default();
+            return (Status::Failed(ImportError::Io { path, source }), None);
+        }
+    };
+    if let Some(seen) = before
+        && seen.hash == hash
+        && runs_there(seen)
+    {
+        let touched = Seen {
+            files: now,
+            ..seen.clone()
+        };
+        return (Status::Unchanged, Some(touched));
+    }
+    let written = found.import(dir, mode);
+    match written {
+        Ok(imported) => {
+            let seen = Seen {
+                files: now,
+                hash,
+                session_id: imported.session_id.clone(),
+                runs: imported.runs.iter().map(|r| r.run_id.clone()).collect(),
+            };
+            (Status::Imported(imported), Some(seen))
+        }
+        Err(error) => (Status::Failed(error), None),
+    }
+}

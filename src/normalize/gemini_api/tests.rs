@@ -1,0 +1,180 @@
+//! The adapter's own tests: detection against its look-alikes, and a property: a response
+//! streamed (any split of its text, any chunking, SSE or a JSON array) gives what the same
+//! response as one body gives.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::claims;
+use crate::normalize::streamed_property::{in_chunks, outcome, pieces, text};
+use crate::normalize::{Options, Provider, normalize_lossy};
+
+#[test]
+fn claims_the_apis_records_and_none_of_their_look_alikes() {
+    for record in [
+        json!({"candidates": [{"content": {"parts": [{"text": "hi"}], "role": "model"}}]}),
+        json!({"usageMetadata": {"promptTokenCount": 3}, "modelVersion": "gemini-2.5-flash"}),
+        json!({"promptFeedback": {"blockReason": "SAFETY"}}),
+        json!({"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}),
+        json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
+        json!({"usage_metadata": {"prompt_token_count": 3}, "response_id": "r"}),
+    ] {
+        assert!(claims(&record), "{record}");
+    }
+    for record in [
+        // The Gemini CLI's stream-json and its error document.
+        json!({"type": "message", "role": "assistant", "content": "hi", "timestamp": "t"}),
+        json!({"error": {"type": "FatalAuthenticationError", "message": "no", "code": 41}}),
+        // OpenAI and Anthropic look-alikes.
+        json!({"object": "chat.completion", "choices": []}),
+        json!({"model": "gpt-4.1", "messages": []}),
+        json!({"usageMetadata": {"promptTokenCount": 3}}),
+        json!({"contents": []}),
+    ] {
+        assert!(!claims(&record), "{record}");
+    }
+}
+
+#[test]
+fn detection_finds_the_api_in_sse_arrays_bodies_and_error_bodies() {
+    let sse = b"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hi\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n";
+    assert_eq!(Provider::detect(sse), Some(Provider::GeminiApi));
+    let array = b"[{\n  \"candidates\": [\n    {\n      \"content\": {\"parts\": [{\"text\": \"Hi\"}]}\n    }\n  ]\n}\n,\r\n";
+    assert_eq!(Provider::detect(array), Some(Provider::GeminiApi));
+    let error = b"{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"quota\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n";
+    assert_eq!(Provider::detect(error), Some(Provider::GeminiApi));
+    let vertex = b"[{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"bad\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n]\n";
+    assert_eq!(Provider::detect(vertex), Some(Provider::GeminiApi));
+}
+
+/// One part of a generated response.
+#[derive(Clone, Debug)]
+enum Spec {
+    Text(String),
+    /// A thought summary, signed or not.
+    Thought(String, Option<String>),
+    /// A function call with an id, signed or not; `together` puts it in the chunk of the
+    /// call before it (several calls in one chunk).
+    Call(String, Value, Option<String>, bool),
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let signature = prop::option::of("[A-Za-z0-9+/]{8,40}");
+    prop_oneof![
+        text().prop_map(Spec::Text),
+        (text(), signature.clone()).prop_map(|(t, s)| Spec::Thought(t, s)),
+        (
+            "[a-z_]{1,12}",
+            prop::collection::btree_map("[a-z]{1,6}", text(), 0..3),
+            signature,
+            any::<bool>(),
+        )
+            .prop_map(|(name, args, s, together)| Spec::Call(
+                name,
+                json!(args),
+                s,
+                together
+            )),
+    ]
+}
+
+/// The parts of the whole response, as a body has them.
+fn whole(specs: &[Spec]) -> Vec<Value> {
+    let signed = |mut part: Value, signature: &Option<String>| {
+        if let Some(signature) = signature {
+            part["thoughtSignature"] = json!(signature);
+        }
+        part
+    };
+    (specs.iter().enumerate())
+        .map(|(n, spec)| match spec {
+            Spec::Text(text) => json!({"text": text}),
+            Spec::Thought(text, signature) => {
+                signed(json!({"text": text, "thought": true}), signature)
+            }
+            Spec::Call(name, args, signature, _) => signed(
+                json!({"functionCall": {"id": format!("fc_{n}"), "name": name, "args": args}}),
+                signature,
+            ),
+        })
+        .collect()
+}
+
+/// The chunks of the same response streamed: each text cut as `cuts` say, one piece a
+/// chunk (a thought's signature on its first piece), calls a chunk each unless `together`;
+/// every chunk repeats the running usage, the last adds the finish and the final usage.
+fn chunks(specs: &[Spec], parts: &[Value], usage: &Value, cuts: &[u8]) -> Vec<Value> {
+    let mut chunks: Vec<Vec<Value>> = Vec::new();
+    for (spec, part) in specs.iter().zip(parts) {
+        match spec {
+            Spec::Text(text) | Spec::Thought(text, _) => {
+                for (n, piece) in pieces(text, cuts).into_iter().enumerate() {
+                    let mut piece_part = part.clone();
+                    piece_part["text"] = json!(piece);
+                    if n > 0 {
+                        piece_part
+                            .as_object_mut()
+                            .unwrap()
+                            .remove("thoughtSignature");
+                    }
+                    chunks.push(vec![piece_part]);
+                }
+            }
+            Spec::Call(.., together) => match chunks.last_mut() {
+                Some(last) if *together && last[0].get("functionCall").is_some() => {
+                    last.push(part.clone())
+                }
+                _ => chunks.push(vec![part.clone()]),
+            },
+        }
+    }
+    let running = json!({"promptTokenCount": usage["promptTokenCount"]});
+    let mut out: Vec<Value> = (chunks.into_iter())
+        .map(|parts| {
+            json!({"candidates": [{"content": {"role": "model", "parts": parts},
+            "index": 0}], "usageMetadata": running, "modelVersion": "gemini-p",
+            "responseId": "rsp_p"})
+        })
+        .collect();
+    out.push(
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]},
+        "finishReason": "STOP", "index": 0}], "usageMetadata": usage,
+        "modelVersion": "gemini-p", "responseId": "rsp_p"}),
+    );
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn a_streamed_response_gives_what_its_body_gives(
+        specs in prop::collection::vec(spec(), 1..6),
+        cuts in prop::collection::vec(any::<u8>(), 0..4),
+        chunk in 1usize..64,
+        array in any::<bool>(),
+        (prompt, cached, candidates, thoughts) in (0u64..5000, 0u64..5000, 0u64..5000, 0u64..5000),
+    ) {
+        let parts = whole(&specs);
+        let usage = json!({"promptTokenCount": prompt + cached, "cachedContentTokenCount": cached,
+            "candidatesTokenCount": candidates, "thoughtsTokenCount": thoughts});
+        let body = json!({"candidates": [{"content": {"role": "model", "parts": parts},
+            "finishReason": "STOP", "index": 0}], "usageMetadata": usage,
+            "modelVersion": "gemini-p", "responseId": "rsp_p"});
+        let whole = normalize_lossy(Provider::GeminiApi, body.to_string().as_bytes(), Options::default());
+
+        let chunks = chunks(&specs, &parts, &usage, &cuts);
+        // The API's two stream framings: SSE (`alt=sse`), or one JSON array sent element by
+        // element, pretty-printed, elements apart by `\n,\r\n`.
+        let input = if array {
+            let elements: Vec<String> = (chunks.iter())
+                .map(|c| serde_json::to_string_pretty(c).unwrap())
+                .collect();
+            format!("[{}]", elements.join("\n,\r\n"))
+        } else {
+            chunks.iter().map(|c| format!("data: {c}\r\n\r\n")).collect()
+        };
+        let streamed = in_chunks(Provider::GeminiApi, input.as_bytes(), chunk);
+        prop_assert_eq!(outcome(&streamed), outcome(&whole));
+    }
+}

@@ -1,0 +1,267 @@
+//! OpenCode: `opencode run --format json`, one event a line.
+//!
+//! Shapes follow OpenCode 1.18 (`packages/opencode/src/cli/cmd/run.ts`: every event is
+//! `{type, timestamp, sessionID, ...}`, `timestamp` in Unix milliseconds, the source time of
+//! what the line holds). How each event is read:
+//!
+//! * `step_start`, `step_finish`, `text`, `reasoning`, `tool_use`: each carries one message
+//!   `part`, mapped to blocks by the `parts` room (the one mapping of OpenCode's parts, for
+//!   whoever reads them), the part's `messageID` as the blocks' message. `text` is printed
+//!   once the text is whole, `reasoning` only with `--thinking`, `tool_use` once the call has
+//!   ended: one event is a call and its result.
+//! * `step_finish`: the step's tokens and cost are added to the run's; its `reason` is the
+//!   stop reason. A step that ends for `tool-calls` is followed by another; any other reason
+//!   ends the run (completed).
+//! * `error` (`error{name, data{message}}`): a fatal run error; the run failed.
+//! * Anything else (`done` of some versions ends the run too) is kept as passthrough.
+//!
+//! OpenCode prints only the root session's parts: a sub-agent's (`task`) work is not in the
+//! stream, and no event names the model (its storage or `opencode export` does). A stream
+//! whose last step ended for `tool-calls`, or that has no step at all, ends with a
+//! missing-terminal warning and the run incomplete (OpenCode has exited before its last
+//! `step_finish`, and printed only `step_start` on some versions).
+
+mod parts;
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::driver::{Adapter, Driver};
+use super::framing::{Lines, Record};
+use super::json::{JsonParser, RecordShape};
+use super::report::{Fate, Fields, Kind};
+use super::tools::{PendingTools, missing_terminal};
+use super::{
+    Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
+    RunStatus, Source, Usage,
+};
+use crate::model::{Role, Timestamp};
+
+pub(crate) use parts::{PartBlocks, part_blocks, step_stop, step_usage};
+
+/// Whether the first record of an output looks like OpenCode's: a known event type with a
+/// millisecond `timestamp`, a `sessionID`, and its `part` (or `error`).
+pub(crate) fn claims(first: &Value) -> bool {
+    let has = |field: &str| first.get(field).is_some();
+    if !(first.get("timestamp").is_some_and(Value::is_u64) && has("sessionID")) {
+        return false;
+    }
+    match first.get("type").and_then(Value::as_str) {
+        Some("step_start" | "step_finish" | "text" | "reasoning" | "tool_use") => {
+            first.get("part").is_some_and(Value::is_object)
+        }
+        Some("error") => has("error"),
+        _ => false,
+    }
+}
+
+/// The OpenCode normalizer: JSON Lines, driven through this adapter's state.
+pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
+    Driver::<Lines, State>::new(&options, State::new())
+}
+
+struct EventShape;
+impl RecordShape for EventShape {
+    type Of<'a> = Event<'a>;
+
+    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
+        (&event.kind, None)
+    }
+
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind.0 {
+            "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
+                |f| matches!(f, "type" | "timestamp" | "sessionID" | "part")
+            }
+            "error" => |f| matches!(f, "type" | "timestamp" | "sessionID" | "error"),
+            _ => return None,
+        };
+        Some(Fields {
+            within: None,
+            known,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    timestamp: Option<i64>,
+    #[serde(rename = "sessionID", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    part: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+struct State {
+    meta: RunMeta,
+    tools: PendingTools,
+    usage: Option<Usage>,
+    /// The last step ended the run (it did not end for `tool-calls`), or an error did.
+    ended: bool,
+}
+
+impl Adapter for State {
+    const PROVIDER: Provider = Provider::OpenCode;
+    // Every event has its `timestamp`.
+    const STAMPED: bool = true;
+
+    fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        let Output { items, diagnostics } = out;
+        parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
+            self.event(event, record, items, diagnostics)
+        });
+    }
+
+    fn finish(&mut self, last: (u64, u64), out: &mut Output) {
+        self.tools.report_dangling(&mut out.diagnostics);
+        if let Some(usage) = self.usage {
+            self.meta.usage = usage;
+        }
+        if !self.ended {
+            let (line, offset) = last;
+            out.diagnostics.push(missing_terminal(
+                line,
+                offset,
+                "a step_finish that ends the run (the last step ended for tool calls, or none did)",
+            ));
+        }
+    }
+
+    fn meta(&self) -> &RunMeta {
+        &self.meta
+    }
+
+    fn meta_mut(&mut self) -> &mut RunMeta {
+        &mut self.meta
+    }
+}
+
+impl State {
+    fn new() -> Self {
+        State {
+            meta: RunMeta::new(Provider::OpenCode),
+            tools: PendingTools::default(),
+            usage: None,
+            ended: false,
+        }
+    }
+
+    fn event(
+        &mut self,
+        event: Event<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        if let Some(millis) = event.timestamp {
+            let nanos = i128::from(millis) * 1_000_000;
+            self.meta.saw_timestamp(Timestamp::from_unix_nanos(nanos));
+        }
+        if self.meta.session_id.is_none() {
+            self.meta.session_id = event.session_id.map(Cow::into_owned);
+        }
+        let source = Source::record(record.line, record.offset);
+        match &*event.kind {
+            "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
+                let Some(part) = event.part.filter(Value::is_object) else {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::UnexpectedShape,
+                        record.line,
+                        record.offset,
+                        format!("a {} event without its `part`, skipped", event.kind),
+                    ));
+                    return Fate::Skipped;
+                };
+                if event.kind == "step_finish" {
+                    self.step_finished(&part);
+                }
+                let message = part
+                    .get("messageID")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                match part_blocks(&part) {
+                    PartBlocks::Blocks { role, blocks } => {
+                        for block in blocks {
+                            items.push(Item::emitted(block, role.clone(), message.clone(), source));
+                        }
+                    }
+                    PartBlocks::Tool {
+                        call,
+                        result,
+                        tool_id,
+                        tool_name,
+                    } => {
+                        self.tools
+                            .open(&tool_id, &tool_name, record.line, record.offset);
+                        for block in call {
+                            items.push(Item::emitted(
+                                block,
+                                Role::Assistant,
+                                message.clone(),
+                                source,
+                            ));
+                        }
+                        if let Some(result) = result {
+                            self.tools
+                                .answer(&tool_id, record.line, record.offset, diagnostics);
+                            items.push(Item::emitted(result, Role::User, None, source));
+                        }
+                    }
+                    PartBlocks::None => {}
+                }
+            }
+            "error" => {
+                let error = event.error.unwrap_or(Value::Null);
+                let message = (error.pointer("/data/message"))
+                    .or_else(|| error.get("message"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| error.to_string());
+                let name = error.get("name").and_then(Value::as_str);
+                self.meta.errors.push(RunError {
+                    message: match name {
+                        Some(name) => format!("{name}: {message}"),
+                        None => message,
+                    },
+                    fatal: true,
+                    line: record.line,
+                });
+                self.meta.status = RunStatus::Failed;
+                self.ended = true;
+            }
+            other => {
+                if other == "done" {
+                    self.ended = true;
+                }
+                let raw = super::json::to_value(record.bytes);
+                self.meta.keep(record.line, other, || raw);
+                return Fate::Passthrough;
+            }
+        }
+        Fate::Mapped
+    }
+
+    /// A step's end: its usage and cost added up, its reason the stop reason.
+    fn step_finished(&mut self, part: &Value) {
+        if let Some(usage) = step_usage(part) {
+            self.usage.get_or_insert_with(Usage::default).add(&usage);
+        }
+        if let Some(cost) = part.get("cost").and_then(Value::as_f64) {
+            self.meta.cost_usd = Some(self.meta.cost_usd.unwrap_or(0.0) + cost);
+        }
+        if let Some(reason) = step_stop(part) {
+            self.ended = reason.raw != "tool-calls";
+            self.meta.stop_reason = Some(reason);
+        }
+        if self.ended && self.meta.status != RunStatus::Failed {
+            self.meta.status = RunStatus::Completed;
+        }
+    }
+}

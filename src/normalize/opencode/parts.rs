@@ -1,0 +1,140 @@
+//! OpenCode's message parts as canonical blocks: the one mapping of a part (`text`,
+//! `reasoning`, `tool`, `step-start`, `step-finish`, ...) wherever it is read, the
+//! `run --format json` events that carry one (this adapter) or the parts OpenCode keeps in its
+//! own storage (an importer of its sessions).
+//!
+//! * `text`: a `text` block of the assistant's (a part marked `synthetic` or `ignored` is the
+//!   CLI's, not the model's: kept as passthrough by the caller).
+//! * `reasoning`: a `thinking` block.
+//! * `tool` (`tool`, `callID`, `state`): one part is the call and its outcome. The `tool_use`
+//!   (input `state.input`; a shell tool's `command` block after it), and, once the state is
+//!   `completed` or `error`, the `tool_result`: `state.output` (a `completed` part), else
+//!   `state.error`; an error for `error`; the exit code from `state.metadata.exit`. A part
+//!   still `pending` or `running` is the call alone.
+//! * `step-finish` (`reason`, `tokens{input, output, reasoning, cache{read, write}}`, `cost`):
+//!   a step's usage ([`step_usage`]): `input` is the uncached prompt, `output` the answer
+//!   without the reasoning, which is counted into it as axt's convention wants.
+//! * Any other part (`step-start`, `file`, `patch`, `snapshot`, `agent`, `subtask`, ...):
+//!   no block.
+//!
+//! This room owns the part's shape and its blocks. It keeps no state: the caller tracks the
+//! calls and the run.
+
+use serde_json::Value;
+
+use crate::model::tools::shell_commands;
+use crate::model::{Block, Role, StopKind, StopReason, Usage};
+
+/// What a part becomes.
+pub(crate) enum PartBlocks {
+    /// Blocks of one role, in order. A call opens `opened`; a result answers `answered`.
+    Blocks { role: Role, blocks: Vec<Block> },
+    /// A tool part: the call, and its result once it has one.
+    Tool {
+        call: Vec<Block>,
+        result: Option<Block>,
+        tool_id: String,
+        tool_name: String,
+    },
+    /// No block: a part that says nothing about the conversation (`step-start`), or one of a
+    /// type this mapping does not know.
+    None,
+}
+
+/// The blocks of one part (see the module docs).
+pub(crate) fn part_blocks(part: &Value) -> PartBlocks {
+    let text = |field: &str| part.get(field).and_then(Value::as_str);
+    match text("type") {
+        Some("text") => match text("text") {
+            Some(said) if !said.is_empty() => PartBlocks::Blocks {
+                role: Role::Assistant,
+                blocks: vec![Block::text(said)],
+            },
+            _ => PartBlocks::None,
+        },
+        Some("reasoning") => match text("text") {
+            Some(thought) if !thought.is_empty() => PartBlocks::Blocks {
+                role: Role::Assistant,
+                blocks: vec![Block::Thinking {
+                    thinking: thought.to_owned(),
+                    signature: None,
+                    redacted: false,
+                }],
+            },
+            _ => PartBlocks::None,
+        },
+        Some("tool") => {
+            let tool_name = text("tool").unwrap_or_default().to_owned();
+            let tool_id = text("callID").unwrap_or_default().to_owned();
+            let state = part.get("state").unwrap_or(&Value::Null);
+            let input = state
+                .get("input")
+                .cloned()
+                .unwrap_or(Value::Object(Default::default()));
+            let commands = shell_commands(&tool_name, &input);
+            let mut call = vec![Block::ToolUse {
+                tool_name: tool_name.clone(),
+                tool_id: tool_id.clone(),
+                tool_input: input,
+                server: false,
+                incomplete: false,
+                permission: None,
+            }];
+            call.extend(commands.into_iter().map(|command| Block::Command {
+                command,
+                tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
+            }));
+            let status = state.get("status").and_then(Value::as_str);
+            let result = matches!(status, Some("completed" | "error")).then(|| {
+                let content = match status {
+                    Some("completed") => state.get("output"),
+                    _ => state.get("error"),
+                };
+                Block::ToolResult {
+                    tool_id: tool_id.clone(),
+                    tool_content: content.cloned().unwrap_or(Value::Null),
+                    is_error: status == Some("error"),
+                    exit_code: state.pointer("/metadata/exit").and_then(Value::as_i64),
+                }
+            });
+            PartBlocks::Tool {
+                call,
+                result,
+                tool_id,
+                tool_name,
+            }
+        }
+        _ => PartBlocks::None,
+    }
+}
+
+/// A `step-finish` part's usage (see the module docs).
+pub(crate) fn step_usage(part: &Value) -> Option<Usage> {
+    let tokens = part.get("tokens")?;
+    let count = |pointer: &str| tokens.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    let reasoning = count("/reasoning");
+    Some(Usage {
+        input_tokens: count("/input"),
+        output_tokens: count("/output") + reasoning,
+        cache_read_tokens: count("/cache/read"),
+        cache_write_tokens: count("/cache/write"),
+        reasoning_tokens: reasoning,
+    })
+}
+
+/// A `step-finish` part's `reason` as a stop reason.
+pub(crate) fn step_stop(part: &Value) -> Option<StopReason> {
+    let raw = part.get("reason")?.as_str()?;
+    let kind = match raw {
+        "stop" => StopKind::EndTurn,
+        "tool-calls" => StopKind::ToolUse,
+        "length" => StopKind::MaxTokens,
+        "content-filter" => StopKind::Refusal,
+        "error" => StopKind::Error,
+        _ => StopKind::Other,
+    };
+    Some(StopReason {
+        kind,
+        raw: raw.to_owned(),
+    })
+}
