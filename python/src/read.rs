@@ -216,6 +216,16 @@ pub(crate) fn export<'py>(
     let target: Target = to
         .parse()
         .map_err(|e: UnknownTarget| PyValueError::new_err(e.to_string()))?;
+    // Parquet's estimated costs: the price table `stats` uses (the user's laid over the
+    // shipped one), so the two agree.
+    let prices = match target {
+        Target::Parquet => Some(
+            Prices::load()
+                .map(|(prices, _)| prices)
+                .map_err(|error| InputError::new_err(error.to_string()))?,
+        ),
+        _ => None,
+    };
     let options = Options {
         root,
         redact,
@@ -223,6 +233,7 @@ pub(crate) fn export<'py>(
         content_events: false,
         out,
         jobs: 0,
+        prices,
     };
     check(target, &paths, &options).map_err(|misuse| PyValueError::new_err(misused(&misuse)))?;
     let (document, problems) = py.detach(|| {

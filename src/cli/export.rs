@@ -190,6 +190,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         content_events: capture.events(),
         out: args.out.clone(),
         jobs: args.jobs,
+        // The estimated costs: the price table `axt stats` uses, so the two agree.
+        prices: (target == Target::Parquet).then(super::common::prices),
     };
     // AgentLog over several runs (FILEs, or each root run of a DIR): one document each, in
     // a JSON array.

@@ -162,6 +162,9 @@ pub struct Options {
     pub content_events: bool,
     /// Parquet: the dataset's directory (required).
     pub out: Option<PathBuf>,
+    /// Parquet: the price table of the estimated costs; `None` for the one axt ships
+    /// ([`Prices::builtin`](crate::read::Prices::builtin)).
+    pub prices: Option<crate::read::Prices>,
     /// Parquet: worker threads, 0 for every core.
     pub jobs: usize,
 }
@@ -412,6 +415,7 @@ fn dataset(inputs: &[PathBuf], options: &Options) -> Result<Exported, ExportErro
         content: options.content,
         redact: options.redact,
         jobs: options.jobs,
+        prices: options.prices.clone(),
     };
     match parquet::export_dataset(inputs, out, &dataset_options) {
         Ok(mut report) => {

@@ -46,11 +46,9 @@ impl Cost {
                 ..Cost::default()
             };
         }
-        let model = meta.model.as_deref().filter(|m| !m.is_empty());
-        let priced = model.and_then(|model| prices.lookup(model));
-        match priced {
-            Some((entry, price)) => Cost {
-                estimated_usd: price.cost(&meta.usage),
+        match Cost::estimate(meta, prices) {
+            Some((entry, usd)) => Cost {
+                estimated_usd: usd,
                 estimated: 1,
                 priced_as: vec![entry.to_owned()],
                 ..Cost::default()
@@ -60,6 +58,16 @@ impl Cost {
                 ..Cost::default()
             },
         }
+    }
+
+    /// What one agent's tokens cost at `prices`, whether or not its provider reported a
+    /// cost (so that the two can be compared), with the price table entry used; `None` when
+    /// it names no model the table knows. [`Cost::of`] uses it only where none was
+    /// reported.
+    pub fn estimate<'p>(meta: &RunMeta, prices: &'p Prices) -> Option<(&'p str, f64)> {
+        let model = meta.model.as_deref().filter(|m| !m.is_empty())?;
+        let (entry, price) = prices.lookup(model)?;
+        Some((entry, price.cost(&meta.usage)))
     }
 
     /// Adds another cost to this one.

@@ -185,7 +185,11 @@ fn a_workflow_run_gives_exact_rows_in_every_table() {
         "records_passthrough": 0, "records_unmapped": 1, "unknown_fields": 1,
         "prompt_sha256": "c905f66169fd408cbdc2c545c1d3d0077959709922f613df78a8b10b0e78a97d",
         "source_file": "r1.jsonl", "source_sha256": sha, "source_bytes": RUN.len(),
-        "axt_version": env!("CARGO_PKG_VERSION"), "schema_version": "1.0",
+        "axt_version": env!("CARGO_PKG_VERSION"), "schema_version": "1.1",
+        // 10 x $3 + 5 x $15 + 100 x $0.30 + 20 x $3.75 per million tokens (the shipped
+        // table's claude-sonnet-4-6): the estimate beside the reported $0.25, which wins.
+        "cost_usd_estimated": 0.00021, "cost_usd": 0.25,
+        "cost_priced_as": "claude-sonnet-4-6", "prices_date": run["prices_date"],
     });
     expected
         .as_object_mut()
@@ -240,6 +244,7 @@ fn a_workflow_run_gives_exact_rows_in_every_table() {
             "duration_ms": 2000, "n_blocks": 2, "has_thinking": true, "n_tool_calls": 0,
             "finish_reason": "stop", "input_tokens": 10, "output_tokens": 5,
             "cache_read_tokens": 100, "cache_write_tokens": 20, "reasoning_tokens": 0,
+            "cost_usd_reported": 0.25, "cost_usd_estimated": 0.00021, "cost_usd": 0.25,
         })
     );
 
@@ -297,6 +302,130 @@ fn a_workflow_run_gives_exact_rows_in_every_table() {
     );
 }
 
+/// `axt ARGS` with the price table `prices` (`AXT_PRICES`; none: the shipped one).
+fn axt_priced(args: &[&str], prices: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_axt"));
+    command
+        .args(args)
+        .current_dir(ROOT)
+        .env_remove("AXT_PRICES")
+        .env("XDG_CONFIG_HOME", "/nonexistent-axt-test-config")
+        .stdin(Stdio::null());
+    if let Some(prices) = prices {
+        command.env("AXT_PRICES", prices);
+    }
+    command.output().expect("axt runs")
+}
+
+fn close(got: &Value, want: f64) -> bool {
+    got.as_f64().is_some_and(|got| (got - want).abs() <= 1e-12)
+}
+
+/// Three agent steps: one reporting its cost, one priced by the table, one of a model the
+/// table does not know. Each cost column holds what its name says, and the dataset's
+/// `cost_usd` and `cost_usd_reported` are what `axt stats` counts, at the shipped prices
+/// and at a user's table alike.
+#[test]
+fn costs_reported_estimated_and_counted_apart_at_the_price_table_stats_uses() {
+    let scratch = TempDir::new("parquet-costs");
+    let agent = |seq: u64, path: &str, result: &str| {
+        format!(
+            r#"{{"seq":{seq},"run_id":"c1","type":"step.started","path":"{path}","iteration":0,"timestamp":"2026-06-08T08:00:0{seq}Z","payload":{{"name":"{path}","kind":"agent"}}}}
+{{"seq":{},"run_id":"c1","type":"step.completed","path":"{path}","iteration":0,"timestamp":"2026-06-08T08:00:0{seq}Z","payload":{{"name":"{path}","kind":"agent","result":{result}}}}}
+"#,
+            seq + 1
+        )
+    };
+    let run = [
+        r#"{"seq":1,"run_id":"c1","type":"run.started","path":"","iteration":0,"timestamp":"2026-06-08T08:00:00Z","payload":{"name":"costs","kind":"workflow"}}"#.to_owned() + "\n",
+        agent(2, "reported", r#"{"provider":"claude","model":"claude-sonnet-4-6","usage":{"input_tokens":10,"output_tokens":5,"cache_read_tokens":100,"cache_write_tokens":20},"cost_usd":0.25}"#),
+        agent(4, "priced", r#"{"provider":"claude","model":"claude-sonnet-4-6","usage":{"input_tokens":1000,"output_tokens":2000}}"#),
+        agent(6, "unpriced", r#"{"provider":"openai","model":"test-model","usage":{"input_tokens":7,"output_tokens":7}}"#),
+        r#"{"seq":8,"run_id":"c1","type":"run.completed","path":"","iteration":0,"timestamp":"2026-06-08T08:00:09Z","payload":{"name":"costs","kind":"workflow"}}"#.to_owned() + "\n",
+    ]
+    .concat();
+    let transcripts = scratch.path().join("transcripts");
+    fs::create_dir(&transcripts).unwrap();
+    fs::write(transcripts.join("c1.jsonl"), run).unwrap();
+    let user_table = scratch.path().join("prices.json");
+    fs::write(
+        &user_table,
+        r#"{"format": 1, "date": "2027-01-01", "source": "our contract",
+            "models": {"claude-sonnet-4-6": {"input": 1, "output": 1, "cache_read": 1, "cache_write": 1}}}"#,
+    )
+    .unwrap();
+    let dir = transcripts.to_str().unwrap();
+    // Per million tokens: (10 x 3 + 5 x 15 + 100 x 0.3 + 20 x 3.75) and (1000 x 3 + 2000 x
+    // 15) at the shipped prices; every token at $1 at the user's.
+    let shipped: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("data/prices.json")).unwrap())
+            .unwrap();
+    let shipped_date = shipped["date"].as_str().unwrap();
+    for (prices, reported_estimate, priced_estimate, date) in [
+        (None, 210e-6, 33_000e-6, shipped_date),
+        (Some(user_table.as_path()), 135e-6, 3_000e-6, "2027-01-01"),
+    ] {
+        let out = scratch.path().join(format!("dataset-{date}"));
+        let output = axt_priced(
+            &[
+                "export",
+                "--to",
+                "parquet",
+                "--out",
+                out.to_str().unwrap(),
+                dir,
+            ],
+            prices,
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        let runs = rows(&out, "runs");
+        let run = &runs[0];
+        assert_eq!(run["cost_usd_reported"], json!(0.25));
+        assert!(
+            close(
+                &run["cost_usd_estimated"],
+                reported_estimate + priced_estimate
+            ),
+            "{run}"
+        );
+        assert!(close(&run["cost_usd"], 0.25 + priced_estimate), "{run}");
+        assert_eq!(run["cost_priced_as"], json!("claude-sonnet-4-6"));
+        assert_eq!(run["prices_date"], json!(date));
+        let steps = rows(&out, "steps");
+        let step = |path: &str| steps.iter().find(|s| s["path"] == path).unwrap().clone();
+        let reported = step("reported");
+        assert_eq!(
+            (&reported["cost_usd_reported"], &reported["cost_usd"]),
+            (&json!(0.25), &json!(0.25))
+        );
+        assert!(close(&reported["cost_usd_estimated"], reported_estimate));
+        let priced = step("priced");
+        assert_eq!(priced["cost_usd_reported"], Value::Null);
+        assert!(close(&priced["cost_usd_estimated"], priced_estimate));
+        assert!(close(&priced["subtree_cost_usd"], priced_estimate));
+        let unpriced = step("unpriced");
+        assert_eq!(
+            [
+                &unpriced["cost_usd_reported"],
+                &unpriced["cost_usd_estimated"],
+                &unpriced["cost_usd"],
+                &unpriced["subtree_cost_usd"]
+            ],
+            [&Value::Null; 4]
+        );
+        // The same table, the same figures as axt stats.
+        let output = axt_priced(&["stats", "--json", dir], prices);
+        let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let cost = &stats["total"]["cost"];
+        assert_eq!(
+            (&cost["reported"], &cost["estimated"], &cost["unknown"]),
+            (&json!(1), &json!(1), &json!(1))
+        );
+        assert!(close(&cost["reported_usd"], 0.25));
+        assert!(close(&cost["estimated_usd"], priced_estimate), "{cost}");
+    }
+}
+
 #[test]
 fn redact_masks_credentials_in_content_only_when_asked() {
     let scratch = TempDir::new("parquet-redact");
@@ -308,6 +437,7 @@ fn redact_masks_credentials_in_content_only_when_asked() {
             content: true,
             redact,
             jobs: 1,
+            ..DatasetOptions::default()
         };
         export_dataset(std::slice::from_ref(&input), &out, &options).unwrap();
         let content = rows(&out, "content");
@@ -655,7 +785,7 @@ fn cli_usage_and_outcome() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        text(&output.stderr).contains("schema 2.0 cannot take rows of schema 1.0"),
+        text(&output.stderr).contains("schema 2.0 cannot take rows of schema 1.1"),
         "{}",
         text(&output.stderr)
     );

@@ -31,6 +31,7 @@ use super::rows::{Lineage, RowOptions, RowSink, RunRows};
 use super::schema::{Cell, SCHEMA_VERSION, TABLES};
 use super::source::{Source, sha256_hex, survey};
 use super::write::{TableWriter, rewrite};
+use crate::read::Prices;
 use crate::read::tree::{LinkKind, TreeProblem};
 use crate::read::{Calls, ReadItem, Reader};
 
@@ -48,6 +49,10 @@ pub struct DatasetOptions {
     pub redact: bool,
     /// Worker threads; 0 for every core.
     pub jobs: usize,
+    /// The price table of the estimated costs; `None` for the one axt ships
+    /// ([`Prices::builtin`]). The command line lays the user's over it ([`Prices::load`]),
+    /// as `axt stats` does.
+    pub prices: Option<Prices>,
 }
 
 /// What an export did.
@@ -140,8 +145,9 @@ pub fn export_dataset(
         content: options.content,
         redact: options.redact,
     };
+    let prices = options.prices.as_ref().unwrap_or_else(|| Prices::builtin());
     let results = parallel(&jobs, workers, |job| {
-        run_job(job, &dataset, &staging, row_options)
+        run_job(job, &dataset, &staging, row_options, prices)
     });
     let mut commit = commit_base;
     for result in results {
@@ -323,9 +329,10 @@ fn run_job(
     dataset: &Dataset,
     staging: &Path,
     options: RowOptions,
+    prices: &Prices,
 ) -> Result<Staged, JobError> {
     match job {
-        Job::New { date, runs } => new_batch(date, runs, staging, options),
+        Job::New { date, runs } => new_batch(date, runs, staging, options, prices),
         Job::Rewrite { entry, drop } => rewrite_batch(entry, drop, dataset.root(), staging),
     }
 }
@@ -340,6 +347,7 @@ fn new_batch(
     runs: &[Planned],
     staging: &Path,
     options: RowOptions,
+    prices: &Prices,
 ) -> Result<Staged, JobError> {
     let entry_runs: Vec<EntryRun> = runs
         .iter()
@@ -380,7 +388,7 @@ fn new_batch(
         let lineage = Lineage {
             root_run_id: planned.root_run_id.clone(),
         };
-        let mut rows = RunRows::new(source, lineage, options, settled);
+        let mut rows = RunRows::new(source, prices, lineage, options, settled);
         for item in Reader::open(&source.path).map_err(io)? {
             if let ReadItem::Problem(problem) = &item {
                 problems.push(TreeProblem::read(&source.path, problem.clone()));

@@ -23,7 +23,7 @@ use crate::model::{
     Block, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, RunMeta, RunStatus,
     StepKind, StepPayload, ToolPayload, Usage, UsageScope,
 };
-use crate::read::{CallKey, Calls, Problem, ReadItem, Settled};
+use crate::read::{CallKey, Calls, Cost, Prices, Problem, ReadItem, Settled};
 use crate::record::Redactor;
 
 /// Where rows go: one table at a time, cells in column order.
@@ -67,25 +67,39 @@ fn int(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-/// Tokens and cost, as a step or a run spends them.
+/// Tokens and cost, as a step or a run spends them. The three costs are kept apart, each
+/// null until some agent gives it: what the providers reported, what the price table makes
+/// of the tokens (every agent whose model it knows, reported or not), and the cost as
+/// `axt stats` counts it ([`Cost`]: reported where reported, else estimated).
 #[derive(Clone, Copy, Debug, Default)]
 struct Spend {
     usage: Usage,
+    reported: Option<f64>,
+    estimated: Option<f64>,
     cost: Option<f64>,
+}
+
+/// `sum + add`, null while both are.
+fn add_cost(sum: &mut Option<f64>, add: Option<f64>) {
+    if let Some(usd) = add {
+        *sum.get_or_insert(0.0) += usd;
+    }
 }
 
 impl Spend {
     fn add(&mut self, other: &Spend) {
         self.usage.add(&other.usage);
-        if let Some(cost) = other.cost {
-            *self.cost.get_or_insert(0.0) += cost;
-        }
+        add_cost(&mut self.reported, other.reported);
+        add_cost(&mut self.estimated, other.estimated);
+        add_cost(&mut self.cost, other.cost);
     }
 
-    fn of(meta: &RunMeta) -> Spend {
+    fn of(meta: &RunMeta, prices: &Prices) -> Spend {
         Spend {
             usage: meta.usage,
-            cost: meta.cost_usd,
+            reported: meta.cost_usd,
+            estimated: Cost::estimate(meta, prices).map(|(_, usd)| usd),
+            cost: Cost::of(meta, prices).known_usd(),
         }
     }
 }
@@ -130,6 +144,8 @@ struct Agent {
 /// then [`RunRows::finish`].
 pub(crate) struct RunRows<'a> {
     source: &'a Source,
+    /// The price table the estimated costs come from.
+    prices: &'a Prices,
     lineage: Lineage,
     options: RowOptions,
     /// The calls of a file with `router` payloads, settled by a pass of their own.
@@ -177,6 +193,7 @@ impl<'a> RunRows<'a> {
     /// file with `router` payloads (see [`Source::routed`]).
     pub(crate) fn new(
         source: &'a Source,
+        prices: &'a Prices,
         lineage: Lineage,
         options: RowOptions,
         settled: Option<Calls>,
@@ -189,6 +206,7 @@ impl<'a> RunRows<'a> {
             .collect();
         RunRows {
             source,
+            prices,
             lineage,
             options,
             settled,
@@ -393,7 +411,7 @@ impl<'a> RunRows<'a> {
         let own = meta
             .as_ref()
             .or(own_meta.as_ref())
-            .map(Spend::of)
+            .map(|meta| Spend::of(meta, self.prices))
             .unwrap_or_default();
         let mut subtree = own;
         subtree.add(&open.inside);
@@ -450,7 +468,9 @@ impl<'a> RunRows<'a> {
             cache_read_tokens: int(own.usage.cache_read_tokens),
             cache_write_tokens: int(own.usage.cache_write_tokens),
             reasoning_tokens: int(own.usage.reasoning_tokens),
-            cost_usd_reported: own.cost,
+            cost_usd_reported: own.reported,
+            cost_usd_estimated: own.estimated,
+            cost_usd: own.cost,
             ..StepRow::default()
         };
         emit(sink, with_subtree(row, &subtree, calls))
@@ -536,7 +556,12 @@ impl<'a> RunRows<'a> {
                 None => self.name_agent(&mut row),
             }
             if only {
-                let usage = self.metas[0].usage;
+                let meta = &self.metas[0];
+                let usage = meta.usage;
+                let spend = Spend::of(meta, self.prices);
+                row.cost_usd_reported = spend.reported;
+                row.cost_usd_estimated = spend.estimated;
+                row.cost_usd = spend.cost;
                 row.input_tokens = Some(int(usage.input_tokens));
                 row.output_tokens = Some(int(usage.output_tokens));
                 row.cache_read_tokens = Some(int(usage.cache_read_tokens));
@@ -867,8 +892,14 @@ impl<'a> RunRows<'a> {
 
     fn run_row(&self) -> RunRow {
         let mut spend = Spend::default();
+        let mut priced_as: Vec<&str> = Vec::new();
         for meta in &self.metas {
-            spend.add(&Spend::of(meta));
+            spend.add(&Spend::of(meta, self.prices));
+            if let Some((entry, _)) = Cost::estimate(meta, self.prices)
+                && !priced_as.contains(&entry)
+            {
+                priced_as.push(entry);
+            }
         }
         // The run's own metadata first, else its first agent step's.
         let meta = self.metas.first();
@@ -945,7 +976,7 @@ impl<'a> RunRows<'a> {
             cache_read_tokens: int(spend.usage.cache_read_tokens),
             cache_write_tokens: int(spend.usage.cache_write_tokens),
             reasoning_tokens: int(spend.usage.reasoning_tokens),
-            cost_usd_reported: reported_cost(&self.metas),
+            cost_usd_reported: spend.reported,
             usage_scope: match meta.map(|meta| meta.usage_scope) {
                 Some(UsageScope::Session) => "session",
                 _ => "run",
@@ -971,6 +1002,10 @@ impl<'a> RunRows<'a> {
             source_bytes: int(self.source.bytes),
             axt_version: env!("CARGO_PKG_VERSION").to_owned(),
             schema_version: SCHEMA_VERSION.to_owned(),
+            cost_usd_estimated: spend.estimated,
+            cost_usd: spend.cost,
+            cost_priced_as: (!priced_as.is_empty()).then(|| priced_as.join(",")),
+            prices_date: self.prices.date.clone(),
         }
     }
 }
@@ -982,19 +1017,12 @@ fn with_subtree(mut row: StepRow, subtree: &Spend, (llm_calls, tool_calls): (u64
     row.subtree_cache_read_tokens = int(subtree.usage.cache_read_tokens);
     row.subtree_cache_write_tokens = int(subtree.usage.cache_write_tokens);
     row.subtree_reasoning_tokens = int(subtree.usage.reasoning_tokens);
-    row.subtree_cost_usd_reported = subtree.cost;
+    row.subtree_cost_usd_reported = subtree.reported;
+    row.subtree_cost_usd_estimated = subtree.estimated;
+    row.subtree_cost_usd = subtree.cost;
     row.n_llm_calls = int(llm_calls);
     row.n_tool_calls = int(tool_calls);
     row
-}
-
-/// The cost of a run as its providers reported it: the one place the dataset reads cost,
-/// so that an estimate (a price table) can stand beside it without a second reading.
-fn reported_cost(metas: &[RunMeta]) -> Option<f64> {
-    metas
-        .iter()
-        .filter_map(|meta| meta.cost_usd)
-        .fold(None, |sum, cost| Some(sum.unwrap_or(0.0) + cost))
 }
 
 fn stop_kind(kind: crate::model::StopKind) -> &'static str {

@@ -14,7 +14,7 @@
 //! `runs` row in `schema_version`.
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: &str = "1.0";
+pub const SCHEMA_VERSION: &str = "1.1";
 
 /// A column's type, as every engine reads it (Parquet physical and logical type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,6 +291,23 @@ tables! {
         axt_version: Str,
         /// The schema version the row was written in (`MAJOR.MINOR`).
         schema_version: Str,
+        /// Cost in US dollars as axt estimates it from the tokens and the price table
+        /// (`data/prices.json`, with a user's table laid over it), summed over every agent
+        /// whose model the table knows, whether or not its provider reported a cost (so the
+        /// two compare); null when the table knows none of its models. An estimate, never
+        /// the bill. (1.1)
+        cost_usd_estimated: OptFloat,
+        /// The cost as `axt stats` counts it: per agent, the reported cost where the
+        /// provider reported one, else the estimate; summed; null when neither is known for
+        /// any agent. Add it up over runs as `usage_scope` says. (1.1)
+        cost_usd: OptFloat,
+        /// The price table entries the estimates used, comma-separated
+        /// (`claude-sonnet-4-6`); null when none. (1.1)
+        cost_priced_as: OptStr,
+        /// The date of the price table the estimates came from (its `date`): an incremental
+        /// export keeps a run's row until its transcript changes, so rows of one dataset
+        /// can have been priced by different tables. (1.1)
+        prices_date: Str,
     }
 
     /// A row of `steps`.
@@ -358,6 +375,15 @@ tables! {
         n_llm_calls: Int,
         /// Tool calls inside the step (nested steps included).
         n_tool_calls: Int,
+        /// The step's own estimated cost in US dollars (as `runs.cost_usd_estimated`
+        /// estimates it); null when not estimated. (1.1)
+        cost_usd_estimated: OptFloat,
+        /// The step's own cost as `axt stats` counts it (as `runs.cost_usd`). (1.1)
+        cost_usd: OptFloat,
+        /// Estimated cost of the subtree. (1.1)
+        subtree_cost_usd_estimated: OptFloat,
+        /// Cost of the subtree as `axt stats` counts it. (1.1)
+        subtree_cost_usd: OptFloat,
     }
 
     /// A row of `llm_calls`.
@@ -403,6 +429,14 @@ tables! {
         cache_write_tokens: OptInt,
         /// Reasoning tokens, on the same terms.
         reasoning_tokens: OptInt,
+        /// Cost in US dollars as the provider reported it, on the same terms as the tokens
+        /// (the run's, for its only model response). (1.1)
+        cost_usd_reported: OptFloat,
+        /// Cost as the price table estimates it (as `runs.cost_usd_estimated`), on the same
+        /// terms. (1.1)
+        cost_usd_estimated: OptFloat,
+        /// Cost as `axt stats` counts it (as `runs.cost_usd`), on the same terms. (1.1)
+        cost_usd: OptFloat,
     }
 
     /// A row of `tool_calls`.

@@ -134,15 +134,26 @@ def check_stats(engine, stats, tables, spend_sql):
     expect("completed runs", runs, total["runs"])
     expect("events", events, total["events"])
     # The documented query, each session's running total once, against axt stats' rule.
-    _, inp, out, cread, cwrite, reason, cost = one(engine, spend_sql)
+    _, inp, out, cread, cwrite, reason, reported, estimated, cost = one(engine, spend_sql)
     tokens = total["tokens"]
     expect("input tokens", inp, tokens["input"])
     expect("output tokens", out, tokens["output"])
     expect("cache-read tokens", cread, tokens["cache_read"])
     expect("cache-write tokens", cwrite, tokens["cache_write"])
     expect("reasoning tokens", reason, tokens["reasoning"])
-    # The dataset's cost is the providers' own (`cost_usd_reported`): axt stats' reported sum.
-    expect("cost", float(cost or 0.0), float(total["cost"]["reported_usd"]))
+    # The providers' own cost (`cost_usd_reported`) is axt stats' reported sum; the cost as
+    # axt stats counts it (`cost_usd`: reported, else estimated) is its reported and
+    # estimated sums together. `cost_usd_estimated` prices every agent, reported or not: at
+    # least axt stats' estimate, which prices only the agents that reported none.
+    cost_stats = total["cost"]
+    expect("reported cost", float(reported or 0.0), float(cost_stats["reported_usd"]))
+    expect(
+        "cost (reported, else estimated)",
+        float(cost or 0.0),
+        float(cost_stats["reported_usd"]) + float(cost_stats["estimated_usd"]),
+    )
+    if float(estimated or 0.0) + 1e-9 < float(cost_stats["estimated_usd"]):
+        fail(f"{engine.name}: estimated cost {estimated!r} below axt stats' {cost_stats['estimated_usd']!r}")
     tools = {
         name: [calls, failures]
         for name, calls, failures in engine.rows(
