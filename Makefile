@@ -122,7 +122,7 @@ bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the s
 	$(CARGO) bench --locked --bench read
 
 .PHONY: bench-export
-bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_EXPORT_MB=1024)
+bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_BENCH_MB=1024)
 	bash scripts/export-bench.sh
 
 .PHONY: bench-recorder

@@ -4,8 +4,10 @@
 # resident memory of each, and the dataset's size against the JSONL's. Also the
 # incremental re-run over the unchanged corpus (every file hashed, none parsed).
 #
-#   scripts/export-bench.sh                   # AXT_EXPORT_MB=1024, 3 repetitions, medians
-#   AXT_EXPORT_MB=100 AXT_EXPORT_REPS=1 scripts/export-bench.sh
+#   scripts/export-bench.sh                   # 1024 MB, 3 repetitions, medians
+#   AXT_BENCH_MB=100 AXT_EXPORT_REPS=1 scripts/export-bench.sh   # a quick run
+#
+# The size in MB is AXT_BENCH_MB (as for `make bench`), else AXT_EXPORT_MB, else 1024.
 #
 # The corpus: 2,000 agent runs of ~0.5 MB (a prompt, then model turns with thinking, a text
 # reply and a tool call with its result, ~1.3 KB lines, run metadata with usage and cost)
@@ -15,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MB=${AXT_EXPORT_MB:-1024}
+MB=${AXT_BENCH_MB:-${AXT_EXPORT_MB:-1024}}
 REPS=${AXT_EXPORT_REPS:-3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-export-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -82,6 +84,7 @@ PY
 BYTES=$(du -sb "$CORPUS" | cut -f1)
 FILES=$(ls "$CORPUS" | wc -l)
 printf 'corpus: %s files, %s bytes (%d MiB)\n' "$FILES" "$BYTES" $((BYTES >> 20))
+printf 'load average before: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # One timed run: prints "seconds max_rss_kb".
 timed() {
