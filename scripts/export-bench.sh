@@ -13,7 +13,7 @@
 # reply and a tool call with its result, ~1.3 KB lines, run metadata with usage and cost)
 # spread over 20 days, and two runs of 25% of the corpus each, the largest any one run
 # gets. Written into a temporary directory removed on exit. Needs GNU time (/usr/bin/time)
-# and a release build (cargo build --release).
+# and a release build (cargo build --release), or AXT_BIN naming the binary to measure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +24,13 @@ trap 'rm -rf "$TMP"' EXIT
 CORPUS="$TMP/transcripts"
 mkdir -p "$CORPUS"
 
-cargo build --release --locked --quiet
-AXT=target/release/axt
+# AXT_BIN: a binary already built (no build; say which profile when quoting figures).
+if [ -n "${AXT_BIN:-}" ]; then
+  AXT=$AXT_BIN
+else
+  cargo build --release --locked --quiet
+  AXT=target/release/axt
+fi
 
 python3 - "$CORPUS" "$MB" <<'PY'
 import json, os, sys
