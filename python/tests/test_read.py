@@ -125,3 +125,42 @@ def test_export_to_parquet_writes_the_dataset_the_cli_writes(tmp_path: Path) -> 
         axt.export(FILES[0], out=dataset)
     with pytest.raises(ValueError, match='to="parquet" needs out='):
         axt.export(FILES[0], to="parquet")
+
+
+def dataset_files(root: Path) -> dict:
+    """Every file of a dataset by its path under it, with its bytes; the lock left out."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "lock"
+    }
+
+
+def test_export_to_parquet_is_byte_for_byte_the_cli_s_with_content_and_the_price_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One price table for both (the binding reads it as the CLI does), not the user's.
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        '{"format": 1, "date": "2027-01-01", "source": "a test", "models": '
+        '{"claude-sonnet-4-5": {"input": 1, "output": 2, "cache_read": 0, "cache_write": 0}}}'
+    )
+    monkeypatch.setenv("AXT_PRICES", str(prices))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    inputs = [TRANSCRIPTS / "ok", CORPUS / "read" / "transcript" / "err"]
+    by_python, by_cli = tmp_path / "python", tmp_path / "cli"
+    report = axt.export(inputs, to="parquet", out=by_python, content=True, redact=True)
+    done = run_cli(
+        "export", "--to", "parquet", "--content", "--redact", "--out", str(by_cli),
+        *map(str, inputs),
+    )
+    assert done.returncode in (0, 1), done.stderr.decode()
+    assert report["added"] == report["files"] > 0
+    python_files, cli_files = dataset_files(by_python), dataset_files(by_cli)
+    assert sorted(python_files) == sorted(cli_files)
+    assert any(name.startswith("content/") for name in python_files)
+    different = [name for name in python_files if python_files[name] != cli_files[name]]
+    assert different == []
+    # Both read the user's table: its date is in every runs file.
+    runs = [data for name, data in python_files.items() if name.startswith("runs/")]
+    assert runs and all(b"2027-01-01" in data for data in runs)
