@@ -24,8 +24,10 @@
 //!
 //! **Tool results across exchanges.** A client that runs the tools a model called sends
 //! their results in its next request. The proxy remembers which run each call came from
-//! (its `tool_use` blocks' ids, from the `message.assistant` events the capture records),
-//! and the run of the request that answers them gets a passthrough `proxy/continues`:
+//! (the `tool.call` events the capture records; the first run to show a call made it, the
+//! later ones repeat it in their history), and a run whose request sends back results of
+//! such calls (its `tool.result` events)
+//! gets a passthrough `proxy/continues`:
 //! `{"tool_results": [{"call_id", "run_id"}], "conversation": <the first run's id>}`.
 
 use std::collections::{HashMap, VecDeque};
@@ -42,7 +44,7 @@ use super::http::{self, BadRequest, Framing, RequestHead};
 use super::route::{Route, route};
 use super::upstream::Upstream;
 use crate::capture::{Capture, CaptureOptions, ProcessEnd};
-use crate::model::{Block, EventType, Payload, Provider};
+use crate::model::{EventType, Payload, Provider};
 use crate::record::{Delivery, RecorderOptions, Subscription};
 
 /// The most call ids remembered for linking tool results to their runs; the oldest are
@@ -299,8 +301,10 @@ struct Recording {
     events: Subscription,
     /// The run's conversation: its own id, unless it answers calls of an earlier run.
     conversation: Option<String>,
-    /// Tool calls made in the run's assistant messages (history included).
+    /// Tool calls made in the run (the request's history included).
     calls: Vec<String>,
+    /// Tool results the request sent back.
+    answered: Vec<String>,
 }
 
 impl Recording {
@@ -347,6 +351,7 @@ impl Recording {
             events,
             conversation: None,
             calls: Vec::new(),
+            answered: Vec::new(),
         };
         if !body.is_empty() {
             let mut line: Vec<u8> = body
@@ -361,7 +366,6 @@ impl Recording {
                 .collect();
             line.push(b'\n');
             recording.feed(&line);
-            recording.link(shared);
         }
         Some(recording)
     }
@@ -375,42 +379,36 @@ impl Recording {
         // A write error is retried by the capture and reported when the run ends.
         let _ = capture.feed(bytes);
         drop(open);
-        self.read_events(|_| {});
+        self.read_events();
         true
     }
 
-    /// Reads the events recorded so far: collects the calls; `results` gets the ids of the
-    /// tool results the request sent.
-    fn read_events(&mut self, mut results: impl FnMut(&str)) {
+    /// Reads the events recorded so far: the calls the run's answer (and history) made,
+    /// and the results the request sent back.
+    fn read_events(&mut self) {
         while let Ok(delivery) = self.events.try_recv() {
             let Delivery::Event(event) = delivery else {
                 continue;
             };
-            let Payload::Message(message) = &event.payload else {
-                continue;
-            };
-            for block in &message.blocks {
-                match (&event.event_type, &block.block) {
-                    (EventType::MessageAssistant, Block::ToolUse { tool_id, .. }) => {
-                        self.calls.push(tool_id.clone());
-                    }
-                    (EventType::MessageUser, Block::ToolResult { tool_id, .. }) => {
-                        results(tool_id);
-                    }
+            if let Payload::Tool(tool) = &event.payload {
+                match event.event_type {
+                    EventType::ToolCall => self.calls.push(tool.call_id.clone()),
+                    EventType::ToolResult => self.answered.push(tool.call_id.clone()),
                     _ => {}
                 }
             }
         }
     }
 
-    /// After the request is recorded: links the tool results it sent back to the runs
-    /// that made the calls.
+    /// Before the run ends: links the tool results the request sent back to the runs that
+    /// made the calls. (An adapter whose items wait for the provider's first time stamp
+    /// hands the request's out with the answer's first record: an answer with no record
+    /// at all leaves them to the run's end, too late to be linked.)
     fn link(&mut self, shared: &Shared) {
-        let mut answered = Vec::new();
-        self.read_events(|id| answered.push(id.to_owned()));
+        self.read_events();
         let calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
         let mut links = Vec::new();
-        for call_id in answered {
+        for call_id in self.answered.drain(..) {
             if let Some(run) = calls.runs.get(&call_id) {
                 self.conversation
                     .get_or_insert_with(|| run.conversation.clone());
@@ -460,6 +458,7 @@ impl Recording {
     /// Ends the run as `end` says (unless the server ended it), remembers its calls, and
     /// returns its id.
     fn finish(mut self, shared: &Shared, end: ProcessEnd) -> Option<String> {
+        self.link(shared);
         shared
             .open
             .lock()
@@ -476,7 +475,7 @@ impl Recording {
         {
             report(&format!("run {run_id}: {error}"));
         }
-        self.read_events(|_| {});
+        self.read_events();
         let conversation = self.conversation.clone().unwrap_or_else(|| run_id.clone());
         let mut calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
         for call_id in self.calls.drain(..) {
