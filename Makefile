@@ -121,6 +121,11 @@ bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_
 bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the strict writer, same run
 	$(CARGO) bench --locked --bench read
 
+.PHONY: bench-proxy
+bench-proxy: ## Latency axt proxy adds per chunk of a stream: median and p99, direct vs proxied, interleaved (release build)
+	$(CARGO) build --locked --release
+	python3 scripts/proxy-latency.py target/release/axt $(or $(PROXY_EVENTS),500) $(or $(PROXY_ROUNDS),10)
+
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder
