@@ -4,7 +4,8 @@
 //! The client's headers go through as they came, credentials included (they are the
 //! upstream's to check, and never written), less the hop-by-hop ones, `Host` (the
 //! upstream's own is sent) and `Accept-Encoding` (identity is asked for, so that what is
-//! recorded is the API's text); ureq adds no header of its own. Statuses go back as they
+//! recorded is the API's text), and `Expect` (the proxy answered it and has the body whole);
+//! ureq adds no header of its own. Statuses go back as they
 //! are, redirects too (they are the client's to follow). This file owns that and must not
 //! know what an exchange records.
 
@@ -61,9 +62,11 @@ impl Upstream {
             .method(head.method.as_str())
             .uri(format!("{}{}", self.base, head.target));
         for (name, value) in &head.headers {
+            // `Expect: 100-continue` was answered already: the body is here whole.
             if http::is_hop_by_hop(name)
                 || name.eq_ignore_ascii_case("host")
                 || name.eq_ignore_ascii_case("accept-encoding")
+                || name.eq_ignore_ascii_case("expect")
             {
                 continue;
             }
