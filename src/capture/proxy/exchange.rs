@@ -161,14 +161,7 @@ fn forward(head: &RequestHead, body: &[u8], client: &mut TcpStream, shared: &Sha
         Ok(answer) => answer,
         Err(error) => {
             let message = format!("axt proxy could not reach the upstream: {error}");
-            let provider = match route(&head.method, head.path(), None) {
-                Route::Forward => None,
-                Route::Provider(provider) => Some(Some(shared.provider.unwrap_or(provider))),
-                Route::Detect => Some(shared.provider),
-            };
-            if let Some(provider) = provider
-                && let Some(mut recording) = Recording::open(shared, head, body, provider)
-            {
+            if let Some(mut recording) = Recording::routed(shared, head, body, None) {
                 recording.keep_exchange(head, 502, None, 0);
                 recording.finish(shared, failed(&message));
             }
@@ -181,16 +174,7 @@ fn forward(head: &RequestHead, body: &[u8], client: &mut TcpStream, shared: &Sha
         .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
         .and_then(|(_, value)| std::str::from_utf8(value).ok())
         .map(str::to_owned);
-    let mut recording = match route(&head.method, head.path(), content_type.as_deref()) {
-        Route::Forward => None,
-        Route::Provider(provider) => Recording::open(
-            shared,
-            head,
-            body,
-            Some(shared.provider.unwrap_or(provider)),
-        ),
-        Route::Detect => Recording::open(shared, head, body, shared.provider),
-    };
+    let mut recording = Recording::routed(shared, head, body, content_type.as_deref());
     let no_body = head.method.eq_ignore_ascii_case("HEAD") || matches!(status, 204 | 304);
     let length = headers
         .iter()
@@ -226,7 +210,7 @@ fn forward(head: &RequestHead, body: &[u8], client: &mut TcpStream, shared: &Sha
         }
         passed += read as u64;
         if let Some(recording) = &mut recording
-            && !recording.feed(piece)
+            && !recording.feed(piece, shared)
         {
             // Stopped by the server (axt is shutting down): the run is ended already.
             ending = Ending::Stopped;
@@ -301,13 +285,32 @@ struct Recording {
     events: Subscription,
     /// The run's conversation: its own id, unless it answers calls of an earlier run.
     conversation: Option<String>,
-    /// Tool calls made in the run (the request's history included).
-    calls: Vec<String>,
-    /// Tool results the request sent back.
-    answered: Vec<String>,
+    /// The run's id.
+    run_id: String,
+    /// The tool results the request sent back whose calls earlier runs made: `{call_id,
+    /// run_id}`.
+    links: Vec<Value>,
+    /// Tool results the request sent back whose calls no run had shown yet.
+    unknown: Vec<String>,
 }
 
 impl Recording {
+    /// The run of an exchange, if its route records it ([`route`]): read by the adapter
+    /// the route names, or the one `--provider` forces, or detected.
+    fn routed(
+        shared: &Shared,
+        head: &RequestHead,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Option<Recording> {
+        let provider = match route(&head.method, head.path(), content_type) {
+            Route::Forward => return None,
+            Route::Provider(provider) => Some(shared.provider.unwrap_or(provider)),
+            Route::Detect => shared.provider,
+        };
+        Recording::open(shared, head, body, provider)
+    }
+
     /// Starts the run (`provider`, or detected) and records the request; `None` when the
     /// run cannot be created (said on stderr by the server's report).
     fn open(
@@ -338,6 +341,7 @@ impl Recording {
             }
         };
         let events = capture.recorder().subscribe_with_capacity(4096);
+        let run_id = capture.run_id().to_owned();
         let key = shared.next_key.fetch_add(1, Ordering::Relaxed);
         let capture: OpenCapture = Arc::new(Mutex::new(Some(capture)));
         shared
@@ -350,8 +354,9 @@ impl Recording {
             key,
             events,
             conversation: None,
-            calls: Vec::new(),
-            answered: Vec::new(),
+            run_id,
+            links: Vec::new(),
+            unknown: Vec::new(),
         };
         if !body.is_empty() {
             let mut line: Vec<u8> = body
@@ -365,13 +370,13 @@ impl Recording {
                 })
                 .collect();
             line.push(b'\n');
-            recording.feed(&line);
+            recording.feed(&line, shared);
         }
         Some(recording)
     }
 
     /// Feeds bytes of the exchange to the capture; `false` when the server ended the run.
-    fn feed(&mut self, bytes: &[u8]) -> bool {
+    fn feed(&mut self, bytes: &[u8], shared: &Shared) -> bool {
         let mut open = self.capture.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(capture) = open.as_mut() else {
             return false;
@@ -379,44 +384,72 @@ impl Recording {
         // A write error is retried by the capture and reported when the run ends.
         let _ = capture.feed(bytes);
         drop(open);
-        self.read_events();
+        self.read_events(shared);
         true
     }
 
-    /// Reads the events recorded so far: the calls the run's answer (and history) made,
-    /// and the results the request sent back.
-    fn read_events(&mut self) {
+    /// Reads the events recorded so far. A call is remembered as made by this run the
+    /// moment its event is out (unless an earlier run made it: a history repeats calls),
+    /// so that a client sending its result back at once finds it; a result sent back is
+    /// linked to the run that made its call.
+    fn read_events(&mut self, shared: &Shared) {
         while let Ok(delivery) = self.events.try_recv() {
             let Delivery::Event(event) = delivery else {
                 continue;
             };
-            if let Payload::Tool(tool) = &event.payload {
-                match event.event_type {
-                    EventType::ToolCall => self.calls.push(tool.call_id.clone()),
-                    EventType::ToolResult => self.answered.push(tool.call_id.clone()),
-                    _ => {}
+            let Payload::Tool(tool) = &event.payload else {
+                continue;
+            };
+            let mut calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
+            match event.event_type {
+                EventType::ToolCall => {
+                    let conversation = self.conversation.clone();
+                    calls.remember(
+                        tool.call_id.clone(),
+                        CallRun {
+                            conversation: conversation.unwrap_or_else(|| self.run_id.clone()),
+                            run_id: self.run_id.clone(),
+                        },
+                    );
                 }
+                EventType::ToolResult => match calls.runs.get(&tool.call_id) {
+                    Some(run) if run.run_id != self.run_id => {
+                        self.conversation
+                            .get_or_insert_with(|| run.conversation.clone());
+                        self.links
+                            .push(json!({ "call_id": tool.call_id, "run_id": run.run_id }));
+                    }
+                    Some(_) => {}
+                    // Its call may be in the last items of a run still being finished: asked
+                    // again when this run ends.
+                    None => self.unknown.push(tool.call_id.clone()),
+                },
+                _ => {}
             }
         }
     }
 
-    /// Before the run ends: links the tool results the request sent back to the runs that
-    /// made the calls. (An adapter whose items wait for the provider's first time stamp
-    /// hands the request's out with the answer's first record: an answer with no record
-    /// at all leaves them to the run's end, too late to be linked.)
+    /// Before the run ends: keeps the links of the tool results the request sent back.
+    /// A run hands out its last items (its answer's last message, with its calls) when it
+    /// is finished, just after its client has the whole answer: a client quick enough to
+    /// send the results back before that has them looked up again here, once this
+    /// exchange's own answer has come back. (An adapter whose items wait for the provider's first time stamp hands the
+    /// request's out with the answer's first record: an answer with no record at all
+    /// leaves them to the run's end, too late to be linked.)
     fn link(&mut self, shared: &Shared) {
-        self.read_events();
+        self.read_events(shared);
         let calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut links = Vec::new();
-        for call_id in self.answered.drain(..) {
+        for call_id in self.unknown.drain(..) {
             if let Some(run) = calls.runs.get(&call_id) {
                 self.conversation
                     .get_or_insert_with(|| run.conversation.clone());
-                links.push(json!({ "call_id": call_id, "run_id": run.run_id }));
+                self.links
+                    .push(json!({ "call_id": call_id, "run_id": run.run_id }));
             }
         }
         drop(calls);
         if let Some(conversation) = &self.conversation {
+            let links = std::mem::take(&mut self.links);
             self.keep(
                 "proxy/continues",
                 json!({ "tool_results": links, "conversation": conversation }),
@@ -455,8 +488,7 @@ impl Recording {
         }
     }
 
-    /// Ends the run as `end` says (unless the server ended it), remembers its calls, and
-    /// returns its id.
+    /// Ends the run as `end` says (unless the server ended it) and returns its id.
     fn finish(mut self, shared: &Shared, end: ProcessEnd) -> Option<String> {
         self.link(shared);
         shared
@@ -475,18 +507,8 @@ impl Recording {
         {
             report(&format!("run {run_id}: {error}"));
         }
-        self.read_events();
-        let conversation = self.conversation.clone().unwrap_or_else(|| run_id.clone());
-        let mut calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        for call_id in self.calls.drain(..) {
-            calls.remember(
-                call_id,
-                CallRun {
-                    run_id: run_id.clone(),
-                    conversation: conversation.clone(),
-                },
-            );
-        }
+        // The calls of the run's last items, which finishing handed out.
+        self.read_events(shared);
         Some(run_id)
     }
 }
