@@ -1,5 +1,8 @@
 //! `axt proxy`: a recording proxy for model APIs (see [`crate::capture::proxy`]).
 
+// The doc comments below are clap's help text, where URLs are written as a user types them.
+#![allow(rustdoc::bare_urls)]
+
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -39,8 +42,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
 
-    /// The upstream API's base URL (https://api.openai.com, https://api.anthropic.com,
-    /// https://generativelanguage.googleapis.com, ...).
+    /// The upstream API's base URL, its scheme included (https://api.openai.com,
+    /// https://api.anthropic.com, https://generativelanguage.googleapis.com, ...).
     #[arg(long, value_name = "URL")]
     upstream: String,
 

@@ -54,13 +54,13 @@ const MAX_REMEMBERED_CALLS: usize = 100_000;
 /// The size of one read from the upstream: what arrived, up to this, is passed on at once.
 const READ_BYTES: usize = 64 * 1024;
 
-/// Called with every recorded exchange ([`ProxyOptions::on_exchange`]).
+/// Called with every recorded exchange ([`ProxyOptions::on_exchange`](super::ProxyOptions::on_exchange)).
 pub type OnExchange = Box<dyn Fn(&Exchange) + Send + Sync>;
 
-/// Called with what went wrong outside an answer ([`ProxyOptions::on_error`]).
+/// Called with what went wrong outside an answer ([`ProxyOptions::on_error`](super::ProxyOptions::on_error)).
 pub type OnError = Box<dyn Fn(&str) + Send + Sync>;
 
-/// One recorded exchange, as [`ProxyOptions::on_exchange`] reports it.
+/// One recorded exchange, as [`ProxyOptions::on_exchange`](super::ProxyOptions::on_exchange) reports it.
 #[derive(Clone, Debug)]
 pub struct Exchange {
     /// The request's method.
