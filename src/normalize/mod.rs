@@ -88,7 +88,6 @@ mod driver;
 mod framing;
 mod json;
 mod messages_api;
-mod raw_string;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]

@@ -62,8 +62,7 @@ use serde_json::{Map, Value, json};
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{Borrowed, JsonParser, Parsed, to_value};
-use super::raw_string;
+use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::PendingTools;
 use super::{
@@ -71,7 +70,7 @@ use super::{
     RunStatus, Source, StopKind, StopReason,
 };
 use crate::model::tools::shell_join;
-use crate::model::{Block, ContentBlock, EscapedCopy, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 mod rollout;
 mod wire;
@@ -125,20 +124,9 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
-            self.parsed = Some(parsed);
-            let fate = self.line(line, record, items, diagnostics);
-            self.parsed = None;
-            fate
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
         });
-    }
-
-    fn keep_escaped(&mut self) {
-        self.keep_escaped = true;
-    }
-
-    fn take_escaped(&mut self, into: &mut Vec<(String, EscapedCopy)>) {
-        into.append(&mut self.escaped);
     }
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
@@ -224,13 +212,6 @@ struct State {
     rollout: Rollout,
     /// The caller says the input is whole ([`Adapter::complete`]).
     complete: bool,
-    /// Where the record being read was parsed, and whether to keep commands' outputs as
-    /// the record escapes them ([`Adapter::keep_escaped`]), with those kept so far: nearly
-    /// every byte of `exec --json` is an escaped `aggregated_output`, which then goes out
-    /// as it came instead of being unescaped and escaped again.
-    parsed: Option<Parsed>,
-    keep_escaped: bool,
-    escaped: Vec<(String, EscapedCopy)>,
 }
 
 impl State {
@@ -243,9 +224,6 @@ impl State {
             turn_open: false,
             rollout: Rollout::new(),
             complete: false,
-            parsed: None,
-            keep_escaped: false,
-            escaped: Vec::new(),
         }
     }
 
@@ -470,7 +448,7 @@ impl State {
                 };
                 let id = id.to_owned();
                 if phase == Phase::Updated
-                    && let Some(Borrowed(output)) = &item.aggregated_output
+                    && let Some(output) = &item.aggregated_output
                 {
                     self.latest_output.insert(id.clone(), output.to_string());
                 }
@@ -479,7 +457,7 @@ impl State {
                     self.call(&id, item_call(kind, &item), record, items);
                 }
                 if done {
-                    let result = self.item_result(kind, &id, item, record);
+                    let result = self.item_result(kind, &id, item);
                     self.result(&id, result, record, items, diagnostics);
                 }
             }
@@ -505,40 +483,20 @@ impl State {
         Fate::Mapped
     }
 
-    /// Keeps the record's own bytes for `output` (a command's whole output, as it goes out
-    /// as the result of call `id`), when asked to and when they are the writer's escaping.
-    fn keep_escaping(&mut self, id: &str, output: &str, record: Record<'_>) {
-        if let Some(parsed) = self.parsed.filter(|_| self.keep_escaped)
-            && let Some(json) = raw_string::escaped(record.bytes, parsed, output)
-        {
-            self.escaped
-                .push((id.to_owned(), EscapedCopy::new(output, json)));
-        }
-    }
-
     fn keep_item(&mut self, event: &str, kind: &str, record: Record<'_>) {
         let mut raw = to_value(record.bytes);
         let item = raw.get_mut("item").map(Value::take).unwrap_or(raw);
         self.keep(record, &format!("{event}/{kind}"), item);
     }
 
-    fn item_result(
-        &mut self,
-        kind: &str,
-        id: &str,
-        item: RawItem<'_>,
-        record: Record<'_>,
-    ) -> ToolOutcome {
+    fn item_result(&mut self, kind: &str, id: &str, item: RawItem<'_>) -> ToolOutcome {
         let status = item.status.as_deref().unwrap_or("");
         let failed = matches!(status, "failed" | "declined");
         match kind {
             "command_execution" => {
                 let latest = self.latest_output.remove(id).unwrap_or_default();
                 let output = match item.aggregated_output {
-                    Some(Borrowed(output)) if !output.is_empty() => {
-                        self.keep_escaping(id, &output, record);
-                        output.into_owned()
-                    }
+                    Some(output) if !output.is_empty() => output.into_owned(),
                     _ => latest,
                 };
                 ToolOutcome {

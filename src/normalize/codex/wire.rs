@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::normalize::Usage;
-use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::json::RecordShape;
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct LineShape;
@@ -217,7 +217,7 @@ pub(super) struct RawItem<'a> {
     #[serde(default)]
     pub(super) command: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) aggregated_output: Option<Borrowed<'a>>,
+    pub(super) aggregated_output: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(super) exit_code: Option<i64>,
     // file_change
