@@ -125,6 +125,11 @@ bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the s
 bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_EXPORT_MB=1024)
 	bash scripts/export-bench.sh
 
+.PHONY: bench-proxy
+bench-proxy: ## Latency axt proxy adds per chunk of a stream: median and p99, direct vs proxied, interleaved (release build)
+	$(CARGO) build --locked --release
+	python3 scripts/proxy-latency.py target/release/axt $(or $(PROXY_EVENTS),500) $(or $(PROXY_ROUNDS),10)
+
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
 	$(CARGO) bench --locked --bench recorder

@@ -516,6 +516,20 @@ impl Capture {
         }
     }
 
+    /// Keeps `raw` as passthrough of `kind` in the run's metadata, at the output's `line`
+    /// ([`AgentStep::keep`]): what the caller knows of the run that is no record of the
+    /// output. Nothing is kept before the run has started (a capture still detecting its
+    /// provider): call it after the first [`feed`](Capture::feed) or [`start`](Capture::start).
+    pub fn keep(&self, line: u64, kind: &str, raw: serde_json::Value) -> bool {
+        match &self.state {
+            State::Live(live) => {
+                live.agent.keep(line, kind, raw);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Feeds the next bytes of the agent's stdout, split anywhere: they go to the raw file,
     /// then every event they complete is recorded before this returns.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), CaptureError> {

@@ -43,6 +43,7 @@ mod ls;
 mod manual;
 mod normalize;
 mod present;
+mod proxy;
 mod show;
 mod stats;
 mod supervise;
@@ -100,6 +101,7 @@ enum Command {
     Normalize(normalize::Args),
     Cat(cat::Args),
     Exec(exec::Args),
+    Proxy(proxy::Args),
     Check(check::Args),
     Ls(ls::Args),
     Show(show::Args),
@@ -149,6 +151,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Command::Normalize(args) => normalize::run(args),
         Command::Cat(args) => cat::run(args),
         Command::Exec(args) => exec::run(args),
+        Command::Proxy(args) => proxy::run(args),
         Command::Check(args) => check::run(args),
         Command::Ls(args) => ls::run(args),
         Command::Show(args) => show::run(args),

@@ -354,6 +354,13 @@ impl AgentStep {
         self.step.message(EventType::MessageUser, user(vec![block]))
     }
 
+    /// Keeps `raw` as passthrough of `kind` in the run's metadata, at the output's `line`:
+    /// what the caller knows of the run that is no record of the output (a recording
+    /// proxy's account of the HTTP exchange). See [`Transcriber::keep`].
+    pub fn keep(&self, line: u64, kind: &str, raw: Value) {
+        self.lock().transcriber.keep(line, kind, raw);
+    }
+
     /// Opens a tool call captured at the router, inside this step: see [`Step::tool`].
     pub fn tool(
         &self,

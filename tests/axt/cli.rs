@@ -602,6 +602,7 @@ fn completions_and_man_pages_cover_every_command() {
         "normalize",
         "cat",
         "exec",
+        "proxy",
         "check",
         "ls",
         "show",

@@ -46,6 +46,9 @@ mod times;
 mod otlp_live; // `axt exec --otlp-endpoint`: live spans, and a collector that stalls
 mod otlp_send; // `axt export --to otlp --endpoint`: a stub collector, and Phoenix
 
+// `axt proxy`: a stand-in upstream replaying the corpus, and the real Python SDKs.
+mod proxy;
+
 // Import: one Claude Code session at a time, and the `axt import` command; generated graphs;
 // importing again.
 mod discovery; // `axt import` finding every store in a fake home, again after growth

@@ -40,7 +40,7 @@ impl State {
         self.completed();
     }
 
-    /// A request body: the system prompt when it changed, and the messages past the history
+    /// A request body: the system prompt and the tools when they changed, and the messages past the history
     /// already read.
     pub(super) fn request(
         &mut self,
@@ -55,6 +55,12 @@ impl State {
         {
             self.system = Some(system.clone());
             self.meta.keep(line, "request/system", || system);
+        }
+        if let Some(tools) = wire.tools.filter(|t| !t.is_null())
+            && self.offered.as_ref() != Some(&tools)
+        {
+            self.offered = Some(tools.clone());
+            self.meta.keep(line, "request/tools", || tools);
         }
         let messages = wire.messages.unwrap_or_default();
         let skip = self.history.min(messages.len());

@@ -53,7 +53,8 @@
 //! * Requests: the user's text is user text; `tool_result` blocks are user-side
 //!   `tool_result`s (content a string or blocks, `is_error`) paired with their calls by
 //!   `tool_use_id`; the assistant's messages are assistant blocks, read as a body's; the
-//!   system prompt is kept as metadata (`request/system`) when it changes, and so is every
+//!   system prompt and the tools offered are kept as metadata (`request/system`,
+//!   `request/tools`) when they change, and so is every
 //!   other part of a user message (`request/part/<type>`: images, documents).
 //! * Metadata: `model`; the stop reason from `message_delta`'s or the body's `stop_reason`
 //!   (`end_turn`, `tool_use`, `max_tokens` and `model_context_window_exceeded`,
@@ -204,6 +205,8 @@ struct State {
     history: usize,
     /// The last request's system prompt, kept again only when it changes.
     system: Option<Value>,
+    /// The last request's tools, kept again only when they change.
+    offered: Option<Value>,
 }
 
 impl State {
@@ -216,6 +219,7 @@ impl State {
             saw_response: false,
             history: 0,
             system: None,
+            offered: None,
         }
     }
 

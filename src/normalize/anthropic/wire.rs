@@ -126,4 +126,7 @@ pub(super) struct Wire<'a> {
     pub(super) messages: Option<Vec<Message<'a>>>,
     #[serde(default)]
     pub(super) system: Option<Value>,
+    /// The tools the request offers the model.
+    #[serde(default)]
+    pub(super) tools: Option<Value>,
 }

@@ -109,6 +109,17 @@ impl State {
         }
     }
 
+    /// A request's `tools` (Chat Completions or Responses), kept as metadata
+    /// (`request/tools`) when they change: every request repeats them.
+    pub(super) fn keep_request_tools(&mut self, tools: Option<Value>, span: Source) {
+        if let Some(tools) = tools.filter(|t| !t.is_null())
+            && self.offered.as_ref() != Some(&tools)
+        {
+            self.offered = Some(tools.clone());
+            self.meta.keep(span.line, "request/tools", || tools);
+        }
+    }
+
     pub(super) fn chat_request(
         &mut self,
         wire: Wire<'_>,
@@ -116,6 +127,7 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
+        self.keep_request_tools(wire.request_tools, span);
         let messages = wire.messages.unwrap_or_default();
         let skip = self.history.min(messages.len());
         self.history = messages.len();

@@ -339,6 +339,8 @@ struct State {
     cost_before: Option<f64>,
     /// The last Responses request's `instructions`.
     instructions: Option<Value>,
+    /// The last request's `tools`, kept again only when they change.
+    offered: Option<Value>,
     tools: PendingTools,
     /// The response being read: its id, and the usage of the responses before it.
     response_id: Option<String>,
@@ -370,6 +372,7 @@ impl State {
             sources: Vec::new(),
             cost_before: None,
             instructions: None,
+            offered: None,
             tools: PendingTools::default(),
             response_id: None,
             usage_before: Usage::default(),

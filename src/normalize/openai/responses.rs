@@ -48,7 +48,7 @@ impl OpenItem {
 impl State {
     pub(super) fn responses_request(
         &mut self,
-        wire: Wire<'_>,
+        mut wire: Wire<'_>,
         record: Record<'_>,
         span: Source,
         items: &mut Vec<Item>,
@@ -63,6 +63,7 @@ impl State {
             self.meta.keep(span.line, "instructions", || kept);
             self.instructions = Some(instructions);
         }
+        self.keep_request_tools(wire.request_tools.take(), span);
         let input = match wire.input {
             Some(StrOr::Str(text)) => {
                 self.user_text(&StrOr::Str(text), span, items);

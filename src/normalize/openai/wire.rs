@@ -180,6 +180,9 @@ pub(super) struct Wire<'a> {
     pub(super) previous_response_id: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(super) instructions: Option<Value>,
+    /// The tools a request offers the model (Chat Completions and Responses).
+    #[serde(rename = "tools", default)]
+    pub(super) request_tools: Option<Value>,
     // Responses events
     #[serde(borrow, default)]
     pub(super) item_id: Option<Cow<'a, str>>,
