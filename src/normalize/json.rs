@@ -53,6 +53,21 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
+/// A string borrowed from the record wherever the parser can lend it. serde borrows a
+/// `Cow<str>` field, but not one inside an `Option`: that one is always a copy (an
+/// allocation and a copy of every such field of every record). An optional string field
+/// read as `Option<Borrowed>` is borrowed.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(transparent)]
+pub(crate) struct Borrowed<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
+
+impl std::ops::Deref for Borrowed<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct JsonParser {
     scratch: Vec<u8>,

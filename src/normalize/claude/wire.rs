@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::normalize::json::{Present, RecordShape};
+use crate::normalize::json::{Borrowed, Present, RecordShape};
 use crate::normalize::messages_api::{Message, MessageContent, StreamEvent};
 use crate::normalize::report::{Fields, Kind};
 
@@ -191,23 +191,26 @@ fn known_init_field(field: &str) -> bool {
     )
 }
 
+/// A record. Its optional strings are `Borrowed`: serde copies an `Option<Cow<str>>`
+/// (see [`Borrowed`]), and `type`, `session_id` and `uuid` are on every line, most of them
+/// short `stream_event` lines.
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
     /// Absent only on the seed format's `{role, content}` lines.
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) subtype: Option<Cow<'a, str>>,
+    pub(super) subtype: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) session_id: Option<Cow<'a, str>>,
+    pub(super) session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) parent_tool_use_id: Option<Cow<'a, str>>,
+    pub(super) parent_tool_use_id: Option<Borrowed<'a>>,
     // A session-log entry dates itself; stream-json spells its fields in snake case, so an
     // entry is known by `parentUuid` (every message entry has it) or `sessionId`.
     #[serde(rename = "parentUuid", default)]
     pub(super) parent_uuid: Present,
     #[serde(rename = "sessionId", borrow, default)]
-    pub(super) log_session_id: Option<Cow<'a, str>>,
+    pub(super) log_session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) timestamp: Option<Stamp<'a>>,
     /// Cursor's partial output: an assistant line with it is a delta (see `family`).
@@ -215,16 +218,16 @@ pub(super) struct Line<'a> {
     pub(super) timestamp_ms: Present,
     /// Every line's own id: a line sent twice is recognised by it.
     #[serde(borrow, default)]
-    pub(super) uuid: Option<Cow<'a, str>>,
+    pub(super) uuid: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) message: Option<Message<'a>>,
     #[serde(borrow, default)]
     pub(super) event: Option<StreamEvent<'a>>,
     // system/init
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) claude_code_version: Option<Cow<'a, str>>,
+    pub(super) claude_code_version: Option<Borrowed<'a>>,
     // result; `error` also on assistant lines of failed API calls
     #[serde(default)]
     pub(super) is_error: Option<bool>,
@@ -241,9 +244,9 @@ pub(super) struct Line<'a> {
     #[serde(default)]
     pub(super) usage: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) stop_reason: Option<Cow<'a, str>>,
+    pub(super) stop_reason: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) terminal_reason: Option<Cow<'a, str>>,
+    pub(super) terminal_reason: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) errors: Option<Value>,
     #[serde(default)]
@@ -253,7 +256,7 @@ pub(super) struct Line<'a> {
     // The seed's simplified format (module docs): `{role, content}` lines, and the
     // `success` flag of its `stop` and `result` lines.
     #[serde(borrow, default)]
-    pub(super) role: Option<Cow<'a, str>>,
+    pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) content: Option<MessageContent<'a>>,
     #[serde(default)]
