@@ -13,7 +13,7 @@
 //! | Letta Code (`letta -p --output-format stream-json`) | `agent_id` or `conversation_id` | `message` records by `message_type`: `assistant_message` (text), `reasoning_message` (thinking), `tool_call_message` and `approval_request_message` (a call; `arguments` a JSON string), `tool_return_message` (its result; `status` `error` fails it), `stop_reason`, `usage_statistics` (`prompt_tokens`, `completion_tokens`); records of one message (`otid`) and kind in a row are one block |
 //! | Kimi CLI (`kimi --print --output-format stream-json`) | no init record: its `think` blocks | whole chat messages in OpenAI's shape, one a line, without `type`: `content` a string or `text` and `think` blocks (thinking, `encrypted` its signature), `tool_calls` (`function` with JSON-string `arguments`), `tool` messages (`tool_call_id`) as results; no terminal record, so the run stays incomplete |
 //! | Factory Droid (`droid exec --output-format stream-json`) | `tools` without `apiKeySource` and `permissionMode`, or `reasoning_effort` | whole `message` records (`role`, `id`, `text`); `tool_call` (`id`, `messageId`, `toolName`, `parameters`) and `tool_result` (`id`, `value`, or `error{type, message}` with `isError`; a release without `id` is paired with the oldest waiting call, first in first out); `completion` (`finalText`, `numTurns`, `durationMs`, `usage` in Claude's names) ends the run |
-//! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` are deltas of one text block, and the whole text repeated without it is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
+//! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` and without `model_call_id` are deltas of one text block; the whole text repeated (without `timestamp_ms`, or with `model_call_id`: before a tool call, or after its `started`, and at the end) is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
 //! other rooms'.
@@ -77,6 +77,9 @@ pub(super) fn result_usage(usage: &Value) -> Option<Usage> {
     })
 }
 
+/// The continuation key of Cursor's assistant deltas.
+pub(super) const CURSOR_TEXT: &str = "cursor assistant";
+
 /// Which of Factory Droid's records a line is.
 pub(super) enum DroidRecord {
     Message,
@@ -120,6 +123,9 @@ impl State {
         let Some(open) = self.family_text.take() else {
             return;
         };
+        if open.key == CURSOR_TEXT {
+            self.cursor_closed = Some(open.text.clone());
+        }
         let block = if open.thinking {
             Block::Thinking {
                 thinking: open.text,
@@ -162,10 +168,28 @@ impl State {
     /// Cursor's partial output: an `assistant` line with `timestamp_ms` is a delta.
     pub(super) fn cursor_delta(&mut self, record: Record<'_>) -> Fate {
         self.saw_agent("cursor-agent", None);
+        if !self.continues(Some(CURSOR_TEXT)) {
+            // A new segment: the last one's repeat is no longer awaited.
+            self.cursor_closed = None;
+        }
         let raw = to_value(record.bytes);
         let piece = message_text(&raw);
-        self.accumulate("cursor assistant".into(), false, &piece, record);
+        self.accumulate(CURSOR_TEXT.into(), false, &piece, record);
         Fate::Mapped
+    }
+
+    /// Whether an assistant line is the whole-text repeat of the segment of Cursor deltas a
+    /// tool call closed (Cursor can write the repeat after the call's `started`); it is
+    /// then dropped, and no longer awaited.
+    pub(super) fn cursor_replays_closed(&mut self, record: Record<'_>) -> bool {
+        let replays = self.cursor_closed.as_deref().is_some_and(|closed| {
+            self.meta.agent.as_deref() == Some("cursor-agent")
+                && message_text(&to_value(record.bytes)) == closed
+        });
+        if replays {
+            self.cursor_closed = None;
+        }
+        replays
     }
 
     /// Cursor's whole text after its deltas: dropped when it repeats them, else the deltas
@@ -190,6 +214,9 @@ impl State {
             ));
         }
         self.flush_family(items, diagnostics);
+        if repeats {
+            self.cursor_closed = None;
+        }
         repeats
     }
 

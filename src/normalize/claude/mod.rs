@@ -239,6 +239,9 @@ struct State {
     family_text: Option<family::FamilyText>,
     /// Letta Code's `usage_statistics`, added up.
     family_usage: Option<Usage>,
+    /// The text of Cursor's last segment of deltas, until its whole-text repeat is seen
+    /// (it can come after the tool call that closed the segment).
+    cursor_closed: Option<String>,
 }
 
 /// How many of the latest records a retraction can name. Claude Code withdraws the refused
@@ -290,6 +293,7 @@ impl State {
             withdrawn: HashSet::new(),
             family_text: None,
             family_usage: None,
+            cursor_closed: None,
         }
     }
 
@@ -315,17 +319,18 @@ impl State {
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
         // The family's delta records (see `family`), and what ends their text.
         match line.kind.as_deref() {
-            Some("assistant") if line.timestamp_ms.0 => {
-                if !self.continues(Some("cursor assistant")) {
+            Some("assistant") if line.timestamp_ms.0 && !line.model_call_id.0 => {
+                if !self.continues(Some(family::CURSOR_TEXT)) {
                     self.flush_family(items, diagnostics);
                 }
                 return self.cursor_delta(record);
             }
-            Some("assistant") if self.continues(Some("cursor assistant")) => {
+            Some("assistant") if self.continues(Some(family::CURSOR_TEXT)) => {
                 if self.cursor_final(record, items, diagnostics) {
                     return Fate::Ignored;
                 }
             }
+            Some("assistant") if self.cursor_replays_closed(record) => return Fate::Ignored,
             Some("thinking") if line.subtype.is_some() => {
                 if !self.continues(Some("cursor thinking")) {
                     self.flush_family(items, diagnostics);
