@@ -79,7 +79,9 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "local_shell"
         | "execute" | "Shell"
         // Factory Droid: `Execute`, `Create`, `ApplyPatch`, `FetchUrl`.
-        | "Execute" => Shell,
+        | "Execute"
+        // Goose names a tool `<extension>__<tool>`: its developer extension's shell.
+        | "developer__shell" => Shell,
         "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file"
         | "ReadFile" => FileRead,
         // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).

@@ -2,9 +2,9 @@
 //! records some of them add.
 //!
 //! Which agent wrote a stream is told by its `system/init` record (the quirk table,
-//! [`agent_of_init`]): its name and version go into the run's metadata (`agent`,
-//! `provider_version`). The Claude Agent SDK's message stream is Claude Code's own and needs
-//! no entry.
+//! [`agent_of_init`]), or by the first record only that agent writes: its name and version
+//! go into the run's metadata (`agent`, `provider_version`). The Claude Agent SDK's message
+//! stream is Claude Code's own and needs no entry.
 //!
 //! | agent | told by its init | what it adds or changes |
 //! |---|---|---|
@@ -14,6 +14,7 @@
 //! | Kimi CLI (`kimi --print --output-format stream-json`) | no init record: its `think` blocks | whole chat messages in OpenAI's shape, one a line, without `type`: `content` a string or `text` and `think` blocks (thinking, `encrypted` its signature), `tool_calls` (`function` with JSON-string `arguments`), `tool` messages (`tool_call_id`) as results; no terminal record, so the run stays incomplete |
 //! | Factory Droid (`droid exec --output-format stream-json`) | `tools` without `apiKeySource` and `permissionMode`, or `reasoning_effort` | whole `message` records (`role`, `id`, `text`); `tool_call` (`id`, `messageId`, `toolName`, `parameters`) and `tool_result` (`id`, `value`, or `error{type, message}` with `isError`; a release without `id` is paired with the oldest waiting call, first in first out); `completion` (`finalText`, `numTurns`, `durationMs`, `usage` in Claude's names) ends the run |
 //! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` and without `model_call_id` are deltas of one text block; the whole text repeated (without `timestamp_ms`, or with `model_call_id`: before a tool call, or after its `started`, and at the end) is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
+//! | Goose (`goose run --output-format stream-json`) | a `message` record wrapping a whole `message`, or `model_change` | its own records, read in `goose`: `message` (Goose's content items; streamed chunks of one message share its `id`), `model_change`, `notification`, `error` (fails the run), `complete` (`total_tokens` only, the raw usage) |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
 //! other rooms'.
@@ -94,6 +95,8 @@ pub(super) struct FamilyText {
     key: String,
     thinking: bool,
     text: String,
+    /// A thinking block's signature, when one of its records carried it.
+    signature: Option<String>,
     source: Source,
 }
 
@@ -129,7 +132,7 @@ impl State {
         let block = if open.thinking {
             Block::Thinking {
                 thinking: open.text,
-                signature: None,
+                signature: open.signature,
                 redacted: false,
             }
         } else {
@@ -148,7 +151,15 @@ impl State {
         );
     }
 
-    fn accumulate(&mut self, key: String, thinking: bool, piece: &str, record: Record<'_>) {
+    /// Adds a piece to the text being accumulated if `key` continues it, else starts a new
+    /// one (the caller has handed out the old one with [`Self::flush_family`]).
+    pub(super) fn accumulate(
+        &mut self,
+        key: String,
+        thinking: bool,
+        piece: &str,
+        record: Record<'_>,
+    ) {
         match &mut self.family_text {
             Some(open) if open.key == key => {
                 open.text.push_str(piece);
@@ -159,9 +170,19 @@ impl State {
                     key,
                     thinking,
                     text: piece.to_owned(),
+                    signature: None,
                     source: Source::record(record.line, record.offset),
                 });
             }
+        }
+    }
+
+    /// Signs the thinking being accumulated (the last signature given stands).
+    pub(super) fn sign_family(&mut self, signature: &str) {
+        if let Some(open) = &mut self.family_text
+            && !signature.is_empty()
+        {
+            open.signature = Some(signature.to_owned());
         }
     }
 

@@ -71,7 +71,8 @@
 //! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
 //! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
 //! stream deltas and their reconciliation with the consolidated copies; `simplified` the
-//! seed's format; `result` the terminal record. Each file adds to `State` what its records
+//! seed's format; `result` the terminal record; `family` the records of the other agents that
+//! write this dialect, and `goose` Goose's. Each file adds to `State` what its records
 //! need; none of them imports a file that imports it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -92,6 +93,7 @@ use super::{
 mod blocks;
 mod family;
 use family::DroidRecord;
+mod goose;
 mod messages;
 mod partial;
 mod result;
@@ -122,6 +124,9 @@ pub(crate) fn claims(first: &Value) -> bool {
                 )
                 && has("content")
         }
+        // Goose's first record: a message, or its model.
+        Some("message") => first.get("message").is_some_and(Value::is_object),
+        Some("model_change") => has("model") && has("mode"),
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
@@ -336,6 +341,17 @@ impl State {
                     self.flush_family(items, diagnostics);
                 }
                 return self.cursor_thinking(record, items, diagnostics);
+            }
+            Some("message") if line.role.is_none() && line.message.is_some() => {
+                return self.goose_message(record, items, diagnostics);
+            }
+            Some(kind @ ("model_change" | "notification" | "complete")) => {
+                self.flush_family(items, diagnostics);
+                return self.goose_event(kind, record);
+            }
+            Some("error") if matches!(line.error, Some(Value::String(_))) => {
+                self.flush_family(items, diagnostics);
+                return self.goose_event("error", record);
             }
             Some("message") if line.role.is_some() => {
                 return self.droid(DroidRecord::Message, record, items, diagnostics);
@@ -572,6 +588,14 @@ mod tests {
             json!({"type": "result", "result": "Task completed successfully", "success": true}),
         ];
         for line in &seed {
+            assert!(claims(line), "{line}");
+        }
+        // Goose's first records.
+        let goose = [
+            json!({"type": "message", "message": {"id": "m", "role": "assistant", "content": []}}),
+            json!({"type": "model_change", "model": "claude-sonnet-4-5", "mode": "auto"}),
+        ];
+        for line in &goose {
             assert!(claims(line), "{line}");
         }
         let others = [
