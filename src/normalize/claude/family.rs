@@ -15,6 +15,7 @@
 //! | Factory Droid (`droid exec --output-format stream-json`) | `tools` without `apiKeySource` and `permissionMode`, or `reasoning_effort` | whole `message` records (`role`, `id`, `text`); `tool_call` (`id`, `messageId`, `toolName`, `parameters`) and `tool_result` (`id`, `value`, or `error{type, message}` with `isError`; a release without `id` is paired with the oldest waiting call, first in first out); `completion` (`finalText`, `numTurns`, `durationMs`, `usage` in Claude's names) ends the run |
 //! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` and without `model_call_id` are deltas of one text block; the whole text repeated (without `timestamp_ms`, or with `model_call_id`: before a tool call, or after its `started`, and at the end) is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
 //! | Goose (`goose run --output-format stream-json`) | a `message` record wrapping a whole `message`, or `model_change` | its own records, read in `goose`: `message` (Goose's content items; streamed chunks of one message share its `id`), `model_change`, `notification`, `error` (fails the run), `complete` (`total_tokens` only, the raw usage) |
+//! | Cline CLI 3.x (`cline --json`) | `run_start`, or a record led by `ts` | its own records, read in `cline`: `agent_event` (text and reasoning deltas, their whole copies after both kinds, tool calls and results, usage totals, errors), `run_result` (the end), `run_aborted` |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
 //! other rooms'.
@@ -25,7 +26,7 @@ use super::State;
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::messages_api::{MessageUsage, made, tool_blocks};
+use crate::normalize::messages_api::{Canonical, MessageUsage, made, tool_blocks};
 use crate::normalize::report::Fate;
 use crate::normalize::{
     Diagnostic, DiagnosticKind, Item, RunStatus, Source, StopKind, StopReason, Usage,
@@ -81,6 +82,10 @@ pub(super) fn result_usage(usage: &Value) -> Option<Usage> {
 /// The continuation key of Cursor's assistant deltas.
 pub(super) const CURSOR_TEXT: &str = "cursor assistant";
 
+/// How many closed texts wait for their whole copy (the kinds of deltas an agent interleaves
+/// are few: Cline's text and reasoning).
+const CLOSED_TEXTS: usize = 4;
+
 /// Which of Factory Droid's records a line is.
 pub(super) enum DroidRecord {
     Message,
@@ -126,9 +131,11 @@ impl State {
         let Some(open) = self.family_text.take() else {
             return;
         };
-        if open.key == CURSOR_TEXT {
-            self.cursor_closed = Some(open.text.clone());
+        if self.family_closed.len() == CLOSED_TEXTS {
+            self.family_closed.remove(0);
         }
+        self.family_closed
+            .push((open.key.clone(), open.text.clone()));
         let block = if open.thinking {
             Block::Thinking {
                 thinking: open.text,
@@ -177,6 +184,18 @@ impl State {
         }
     }
 
+    /// Hands out a block of a family record that names no message and no sub-agent.
+    pub(super) fn say(
+        &mut self,
+        block: Canonical,
+        role: Role,
+        source: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.deliver(block, role, &None, &None, source, items, diagnostics);
+    }
+
     /// Signs the thinking being accumulated (the last signature given stands).
     pub(super) fn sign_family(&mut self, signature: &str) {
         if let Some(open) = &mut self.family_text
@@ -191,7 +210,7 @@ impl State {
         self.saw_agent("cursor-agent", None);
         if !self.continues(Some(CURSOR_TEXT)) {
             // A new segment: the last one's repeat is no longer awaited.
-            self.cursor_closed = None;
+            self.family_closed.retain(|(key, _)| key != CURSOR_TEXT);
         }
         let raw = to_value(record.bytes);
         let piece = message_text(&raw);
@@ -203,18 +222,11 @@ impl State {
     /// tool call closed (Cursor can write the repeat after the call's `started`); it is
     /// then dropped, and no longer awaited.
     pub(super) fn cursor_replays_closed(&mut self, record: Record<'_>) -> bool {
-        let replays = self.cursor_closed.as_deref().is_some_and(|closed| {
-            self.meta.agent.as_deref() == Some("cursor-agent")
-                && message_text(&to_value(record.bytes)) == closed
-        });
-        if replays {
-            self.cursor_closed = None;
-        }
-        replays
+        self.meta.agent.as_deref() == Some("cursor-agent")
+            && self.replays_closed(CURSOR_TEXT, &message_text(&to_value(record.bytes)))
     }
 
-    /// Cursor's whole text after its deltas: dropped when it repeats them, else the deltas
-    /// and it are both kept, and the difference reported. `true` when it was dropped.
+    /// Cursor's whole text after its deltas (see [`Self::whole_after_deltas`]).
     pub(super) fn cursor_final(
         &mut self,
         record: Record<'_>,
@@ -222,6 +234,24 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> bool {
         let whole = message_text(&to_value(record.bytes));
+        self.whole_after_deltas(CURSOR_TEXT, &whole, record, items, diagnostics)
+    }
+
+    /// A whole copy of the text a family agent's deltas (continued by `key`) made: while
+    /// the deltas are open, they are handed out, and the copy is dropped when it repeats them,
+    /// else kept beside them with the difference reported; after they were closed, the copy
+    /// is dropped when it repeats the last text closed. `true` when it was dropped.
+    pub(super) fn whole_after_deltas(
+        &mut self,
+        key: &str,
+        whole: &str,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> bool {
+        if !self.continues(Some(key)) {
+            return self.replays_closed(key, whole);
+        }
         let repeats = self
             .family_text
             .as_ref()
@@ -236,9 +266,24 @@ impl State {
         }
         self.flush_family(items, diagnostics);
         if repeats {
-            self.cursor_closed = None;
+            self.family_closed.pop();
         }
         repeats
+    }
+
+    /// Whether `whole` repeats the last text closed under `key`; it is then no longer awaited.
+    fn replays_closed(&mut self, key: &str, whole: &str) -> bool {
+        let last = self
+            .family_closed
+            .iter()
+            .rposition(|(closed_key, _)| closed_key == key);
+        match last {
+            Some(at) if self.family_closed[at].1 == whole => {
+                self.family_closed.remove(at);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Cursor's `thinking` records: deltas, then `completed`.
