@@ -82,9 +82,13 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "local_shell"
         | "execute" | "Shell"
         // Factory Droid: `Execute`, `Create`, `ApplyPatch`, `FetchUrl`.
-        | "Execute" => Shell,
+        | "Execute"
+        // Goose names a tool `<extension>__<tool>`: its developer extension's shell.
+        | "developer__shell"
+        // Cline 3.x: `run_commands` (`commands`), `read_files`, `fetch_web_content`.
+        | "run_commands" => Shell,
         "Read" | "read_file" | "read_many_files" | "view" | "read" | "fs/read_text_file"
-        | "ReadFile" => FileRead,
+        | "ReadFile" | "read_files" => FileRead,
         // Cursor CLI names a call by its kind's key (`writeToolCall`: `write`).
         "Write" | "write_file" | "create" | "fs/write_text_file" | "write" | "WriteFile"
         | "Create" => {
@@ -107,7 +111,8 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         | "find"
         | "ls" => Search,
         // OpenCode: `webfetch`, `task`, `todowrite`.
-        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" | "FetchUrl" => WebFetch,
+        "WebFetch" | "web_fetch" | "fetch" | "webfetch" | "FetchURL" | "FetchUrl"
+        | "fetch_web_content" => WebFetch,
         "WebSearch" | "google_web_search" | "web_search" | "SearchWeb" => WebSearch,
         "Task" | "Agent" | "task" => SubAgent,
         "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite"

@@ -2,9 +2,9 @@
 //! records some of them add.
 //!
 //! Which agent wrote a stream is told by its `system/init` record (the quirk table,
-//! [`agent_of_init`]): its name and version go into the run's metadata (`agent`,
-//! `provider_version`). The Claude Agent SDK's message stream is Claude Code's own and needs
-//! no entry.
+//! [`agent_of_init`]), or by the first record only that agent writes: its name and version
+//! go into the run's metadata (`agent`, `provider_version`). The Claude Agent SDK's message
+//! stream is Claude Code's own and needs no entry.
 //!
 //! | agent | told by its init | what it adds or changes |
 //! |---|---|---|
@@ -13,7 +13,9 @@
 //! | Letta Code (`letta -p --output-format stream-json`) | `agent_id` or `conversation_id` | `message` records by `message_type`: `assistant_message` (text), `reasoning_message` (thinking), `tool_call_message` and `approval_request_message` (a call; `arguments` a JSON string), `tool_return_message` (its result; `status` `error` fails it), `stop_reason`, `usage_statistics` (`prompt_tokens`, `completion_tokens`); records of one message (`otid`) and kind in a row are one block |
 //! | Kimi CLI (`kimi --print --output-format stream-json`) | no init record: its `think` blocks | whole chat messages in OpenAI's shape, one a line, without `type`: `content` a string or `text` and `think` blocks (thinking, `encrypted` its signature), `tool_calls` (`function` with JSON-string `arguments`), `tool` messages (`tool_call_id`) as results; no terminal record, so the run stays incomplete |
 //! | Factory Droid (`droid exec --output-format stream-json`) | `tools` without `apiKeySource` and `permissionMode`, or `reasoning_effort` | whole `message` records (`role`, `id`, `text`); `tool_call` (`id`, `messageId`, `toolName`, `parameters`) and `tool_result` (`id`, `value`, or `error{type, message}` with `isError`; a release without `id` is paired with the oldest waiting call, first in first out); `completion` (`finalText`, `numTurns`, `durationMs`, `usage` in Claude's names) ends the run |
-//! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` are deltas of one text block, and the whole text repeated without it is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
+//! | Cursor CLI (`cursor-agent -p --output-format stream-json [--stream-partial-output]`) | no `tools` and no `claude_code_version` beside `apiKeySource` | `tool_call` records (`started`: the call, named by its kind's key without `ToolCall`, `readToolCall` -> `read`, or a `function`'s name; `completed`: its `result`, `success` or an error for `error` and `rejected`: the `content`, a shell's `stdout` (and `stderr`), its `exitCode`); `thinking` records (`delta`s accumulated, `completed` ends the block); with partial output, `assistant` lines with `timestamp_ms` and without `model_call_id` are deltas of one text block; the whole text repeated (without `timestamp_ms`, or with `model_call_id`: before a tool call, or after its `started`, and at the end) is dropped (a copy that differs is kept and reported, `stream-mismatch`); `result.usage` in camel case |
+//! | Goose (`goose run --output-format stream-json`) | a `message` record wrapping a whole `message`, or `model_change` | its own records, read in `goose`: `message` (Goose's content items; streamed chunks of one message share its `id`), `model_change`, `notification`, `error` (fails the run), `complete` (`total_tokens` only, the raw usage) |
+//! | Cline CLI 3.x (`cline --json`) | `run_start`, or a record led by `ts` | its own records, read in `cline`: `agent_event` (text and reasoning deltas, their whole copies after both kinds, tool calls and results, usage totals, errors), `run_result` (the end), `run_aborted` |
 //!
 //! This room hands out blocks of the family's own records; Claude Code's records are the
 //! other rooms'.
@@ -24,7 +26,7 @@ use super::State;
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::messages_api::{MessageUsage, made, tool_blocks};
+use crate::normalize::messages_api::{Canonical, MessageUsage, made, tool_blocks};
 use crate::normalize::report::Fate;
 use crate::normalize::{
     Diagnostic, DiagnosticKind, Item, RunStatus, Source, StopKind, StopReason, Usage,
@@ -77,6 +79,13 @@ pub(super) fn result_usage(usage: &Value) -> Option<Usage> {
     })
 }
 
+/// The continuation key of Cursor's assistant deltas.
+pub(super) const CURSOR_TEXT: &str = "cursor assistant";
+
+/// How many closed texts wait for their whole copy (the kinds of deltas an agent interleaves
+/// are few: Cline's text and reasoning).
+const CLOSED_TEXTS: usize = 4;
+
 /// Which of Factory Droid's records a line is.
 pub(super) enum DroidRecord {
     Message,
@@ -91,6 +100,8 @@ pub(super) struct FamilyText {
     key: String,
     thinking: bool,
     text: String,
+    /// A thinking block's signature, when one of its records carried it.
+    signature: Option<String>,
     source: Source,
 }
 
@@ -120,10 +131,15 @@ impl State {
         let Some(open) = self.family_text.take() else {
             return;
         };
+        if self.family_closed.len() == CLOSED_TEXTS {
+            self.family_closed.remove(0);
+        }
+        self.family_closed
+            .push((open.key.clone(), open.text.clone()));
         let block = if open.thinking {
             Block::Thinking {
                 thinking: open.text,
-                signature: None,
+                signature: open.signature,
                 redacted: false,
             }
         } else {
@@ -142,7 +158,15 @@ impl State {
         );
     }
 
-    fn accumulate(&mut self, key: String, thinking: bool, piece: &str, record: Record<'_>) {
+    /// Adds a piece to the text being accumulated if `key` continues it, else starts a new
+    /// one (the caller has handed out the old one with [`Self::flush_family`]).
+    pub(super) fn accumulate(
+        &mut self,
+        key: String,
+        thinking: bool,
+        piece: &str,
+        record: Record<'_>,
+    ) {
         match &mut self.family_text {
             Some(open) if open.key == key => {
                 open.text.push_str(piece);
@@ -153,23 +177,56 @@ impl State {
                     key,
                     thinking,
                     text: piece.to_owned(),
+                    signature: None,
                     source: Source::record(record.line, record.offset),
                 });
             }
         }
     }
 
+    /// Hands out a block of a family record that names no message and no sub-agent.
+    pub(super) fn say(
+        &mut self,
+        block: Canonical,
+        role: Role,
+        source: Source,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.deliver(block, role, &None, &None, source, items, diagnostics);
+    }
+
+    /// Signs the thinking being accumulated (the last signature given stands).
+    pub(super) fn sign_family(&mut self, signature: &str) {
+        if let Some(open) = &mut self.family_text
+            && !signature.is_empty()
+        {
+            open.signature = Some(signature.to_owned());
+        }
+    }
+
     /// Cursor's partial output: an `assistant` line with `timestamp_ms` is a delta.
     pub(super) fn cursor_delta(&mut self, record: Record<'_>) -> Fate {
         self.saw_agent("cursor-agent", None);
+        if !self.continues(Some(CURSOR_TEXT)) {
+            // A new segment: the last one's repeat is no longer awaited.
+            self.family_closed.retain(|(key, _)| key != CURSOR_TEXT);
+        }
         let raw = to_value(record.bytes);
         let piece = message_text(&raw);
-        self.accumulate("cursor assistant".into(), false, &piece, record);
+        self.accumulate(CURSOR_TEXT.into(), false, &piece, record);
         Fate::Mapped
     }
 
-    /// Cursor's whole text after its deltas: dropped when it repeats them, else the deltas
-    /// and it are both kept, and the difference reported. `true` when it was dropped.
+    /// Whether an assistant line is the whole-text repeat of the segment of Cursor deltas a
+    /// tool call closed (Cursor can write the repeat after the call's `started`); it is
+    /// then dropped, and no longer awaited.
+    pub(super) fn cursor_replays_closed(&mut self, record: Record<'_>) -> bool {
+        self.meta.agent.as_deref() == Some("cursor-agent")
+            && self.replays_closed(CURSOR_TEXT, &message_text(&to_value(record.bytes)))
+    }
+
+    /// Cursor's whole text after its deltas (see [`Self::whole_after_deltas`]).
     pub(super) fn cursor_final(
         &mut self,
         record: Record<'_>,
@@ -177,6 +234,24 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> bool {
         let whole = message_text(&to_value(record.bytes));
+        self.whole_after_deltas(CURSOR_TEXT, &whole, record, items, diagnostics)
+    }
+
+    /// A whole copy of the text a family agent's deltas (continued by `key`) made: while
+    /// the deltas are open, they are handed out, and the copy is dropped when it repeats them,
+    /// else kept beside them with the difference reported; after they were closed, the copy
+    /// is dropped when it repeats the last text closed. `true` when it was dropped.
+    pub(super) fn whole_after_deltas(
+        &mut self,
+        key: &str,
+        whole: &str,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> bool {
+        if !self.continues(Some(key)) {
+            return self.replays_closed(key, whole);
+        }
         let repeats = self
             .family_text
             .as_ref()
@@ -190,7 +265,25 @@ impl State {
             ));
         }
         self.flush_family(items, diagnostics);
+        if repeats {
+            self.family_closed.pop();
+        }
         repeats
+    }
+
+    /// Whether `whole` repeats the last text closed under `key`; it is then no longer awaited.
+    fn replays_closed(&mut self, key: &str, whole: &str) -> bool {
+        let last = self
+            .family_closed
+            .iter()
+            .rposition(|(closed_key, _)| closed_key == key);
+        match last {
+            Some(at) if self.family_closed[at].1 == whole => {
+                self.family_closed.remove(at);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Cursor's `thinking` records: deltas, then `completed`.

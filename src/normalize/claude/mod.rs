@@ -71,7 +71,8 @@
 //! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
 //! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
 //! stream deltas and their reconciliation with the consolidated copies; `simplified` the
-//! seed's format; `result` the terminal record. Each file adds to `State` what its records
+//! seed's format; `result` the terminal record; `family` the records of the other agents that
+//! write this dialect, `goose` Goose's and `cline` Cline's. Each file adds to `State` what its records
 //! need; none of them imports a file that imports it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -90,8 +91,10 @@ use super::{
 };
 
 mod blocks;
+mod cline;
 mod family;
 use family::DroidRecord;
+mod goose;
 mod messages;
 mod partial;
 mod result;
@@ -122,6 +125,12 @@ pub(crate) fn claims(first: &Value) -> bool {
                 )
                 && has("content")
         }
+        // Cline's first record: its run's start, or an agent event.
+        Some("run_start") => has("providerId") || has("modelId"),
+        Some("agent_event") => first.get("event").is_some_and(Value::is_object),
+        // Goose's first record: a message, or its model.
+        Some("message") => first.get("message").is_some_and(Value::is_object),
+        Some("model_change") => has("model") && has("mode"),
         Some("text") => first.get("text").is_some_and(Value::is_string),
         Some("tool_use") => has("name") && !has("tool_name"),
         Some("tool_result") => (has("output") || has("tool_use_id")) && !has("tool_id"),
@@ -160,6 +169,12 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        if cline::is_cline(self, record.bytes) {
+            parser.parse::<cline::ClineShape>(record, diagnostics, |line, diagnostics| {
+                self.cline_line(line, record, items, diagnostics)
+            });
+            return;
+        }
         parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
             self.line(line, record, items, diagnostics)
         });
@@ -190,6 +205,9 @@ impl Adapter for State {
             && let Some(usage) = self.family_usage
         {
             self.meta.usage = usage;
+        }
+        if self.meta.cost_usd.is_none() {
+            self.meta.cost_usd = self.family_cost;
         }
         if !self.saw_result {
             let (line, offset) = last;
@@ -237,8 +255,14 @@ struct State {
     withdrawn: HashSet<String>,
     /// Text a family agent's deltas are making (see `family`).
     family_text: Option<family::FamilyText>,
-    /// Letta Code's `usage_statistics`, added up.
+    /// Letta Code's `usage_statistics`, added up; Cline's running totals.
     family_usage: Option<Usage>,
+    /// Cline's cost, which Claude Code's results do not say.
+    family_cost: Option<f64>,
+    /// The last texts the family's deltas made (continuation key and text), each until its
+    /// whole copy is seen: Cursor can write it after the tool call that closed the segment,
+    /// Cline after the next kind of delta.
+    family_closed: Vec<(String, String)>,
 }
 
 /// How many of the latest records a retraction can name. Claude Code withdraws the refused
@@ -290,6 +314,8 @@ impl State {
             withdrawn: HashSet::new(),
             family_text: None,
             family_usage: None,
+            family_cost: None,
+            family_closed: Vec::new(),
         }
     }
 
@@ -315,22 +341,47 @@ impl State {
         let agent = line.parent_tool_use_id.as_deref().map(str::to_owned);
         // The family's delta records (see `family`), and what ends their text.
         match line.kind.as_deref() {
-            Some("assistant") if line.timestamp_ms.0 => {
-                if !self.continues(Some("cursor assistant")) {
+            Some("assistant") if line.timestamp_ms.0 && !line.model_call_id.0 => {
+                if !self.continues(Some(family::CURSOR_TEXT)) {
                     self.flush_family(items, diagnostics);
                 }
                 return self.cursor_delta(record);
             }
-            Some("assistant") if self.continues(Some("cursor assistant")) => {
+            Some("assistant") if self.continues(Some(family::CURSOR_TEXT)) => {
                 if self.cursor_final(record, items, diagnostics) {
                     return Fate::Ignored;
                 }
             }
+            Some("assistant") if self.cursor_replays_closed(record) => return Fate::Ignored,
             Some("thinking") if line.subtype.is_some() => {
                 if !self.continues(Some("cursor thinking")) {
                     self.flush_family(items, diagnostics);
                 }
                 return self.cursor_thinking(record, items, diagnostics);
+            }
+            Some("agent_event") => return self.cline_event(record, items, diagnostics),
+            Some(
+                kind @ ("run_start"
+                | "run_result"
+                | "run_aborted"
+                | "run_abort_requested"
+                | "team_event"
+                | "hook_event"
+                | "team_restored"),
+            ) => {
+                self.flush_family(items, diagnostics);
+                return self.cline_record(kind, record);
+            }
+            Some("message") if line.role.is_none() && line.message.is_some() => {
+                return self.goose_message(record, items, diagnostics);
+            }
+            Some(kind @ ("model_change" | "notification" | "complete")) => {
+                self.flush_family(items, diagnostics);
+                return self.goose_event(kind, record);
+            }
+            Some("error") if matches!(line.error, Some(Value::String(_))) => {
+                self.flush_family(items, diagnostics);
+                return self.goose_event("error", record);
             }
             Some("message") if line.role.is_some() => {
                 return self.droid(DroidRecord::Message, record, items, diagnostics);
@@ -567,6 +618,18 @@ mod tests {
             json!({"type": "result", "result": "Task completed successfully", "success": true}),
         ];
         for line in &seed {
+            assert!(claims(line), "{line}");
+        }
+        // Goose's and Cline's first records.
+        let goose = [
+            json!({"ts": "2026-08-22T10:00:00.000Z", "type": "run_start", "providerId": "anthropic",
+                "modelId": "claude-sonnet-4-6", "catalog": "live", "thinking": "off", "mode": "act"}),
+            json!({"ts": "2026-08-22T10:00:00.000Z", "type": "agent_event",
+                "event": {"type": "iteration_start", "iteration": 1}}),
+            json!({"type": "message", "message": {"id": "m", "role": "assistant", "content": []}}),
+            json!({"type": "model_change", "model": "claude-sonnet-4-5", "mode": "auto"}),
+        ];
+        for line in &goose {
             assert!(claims(line), "{line}");
         }
         let others = [

@@ -216,6 +216,10 @@ pub(super) struct Line<'a> {
     /// Cursor's partial output: an assistant line with it is a delta (see `family`).
     #[serde(default)]
     pub(super) timestamp_ms: Present,
+    /// Cursor's model call: an assistant line with it is a whole segment repeated, never a
+    /// delta, even beside `timestamp_ms` (see `family`).
+    #[serde(default)]
+    pub(super) model_call_id: Present,
     /// Every line's own id: a line sent twice is recognised by it.
     #[serde(borrow, default)]
     pub(super) uuid: Option<Borrowed<'a>>,
