@@ -42,6 +42,8 @@
 //! (OpenCode's), `parent_session` for a child.
 //!
 //! This folder owns the two layouts and the session tree; a part's meaning is the adapter's.
+//! Its rooms: `files` (the JSON layout), `sqlite` (the database), `stored` (the session
+//! tree either gives, which this file plans runs of).
 
 mod files;
 #[cfg(feature = "import-sqlite")]
