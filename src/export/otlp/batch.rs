@@ -27,6 +27,9 @@ use crate::read::{ReadItem, Reader};
 pub struct BatchOptions {
     /// Message content, tool arguments and results as attributes (redacted).
     pub content: bool,
+    /// Message content in a `gen_ai.client.inference.operation.details` event on each
+    /// `chat` span (redacted).
+    pub content_events: bool,
 }
 
 /// Spans, and what did not fit.
@@ -160,6 +163,7 @@ fn export_run(
     }
     let mut context = RunContext::from_events(trace, parent_span, &events);
     context.content = options.content;
+    context.content_events = options.content_events;
     let (spans, links) = map(context, &events);
     batch.spans.extend(spans);
     batch.runs += 1;
