@@ -766,9 +766,9 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     };
     let out = dir.path().join("a");
     let shown = on_a_terminal("", out.to_str().unwrap());
-    assert!(shown.contains("12/12 sessions ("), "{shown:?}");
+    assert!(shown.contains("13/13 sessions ("), "{shown:?}");
     assert!(
-        shown.contains("axt: 12 sessions, 21 runs, 296 events written to"),
+        shown.contains("axt: 13 sessions, 25 runs, 339 events written to"),
         "{shown:?}"
     );
 
@@ -795,7 +795,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     assert_eq!(piped.status.code(), Some(0));
     assert!(
         !text(&piped.stderr).contains('\r')
-            && text(&piped.stderr).contains("axt: 12 sessions, 21 runs"),
+            && text(&piped.stderr).contains("axt: 13 sessions, 25 runs"),
         "no bar in a pipe"
     );
 }

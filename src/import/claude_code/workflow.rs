@@ -248,18 +248,10 @@ fn workflow_run(
             return;
         };
         let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
-        let (Some(kind), Some(agent)) = (text("type"), text("agentId")) else {
-            kept += 1;
-            run.feed_mut().push(Feed::at(
-                What::Keep("claude-code/workflow-journal"),
-                line.number,
-                line.range,
-            ));
-            return;
-        };
+        let (kind, agent) = (text("type"), text("agentId").unwrap_or_default());
         let node = progress.get(&agent).copied().unwrap_or(&Value::Null);
-        let made = match kind.as_str() {
-            "started" => {
+        let made = match kind.as_deref().filter(|_| !agent.is_empty()) {
+            Some("started") => {
                 let label = node
                     .get("label")
                     .and_then(Value::as_str)
@@ -283,7 +275,7 @@ fn workflow_run(
                     "content": [{"type": "tool_use", "id": agent, "name": "workflow_agent",
                                  "input": input}]}})
             }
-            "result" => {
+            Some("result") => {
                 let result = match record.get("result") {
                     Some(Value::String(text)) => Value::String(text.clone()),
                     Some(other) => Value::String(other.to_string()),
@@ -292,6 +284,7 @@ fn workflow_run(
                 json!({"type": "user", "message": {"role": "user", "content": [
                     {"type": "tool_result", "tool_use_id": agent, "content": result}]}})
             }
+            // A line of no agent, or of a kind the journal's readers do not know: kept.
             _ => {
                 kept += 1;
                 run.feed_mut().push(Feed::at(
