@@ -22,6 +22,10 @@ Each store's rule is the agent's own meaning of its files:
   one response's; prompt = promptTokenCount (cached included) + toolUsePromptTokenCount,
   output = candidatesTokenCount + thoughtsTokenCount. Calls: functionCall parts of
   assistant records.
+- OpenCode (~/.local/share/opencode: opencode.db's message and part tables, and the JSON
+  files under storage/ of sessions the database does not hold): each step-finish part
+  holds its step's tokens; an assistant message without one, its own `tokens`;
+  prompt = input + cache.read + cache.write, output = output + reasoning. Calls: tool parts.
 
 Usage: count-store-raw.py HOME  (prints {"prompt": N, "output": N, "tool_calls": N})
 """
@@ -133,6 +137,54 @@ def qwen(root, total):
             total["tool_calls"] += sum(1 for p in parts if isinstance(p, dict) and "functionCall" in p)
 
 
+def opencode(root, total):
+    def add(tokens):
+        cache = tokens.get("cache") or {}
+        total["prompt"] += tokens.get("input", 0) + cache.get("read", 0) + cache.get("write", 0)
+        total["output"] += tokens.get("output", 0) + tokens.get("reasoning", 0)
+
+    def count(messages):
+        # messages: [(info, [parts])]
+        for info, parts in messages:
+            total["tool_calls"] += sum(1 for p in parts if p.get("type") == "tool")
+            steps = [p for p in parts if p.get("type") == "step-finish"]
+            for step in steps:
+                add(step.get("tokens") or {})
+            if info.get("role") == "assistant" and not steps:
+                add(info.get("tokens") or {})
+
+    in_db = set()
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        if not (name.startswith("opencode") and name.endswith(".db")):
+            continue
+        import sqlite3
+        db = sqlite3.connect(f"file:{os.path.join(root, name)}?mode=ro", uri=True)
+        in_db.update(r[0] for r in db.execute("SELECT id FROM session"))
+        parts = {}
+        for message, data in db.execute("SELECT message_id, data FROM part ORDER BY id"):
+            parts.setdefault(message, []).append(json.loads(data))
+        count([(json.loads(data), parts.get(mid, []))
+               for mid, data in db.execute("SELECT id, data FROM message")])
+        db.close()
+    storage = os.path.join(root, "storage")
+    sessions = os.path.join(storage, "session")
+    for path in files(sessions, ".json"):
+        sid = os.path.basename(path)[:-5]
+        if sid in in_db:
+            continue
+        messages = []
+        for mpath in files(os.path.join(storage, "message", sid), ".json"):
+            mid = os.path.basename(mpath)[:-5]
+            with open(mpath, encoding="utf-8") as f:
+                info = json.load(f)
+            parts = []
+            for ppath in files(os.path.join(storage, "part", mid), ".json"):
+                with open(ppath, encoding="utf-8") as f:
+                    parts.append(json.load(f))
+            messages.append((info, parts))
+        count(messages)
+
+
 def main():
     home = sys.argv[1]
     total = {"prompt": 0, "output": 0, "tool_calls": 0}
@@ -141,6 +193,7 @@ def main():
     copilot(os.path.join(home, ".copilot", "session-state"), total)
     gemini(os.path.join(home, ".gemini", "tmp"), total)
     qwen(os.path.join(home, ".qwen", "projects"), total)
+    opencode(os.path.join(home, ".local", "share", "opencode"), total)
     print(json.dumps(total, sort_keys=True))
 
 

@@ -2,13 +2,14 @@
 # Import speed (MB/s) and peak memory of every store's importer, on a large generated store
 # of each kind of the same size, in one run: `axt import STORE DIR` under /usr/bin/time -v.
 #
-#   scripts/import-stores-bench.sh                 # 5 stores x ~40 MiB, 80 sessions each
+#   scripts/import-stores-bench.sh                 # 6 stores x ~40 MiB, 80 sessions each
 #   AXT_BENCH_MB=100 AXT_BENCH_SESSIONS=200 scripts/import-stores-bench.sh
 #
 # Each store is written by the generator below in its agent's own layout and shapes (as the
 # store corpora's make-fixtures.py write them): sessions of turns, each a prompt, a shell
 # call, its ~4 KB output and an answer with its usage (Gemini's answers written twice, as the
-# CLI rewrites a message as it grows). Claude Code's importer is the baseline: every store's
+# CLI rewrites a message as it grows; OpenCode's one SQLite database, a row per message and
+# per part). Claude Code's importer is the baseline: every store's
 # MB/s is also given as a ratio to it, measured in the same run. Needs GNU time, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,11 @@ SESSIONS=${AXT_BENCH_SESSIONS:-80}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axt-stores-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-cargo build --release --locked --quiet
-AXT=${AXT:-target/release/axt}
+# AXT names another binary to measure (then nothing is built).
+if [ -z "${AXT:-}" ]; then
+  cargo build --release --locked --quiet
+  AXT=target/release/axt
+fi
 
 python3 - "$TMP" "$MB" "$SESSIONS" <<'PY'
 import json, os, sys
@@ -142,6 +146,53 @@ for store, (write, name) in layout.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             write(s, f)
+
+# OpenCode 1.2+: one SQLite database (opencode.db), the message and part rows of every
+# session, as corpus/import/opencode/make-fixtures.py writes them.
+import sqlite3
+os.makedirs(os.path.join(root, "opencode"), exist_ok=True)
+db = sqlite3.connect(os.path.join(root, "opencode", "opencode.db"))
+db.executescript("""
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL,
+  directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL);
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL, data text NOT NULL);
+CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE INDEX part_message_id_id_idx ON part (message_id, id);
+CREATE INDEX part_session_idx ON part (session_id);
+""")
+t0 = 1767261600000
+for s in range(sessions):
+    session = "ses_%012d" % s
+    db.execute("INSERT INTO session VALUES (?, 'global', NULL, ?, '/home/dev/shop', 'bench', '1.18.34', ?, ?)",
+               (session, session, t0, t0))
+    n = 0
+    def message(ms, info, parts):
+        global n
+        n += 1
+        mid = "msg_%06d_%06d" % (s, n)
+        db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, session, t0 + ms, t0 + ms, json.dumps(info)))
+        for k, part in enumerate(parts):
+            db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                       ("prt_%06d_%06d_%d" % (s, n, k), mid, session, t0 + ms, t0 + ms, json.dumps(part)))
+    for t in range(turns):
+        ms = 4000 * t
+        tokens = lambda i, o: {"input": i, "output": o, "reasoning": 0, "cache": {"read": 1000, "write": 0}}
+        message(ms, {"role": "user", "time": {"created": t0 + ms}}, [{"type": "text", "text": "Look at module %d." % t}])
+        message(ms + 1, {"role": "assistant", "time": {"created": t0 + ms + 1, "completed": t0 + ms + 3},
+                         "modelID": "claude-sonnet-4-5", "providerID": "anthropic", "finish": "stop"}, [
+            {"type": "step-start"},
+            {"type": "tool", "callID": "call_%d" % t, "tool": "bash", "state": {"status": "completed",
+             "input": {"command": "cat src/mod%d.py" % t}, "output": output(s, t), "metadata": {"exit": 0}}},
+            {"type": "step-finish", "reason": "tool-calls", "cost": 0.001, "tokens": tokens(4, 40)},
+            {"type": "step-start"},
+            {"type": "text", "text": "Module %d serves requests." % t},
+            {"type": "step-finish", "reason": "stop", "cost": 0.001, "tokens": tokens(4, 12)}])
+db.commit()
+db.close()
 PY
 
 printf '%-12s %9s %9s %9s %10s %8s\n' store MiB seconds MB/s "max RSS" "vs Claude"

@@ -19,7 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::batch::parallel;
 use super::session::{ImportError, Imported};
-use super::state::{Seen, State, content_hash, stamps};
+use super::state::{Seen, State, stamps};
 use super::stores::Found;
 use super::write::Mode;
 
@@ -101,8 +101,12 @@ pub fn import(
     Ok(outcomes)
 }
 
-/// The latest modification time of a session's files.
+/// When a session last changed: the latest modification time of its files (or, for a
+/// session in a database, what the database says).
 pub fn modified(found: &Found) -> SystemTime {
+    if let Some(updated) = found.updated() {
+        return updated;
+    }
     stamps(&found.paths())
         .iter()
         .map(|s| UNIX_EPOCH + std::time::Duration::from_nanos(s.mtime_ns as u64))
@@ -161,12 +165,9 @@ fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<
     {
         return (Status::Unchanged, None);
     }
-    let hash = match content_hash(&files) {
+    let hash = match found.content_hash() {
         Ok(hash) => hash,
-        Err(source) => {
-            let path = files.first().cloned().unwrap_or_default();
-            return (Status::Failed(ImportError::Io { path, source }), None);
-        }
+        Err(error) => return (Status::Failed(error), None),
     };
     if let Some(seen) = before
         && seen.hash == hash

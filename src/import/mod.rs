@@ -14,7 +14,8 @@
 //! Importers: [`claude_code`] (Claude Code session logs, `~/.claude/projects`), [`codex`]
 //! (Codex session files, `~/.codex/sessions`), `copilot` (Copilot CLI session logs,
 //! `~/.copilot/session-state`), `gemini` (Gemini CLI saved sessions and chats,
-//! `~/.gemini/tmp`), `qwen` (Qwen Code sessions, `~/.qwen/projects`).
+//! `~/.gemini/tmp`), `qwen` (Qwen Code sessions, `~/.qwen/projects`), `opencode` (OpenCode's
+//! sessions, `~/.local/share/opencode`: its SQLite database or its JSON files).
 //!
 //! # Rooms
 //!
@@ -39,6 +40,7 @@ pub mod claude_code;
 pub mod codex;
 mod copilot;
 mod gemini;
+mod opencode;
 mod qwen;
 
 pub mod incremental;

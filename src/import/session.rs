@@ -170,6 +170,9 @@ pub enum NoteKind {
     /// `missing-subagent`: a call spawned a sub-agent whose file the session does not
     /// have; the call stays an ordinary call. A warning.
     MissingSubagent,
+    /// `unfinished-workflow`: a workflow's journal has no end (no snapshot: still running,
+    /// or its process died); its run is incomplete. A warning.
+    UnfinishedWorkflow,
 }
 
 impl NoteKind {
@@ -186,6 +189,7 @@ impl NoteKind {
             NoteKind::NotAnAgentLog => "not-an-agent-log",
             NoteKind::SimplifiedFormat => "simplified-format",
             NoteKind::MissingSubagent => "missing-subagent",
+            NoteKind::UnfinishedWorkflow => "unfinished-workflow",
         }
     }
 
@@ -199,7 +203,8 @@ impl NoteKind {
             | NoteKind::UnlinkedSubagent
             | NoteKind::OrphanSubagentFile
             | NoteKind::NotAnAgentLog
-            | NoteKind::MissingSubagent => true,
+            | NoteKind::MissingSubagent
+            | NoteKind::UnfinishedWorkflow => true,
             NoteKind::KeptOut | NoteKind::Compaction | NoteKind::SimplifiedFormat => false,
         }
     }

@@ -18,6 +18,7 @@ use super::codex;
 use super::copilot;
 use super::feed::SessionPlan;
 use super::gemini;
+use super::opencode;
 use super::qwen;
 use super::session::{ImportError, Imported, Session, SessionFiles};
 use super::write::{self, Mode};
@@ -37,16 +38,20 @@ pub enum Store {
     Gemini,
     /// Qwen Code's sessions (`~/.qwen/projects/<project>/chats`), their sub-agents.
     Qwen,
+    /// OpenCode's sessions (`~/.local/share/opencode`: `opencode.db`, or the JSON files
+    /// under `storage/` of versions before 1.2), the sessions they spawned.
+    OpenCode,
 }
 
 impl Store {
     /// Every store, in the order discovery lists them.
-    pub const ALL: [Store; 5] = [
+    pub const ALL: [Store; 6] = [
         Store::ClaudeCode,
         Store::Codex,
         Store::Copilot,
         Store::Gemini,
         Store::Qwen,
+        Store::OpenCode,
     ];
 
     /// The name on the command line and in the state file.
@@ -57,6 +62,7 @@ impl Store {
             Store::Copilot => "copilot",
             Store::Gemini => "gemini",
             Store::Qwen => "qwen",
+            Store::OpenCode => "opencode",
         }
     }
 
@@ -68,6 +74,7 @@ impl Store {
             Store::Copilot => "GitHub Copilot CLI",
             Store::Gemini => "Gemini CLI",
             Store::Qwen => "Qwen Code",
+            Store::OpenCode => "OpenCode",
         }
     }
 
@@ -132,6 +139,18 @@ impl Store {
                     roots.push(home.join(".qwen/projects"));
                 }
             }
+            Store::OpenCode => {
+                // OpenCode keeps its data under XDG_DATA_HOME (default ~/.local/share) on
+                // every platform: the database and, before 1.2, `storage/`.
+                match env.var("XDG_DATA_HOME") {
+                    Some(dir) => roots.push(PathBuf::from(dir).join("opencode")),
+                    None => {
+                        if let Some(home) = env.home() {
+                            roots.push(home.join(".local/share/opencode"));
+                        }
+                    }
+                }
+            }
         }
         roots
     }
@@ -156,6 +175,17 @@ impl Store {
             Store::Copilot => copilot::discover(path)?,
             Store::Gemini => gemini::discover(path)?,
             Store::Qwen => qwen::discover(path)?,
+            Store::OpenCode => {
+                let found = opencode::discover(path)?
+                    .into_iter()
+                    .map(|(files, row)| Found {
+                        store: self,
+                        files,
+                        row,
+                    })
+                    .collect();
+                return Ok((found, skipped));
+            }
         };
         let found = found
             .into_iter()
@@ -172,6 +202,7 @@ impl Store {
             Store::Copilot => copilot::plan(&found.files),
             Store::Gemini => gemini::plan(&found.files),
             Store::Qwen => qwen::plan(&found.files),
+            Store::OpenCode => opencode::plan(&found.files, found.row.as_deref()),
         }
     }
 }
@@ -210,11 +241,18 @@ pub struct Found {
     pub store: Store,
     /// Its files: the session's own, and its agents'.
     pub files: SessionFiles,
+    /// Its id in the store's database, when `files.main` is a database (OpenCode's
+    /// `opencode.db`) rather than the session's own file.
+    pub row: Option<String>,
 }
 
 impl Found {
     fn new(store: Store, files: SessionFiles) -> Found {
-        Found { store, files }
+        Found {
+            store,
+            files,
+            row: None,
+        }
     }
 
     /// Reads the session's files and makes its runs. Pure: nothing is written.
@@ -228,14 +266,43 @@ impl Found {
         write::write_plan(&self.store.plan(self)?, dir, mode)
     }
 
-    /// Every file the session is read from, main first.
+    /// Every file the session is read from, main first (a database session: the database
+    /// and its write-ahead log, which other sessions share).
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.files
-            .main
-            .iter()
-            .chain(&self.files.subagents)
-            .cloned()
-            .collect()
+        match self.store {
+            Store::OpenCode => opencode::paths(&self.files, self.row.as_deref()),
+            _ => self
+                .files
+                .main
+                .iter()
+                .chain(&self.files.subagents)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The hash of everything the session is read from: its files' content, or its rows'
+    /// in a database (which other sessions share, so its files' would not do).
+    pub fn content_hash(&self) -> Result<String, ImportError> {
+        match self.store {
+            Store::OpenCode => opencode::content_hash(&self.files, self.row.as_deref()),
+            _ => {
+                let paths = self.paths();
+                super::state::content_hash(&paths).map_err(|source| ImportError::Io {
+                    path: paths.first().cloned().unwrap_or_default(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// When the session last changed, when its store says so better than its files' times
+    /// (a session in a database: its own `time_updated`).
+    pub(crate) fn updated(&self) -> Option<std::time::SystemTime> {
+        match self.store {
+            Store::OpenCode => opencode::modified(&self.files, self.row.as_deref()),
+            _ => None,
+        }
     }
 
     /// The working directory the session ran in, when its files say.
@@ -246,6 +313,7 @@ impl Found {
             Store::Copilot => self.paths().iter().find_map(|path| copilot::cwd(path)),
             Store::Gemini => self.paths().iter().find_map(|path| gemini::cwd(path)),
             Store::Qwen => self.paths().iter().find_map(|path| qwen::cwd(path)),
+            Store::OpenCode => opencode::cwd(&self.files, self.row.as_deref()),
         }
     }
 
@@ -259,7 +327,10 @@ impl Found {
         };
         // Absolute, so that imports run from different directories know it again.
         let path = std::fs::canonicalize(&path).unwrap_or(path);
-        format!("{}:{}", self.store, path.display())
+        match &self.row {
+            Some(row) => format!("{}:{}#{row}", self.store, path.display()),
+            None => format!("{}:{}", self.store, path.display()),
+        }
     }
 }
 
@@ -277,6 +348,7 @@ const VARIABLES: &[&str] = &[
     "CODEX_HOME",
     "COPILOT_HOME",
     "GEMINI_CLI_HOME",
+    "XDG_DATA_HOME",
     "XDG_STATE_HOME",
 ];
 

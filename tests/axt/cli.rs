@@ -767,9 +767,9 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     };
     let out = dir.path().join("a");
     let shown = on_a_terminal("", out.to_str().unwrap());
-    assert!(shown.contains("12/12 sessions ("), "{shown:?}");
+    assert!(shown.contains("13/13 sessions ("), "{shown:?}");
     assert!(
-        shown.contains("axt: 12 sessions, 21 runs, 296 events written to"),
+        shown.contains("axt: 13 sessions, 25 runs, 339 events written to"),
         "{shown:?}"
     );
 
@@ -796,7 +796,7 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     assert_eq!(piped.status.code(), Some(0));
     assert!(
         !text(&piped.stderr).contains('\r')
-            && text(&piped.stderr).contains("axt: 12 sessions, 21 runs"),
+            && text(&piped.stderr).contains("axt: 13 sessions, 25 runs"),
         "no bar in a pipe"
     );
 }
@@ -821,13 +821,13 @@ fn import_reports_in_the_one_format() {
     let stderr = text(&output.stderr).replace(out, "OUT");
     insta::assert_snapshot!(stderr, @r#"
     corpus/import/claude-code/err/compaction-logical-parent-outside-file/6294ba3c-2804-5866-afc5-6039c8a18395.jsonl:9: byte 5431: compaction-fallback: warning: logicalParentUuid a860ea13-af07-53f1-af61-ac2a744d1978 is not in the file; the thread goes on in file order, from line 8
+    corpus/import/claude-code/err/dynamic-workflow-agent-transcript-missing-2.1/2e82ad63-8170-51aa-9500-7252372078a0/subagents/workflows/wf_dw01/journal.jsonl:1: byte 0: missing-subagent: warning: workflow agent "dwag0002": its transcript agent-dwag0002.jsonl is missing
     corpus/import/claude-code/err/empty-session-log.jsonl:1: byte 0: not-a-session-log: the file is empty
     corpus/import/claude-code/err/stream-json-not-a-session-log.jsonl:1: byte 0: not-a-session-log: this is stream-json output (`claude -p --output-format stream-json`: `session_id`, no `sessionId` or `parentUuid`); read it with `axt normalize --provider claude`
     corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "e5f60718": no Task/Agent call names it or sent its prompt; linked to the session's end
     corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:3: byte 1237: invalid-json: record ends inside its JSON: EOF while parsing a string at column 151
     corpus/import/claude-code/err/torn-line-orphan-result-unlinked-sidechain.jsonl:4: byte 1239: orphan-tool-result: tool_result for "toolu_01NeverSeen", a tool call never seen
-    corpus/import/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/journal.jsonl:1: byte 0: not-an-agent-log: warning: in subagents/ but not named agent-<id>.jsonl; not imported
-    corpus/import/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/agent-wf01ag01.jsonl:1: byte 0: unlinked-subagent: warning: sub-agent "wf01ag01": no Task/Agent call names it or sent its prompt; linked to the session's end
-    axt: 5 sessions, 6 runs, 68 events written to OUT; 2 failed, 2 entry errors; notes: compaction 1, compaction-fallback 1, not-an-agent-log 1, unlinked-subagent 2
+    corpus/import/claude-code/err/workflow-agent-log-nested-in-subagents/eda2d9ad-f6fa-5306-9bae-3869e22a7fd6/subagents/workflows/wf_01/journal.jsonl:1: byte 0: unfinished-workflow: warning: workflow "wf_01" has no snapshot workflows/wf_01.json: still running, or ended unrecorded; its run is incomplete
+    axt: 6 sessions, 10 runs, 109 events written to OUT; 2 failed, 2 entry errors; notes: compaction 1, compaction-fallback 1, missing-subagent 1, unfinished-workflow 1, unlinked-subagent 1
     "#);
 }

@@ -1,6 +1,6 @@
 //! `axt import` with no store: a fake home directory with every store and a few sessions
 //! in each (the store corpora's, laid out where the agents keep them), imported by
-//! discovery; then two sessions grow and one is added, and importing again changes exactly
+//! discovery; then three sessions grow and one is added, and importing again changes exactly
 //! those runs; and at each step `axt stats --json` totals equal an independent count made
 //! from the agents' raw files (`scripts/count-store-raw.py`, which shares no code with axt).
 
@@ -20,6 +20,7 @@ const MOVERS: &[&str] = &[
     "COPILOT_HOME",
     "XDG_STATE_HOME",
     "GEMINI_CLI_HOME",
+    "XDG_DATA_HOME",
 ];
 
 fn axt_at_home(home: &Path, args: &[&str]) -> Output {
@@ -31,7 +32,7 @@ fn axt_at_home(home: &Path, args: &[&str]) -> Output {
     command.output().expect("axt runs")
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
@@ -89,6 +90,62 @@ fn fake_home(home: &Path) {
         "background-subagent-sidechain-0.13.2",
     ] {
         copy_tree(&corpus("qwen", fixture), &home.join(".qwen"));
+    }
+    // OpenCode: a 1.18 database and the JSON files of a session of 1.1 beside it.
+    let opencode = home.join(".local/share/opencode");
+    copy_tree(
+        &corpus("opencode", "db-task-subagent-resumed-1.18.34"),
+        &opencode,
+    );
+    copy_tree(
+        &corpus("opencode", "storage-shell-call-task-subagent-1.1"),
+        &opencode,
+    );
+}
+
+/// A prompt and its answer (one step, 70 prompt tokens, 5 out) written into OpenCode's JSON
+/// files as OpenCode 1.1 writes them: a message file each, a part file per part.
+fn grow_opencode_session(storage: &Path, session: &str) {
+    let write = |path: PathBuf, value: Value| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    };
+    let created = 1_767_261_700_000_u64;
+    for (message, role, parts) in [
+        (
+            "msg_zz00000001",
+            "user",
+            vec![json!({"type": "text", "text": "And the tax test?"})],
+        ),
+        (
+            "msg_zz00000002",
+            "assistant",
+            vec![
+                json!({"type": "text", "text": "It passes."}),
+                json!({"type": "step-finish", "reason": "stop", "cost": 0.0004,
+                       "tokens": {"input": 20, "output": 5, "reasoning": 0,
+                                  "cache": {"read": 50, "write": 0}}}),
+            ],
+        ),
+    ] {
+        let mut info = json!({"id": message, "sessionID": session, "role": role,
+                              "time": {"created": created}});
+        if role == "assistant" {
+            info["modelID"] = json!("claude-sonnet-4-5");
+            info["providerID"] = json!("anthropic");
+            info["finish"] = json!("stop");
+        }
+        write(
+            storage.join(format!("message/{session}/{message}.json")),
+            info,
+        );
+        for (n, mut part) in parts.into_iter().enumerate() {
+            let id = format!("prt_{message}_{n}");
+            part["id"] = json!(id);
+            part["messageID"] = json!(message);
+            part["sessionID"] = json!(session);
+            write(storage.join(format!("part/{message}/{id}.json")), part);
+        }
     }
 }
 
@@ -158,13 +215,14 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
         "axt: found copilot: 2 sessions in HOME/.copilot/session-state\n",
         "axt: found gemini: 2 sessions in HOME/.gemini/tmp\n",
         "axt: found qwen: 2 sessions in HOME/.qwen/projects\n",
-        "axt: 10 sessions, 13 runs, 151 events written to HOME/../out",
+        "axt: found opencode: 2 sessions in HOME/.local/share/opencode\n",
+        "axt: 12 sessions, 17 runs, 193 events written to HOME/../out",
     ] {
         let line = line.replace("HOME/../out", out.to_str().unwrap());
         assert!(first.contains(&line), "{line:?} not in:\n{first}");
     }
     let before = runs(&out);
-    assert_eq!(before.len(), 13);
+    assert_eq!(before.len(), 17);
     let Some(raw) = raw_count(&home) else {
         eprintln!("SKIPPED the stats comparison of discovery_imports_every_store: no python3");
         return;
@@ -172,15 +230,20 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
     assert_eq!(stats(&home, &out), raw);
     assert_eq!(
         raw,
-        json!({"prompt": 119021, "output": 1408, "tool_calls": 18})
+        json!({"prompt": 139521, "output": 1664, "tool_calls": 22})
     );
 
-    // Two sessions grow, one is added.
+    // Three sessions grow (one of them OpenCode's JSON files: a message and its parts
+    // added), one is added.
     let claude = home
         .join(".claude/projects/-home-dev-shop/parallel-calls-results-off-their-own-calls.jsonl");
     grow_claude_session(&claude, 2);
     let gemini = home.join(".gemini/tmp/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d0f/chats/session-2026-07-01T10-00-bfb48a59.jsonl");
     grow_gemini_session(&gemini);
+    grow_opencode_session(
+        &home.join(".local/share/opencode/storage"),
+        "ses_2e8f9a0b1c2droot",
+    );
     copy_tree(
         &corpus("copilot", "subagent-events-split-shutdown-totals-1.0.63"),
         &home.join(".copilot"),
@@ -211,6 +274,7 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
         [
             "2936a4de-c066-5559-9b3b-5d8ecf62cb42.jsonl",
             "bfb48a59-16de-5a37-9ba9-f174d46aabf3.jsonl",
+            "ses_2e8f9a0b1c2droot.jsonl",
         ]
     );
     let copilot_session = "093633cc-b799-5ccd-956f-65766fe526a0";

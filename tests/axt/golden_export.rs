@@ -203,6 +203,22 @@ fn count_directly(files: &SessionFiles) -> Counted {
             ) {
                 usage.insert(id.to_owned(), u.clone()); // later snapshots replace earlier ones
             }
+            // A dynamic workflow's journal: each agent it started is a call of the
+            // workflow's run, the agent's result that call's.
+            if path.file_name() == Some("journal.jsonl".as_ref()) {
+                if let Some(agent) = entry["agentId"].as_str() {
+                    match entry["type"].as_str() {
+                        Some("started") => {
+                            inputs.insert(agent.to_owned(), ("workflow_agent".into(), Value::Null));
+                        }
+                        Some("result") => {
+                            results.insert(agent.to_owned(), false);
+                        }
+                        _ => {}
+                    }
+                }
+                continue;
+            }
             let Some(blocks) = entry["message"]["content"].as_array() else {
                 continue;
             };

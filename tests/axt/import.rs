@@ -711,23 +711,55 @@ fn a_sidechain_with_agent_id_on_its_user_entries_only_is_one_linked_run() {
     assert_eq!(session.diagnostics, []);
 }
 
+/// A dynamic workflow's journal is a run of its own under the `Workflow` call that launched
+/// it, and the agent log beside it that run's child (before, the journal was noted
+/// `not-an-agent-log` and the agent linked to the session's end); without its snapshot the
+/// workflow is unfinished.
 #[test]
-fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
+fn a_workflow_journal_is_a_run_under_its_call_and_its_agents_are_its_children() {
     let id = "eda2d9ad-f6fa-5306-9bae-3869e22a7fd6";
     let session = session(
         Outcome::Err,
         &format!("workflow-agent-log-nested-in-subagents__{id}"),
     );
     let child = format!("{id}.agent-wf01ag01");
+    let workflow = format!("{id}.workflow-wf_01");
     let runs: Vec<(&str, Option<&str>)> = session
         .runs
         .iter()
         .map(|r| (r.run_id.as_str(), r.parent_run_id.as_deref()))
         .collect();
-    assert_eq!(runs, [(id, None), (child.as_str(), Some(id))]);
+    assert_eq!(
+        runs,
+        [
+            (id, None),
+            (child.as_str(), Some(workflow.as_str())),
+            (workflow.as_str(), Some(id))
+        ]
+    );
     assert_eq!(
         tool_events(&session.runs[1]),
         ["call toolu_01GlobWfCC", "result toolu_01GlobWfCC"]
+    );
+    assert_eq!(
+        tool_events(&session.runs[2]),
+        ["call wf01ag01", "result wf01ag01"]
+    );
+    assert!(
+        session.runs[0]
+            .events
+            .iter()
+            .any(|e| e.event_type == EventType::CallWorkflowStarted
+                && e.path == "agent.toolu_01WorkflowA"
+                && e.child_run_id.as_deref() == Some(workflow.as_str()))
+    );
+    assert!(
+        session.runs[2]
+            .events
+            .iter()
+            .any(|e| e.event_type == EventType::CallWorkflowStarted
+                && e.path == "agent.wf01ag01"
+                && e.child_run_id.as_deref() == Some(child.as_str()))
     );
     let notes: Vec<(&str, String)> = session
         .notes
@@ -739,16 +771,10 @@ fn an_agent_log_nested_below_subagents_belongs_to_its_session() {
         .collect();
     assert_eq!(
         notes,
-        [
-            (
-                "not-an-agent-log",
-                "journal.jsonl:0: in subagents/ but not named agent-<id>.jsonl; not imported".to_owned()
-            ),
-            (
-                "unlinked-subagent",
-                "agent-wf01ag01.jsonl:0: sub-agent \"wf01ag01\": no Task/Agent call names it or sent its prompt; linked to the session's end".to_owned()
-            ),
-        ]
+        [(
+            "unfinished-workflow",
+            "journal.jsonl:0: workflow \"wf_01\" has no snapshot workflows/wf_01.json: still running, or ended unrecorded; its run is incomplete".to_owned()
+        )]
     );
     assert!(session.notes.iter().all(|n| n.is_warning()));
 }

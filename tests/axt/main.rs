@@ -55,6 +55,7 @@ mod discovery; // `axt import` finding every store in a fake home, again after g
 mod import;
 mod import_graphs;
 mod incremental; // importing again: only what is new or grew, appended
+mod opencode_store; // OpenCode's database under a live writer, its migrated files
 
 // How axt is built and installed: the README's commands, the profiles, release automation.
 mod install;

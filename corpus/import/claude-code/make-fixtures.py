@@ -565,6 +565,58 @@ def workflow_agent_nested():
                                  {"type": "result", "key": "v2:sweep0", "agentId": "wf01ag01", "result": "docs/old-api.md is stale."}])
 
 
+def dynamic_workflow(outcome, name, missing_agent=False):
+    # A dynamic workflow that ran to its end (claude-code-log's workflow.py and test data,
+    # 2.1.x): the journal (started/result per agent), two agents' logs with .meta.json, and
+    # the snapshot workflows/<runId>.json written at the end (status, phases, progress).
+    s = Session("workflow-" + name, version="2.1.2")
+    sid = s.sid
+    e = []
+    e.append(s.user("u1", None, "Sweep the docs with the workflow"))
+    e.append(s.assistant("a1", "u1", "msg_01Dw1AAAA", tool("toolu_01WorkflowD", "Workflow", {"scriptPath": "/home/dev/sweeps/docs-sweep.workflow.js", "args": {"batches": ["a", "b"]}}), 60, cw=3000, stop="tool_use"))
+    e.append(s.result("r1", "a1", "toolu_01WorkflowD", "Workflow launched in background. Task ID: task_dw01",
+                      tool_use_result={"isAsync": True, "status": "async_launched", "runId": "wf_dw01", "taskId": "task_dw01", "transcriptDir": "%s/subagents/workflows/wf_dw01" % sid}))
+    e.append(s.assistant("a2", "r1", "msg_01Dw2BBBB", text("The sweep is done: two stale pages."), 14, cr=3000, stop="end_turn"))
+    dump("%s/%s/%s.jsonl" % (outcome, name, sid), e)
+    run = "%s/%s/%s/subagents/workflows/wf_dw01/" % (outcome, name, sid)
+    agents = [("dwag0001", "sweep:a", "docs/old-api.md is stale."), ("dwag0002", "sweep:b", "docs/v1.md is stale.")]
+    for n, (agent, label, answer) in enumerate(agents):
+        if missing_agent and n == 1:
+            continue
+        w = Session("workflow-%s-%s" % (name, agent), version="2.1.2", start=500 + 100 * n)
+        w.sid = sid
+        sc = dict(sidechain=True, agent=agent)
+        f = [w.user("u1", None, "Sweep docs batch %s for stale pages" % label[-1], **sc),
+             w.assistant("a1", "u1", "msg_01%sAA" % agent, tool("toolu_01Glob%s" % agent, "Glob", {"pattern": "docs/%s/**/*.md" % label[-1]}), 30, cw=800, stop="tool_use", **sc),
+             w.result("r1", "a1", "toolu_01Glob%s" % agent, "docs/old-api.md\ndocs/v1.md", **sc),
+             w.assistant("a2", "r1", "msg_01%sBB" % agent, text(answer), 14, cr=800, stop="end_turn", **sc)]
+        dump(run + "agent-%s.jsonl" % agent, f)
+        with open(os.path.join(HERE, run + "agent-%s.meta.json" % agent), "w") as m:
+            m.write(json.dumps({"agentType": "workflow-subagent"}) + "\n")
+    journal = []
+    for agent, label, _ in agents:
+        journal.append({"type": "started", "key": "v2:" + label, "agentId": agent})
+    for agent, label, answer in agents:
+        journal.append({"type": "result", "key": "v2:" + label, "agentId": agent, "result": answer})
+    dump(run + "journal.jsonl", journal)
+    snapshot = {"runId": "wf_dw01", "taskId": "task_dw01", "status": "completed", "workflowName": "docs-sweep",
+                "timestamp": "2026-03-14T09:00:05.000Z", "durationMs": 2400, "agentCount": 2, "totalTokens": 1688,
+                "totalToolCalls": 2, "defaultModel": "claude-sonnet-4-6",
+                "script": "export const meta = {\n  name: 'docs-sweep',\n  phases: [{ title: 'Sweep' }],\n}\n",
+                "scriptPath": "/home/dev/sweeps/docs-sweep.workflow.js", "args": {"batches": ["a", "b"]},
+                "summary": "Sweep the docs tree in batches", "result": "2 stale pages: docs/old-api.md, docs/v1.md",
+                "phases": [{"title": "Sweep", "detail": "one agent per batch"}],
+                "workflowProgress": [{"type": "workflow_phase", "index": 1, "title": "Sweep"}] + [
+                    {"type": "workflow_agent", "index": n, "label": label, "phaseIndex": 1, "phaseTitle": "Sweep",
+                     "agentId": agent, "model": "claude-sonnet-4-6", "state": "done", "attempt": 1, "tokens": 844,
+                     "toolCalls": 1, "durationMs": 900, "resultPreview": answer[:20]}
+                    for n, (agent, label, answer) in enumerate(agents)]}
+    path = os.path.join(HERE, "%s/%s/%s/workflows/wf_dw01.json" % (outcome, name, sid))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(json.dumps(snapshot, indent=2) + "\n")
+
+
 def simplified():
     e = [
         {"role": "user", "content": "Fix the bug in auth.ts"},
@@ -677,6 +729,8 @@ if __name__ == "__main__":
     background_agents_off_agent_progress()
     compaction_lost_parent()
     workflow_agent_nested()
+    dynamic_workflow("ok", "dynamic-workflow-journal-snapshot-2.1")
+    dynamic_workflow("err", "dynamic-workflow-agent-transcript-missing-2.1", missing_agent=True)
     simplified()
     seed_transcripts_layout()
     broken()

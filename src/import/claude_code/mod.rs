@@ -2,7 +2,9 @@
 //! in the same file (`isSidechain`, Claude Code 2.0) or in `<session>/subagents/agent-<id>.jsonl`
 //! (newer versions, with an optional `agent-<id>.meta.json` beside them; at any depth below
 //! `subagents/`, as `subagents/workflows/<run>/agent-<id>.jsonl`, where a file not named
-//! `agent-*.jsonl` is noted `not-an-agent-log` and not imported); and the seed's
+//! `agent-*.jsonl` is noted `not-an-agent-log` and not imported, but for a dynamic
+//! workflow's `journal.jsonl`, which is the workflow's own run, its agents its children:
+//! see the `workflow` room); and the seed's
 //! layout, `<project>/<session>/transcripts/<agent-id>.jsonl`, every agent a log of its own.
 //!
 //! # What a session becomes
@@ -155,6 +157,8 @@ mod link;
 mod simplified;
 // A thread: what is fed to the adapter, its metadata, what was kept out.
 mod thread;
+// A dynamic workflow's journal and snapshot: its run, its agents linked to it.
+mod workflow;
 // Choosing a thread's entries from the graph.
 mod select;
 // A log's skeleton, read once.

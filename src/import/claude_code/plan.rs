@@ -16,6 +16,7 @@ use super::log::{Entry, Log, check, is_simplified};
 use super::select::select;
 use super::simplified::simplified_thread;
 use super::thread::{Thread, thread_from};
+use super::workflow;
 use crate::import::feed::{SessionPlan, Spawn};
 use crate::import::ids::{self, sanitize};
 use crate::import::session::{ImportError, Note, NoteKind, SessionFiles};
@@ -72,6 +73,10 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     for file in &files.subagents {
         let layout = agent_session(file).map(|(_, layout)| layout);
         let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        if workflow::is_journal(file) {
+            // A workflow's journal: its own run (`workflow`), after the agents' logs.
+            continue;
+        }
         if layout == Some("subagents") && !stem.starts_with("agent-") {
             // Beside the agent logs (a workflow's journal.jsonl, ...): not an agent's log.
             notes.push(Note {
@@ -153,11 +158,25 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         threads.insert(0, thread);
     }
 
+    // The agents of a workflow with a journal go last: the journal links them, not their
+    // prompts.
+    let journaled: HashSet<String> = (files.subagents.iter())
+        .filter(|f| workflow::is_journal(f))
+        .filter_map(|f| workflow::run_of(f))
+        .collect();
+    let in_workflow =
+        |t: &Thread| workflow::run_of(&t.run.source).is_some_and(|run| journaled.contains(&run));
+    let (plain, agents): (Vec<Thread>, Vec<Thread>) =
+        threads.into_iter().partition(|t| !in_workflow(t));
+    let linked = plain.len();
+    let mut threads = plain;
+    threads.extend(agents);
+
     ids::unique(threads.iter_mut().map(|t| &mut t.run.run_id));
 
     let mut parents = vec![None; threads.len()];
     let mut spawns: Vec<Vec<Spawn>> = threads.iter().map(|_| Vec::new()).collect();
-    for link in link(&threads, &mut notes) {
+    for link in link(&threads[..linked], &mut notes) {
         parents[link.child] = Some(link.parent);
         spawns[link.parent].push(Spawn {
             call: link.call,
@@ -165,9 +184,18 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
             name: link.name,
         });
     }
+    let mut runs: Vec<_> = threads.into_iter().map(|t| t.run).collect();
+    workflow::attach(
+        files,
+        &session_id,
+        &mut runs,
+        &mut parents,
+        &mut spawns,
+        &mut notes,
+    )?;
     Ok(SessionPlan {
         session_id,
-        runs: threads.into_iter().map(|t| t.run).collect(),
+        runs,
         parents,
         spawns,
         notes,

@@ -13,6 +13,10 @@
 //!   stop reason. A step that ends for `tool-calls` is followed by another; any other reason
 //!   ends the run (completed).
 //! * `error` (`error{name, data{message}}`): a fatal run error; the run failed.
+//! * `message` (`info`, `parts`): a whole stored message with its parts, as OpenCode keeps it
+//!   (its storage, its HTTP API and `opencode export` hold `MessageV2.WithParts`); no
+//!   `run` prints one: the importer of OpenCode's store makes them, one per message, read by
+//!   the `message` room (the user's text as the user's, the assistant's parts as above).
 //! * Anything else (`done` of some versions ends the run too) is kept as passthrough.
 //!
 //! OpenCode prints only the root session's parts: a sub-agent's (`task`) work is not in the
@@ -21,6 +25,7 @@
 //! missing-terminal warning and the run incomplete (OpenCode has exited before its last
 //! `step_finish`, and printed only `step_start` on some versions).
 
+mod message;
 mod parts;
 
 use std::borrow::Cow;
@@ -53,6 +58,7 @@ pub(crate) fn claims(first: &Value) -> bool {
             first.get("part").is_some_and(Value::is_object)
         }
         Some("error") => has("error"),
+        Some("message") => first.get("info").is_some_and(Value::is_object),
         _ => false,
     }
 }
@@ -76,6 +82,7 @@ impl RecordShape for EventShape {
                 |f| matches!(f, "type" | "timestamp" | "sessionID" | "part")
             }
             "error" => |f| matches!(f, "type" | "timestamp" | "sessionID" | "error"),
+            "message" => |f| matches!(f, "type" | "timestamp" | "sessionID" | "info" | "parts"),
             _ => return None,
         };
         Some(Fields {
@@ -97,6 +104,10 @@ struct Event<'a> {
     part: Option<Value>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    info: Option<Value>,
+    #[serde(default)]
+    parts: Option<Vec<Value>>,
 }
 
 struct State {
@@ -138,6 +149,11 @@ impl Adapter for State {
         &self.meta
     }
 
+    // A store's session has no record that ends it: it is whole as the store has it.
+    fn complete(&mut self) {
+        self.ended = true;
+    }
+
     fn meta_mut(&mut self) -> &mut RunMeta {
         &mut self.meta
     }
@@ -167,7 +183,6 @@ impl State {
         if self.meta.session_id.is_none() {
             self.meta.session_id = event.session_id.map(Cow::into_owned);
         }
-        let source = Source::record(record.line, record.offset);
         match &*event.kind {
             "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
                 let Some(part) = event.part.filter(Value::is_object) else {
@@ -186,36 +201,20 @@ impl State {
                     .get("messageID")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                match part_blocks(&part) {
-                    PartBlocks::Blocks { role, blocks } => {
-                        for block in blocks {
-                            items.push(Item::emitted(block, role.clone(), message.clone(), source));
-                        }
-                    }
-                    PartBlocks::Tool {
-                        call,
-                        result,
-                        tool_id,
-                        tool_name,
-                    } => {
-                        self.tools
-                            .open(&tool_id, &tool_name, record.line, record.offset);
-                        for block in call {
-                            items.push(Item::emitted(
-                                block,
-                                Role::Assistant,
-                                message.clone(),
-                                source,
-                            ));
-                        }
-                        if let Some(result) = result {
-                            self.tools
-                                .answer(&tool_id, record.line, record.offset, diagnostics);
-                            items.push(Item::emitted(result, Role::User, None, source));
-                        }
-                    }
-                    PartBlocks::None => {}
-                }
+                self.emit(part_blocks(&part), message, record, items, diagnostics);
+            }
+            "message" => {
+                let Some(info) = event.info.filter(Value::is_object) else {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::UnexpectedShape,
+                        record.line,
+                        record.offset,
+                        "a message without its `info`, skipped".to_owned(),
+                    ));
+                    return Fate::Skipped;
+                };
+                let parts = event.parts.unwrap_or_default();
+                self.message(&info, &parts, record, items, diagnostics);
             }
             "error" => {
                 let error = event.error.unwrap_or(Value::Null);
@@ -246,6 +245,48 @@ impl State {
             }
         }
         Fate::Mapped
+    }
+
+    /// The blocks of one part, their calls opened and results answered.
+    fn emit(
+        &mut self,
+        blocks: PartBlocks,
+        message: Option<String>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let source = Source::record(record.line, record.offset);
+        match blocks {
+            PartBlocks::Blocks { role, blocks } => {
+                for block in blocks {
+                    items.push(Item::emitted(block, role.clone(), message.clone(), source));
+                }
+            }
+            PartBlocks::Tool {
+                call,
+                result,
+                tool_id,
+                tool_name,
+            } => {
+                self.tools
+                    .open(&tool_id, &tool_name, record.line, record.offset);
+                for block in call {
+                    items.push(Item::emitted(
+                        block,
+                        Role::Assistant,
+                        message.clone(),
+                        source,
+                    ));
+                }
+                if let Some(result) = result {
+                    self.tools
+                        .answer(&tool_id, record.line, record.offset, diagnostics);
+                    items.push(Item::emitted(result, Role::User, None, source));
+                }
+            }
+            PartBlocks::None => {}
+        }
     }
 
     /// A step's end: its usage and cost added up, its reason the stop reason.

@@ -1,0 +1,326 @@
+//! OpenCode's database (1.2 and later): `opencode.db`, tables `session`, `message` and
+//! `part` (`packages/opencode/src/session/session.sql.ts`), the message's and part's JSON in
+//! their `data` column without the ids the columns hold.
+//!
+//! Read-only (`SQLITE_OPEN_READ_ONLY`, not `immutable`: OpenCode may be writing it, in WAL
+//! mode), one read transaction per session tree, so a session is read as one snapshot of
+//! the database, never half of a write; a writer's lock is waited on (5 s) rather than
+//! failed. This room owns the queries; nothing is written to the database.
+
+use std::collections::HashSet;
+use std::io;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use serde_json::Value;
+
+use super::stored::{Found, Piece, Stored};
+use crate::import::entries::Fnv;
+use crate::import::session::{ImportError, SessionFiles};
+
+fn open(db: &Path) -> rusqlite::Result<Connection> {
+    let connection = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    connection.busy_timeout(Duration::from_secs(5))?;
+    Ok(connection)
+}
+
+fn failed(db: &Path, error: rusqlite::Error) -> ImportError {
+    ImportError::Io {
+        path: db.to_owned(),
+        source: io::Error::other(error),
+    }
+}
+
+/// The root sessions of a database (no parent, or one the database does not have), by id;
+/// every session's id put into `all`.
+fn roots(db: &Path, all: &mut HashSet<String>) -> io::Result<Vec<String>> {
+    let mut read = || -> rusqlite::Result<Vec<String>> {
+        let connection = open(db)?;
+        let mut statement = connection.prepare("SELECT id, parent_id FROM session ORDER BY id")?;
+        let rows: Vec<(String, Option<String>)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let ids: HashSet<&str> = rows.iter().map(|(id, _)| id.as_str()).collect();
+        let roots = rows
+            .iter()
+            .filter(|(_, parent)| parent.as_deref().is_none_or(|p| !ids.contains(p)))
+            .map(|(id, _)| id.clone())
+            .collect();
+        all.extend(rows.into_iter().map(|(id, _)| id));
+        Ok(roots)
+    };
+    read().map_err(|e| io::Error::other(format!("{}: {e}", db.display())))
+}
+
+/// The root sessions of `databases`, each its database and id, and every session id they
+/// hold (whose files, if any are left from before the migration, are not read again).
+pub(super) fn discover(databases: &[std::path::PathBuf]) -> io::Result<(Found, HashSet<String>)> {
+    let mut found = Vec::new();
+    let mut all = HashSet::new();
+    for db in databases {
+        for id in roots(db, &mut all)? {
+            found.push((SessionFiles::alone(db.clone()), Some(id)));
+        }
+    }
+    Ok((found, all))
+}
+
+/// A session's `directory`.
+pub(super) fn directory(db: &Path, id: &str) -> Option<String> {
+    let connection = open(db).ok()?;
+    connection
+        .query_row("SELECT directory FROM session WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()
+        .ok()
+        .flatten()
+}
+
+/// When a session tree last changed: the latest `time_updated` of its sessions.
+pub(super) fn updated(db: &Path, id: &str) -> Option<SystemTime> {
+    let connection = open(db).ok()?;
+    let millis: Option<i64> = connection
+        .query_row(
+            &format!("{TREE} SELECT max(time_updated) FROM session WHERE id IN tree"),
+            [id],
+            |row| row.get(0),
+        )
+        .ok()?;
+    Some(UNIX_EPOCH + Duration::from_millis(u64::try_from(millis?).ok()?))
+}
+
+/// The ids of a session and every session below it.
+const TREE: &str = "WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE id = ?1 \
+    UNION SELECT session.id FROM session JOIN tree ON session.parent_id = tree.id)";
+
+/// A session's row: the fields a run takes from it.
+struct Head {
+    id: String,
+    parent: Option<String>,
+    directory: Option<String>,
+    version: Option<String>,
+    title: Option<String>,
+}
+
+/// One row of what a session tree is read from.
+enum Row<'a> {
+    Session(Head),
+    Message {
+        id: &'a str,
+        data: &'a [u8],
+    },
+    Part {
+        message: &'a str,
+        id: &'a str,
+        data: &'a [u8],
+    },
+}
+
+/// Walks a session tree in one read transaction: each session (parents first), then its
+/// messages and their parts, in id order.
+fn walk(db: &Path, id: &str, mut each: impl FnMut(Row<'_>)) -> rusqlite::Result<()> {
+    let mut connection = open(db)?;
+    let transaction = connection.transaction()?;
+    let sessions: Vec<Head> = {
+        let mut statement = transaction.prepare(&format!(
+            "{TREE} SELECT id, parent_id, directory, version, title FROM session \
+             WHERE id IN tree ORDER BY time_created, id"
+        ))?;
+        statement
+            .query_map([id], |row| {
+                Ok(Head {
+                    id: row.get(0)?,
+                    parent: row.get(1)?,
+                    directory: row.get(2)?,
+                    version: row.get(3)?,
+                    title: row.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    // The root first, whatever its time; then each session after its parent.
+    let mut ordered = Vec::with_capacity(sessions.len());
+    let mut rest = sessions;
+    let mut known = HashSet::new();
+    if let Some(at) = rest.iter().position(|s| s.id == id) {
+        let root = rest.remove(at);
+        known.insert(root.id.clone());
+        ordered.push(root);
+    }
+    while !rest.is_empty() {
+        let before = rest.len();
+        let mut later = Vec::new();
+        for session in rest {
+            if session.parent.as_ref().is_some_and(|p| known.contains(p)) {
+                known.insert(session.id.clone());
+                ordered.push(session);
+            } else {
+                later.push(session);
+            }
+        }
+        if later.len() == before {
+            ordered.extend(later);
+            break;
+        }
+        rest = later;
+    }
+    let mut messages =
+        transaction.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+    let mut parts = transaction.prepare(
+        "SELECT message_id, id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
+    )?;
+    for head in ordered {
+        let session = head.id.clone();
+        each(Row::Session(head));
+        let mut message_rows = messages.query(params![session])?;
+        let mut part_rows = parts.query(params![session])?;
+        let mut pending: Option<(String, String, Vec<u8>)> = None;
+        while let Some(row) = message_rows.next()? {
+            let message: String = row.get(0)?;
+            let data = text_bytes(row, 1)?;
+            each(Row::Message {
+                id: &message,
+                data: &data,
+            });
+            // Its parts: those of the part rows, in message order, that name it.
+            loop {
+                if pending.is_none() {
+                    pending = match part_rows.next()? {
+                        Some(row) => Some((row.get(0)?, row.get(1)?, text_bytes(row, 2)?)),
+                        None => None,
+                    };
+                }
+                match &pending {
+                    Some((of, part, data)) if *of == message => {
+                        each(Row::Part {
+                            message: of,
+                            id: part,
+                            data,
+                        });
+                        pending = None;
+                    }
+                    // A part of an earlier message the table no longer has: never shown.
+                    Some((of, ..)) if *of < message => pending = None,
+                    _ => break,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A text column's bytes (a JSON document).
+fn text_bytes(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Vec<u8>> {
+    Ok(match row.get_ref(at)? {
+        rusqlite::types::ValueRef::Text(bytes) | rusqlite::types::ValueRef::Blob(bytes) => {
+            bytes.to_vec()
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// The FNV-1a hash of every row a session tree is read from.
+pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
+    let mut hash = Fnv::new();
+    walk(db, id, |row| match row {
+        Row::Session(head) => {
+            let Head {
+                id,
+                parent,
+                directory,
+                version,
+                title,
+            } = head;
+            for field in [Some(id), parent, directory, version, title] {
+                hash.write(field.as_deref().unwrap_or("\u{0}").as_bytes());
+                hash.write(&[0]);
+            }
+        }
+        Row::Message { id, data } | Row::Part { id, data, .. } => {
+            hash.write(id.as_bytes());
+            hash.write(data);
+            hash.write(&(data.len() as u64).to_le_bytes());
+        }
+    })
+    .map_err(|e| failed(db, e))?;
+    Ok(format!("{:016x}", hash.finish()))
+}
+
+/// Reads a session tree: root first, each session after the one that spawned it.
+pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
+    let mut sessions: Vec<Stored> = Vec::new();
+    // Where the current message is in its session's pieces.
+    let mut message: Option<(String, usize)> = None;
+    walk(db, id, |row| match row {
+        Row::Session(head) => {
+            message = None;
+            sessions.push(Stored {
+                id: head.id,
+                parent: head.parent,
+                directory: head.directory,
+                version: head.version,
+                title: head.title,
+                source: db.to_owned(),
+                pieces: Vec::new(),
+            });
+        }
+        Row::Message { id, data } => {
+            let session = sessions.last_mut().expect("a message's session came first");
+            match serde_json::from_slice::<Value>(data) {
+                Ok(mut info @ Value::Object(_)) => {
+                    info["id"] = id.into();
+                    info["sessionID"] = session.id.clone().into();
+                    message = Some((id.to_owned(), session.pieces.len()));
+                    session.pieces.push(Piece::Message {
+                        info,
+                        parts: Vec::new(),
+                        file: None,
+                    });
+                }
+                _ => {
+                    message = None;
+                    session.pieces.push(Piece::Row(data.to_vec()));
+                }
+            }
+        }
+        Row::Part {
+            message: of,
+            id,
+            data,
+        } => {
+            let session = sessions.last_mut().expect("a part's session came first");
+            let Some((_, at)) = message.as_ref().filter(|(m, _)| m == of) else {
+                // Its message's row is no JSON: fed beside it, as it is.
+                session.pieces.push(Piece::Row(data.to_vec()));
+                return;
+            };
+            match serde_json::from_slice::<Value>(data) {
+                Ok(mut part @ Value::Object(_)) => {
+                    part["id"] = id.into();
+                    part["messageID"] = of.into();
+                    part["sessionID"] = session.id.clone().into();
+                    if let Piece::Message { parts, .. } = &mut session.pieces[*at] {
+                        parts.push(part);
+                    }
+                }
+                _ => session.pieces.push(Piece::Row(data.to_vec())),
+            }
+        }
+    })
+    .map_err(|e| failed(db, e))?;
+    if sessions.is_empty() {
+        return Err(ImportError::NotASession {
+            format: "OpenCode session",
+            path: db.to_owned(),
+            line: 0,
+            offset: 0,
+            reason: format!("the database has no session {id:?}"),
+        });
+    }
+    Ok(sessions)
+}

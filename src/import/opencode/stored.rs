@@ -1,0 +1,42 @@
+//! One OpenCode session as either layout gives it (the `files` and `sqlite` rooms fill it,
+//! the folder plans runs of it): its fields and its messages with their parts, in order.
+//! It reads and decides nothing.
+
+use std::path::PathBuf;
+
+use crate::import::session::SessionFiles;
+
+use serde_json::Value;
+
+/// One session as either layout has it: its fields and its messages, in order.
+pub(crate) struct Stored {
+    pub(crate) id: String,
+    pub(crate) parent: Option<String>,
+    pub(crate) directory: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) title: Option<String>,
+    /// Its session file, or the database.
+    pub(crate) source: PathBuf,
+    pub(crate) pieces: Vec<Piece>,
+}
+
+/// What one session's storage gave, in order.
+pub(crate) enum Piece {
+    /// A message (`info` with its ids) and its parts.
+    Message {
+        info: Value,
+        parts: Vec<Value>,
+        /// The file it was read from (the JSON layout), and its size.
+        file: Option<(PathBuf, usize)>,
+    },
+    /// A file that is no JSON object: its bytes fed as one record, for the adapter to
+    /// report at that file.
+    Unreadable { file: PathBuf, bytes: Vec<u8> },
+    /// A database row whose `data` is no JSON object: fed as it is, for the adapter to
+    /// report (its parts, which have no message to go in, with it).
+    #[cfg_attr(not(feature = "import-sqlite"), allow(dead_code))]
+    Row(Vec<u8>),
+}
+
+/// The sessions found: each its files and, for a database, its id there.
+pub(crate) type Found = Vec<(SessionFiles, Option<String>)>;

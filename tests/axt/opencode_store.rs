@@ -1,0 +1,176 @@
+//! OpenCode's store beyond its corpus: the database imported again and again while a real
+//! SQLite writer (Python's `sqlite3`, WAL mode, as OpenCode 1.2+ writes it) appends to the
+//! session, and a session the database holds never read twice from the JSON files OpenCode
+//! migrated it from.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use axt::import::Store;
+
+use crate::cli::text;
+use crate::incremental::runs;
+use crate::support::{TempDir, root};
+
+fn corpus(fixture: &str) -> std::path::PathBuf {
+    root().join("corpus/import/opencode/ok").join(fixture)
+}
+
+fn import(store: &Path, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "opencode"])
+        .arg(store)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("axt runs")
+}
+
+/// The writer: turns the database to WAL mode, then, holding it open (so the log is not
+/// checkpointed away), appends a prompt and a reply to the root session in one transaction
+/// every 40 ms, 25 times; prints `wal` once the log holds a transaction, `done` at the end.
+const WRITER: &str = r#"
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA wal_autocheckpoint = 0")
+session = "ses_4f0a1b2c3d4eroot"
+t = 1767262000000
+for n in range(25):
+    db.execute("BEGIN IMMEDIATE")
+    user, reply = f"msg_zz{n:04d}a", f"msg_zz{n:04d}b"
+    db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (user, session, t + n, t + n,
+        json.dumps({"role": "user", "time": {"created": t + n}})))
+    db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_zz{n:04d}a", user, session,
+        t + n, t + n, json.dumps({"type": "text", "text": f"step {n}?"})))
+    db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (reply, session, t + n, t + n,
+        json.dumps({"role": "assistant", "time": {"created": t + n, "completed": t + n},
+                    "modelID": "claude-sonnet-4-5", "providerID": "anthropic", "finish": "stop"})))
+    db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_zz{n:04d}b", reply, session,
+        t + n, t + n, json.dumps({"type": "text", "text": f"step {n} done"})))
+    db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_zz{n:04d}c", reply, session,
+        t + n, t + n, json.dumps({"type": "step-finish", "reason": "stop", "cost": 0.0001,
+            "tokens": {"input": 10, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}})))
+    db.execute("UPDATE session SET time_updated = ? WHERE id = ?", (t + n, session))
+    db.execute("COMMIT")
+    if n == 0:
+        print("wal", flush=True)
+    time.sleep(0.04)
+print("done", flush=True)
+sys.stdin.read()
+db.close()
+"#;
+
+#[test]
+#[allow(clippy::print_stderr)]
+fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
+    let scratch = TempDir::new("opencode-wal");
+    let store = scratch.path().join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    let db = store.join("opencode.db");
+    std::fs::copy(
+        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
+        &db,
+    )
+    .unwrap();
+    let Ok(mut writer) = Command::new("python3")
+        .args(["-c", WRITER])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("SKIPPED opencode_database_imported_while_a_wal_writer_appends: no python3");
+        return;
+    };
+    let stdout = writer.stdout.take().unwrap();
+    let (said, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            let _ = said.send(line.unwrap());
+        }
+    });
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(heard.recv_timeout(wait).unwrap(), "wal");
+    let out = scratch.path().join("out");
+    // Imports while the writer writes: each one whole, what the database held at its read.
+    let mut turns = Vec::new();
+    let mut done = false;
+    while !done {
+        done = heard.try_recv().is_ok_and(|line| line == "done");
+        let output = import(&store, &out);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert!(!stderr.contains("error["), "{stderr}");
+        let (_, root) = runs(&out)
+            .into_iter()
+            .find(|(name, _)| name == "ses_4f0a1b2c3d4eroot.jsonl")
+            .unwrap();
+        let root = text(&root);
+        // A prompt and its reply are one transaction: an import sees both or neither.
+        let prompts = (0..25)
+            .filter(|n| root.contains(&format!("step {n}?")))
+            .count();
+        let replies = (0..25)
+            .filter(|n| root.contains(&format!("step {n} done")))
+            .count();
+        assert_eq!(prompts, replies, "a torn turn:\n{root}");
+        turns.push(prompts);
+        assert!(turns.len() < 2000, "the writer never finished");
+    }
+    // The writer still holds the database open, its last transactions in the log.
+    assert!(store.join("opencode.db-wal").exists());
+    assert_eq!(turns.last(), Some(&25), "{turns:?}");
+    assert!(
+        turns.iter().any(|&n| 0 < n && n < 25),
+        "no import ran while the writer wrote: {turns:?}"
+    );
+    assert!(turns.windows(2).all(|w| w[0] <= w[1]), "{turns:?}");
+    let once = scratch.path().join("once");
+    let output = import(&store, &once);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(runs(&out), runs(&once));
+    drop(writer.stdin.take());
+    writer.wait().unwrap();
+}
+
+#[test]
+fn a_session_the_database_holds_is_not_read_again_from_its_migrated_files() {
+    let scratch = TempDir::new("opencode-migrated");
+    let store = scratch.path().join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::copy(
+        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
+        store.join("opencode.db"),
+    )
+    .unwrap();
+    // The JSON files OpenCode 1.2 leaves after migrating them: the same sessions' ids.
+    crate::discovery::copy_tree(
+        &corpus("storage-shell-call-task-subagent-1.1").join("storage"),
+        &store.join("storage"),
+    );
+    let sessions = store.join("storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750");
+    for (from, to) in [
+        ("ses_2e8f9a0b1c2droot", "ses_4f0a1b2c3d4eroot"),
+        ("ses_3a9b0c1d2e3fchild", "ses_7c1d2e3f4a5bchild"),
+    ] {
+        std::fs::rename(
+            sessions.join(format!("{from}.json")),
+            sessions.join(format!("{to}.json")),
+        )
+        .unwrap();
+    }
+    let found = Store::OpenCode.discover(&store).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].row.as_deref(), Some("ses_4f0a1b2c3d4eroot"));
+    assert_eq!(
+        found[0].files.main.as_deref(),
+        Some(&*store.join("opencode.db"))
+    );
+    // Without the database, the files are read (the renamed child no longer names its
+    // parent: two trees).
+    std::fs::remove_file(store.join("opencode.db")).unwrap();
+    let found = Store::OpenCode.discover(&store).unwrap();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found.iter().all(|found| found.row.is_none()));
+}
