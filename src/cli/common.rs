@@ -33,6 +33,7 @@ pub(crate) fn provider_or_auto_parser() -> impl TypedValueParser<Value = Provide
 }
 
 /// How a subcommand ended, when it ended normally.
+#[derive(Clone, Copy)]
 pub(crate) enum Outcome {
     Clean,
     /// Problems in the input were reported: exit 1.
