@@ -1,18 +1,21 @@
 //! `axt export`: a canonical transcript out to another format.
 
 use std::io::{self, BufWriter, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use crate::export::agentlog::{ExportError, ExportOptions, export_from};
+use crate::export::otlp::batch::Plan;
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
 use crate::export::otlp::{BatchError, BatchOptions, encode};
 use crate::read::tree::{LinkKind, TreeProblem, dir_of, forest};
 use crate::read::{ProblemKind, transcript_files};
 use crate::record::Redactor;
 
+use super::batch;
 use super::check::print_link;
 use super::console::{self, Problem, plural};
-use super::{Outcome, display_name, open, with_path};
+use super::{Outcome, display_name, open, with_path, write_indented};
 
 /// Export a run and its linked child runs as one document.
 ///
@@ -30,6 +33,10 @@ use super::{Outcome, display_name, open, with_path};
 /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and
 /// OTEL_EXPORTER_OTLP_PROTOCOL are read). Message text, tool arguments and results are
 /// exported only with --content, credentials masked.
+///
+/// Several runs are exported on every core (--jobs): what is written and printed is what
+/// one worker gives, each AgentLog document written as soon as it and those before it are
+/// done.
 ///
 /// What could not be exported cleanly (lines that are not events, missing children, results
 /// without their call) is reported on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (and
@@ -74,6 +81,10 @@ pub(crate) struct Args {
     /// OTEL_EXPORTER_OTLP_PROTOCOL).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     protocol: Option<WireProtocol>,
+    /// With several runs: worker threads [default: one per core]; the output is the same
+    /// whatever their number.
+    #[arg(long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
     /// The root run's transcript file, or `-` for stdin; run files and directories of them
     /// (AgentLog: one document per root run, in an array; OTLP: one trace per run tree).
     #[arg(value_name = "FILE|DIR", required = true)]
@@ -141,13 +152,14 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let one = args.files.len() == 1 && !args.files[0].is_dir();
     if one {
-        let (document, outcome) = export_one(&args.files[0], &options)?;
-        if let Some(document) = document {
+        let exported = export_one(&args.files[0], &options)?;
+        exported.print();
+        if let Some(document) = exported.document {
             let mut text = serde_json::to_vec_pretty(&document)?;
             text.push(b'\n');
             write_output(args.output.as_deref(), &text)?;
         }
-        return Ok(outcome);
+        return Ok(exported.outcome);
     }
     // Several runs (FILEs, or each root run of a DIR): one document each, in a JSON array.
     let mut roots = Vec::new();
@@ -164,15 +176,51 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             roots.push(file.clone());
         }
     }
-    let mut documents = Vec::new();
-    for root in &roots {
-        let (document, this) = export_one(root, &options)?;
-        documents.extend(document);
-        outcome = outcome.worse(this);
+    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), roots.len());
+    let outcome = write_output_with(args.output.as_deref(), &mut |out| {
+        export_all(&roots, &options, workers, out).map(|o| outcome.worse(o))
+    })?;
+    Ok(outcome)
+}
+
+/// The AgentLog documents of `roots`, exported on `workers` threads ([`batch`]), written to
+/// `out` as one pretty-printed JSON array, one document at a time as it and those before it
+/// are done: what one worker writes, in the roots' order, without holding every document.
+/// The first error (a file that cannot be read) ends the export, as with one worker.
+fn export_all(
+    roots: &[PathBuf],
+    options: &ExportOptions,
+    workers: usize,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let mut outcome = Outcome::Clean;
+    let mut failed: Option<io::Error> = None;
+    let mut documents = 0usize;
+    batch::in_order(
+        roots,
+        workers,
+        |_, root, send| send(export_one(root, options)),
+        |_, exported| {
+            if failed.is_some() {
+                return;
+            }
+            let written = exported.and_then(|exported| {
+                exported.print();
+                outcome = outcome.worse(exported.outcome);
+                let Some(document) = exported.document else {
+                    return Ok(());
+                };
+                documents += 1;
+                out.write_all(if documents == 1 { b"[\n" } else { b",\n" })?;
+                write_indented(out, &serde_json::to_string_pretty(&document)?, "  ", true)
+            });
+            failed = written.err();
+        },
+    );
+    if let Some(error) = failed {
+        return Err(error);
     }
-    let mut text = serde_json::to_vec_pretty(&documents)?;
-    text.push(b'\n');
-    write_output(args.output.as_deref(), &text)?;
+    out.write_all(if documents == 0 { b"[]\n" } else { b"\n]\n" })?;
     Ok(outcome)
 }
 
@@ -191,30 +239,44 @@ fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
     (roots.collect(), outcome)
 }
 
-/// The AgentLog document of the run in `file` (stdin for `-`) and its linked runs, with
-/// its problems reported; no document when the file holds no event.
-fn export_one(
-    file: &Path,
-    options: &ExportOptions,
-) -> io::Result<(Option<serde_json::Value>, Outcome)> {
+/// What exporting one run gave: its document, none when the file holds no event; the
+/// problems met, to print; and the outcome.
+struct Exported {
+    document: Option<serde_json::Value>,
+    problems: Vec<TreeProblem>,
+    /// The file holds no event: its name and what to say.
+    no_event: Option<(String, String)>,
+    outcome: Outcome,
+}
+
+impl Exported {
+    fn print(&self) {
+        self.problems.iter().for_each(print_link);
+        if let Some((name, message)) = &self.no_event {
+            console::problem(&Problem::error(name, 1, 0, "no-event", message));
+        }
+    }
+}
+
+/// The AgentLog document of the run in `file` (stdin for `-`) and its linked runs, and
+/// its problems; no document when the file holds no event.
+fn export_one(file: &Path, options: &ExportOptions) -> io::Result<Exported> {
     let input = open(file)?;
     // A problem can quote the file (a value of the wrong type): with --redact it is masked
     // as the document is.
-    let print = |problem: &TreeProblem| {
+    let masked = |mut problems: Vec<TreeProblem>| {
         if options.redact {
-            let mut masked = problem.clone();
-            Redactor::credentials().redact_string(&mut masked.message);
-            print_link(&masked);
-        } else {
-            print_link(problem);
+            for problem in &mut problems {
+                Redactor::credentials().redact_string(&mut problem.message);
+            }
         }
+        problems
     };
     // For stdin, the current directory; `-` has no directory of its own.
     let dir = dir_of(file);
     let exported = match export_from(input, file, dir, options) {
         Ok(exported) => exported,
         Err(ExportError::Empty { path, problems }) => {
-            problems.iter().for_each(print);
             let unreadable = problems
                 .iter()
                 .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
@@ -223,17 +285,20 @@ fn export_one(
                 0 => "the file holds no event: nothing to export".to_owned(),
                 n => format!("no event to export: {} above", plural(n as u64, "problem")),
             };
-            console::problem(&Problem::error(&name, 1, 0, "no-event", &message));
             let outcome = if unreadable {
                 Outcome::Failed
             } else {
                 Outcome::InputProblems
             };
-            return Ok((None, outcome));
+            return Ok(Exported {
+                document: None,
+                problems: masked(problems),
+                no_event: Some((name, message)),
+                outcome,
+            });
         }
         Err(error) => return Err(io::Error::other(error)),
     };
-    exported.problems.iter().for_each(print);
     let unreadable = exported
         .problems
         .iter()
@@ -245,16 +310,39 @@ fn export_one(
     } else {
         Outcome::InputProblems
     };
-    Ok((Some(exported.document), outcome))
+    Ok(Exported {
+        document: Some(exported.document),
+        problems: masked(exported.problems),
+        no_event: None,
+        outcome,
+    })
 }
 
 fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
+    write_output_with(output, &mut |out| out.write_all(text))
+}
+
+/// What `write` writes, to the file named (whole or not at all: [`write_file_with`]) or to
+/// stdout; an error writing the file names it.
+///
+/// [`write_file_with`]: crate::export::write_file_with
+fn write_output_with<T>(
+    output: Option<&Path>,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
     match output {
-        Some(path) => crate::export::write_file(path, text).map_err(|e| with_path(path, e)),
+        Some(path) => {
+            let buffered = |file: &mut dyn Write| {
+                let mut file = BufWriter::new(file);
+                let written = write(&mut file)?;
+                file.flush().map(|()| written)
+            };
+            crate::export::write_file_with(path, buffered).map_err(|e| with_path(path, e))
+        }
         None => {
             let mut out = BufWriter::new(io::stdout().lock());
-            out.write_all(text)?;
-            out.flush()
+            let written = write(&mut out)?;
+            out.flush().map(|()| written)
         }
     }
 }
@@ -281,14 +369,26 @@ fn run_otlp(args: Args) -> io::Result<Outcome> {
     let options = BatchOptions {
         content: args.content,
     };
-    let batch = match crate::export::otlp::export(&args.files, &options) {
-        Ok(batch) => batch,
+    let plan = match Plan::new(&args.files) {
+        Ok(plan) => plan,
         Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(error @ BatchError::Empty { .. }) => {
             console::error(&error);
             return Ok(Outcome::InputProblems);
         }
     };
+    // Each root's tree read and mapped on a worker, merged in order: the spans are what
+    // one worker gives.
+    let roots: Vec<usize> = (0..plan.roots()).collect();
+    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), roots.len());
+    let mut merged = plan.merge(&options);
+    batch::in_order(
+        &roots,
+        workers,
+        |_, &root, send| send(plan.export_root(root, &options)),
+        |_, tree| merged.add(tree),
+    );
+    let batch = merged.finish();
     match &destination {
         None => {
             let text = encode::to_json(&encode::request(&batch.spans));

@@ -13,7 +13,7 @@ use crate::read::{
 use super::batch;
 use super::check::LISTED;
 use super::console::{self, Counting, Progress, escape, plural};
-use super::{Outcome, display_name, open, prices, report_error, with_path};
+use super::{Outcome, display_name, open, prices, report_error, with_path, write_indented};
 
 /// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
@@ -164,20 +164,6 @@ impl<W: Write> Listing<W> {
         self.out.write_all(b"\n}\n")?;
         self.out.flush()
     }
-}
-
-/// `text` with `indent` before each line (before the first too when `first`).
-fn write_indented(out: &mut impl Write, text: &str, indent: &str, first: bool) -> io::Result<()> {
-    for (n, line) in text.split('\n').enumerate() {
-        if n > 0 {
-            out.write_all(b"\n")?;
-        }
-        if n > 0 || first {
-            out.write_all(indent.as_bytes())?;
-        }
-        out.write_all(line.as_bytes())?;
-    }
-    Ok(())
 }
 
 fn print_problems(name: &str, counted: &Counted) {

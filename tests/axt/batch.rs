@@ -339,3 +339,72 @@ fn stats_prints_a_files_counts_before_the_next_is_read_real_fifo() {
     assert_eq!(status.code(), Some(0));
     assert!(text(&all).contains("total (2 files)"), "{}", text(&all));
 }
+
+/// Every `export` over a directory of many runs (every fixture normalized, and linked
+/// trees: a nested one, a loop, an orphan, a wrong parent): AgentLog and OTLP, on one
+/// worker, four, and one per core, print and write the same bytes; AgentLog's `-o FILE` is
+/// its stdout.
+#[test]
+fn export_of_many_runs_on_every_core_is_what_one_worker_writes() {
+    let tmp = TempDir::new("batch-export");
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    every_fixture(&input);
+    let runs = tmp.path().join("runs");
+    let normalized = axt(
+        &[
+            "normalize",
+            "--clock",
+            CLOCK,
+            "--out",
+            runs.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(normalized.status.code(), Some(2));
+    for linked in ["ok/nested", "err/links"] {
+        let dir = Path::new(crate::support::ROOT)
+            .join("corpus/read/transcript")
+            .join(linked);
+        for file in walk(&dir) {
+            std::fs::copy(&file, runs.join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let runs = runs.to_str().unwrap();
+    for to in ["agentlog", "otlp"] {
+        let export = |jobs: Option<&str>, output: Option<&Path>| {
+            let mut args = vec!["export", "--to", to];
+            if let Some(jobs) = jobs {
+                args.extend(["--jobs", jobs]);
+            }
+            if let Some(output) = output {
+                args.extend(["-o", output.to_str().unwrap()]);
+            }
+            args.push(runs);
+            let output = axt(&args, b"");
+            (output.status.code(), text(&output.stderr), output.stdout)
+        };
+        let one = export(Some("1"), None);
+        assert_eq!(
+            one.0,
+            Some(1),
+            "{to}: the err fixtures' problems: {}",
+            one.1
+        );
+        assert!(one.2.len() > 100_000, "{to}: {} bytes", one.2.len());
+        for jobs in [Some("4"), None] {
+            let many = export(jobs, None);
+            assert_eq!(many.0, one.0, "{to} --jobs {jobs:?}: exit");
+            assert!(many.1 == one.1, "{to} --jobs {jobs:?}: stderr differs");
+            assert!(many.2 == one.2, "{to} --jobs {jobs:?}: stdout differs");
+        }
+        let file = tmp.path().join(format!("{to}.json"));
+        let to_file = export(None, Some(&file));
+        assert_eq!((to_file.0, &to_file.1), (one.0, &one.1), "{to} -o");
+        assert!(
+            std::fs::read(&file).unwrap() == one.2,
+            "{to} -o: the file is stdout"
+        );
+    }
+}
