@@ -94,7 +94,7 @@ golden: ## Regenerate the golden snapshots; review them with git diff before com
 .PHONY: bench
 bench: ## Run every benchmark, then the table of targets (AXT_BENCH_MB=20 for a quick run)
 	rm -rf target/bench
-	-$(MAKE) bench-normalize bench-read bench-recorder bench-batch bench-peers bench-stats-memory bench-python
+	-$(MAKE) bench-normalize bench-read bench-recorder bench-batch bench-peers bench-stats-memory bench-python bench-export
 	@echo; python3 scripts/bench-table.py
 
 .PHONY: bench-table
@@ -120,6 +120,10 @@ bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_
 .PHONY: bench-read
 bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the strict writer, same run
 	$(CARGO) bench --locked --bench read
+
+.PHONY: bench-export
+bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_EXPORT_MB=1024)
+	bash scripts/export-bench.sh
 
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy

@@ -8,7 +8,8 @@
 //! provider bytes -> normalize (framing, driver, adapter) -> Item* + RunMeta + Diagnostic*
 //!                -> transcribe (mapper) -> events -> sink: record (Recorder -> <run-id>.jsonl,
 //!                                                       subscribers) | JsonlSink (stdout)
-//! <run-id>.jsonl -> read (reader, tree, stats, calls) -> export (AgentLog, OTLP, an HTML page)
+//! <run-id>.jsonl -> read (reader, tree, stats, calls, cost)
+//!                -> export (AgentLog, ATIF, OTLP, Parquet, an HTML page)
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
@@ -38,9 +39,10 @@
 //!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs
 //!   (Unix only).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
-//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, OpenTelemetry
-//!   spans in the GenAI conventions over OTLP, a self-contained HTML page to read runs in a
-//!   browser).
+//! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, ATIF v1.8,
+//!   OpenTelemetry GenAI spans, the Parquet dataset, a self-contained HTML page to read runs
+//!   in a browser), through one entry, [`export::export`], and one list of targets,
+//!   [`export::Target`].
 //!
 //! The command line (`src/cli/`, behind the default `cli` feature) stands on all of them
 //! and is not part of the library's API: it is compiled into the library, hidden, so that

@@ -19,7 +19,7 @@ arguments raise ``ValueError`` or ``TypeError``.
 from __future__ import annotations
 
 import os
-from typing import Iterable, List, Union
+from typing import Iterable, List, Sequence, Union
 
 from . import _axt
 from ._axt import (
@@ -100,25 +100,32 @@ def stats(paths: Union[StrPath, Iterable[StrPath]]) -> Report:
 
 
 def export(
-    path: StrPath,
+    path: Union[StrPath, Sequence[StrPath]],
     to: str = "agentlog",
     *,
     root: Union[StrPath, None] = None,
     redact: bool = False,
     content: bool = False,
+    out: Union[StrPath, None] = None,
 ) -> Report:
-    """The run in ``path`` and every run it invokes as one document, as ``axt export``
-    writes it: ``to="agentlog"`` an AgentLog 0.2.0 session document (``root``: the project
-    root paths are made relative to when the run does not record one; ``redact``: mask
-    credentials), ``to="otlp"`` OTLP/JSON spans in the GenAI semantic conventions
-    (``content``: include message text and tool arguments, credentials masked). Raises
-    :class:`InputError` when the file cannot be read or holds no event."""
+    """Runs exported as ``axt export`` exports them (one entry in the library for both):
+    ``to="agentlog"`` the run in ``path`` and every run it invokes as an AgentLog 0.2.0
+    session document (``root``: the project root paths are made relative to when the run
+    does not record one; ``redact``: mask credentials); ``to="otlp"`` the runs of ``path``
+    (a file or directory, or a list of them) as OTLP/JSON spans in the GenAI semantic
+    conventions (``content``: include message text and tool arguments, credentials masked);
+    ``to="parquet"`` the runs of ``path`` into the dataset directory ``out`` (``content``:
+    the content table; ``redact``: credentials masked in it), the document saying what was
+    added, replaced and left unchanged. Raises :class:`InputError` when an input cannot be
+    read or holds no event, :class:`ValueError` for a setting the target does not take."""
+    paths = [path] if isinstance(path, (str, bytes, os.PathLike)) else list(path)
     document, problems = _axt.export(
-        os.fspath(path),
+        [os.fspath(p) for p in paths],
         to,
         root=None if root is None else os.fspath(root),
         redact=redact,
         content=content,
+        out=None if out is None else os.fspath(out),
     )
     return Report(document, problems)
 

@@ -322,12 +322,13 @@ def read(path: _Path) -> TranscriptReader:
 def tree(path: str) -> Tuple[Dict[str, Any], List[Diagnostic]]: ...
 def stats(paths: List[str]) -> Tuple[Dict[str, Any], List[Diagnostic]]: ...
 def export(
-    path: str,
+    paths: List[str],
     to: str = "agentlog",
     *,
     root: Optional[str] = None,
     redact: bool = False,
     content: bool = False,
+    out: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], List[Diagnostic]]: ...
 def run_cli(args: List[str]) -> int:
     """Runs the ``axt`` command line on ``args`` (program name first); its exit status."""

@@ -6,8 +6,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use axt::export::agentlog::{ExportError, ExportOptions, export_checked};
-use axt::export::otlp::{BatchError, BatchOptions, encode};
+use axt::export::otlp::encode;
+use axt::export::{ExportError, Misuse, Options, Output, Target, UnknownTarget, check};
 use axt::model::encode_event;
 use axt::read::tree::{LinkKind, TreeProblem};
 use axt::read::{
@@ -198,78 +198,102 @@ pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound
     report(py, convert::from_json(py, &document)?, problems)
 }
 
-/// A run and its linked runs as one AgentLog document (`to="agentlog"`) or OTLP/JSON
-/// spans (`to="otlp"`), as `axt export` writes them, with the problems met.
+/// Runs exported as `axt export` exports them, through the library's one entry
+/// (`axt::export::export`): the target parsed from its name, the settings checked by the
+/// library. A document (AgentLog), OTLP/JSON spans (OTLP), or what was written (Parquet:
+/// `{"files", "added", "replaced", "unchanged", "batches", "rows"}`), with the problems met.
 #[pyfunction]
-#[pyo3(signature = (path, to = "agentlog", *, root = None, redact = false, content = false))]
+#[pyo3(signature = (paths, to = "agentlog", *, root = None, redact = false, content = false, out = None))]
 pub(crate) fn export<'py>(
     py: Python<'py>,
-    path: PathBuf,
+    paths: Vec<PathBuf>,
     to: &str,
     root: Option<PathBuf>,
     redact: bool,
     content: bool,
+    out: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let (document, problems) = match to {
-        "agentlog" => {
-            if content {
-                return Err(PyValueError::new_err("content= is for to=\"otlp\""));
-            }
-            py.detach(|| {
-                let options = ExportOptions { root, redact };
-                let exported = match export_checked(&path, &options) {
-                    Ok(exported) => exported,
-                    Err(ExportError::Empty { problems, .. }) => {
-                        return Err(unreadable(&problems).unwrap_or_else(|| {
-                            InputError::new_err(format!(
-                                "{}: no event to export{}",
-                                path.display(),
-                                match problems.first() {
-                                    Some(first) => format!(" ({first})"),
-                                    None => String::new(),
-                                }
-                            ))
-                        }));
-                    }
-                    Err(error) => return Err(InputError::new_err(error.to_string())),
-                };
-                if let Some(error) = unreadable(&exported.problems) {
-                    return Err(error);
-                }
-                let document =
-                    serde_json::to_vec(&exported.document).map_err(crate::errors::record_error)?;
-                let problems = exported.problems.into_iter().map(tree_problem).collect();
-                Ok((document, problems))
-            })?
-        }
-        "otlp" => {
-            if redact || root.is_some() {
-                return Err(PyValueError::new_err(
-                    "redact= and root= are for to=\"agentlog\" (OTLP masks credentials always)",
-                ));
-            }
-            py.detach(|| {
-                let options = BatchOptions { content };
-                let batch = match axt::export::otlp::export(&[path], &options) {
-                    Ok(batch) => batch,
-                    Err(BatchError::Io { path, source }) => {
-                        return Err(input_error(&path, source));
-                    }
-                    Err(error) => return Err(InputError::new_err(error.to_string())),
-                };
-                if let Some(error) = unreadable(&batch.problems) {
-                    return Err(error);
-                }
-                let document = encode::to_json(&encode::request(&batch.spans));
-                let problems = batch.problems.into_iter().map(tree_problem).collect();
-                Ok((document, problems))
-            })?
-        }
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "to={other:?}: \"agentlog\" or \"otlp\""
-            )));
-        }
+    let target: Target = to
+        .parse()
+        .map_err(|e: UnknownTarget| PyValueError::new_err(e.to_string()))?;
+    let options = Options {
+        root,
+        redact,
+        content,
+        content_events: false,
+        out,
+        jobs: 0,
     };
+    check(target, &paths, &options).map_err(|misuse| PyValueError::new_err(misused(&misuse)))?;
+    let (document, problems) = py.detach(|| {
+        let exported = match axt::export::export(target, &paths, &options) {
+            Ok(exported) => exported,
+            Err(ExportError::Empty { paths, problems }) => {
+                return Err(unreadable(&problems).unwrap_or_else(|| {
+                    let names: Vec<String> =
+                        paths.iter().map(|p| p.display().to_string()).collect();
+                    InputError::new_err(format!(
+                        "{}: no event to export{}",
+                        names.join(", "),
+                        match problems.first() {
+                            Some(first) => format!(" ({first})"),
+                            None => String::new(),
+                        }
+                    ))
+                }));
+            }
+            Err(ExportError::Io { path, source }) => return Err(input_error(&path, source)),
+            Err(ExportError::Misuse(misuse)) => {
+                return Err(PyValueError::new_err(misused(&misuse)));
+            }
+            Err(error) => return Err(InputError::new_err(error.to_string())),
+        };
+        if let Some(error) = unreadable(&exported.problems) {
+            return Err(error);
+        }
+        let document = match exported.output {
+            Output::Document(document) => {
+                serde_json::to_vec(&document).map_err(crate::errors::record_error)?
+            }
+            Output::Spans(batch) => encode::to_json(&encode::request(&batch.spans)),
+            Output::Dataset(report) => {
+                if let Some((path, error)) = report.unreadable.first() {
+                    return Err(input_error(path, error));
+                }
+                serde_json::to_vec(&serde_json::json!({
+                    "files": report.files,
+                    "added": report.added,
+                    "replaced": report.replaced,
+                    "unchanged": report.unchanged,
+                    "batches": report.batches,
+                    "rows": report.rows,
+                }))
+                .map_err(crate::errors::record_error)?
+            }
+            _ => return Err(PyValueError::new_err(format!("to={to:?}: no output"))),
+        };
+        let problems = exported.problems.into_iter().map(tree_problem).collect();
+        Ok((document, problems))
+    })?;
     report(py, convert::from_json(py, &document)?, problems)
+}
+
+/// A request the target does not take, in Python's words.
+fn misused(misuse: &Misuse) -> String {
+    let quoted = |targets: &[Target]| {
+        let names: Vec<String> = targets.iter().map(|t| format!("to={:?}", t.as_str())).collect();
+        names.join(" and ")
+    };
+    match misuse {
+        Misuse::Setting { setting, .. } => {
+            format!("{}= is for {}", setting.as_str(), quoted(setting.targets()))
+        }
+        Misuse::Missing { setting, target } => {
+            format!("to={:?} needs {}=", target.as_str(), setting.as_str())
+        }
+        Misuse::OneInput { target } => {
+            format!("to={:?} exports one root run: give one path", target.as_str())
+        }
+        other => other.to_string(),
+    }
 }

@@ -102,3 +102,26 @@ def test_the_version_and_the_cli_come_with_the_package() -> None:
     assert version.stdout.decode().strip() == f"axt {axt.__version__}"
     assert run_cli("check").returncode == 2
     assert run_cli("normalize", "--provider", "nobody").returncode == 2
+
+
+def test_export_to_parquet_writes_the_dataset_the_cli_writes(tmp_path: Path) -> None:
+    dataset = tmp_path / "dataset"
+    first = axt.export([TRANSCRIPTS / "ok" / "nested"], to="parquet", out=dataset)
+    assert dict(first) == {
+        "files": 3,
+        "added": 3,
+        "replaced": 0,
+        "unchanged": 0,
+        "batches": 1,
+        "rows": first["rows"],
+    }
+    assert first["rows"]["runs"] == 3
+    assert sorted(p.name for p in dataset.iterdir()) == sorted(
+        ["_axt", "diagnostics", "llm_calls", "runs", "steps", "tool_calls"]
+    )
+    again = axt.export(TRANSCRIPTS / "ok" / "nested", to="parquet", out=dataset)
+    assert (again["added"], again["unchanged"], again["batches"]) == (0, 3, 0)
+    with pytest.raises(ValueError, match='out= is for to="parquet"'):
+        axt.export(FILES[0], out=dataset)
+    with pytest.raises(ValueError, match='to="parquet" needs out='):
+        axt.export(FILES[0], to="parquet")

@@ -1,30 +1,28 @@
 //! `axt export`: a canonical transcript out to another format.
 
 use std::io::{self, BufWriter, Write};
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-use crate::export::agentlog::{ExportError, ExportOptions, export_from};
-use crate::export::otlp::batch::Plan;
 use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
-use crate::export::otlp::{BatchError, BatchOptions, encode};
-use crate::read::tree::{LinkKind, TreeProblem, dir_of, forest};
+use crate::export::otlp::{Batch, CAPTURE_VARIABLE, Capture, encode};
+use crate::export::parquet::DatasetReport;
+use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
+use crate::read::tree::{LinkKind, TreeProblem, forest};
 use crate::read::{ProblemKind, transcript_files};
 use crate::record::Redactor;
 
 use super::batch;
 use super::check::print_link;
 use super::console::{self, Problem, plural};
-use super::{Outcome, display_name, open, with_path, write_indented};
+use super::{Outcome, display_name, with_path, write_indented};
 
-/// Export a run and its linked child runs as one document.
+/// Export runs to another format: a document, spans, or a dataset.
 ///
 /// AgentLog (the default): reads FILE and every child run it links (child_run_id, in the
 /// same directory; with `-`, the root run is read from stdin and its children looked up in
 /// the current directory) and writes one AgentLog 0.2.0 JSON document to stdout, or to the
 /// file named by -o. Paths are made relative to the project root: the run's recorded cwd,
-/// or --root. Several FILEs, or a DIR (each of its root runs: runs that name no parent the
-/// directory holds), give a JSON array of documents, one per run.
+/// or --root.
 ///
 /// OTLP (--to otlp): reads every FILE and every run file in each DIR, with their linked
 /// runs, and writes OpenTelemetry spans in the GenAI semantic conventions (one trace per
@@ -32,30 +30,42 @@ use super::{Outcome, display_name, open, with_path, write_indented};
 /// --endpoint (OTLP/HTTP to URL/v1/traces; OTEL_EXPORTER_OTLP_ENDPOINT,
 /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and
 /// OTEL_EXPORTER_OTLP_PROTOCOL are read). Message text, tool arguments and results are
-/// exported only with --content, credentials masked.
+/// exported only with --content, or as OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+/// says (SPAN_ONLY, EVENT_ONLY, SPAN_AND_EVENT), credentials masked.
 ///
-/// Several runs are exported on every core (--jobs): what is written and printed is what
-/// one worker gives, each AgentLog document written as soon as it and those before it are
-/// done.
+/// Parquet (--to parquet): reads every FILE and every `*.jsonl` under each DIR (walked) and
+/// writes the runs into the dataset at --out DIR: tables runs, steps, llm_calls,
+/// tool_calls, diagnostics, and content with --content (credentials masked with
+/// --redact), Hive-partitioned by date. Incremental: a run already in the dataset with the
+/// same content is skipped, one whose transcript changed is replaced; exports into one
+/// directory take turns on its lock. The schema is in docs/parquet.md.
+///
+/// Several runs are exported on every core (--jobs; AgentLog, OTLP, Parquet): what is
+/// written and printed is what one worker gives, each AgentLog document written as soon as
+/// it and those before it are done.
 ///
 /// What could not be exported cleanly (lines that are not events, missing children, results
 /// without their call) is reported on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (and
-/// listed in an AgentLog document).
+/// listed in an AgentLog document, and in the dataset's diagnostics table).
 ///
 /// Exit status: 0 clean, 1 problems reported (the output is still written when a run has
 /// an event), 2 usage error, a file that cannot be read or written, or a collector that
 /// refused the spans.
 ///
 /// Examples: axt export transcripts/<session-id>.jsonl -o session.agentlog.json;
-/// axt export --to otlp transcripts/ --endpoint http://localhost:6006
+/// axt export --to otlp transcripts/ --endpoint http://localhost:6006;
+/// axt export --to parquet transcripts/ --out dataset/
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The target format.
-    #[arg(long, value_enum, default_value_t = Target::Agentlog)]
+    #[arg(long, value_name = "TARGET", value_parser = target_parser(), default_value = "agentlog")]
     to: Target,
     /// Write the document to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Parquet: the dataset's directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// Mask credentials (API keys, tokens, private keys) with the recorder's redactor.
     #[arg(long)]
     redact: bool,
@@ -65,10 +75,15 @@ pub(crate) struct Args {
     /// Print problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
-    /// OTLP: export message text, system prompts, tool arguments and results (credentials
-    /// masked by the recorder's redactor); without it only names, ids, counts and times.
+    /// OTLP and Parquet: export message text, system prompts, tool arguments and results
+    /// (OTLP masks credentials in them; Parquet with --redact); without it only names, ids,
+    /// counts and times.
     #[arg(long)]
     content: bool,
+    /// Worker threads (default: one per core), for several runs (AgentLog, OTLP) and
+    /// Parquet; the output is the same whatever their number.
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    jobs: usize,
     /// OTLP: send to the collector at URL (its base: spans go to URL/v1/traces) instead of
     /// writing OTLP/JSON; with no URL, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
     /// OTEL_EXPORTER_OTLP_ENDPOINT.
@@ -81,22 +96,18 @@ pub(crate) struct Args {
     /// OTEL_EXPORTER_OTLP_PROTOCOL).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
     protocol: Option<WireProtocol>,
-    /// With several runs: worker threads [default: one per core]; the output is the same
-    /// whatever their number.
-    #[arg(long, value_name = "N")]
-    jobs: Option<NonZeroUsize>,
     /// The root run's transcript file, or `-` for stdin; run files and directories of them
-    /// (AgentLog: one document per root run, in an array; OTLP: one trace per run tree).
+    /// (AgentLog: one document per root run, in an array; OTLP: one trace per run tree;
+    /// Parquet).
     #[arg(value_name = "FILE|DIR", required = true)]
     files: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Target {
-    /// AgentLog 0.2.0 session documents.
-    Agentlog,
-    /// OpenTelemetry traces (OTLP/JSON, or OTLP/HTTP with --endpoint).
-    Otlp,
+/// `--to`: the library's target list, each with its description.
+fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Target::ALL.map(|target| PossibleValue::new(target.as_str()).help(target.about()));
+    PossibleValuesParser::new(values).map(|name| name.parse::<Target>().expect("a listed name"))
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -134,34 +145,157 @@ fn usage(message: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message.to_owned())
 }
 
+/// A misuse in the command line's words.
+fn misuse(misuse: &Misuse) -> io::Error {
+    let flag = |setting: Setting| format!("--{}", setting.as_str());
+    let message = match misuse {
+        Misuse::Setting { setting, .. } => {
+            let targets: Vec<String> = setting
+                .targets()
+                .iter()
+                .map(|target| format!("--to {target}"))
+                .collect();
+            format!("{} is for {}", flag(*setting), targets.join(" and "))
+        }
+        Misuse::Missing { setting, target } => {
+            format!("--to {target} needs {} DIR", flag(*setting))
+        }
+        Misuse::OneInput { target } => format!("--to {target} exports one root run: give one FILE"),
+        Misuse::NoStdin { target } => {
+            format!("--to {target} reads run files and directories, not stdin: give FILE or DIR")
+        }
+        other => other.to_string(),
+    };
+    usage(&message)
+}
+
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let otlp_only = args.content || args.endpoint.is_some() || !args.header.is_empty();
-    match args.to {
-        Target::Otlp => return run_otlp(args),
-        Target::Agentlog if otlp_only || args.protocol.is_some() => {
-            return Err(usage(
-                "--content, --endpoint, --header and --protocol are for --to otlp",
-            ));
-        }
-        Target::Agentlog => {}
+    let target = args.to;
+    let delivery = args.endpoint.is_some() || !args.header.is_empty() || args.protocol.is_some();
+    if delivery && target != Target::Otlp {
+        return Err(usage(
+            "--endpoint, --header and --protocol are for --to otlp",
+        ));
     }
-    let options = ExportOptions {
+    if args.output.is_some() && target == Target::Parquet {
+        return Err(usage(
+            "--to parquet writes a dataset: give --out DIR, not -o FILE",
+        ));
+    }
+    // OTLP without --content: the conventions' content capture setting decides.
+    let capture = match (target, args.content) {
+        (Target::Otlp, false) => capture_setting(),
+        (_, true) => Capture::SpanOnly,
+        _ => Capture::NoContent,
+    };
+    let options = Options {
         root: args.root.clone(),
         redact: args.redact,
+        content: args.content || capture.spans(),
+        content_events: capture.events(),
+        out: args.out.clone(),
+        jobs: args.jobs,
     };
-    let one = args.files.len() == 1 && !args.files[0].is_dir();
-    if one {
-        let exported = export_one(&args.files[0], &options)?;
-        exported.print();
-        if let Some(document) = exported.document {
+    // AgentLog over several runs (FILEs, or each root run of a DIR): one document each, in
+    // a JSON array.
+    if target == Target::AgentLog && (args.files.len() > 1 || args.files[0].is_dir()) {
+        return agentlog_documents(&args, &options);
+    }
+    check(target, &args.files, &options).map_err(|e| misuse(&e))?;
+    let destination = match &args.endpoint {
+        None => None,
+        Some(base) => Some(destination(base, &args.header, args.protocol)?),
+    };
+    if destination.is_some() && args.output.is_some() {
+        return Err(usage("give either --endpoint or -o FILE, not both"));
+    }
+    let exported = match export(target, &args.files, &options) {
+        Ok(exported) => exported,
+        Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
+        Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
+        Err(ExportError::Empty { paths, problems }) if !target.takes_many() => {
+            return Ok(no_event(&paths[0], &problems, options.redact));
+        }
+        Err(ExportError::Empty { paths, .. }) => {
+            let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            console::error(&format!(
+                "no transcript with an event in {}",
+                names.join(", ")
+            ));
+            return Ok(Outcome::InputProblems);
+        }
+        Err(error) => return Err(io::Error::other(error)),
+    };
+    let mut failed = false;
+    match exported.output {
+        Output::Document(document) => {
             let mut text = serde_json::to_vec_pretty(&document)?;
             text.push(b'\n');
             write_output(args.output.as_deref(), &text)?;
         }
-        return Ok(exported.outcome);
+        Output::Spans(batch) => match &destination {
+            None => {
+                let text = encode::to_json(&encode::request(&batch.spans));
+                write_output(args.output.as_deref(), &text)?;
+            }
+            Some(destination) => failed = !send_spans(destination, &batch)?,
+        },
+        Output::Dataset(report) => failed = !dataset_report(&report, &options),
     }
-    // Several runs (FILEs, or each root run of a DIR): one document each, in a JSON array.
+    Ok(outcome_of(&exported.problems, failed, options.redact))
+}
+
+/// The outcome of an export whose link problems are `problems`, printed here; `failed`
+/// when its output could not be delivered.
+fn outcome_of(problems: &[TreeProblem], failed: bool, redact: bool) -> Outcome {
+    problems.iter().for_each(|p| print_problem(p, redact));
+    let unreadable = problems
+        .iter()
+        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
+    if unreadable || failed {
+        Outcome::Failed
+    } else if problems.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::InputProblems
+    }
+}
+
+/// A problem on stderr. It can quote the file (a value of the wrong type): with --redact
+/// it is masked as the output is.
+fn print_problem(problem: &TreeProblem, redact: bool) {
+    if redact {
+        let mut masked = problem.clone();
+        Redactor::credentials().redact_string(&mut masked.message);
+        print_link(&masked);
+    } else {
+        print_link(problem);
+    }
+}
+
+/// A run file with no event: its problems and why nothing is exported.
+fn no_event(path: &Path, problems: &[TreeProblem], redact: bool) -> Outcome {
+    problems.iter().for_each(|p| print_problem(p, redact));
+    let unreadable = problems
+        .iter()
+        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
+    let name = display_name(path);
+    let message = match problems.len() {
+        0 => "the file holds no event: nothing to export".to_owned(),
+        n => format!("no event to export: {} above", plural(n as u64, "problem")),
+    };
+    console::problem(&Problem::error(&name, 1, 0, "no-event", &message));
+    if unreadable {
+        Outcome::Failed
+    } else {
+        Outcome::InputProblems
+    }
+}
+
+/// AgentLog over several runs (FILEs, or each root run of a DIR): one document per root
+/// run, in a JSON array.
+fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
     let mut roots = Vec::new();
     let mut outcome = Outcome::Clean;
     for file in &args.files {
@@ -176,20 +310,20 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             roots.push(file.clone());
         }
     }
-    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), roots.len());
-    let outcome = write_output_with(args.output.as_deref(), &mut |out| {
-        export_all(&roots, &options, workers, out).map(|o| outcome.worse(o))
+    let workers = batch::workers(options.jobs, roots.len());
+    let written = write_output_with(args.output.as_deref(), &mut |out| {
+        agentlog_array(&roots, options, workers, out)
     })?;
-    Ok(outcome)
+    Ok(outcome.worse(written))
 }
 
 /// The AgentLog documents of `roots`, exported on `workers` threads ([`batch`]), written to
 /// `out` as one pretty-printed JSON array, one document at a time as it and those before it
 /// are done: what one worker writes, in the roots' order, without holding every document.
 /// The first error (a file that cannot be read) ends the export, as with one worker.
-fn export_all(
+fn agentlog_array(
     roots: &[PathBuf],
-    options: &ExportOptions,
+    options: &Options,
     workers: usize,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
@@ -199,22 +333,42 @@ fn export_all(
     batch::in_order(
         roots,
         workers,
-        |_, root, send| send(export_one(root, options)),
+        |_, root, send| {
+            send(export(
+                Target::AgentLog,
+                std::slice::from_ref(root),
+                options,
+            ))
+        },
         |_, exported| {
             if failed.is_some() {
                 return;
             }
-            let written = exported.and_then(|exported| {
-                exported.print();
-                outcome = outcome.worse(exported.outcome);
-                let Some(document) = exported.document else {
-                    return Ok(());
-                };
-                documents += 1;
-                out.write_all(if documents == 1 { b"[\n" } else { b",\n" })?;
-                write_indented(out, &serde_json::to_string_pretty(&document)?, "  ", true)
-            });
-            failed = written.err();
+            let exported = match exported {
+                Ok(exported) => exported,
+                Err(ExportError::Misuse(e)) => return failed = Some(misuse(&e)),
+                Err(ExportError::Io { path, source }) => {
+                    return failed = Some(with_path(&path, source));
+                }
+                Err(ExportError::Empty { paths, problems }) => {
+                    outcome = outcome.worse(no_event(&paths[0], &problems, options.redact));
+                    return;
+                }
+                Err(error) => return failed = Some(io::Error::other(error)),
+            };
+            outcome = outcome.worse(outcome_of(&exported.problems, false, options.redact));
+            let Output::Document(document) = exported.output else {
+                return;
+            };
+            documents += 1;
+            let opening: &[u8] = if documents == 1 { b"[\n" } else { b",\n" };
+            failed = serde_json::to_string_pretty(&document)
+                .map_err(io::Error::from)
+                .and_then(|text| {
+                    out.write_all(opening)?;
+                    write_indented(out, &text, "  ", true)
+                })
+                .err();
         },
     );
     if let Some(error) = failed {
@@ -239,82 +393,18 @@ fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
     (roots.collect(), outcome)
 }
 
-/// What exporting one run gave: its document, none when the file holds no event; the
-/// problems met, to print; and the outcome.
-struct Exported {
-    document: Option<serde_json::Value>,
-    problems: Vec<TreeProblem>,
-    /// The file holds no event: its name and what to say.
-    no_event: Option<(String, String)>,
-    outcome: Outcome,
-}
-
-impl Exported {
-    fn print(&self) {
-        self.problems.iter().for_each(print_link);
-        if let Some((name, message)) = &self.no_event {
-            console::problem(&Problem::error(name, 1, 0, "no-event", message));
-        }
-    }
-}
-
-/// The AgentLog document of the run in `file` (stdin for `-`) and its linked runs, and
-/// its problems; no document when the file holds no event.
-fn export_one(file: &Path, options: &ExportOptions) -> io::Result<Exported> {
-    let input = open(file)?;
-    // A problem can quote the file (a value of the wrong type): with --redact it is masked
-    // as the document is.
-    let masked = |mut problems: Vec<TreeProblem>| {
-        if options.redact {
-            for problem in &mut problems {
-                Redactor::credentials().redact_string(&mut problem.message);
-            }
-        }
-        problems
+/// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`: a value the conventions do not
+/// define is no content, with a warning, as they ask.
+fn capture_setting() -> Capture {
+    let Ok(value) = std::env::var(CAPTURE_VARIABLE) else {
+        return Capture::NoContent;
     };
-    // For stdin, the current directory; `-` has no directory of its own.
-    let dir = dir_of(file);
-    let exported = match export_from(input, file, dir, options) {
-        Ok(exported) => exported,
-        Err(ExportError::Empty { path, problems }) => {
-            let unreadable = problems
-                .iter()
-                .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-            let name = display_name(&path);
-            let message = match problems.len() {
-                0 => "the file holds no event: nothing to export".to_owned(),
-                n => format!("no event to export: {} above", plural(n as u64, "problem")),
-            };
-            let outcome = if unreadable {
-                Outcome::Failed
-            } else {
-                Outcome::InputProblems
-            };
-            return Ok(Exported {
-                document: None,
-                problems: masked(problems),
-                no_event: Some((name, message)),
-                outcome,
-            });
-        }
-        Err(error) => return Err(io::Error::other(error)),
-    };
-    let unreadable = exported
-        .problems
-        .iter()
-        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    let outcome = if unreadable {
-        Outcome::Failed
-    } else if exported.problems.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::InputProblems
-    };
-    Ok(Exported {
-        document: Some(exported.document),
-        problems: masked(exported.problems),
-        no_event: None,
-        outcome,
+    Capture::parse(&value).unwrap_or_else(|| {
+        console::warning(&format!(
+            "{CAPTURE_VARIABLE}={value:?} is none of NO_CONTENT, SPAN_ONLY, EVENT_ONLY, \
+             SPAN_AND_EVENT: no content is exported"
+        ));
+        Capture::NoContent
     })
 }
 
@@ -347,93 +437,57 @@ fn write_output_with<T>(
     }
 }
 
-/// `--to otlp`: spans of every run given, written as OTLP/JSON or sent.
-fn run_otlp(args: Args) -> io::Result<Outcome> {
-    if args.redact || args.root.is_some() {
-        return Err(usage(
-            "--redact and --root are for --to agentlog (OTLP masks credentials always)",
+/// Sends the spans; `false` when the collector rejected some (said on stderr).
+fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
+    let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
+    if !console::quiet() {
+        console::notice(&format!(
+            "sent {} of {} to {}{}",
+            plural(sent.spans, "span"),
+            plural(batch.runs, "run"),
+            destination.shown_url(),
+            match sent.retries {
+                0 => String::new(),
+                n => format!(" ({} retried)", plural(n, "request")),
+            }
         ));
     }
-    if args.files.iter().any(|f| f.as_os_str() == "-") {
-        return Err(usage(
-            "--to otlp reads run files and directories, not stdin: give FILE or DIR",
+    if sent.rejected > 0 {
+        let said = sent.messages.join("; ");
+        console::error(&format!(
+            "the collector at {} rejected {}{}",
+            destination.shown_url(),
+            plural(sent.rejected, "span"),
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!(": {said}")
+            }
+        ));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Says what an export into a dataset did; `false` when some file could not be read.
+fn dataset_report(report: &DatasetReport, options: &Options) -> bool {
+    for (path, error) in &report.unreadable {
+        console::unreadable(&display_name(path), error);
+    }
+    if !console::quiet() {
+        let out = options.out.as_deref().unwrap_or(Path::new("."));
+        console::notice(&format!(
+            "exported {} into {}: {} added, {} replaced, {} unchanged; {} written",
+            plural(report.files, "file"),
+            out.display(),
+            report.added,
+            report.replaced,
+            report.unchanged,
+            match report.batches {
+                1 => "1 batch".to_owned(),
+                n => format!("{n} batches"),
+            },
         ));
     }
-    let destination = match &args.endpoint {
-        None => None,
-        Some(base) => Some(destination(base, &args.header, args.protocol)?),
-    };
-    if destination.is_some() && args.output.is_some() {
-        return Err(usage("give either --endpoint or -o FILE, not both"));
-    }
-    let options = BatchOptions {
-        content: args.content,
-    };
-    let plan = match Plan::new(&args.files) {
-        Ok(plan) => plan,
-        Err(BatchError::Io { path, source }) => return Err(with_path(&path, source)),
-        Err(error @ BatchError::Empty { .. }) => {
-            console::error(&error);
-            return Ok(Outcome::InputProblems);
-        }
-    };
-    // Each root's tree read and mapped on a worker, merged in order: the spans are what
-    // one worker gives.
-    let roots: Vec<usize> = (0..plan.roots()).collect();
-    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), roots.len());
-    let mut merged = plan.merge(&options);
-    batch::in_order(
-        &roots,
-        workers,
-        |_, &root, send| send(plan.export_root(root, &options)),
-        |_, tree| merged.add(tree),
-    );
-    let batch = merged.finish();
-    match &destination {
-        None => {
-            let text = encode::to_json(&encode::request(&batch.spans));
-            write_output(args.output.as_deref(), &text)?;
-        }
-        Some(destination) => {
-            let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
-            if !console::quiet() {
-                console::notice(&format!(
-                    "sent {} of {} to {}{}",
-                    plural(sent.spans, "span"),
-                    plural(batch.runs, "run"),
-                    destination.shown_url(),
-                    match sent.retries {
-                        0 => String::new(),
-                        n => format!(" ({} retried)", plural(n, "request")),
-                    }
-                ));
-            }
-            if sent.rejected > 0 {
-                let said = sent.messages.join("; ");
-                console::error(&format!(
-                    "the collector at {} rejected {}{}",
-                    destination.shown_url(),
-                    plural(sent.rejected, "span"),
-                    if said.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {said}")
-                    }
-                ));
-                return Ok(Outcome::Failed);
-            }
-        }
-    }
-    batch.problems.iter().for_each(print_link);
-    let unreadable = batch
-        .problems
-        .iter()
-        .any(|p| p.kind == LinkKind::Read(ProblemKind::Io));
-    Ok(if unreadable {
-        Outcome::Failed
-    } else if batch.problems.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::InputProblems
-    })
+    report.unreadable.is_empty()
 }

@@ -428,6 +428,31 @@ fn signal_name(signal: i32) -> Option<&'static str> {
     })
 }
 
+/// A call the provider refused to run for want of permission, as the run metadata keeps it
+/// (Claude Code's `result` record lists them; its adapter keeps the list as the passthrough
+/// record `result/permission_denials`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeniedCall {
+    /// The call's id (`call_id` of its `tool.*` events).
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+}
+
+/// A compaction of the agent's context, as the run metadata keeps it (the passthrough record
+/// `system/compact_boundary` of a Claude Code stream or session log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// The line of the record.
+    pub line: u64,
+    /// What started it (`auto`, `manual`), when it says.
+    pub trigger: Option<String>,
+    /// The context's tokens before it, when it says.
+    pub tokens_before: Option<u64>,
+    /// When, when the record is stamped (session logs are).
+    pub time: Option<Timestamp>,
+}
+
 /// How many passthrough records a run's metadata keeps verbatim.
 pub const PASSTHROUGH_LIMIT: usize = 1_000;
 
@@ -470,6 +495,50 @@ impl RunMeta {
     /// ```
     pub fn of(step: &StepPayload) -> Option<RunMeta> {
         RunMeta::deserialize(&step.result).ok()
+    }
+
+    /// The calls the provider denied for want of permission (see [`DeniedCall`]).
+    pub fn denied_calls(&self) -> Vec<DeniedCall> {
+        self.passthrough
+            .iter()
+            .filter(|p| p.kind == "result/permission_denials")
+            .filter_map(|p| p.raw.as_array())
+            .flatten()
+            .filter_map(|denial| {
+                Some(DeniedCall {
+                    call_id: denial.get("tool_use_id")?.as_str()?.to_owned(),
+                    tool: denial.get("tool_name")?.as_str().unwrap_or("").to_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// The compactions of the agent's context (see [`Compaction`]), in order.
+    pub fn compactions(&self) -> Vec<Compaction> {
+        self.passthrough
+            .iter()
+            .filter(|p| p.kind == "system/compact_boundary")
+            .map(|p| {
+                // The stream's `compact_metadata`, the session log's `compactMetadata`.
+                let metadata = p
+                    .raw
+                    .get("compact_metadata")
+                    .or_else(|| p.raw.get("compactMetadata"));
+                let field = |a: &str, b: &str| metadata.and_then(|m| m.get(a).or_else(|| m.get(b)));
+                Compaction {
+                    line: p.line,
+                    trigger: field("trigger", "trigger")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    tokens_before: field("pre_tokens", "preTokens").and_then(Value::as_u64),
+                    time: p
+                        .raw
+                        .get("timestamp")
+                        .and_then(Value::as_str)
+                        .and_then(|t| Timestamp::parse(t).ok()),
+                }
+            })
+            .collect()
     }
 
     /// Empty metadata for a provider's run.

@@ -387,8 +387,8 @@ pub use event::{EventType, ExchangeEvent};
 pub use fit::{Cut, CutReason, encode_fitted, fit_event};
 pub use limits::{MAX_DEPTH, MAX_LINE_BYTES};
 pub use meta::{
-    PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd, Retraction, RunError, RunMeta,
-    RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
+    Compaction, DeniedCall, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd,
+    Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};

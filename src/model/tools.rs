@@ -40,14 +40,16 @@ pub enum ToolClass {
     WebSearch,
     /// Starts a sub-agent; its name is in the input (see [`subagent_name`]).
     SubAgent,
-    /// Writes the agent's plan or to-do list.
+    /// Writes the agent's plan or to-do list (see [`plan_items`], [`plan_text`]).
     Plan,
+    /// Asks a person to approve another tool's call (see [`approval`]).
+    Approval,
 }
 
 impl ToolClass {
     /// The class's own name, lower snake case (`shell`, `file_edit`, `sub_agent`, ...): how
-    /// a reader names the class to people (the HTML view's badges). Not a tool name, though
-    /// some coincide with one.
+    /// exports and readers name the class (the Parquet dataset's `tool_class`, the HTML
+    /// view's badges). Not a tool name, though some coincide with one.
     pub fn as_str(self) -> &'static str {
         match self {
             ToolClass::Shell => "shell",
@@ -60,6 +62,7 @@ impl ToolClass {
             ToolClass::WebSearch => "web_search",
             ToolClass::SubAgent => "sub_agent",
             ToolClass::Plan => "plan",
+            ToolClass::Approval => "approval",
         }
     }
 }
@@ -109,6 +112,8 @@ pub fn classify(name: &str) -> Option<ToolClass> {
         "Task" | "Agent" | "task" => SubAgent,
         "TodoWrite" | "ExitPlanMode" | "update_plan" | "write_todos" | "todowrite"
         | "SetTodoList" => Plan,
+        // The OpenAI Responses API's MCP approval round trip.
+        "mcp_approval_request" => Approval,
         _ => return None,
     };
     Some(class)
@@ -166,10 +171,145 @@ pub fn subagent_name<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
     input.get("subagent_type").and_then(Value::as_str)
 }
 
+/// A tool's output as text, as a reader shows it: a string as it is, the text parts of a
+/// list of content parts (`[{"type": "text", "text": ...}, ...]`) joined with newlines,
+/// nothing for none, anything else as JSON.
+pub fn output_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        Value::Array(parts) if parts.iter().all(|p| p.get("text").is_some()) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+/// What a search call looks for: its `pattern` (Grep, Glob, `search_file_content`, `glob`),
+/// `query` (web searches), or, for a listing, the directory (`path`, `dir_path`). `None` for
+/// a call that is not a search or names none of them.
+pub fn search_query<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
+    if !matches!(
+        classify(name),
+        Some(ToolClass::Search | ToolClass::WebSearch)
+    ) {
+        return None;
+    }
+    ["pattern", "query", "q", "path", "dir_path"]
+        .iter()
+        .find_map(|key| input.get(*key)?.as_str())
+}
+
+/// The URL a fetch call loads (`url`); `None` for a call that is not a fetch.
+pub fn fetch_url<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
+    if classify(name) != Some(ToolClass::WebFetch) {
+        return None;
+    }
+    input.get("url")?.as_str()
+}
+
+/// Where an item of a plan is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+    /// Dropped (Gemini's `cancelled`).
+    Cancelled,
+}
+
+/// One item of a plan or to-do list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanItem {
+    /// What it is.
+    pub description: String,
+    /// Where it is; `None` for a status the table does not know.
+    pub status: Option<PlanStatus>,
+}
+
+/// The items a plan call writes: Claude Code's `TodoWrite` (`todos`: `content`, `status`),
+/// Codex's `update_plan` (`plan`: `step`, `status`), Gemini's `write_todos` (`todos`:
+/// `description`, `status`). `None` for a call that writes no list.
+pub fn plan_items(name: &str, input: &Value) -> Option<Vec<PlanItem>> {
+    if classify(name) != Some(ToolClass::Plan) {
+        return None;
+    }
+    let items = input
+        .get("todos")
+        .or_else(|| input.get("plan"))?
+        .as_array()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|item| {
+                let description = ["content", "step", "description"]
+                    .iter()
+                    .find_map(|key| item.get(*key)?.as_str())?;
+                let status = match item.get("status").and_then(Value::as_str) {
+                    Some("pending") => Some(PlanStatus::Pending),
+                    Some("in_progress") => Some(PlanStatus::InProgress),
+                    Some("completed") => Some(PlanStatus::Completed),
+                    Some("cancelled") => Some(PlanStatus::Cancelled),
+                    _ => None,
+                };
+                Some(PlanItem {
+                    description: description.to_owned(),
+                    status,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The plan a plan call states as text (Claude Code's `ExitPlanMode`: `plan`; Codex's
+/// `update_plan`: its `explanation`).
+pub fn plan_text<'a>(name: &str, input: &'a Value) -> Option<&'a str> {
+    if classify(name) != Some(ToolClass::Plan) {
+        return None;
+    }
+    ["plan", "explanation"]
+        .iter()
+        .find_map(|key| input.get(*key)?.as_str())
+}
+
+/// An approval asked for and answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Approval {
+    /// The tool whose call needed it (the input's `name`).
+    pub tool: Option<String>,
+    /// Whether it was approved.
+    pub approved: bool,
+    /// Why, when the answer says.
+    pub reason: Option<String>,
+}
+
+/// The approval an approval call asked for and its answer (`output`: `approve`, `reason`);
+/// `None` when the call is no approval or has no answer.
+pub fn approval(name: &str, input: &Value, output: &Value) -> Option<Approval> {
+    if classify(name) != Some(ToolClass::Approval) {
+        return None;
+    }
+    let approved = output.get("approve")?.as_bool()?;
+    Some(Approval {
+        tool: input.get("name").and_then(Value::as_str).map(str::to_owned),
+        approved,
+        reason: output
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
+}
+
 /// What a call's input says it does, in one line for a person: a shell call's command
 /// lines, the file a file tool reads or changes (the files of a patch), a search's pattern
 /// and where, a fetch's URL, a web search's query, a sub-agent's name and task, the length
-/// of a plan. `None` for a tool the table does not know, or an input that does not say.
+/// of a plan, the call an approval is asked for. `None` for a tool the table does not know, or an input that does not say.
 pub fn describe_input(name: &str, input: &Value) -> Option<String> {
     let text = |key: &str| {
         input
@@ -236,6 +376,12 @@ pub fn describe_input(name: &str, input: &Value) -> Option<String> {
             let plural = if list.len() == 1 { "" } else { "s" };
             format!("{} {noun}{plural}", list.len())
         }
+        // The call awaiting approval: its tool, and the server that offers it.
+        ToolClass::Approval => match (first(&["name"]), first(&["server_label"])) {
+            (Some(tool), Some(server)) => format!("{tool} on {server}"),
+            (Some(one), None) | (None, Some(one)) => one.to_owned(),
+            (None, None) => return None,
+        },
     };
     Some(described)
 }
@@ -281,6 +427,52 @@ mod tests {
             ["a", "b"]
         );
         assert!(shell_commands("Read", &json!({"command": "ls"})).is_empty());
+    }
+
+    #[test]
+    fn searches_plans_fetches_and_approvals_say_what_they_do() {
+        assert_eq!(
+            search_query("Grep", &json!({"pattern": "TODO"})),
+            Some("TODO")
+        );
+        assert_eq!(
+            search_query("web_search", &json!({"query": "rust"})),
+            Some("rust")
+        );
+        assert_eq!(search_query("Read", &json!({"pattern": "x"})), None);
+        assert_eq!(
+            fetch_url("WebFetch", &json!({"url": "https://x"})),
+            Some("https://x")
+        );
+        let items = plan_items(
+            "update_plan",
+            &json!({"plan": [{"step": "a", "status": "completed"}, {"step": "b", "status": "?"}]}),
+        )
+        .unwrap();
+        assert_eq!(items[0].status, Some(PlanStatus::Completed));
+        assert_eq!(
+            (items[1].description.as_str(), items[1].status),
+            ("b", None)
+        );
+        assert_eq!(
+            plan_text("ExitPlanMode", &json!({"plan": "1. do"})),
+            Some("1. do")
+        );
+        let asked = json!({"name": "delete_branch"});
+        let answer = approval(
+            "mcp_approval_request",
+            &asked,
+            &json!({"approve": false, "reason": "no"}),
+        );
+        assert_eq!(
+            answer,
+            Some(Approval {
+                tool: Some("delete_branch".into()),
+                approved: false,
+                reason: Some("no".into())
+            })
+        );
+        assert_eq!(approval("mcp_approval_request", &asked, &Value::Null), None);
     }
 
     #[test]

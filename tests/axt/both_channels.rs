@@ -216,10 +216,12 @@ fn export_makes_the_system_prompt_a_system_message() {
         &ExportOptions::default(),
     )
     .unwrap();
+    // The messages (the workflow run's plan, listing its steps, comes first).
     let messages: Vec<(&Value, &Value, &Value)> = document["events"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|e| e["type"] == "message")
         .map(|e| (&e["id"], &e["role"], &e["content"]))
         .collect();
     assert_eq!(

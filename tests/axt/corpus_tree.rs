@@ -117,6 +117,12 @@ fn no_snapshot_without_a_fixture() {
             ["export", "agentlog", provider, outcome, _] => {
                 fixture(&format!("normalize/{provider}"), outcome)
             }
+            // golden/export/atif/<corpus>/ok/<fixture>.snap, as AgentLog's.
+            ["export", "atif", "claude-code", outcome, _] => fixture("import/claude-code", outcome),
+            ["export", "atif", "transcript", outcome, _] => fixture("read/transcript", outcome),
+            ["export", "atif", provider, outcome, _] => {
+                fixture(&format!("normalize/{provider}"), outcome)
+            }
             // golden/show/<stage>/<corpus>/<outcome>/<fixture>.snap: the corpus's fixture;
             // golden/show/ls/<name>.snap: a listing of a directory the harness made.
             ["show", "ls", _] => true,

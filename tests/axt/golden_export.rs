@@ -353,3 +353,49 @@ fn export_redacts_credentials_when_asked() {
     assert!(text.contains("[REDACTED:anthropic_key]"));
     assert!(document["redactions"][0]["count"].as_u64().unwrap() >= 2);
 }
+
+/// Every event type of AgentLog 0.2.0 (its section 3) is in at least one golden document:
+/// the export maps each kind the canonical data supports, and a new kind of data that
+/// should reach one cannot go unnoticed.
+#[test]
+fn every_agentlog_event_type_is_in_a_golden_document() {
+    const TYPES: [&str; 12] = [
+        "message",
+        "toolCall",
+        "fileOperation",
+        "terminalCommand",
+        "search",
+        "reasoning",
+        "error",
+        "handoff",
+        "approval",
+        "plan",
+        "checkpoint",
+        "contextLoad",
+    ];
+    let mut seen = BTreeSet::new();
+    for file in crate::support::walk(&crate::support::root().join("golden/export/agentlog")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let Some((_, body)) = text.split_once("\n---\n") else {
+            continue;
+        };
+        let document: Value = serde_json::from_str(body).unwrap();
+        for event in document["events"].as_array().unwrap() {
+            seen.insert(event["type"].as_str().unwrap().to_owned());
+        }
+    }
+    let missing: Vec<&str> = TYPES
+        .iter()
+        .copied()
+        .filter(|t| !seen.contains(*t))
+        .collect();
+    assert!(missing.is_empty(), "no golden has {missing:?}");
+    let unknown: Vec<&String> = seen
+        .iter()
+        .filter(|t| !TYPES.contains(&t.as_str()))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "types AgentLog does not define: {unknown:?}"
+    );
+}

@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use axt::export::otlp::{AttrValue, BatchOptions, Span, encode, export};
+use axt::export::otlp::{AttrValue, BatchOptions, Span, SpanKind, encode, export};
 use axt::normalize::{Options, Provider};
 use axt::read::{ReadItem, Reader};
 use axt::record::RecorderOptions;
@@ -115,7 +115,7 @@ fn check_counts(name: &str, files: &[PathBuf], spans: &[Span]) {
 }
 
 /// A provider fixture normalized and recorded as run `<provider>-<name>` in `dir`.
-fn record(provider: Provider, fixture: &Path, dir: &Path) -> PathBuf {
+pub(crate) fn record(provider: Provider, fixture: &Path, dir: &Path) -> PathBuf {
     let name = fixture.file_stem().unwrap().to_str().unwrap();
     let events = EventOptions {
         run_id: Some(format!("{provider}-{name}")),
@@ -141,7 +141,10 @@ fn otlp_provider_fixtures_export() {
         failures.check(&format!("{provider}/{name}"), || {
             let scratch = TempDir::new(&format!("otlp-{provider}"));
             let file = record(provider, &fixture, scratch.path());
-            let options = BatchOptions { content: true };
+            let options = BatchOptions {
+                content: true,
+                ..BatchOptions::default()
+            };
             let batch = export(std::slice::from_ref(&file), &options).unwrap();
             assert!(batch.problems.is_empty(), "{:?}", batch.problems);
             check_tree(name, &batch.spans);
@@ -270,7 +273,14 @@ fn otlp_content_is_redacted() {
     );
     let file = scratch.path().join("k.jsonl");
     std::fs::write(&file, text).unwrap();
-    let batch = export(&[file], &BatchOptions { content: true }).unwrap();
+    let batch = export(
+        &[file],
+        &BatchOptions {
+            content: true,
+            ..BatchOptions::default()
+        },
+    )
+    .unwrap();
     let json = String::from_utf8(encode::to_json(&encode::request(&batch.spans))).unwrap();
     assert!(!json.contains(key), "{json}");
     assert!(json.contains("[REDACTED:anthropic_key]"), "{json}");
@@ -358,7 +368,14 @@ fn otlp_without_content_sends_no_error_text() {
     let file = scratch.path().join("f.jsonl");
     std::fs::write(&file, text + "\n").unwrap();
     let statuses = |content: bool| -> Vec<(String, String)> {
-        let batch = export(std::slice::from_ref(&file), &BatchOptions { content }).unwrap();
+        let batch = export(
+            std::slice::from_ref(&file),
+            &BatchOptions {
+                content,
+                ..BatchOptions::default()
+            },
+        )
+        .unwrap();
         let json = String::from_utf8(encode::to_json(&encode::request(&batch.spans))).unwrap();
         let value: Value = serde_json::from_str(&json).unwrap();
         let mut found: Vec<(String, String)> = value["resourceSpans"][0]["scopeSpans"][0]["spans"]
@@ -421,7 +438,7 @@ fn otlp_says_when_a_runs_usage_is_its_sessions_running_total() {
     let older = claude.join("usage-from-model-usage-counts-subagent-and-auxiliary-calls.jsonl");
     for (fixture, scope) in [(resumed, Some("session")), (older, None)] {
         let file = record(Provider::Claude, &fixture, scratch.path());
-        let batch = export(&[file], &BatchOptions { content: false }).unwrap();
+        let batch = export(&[file], &BatchOptions::default()).unwrap();
         let run = batch
             .spans
             .iter()
@@ -434,4 +451,223 @@ fn otlp_says_when_a_runs_usage_is_its_sessions_running_total() {
             fixture.display()
         );
     }
+}
+
+/// The events of one span, by name: `(event name, [(attribute, value as text)])`.
+fn events(span: &Span) -> Vec<(String, Vec<(String, String)>)> {
+    span.events
+        .iter()
+        .map(|event| {
+            let attributes = event
+                .attributes
+                .iter()
+                .map(|(k, v)| {
+                    let text = match v {
+                        AttrValue::Str(s) => s.clone(),
+                        other => format!("{other:?}"),
+                    };
+                    (k.clone(), text)
+                })
+                .collect();
+            (event.name.clone(), attributes)
+        })
+        .collect()
+}
+
+/// A call the provider denied and an approval's answers are `gen_ai.tool.call.decision`
+/// events on their tool spans (the conventions' #535); nothing else has one.
+#[test]
+fn otlp_tool_call_decisions_are_events_on_the_tool_spans() {
+    let scratch = TempDir::new("otlp-decisions");
+    let denied = normalize_corpus(Provider::Claude)
+        .join("ok/max-turns-dangling-tool-use-permission-denial.jsonl");
+    let approvals =
+        normalize_corpus(Provider::OpenAi).join("ok/responses-mcp-approvals-and-failed-call.jsonl");
+    let mut decisions = Vec::new();
+    for (provider, fixture) in [(Provider::Claude, denied), (Provider::OpenAi, approvals)] {
+        let file = record(provider, &fixture, scratch.path());
+        let batch = export(&[file], &BatchOptions::default()).unwrap();
+        for span in &batch.spans {
+            for (name, attributes) in events(span) {
+                assert_eq!(name, "gen_ai.tool.call.decision");
+                decisions.push((span.name.clone(), attributes));
+            }
+        }
+    }
+    let pairs = |items: &[(&str, &str)]| -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    assert_eq!(
+        decisions,
+        [
+            (
+                "execute_tool Write".to_owned(),
+                pairs(&[
+                    ("gen_ai.tool.call.decision.outcome", "deny"),
+                    ("gen_ai.tool.call.id", "toolu_01BikWMgISuSw8P1FGNmtjwH"),
+                    ("gen_ai.tool.name", "Write")
+                ])
+            ),
+            (
+                "execute_tool mcp_approval_request".to_owned(),
+                pairs(&[
+                    ("gen_ai.tool.call.decision.outcome", "allow"),
+                    ("gen_ai.tool.call.id", "mcpr_12"),
+                    ("gen_ai.tool.name", "search_code")
+                ])
+            ),
+            (
+                "execute_tool mcp_approval_request".to_owned(),
+                pairs(&[
+                    ("gen_ai.tool.call.decision.outcome", "deny"),
+                    ("gen_ai.tool.call.id", "mcpr_13"),
+                    ("gen_ai.tool.name", "delete_branch")
+                ])
+            ),
+        ]
+    );
+}
+
+/// A command tool's span carries `process.exit.code`, and a non-zero one is its
+/// `error.type` (#574); an agent CLI's run is a remote agent's CLIENT span with the CLI's
+/// version, a workflow run an in-process INTERNAL one; cache writes are
+/// `gen_ai.usage.cache_write.input_tokens` (#440).
+#[test]
+fn otlp_command_exit_codes_span_kinds_and_cache_writes_follow_the_conventions() {
+    let scratch = TempDir::new("otlp-conventions");
+    let fixture = normalize_corpus(Provider::Codex).join("ok/commands-failed-and-declined.jsonl");
+    let file = record(Provider::Codex, &fixture, scratch.path());
+    let batch = export(&[file], &BatchOptions::default()).unwrap();
+    let failed = batch
+        .spans
+        .iter()
+        .find(|s| int(s, "process.exit.code").is_some_and(|c| c != 0))
+        .expect("a failed command");
+    let code = int(failed, "process.exit.code").unwrap();
+    assert_eq!(
+        string(failed, "error.type"),
+        Some(code.to_string().as_str())
+    );
+    let run = batch
+        .spans
+        .iter()
+        .find(|s| s.parent_span_id.is_none())
+        .unwrap();
+    assert_eq!(run.kind, SpanKind::Client);
+    let claude = record(
+        Provider::Claude,
+        &normalize_corpus(Provider::Claude).join("ok").join(SCENARIO),
+        scratch.path(),
+    );
+    let batch = export(&[claude], &BatchOptions::default()).unwrap();
+    let run = batch
+        .spans
+        .iter()
+        .find(|s| s.parent_span_id.is_none())
+        .unwrap();
+    assert_eq!(string(run, "gen_ai.agent.version"), Some("2.1.178"));
+
+    let nested = export(&[nested()], &BatchOptions::default()).unwrap();
+    let root = nested
+        .spans
+        .iter()
+        .find(|s| s.parent_span_id.is_none())
+        .unwrap();
+    assert_eq!(
+        (root.name.as_str(), root.kind),
+        ("invoke_workflow release", SpanKind::Internal)
+    );
+    let spans = nested.spans.iter();
+    let writes: Vec<i64> = spans
+        .filter_map(|s| int(s, "gen_ai.usage.cache_write.input_tokens"))
+        .collect();
+    assert!(!writes.is_empty());
+    assert!(nested.spans.iter().all(|s| {
+        s.attribute("gen_ai.usage.cache_creation.input_tokens")
+            .is_none()
+    }));
+}
+
+/// The content capture setting: `EVENT_ONLY` puts each model turn's content in a
+/// `gen_ai.client.inference.operation.details` event and none on the span; `SPAN_AND_EVENT`
+/// both; a value the conventions do not define is no content, with a warning; `--content`
+/// wins. The event's attributes are golden (and validated against the schemas).
+#[test]
+fn otlp_content_capture_setting_puts_content_in_events_or_spans() {
+    let file = "corpus/read/transcript/ok/web-fetch-search-and-to-do-list.jsonl";
+    let run = |capture: Option<&str>, flag: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_axt"));
+        command
+            .current_dir(root())
+            .args(["export", "--to", "otlp", file]);
+        if flag {
+            command.arg("--content");
+        }
+        match capture {
+            Some(value) => command.env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", value),
+            None => command.env_remove("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"),
+        };
+        let output = command.output().unwrap();
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        (
+            document,
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let chats = |document: &Value| -> Vec<(bool, bool)> {
+        document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["name"].as_str().unwrap().starts_with("chat "))
+            .map(|s| {
+                let on_span = s["attributes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|a| a["key"] == "gen_ai.output.messages");
+                let in_event = s["events"].as_array().is_some_and(|e| {
+                    e.iter()
+                        .any(|e| e["name"] == "gen_ai.client.inference.operation.details")
+                });
+                (on_span, in_event)
+            })
+            .collect()
+    };
+    let (events_only, _) = run(Some("event_only"), false);
+    assert!(
+        chats(&events_only).iter().all(|c| *c == (false, true)),
+        "{:?}",
+        chats(&events_only)
+    );
+    let (both, _) = run(Some("SPAN_AND_EVENT"), false);
+    assert!(chats(&both).iter().all(|c| *c == (true, true)));
+    let (none, warning) = run(Some("true"), false);
+    assert!(chats(&none).iter().all(|c| *c == (false, false)));
+    assert!(
+        warning.contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=\"true\" is none of"),
+        "{warning}"
+    );
+    let (flag, _) = run(Some("EVENT_ONLY"), true);
+    assert!(chats(&flag).iter().all(|c| c.0));
+    let (unset, _) = run(None, false);
+    assert!(chats(&unset).iter().all(|c| *c == (false, false)));
+
+    let path = root().join(file);
+    let batch = export(
+        &[path],
+        &BatchOptions {
+            content_events: true,
+            ..BatchOptions::default()
+        },
+    )
+    .unwrap();
+    snapshot(
+        "transcript",
+        "web-fetch-search-and-to-do-list",
+        &batch.spans,
+    );
 }

@@ -7,6 +7,7 @@
 mod support;
 
 // Golden corpus harnesses, one per stage: fixtures in, invariants checked, snapshots compared.
+mod golden_atif; // transcripts -> ATIF trajectories, validated by the format's models
 mod golden_export; // transcripts of the other corpora -> AgentLog documents
 mod golden_import; // Claude Code session logs -> linked transcripts
 mod golden_normalize; // provider output -> blocks, metadata, diagnostics
@@ -14,6 +15,9 @@ mod golden_otlp; // transcripts -> OTLP/JSON spans in the GenAI conventions
 mod golden_read; // transcripts -> reader problems, links, the tree
 mod golden_show; // runs -> what `axt show` and `axt ls` print for a person
 mod golden_stores; // every other store's sessions -> linked transcripts
+
+// The Parquet dataset: exact rows, incremental re-runs, the journal, and real engines.
+mod parquet;
 
 // The corpus as a whole: its docs agree with the goldens; generators, stages, orphans.
 mod corpus_docs;

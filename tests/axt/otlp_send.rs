@@ -11,9 +11,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axt::normalize::Provider;
 use serde_json::Value;
 
-use crate::support::{ROOT, root};
+use crate::support::{ROOT, normalize_corpus, root};
 
 /// One request as the stub collector saw it.
 #[derive(Clone, Debug)]
@@ -248,7 +249,16 @@ fn otlp_usage_errors() {
                 "--content",
                 "corpus/read/transcript/ok/plain-run.jsonl",
             ][..],
-            "axt: --content, --endpoint, --header and --protocol are for --to otlp\n",
+            "axt: --content is for --to otlp and --to parquet\n",
+        ),
+        (
+            &[
+                "export",
+                "--endpoint",
+                "http://x",
+                "corpus/read/transcript/ok/plain-run.jsonl",
+            ][..],
+            "axt: --endpoint, --header and --protocol are for --to otlp\n",
         ),
         (
             &["export", "--to", "otlp", NESTED, "--endpoint", "ftp://x"][..],
@@ -340,8 +350,10 @@ fn start_phoenix() -> Option<Phoenix> {
         url: format!("http://127.0.0.1:{http}"),
         _dir: dir,
     };
+    // Phoenix runs its migrations first: 73-78 s alone on the 2-core machine at load ~40,
+    // over 120 s there among the suite's other tests.
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(120) {
+    while started.elapsed() < Duration::from_secs(300) {
         if get(&format!("{}/healthz", phoenix.url)).is_some_and(|(status, _)| status == 200) {
             eprintln!(
                 "Phoenix {} up in {:.1} s",
@@ -353,7 +365,7 @@ fn start_phoenix() -> Option<Phoenix> {
         std::thread::sleep(Duration::from_millis(500));
     }
     let log = std::fs::read_to_string(phoenix._dir.path().join("phoenix.log")).unwrap();
-    panic!("Phoenix did not come up in 120 s:\n{log}");
+    panic!("Phoenix did not come up in 300 s:\n{log}");
 }
 
 /// A GET on localhost: status and body.
@@ -497,5 +509,161 @@ fn otlp_phoenix_reads_back_the_transcript() {
         phoenix_spans(&phoenix).len(),
         expected.len(),
         "deduplicated"
+    );
+    phoenix_stores_the_conventions(&phoenix, expected.len());
+}
+
+/// An OTLP/JSON attribute value as Phoenix's span API gives it back: ints as numbers, arrays
+/// as lists.
+fn plain_value(value: &Value) -> Value {
+    if let Some(int) = value["intValue"].as_str() {
+        return Value::from(int.parse::<i64>().unwrap());
+    }
+    if let Some(values) = value["arrayValue"]["values"].as_array() {
+        return values.iter().map(plain_value).collect();
+    }
+    ["stringValue", "boolValue", "doubleValue"]
+        .iter()
+        .find_map(|k| value.get(*k).cloned())
+        .unwrap_or(Value::Null)
+}
+
+/// The attributes of an OTLP/JSON span or event, by key.
+fn plain_attributes(item: &Value) -> serde_json::Map<String, Value> {
+    item["attributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            (
+                a["key"].as_str().unwrap().to_owned(),
+                plain_value(&a["value"]),
+            )
+        })
+        .collect()
+}
+
+/// The conventions followed, as a real receiver stores them: the commands of a Codex run (a
+/// failed one's `process.exit.code` and `error.type`), a Claude run with a denied call (its
+/// `gen_ai.tool.call.decision` event), with `EVENT_ONLY` capture (each model turn's content
+/// in a `gen_ai.client.inference.operation.details` event), and the nested runs' cache
+/// writes by their name since #440. Every span event axt wrote arrives with its attributes,
+/// and so does every one of those span attributes.
+fn phoenix_stores_the_conventions(phoenix: &Phoenix, before: usize) {
+    let scratch = crate::support::TempDir::new("phoenix-conventions");
+    let recorded = |provider: Provider, fixture: &str| {
+        crate::golden_otlp::record(
+            provider,
+            &normalize_corpus(provider).join("ok").join(fixture),
+            scratch.path(),
+        )
+        .to_str()
+        .unwrap()
+        .to_owned()
+    };
+    let codex = recorded(Provider::Codex, "commands-failed-and-declined.jsonl");
+    let claude = recorded(
+        Provider::Claude,
+        "max-turns-dangling-tool-use-permission-denial.jsonl",
+    );
+    let capture = [(
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        "EVENT_ONLY",
+    )];
+    let args = ["export", "--to", "otlp", &codex, &claude];
+    let written: Value = serde_json::from_slice(&axt(&args, &capture).stdout).unwrap();
+    let sent = axt(
+        &[&args[..], &["--endpoint", phoenix.url.as_str()][..]].concat(),
+        &capture,
+    );
+    assert_eq!(sent.status.code(), Some(0), "{}", text(&sent.stderr));
+    let written: Vec<Value> = written["resourceSpans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["scopeSpans"].as_array().unwrap())
+        .flat_map(|s| s["spans"].as_array().unwrap().clone())
+        .collect();
+    let started = Instant::now();
+    let mut stored = Vec::new();
+    while started.elapsed() < Duration::from_secs(60) {
+        stored = phoenix_spans(phoenix);
+        if stored.len() >= before + written.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        stored.len(),
+        before + written.len(),
+        "every span arrives once"
+    );
+    let by_id: HashMap<&str, &Value> = stored
+        .iter()
+        .map(|s| (s["context"]["span_id"].as_str().unwrap(), s))
+        .collect();
+    let keys = [
+        "process.exit.code",
+        "error.type",
+        "gen_ai.agent.version",
+        "gen_ai.response.finish_reasons",
+        "gen_ai.usage.cache_write.input_tokens",
+    ];
+    let (mut failed_commands, mut decisions, mut details) = (0, Vec::new(), 0);
+    for span in &written {
+        let got = by_id[span["spanId"].as_str().unwrap()];
+        let attributes = plain_attributes(span);
+        for key in keys {
+            if let Some(value) = attributes.get(key) {
+                assert_eq!(&got["attributes"][key], value, "{key} of {}", span["name"]);
+            }
+        }
+        if attributes
+            .get("process.exit.code")
+            .is_some_and(|code| code != 0)
+        {
+            failed_commands += 1;
+        }
+        let events: Vec<(Value, Value)> = span["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| (e["name"].clone(), Value::Object(plain_attributes(e))))
+            .collect();
+        let arrived: Vec<(Value, Value)> = got["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| (e["name"].clone(), e["attributes"].clone()))
+            .collect();
+        assert_eq!(arrived, events, "events of {}", span["name"]);
+        for (name, attributes) in events {
+            match name.as_str().unwrap() {
+                "gen_ai.tool.call.decision" => decisions.push(attributes),
+                "gen_ai.client.inference.operation.details" => details += 1,
+                other => panic!("an event axt does not write: {other}"),
+            }
+        }
+    }
+    assert!(failed_commands > 0, "a failed command");
+    assert!(details > 0, "content events");
+    assert_eq!(
+        decisions,
+        [serde_json::json!({
+            "gen_ai.tool.call.decision.outcome": "deny",
+            "gen_ai.tool.call.id": "toolu_01BikWMgISuSw8P1FGNmtjwH",
+            "gen_ai.tool.name": "Write",
+        })]
+    );
+    // The nested runs sent first: their cache writes under the name #440 gives them.
+    let writes: i64 = stored
+        .iter()
+        .filter_map(|s| s["attributes"]["gen_ai.usage.cache_write.input_tokens"].as_i64())
+        .sum();
+    assert!(writes > 0, "cache writes stored");
+    assert!(
+        stored
+            .iter()
+            .all(|s| s["attributes"]["gen_ai.usage.cache_creation.input_tokens"].is_null())
     );
 }

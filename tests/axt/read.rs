@@ -258,20 +258,21 @@ fn stats_walks_a_directory_and_totals() {
     let output = axt(&["stats", "--json", "corpus/read/transcript/ok"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["files"].as_array().unwrap().len(), 10);
+    assert_eq!(report["files"].as_array().unwrap().len(), 11);
     let total = &report["total"];
-    assert_eq!(total["files"], 10);
-    assert_eq!(total["runs"], 10);
+    assert_eq!(total["files"], 11);
+    assert_eq!(total["runs"], 11);
     // 3 in the nested runs, 1 seen on both channels (both-channels-agent-first), 1 full of
     // markup (hostile-markup-in-every-field).
     assert_eq!(total["tools"]["Bash"], json!({"calls": 5, "failures": 3}));
     assert_eq!(total["sightings"], 4);
-    assert_eq!(total["tokens"]["cache_read"], 15000);
+    // The nested runs' 15,000 and web-fetch-search-and-to-do-list's 31,840 (and its $0.0342).
+    assert_eq!(total["tokens"]["cache_read"], 15000 + 31840);
     // Every run of the corpus that names a provider reports its cost, or has no tokens and
     // a model the price table does not know.
     let cost = total["cost"]["reported_usd"].as_f64().unwrap();
-    assert!((cost - 0.3024).abs() < 1e-9, "{cost}");
-    assert_eq!(total["cost"]["reported"], 3);
+    assert!((cost - (0.3024 + 0.0342)).abs() < 1e-9, "{cost}");
+    assert_eq!(total["cost"]["reported"], 4);
     assert_eq!(total["cost"]["estimated_usd"], 0.0);
 }
 

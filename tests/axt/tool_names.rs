@@ -15,6 +15,11 @@ const TABLE: &str = "src/model/tools.rs";
 /// (where under `src/`: a file or folder path's beginning, literal, why it is not a second
 /// list).
 const ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "normalize/openai/",
+        "mcp_approval_request",
+        "a Responses item type, kept as its call's name",
+    ),
     ("normalize/codex", "file_change", "a Codex item type"),
     (
         "normalize/codex",
@@ -85,6 +90,16 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "export/file_ops",
         "edit",
         "a file operation (AgentLog's fileOperation `operation` value)",
+    ),
+    (
+        "export/agentlog/",
+        "search",
+        "an AgentLog event type (`search`), not a tool's name",
+    ),
+    (
+        "export/parquet/",
+        "read",
+        "the diagnostics table's `source`: the stage that found the problem (reading)",
     ),
 ];
 

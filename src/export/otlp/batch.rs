@@ -13,6 +13,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::ids::{SpanId, TraceId};
 use super::map::{Mapper, RunContext};
@@ -27,6 +29,9 @@ use crate::read::{ReadItem, Reader};
 pub struct BatchOptions {
     /// Message content, tool arguments and results as attributes (redacted).
     pub content: bool,
+    /// Message content in a `gen_ai.client.inference.operation.details` event on each
+    /// `chat` span (redacted).
+    pub content_events: bool,
 }
 
 /// Spans, and what did not fit.
@@ -68,10 +73,49 @@ fn describe(paths: &[PathBuf]) -> String {
 /// Exports the runs of `inputs` (files and directories), one tree after another: what
 /// [`Plan`] does when its roots are exported in order on one thread.
 pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, BatchError> {
+    export_on(inputs, options, 1)
+}
+
+/// [`export`] on `jobs` threads (0: one per core): the trees read and mapped side by side,
+/// merged in the roots' order, so the batch is the same whatever the number of threads.
+/// Every span is held for the sort by time, as [`export`] holds them.
+pub fn export_on(
+    inputs: &[PathBuf],
+    options: &BatchOptions,
+    jobs: usize,
+) -> Result<Batch, BatchError> {
     let plan = Plan::new(inputs)?;
+    let jobs = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        n => n,
+    }
+    .clamp(1, plan.roots().max(1));
+    let mut trees: Vec<Option<Tree>> = (0..plan.roots()).map(|_| None).collect();
+    if jobs == 1 {
+        for (root, tree) in trees.iter_mut().enumerate() {
+            *tree = Some(plan.export_root(root, options));
+        }
+    } else {
+        let next = AtomicUsize::new(0);
+        let done = Mutex::new(&mut trees);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                scope.spawn(|| {
+                    loop {
+                        let root = next.fetch_add(1, Ordering::Relaxed);
+                        if root >= plan.roots() {
+                            break;
+                        }
+                        let tree = plan.export_root(root, options);
+                        done.lock().unwrap_or_else(PoisonError::into_inner)[root] = Some(tree);
+                    }
+                });
+            }
+        });
+    }
     let mut merged = plan.merge(options);
-    for root in 0..plan.roots() {
-        merged.add(plan.export_root(root, options));
+    for tree in trees.into_iter().flatten() {
+        merged.add(tree);
     }
     Ok(merged.finish())
 }
@@ -266,6 +310,7 @@ fn export_run(
     }
     let mut context = RunContext::from_events(trace, parent_span, &events);
     context.content = options.content;
+    context.content_events = options.content_events;
     let (spans, links) = map(context, &events);
     batch.spans.extend(spans);
     batch.runs += 1;

@@ -10,7 +10,7 @@ use opentelemetry_proto::tonic::common::v1::{
     AnyValue, ArrayValue, InstrumentationScope, KeyValue,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::span::SpanKind as ProtoKind;
+use opentelemetry_proto::tonic::trace::v1::span::{Event as ProtoEvent, SpanKind as ProtoKind};
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use opentelemetry_proto::tonic::trace::v1::{
     ResourceSpans, ScopeSpans, Span as ProtoSpan, Status as ProtoStatus,
@@ -211,6 +211,20 @@ fn span(span: &Span) -> ProtoSpan {
             message,
             code: code as i32,
         }),
+        events: span
+            .events
+            .iter()
+            .map(|event| ProtoEvent {
+                time_unix_nano: event.time_unix_nano,
+                name: event.name.clone(),
+                attributes: event
+                    .attributes
+                    .iter()
+                    .map(|(key, value)| key_value(key, value))
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
         ..Default::default()
     }
 }

@@ -9,11 +9,14 @@
 //! [`Calls`], which the mapper also asks event by event). [`RunContext::from_events`] reads
 //! them from a whole file; a live exporter fills them from what its executor knows.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::ids::{SpanId, SpanRole, TraceId};
 use super::messages;
-use super::span::{AttrValue, Attrs, Span, SpanKind, Status};
+use super::span::{AttrValue, Attrs, Span, SpanEvent, SpanKind, Status};
+use crate::model::tools::{ToolClass, approval, classify};
 use crate::model::{
     Block, EventType, ExchangeEvent, Payload, Provider, RunMeta, RunStatus, StepKind, StepPayload,
     StopKind, ToolPayload, UsageScope, Vendor,
@@ -41,8 +44,15 @@ pub struct RunContext {
     pub conversation_id: Option<String>,
     /// The run's stop reason as the conventions spell finish reasons, for the last turn.
     pub finish_reason: Option<String>,
-    /// Message content, tool arguments and results as attributes (`--content`).
+    /// Message content, tool arguments and results as attributes (`--content`, or the
+    /// content capture setting `SPAN_ONLY` / `SPAN_AND_EVENT`).
     pub content: bool,
+    /// Message content as a `gen_ai.client.inference.operation.details` event on each
+    /// `chat` span (the content capture setting `EVENT_ONLY` / `SPAN_AND_EVENT`).
+    pub content_events: bool,
+    /// The calls the provider denied for want of permission (the run metadata's
+    /// `denied_calls`): their spans get a `gen_ai.tool.call.decision` event, `deny`.
+    pub denied: HashSet<String>,
     /// The run's tool events judged whole by the readers' rule for calls seen on both
     /// channels ([`Calls`], the model's "Calls seen on both channels"), when the caller has
     /// the whole run ([`RunContext::from_events`]): an `agent_emitted` event of a call the
@@ -80,6 +90,8 @@ impl RunContext {
             conversation_id: None,
             finish_reason: None,
             content: false,
+            content_events: false,
+            denied: HashSet::new(),
             calls: Calls::default(),
             agents: Vec::new(),
         }
@@ -94,6 +106,7 @@ impl RunContext {
     ) -> Self {
         let mut context = RunContext::new(trace_id, parent_span_id);
         if let Some(meta) = events.iter().rev().find_map(run_meta) {
+            context.denied = meta.denied_calls().into_iter().map(|d| d.call_id).collect();
             context.provider = Some(meta.provider);
             context.finish_reason = finish_reason(&meta);
             context.model = meta.model;
@@ -121,6 +134,11 @@ impl RunContext {
         context
     }
 
+    /// Whether message content is captured at all (on spans or in events).
+    fn captures(&self) -> bool {
+        self.content || self.content_events
+    }
+
     /// The agent whose step holds `path` at `iteration`, if its step named one: the
     /// innermost.
     fn agent_at(&self, path: &str, iteration: u64) -> Option<&AgentContext> {
@@ -141,8 +159,8 @@ fn run_meta(event: &ExchangeEvent) -> Option<RunMeta> {
     }
 }
 
-/// The run's stop reason as a finish reason.
-fn finish_reason(meta: &RunMeta) -> Option<String> {
+/// The run's stop reason as a finish reason (the GenAI conventions' spelling).
+pub(crate) fn finish_reason(meta: &RunMeta) -> Option<String> {
     let reason = meta.stop_reason.as_ref()?;
     Some(
         match reason.kind {
@@ -208,6 +226,7 @@ struct Open {
     start: u64,
     attrs: Attrs,
     status: Status,
+    events: Vec<SpanEvent>,
 }
 
 struct OpenStep {
@@ -252,6 +271,9 @@ pub struct Mapper {
     system: Vec<Value>,
     last: u64,
     links: Vec<(String, SpanId)>,
+    /// Approval calls (the Responses API's `mcp_approval_request`) to the tool they ask
+    /// about, for the decision their answer is.
+    approvals: std::collections::HashMap<String, Value>,
 }
 
 impl Mapper {
@@ -271,6 +293,7 @@ impl Mapper {
             system: Vec::new(),
             last: 0,
             links: Vec::new(),
+            approvals: std::collections::HashMap::new(),
         }
     }
 
@@ -328,7 +351,7 @@ impl Mapper {
             }
             (EventType::MessageUser, Payload::Message(message)) => {
                 self.end_turn(out);
-                if self.context.content {
+                if self.context.captures() {
                     let parts = messages::user_parts(&message.blocks);
                     if !parts.prompt.is_empty() {
                         self.input.push(messages::user_message(parts.prompt));
@@ -392,10 +415,17 @@ impl Mapper {
             id: SpanId::of(&event.run_id, SpanRole::Run, event.seq),
             parent: self.context.parent_span_id,
             name: join(operation, &name),
-            kind: SpanKind::Internal,
+            // An agent CLI runs out of the executor's process: a remote agent's CLIENT span;
+            // a workflow runs in it: the in-process invocation, INTERNAL.
+            kind: if self.workflow {
+                SpanKind::Internal
+            } else {
+                SpanKind::Client
+            },
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         });
     }
 
@@ -445,10 +475,16 @@ impl Mapper {
             id: SpanId::of(&self.run_id, SpanRole::Step, event.seq),
             parent: self.parent_of_step(&event.path),
             name,
-            kind: SpanKind::Internal,
+            // A workflow's agent step invokes an agent CLI out of process.
+            kind: if agent {
+                SpanKind::Client
+            } else {
+                SpanKind::Internal
+            },
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         };
         self.steps.push(OpenStep {
             path: event.path.clone(),
@@ -520,6 +556,7 @@ impl Mapper {
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         };
         self.links.push((child.clone(), span.id));
         self.calls.push((child, span));
@@ -566,6 +603,7 @@ impl Mapper {
                 },
                 attrs,
                 status: Status::Unset,
+                events: Vec::new(),
             };
             self.turn = Some(OpenTurn {
                 message_id: message.message_id.clone(),
@@ -577,7 +615,7 @@ impl Mapper {
                 span,
             });
         }
-        let content = self.context.content;
+        let content = self.context.captures();
         let turn = self.turn.as_mut().expect("opened above");
         turn.last = turn.last.max(at);
         turn.calls |= message
@@ -604,15 +642,27 @@ impl Mapper {
         };
         let attrs = &mut turn.span.attrs;
         attrs.strs("gen_ai.response.finish_reasons", vec![reason.clone()]);
-        if self.context.content {
+        if self.context.captures() {
+            let mut content = Attrs::default();
             if !turn.system.is_empty() {
-                attrs.str("gen_ai.system_instructions", json_text(&turn.system));
+                content.str("gen_ai.system_instructions", json_text(&turn.system));
             }
             if !turn.input.is_empty() {
-                attrs.str("gen_ai.input.messages", json_text(&turn.input));
+                content.str("gen_ai.input.messages", json_text(&turn.input));
             }
             let output = [messages::output_message(turn.parts, &reason)];
-            attrs.str("gen_ai.output.messages", json_text(&output));
+            content.str("gen_ai.output.messages", json_text(&output));
+            if self.context.content_events {
+                // The content capture setting's event: the inference's details.
+                turn.span.events.push(SpanEvent {
+                    name: "gen_ai.client.inference.operation.details".to_owned(),
+                    time_unix_nano: turn.last.max(turn.span.start),
+                    attributes: content.0.clone(),
+                });
+            }
+            if self.context.content {
+                attrs.0.extend(content.0);
+            }
         }
         out.push(self.finished(turn.span, turn.last));
     }
@@ -643,6 +693,10 @@ impl Mapper {
             open.call = seen.call;
             return;
         }
+        if classify(&tool.name) == Some(ToolClass::Approval) {
+            self.approvals
+                .insert(tool.call_id.clone(), tool.input.clone());
+        }
         let span = self.tool_span(event, tool, at);
         self.tools.push(OpenTool {
             call: seen.call,
@@ -669,6 +723,7 @@ impl Mapper {
             start: at,
             attrs,
             status: Status::Unset,
+            events: Vec::new(),
         }
     }
 
@@ -687,7 +742,7 @@ impl Mapper {
             // apart until now, is a sighting of this one, and its span goes.
             self.tools.retain(|t| t.call != demoted.call);
         }
-        if self.context.content {
+        if self.context.captures() {
             self.input
                 .push(messages::tool_message(&tool.call_id, &tool.output));
         }
@@ -709,16 +764,15 @@ impl Mapper {
             span.attrs.str("gen_ai.tool.call.result", result);
         }
         if let Some(code) = tool.exit_code {
-            span.attrs.int("axt.tool.exit_code", code);
+            // The command refinement of execute_tool: the process's exit code.
+            span.attrs.int("process.exit.code", code);
         }
         if let Some(ms) = tool.duration_ms {
             span.attrs.uint("axt.duration_ms", ms);
         }
         // The exit status is no content; a tool's error text (its stderr, say) is.
-        let exit_status = tool
-            .exit_code
-            .filter(|&code| code != 0)
-            .map(|code| format!("exit status {code}"));
+        let exit_code = tool.exit_code.filter(|&code| code != 0);
+        let exit_status = exit_code.map(|code| format!("exit status {code}"));
         let status = match (&tool.error, exit_status) {
             (Some(error), exit_status) => Some(error_status(
                 self.context.content,
@@ -729,10 +783,43 @@ impl Mapper {
             (None, None) => None,
         };
         if let Some(status) = status {
-            span.attrs.str("error.type", "tool_error");
+            // A command's non-zero exit code is its error type, as the conventions ask.
+            let error_type = match exit_code {
+                Some(code) => code.to_string(),
+                None => "tool_error".to_owned(),
+            };
+            span.attrs.str("error.type", error_type);
             span.status = status;
         }
+        self.decision(&mut span, tool);
         out.push(self.finished(span, at));
+    }
+
+    /// The pre-execution decision on a call, where the transcript has one: a
+    /// `gen_ai.tool.call.decision` event (`deny` for a call the provider denied; `allow` or
+    /// `deny` for an approval's answer, about the tool it names).
+    fn decision(&self, span: &mut Open, tool: &ToolPayload) {
+        let (outcome, name) = if self.context.denied.contains(&tool.call_id) {
+            ("deny", tool.name.clone())
+        } else {
+            let asked = self.approvals.get(&tool.call_id).unwrap_or(&Value::Null);
+            match approval(&tool.name, asked, &tool.output) {
+                Some(answer) => (
+                    if answer.approved { "allow" } else { "deny" },
+                    answer.tool.unwrap_or_else(|| tool.name.clone()),
+                ),
+                None => return,
+            }
+        };
+        let mut attrs = Attrs::default();
+        attrs.str("gen_ai.tool.call.decision.outcome", outcome);
+        attrs.str("gen_ai.tool.call.id", &tool.call_id);
+        attrs.str("gen_ai.tool.name", name);
+        span.events.push(SpanEvent {
+            name: "gen_ai.tool.call.decision".to_owned(),
+            time_unix_nano: span.start,
+            attributes: attrs.0,
+        });
     }
 
     /// Ends every open tool call, `call_workflow` and step, innermost first.
@@ -764,6 +851,7 @@ impl Mapper {
             end_unix_nano: end.max(open.start),
             attributes: open.attrs.0,
             status: open.status,
+            events: open.events,
         }
     }
 }
@@ -827,6 +915,8 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, 
     let Some(meta) = meta else {
         return;
     };
+    // The agent CLI's version: the remote agent's (a CLIENT span's) `gen_ai.agent.version`.
+    attrs.opt_str("gen_ai.agent.version", meta.provider_version.as_deref());
     if let Some(reason) = finish_reason(meta) {
         attrs.strs("gen_ai.response.finish_reasons", vec![reason]);
     }
@@ -839,7 +929,7 @@ fn agent_attrs(attrs: &mut Attrs, meta: Option<&RunMeta>, context: &RunContext, 
     );
     attrs.uint("gen_ai.usage.output_tokens", usage.output_tokens);
     attrs.uint("gen_ai.usage.cache_read.input_tokens", read);
-    attrs.uint("gen_ai.usage.cache_creation.input_tokens", write);
+    attrs.uint("gen_ai.usage.cache_write.input_tokens", write);
     attrs.uint(
         "gen_ai.usage.reasoning.output_tokens",
         usage.reasoning_tokens,

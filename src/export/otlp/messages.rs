@@ -13,7 +13,7 @@
 //! | `tool_result` in an assistant message (a server tool's) | `{"type": "server_tool_call_response", "id", "server_tool_call_response": {"type": "tool_result", "response", "is_error"}}` |
 //! | `tool_result` in a user message, a `tool.result` event | a `tool` message: `{"type": "tool_call_response", "id", "response"}` |
 //! | `command`, `stream` | none: a command repeats its call's input, a stream chunk a part of the text |
-//! | a block axt could not read | `{"type": <its type>, "axt.raw": <the block>}` (the schemas' generic part) |
+//! | a block axt could not read | `{"type": "generic", "generic_type": <its type>, "axt.raw": <the block>}` (the schemas' generic part, as #584 spells it) |
 
 use serde_json::{Value, json};
 
@@ -113,7 +113,7 @@ fn part(block: &Block) -> Option<Value> {
                 "" => "unknown",
                 kind => kind,
             };
-            json!({"type": kind, "axt.raw": unrecognized.raw})
+            json!({"type": "generic", "generic_type": kind, "axt.raw": unrecognized.raw})
         }
     })
 }

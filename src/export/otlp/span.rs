@@ -24,6 +24,19 @@ pub struct Span {
     pub attributes: Vec<(String, AttrValue)>,
     /// How it ended.
     pub status: Status,
+    /// Its events (a tool call's decision, an inference's content details), in time order.
+    pub events: Vec<SpanEvent>,
+}
+
+/// An event on a span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpanEvent {
+    /// Its name (`gen_ai.tool.call.decision`).
+    pub name: String,
+    /// When, nanoseconds since the Unix epoch.
+    pub time_unix_nano: u64,
+    /// Its attributes.
+    pub attributes: Vec<(String, AttrValue)>,
 }
 
 /// OTLP's span kinds that axt uses.
