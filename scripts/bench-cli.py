@@ -5,7 +5,7 @@
     python3 scripts/bench-cli.py stats-memory   # make bench-stats-memory
 
 batch: `axt normalize` over a directory of inputs, `axt import`, `axt stats` and
-`axt export --to otlp` over a directory of runs, each on one core (`taskset -c 0`) and on
+`axt export` (OTLP and AgentLog) over a directory of runs, each on one core (`taskset -c 0`) and on
 every core (unpinned): the speed-up on two cores against one, and the peak RSS of both.
 
 peers: `axt import claude-code` against ccusage's usage-only read (`ccusage session
@@ -243,6 +243,9 @@ def batch() -> None:
         "stats (a directory of runs)": [str(AXT), "stats", str(runs)],
         "export --to otlp (a directory)": [str(AXT), "export", "--to", "otlp", str(runs),
                                            "-o", "/dev/null"],
+        # Every export target over a directory: a new one (Parquet) is a line here.
+        "export --to agentlog (a directory)": [str(AXT), "export", "--to", "agentlog",
+                                               str(runs), "-o", "/dev/null"],
     }
     for name, command in jobs.items():
         probe = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -53,14 +53,14 @@ pub(crate) fn workers(jobs: usize, inputs: usize) -> usize {
     jobs.min(inputs).max(1)
 }
 
-/// Runs `work` on each of `inputs` on `workers` threads; `work` sends its messages through
-/// the function it is given, and `print` receives every message, in the inputs' order
+/// Runs `work` on each of `inputs` (with its index) on `workers` threads; `work` sends its
+/// messages through the function it is given, and `print` receives every message, in the inputs' order
 /// (all of input 0's, then input 1's, ...), each with its input's index, on the calling
 /// thread.
 pub(crate) fn in_order<I, M>(
     inputs: &[I],
     workers: usize,
-    work: impl Fn(&I, &mut dyn FnMut(M)) + Sync,
+    work: impl Fn(usize, &I, &mut dyn FnMut(M)) + Sync,
     mut print: impl FnMut(usize, M),
 ) where
     I: Sync,
@@ -90,7 +90,7 @@ pub(crate) fn in_order<I, M>(
                         break;
                     }
                     // The printing thread drains every registered input to its end.
-                    work(input, &mut |message| {
+                    work(index, input, &mut |message| {
                         let _ = send.send(message);
                     });
                 }
@@ -119,6 +119,95 @@ pub(crate) fn in_order<I, M>(
     });
 }
 
+/// Names the inputs of a batch claim as they go (the run ids `normalize` writes), granted
+/// in the inputs' order, so that a name two inputs share goes as it would with one worker:
+/// the earlier input has it first (the later is refused, or with `--replace` replaces it
+/// once the earlier is done). An input claims its name once every earlier one has claimed
+/// its own or ended, and once no earlier input that claimed the same name is still running.
+/// A name is claimed when an input's first event is made, early on, so a worker waits for
+/// the starts of the inputs before its own, not for their ends.
+pub(crate) struct Claims {
+    state: Mutex<ClaimState>,
+    changed: Condvar,
+}
+
+struct ClaimState {
+    /// Each input's claim, by index.
+    claims: Vec<Claim>,
+    /// Every input before this one has ended: no need to look at them again.
+    ended_below: usize,
+}
+
+#[derive(PartialEq)]
+enum Claim {
+    /// Running, its name not known yet (or not started).
+    Open,
+    Named(String),
+    Ended,
+}
+
+impl Claims {
+    pub(crate) fn new(inputs: usize) -> Claims {
+        Claims {
+            state: Mutex::new(ClaimState {
+                claims: (0..inputs).map(|_| Claim::Open).collect(),
+                ended_below: 0,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Input `index` claims `name`: returns when it may have it (see [`Claims`]).
+    pub(crate) fn claim(&self, index: usize, name: &str) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            let earlier = &state.claims[state.ended_below.min(index)..index];
+            let waits = earlier.iter().any(|claim| match claim {
+                Claim::Open => true,
+                Claim::Named(theirs) => theirs == name,
+                Claim::Ended => false,
+            });
+            if !waits {
+                break;
+            }
+            state = (self.changed.wait(state)).unwrap_or_else(PoisonError::into_inner);
+        }
+        state.claims[index] = Claim::Named(name.to_owned());
+        self.changed.notify_all();
+    }
+
+    /// Input `index` is done: its name is free, and it holds up no later input. Call it
+    /// through [`Claims::ending`], so that it is called however the input ends.
+    fn end(&self, index: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.claims[index] = Claim::Ended;
+        while state.claims.get(state.ended_below) == Some(&Claim::Ended) {
+            state.ended_below += 1;
+        }
+        self.changed.notify_all();
+    }
+
+    /// A guard that ends input `index` when dropped.
+    pub(crate) fn ending(&self, index: usize) -> Ending<'_> {
+        Ending {
+            claims: self,
+            index,
+        }
+    }
+}
+
+/// Ends its input's claim when dropped ([`Claims::ending`]).
+pub(crate) struct Ending<'a> {
+    claims: &'a Claims,
+    index: usize,
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.claims.end(self.index);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +220,7 @@ mod tests {
         in_order(
             &inputs,
             4,
-            |&n, send| {
+            |_, &n, send| {
                 for k in 0..(n % 7) * 300 {
                     send((n, k));
                 }
@@ -162,7 +251,7 @@ mod tests {
         in_order(
             &inputs,
             2,
-            |&n, send| {
+            |_, &n, send| {
                 started.fetch_add(1, Ordering::SeqCst);
                 if n == 0 {
                     std::thread::sleep(std::time::Duration::from_millis(50));

@@ -5,7 +5,7 @@
 //! `cli/mod.rs` that imports them.
 
 use std::fs::File;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -33,6 +33,7 @@ pub(crate) fn provider_or_auto_parser() -> impl TypedValueParser<Value = Provide
 }
 
 /// How a subcommand ended, when it ended normally.
+#[derive(Clone, Copy)]
 pub(crate) enum Outcome {
     Clean,
     /// Problems in the input were reported: exit 1.
@@ -135,4 +136,26 @@ pub(crate) fn prices() -> crate::read::Prices {
 /// The name diagnostics use for an input.
 pub(crate) fn display_name(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// `text` with `indent` before each line (before the first too when `first`): a value
+/// pretty-printed alone, indented, is the value as a pretty-printed document nests it
+/// (JSON strings hold no raw line break), so a long array or object can be written one
+/// element at a time.
+pub(crate) fn write_indented(
+    out: &mut (impl Write + ?Sized),
+    text: &str,
+    indent: &str,
+    first: bool,
+) -> io::Result<()> {
+    for (n, line) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.write_all(b"\n")?;
+        }
+        if n > 0 || first {
+            out.write_all(indent.as_bytes())?;
+        }
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
 }

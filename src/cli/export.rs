@@ -11,9 +11,10 @@ use crate::read::tree::{LinkKind, TreeProblem, forest};
 use crate::read::{ProblemKind, transcript_files};
 use crate::record::Redactor;
 
+use super::batch;
 use super::check::print_link;
 use super::console::{self, Problem, plural};
-use super::{Outcome, display_name, with_path};
+use super::{Outcome, display_name, with_path, write_indented};
 
 /// Export runs to another format: a document, spans, or a dataset.
 ///
@@ -38,6 +39,10 @@ use super::{Outcome, display_name, with_path};
 /// --redact), Hive-partitioned by date. Incremental: a run already in the dataset with the
 /// same content is skipped, one whose transcript changed is replaced; exports into one
 /// directory take turns on its lock. The schema is in docs/parquet.md.
+///
+/// Several runs are exported on every core (--jobs; AgentLog, OTLP, Parquet): what is
+/// written and printed is what one worker gives, each AgentLog document written as soon as
+/// it and those before it are done.
 ///
 /// What could not be exported cleanly (lines that are not events, missing children, results
 /// without their call) is reported on stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (and
@@ -75,7 +80,8 @@ pub(crate) struct Args {
     /// counts and times.
     #[arg(long)]
     content: bool,
-    /// Parquet: worker threads (default: one per core).
+    /// Worker threads (default: one per core), for several runs (AgentLog, OTLP) and
+    /// Parquet; the output is the same whatever their number.
     #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     jobs: usize,
     /// OTLP: send to the collector at URL (its base: spans go to URL/v1/traces) instead of
@@ -306,26 +312,71 @@ fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
             roots.push(file.clone());
         }
     }
-    let mut documents = Vec::new();
-    for root in roots {
-        let exported = match export(Target::AgentLog, &[root], options) {
-            Ok(exported) => exported,
-            Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
-            Err(ExportError::Io { path, source }) => return Err(with_path(&path, source)),
-            Err(ExportError::Empty { paths, problems }) => {
-                outcome = outcome.worse(no_event(&paths[0], &problems, options.redact));
-                continue;
+    let workers = batch::workers(options.jobs, roots.len());
+    let written = write_output_with(args.output.as_deref(), &mut |out| {
+        agentlog_array(&roots, options, workers, out)
+    })?;
+    Ok(outcome.worse(written))
+}
+
+/// The AgentLog documents of `roots`, exported on `workers` threads ([`batch`]), written to
+/// `out` as one pretty-printed JSON array, one document at a time as it and those before it
+/// are done: what one worker writes, in the roots' order, without holding every document.
+/// The first error (a file that cannot be read) ends the export, as with one worker.
+fn agentlog_array(
+    roots: &[PathBuf],
+    options: &Options,
+    workers: usize,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let mut outcome = Outcome::Clean;
+    let mut failed: Option<io::Error> = None;
+    let mut documents = 0usize;
+    batch::in_order(
+        roots,
+        workers,
+        |_, root, send| {
+            send(export(
+                Target::AgentLog,
+                std::slice::from_ref(root),
+                options,
+            ))
+        },
+        |_, exported| {
+            if failed.is_some() {
+                return;
             }
-            Err(error) => return Err(io::Error::other(error)),
-        };
-        if let Output::Document(document) = exported.output {
-            documents.push(document);
-        }
-        outcome = outcome.worse(outcome_of(&exported.problems, false, options.redact));
+            let exported = match exported {
+                Ok(exported) => exported,
+                Err(ExportError::Misuse(e)) => return failed = Some(misuse(&e)),
+                Err(ExportError::Io { path, source }) => {
+                    return failed = Some(with_path(&path, source));
+                }
+                Err(ExportError::Empty { paths, problems }) => {
+                    outcome = outcome.worse(no_event(&paths[0], &problems, options.redact));
+                    return;
+                }
+                Err(error) => return failed = Some(io::Error::other(error)),
+            };
+            outcome = outcome.worse(outcome_of(&exported.problems, false, options.redact));
+            let Output::Document(document) = exported.output else {
+                return;
+            };
+            documents += 1;
+            let opening: &[u8] = if documents == 1 { b"[\n" } else { b",\n" };
+            failed = serde_json::to_string_pretty(&document)
+                .map_err(io::Error::from)
+                .and_then(|text| {
+                    out.write_all(opening)?;
+                    write_indented(out, &text, "  ", true)
+                })
+                .err();
+        },
+    );
+    if let Some(error) = failed {
+        return Err(error);
     }
-    let mut text = serde_json::to_vec_pretty(&documents)?;
-    text.push(b'\n');
-    write_output(args.output.as_deref(), &text)?;
+    out.write_all(if documents == 0 { b"[]\n" } else { b"\n]\n" })?;
     Ok(outcome)
 }
 
@@ -360,12 +411,30 @@ fn capture_setting() -> Capture {
 }
 
 fn write_output(output: Option<&Path>, text: &[u8]) -> io::Result<()> {
+    write_output_with(output, &mut |out| out.write_all(text))
+}
+
+/// What `write` writes, to the file named (whole or not at all: [`write_file_with`]) or to
+/// stdout; an error writing the file names it.
+///
+/// [`write_file_with`]: crate::export::write_file_with
+fn write_output_with<T>(
+    output: Option<&Path>,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
     match output {
-        Some(path) => crate::export::write_file(path, text).map_err(|e| with_path(path, e)),
+        Some(path) => {
+            let buffered = |file: &mut dyn Write| {
+                let mut file = BufWriter::new(file);
+                let written = write(&mut file)?;
+                file.flush().map(|()| written)
+            };
+            crate::export::write_file_with(path, buffered).map_err(|e| with_path(path, e))
+        }
         None => {
             let mut out = BufWriter::new(io::stdout().lock());
-            out.write_all(text)?;
-            out.flush()
+            let written = write(&mut out)?;
+            out.flush().map(|()| written)
         }
     }
 }

@@ -55,7 +55,9 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 
 // The helpers every command shares, re-exported so a command imports them from `super`.
-pub(crate) use common::{Outcome, display_name, open, prices, report_error, with_path};
+pub(crate) use common::{
+    Outcome, display_name, open, prices, report_error, with_path, write_indented,
+};
 
 #[derive(Parser)]
 #[command(

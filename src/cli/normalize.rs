@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
@@ -15,6 +16,7 @@ use crate::read::files_with_extensions;
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
+use super::batch;
 use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, Counting, Problem, Progress};
 use super::hints::{self, Hints, Verdict};
@@ -27,8 +29,9 @@ use super::{Outcome, display_name, open, report_error, with_path};
 /// around them is still transcribed. An input that ends before the run's terminal record
 /// (cut short, or empty) is an error: the run is incomplete. Pretty-printed JSON gets one
 /// hint (`jq -c`) instead of a problem per line, and a Claude Code session log a pointer to
-/// `axt import claude-code`. A directory is read file by file, each to its own run in
-/// --out. Exit status: 0 when there was no error (warnings such as a tool call without a
+/// `axt import claude-code`. Several inputs, or a directory, are a batch: each file its
+/// own run in --out, normalized on every core (--jobs), what is printed and written the
+/// same as one worker's, in the order the inputs were named. Exit status: 0 when there was no error (warnings such as a tool call without a
 /// result are printed, their message starting with `warning:`, but do not count), 1 when
 /// the input had errors, 2 on usage errors or an input that cannot be read.
 ///
@@ -73,10 +76,14 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Provider output file, or `-` for stdin; or a directory of them (*.jsonl, *.json,
-    /// *.sse, *.raw, walked), each normalized to its own run in --out.
+    /// With several inputs or a directory: worker threads [default: one per core].
+    #[arg(long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+
+    /// Provider output file, or `-` for stdin; or several files, or directories of them
+    /// (*.jsonl, *.json, *.sse, *.raw, walked), each normalized to its own run in --out.
     #[arg(default_value = "-", value_name = "FILE|DIR")]
-    file: PathBuf,
+    file: Vec<PathBuf>,
 }
 
 /// Where the times of undated events come from.
@@ -100,26 +107,49 @@ fn clock(text: &str) -> Result<Clock, String> {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    if !args.file.is_dir() {
-        return normalize_file(&args, &args.file);
+    if let [file] = &args.file[..]
+        && !file.is_dir()
+    {
+        // One input: its messages printed as they come, with a progress bar when long.
+        let progress = one_input_progress(&args, file);
+        let name = display_name(file);
+        let tell = &mut |said: Told| said.print(&name, args.max_record_bytes);
+        return normalize_file(&args, file, progress.as_ref(), &mut |_| {}, tell);
     }
-    // A directory of agent outputs: each file its own run, written to --out.
+    batch_run(&args)
+}
+
+/// Several inputs, or a directory's: each file its own run in `--out`, on `--jobs` workers
+/// ([`batch`]); what is printed and what is written are what one worker gives, in the
+/// order the inputs were named (directories walked sorted).
+fn batch_run(args: &Args) -> io::Result<Outcome> {
     let usage = |message: &str| {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             message.to_owned(),
         ))
     };
+    let a_directory = args.file.iter().any(|path| path.is_dir());
     if args.out.is_none() {
-        return usage(
+        return usage(if a_directory {
             "a directory holds one run per file: give --out DIR for the transcripts \
-             (stdout would mix the runs)",
-        );
+             (stdout would mix the runs)"
+        } else {
+            "several inputs are a run each: give --out DIR for the transcripts \
+             (stdout would mix the runs)"
+        });
     }
     if args.run_id.is_some() {
-        return usage("--run-id names one run: a directory's files each get their own");
+        return usage(if a_directory {
+            "--run-id names one run: a directory's files each get their own"
+        } else {
+            "--run-id names one run: several inputs each get their own"
+        });
     }
-    let (files, failed) = files_with_extensions(std::slice::from_ref(&args.file), AGENT_OUTPUT);
+    if args.file.iter().any(|path| path.as_os_str() == "-") {
+        return usage("stdin (`-`) is one input: give it alone");
+    }
+    let (files, failed) = files_with_extensions(&args.file, AGENT_OUTPUT);
     let mut outcome = if failed.is_empty() {
         Outcome::Clean
     } else {
@@ -128,29 +158,101 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     for (path, error) in failed {
         report_error(&with_path(&path, error));
     }
-    if files.is_empty() {
-        console::error(&format!(
-            "{}: no agent output there (*.jsonl, *.json, *.sse, *.raw); nothing normalized",
-            display_name(&args.file)
-        ));
-        return Ok(outcome.worse(Outcome::InputProblems));
+    for dir in args.file.iter().filter(|path| path.is_dir()) {
+        if !files.iter().any(|file| file.starts_with(dir)) {
+            console::error(&format!(
+                "{}: no agent output there (*.jsonl, *.json, *.sse, *.raw); nothing normalized",
+                display_name(dir)
+            ));
+            outcome = outcome.worse(Outcome::InputProblems);
+        }
     }
-    for file in &files {
-        let this = normalize_file(&args, file).unwrap_or_else(|error| {
-            report_error(&error);
-            Outcome::Failed
-        });
-        outcome = outcome.worse(this);
-    }
+    let workers = batch::workers(args.jobs.map_or(0, NonZeroUsize::get), files.len());
+    // Two inputs may be one run (a session normalized twice): its file goes to the
+    // earlier input, as with one worker.
+    let claims = batch::Claims::new(files.len());
+    batch::in_order(
+        &files,
+        workers,
+        |index, file, send| {
+            let _ending = claims.ending(index);
+            let claim = &mut |run_id: &str| claims.claim(index, run_id);
+            let done = normalize_file(args, file, None, claim, &mut |said| {
+                send(Said::Told(said));
+            });
+            send(Said::Done(done));
+        },
+        |index, said| {
+            let name = display_name(&files[index]);
+            match said {
+                Said::Told(told) => told.print(&name, args.max_record_bytes),
+                Said::Done(Ok(this)) => outcome = outcome.worse(this),
+                Said::Done(Err(error)) => {
+                    report_error(&error);
+                    outcome = outcome.worse(Outcome::Failed);
+                }
+            }
+        },
+    );
     Ok(outcome)
+}
+
+/// What a batch worker hands the printing thread about its input, in order.
+enum Said {
+    Told(Told),
+    Done(io::Result<Outcome>),
+}
+
+/// Something normalizing one input has to say on stderr, said by whoever prints: at
+/// once for one input, by the printing thread, in the inputs' order, for a batch.
+enum Told {
+    /// A diagnostic of the input; `cut` prints it as an error whatever its severity.
+    Diagnostic {
+        diagnostic: Diagnostic,
+        cut: bool,
+    },
+    Error(String),
+    Warning(String),
+    Notice(String),
+    /// The input report (`--report`), its heading first.
+    Report(String),
+}
+
+impl Told {
+    /// Prints it, of the input named `name`; `limit` is `--max-record-bytes`.
+    fn print(&self, name: &str, limit: usize) {
+        match self {
+            Told::Diagnostic {
+                diagnostic,
+                cut: true,
+            } => print_error(name, diagnostic),
+            Told::Diagnostic { diagnostic, .. } => {
+                print_diagnostic(name, diagnostic, (limit, Some("--max-record-bytes")));
+            }
+            Told::Error(message) => console::error(message),
+            Told::Warning(message) => console::warning(message),
+            Told::Notice(message) => console::notice(message),
+            Told::Report(report) => {
+                let _ = writeln!(io::stderr().lock(), "{report}");
+            }
+        }
+    }
 }
 
 /// The files `axt normalize DIR` reads as agent output: JSONL streams, JSON bodies, SSE,
 /// and the raw captures `axt exec` keeps ([`RAW_EXTENSION`]).
 const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse", RAW_EXTENSION];
 
-/// Normalizes one input, `file`, with the options of `args`.
-fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
+/// Normalizes one input, `file`, with the options of `args`; with `--out`, `claim` is told
+/// the run id before the run's file is made; what it has to say on stderr goes to `tell`
+/// (the input's I/O and detection errors are its error).
+fn normalize_file(
+    args: &Args,
+    file: &Path,
+    progress: Option<&Progress>,
+    claim: &mut dyn FnMut(&str),
+    tell: &mut dyn FnMut(Told),
+) -> io::Result<Outcome> {
     let name = display_name(file);
     let mut input = Chunks::read(open(file)?, file)?;
 
@@ -194,7 +296,6 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
         },
     };
 
-    let progress = batch_progress(args, file);
     let options = Options {
         max_record_bytes: args.max_record_bytes,
     };
@@ -207,7 +308,6 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
-    let limit = args.max_record_bytes;
     // What the input looks like, for hints; shared by the feed (bytes) and the sink
     // (diagnostics), which take turns.
     let hints = RefCell::new(Hints::default());
@@ -224,11 +324,10 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
             Verdict::Print => diagnostic,
             Verdict::Replace(hint) => hint,
         };
-        if cut {
-            print_error(&name, &shown);
-        } else {
-            print_diagnostic(&name, &shown, (limit, Some("--max-record-bytes")));
-        }
+        tell(Told::Diagnostic {
+            diagnostic: shown,
+            cut,
+        });
         Ok(())
     };
     // A sink's own error becomes the command's I/O error (of the same text).
@@ -240,7 +339,7 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
         while let Some(chunk) = input.next(&mut || sink.flush())? {
             hints.borrow_mut().saw(chunk.bytes());
             transcriber.push(chunk.bytes(), sink)?;
-            if let Some(progress) = &progress {
+            if let Some(progress) = progress {
                 progress.add(chunk.len as u64);
             }
             input.give_back(chunk);
@@ -248,6 +347,7 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
         hints.borrow_mut().ended();
         transcriber.finish(sink)
     };
+    let mut wrote = None;
     match &args.out {
         None => {
             let stdout = BufWriter::with_capacity(1 << 20, io::stdout().lock());
@@ -263,7 +363,10 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
             };
             let sink = RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
                 .if_exists(if_exists);
-            let mut sink = IoErrors(sink);
+            let mut sink = IoErrors {
+                sink,
+                claim: Some(claim),
+            };
             feed(&mut sink).map_err(|error| match error.kind() {
                 io::ErrorKind::AlreadyExists => io::Error::new(
                     error.kind(),
@@ -271,29 +374,31 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
                 ),
                 _ => error,
             })?;
-            if let Some(recorder) = sink.0.recorder() {
+            if let Some(recorder) = sink.sink.recorder() {
                 recorder.close().map_err(io::Error::other)?;
-                console::notice(&format!("wrote {}", recorder.path().display()));
+                wrote = Some(format!("wrote {}", recorder.path().display()));
             }
         }
     }
+    if let Some(wrote) = wrote {
+        tell(Told::Notice(wrote));
+    }
     let hints = hints.into_inner();
     if hints.folded > 0 {
-        console::error(&format!(
+        tell(Told::Error(format!(
             "{name}: {} of the pretty-printed JSON not listed (each is a problem: no line \
              is a record of its own)",
             console::plural(hints.folded, "more line")
-        ));
+        )));
     }
     if provider == Provider::Claude && hints.claude_session_log() {
-        console::warning(&hints::session_log_hint(&name));
+        tell(Told::Warning(hints::session_log_hint(&name)));
     }
     if args.report {
-        writeln!(
-            io::stderr().lock(),
+        tell(Told::Report(format!(
             "{name}: {provider} input report\n{}",
             transcriber.meta().report
-        )?;
+        )));
     }
     Ok(if errors > 0 {
         Outcome::InputProblems
@@ -302,33 +407,41 @@ fn normalize_file(args: &Args, file: &Path) -> io::Result<Outcome> {
     })
 }
 
-/// A sink whose errors are turned into I/O errors of the same text, so that one loop feeds
-/// both sinks.
-struct IoErrors<S>(S);
+/// A recording sink whose errors are turned into I/O errors of the same text, so that one
+/// loop feeds both sinks; the run id is told to `claim` before the first event makes the
+/// run's file.
+struct IoErrors<'a, S> {
+    sink: S,
+    claim: Option<&'a mut dyn FnMut(&str)>,
+}
 
-impl<S: EventSink> EventSink for IoErrors<S>
+impl<S: EventSink> EventSink for IoErrors<'_, S>
 where
     io::Error: From<S::Error>,
 {
     type Error = io::Error;
 
     fn event(&mut self, event: crate::model::ExchangeEvent) -> io::Result<()> {
-        Ok(self.0.event(event)?)
+        if let Some(claim) = self.claim.take() {
+            claim(&event.run_id);
+        }
+        Ok(self.sink.event(event)?)
     }
     fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
-        Ok(self.0.diagnostic(diagnostic)?)
+        Ok(self.sink.diagnostic(diagnostic)?)
     }
     fn flush(&mut self) -> io::Result<()> {
-        Ok(self.0.flush()?)
+        Ok(self.sink.flush()?)
     }
 }
 
 /// Inputs at least this large get a progress bar.
 const PROGRESS_BYTES: u64 = 64 << 20;
 
-/// A progress bar for a long batch run: a file of known size, at least [`PROGRESS_BYTES`],
-/// whose transcript does not go to the terminal the bar would be drawn on.
-fn batch_progress(args: &Args, file: &Path) -> Option<Progress> {
+/// A progress bar for a long run over one input: a file of known size, at least
+/// [`PROGRESS_BYTES`], whose transcript does not go to the terminal the bar would be drawn
+/// on. (A batch's inputs are transcribed side by side: none gets a bar.)
+fn one_input_progress(args: &Args, file: &Path) -> Option<Progress> {
     if file.as_os_str() == "-" || (args.out.is_none() && io::stdout().is_terminal()) {
         return None;
     }

@@ -6,14 +6,14 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::read::{
-    Cost, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats, StatsReport,
+    Cost, FileStats, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats,
     ToolStats, transcript_files,
 };
 
 use super::batch;
 use super::check::LISTED;
 use super::console::{self, Counting, Progress, escape, plural};
-use super::{Outcome, display_name, open, prices, report_error, with_path};
+use super::{Outcome, display_name, open, prices, report_error, with_path, write_indented};
 
 /// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;
@@ -73,7 +73,15 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
 
     let prices = prices();
-    let mut report = StatsReport::default();
+    // Each file's counts are printed as soon as they and those before them are counted,
+    // and only the total is kept: memory does not grow with the number of files.
+    let mut listing = Listing {
+        out: BufWriter::new(io::stdout().lock()),
+        json: args.json,
+        files: 0,
+    };
+    let mut total = Stats::default();
+    let mut written: io::Result<()> = Ok(());
     count_parallel(
         &files,
         &prices,
@@ -83,7 +91,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 let name = display_name(path);
                 print_problems(&name, &counted);
                 failed |= counted.unreadable;
-                report.add(name, counted.stats);
+                total.merge(&counted.stats);
+                if written.is_ok() {
+                    written = listing.file(name, counted.stats);
+                }
             }
             Err(error) => {
                 failed = true;
@@ -92,28 +103,67 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         },
     );
     drop(progress);
-
-    let mut out = BufWriter::new(io::stdout().lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        for file in &report.files {
-            out.write_all(render(&escape(&file.file), &file.stats).as_bytes())?;
-        }
-        if report.files.len() > 1 {
-            let title = format!("total ({})", plural(report.total.files, "file"));
-            out.write_all(render(&title, &report.total).as_bytes())?;
-        }
-    }
-    out.flush()?;
+    written?;
+    listing.total(&total)?;
     Ok(if failed {
         Outcome::Failed
-    } else if report.total.problem_count() > 0 {
+    } else if total.problem_count() > 0 {
         Outcome::InputProblems
     } else {
         Outcome::Clean
     })
+}
+
+/// stdout as `axt stats` prints it, one file at a time: each file's counts (text, or an
+/// element of the JSON document's `files`), then the total. The JSON is byte for byte
+/// what serializing a whole [`StatsReport`](crate::read::StatsReport) pretty gives: a
+/// JSON string holds no raw line break, so a value pretty-printed alone and indented is
+/// the same value printed nested.
+struct Listing<W: Write> {
+    out: W,
+    json: bool,
+    /// Files printed so far.
+    files: u64,
+}
+
+impl<W: Write> Listing<W> {
+    fn file(&mut self, file: String, stats: Stats) -> io::Result<()> {
+        self.files += 1;
+        if self.json {
+            let opening = if self.files == 1 {
+                "{\n  \"files\": [\n"
+            } else {
+                ",\n"
+            };
+            self.out.write_all(opening.as_bytes())?;
+            let element = serde_json::to_string_pretty(&FileStats { file, stats })?;
+            write_indented(&mut self.out, &element, "    ", true)?;
+        } else {
+            (self.out).write_all(render(&escape(&file), &stats).as_bytes())?;
+        }
+        // Out as soon as counted, for a reader of a long listing (one write per file).
+        self.out.flush()
+    }
+
+    fn total(mut self, total: &Stats) -> io::Result<()> {
+        if !self.json {
+            if self.files > 1 {
+                let title = format!("total ({})", plural(total.files, "file"));
+                self.out.write_all(render(&title, total).as_bytes())?;
+            }
+            return self.out.flush();
+        }
+        let files_end = if self.files == 0 {
+            "{\n  \"files\": [],\n  \"total\": "
+        } else {
+            "\n  ],\n  \"total\": "
+        };
+        self.out.write_all(files_end.as_bytes())?;
+        let total = serde_json::to_string_pretty(total)?;
+        write_indented(&mut self.out, &total, "  ", false)?;
+        self.out.write_all(b"\n}\n")?;
+        self.out.flush()
+    }
 }
 
 fn print_problems(name: &str, counted: &Counted) {
@@ -156,7 +206,7 @@ fn count_parallel(
     batch::in_order(
         files,
         workers,
-        |path, send| send(count(path, prices, progress)),
+        |_, path, send| send(count(path, prices, progress)),
         |index, result| {
             finished += 1;
             if let Some(progress) = progress {

@@ -165,7 +165,8 @@ pub struct Options {
     /// Parquet: the price table of the estimated costs; `None` for the one axt ships
     /// ([`Prices::builtin`](crate::read::Prices::builtin)).
     pub prices: Option<crate::read::Prices>,
-    /// Parquet: worker threads, 0 for every core.
+    /// OTLP and Parquet (and the command line's AgentLog over several runs): worker
+    /// threads, 0 for every core; the output is the same whatever their number.
     pub jobs: usize,
 }
 
@@ -334,7 +335,7 @@ pub fn export(
                 content: options.content,
                 content_events: options.content_events,
             };
-            match otlp::export(inputs, &batch_options) {
+            match otlp::export_on(inputs, &batch_options, options.jobs) {
                 Ok(mut batch) => {
                     let problems = std::mem::take(&mut batch.problems);
                     Ok(Exported {

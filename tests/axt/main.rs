@@ -71,6 +71,7 @@ mod read;
 mod record;
 
 // The command line and live capture (`axt exec` around a stand-in agent).
+mod batch; // normalize and stats over many inputs on every core: what one worker gives
 mod cli;
 mod costs; // what a run cost and how long it took, told honestly
 mod directories; // every reading command takes a directory, as stats and ls do

@@ -13,6 +13,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::ids::{SpanId, TraceId};
 use super::map::{Mapper, RunContext};
@@ -68,59 +70,205 @@ fn describe(paths: &[PathBuf]) -> String {
     names.join(", ")
 }
 
-/// Exports the runs of `inputs` (files and directories).
+/// Exports the runs of `inputs` (files and directories), one tree after another: what
+/// [`Plan`] does when its roots are exported in order on one thread.
 pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, BatchError> {
-    let mut files = Vec::new();
-    for input in inputs {
-        expand(input, &mut files)?;
+    export_on(inputs, options, 1)
+}
+
+/// [`export`] on `jobs` threads (0: one per core): the trees read and mapped side by side,
+/// merged in the roots' order, so the batch is the same whatever the number of threads.
+/// Every span is held for the sort by time, as [`export`] holds them.
+pub fn export_on(
+    inputs: &[PathBuf],
+    options: &BatchOptions,
+    jobs: usize,
+) -> Result<Batch, BatchError> {
+    let plan = Plan::new(inputs)?;
+    let jobs = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        n => n,
     }
-    let mut seen_files = HashSet::new();
-    files.retain(|f| seen_files.insert(f.clone()));
-    let firsts: Vec<(PathBuf, String, Option<String>)> = files
-        .into_iter()
-        .filter_map(|file| first_event(&file).map(|e| (file, e.run_id, e.parent_run_id)))
-        .collect();
-    if firsts.is_empty() {
-        return Err(BatchError::Empty {
-            paths: inputs.to_vec(),
+    .clamp(1, plan.roots().max(1));
+    let mut trees: Vec<Option<Tree>> = (0..plan.roots()).map(|_| None).collect();
+    if jobs == 1 {
+        for (root, tree) in trees.iter_mut().enumerate() {
+            *tree = Some(plan.export_root(root, options));
+        }
+    } else {
+        let next = AtomicUsize::new(0);
+        let done = Mutex::new(&mut trees);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                scope.spawn(|| {
+                    loop {
+                        let root = next.fetch_add(1, Ordering::Relaxed);
+                        if root >= plan.roots() {
+                            break;
+                        }
+                        let tree = plan.export_root(root, options);
+                        done.lock().unwrap_or_else(PoisonError::into_inner)[root] = Some(tree);
+                    }
+                });
+            }
         });
     }
-    let given: HashSet<&str> = firsts.iter().map(|(_, id, _)| id.as_str()).collect();
-    let mut batch = Batch::default();
-    let mut done: HashSet<String> = HashSet::new();
-    for (file, run_id, parent) in &firsts {
-        let is_root = parent.as_deref().is_none_or(|p| !given.contains(p));
-        if !is_root || done.contains(run_id) {
-            continue;
+    let mut merged = plan.merge(options);
+    for tree in trees.into_iter().flatten() {
+        merged.add(tree);
+    }
+    Ok(merged.finish())
+}
+
+/// The runs of a batch export, read once (each file's first event), and its roots: the
+/// runs whose parent is not among the inputs. Each root's tree is exported on its own
+/// ([`Plan::export_root`], on any thread: the trees are read and mapped apart), and the
+/// trees merged in the roots' order ([`Merged`]), which gives exactly what [`export`]
+/// gives however the trees were exported.
+pub struct Plan {
+    /// Every input run: its file, run id and parent.
+    firsts: Vec<(PathBuf, String, Option<String>)>,
+    /// The indexes in `firsts` of the roots, in order.
+    roots: Vec<usize>,
+}
+
+/// One root's tree, exported apart from the others ([`Plan::export_root`]), to be merged.
+pub struct Tree {
+    /// The root's index in the plan.
+    root: usize,
+    spans: Vec<Span>,
+    runs: u64,
+    problems: Vec<TreeProblem>,
+    /// Every run its export went through (each once), the root first.
+    visited: HashSet<String>,
+}
+
+impl Plan {
+    /// The runs of `inputs`: an input that is neither a readable file nor a directory is
+    /// an error, and so is finding no run at all.
+    pub fn new(inputs: &[PathBuf]) -> Result<Plan, BatchError> {
+        let mut files = Vec::new();
+        for input in inputs {
+            expand(input, &mut files)?;
         }
+        let mut seen_files = HashSet::new();
+        files.retain(|f| seen_files.insert(f.clone()));
+        let firsts: Vec<(PathBuf, String, Option<String>)> = files
+            .into_iter()
+            .filter_map(|file| first_event(&file).map(|e| (file, e.run_id, e.parent_run_id)))
+            .collect();
+        if firsts.is_empty() {
+            return Err(BatchError::Empty {
+                paths: inputs.to_vec(),
+            });
+        }
+        let given: HashSet<&str> = firsts.iter().map(|(_, id, _)| id.as_str()).collect();
+        let roots = (firsts.iter().enumerate())
+            .filter(|(_, (_, _, parent))| parent.as_deref().is_none_or(|p| !given.contains(p)))
+            .map(|(index, _)| index)
+            .collect();
+        Ok(Plan { firsts, roots })
+    }
+
+    /// How many roots there are.
+    pub fn roots(&self) -> usize {
+        self.roots.len()
+    }
+
+    /// The tree of root `root` (an index below [`Plan::roots`]), read and mapped.
+    pub fn export_root(&self, root: usize, options: &BatchOptions) -> Tree {
+        let mut tree = Tree {
+            root,
+            spans: Vec::new(),
+            runs: 0,
+            problems: Vec::new(),
+            visited: HashSet::new(),
+        };
+        let mut batch = Batch::default();
+        self.export_tree(root, options, &mut batch, &mut tree.visited);
+        (tree.spans, tree.runs, tree.problems) = (batch.spans, batch.runs, batch.problems);
+        tree
+    }
+
+    /// Root `root`'s tree into `batch`, but for the runs in `done` (each added to it).
+    fn export_tree(
+        &self,
+        root: usize,
+        options: &BatchOptions,
+        batch: &mut Batch,
+        done: &mut HashSet<String>,
+    ) {
+        let (file, run_id, parent) = &self.firsts[self.roots[root]];
         let (trace, parent_span) = match parent {
             Some(parent) => ancestry(dir_of(file), run_id, parent),
             None => (TraceId::of_root(run_id), None),
         };
         let tree = tree::build(file);
         batch.problems.extend(tree.problems);
-        export_run(
-            &tree.root,
-            trace,
-            parent_span,
-            options,
-            &mut batch,
-            &mut done,
-        );
+        export_run(&tree.root, trace, parent_span, options, batch, done);
     }
-    // Left over: runs whose parent is an input that never invokes them (orphans).
-    for (file, run_id, _) in &firsts {
-        if !done.contains(run_id) {
-            let tree = tree::build(file);
-            batch.problems.extend(tree.problems);
-            let trace = TraceId::of_root(run_id);
-            export_run(&tree.root, trace, None, options, &mut batch, &mut done);
+
+    /// Trees merged in the roots' order.
+    pub fn merge<'a>(&'a self, options: &'a BatchOptions) -> Merged<'a> {
+        Merged {
+            plan: self,
+            options,
+            batch: Batch::default(),
+            done: HashSet::new(),
         }
     }
-    // A parent encloses its children: at equal starts the longer span first, and at equal
-    // times (a fixed clock) the shallower.
-    let parents: HashMap<SpanId, Option<SpanId>> = batch
-        .spans
+}
+
+/// Trees merged one after another, in the roots' order ([`Plan::merge`]).
+pub struct Merged<'a> {
+    plan: &'a Plan,
+    options: &'a BatchOptions,
+    batch: Batch,
+    /// The runs exported so far.
+    done: HashSet<String>,
+}
+
+impl Merged<'_> {
+    /// Adds the next root's tree. A tree that goes through a run an earlier tree exported
+    /// (a run two trees share) is exported again here, without the runs already done, as
+    /// one thread exporting them in order does; a root already exported adds nothing.
+    pub fn add(&mut self, tree: Tree) {
+        let root_run = &self.plan.firsts[self.plan.roots[tree.root]].1;
+        if self.done.contains(root_run) {
+            return;
+        }
+        if tree.visited.iter().any(|run| self.done.contains(run)) {
+            let (batch, done) = (&mut self.batch, &mut self.done);
+            (self.plan).export_tree(tree.root, self.options, batch, done);
+            return;
+        }
+        self.batch.spans.extend(tree.spans);
+        self.batch.runs += tree.runs;
+        self.batch.problems.extend(tree.problems);
+        self.done.extend(tree.visited);
+    }
+
+    /// The batch: the runs no tree reached (their parent is an input that never invokes
+    /// them) exported on their own, and every span in order.
+    pub fn finish(mut self) -> Batch {
+        let (options, batch, done) = (self.options, &mut self.batch, &mut self.done);
+        for (file, run_id, _) in &self.plan.firsts {
+            if !done.contains(run_id) {
+                let tree = tree::build(file);
+                batch.problems.extend(tree.problems);
+                let trace = TraceId::of_root(run_id);
+                export_run(&tree.root, trace, None, options, batch, done);
+            }
+        }
+        sort(&mut self.batch.spans);
+        self.batch
+    }
+}
+
+/// A parent encloses its children: at equal starts the longer span first, and at equal
+/// times (a fixed clock) the shallower.
+fn sort(spans: &mut [Span]) {
+    let parents: HashMap<SpanId, Option<SpanId>> = spans
         .iter()
         .map(|s| (s.span_id, s.parent_span_id))
         .collect();
@@ -135,7 +283,7 @@ pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, Batch
         }
         depth
     };
-    batch.spans.sort_by_cached_key(|span| {
+    spans.sort_by_cached_key(|span| {
         let depth = depth(Some(span.span_id));
         (
             span.start_unix_nano,
@@ -143,7 +291,6 @@ pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, Batch
             depth,
         )
     });
-    Ok(batch)
 }
 
 fn export_run(

@@ -1,0 +1,410 @@
+//! Batches on every core: `axt normalize` over several inputs or a directory writes the
+//! same runs and prints the same lines, in the same order, whatever the number of workers,
+//! and each run is what normalizing its input alone writes; `axt stats` prints each file's
+//! counts as it is counted, and its JSON is still the library's whole report.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use axt::model::Provider;
+
+use crate::cli::{axt, text};
+use crate::support::{TempDir, normalize_corpus, walk};
+
+const CLOCK: &str = "fixed:2026-06-08T08:14:42Z";
+
+/// Every fixture of every provider's corpus that `axt normalize DIR` reads, copied into
+/// `dir` named so that the directory's order is the corpus's (providers in registry order).
+fn every_fixture(dir: &Path) -> Vec<PathBuf> {
+    let mut copied = Vec::new();
+    for provider in Provider::ALL {
+        let corpus = normalize_corpus(provider);
+        for fixture in walk(&corpus) {
+            let wanted = fixture
+                .extension()
+                .is_some_and(|e| ["jsonl", "json", "sse"].iter().any(|x| e == *x));
+            if !wanted {
+                continue;
+            }
+            let relative = fixture.strip_prefix(&corpus).unwrap();
+            let name = format!(
+                "{:04}-{provider}-{}",
+                copied.len(),
+                relative.display().to_string().replace('/', "-")
+            );
+            let to = dir.join(name);
+            std::fs::copy(&fixture, &to).unwrap();
+            copied.push(to);
+        }
+    }
+    copied
+}
+
+/// What a batch gave: its exit status, its stderr and the runs it wrote (each run's file,
+/// in the order its `wrote` line was printed), with `out` written `OUT` and each run id
+/// (some inputs have none of their own: theirs is a fresh UUID each time) written
+/// `RUN<n>`, n its run's place in that order.
+struct Batch {
+    status: Option<i32>,
+    stderr: String,
+    runs: Vec<String>,
+}
+
+fn batch(status: Option<i32>, stderr: &str, out: &Path) -> Batch {
+    let out_name = out.to_str().unwrap();
+    let ids: Vec<String> = stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix(&format!("axt: wrote {out_name}/")))
+        .map(|file| file.strip_suffix(".jsonl").unwrap().to_owned())
+        .collect();
+    let placeholders = |text: &str| {
+        let mut text = text.replace(out_name, "OUT");
+        for (n, id) in ids.iter().enumerate() {
+            text = text.replace(id.as_str(), &format!("RUN{n}"));
+        }
+        text
+    };
+    let runs = ids
+        .iter()
+        .map(|id| placeholders(&std::fs::read_to_string(out.join(format!("{id}.jsonl"))).unwrap()))
+        .collect();
+    let written = std::fs::read_dir(out).map_or(0, |dir| dir.count());
+    assert_eq!(written, ids.len(), "a wrote line for each run written");
+    Batch {
+        status,
+        stderr: placeholders(stderr),
+        runs,
+    }
+}
+
+/// Asserts two batches are the same, naming the first difference (not printing both).
+fn assert_same(theirs: &Batch, ours: &Batch, what: &str) {
+    assert_eq!(theirs.status, ours.status, "{what}: exit status");
+    let first_difference = |a: &str, b: &str| {
+        let line = a.lines().zip(b.lines()).position(|(a, b)| a != b);
+        let line = line.unwrap_or(a.lines().count().min(b.lines().count()));
+        format!(
+            "line {}: {:?} vs {:?}",
+            line + 1,
+            a.lines().nth(line),
+            b.lines().nth(line)
+        )
+    };
+    assert!(
+        theirs.stderr == ours.stderr,
+        "{what}: stderr differs at {}",
+        first_difference(&theirs.stderr, &ours.stderr)
+    );
+    assert_eq!(theirs.runs.len(), ours.runs.len(), "{what}: runs written");
+    for (n, (a, b)) in theirs.runs.iter().zip(&ours.runs).enumerate() {
+        assert!(
+            a == b,
+            "{what}: run {n} differs at {}",
+            first_difference(a, b)
+        );
+    }
+}
+
+fn normalize_batch(tmp: &Path, jobs: Option<&str>, out: &str, inputs: &[&str]) -> Batch {
+    let out = tmp.join(out);
+    let mut args = vec![
+        "normalize",
+        "--clock",
+        CLOCK,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if let Some(jobs) = jobs {
+        args.extend(["--jobs", jobs]);
+    }
+    args.extend_from_slice(inputs);
+    let output = axt(&args, b"");
+    batch(output.status.code(), &text(&output.stderr), &out)
+}
+
+#[test]
+fn normalize_of_every_fixture_on_every_core_writes_and_prints_what_one_worker_does() {
+    let tmp = TempDir::new("batch-normalize");
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let fixtures = every_fixture(&input);
+    let input = input.to_str().unwrap();
+    let one = normalize_batch(tmp.path(), Some("1"), "one", &[input]);
+    assert_eq!(one.status, Some(2), "some fixtures cannot be detected");
+    assert!(
+        one.runs.len() > fixtures.len() / 2,
+        "{} runs of {} inputs",
+        one.runs.len(),
+        fixtures.len()
+    );
+    let four = normalize_batch(tmp.path(), Some("4"), "four", &[input]);
+    assert_same(&four, &one, "four workers");
+    let every_core = normalize_batch(tmp.path(), None, "every-core", &[input]);
+    assert_same(&every_core, &one, "one worker per core (the default)");
+
+    // The same as each input normalized alone, one after another.
+    let alone = tmp.path().join("alone");
+    let mut stderr = String::new();
+    let mut worst = 0;
+    for fixture in &fixtures {
+        let single = axt(
+            &[
+                "normalize",
+                "--clock",
+                CLOCK,
+                "--out",
+                alone.to_str().unwrap(),
+                fixture.to_str().unwrap(),
+            ],
+            b"",
+        );
+        worst = worst.max(single.status.code().unwrap());
+        stderr.push_str(&text(&single.stderr));
+    }
+    assert_same(
+        &batch(Some(worst), &stderr, &alone),
+        &one,
+        "each input alone",
+    );
+}
+
+#[test]
+fn normalize_of_several_files_says_each_in_the_order_given() {
+    let tmp = TempDir::new("batch-normalize-files");
+    let corpus = |provider: Provider, name: &str| {
+        normalize_corpus(provider)
+            .join(name)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let truncated = corpus(Provider::Claude, "err/truncated-last-line.jsonl");
+    let corrupt = corpus(Provider::Claude, "err/corrupt-json-record-mid-stream.jsonl");
+    let codex = corpus(Provider::Codex, "ok/commands-failed-and-declined.jsonl");
+    let order = [&truncated, &codex, &corrupt];
+    let given = normalize_batch(tmp.path(), Some("3"), "given", &order.map(String::as_str));
+    assert_eq!(given.status, Some(1), "{}", given.stderr);
+    assert_eq!(given.runs.len(), 3, "{}", given.stderr);
+    let at = |name: &str| given.stderr.find(name).unwrap();
+    assert!(
+        at(&truncated) < at("RUN0") && at("RUN0") < at("RUN1") && at("RUN1") < at(&corrupt),
+        "{}",
+        given.stderr
+    );
+}
+
+#[test]
+fn normalize_refuses_several_inputs_without_out_with_one_run_id_or_with_stdin() {
+    let fixture =
+        normalize_corpus(Provider::Claude).join("ok/plain-session-thinking-text-bash.jsonl");
+    let fixture = fixture.to_str().unwrap();
+    let refused = |args: &[&str], message: &str| {
+        let output = axt(args, b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            text(&output.stderr),
+            format!("axt: {message}\n"),
+            "{args:?}"
+        );
+        assert!(output.stdout.is_empty());
+    };
+    refused(
+        &["normalize", fixture, fixture],
+        "several inputs are a run each: give --out DIR for the transcripts (stdout would mix \
+         the runs)",
+    );
+    refused(
+        &[
+            "normalize",
+            "--out",
+            "/nonexistent",
+            "--run-id",
+            "r",
+            fixture,
+            fixture,
+        ],
+        "--run-id names one run: several inputs each get their own",
+    );
+    refused(
+        &["normalize", "--out", "/nonexistent", fixture, "-"],
+        "stdin (`-`) is one input: give it alone",
+    );
+}
+
+/// The library's whole report of `paths`, pretty-printed, as `axt stats --json` promises.
+fn library_report(paths: &[&str]) -> String {
+    use axt::read::{Reader, Stats, StatsReport, transcript_files};
+
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    let (files, failed) = transcript_files(&paths);
+    assert!(failed.is_empty());
+    let mut report = StatsReport::default();
+    for file in files {
+        let mut stats = Stats::default();
+        stats.files = 1;
+        let mut reader = Reader::open(&file).unwrap();
+        for item in reader.by_ref() {
+            stats.item(&item);
+        }
+        stats.end_of_file(reader.position());
+        report.add(file.display().to_string(), stats);
+    }
+    format!("{}\n", serde_json::to_string_pretty(&report).unwrap())
+}
+
+/// `axt stats` keeps only the total and prints each file's counts as it is counted; its
+/// JSON is still byte for byte the library's whole `StatsReport`, pretty-printed.
+#[test]
+fn stats_json_printed_file_by_file_is_the_whole_report() {
+    let empty = TempDir::new("stats-empty");
+    let empty = empty.path().to_str().unwrap();
+    let costs = crate::support::read_corpus();
+    let costs = costs.to_str().unwrap();
+    for paths in [
+        &["corpus/read/transcript/ok"][..],
+        &["corpus/read/transcript/ok/plain-run.jsonl"],
+        &[
+            "corpus/read/transcript/err",
+            "corpus/read/transcript/ok/plain-run.jsonl",
+        ],
+        &[costs],
+        &[empty],
+    ] {
+        let mut args = vec!["stats", "--json"];
+        args.extend_from_slice(paths);
+        let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+            .args(&args)
+            .current_dir(crate::support::ROOT)
+            .env_remove("AXT_PRICES")
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .unwrap();
+        assert_eq!(text(&output.stdout), library_report(paths), "{paths:?}");
+    }
+}
+
+/// Real FIFO: the second file is a named pipe nobody writes to yet, so it cannot be counted;
+/// the first file's counts are on stdout meanwhile (the old command printed nothing before
+/// every file was counted, holding every file's counts).
+#[test]
+fn stats_prints_a_files_counts_before_the_next_is_read_real_fifo() {
+    let tmp = TempDir::new("stats-fifo");
+    let fifo = tmp.path().join("later.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let first = "corpus/read/transcript/ok/plain-run.jsonl";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["stats", first, fifo.to_str().unwrap()])
+        .current_dir(crate::support::ROOT)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (send, receive) = mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let n = stdout.read(&mut buffer).unwrap();
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..n]);
+            if seen.windows(10).any(|w| w == b"problems: ") {
+                let _ = send.send(seen.clone());
+            }
+        }
+        seen
+    });
+    let early = receive.recv_timeout(Duration::from_secs(20));
+    // Whatever came, let the command finish: write the pipe's transcript and close it.
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    writer
+        .write_all(&std::fs::read(Path::new(crate::support::ROOT).join(first)).unwrap())
+        .unwrap();
+    drop(writer);
+    let all = reading.join().unwrap();
+    let status = child.wait().unwrap();
+    let early = early.expect("the first file's counts, printed before the pipe was written");
+    assert!(
+        text(&early).starts_with(&format!("{first}\n  events:")),
+        "{}",
+        text(&early)
+    );
+    assert!(!text(&early).contains("later.jsonl"), "{}", text(&early));
+    assert_eq!(status.code(), Some(0));
+    assert!(text(&all).contains("total (2 files)"), "{}", text(&all));
+}
+
+/// Every `export` over a directory of many runs (every fixture normalized, and linked
+/// trees: a nested one, a loop, an orphan, a wrong parent): AgentLog and OTLP, on one
+/// worker, four, and one per core, print and write the same bytes; AgentLog's `-o FILE` is
+/// its stdout.
+#[test]
+fn export_of_many_runs_on_every_core_is_what_one_worker_writes() {
+    let tmp = TempDir::new("batch-export");
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    every_fixture(&input);
+    let runs = tmp.path().join("runs");
+    let normalized = axt(
+        &[
+            "normalize",
+            "--clock",
+            CLOCK,
+            "--out",
+            runs.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(normalized.status.code(), Some(2));
+    for linked in ["ok/nested", "err/links"] {
+        let dir = Path::new(crate::support::ROOT)
+            .join("corpus/read/transcript")
+            .join(linked);
+        for file in walk(&dir) {
+            std::fs::copy(&file, runs.join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let runs = runs.to_str().unwrap();
+    for to in ["agentlog", "otlp"] {
+        let export = |jobs: Option<&str>, output: Option<&Path>| {
+            let mut args = vec!["export", "--to", to];
+            if let Some(jobs) = jobs {
+                args.extend(["--jobs", jobs]);
+            }
+            if let Some(output) = output {
+                args.extend(["-o", output.to_str().unwrap()]);
+            }
+            args.push(runs);
+            let output = axt(&args, b"");
+            (output.status.code(), text(&output.stderr), output.stdout)
+        };
+        let one = export(Some("1"), None);
+        assert_eq!(
+            one.0,
+            Some(1),
+            "{to}: the err fixtures' problems: {}",
+            one.1
+        );
+        assert!(one.2.len() > 100_000, "{to}: {} bytes", one.2.len());
+        for jobs in [Some("4"), None] {
+            let many = export(jobs, None);
+            assert_eq!(many.0, one.0, "{to} --jobs {jobs:?}: exit");
+            assert!(many.1 == one.1, "{to} --jobs {jobs:?}: stderr differs");
+            assert!(many.2 == one.2, "{to} --jobs {jobs:?}: stdout differs");
+        }
+        let file = tmp.path().join(format!("{to}.json"));
+        let to_file = export(None, Some(&file));
+        assert_eq!((to_file.0, &to_file.1), (one.0, &one.1), "{to} -o");
+        assert!(
+            std::fs::read(&file).unwrap() == one.2,
+            "{to} -o: the file is stdout"
+        );
+    }
+}
