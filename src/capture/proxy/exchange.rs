@@ -35,8 +35,8 @@ use std::io::{BufReader, Read};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -84,6 +84,8 @@ pub(super) struct Shared {
     pub(super) recorder: RecorderOptions,
     pub(super) provider: Option<Provider>,
     pub(super) calls: Mutex<Calls>,
+    /// Signalled when a run that was finishing has remembered its last calls.
+    pub(super) calls_settled: Condvar,
     pub(super) open: Mutex<std::collections::HashMap<u64, OpenCapture>>,
     pub(super) next_key: AtomicU64,
     pub(super) on_exchange: Option<OnExchange>,
@@ -95,6 +97,35 @@ pub(super) struct Shared {
 pub(super) struct Calls {
     runs: HashMap<String, CallRun>,
     order: VecDeque<String>,
+    /// Runs between writing their end and remembering the calls of their last items.
+    finishing: usize,
+}
+
+/// How long a request that sends back results of calls nobody is known to have made waits
+/// for runs still finishing to remember theirs.
+const LINK_WAIT: Duration = Duration::from_secs(5);
+
+/// Waits (at most [`LINK_WAIT`]) while `call_id` is unknown and some run is between writing
+/// its end and remembering the calls of its last items: its client has the whole answer
+/// and may already have sent the results back.
+fn wait_for_finishing_runs<'a>(
+    shared: &'a Shared,
+    mut calls: std::sync::MutexGuard<'a, Calls>,
+    call_id: &str,
+) -> std::sync::MutexGuard<'a, Calls> {
+    let deadline = Instant::now() + LINK_WAIT;
+    while calls.finishing > 0 && !calls.runs.contains_key(call_id) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        calls = shared
+            .calls_settled
+            .wait_timeout(calls, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    calls
 }
 
 #[derive(Clone, Debug)]
@@ -292,6 +323,10 @@ struct Recording {
     links: Vec<Value>,
     /// Tool results the request sent back whose calls no run had shown yet.
     unknown: Vec<String>,
+    /// Between writing its end and remembering its last calls (it never waits for others then).
+    finishing: bool,
+    /// The call ids of the tool results the request sent back, linked from the request.
+    sent_back: std::collections::HashSet<String>,
 }
 
 impl Recording {
@@ -357,6 +392,8 @@ impl Recording {
             run_id,
             links: Vec::new(),
             unknown: Vec::new(),
+            finishing: false,
+            sent_back: std::collections::HashSet::new(),
         };
         if !body.is_empty() {
             let mut line: Vec<u8> = body
@@ -370,9 +407,43 @@ impl Recording {
                 })
                 .collect();
             line.push(b'\n');
+            if let Some(provider) = provider {
+                recording.link_sent_back(shared, provider, &line);
+            }
             recording.feed(&line, shared);
         }
         Some(recording)
+    }
+
+    /// Links the tool results the request sends back to the runs that made their calls,
+    /// from the request alone: its run's events may come only at its end (an answer read
+    /// whole, a pretty-printed body), after its end's metadata could still carry the links.
+    fn link_sent_back(&mut self, shared: &Shared, provider: Provider, request: &[u8]) {
+        let read = crate::normalize::normalize_lossy(
+            provider,
+            request,
+            crate::normalize::Options::default(),
+        );
+        let mut calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        for item in read.items {
+            let crate::model::Block::ToolResult { tool_id, .. } = item.block.block else {
+                continue;
+            };
+            if !self.sent_back.insert(tool_id.clone()) {
+                continue;
+            }
+            calls = wait_for_finishing_runs(shared, calls, &tool_id);
+            match calls.runs.get(&tool_id) {
+                Some(run) if run.run_id != self.run_id => {
+                    self.conversation
+                        .get_or_insert_with(|| run.conversation.clone());
+                    self.links
+                        .push(json!({ "call_id": tool_id, "run_id": run.run_id }));
+                }
+                Some(_) => {}
+                None => self.unknown.push(tool_id),
+            }
+        }
     }
 
     /// Feeds bytes of the exchange to the capture; `false` when the server ended the run.
@@ -401,6 +472,13 @@ impl Recording {
                 continue;
             };
             let mut calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
+            // A call nobody is known to have made may be one of the last items of a run
+            // whose end is already on disk (its client has the whole answer and may have
+            // sent the results back): wait for such runs to remember their calls, or this
+            // run would take the earlier run's calls, repeated in its history, for its own.
+            if !self.finishing {
+                calls = wait_for_finishing_runs(shared, calls, &tool.call_id);
+            }
             match event.event_type {
                 EventType::ToolCall => {
                     let conversation = self.conversation.clone();
@@ -412,6 +490,8 @@ impl Recording {
                         },
                     );
                 }
+                // Linked already, from the request.
+                EventType::ToolResult if self.sent_back.contains(&tool.call_id) => {}
                 EventType::ToolResult => match calls.runs.get(&tool.call_id) {
                     Some(run) if run.run_id != self.run_id => {
                         self.conversation
@@ -502,6 +582,12 @@ impl Recording {
             .unwrap_or_else(PoisonError::into_inner)
             .take()?;
         let run_id = capture.run_id().to_owned();
+        shared
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .finishing += 1;
+        self.finishing = true;
         if let Err(error) = capture.finish(end)
             && let Some(report) = &shared.on_error
         {
@@ -509,6 +595,12 @@ impl Recording {
         }
         // The calls of the run's last items, which finishing handed out.
         self.read_events(shared);
+        shared
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .finishing -= 1;
+        shared.calls_settled.notify_all();
         Some(run_id)
     }
 }

@@ -145,6 +145,7 @@ impl Proxy {
                 recorder: options.recorder,
                 provider: options.provider,
                 calls: Mutex::default(),
+                calls_settled: std::sync::Condvar::new(),
                 open: Mutex::default(),
                 next_key: AtomicU64::new(0),
                 on_exchange: options.on_exchange,
