@@ -118,13 +118,21 @@ pub fn modified(found: &Found) -> SystemTime {
 /// cut for good (an agent that died mid-write) rather than still being written.
 const CUT_LINE_SETTLES: u32 = 10;
 
+/// And never less than this. Agents write a record with one `write(2)`, so a line stays
+/// unfinished only while a writer is descheduled between the pieces of a formatted write
+/// or is dead; on a loaded machine the first lasts seconds (a test writer paused for over
+/// 2 s at load 40 was read torn with `--settle 0.2`), so a short settle time must not make
+/// a live writer's half record look abandoned. Half a minute is far beyond any live pause.
+const CUT_LINE_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Whether a session's files have been still for `settle`: one being written waits
 /// (watching imports it once it pauses). A file whose last line has no end yet is being
 /// written, however long the writer pauses between its halves, so it waits ten times as
-/// long: a record is imported whole, never torn, unless its writer is gone.
+/// long, and at least [`CUT_LINE_FLOOR`]: a record is imported whole, never torn, unless
+/// its writer is gone.
 pub fn settled(found: &Found, settle: std::time::Duration, now: SystemTime) -> bool {
     let needed = if found.paths().iter().any(|path| ends_mid_line(path)) {
-        settle * CUT_LINE_SETTLES
+        (settle * CUT_LINE_SETTLES).max(CUT_LINE_FLOOR)
     } else {
         settle
     };
@@ -191,5 +199,62 @@ fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<
             (Status::Imported(imported), Some(seen))
         }
         Err(error) => (Status::Failed(error), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::session::SessionFiles;
+    use crate::import::stores::Store;
+    use std::time::Duration;
+
+    /// A session file and when it was last written, as `settled` sees it.
+    fn session(name: &str, text: &str) -> (Found, SystemTime, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("axt-settled-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("session-1.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let found = Found {
+            store: Store::Gemini,
+            files: SessionFiles::alone(path.clone()),
+            row: None,
+        };
+        let written = modified(&found);
+        (found, written, dir)
+    }
+
+    #[test]
+    fn a_finished_file_is_settled_once_still_for_the_settle_time() {
+        let (found, written, dir) = session("finished", "{\"id\":\"u1\"}\n");
+        let settle = Duration::from_millis(200);
+        assert!(!settled(
+            &found,
+            settle,
+            written + Duration::from_millis(100)
+        ));
+        assert!(settled(
+            &found,
+            settle,
+            written + Duration::from_millis(200)
+        ));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A writer paused mid-record for seconds on a loaded machine is still alive: with a
+    /// short settle time its half record must not be taken as cut (the old rule, ten settle
+    /// times, gave up after 2 s).
+    #[test]
+    fn a_half_written_line_waits_at_least_the_floor_whatever_the_settle_time() {
+        let (found, written, dir) = session("half", "{\"id\":\"u1\"}\n{\"id\":\"g1\",\"con");
+        let settle = Duration::from_millis(200);
+        assert!(!settled(&found, settle, written + Duration::from_secs(5)));
+        assert!(!settled(&found, settle, written + Duration::from_secs(29)));
+        assert!(settled(&found, settle, written + CUT_LINE_FLOOR));
+        // A long settle time still counts ten of them.
+        let long = Duration::from_secs(10);
+        assert!(!settled(&found, long, written + Duration::from_secs(60)));
+        assert!(settled(&found, long, written + Duration::from_secs(100)));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

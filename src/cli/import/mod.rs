@@ -43,7 +43,7 @@ use report::Summary;
 /// --watch keeps going: every --interval seconds the stores are looked at again, and a
 /// session is imported once its files have been still for --settle seconds (one being
 /// written is imported when it pauses, and completed later; one whose last line is not
-/// finished waits ten times as long, so that no record is imported torn).
+/// finished waits ten times as long, and at least 30 s, so that no record is imported torn).
 ///
 /// Notes about a session (a sub-agent that could not be linked, ...) and errors in its
 /// entries go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE, then one summary line.
