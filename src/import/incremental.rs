@@ -128,7 +128,7 @@ const CUT_LINE_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
 /// Whether a session's files have been still for `settle`: one being written waits
 /// (watching imports it once it pauses). A file whose last line has no end yet is being
 /// written, however long the writer pauses between its halves, so it waits ten times as
-/// long, and at least [`CUT_LINE_FLOOR`]: a record is imported whole, never torn, unless
+/// long, and at least 30 s: a record is imported whole, never torn, unless
 /// its writer is gone.
 pub fn settled(found: &Found, settle: std::time::Duration, now: SystemTime) -> bool {
     let needed = if found.paths().iter().any(|path| ends_mid_line(path)) {
