@@ -434,16 +434,20 @@ impl Recording {
             }
             calls = wait_for_finishing_runs(shared, calls, &tool_id);
             match calls.runs.get(&tool_id) {
-                Some(run) if run.run_id != self.run_id => {
-                    self.conversation
-                        .get_or_insert_with(|| run.conversation.clone());
-                    self.links
-                        .push(json!({ "call_id": tool_id, "run_id": run.run_id }));
-                }
+                Some(run) if run.run_id != self.run_id => self.link_to(&tool_id, run),
                 Some(_) => {}
                 None => self.unknown.push(tool_id),
             }
         }
+    }
+
+    /// Links a tool result sent back to the run that made its call (and this run to that
+    /// run's conversation).
+    fn link_to(&mut self, call_id: &str, run: &CallRun) {
+        self.conversation
+            .get_or_insert_with(|| run.conversation.clone());
+        self.links
+            .push(json!({ "call_id": call_id, "run_id": run.run_id }));
     }
 
     /// Feeds bytes of the exchange to the capture; `false` when the server ended the run.
@@ -493,12 +497,7 @@ impl Recording {
                 // Linked already, from the request.
                 EventType::ToolResult if self.sent_back.contains(&tool.call_id) => {}
                 EventType::ToolResult => match calls.runs.get(&tool.call_id) {
-                    Some(run) if run.run_id != self.run_id => {
-                        self.conversation
-                            .get_or_insert_with(|| run.conversation.clone());
-                        self.links
-                            .push(json!({ "call_id": tool.call_id, "run_id": run.run_id }));
-                    }
+                    Some(run) if run.run_id != self.run_id => self.link_to(&tool.call_id, run),
                     Some(_) => {}
                     // Its call may be in the last items of a run still being finished: asked
                     // again when this run ends.
@@ -519,12 +518,9 @@ impl Recording {
     fn link(&mut self, shared: &Shared) {
         self.read_events(shared);
         let calls = shared.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        for call_id in self.unknown.drain(..) {
+        for call_id in std::mem::take(&mut self.unknown) {
             if let Some(run) = calls.runs.get(&call_id) {
-                self.conversation
-                    .get_or_insert_with(|| run.conversation.clone());
-                self.links
-                    .push(json!({ "call_id": call_id, "run_id": run.run_id }));
+                self.link_to(&call_id, run);
             }
         }
         drop(calls);
