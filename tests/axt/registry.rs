@@ -205,3 +205,36 @@ fn a_word_is_a_provider_name_only_on_its_own() {
     assert!(!names_word("`gcp.gemini`", "gemini"));
     assert!(!names_word("`claude*` `anthropic`", "claude"));
 }
+
+/// Every store `axt import` reads has its corpus (ok and err, described, generated), its
+/// snapshots, its words in the README's import row and its place in the import benchmark:
+/// a store added to `Store::ALL` fails here until it is in each.
+#[test]
+fn every_store_is_in_every_list() {
+    let readme = read("README.md");
+    let bench = read("scripts/import-stores-bench.sh");
+    let mut failures = Vec::new();
+    for store in axt::import::Store::ALL {
+        let name = store.as_str();
+        for path in [
+            format!("corpus/import/{name}/ok"),
+            format!("corpus/import/{name}/err"),
+            format!("corpus/import/{name}/README.md"),
+            format!("corpus/import/{name}/make-fixtures.py"),
+            format!("golden/import/{name}"),
+        ] {
+            if !root().join(&path).exists() {
+                failures.push(format!("{path}: missing, for store {name}"));
+            }
+        }
+        if !readme.contains(&format!("`{name}`:")) {
+            failures.push(format!("README.md: no `{name}`: in the import row"));
+        }
+        if !bench.contains(name) {
+            failures.push(format!(
+                "scripts/import-stores-bench.sh: store {name} not benched"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
