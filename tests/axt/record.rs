@@ -428,6 +428,26 @@ fn a_refused_event_uses_no_seq() {
     assert_eq!(read_run(rec.path()).len(), 2);
 }
 
+/// A recorder closed a moment ago may still hold its run's lock through a child process
+/// another thread was starting (it shares the open file until it executes): reopening the
+/// run waits for the lock instead of failing. Here the holder is a second open of the run,
+/// released 20 ms later, where the old code failed with Busy at once.
+#[test]
+fn reopening_a_run_waits_for_a_lock_released_a_moment_later() {
+    let dir = TempDir::new("lock-wait");
+    let first = Recorder::create(dir.path(), "run-wait", RecorderOptions::default()).unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        first.close().unwrap();
+    });
+    let second = Recorder::create(dir.path(), "run-wait", RecorderOptions::default());
+    release.join().unwrap();
+    second
+        .expect("the lock released within the wait is taken")
+        .close()
+        .unwrap();
+}
+
 #[test]
 fn a_second_recorder_on_the_same_run_is_refused() {
     let dir = TempDir::new("busy");
