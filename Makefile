@@ -161,7 +161,7 @@ python-test: python-wheel ## Build the wheel into a fresh virtualenv and run the
 bench-python: ## axt.normalize(...).jsonl() vs axt normalize on a 50 MB Claude stream, same run (after python-wheel)
 	test -x $(PY_VENV)/bin/axt || $(MAKE) python-wheel
 	AXT_BENCH_MB=50 AXT_BENCH_REPS=1 AXT_BENCH_PROVIDERS=claude AXT_BENCH_SAVE=target/bench-streams \
-	  $(CARGO) bench --locked --bench normalize >/dev/null
+	  AXT_BENCH_TARGETS=target/bench-streams/ignored $(CARGO) bench --locked --profile release --bench normalize >/dev/null
 	$(PY_VENV)/bin/python python/bench/normalize.py target/bench-streams/claude.jsonl
 
 # Release artifacts built here, as the release workflow (.github/workflows/release.yml)

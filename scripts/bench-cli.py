@@ -212,7 +212,10 @@ def provider_streams(count: int) -> Path:
         return folder
     saved = DATA / "streams"
     if not (saved / "claude.jsonl").exists():
-        subprocess.run(["cargo", "bench", "--locked", "--bench", "normalize"], cwd=ROOT,
+        # Only the generator is wanted: the release profile builds in minutes, the bench
+        # profile's fat LTO in tens of them.
+        subprocess.run(["cargo", "bench", "--locked", "--profile", "release", "--bench",
+                        "normalize"], cwd=ROOT,
                        check=True, stdout=subprocess.DEVNULL,
                        env={**os.environ, "AXT_BENCH_MB": "100", "AXT_BENCH_REPS": "1",
                             "AXT_BENCH_PROVIDERS": "claude", "AXT_BENCH_SAVE": str(saved),

@@ -38,6 +38,9 @@
 //!   steps of every kind, agent steps captured live, tools captured at the router,
 //!   sub-workflows), with a guide from one agent step to parallel branches and sub-runs
 //!   (Unix only).
+//! * [`batch`]: the one scheduler of batches: work over many inputs on every core, what
+//!   comes out in the inputs' order, as one worker gives it, with memory bounded per
+//!   worker (the importers, the OTLP exporter and the command line run on it).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
 //! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, ATIF v1.8,
 //!   OpenTelemetry GenAI spans, the Parquet dataset, a self-contained HTML page to read runs
@@ -56,14 +59,15 @@
 //! | module | may import (of this crate) |
 //! |---|---|
 //! | `model` | nothing |
+//! | `batch` | nothing |
 //! | `normalize` | `model` |
 //! | `record` | `model` |
 //! | `read` | `model` |
 //! | `transcribe` | `model`, `normalize`, `record` |
 //! | `workflow` | `model`, `normalize`, `record`, `transcribe` |
 //! | `capture` | `model`, `normalize`, `record`, `transcribe`, `workflow` |
-//! | `import` | `model`, `normalize`, `record`, `read`, `transcribe` |
-//! | `export` | `model`, `normalize`, `record`, `read` |
+//! | `import` | `batch`, `model`, `normalize`, `record`, `read`, `transcribe` |
+//! | `export` | `batch`, `model`, `normalize`, `record`, `read` |
 //! | `cli` (the command line; nothing imports it) | any of the above |
 //!
 //! Inside a module, no two files import each other (a folder's `mod.rs` re-exports its
@@ -73,6 +77,7 @@
 //! checks all three on every `cargo test`, naming the file, line and rule a change breaks,
 //! and holds this table to its own.
 
+pub mod batch;
 #[cfg(unix)]
 pub mod export;
 #[cfg(unix)]

@@ -18,6 +18,7 @@ arguments raise ``ValueError`` or ``TypeError``.
 
 from __future__ import annotations
 
+import collections.abc
 import os
 from typing import Iterable, List, Sequence, Union
 
@@ -26,6 +27,7 @@ from ._axt import (
     AgentStep,
     Diagnostic,
     Error,
+    Events,
     InputError,
     Normalized,
     Normalizer,
@@ -130,10 +132,14 @@ def export(
     return Report(document, problems)
 
 
+# `Normalized.events` is a sequence in all but its type: say so to isinstance.
+collections.abc.Sequence.register(Events)
+
 __all__ = [
     "AgentStep",
     "Diagnostic",
     "Error",
+    "Events",
     "InputError",
     "Normalized",
     "Normalizer",

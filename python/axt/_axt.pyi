@@ -2,7 +2,20 @@
 
 import os
 from types import TracebackType
-from typing import IO, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union
+from typing import (
+    IO,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    overload,
+)
 
 _Path = Union[str, "os.PathLike[str]"]
 _Json = Any
@@ -44,6 +57,18 @@ class Diagnostic:
     def to_dict(self) -> Dict[str, Any]:
         """The problem as the command line's ``--json`` prints it on stderr."""
 
+class Events(Sequence[_Event]):
+    """A transcript's events, a read-only sequence of dicts made from their JSON lines on
+    access (each once): indexing, slices (a list), ``len``, iteration, ``in``, and ``==``
+    with a list of the same dicts, as the list it stands for."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> _Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> List[_Event]: ...
+    def __iter__(self) -> Iterator[_Event]: ...
+
 class Normalized:
     """What :func:`normalize` made of one agent's output."""
 
@@ -51,9 +76,10 @@ class Normalized:
     def provider(self) -> str:
         """The provider whose output it was (detected, or as given)."""
     @property
-    def events(self) -> List[_Event]:
+    def events(self) -> Events:
         """The transcript's events, each exactly its canonical JSON line as a dict, ``seq``
-        from 1 (made on first use, then the same list)."""
+        from 1: a sequence that makes each dict when it is first asked for, the same dict
+        (and the same sequence) after that; ``list(result.events)`` for a list."""
     @property
     def diagnostics(self) -> List[Diagnostic]:
         """Every problem found in the input, in order."""

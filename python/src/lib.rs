@@ -11,6 +11,7 @@
 mod cli;
 mod convert;
 mod errors;
+mod events;
 mod normalize;
 mod read;
 mod workflow;
@@ -27,6 +28,7 @@ fn _axt(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(normalize::normalize, module)?)?;
     module.add_class::<normalize::Normalizer>()?;
     module.add_class::<normalize::Normalized>()?;
+    module.add_class::<events::Events>()?;
     module.add_class::<normalize::Diagnostic>()?;
     module.add_class::<workflow::Run>()?;
     module.add_class::<workflow::Step>()?;

@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axt::Timestamp;
 use axt::normalize::{
@@ -17,6 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString};
+
+use crate::events::Events;
 
 use crate::convert;
 use crate::errors::{InputError, input_error};
@@ -240,10 +242,10 @@ fn undetected(detection: Detection) -> Option<PyErr> {
 #[pyclass(module = "axt", name = "Normalized", frozen)]
 pub(crate) struct Normalized {
     provider: Provider,
-    jsonl: Vec<u8>,
+    jsonl: Arc<[u8]>,
     diagnostics: Vec<Diagnostic>,
     meta: RunMeta,
-    events: PyOnceLock<Py<PyAny>>,
+    events: PyOnceLock<Py<Events>>,
 }
 
 #[pymethods]
@@ -255,11 +257,12 @@ impl Normalized {
     }
 
     /// The transcript's events, each exactly its canonical JSON line as a dict (`seq` from
-    /// 1). Made on first use, from the JSONL; the same list after that.
+    /// 1): a sequence that makes each dict from its line when it is first asked for
+    /// ([`Events`]), the same sequence after that.
     #[getter]
-    fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    fn events(&self, py: Python<'_>) -> PyResult<Py<Events>> {
         self.events
-            .get_or_try_init(py, || convert::events(py, &self.jsonl).map(Bound::unbind))
+            .get_or_try_init(py, || Py::new(py, Events::new(Arc::clone(&self.jsonl))))
             .map(|events| events.clone_ref(py))
     }
 
@@ -370,7 +373,7 @@ pub(crate) fn normalize(
         let diagnostics = transcript.diagnostics().collect();
         Ok(Normalized {
             provider,
-            jsonl,
+            jsonl: jsonl.into(),
             diagnostics,
             meta: transcript.transcriber.meta().clone(),
             events: PyOnceLock::new(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 import json
 import random
 from pathlib import Path
@@ -170,3 +171,39 @@ def test_inputs_and_arguments() -> None:
     result = axt.normalize(data)
     assert result.events is result.events
     assert repr(result).startswith("Normalized(")
+
+
+def test_events_are_a_sequence_of_the_lines_dicts_made_on_access() -> None:
+    """`.events` stands for the list of the JSONL's lines as dicts: every way of reading a
+    list gives the same, each event is one dict however it is reached (a change to it
+    stays), and a program that never touches an event makes none."""
+    path = OK[0][1]
+    result = axt.normalize(path, OK[0][0], RUN_ID, clock=CLOCK)
+    expected = jsonl(result.jsonl())
+    events = result.events
+    assert isinstance(events, axt.Events)
+    assert isinstance(events, collections.abc.Sequence)
+    assert len(events) == len(expected) >= 3
+    assert events == expected and expected == events and not events != expected
+    assert events != expected[:-1] and events != expected[1:]
+    assert list(events) == expected
+    assert [event for event in events] == expected
+    assert events[0] == expected[0] and events[-1] == expected[-1]
+    assert events[1:3] == expected[1:3] and events[::-2] == expected[::-2]
+    assert events[:] == expected and isinstance(events[:], list)
+    assert list(reversed(events)) == expected[::-1]
+    assert expected[1] in events and {"seq": 0} not in events
+    assert events.index(expected[2]) == 2 and events.count(expected[0]) == 1
+    assert repr(events) == repr(expected)
+    assert json.dumps(list(events)) == json.dumps(expected)
+    assert events[0] is events[0] and events[-1] is events[len(events) - 1]
+    events[0]["changed"] = True
+    assert result.events[0]["changed"] is True and next(iter(result.events)) is events[0]
+    with pytest.raises(IndexError):
+        events[len(events)]
+    with pytest.raises(IndexError):
+        events[-len(events) - 1]
+    with pytest.raises(TypeError):
+        events["seq"]  # type: ignore[call-overload]
+    assert axt.normalize(b"", "claude", RUN_ID, clock=CLOCK).events == jsonl(
+        axt.normalize(b"", "claude", RUN_ID, clock=CLOCK).jsonl())

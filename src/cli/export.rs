@@ -3,18 +3,20 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::export::otlp::send::{Destination, Protocol, parse_header, send};
-use crate::export::otlp::{Batch, CAPTURE_VARIABLE, Capture, encode};
+use crate::export::otlp::send::{
+    Destination, Protocol, SPANS_PER_REQUEST, Sent, parse_header, send,
+};
+use crate::export::otlp::{self, CAPTURE_VARIABLE, Capture, Span, encode};
 use crate::export::parquet::DatasetReport;
 use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
 use crate::read::tree::{LinkKind, TreeProblem, forest};
 use crate::read::{ProblemKind, transcript_files};
 use crate::record::Redactor;
 
-use super::batch;
 use super::check::print_link;
 use super::console::{self, Problem, plural};
 use super::{Outcome, display_name, with_path, write_indented};
+use crate::batch;
 
 /// Export runs to another format: a document, spans, or a dataset.
 ///
@@ -212,6 +214,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     if destination.is_some() && args.output.is_some() {
         return Err(usage("give either --endpoint or -o FILE, not both"));
     }
+    if target == Target::Otlp {
+        return otlp_spans(&args, &options, destination.as_ref());
+    }
     let exported = match export(target, &args.files, &options) {
         Ok(exported) => exported,
         Err(ExportError::Misuse(e)) => return Err(misuse(&e)),
@@ -236,13 +241,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             text.push(b'\n');
             write_output(args.output.as_deref(), &text)?;
         }
-        Output::Spans(batch) => match &destination {
-            None => {
-                let text = encode::to_json(&encode::request(&batch.spans));
-                write_output(args.output.as_deref(), &text)?;
-            }
-            Some(destination) => failed = !send_spans(destination, &batch)?,
-        },
+        Output::Spans(_) => unreachable!("OTLP is streamed by otlp_spans"),
         Output::Dataset(report) => failed = !dataset_report(&report, &options),
     }
     Ok(outcome_of(&exported.problems, failed, options.redact))
@@ -439,14 +438,100 @@ fn write_output_with<T>(
     }
 }
 
-/// Sends the spans; `false` when the collector rejected some (said on stderr).
-fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
-    let sent = send(destination, &batch.spans).map_err(io::Error::other)?;
+/// OTLP: the inputs' spans, tree by tree as they are exported on every core
+/// ([`otlp::export_each`]), written as OTLP/JSON as they come, or sent
+/// [`SPANS_PER_REQUEST`] at a time: what one request of every span would write or send,
+/// without holding every span. The problems are printed at the end, as for the others.
+fn otlp_spans(
+    args: &Args,
+    options: &Options,
+    destination: Option<&Destination>,
+) -> io::Result<Outcome> {
+    let batch_options = otlp::BatchOptions {
+        content: options.content,
+        content_events: options.content_events,
+    };
+    let plan = match otlp::Plan::new(&args.files) {
+        Ok(plan) => plan,
+        Err(otlp::BatchError::Io { path, source }) => return Err(with_path(&path, source)),
+        Err(otlp::BatchError::Empty { paths }) => {
+            let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            console::error(&format!(
+                "no transcript with an event in {}",
+                names.join(", ")
+            ));
+            return Ok(Outcome::InputProblems);
+        }
+    };
+    let mut problems = Vec::new();
+    let mut failed = false;
+    match destination {
+        None => write_output_with(args.output.as_deref(), &mut |out| {
+            let mut spans = encode::JsonSpans::new(out);
+            // The first write that fails ends the writing (the export still ends).
+            let mut unwritten: Option<io::Error> = None;
+            plan.export_each(&batch_options, options.jobs, &mut |tree| {
+                for span in &tree.spans {
+                    if unwritten.is_none() {
+                        unwritten = spans.span(span).err();
+                    }
+                }
+                problems.extend(tree.problems);
+            });
+            match unwritten {
+                Some(error) => Err(error),
+                None => spans.finish().map(drop),
+            }
+        })?,
+        Some(destination) => {
+            let (mut pending, mut sent, mut runs) = (Vec::new(), Sent::default(), 0);
+            let mut refused = None;
+            // After a request that failed, nothing more is sent (the export still ends).
+            let mut send_some = |spans: &[Span], sent: &mut Sent| {
+                if refused.is_none() {
+                    match send(destination, spans) {
+                        Ok(more) => add_sent(sent, more),
+                        Err(error) => refused = Some(error),
+                    }
+                }
+            };
+            plan.export_each(&batch_options, options.jobs, &mut |tree| {
+                runs += tree.runs;
+                problems.extend(tree.problems);
+                pending.extend(tree.spans);
+                while pending.len() >= SPANS_PER_REQUEST {
+                    let rest = pending.split_off(SPANS_PER_REQUEST);
+                    send_some(&std::mem::replace(&mut pending, rest), &mut sent);
+                }
+            });
+            if !pending.is_empty() {
+                send_some(&pending, &mut sent);
+            }
+            if let Some(error) = refused {
+                return Err(io::Error::other(error));
+            }
+            failed = !said_sent(destination, &sent, runs);
+        }
+    }
+    Ok(outcome_of(&problems, failed, options.redact))
+}
+
+/// Adds what a request sent to what the requests before it sent.
+fn add_sent(sent: &mut Sent, more: Sent) {
+    sent.requests += more.requests;
+    sent.spans += more.spans;
+    sent.rejected += more.rejected;
+    sent.messages.extend(more.messages);
+    sent.retries += more.retries;
+}
+
+/// Says what was sent of `runs` runs; `false` when the collector rejected some spans.
+fn said_sent(destination: &Destination, sent: &Sent, runs: u64) -> bool {
     if !console::quiet() {
         console::notice(&format!(
             "sent {} of {} to {}{}",
             plural(sent.spans, "span"),
-            plural(batch.runs, "run"),
+            plural(runs, "run"),
             destination.shown_url(),
             match sent.retries {
                 0 => String::new(),
@@ -466,9 +551,9 @@ fn send_spans(destination: &Destination, batch: &Batch) -> io::Result<bool> {
                 format!(": {said}")
             }
         ));
-        return Ok(false);
+        return false;
     }
-    Ok(true)
+    true
 }
 
 /// Says what an export into a dataset did; `false` when some file could not be read.

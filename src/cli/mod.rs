@@ -29,7 +29,6 @@
 // No `eprintln!` or `println!` here (the lints deny them): they panic when the stream is
 // closed. stderr goes through `console`, stdout through a writer whose errors are handled.
 
-mod batch;
 mod cat;
 mod check;
 mod common;

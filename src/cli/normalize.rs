@@ -16,11 +16,11 @@ use crate::read::files_with_extensions;
 use crate::record::RecorderOptions;
 use crate::transcribe::{EventOptions, EventSink, IfExists, JsonlSink, RecordingSink, Transcriber};
 
-use super::batch;
 use super::common::{ProviderChoice, provider_or_auto_parser};
 use super::console::{self, Counting, Problem, Progress};
 use super::hints::{self, Hints, Verdict};
 use super::{Outcome, display_name, open, report_error, with_path};
+use crate::batch;
 
 /// Turn an agent's raw output into a canonical transcript (JSONL events, seq from 1).
 ///

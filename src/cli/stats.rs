@@ -10,10 +10,10 @@ use crate::read::{
     ToolStats, transcript_files,
 };
 
-use super::batch;
 use super::check::LISTED;
 use super::console::{self, Counting, Progress, escape, plural};
 use super::{Outcome, display_name, open, prices, report_error, with_path, write_indented};
+use crate::batch;
 
 /// Inputs at least this large get a progress bar on a terminal.
 const PROGRESS_BYTES: u64 = 64 << 20;

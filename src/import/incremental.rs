@@ -17,7 +17,8 @@ use std::io;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::batch::parallel;
+use crate::batch;
+
 use super::session::{ImportError, Imported};
 use super::state::{Seen, State, stamps};
 use super::stores::Found;
@@ -69,36 +70,59 @@ pub enum Status {
 /// Imports `sessions` into `dir`, in parallel, skipping those unchanged since the last
 /// import and those older than `options.since`; `progress(done, total)` after each.
 /// Outcomes are in the order of `sessions` (the skipped ones left out); the directory's
-/// state file is saved before returning.
+/// state file is saved before returning. [`import_each`] hands them over one by one instead.
 pub fn import(
     sessions: &[Found],
     dir: &Path,
     options: &Options,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<Vec<Outcome>> {
+    let mut outcomes = Vec::new();
+    import_each(sessions, dir, options, progress, &mut |outcome| {
+        outcomes.push(outcome)
+    })?;
+    Ok(outcomes)
+}
+
+/// [`import`], each session's outcome handed to `each` as soon as it and those before it
+/// are done, in the order of `sessions`, on the calling thread: the sessions are imported
+/// on `options.jobs` workers ([`batch`]), and what is held at once is
+/// bounded by the workers, not by the number of sessions. `progress(done, total)` is
+/// called before each outcome is handed over.
+pub fn import_each(
+    sessions: &[Found],
+    dir: &Path,
+    options: &Options,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    each: &mut dyn FnMut(Outcome),
+) -> io::Result<()> {
     let sessions: Vec<&Found> = sessions
         .iter()
         .filter(|found| options.since.is_none_or(|since| modified(found) >= since))
         .collect();
     let state = State::load(dir);
-    let results = parallel(&sessions, options.jobs, progress, |found| {
-        one(found, dir, options.mode, &state)
-    });
     let mut seen = BTreeMap::new();
-    let mut outcomes = Vec::with_capacity(results.len());
-    for (found, (status, now)) in sessions.into_iter().zip(results) {
-        if let Some(now) = now {
-            seen.insert(found.key(), now);
-        }
-        outcomes.push(Outcome {
-            found: found.clone(),
-            status,
-        });
-    }
+    let workers = batch::workers(options.jobs, sessions.len());
+    batch::in_order(
+        &sessions,
+        workers,
+        |_, found, send| send(one(found, dir, options.mode, &state)),
+        |index, (status, now)| {
+            let found = sessions[index];
+            if let Some(now) = now {
+                seen.insert(found.key(), now);
+            }
+            progress(index + 1, sessions.len());
+            each(Outcome {
+                found: found.clone(),
+                status,
+            });
+        },
+    );
     if !seen.is_empty() {
         State::save(dir, &seen)?;
     }
-    Ok(outcomes)
+    Ok(())
 }
 
 /// When a session last changed: the latest modification time of its files (or, for a

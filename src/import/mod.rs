@@ -24,14 +24,14 @@
 //!
 //! * `stores`: the stores by name, where each keeps its sessions, and the dispatch to
 //!   their folders.
-//! * `incremental`: importing again, reading only the sessions that are new or changed.
+//! * `incremental`: importing again, reading only the sessions that are new or changed,
+//!   on every core (the crate's scheduler, [`batch`](crate::batch)).
 //! * `state`: the output directory's record of what it imported.
 //! * `write`: a planned session's runs made in memory or written (created, replaced, or
 //!   updated: the lines still right kept, the rest appended; [`write::Mode`]).
 //! * `stream`: a planned run's records fed to its adapter, straight into a sink, with the
 //!   `step.call_workflow.*` events of the runs it spawned.
 //! * `feed`: the plan's vocabulary (runs, records, spawns).
-//! * `batch`: sessions imported on every core.
 //! * `entries`: reading a store's JSON Lines by line and range, and their content hash.
 //! * `ids`: the run ids an importer makes.
 //! * `session`: the public vocabulary (files, runs, notes, diagnostics, errors).
@@ -48,7 +48,6 @@ pub mod state;
 pub mod stores;
 pub mod write;
 
-mod batch;
 mod entries;
 mod feed;
 mod ids;

@@ -1,7 +1,10 @@
 //! Batches on every core: `axt normalize` over several inputs or a directory writes the
 //! same runs and prints the same lines, in the same order, whatever the number of workers,
 //! and each run is what normalizing its input alone writes; `axt stats` prints each file's
-//! counts as it is counted, and its JSON is still the library's whole report.
+//! counts as it is counted, and its JSON is still the library's whole report; `axt
+//! import` of every store and the library's import of every store's sessions in one batch
+//! write and say what one worker does; `axt export --to otlp`, written span by span as
+//! trees are done, is the library's one request of every span.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -9,6 +12,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use axt::export::otlp::{BatchOptions, encode, export_on};
+use axt::import::incremental::{self, Options as ImportOptions};
+use axt::import::write::Mode;
+use axt::import::{Found, Store};
 use axt::model::Provider;
 
 use crate::cli::{axt, text};
@@ -407,4 +414,212 @@ fn export_of_many_runs_on_every_core_is_what_one_worker_writes() {
             "{to} -o: the file is stdout"
         );
     }
+}
+
+/// Every file under `dir`, by its path below it, with its bytes (`dir` written `OUT`).
+fn files_under(dir: &Path) -> Vec<(String, String)> {
+    let out = dir.to_str().unwrap();
+    if !dir.exists() {
+        return Vec::new();
+    }
+    walk(dir)
+        .into_iter()
+        .map(|file| {
+            let name = file.strip_prefix(dir).unwrap().display().to_string();
+            let bytes = std::fs::read(&file).unwrap();
+            (name, String::from_utf8_lossy(&bytes).replace(out, "OUT"))
+        })
+        .collect()
+}
+
+/// `axt import STORE CORPUS` of every store whose corpus directory it reads as one
+/// batch (every store in the registry but OpenCode, whose store is one database a
+/// session of its corpus): one worker, two, and one per core write the same files and
+/// print the same lines, in the same order.
+#[test]
+fn import_of_every_store_on_every_core_is_what_one_worker_writes() {
+    let tmp = TempDir::new("batch-import");
+    let mut batches = 0;
+    for store in Store::ALL {
+        let corpus = crate::support::root()
+            .join("corpus/import")
+            .join(store.as_str());
+        let import = |jobs: Option<&str>| {
+            let out = tmp
+                .path()
+                .join(format!("{store}-{}", jobs.unwrap_or("all")));
+            let mut args = vec!["import", store.as_str(), corpus.to_str().unwrap()];
+            args.extend(["--out", out.to_str().unwrap()]);
+            if let Some(jobs) = jobs {
+                args.extend(["--jobs", jobs]);
+            }
+            let output = axt(&args, b"");
+            let stderr = text(&output.stderr).replace(out.to_str().unwrap(), "OUT");
+            (output.status.code(), stderr, files_under(&out))
+        };
+        let one = import(Some("1"));
+        if one.2.is_empty() {
+            assert_eq!(
+                store,
+                Store::OpenCode,
+                "{store}: nothing imported: {}",
+                one.1
+            );
+            continue;
+        }
+        batches += 1;
+        assert!(one.2.len() >= 4, "{store}: {} files", one.2.len());
+        for jobs in [Some("2"), None] {
+            let many = import(jobs);
+            assert_eq!(many.0, one.0, "{store} --jobs {jobs:?}: exit");
+            assert_eq!(many.1, one.1, "{store} --jobs {jobs:?}: stderr");
+            assert!(many.2 == one.2, "{store} --jobs {jobs:?}: the files differ");
+        }
+    }
+    assert_eq!(batches, Store::ALL.len() - 1);
+}
+
+/// The library's import of every session of every store's corpus (OpenCode's databases
+/// and files too) in one batch: on four workers, what is handed over, in what order, and
+/// what is written are one worker's; `import` is `import_each`'s outcomes collected.
+#[test]
+fn library_import_of_every_stores_sessions_in_one_batch_is_what_one_worker_does() {
+    let mut sessions: Vec<Found> = Vec::new();
+    for store in Store::ALL {
+        for outcome in ["ok", "err"] {
+            let dir = crate::support::root()
+                .join("corpus/import")
+                .join(store.as_str())
+                .join(outcome);
+            let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .collect();
+            fixtures.sort();
+            for fixture in fixtures {
+                sessions.extend(store.discover(&fixture).unwrap_or_default());
+            }
+        }
+    }
+    let tmp = TempDir::new("batch-import-library");
+    // Fixtures of one store may be the same session (OpenCode's share their ids): two
+    // sessions writing one run in a batch race for it, so each run id's first session only.
+    let probe = tmp.path().join("probe");
+    let options = ImportOptions {
+        mode: Mode::Replace,
+        jobs: 1,
+        since: None,
+    };
+    let outcomes = incremental::import(&sessions, &probe, &options, &|_, _| {}).unwrap();
+    let mut runs = std::collections::HashSet::new();
+    let mut kept = outcomes.iter().map(|outcome| match &outcome.status {
+        incremental::Status::Imported(imported) => {
+            // Every run id is counted, so a later session sharing any is left out.
+            let ids: Vec<bool> = (imported.runs.iter())
+                .map(|run| runs.insert(run.run_id.clone()))
+                .collect();
+            ids.into_iter().all(|new| new)
+        }
+        _ => true,
+    });
+    sessions.retain(|_| kept.next().unwrap());
+    let stores: std::collections::BTreeSet<Store> = sessions.iter().map(|f| f.store).collect();
+    assert_eq!(stores.len(), Store::ALL.len(), "a session of every store");
+    let import = |jobs: usize| {
+        let out = tmp.path().join(format!("jobs-{jobs}"));
+        let options = ImportOptions {
+            mode: Mode::Replace,
+            jobs,
+            since: None,
+        };
+        let progress = std::sync::Mutex::new(Vec::new());
+        let mut handed = Vec::new();
+        incremental::import_each(
+            &sessions,
+            &out,
+            &options,
+            &|done, total| progress.lock().unwrap().push((done, total)),
+            &mut |outcome| handed.push(format!("{outcome:?}")),
+        )
+        .unwrap();
+        let handed: Vec<String> = handed
+            .into_iter()
+            .map(|h| h.replace(out.to_str().unwrap(), "OUT"))
+            .collect();
+        (handed, progress.into_inner().unwrap(), files_under(&out))
+    };
+    let one = import(1);
+    let total = sessions.len();
+    assert_eq!(one.0.len(), total, "one outcome a session");
+    let counted: Vec<(usize, usize)> = (1..=total).map(|done| (done, total)).collect();
+    assert_eq!(one.1, counted);
+    let four = import(4);
+    assert_eq!(four.0, one.0, "the outcomes, in order");
+    assert_eq!(four.1, counted, "progress counts up once a session");
+    assert!(four.2 == one.2, "the files written differ");
+    let out = tmp.path().join("collected");
+    let options = ImportOptions {
+        mode: Mode::Replace,
+        jobs: 4,
+        since: None,
+    };
+    let collected = incremental::import(&sessions, &out, &options, &|_, _| {}).unwrap();
+    let collected: Vec<String> = collected
+        .iter()
+        .map(|outcome| format!("{outcome:?}").replace(out.to_str().unwrap(), "OUT"))
+        .collect();
+    assert_eq!(collected, one.0);
+}
+
+/// `axt export --to otlp` over many trees (every fixture normalized; nested, looping and
+/// orphaned links), written span by span as each tree is done, is byte for byte the
+/// library's one request of every span (`export_on`, to_json): the streaming writer
+/// leaves no span out, doubles none and frames them as one request does.
+#[test]
+fn otlp_written_tree_by_tree_is_one_request_of_every_span() {
+    let tmp = TempDir::new("batch-otlp-stream");
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    every_fixture(&input);
+    let runs = tmp.path().join("runs");
+    let args = [
+        "normalize",
+        "--clock",
+        CLOCK,
+        "--out",
+        runs.to_str().unwrap(),
+    ];
+    axt(&[&args[..], &[input.to_str().unwrap()]].concat(), b"");
+    for linked in ["ok/nested", "err/links"] {
+        let dir = crate::support::read_corpus().join(linked);
+        for file in walk(&dir) {
+            std::fs::copy(&file, runs.join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let library = export_on(std::slice::from_ref(&runs), &BatchOptions::default(), 1).unwrap();
+    assert!(library.spans.len() > 1000, "{} spans", library.spans.len());
+    let whole = encode::to_json(&encode::request(&library.spans));
+    for jobs in ["1", "2"] {
+        let args = [
+            "export",
+            "--to",
+            "otlp",
+            "--jobs",
+            jobs,
+            runs.to_str().unwrap(),
+        ];
+        let output = axt(&args, b"");
+        assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+        assert!(
+            output.stdout == whole,
+            "--jobs {jobs}: not the library's request"
+        );
+    }
+    let mut written = encode::JsonSpans::new(Vec::new());
+    for span in &library.spans {
+        written.span(span).unwrap();
+    }
+    assert!(written.finish().unwrap() == whole);
+    let none = encode::JsonSpans::new(Vec::new()).finish().unwrap();
+    assert_eq!(none, encode::to_json(&encode::request(&[])));
 }

@@ -36,6 +36,7 @@ use crate::support::{root, walk};
 /// as part of it; the crate root (`lib.rs`) declares and re-exports, and may name any module.
 const RULES: &[(&str, &[&str])] = &[
     ("model", &[]),
+    ("batch", &[]),
     ("normalize", &["model"]),
     ("record", &["model"]),
     ("read", &["model"]),
@@ -47,12 +48,20 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     (
         "import",
-        &["model", "normalize", "record", "read", "transcribe"],
+        &[
+            "batch",
+            "model",
+            "normalize",
+            "record",
+            "read",
+            "transcribe",
+        ],
     ),
-    ("export", &["model", "normalize", "record", "read"]),
+    ("export", &["batch", "model", "normalize", "record", "read"]),
     (
         "cli",
         &[
+            "batch",
             "model",
             "normalize",
             "record",
@@ -972,7 +981,7 @@ pub fn run() {}
             failures,
             [
                 "src/export/mod.rs:1: imports crate::cli::run (src/cli/mod.rs): rule: `export` \
-                 imports only model, normalize, record, read"
+                 imports only batch, model, normalize, record, read"
             ]
         );
     }

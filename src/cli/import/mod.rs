@@ -267,14 +267,14 @@ fn import(
             bar.set(done as u64);
         }
     };
-    let outcomes = incremental::import(sessions, &args.out, options, &progress)
-        .map_err(|error| with_path(&args.out, error))?;
-    drop(bar);
     let mut summary = Summary::default();
     summary.skipped = skipped;
-    for outcome in &outcomes {
-        summary.add(outcome);
-    }
+    // Each session is said as soon as it and those before it are done, in their order.
+    incremental::import_each(sessions, &args.out, options, &progress, &mut |outcome| {
+        summary.add(&outcome)
+    })
+    .map_err(|error| with_path(&args.out, error))?;
+    drop(bar);
     if args.watch && summary.nothing_done() {
         return Ok(Outcome::Clean);
     }

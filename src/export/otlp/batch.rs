@@ -10,15 +10,21 @@
 //! up in its directory (`<parent_run_id>.jsonl`) so that its trace is the topmost
 //! ancestor's and its span goes under the step that invoked it, as when the whole tree is
 //! exported; where a parent's file is missing, the topmost run id known gives the trace.
+//!
+//! The spans come out tree by tree ([`export_each`]): the roots ordered by when they start
+//! (their first event; in file order at equal times), each tree's spans ordered by start
+//! time, each handed over as soon as it and the trees before it are done, so that what is
+//! held at once is a few trees per worker ([`batch`]), never every span of
+//! the inputs. Trees that do not overlap in time come out exactly as one sort of every
+//! span by start time would give them.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use super::ids::{SpanId, TraceId};
 use super::map::{Mapper, RunContext};
 use super::span::Span;
+use crate::batch;
 use crate::model::ExchangeEvent;
 use crate::model::files::is_transcript;
 use crate::read::tree::{self, Node, Run, TreeProblem, dir_of};
@@ -37,8 +43,9 @@ pub struct BatchOptions {
 /// Spans, and what did not fit.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
-    /// Every span, ordered by start time (at equal starts, the one that ends last first,
-    /// then the shallower, so a parent comes before its children).
+    /// Every span, tree by tree (the trees in the order their roots start), each tree's
+    /// ordered by start time (at equal starts, the one that ends last first, then the
+    /// shallower, so a parent comes before its children).
     pub spans: Vec<Span>,
     /// Runs exported.
     pub runs: u64,
@@ -77,54 +84,41 @@ pub fn export(inputs: &[PathBuf], options: &BatchOptions) -> Result<Batch, Batch
 }
 
 /// [`export`] on `jobs` threads (0: one per core): the trees read and mapped side by side,
-/// merged in the roots' order, so the batch is the same whatever the number of threads.
-/// Every span is held for the sort by time, as [`export`] holds them.
+/// in the order one thread gives them, so the batch is the same whatever the number of
+/// threads. Every span is held; [`export_each`] hands them over tree by tree instead.
 pub fn export_on(
     inputs: &[PathBuf],
     options: &BatchOptions,
     jobs: usize,
 ) -> Result<Batch, BatchError> {
-    let plan = Plan::new(inputs)?;
-    let jobs = match jobs {
-        0 => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        n => n,
-    }
-    .clamp(1, plan.roots().max(1));
-    let mut trees: Vec<Option<Tree>> = (0..plan.roots()).map(|_| None).collect();
-    if jobs == 1 {
-        for (root, tree) in trees.iter_mut().enumerate() {
-            *tree = Some(plan.export_root(root, options));
-        }
-    } else {
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(&mut trees);
-        std::thread::scope(|scope| {
-            for _ in 0..jobs {
-                scope.spawn(|| {
-                    loop {
-                        let root = next.fetch_add(1, Ordering::Relaxed);
-                        if root >= plan.roots() {
-                            break;
-                        }
-                        let tree = plan.export_root(root, options);
-                        done.lock().unwrap_or_else(PoisonError::into_inner)[root] = Some(tree);
-                    }
-                });
-            }
-        });
-    }
-    let mut merged = plan.merge(options);
-    for tree in trees.into_iter().flatten() {
-        merged.add(tree);
-    }
-    Ok(merged.finish())
+    let mut whole = Batch::default();
+    export_each(inputs, options, jobs, &mut |tree| {
+        whole.spans.extend(tree.spans);
+        whole.runs += tree.runs;
+        whole.problems.extend(tree.problems);
+    })?;
+    Ok(whole)
+}
+
+/// Exports the runs of `inputs` on `jobs` threads (0: one per core), handing `each` one
+/// tree's batch at a time (its spans in order, its runs, its problems), on the calling
+/// thread, in the order one thread gives them: the spans of all the calls, one after
+/// another, are [`export`]'s. At most a few trees per worker are held at once.
+pub fn export_each(
+    inputs: &[PathBuf],
+    options: &BatchOptions,
+    jobs: usize,
+    each: &mut dyn FnMut(Batch),
+) -> Result<(), BatchError> {
+    Plan::new(inputs)?.export_each(options, jobs, each);
+    Ok(())
 }
 
 /// The runs of a batch export, read once (each file's first event), and its roots: the
-/// runs whose parent is not among the inputs. Each root's tree is exported on its own
-/// ([`Plan::export_root`], on any thread: the trees are read and mapped apart), and the
-/// trees merged in the roots' order ([`Merged`]), which gives exactly what [`export`]
-/// gives however the trees were exported.
+/// runs whose parent is not among the inputs, ordered by when they start (in file order
+/// at equal times). Each root's tree is exported on its own ([`Plan::export_root`], on any
+/// thread: the trees are read and mapped apart), and the trees merged in the roots' order
+/// ([`Merged`]), which gives exactly what [`export`] gives however the trees were exported.
 pub struct Plan {
     /// Every input run: its file, run id and parent.
     firsts: Vec<(PathBuf, String, Option<String>)>,
@@ -153,9 +147,14 @@ impl Plan {
         }
         let mut seen_files = HashSet::new();
         files.retain(|f| seen_files.insert(f.clone()));
+        let mut starts = Vec::new();
         let firsts: Vec<(PathBuf, String, Option<String>)> = files
             .into_iter()
-            .filter_map(|file| first_event(&file).map(|e| (file, e.run_id, e.parent_run_id)))
+            .filter_map(|file| {
+                let event = first_event(&file)?;
+                starts.push(unix_nanos(&event));
+                Some((file, event.run_id, event.parent_run_id))
+            })
             .collect();
         if firsts.is_empty() {
             return Err(BatchError::Empty {
@@ -163,11 +162,35 @@ impl Plan {
             });
         }
         let given: HashSet<&str> = firsts.iter().map(|(_, id, _)| id.as_str()).collect();
-        let roots = (firsts.iter().enumerate())
+        let mut roots: Vec<usize> = (firsts.iter().enumerate())
             .filter(|(_, (_, _, parent))| parent.as_deref().is_none_or(|p| !given.contains(p)))
             .map(|(index, _)| index)
             .collect();
+        // A root's run span starts at its first event, and encloses its tree: the trees in
+        // the order of their roots' starts are the order a sort of all spans gives them.
+        roots.sort_by_key(|&index| starts[index]);
         Ok(Plan { firsts, roots })
+    }
+
+    /// Exports every tree on `jobs` threads (0: one per core): [`export_each`] once the
+    /// inputs are read.
+    pub fn export_each(&self, options: &BatchOptions, jobs: usize, each: &mut dyn FnMut(Batch)) {
+        let roots: Vec<usize> = (0..self.roots()).collect();
+        let mut merged = self.merge(options);
+        batch::in_order(
+            &roots,
+            batch::workers(jobs, roots.len()),
+            |_, &root, send| send(self.export_root(root, options)),
+            |_, tree| {
+                if let Some(batch) = merged.add(tree) {
+                    each(batch);
+                }
+            },
+        );
+        let rest = merged.finish();
+        if rest.runs > 0 || !rest.problems.is_empty() {
+            each(rest);
+        }
     }
 
     /// How many roots there are.
@@ -186,6 +209,7 @@ impl Plan {
         };
         let mut batch = Batch::default();
         self.export_tree(root, options, &mut batch, &mut tree.visited);
+        sort(&mut batch.spans);
         (tree.spans, tree.runs, tree.problems) = (batch.spans, batch.runs, batch.problems);
         tree
     }
@@ -213,55 +237,59 @@ impl Plan {
         Merged {
             plan: self,
             options,
-            batch: Batch::default(),
             done: HashSet::new(),
         }
     }
 }
 
-/// Trees merged one after another, in the roots' order ([`Plan::merge`]).
+/// Trees merged one after another, in the roots' order ([`Plan::merge`]): what each adds
+/// to the export. It holds the run ids exported so far, not their spans.
 pub struct Merged<'a> {
     plan: &'a Plan,
     options: &'a BatchOptions,
-    batch: Batch,
     /// The runs exported so far.
     done: HashSet<String>,
 }
 
 impl Merged<'_> {
-    /// Adds the next root's tree. A tree that goes through a run an earlier tree exported
-    /// (a run two trees share) is exported again here, without the runs already done, as
-    /// one thread exporting them in order does; a root already exported adds nothing.
-    pub fn add(&mut self, tree: Tree) {
+    /// The next root's tree, as it goes into the export, its spans in order; `None` when
+    /// it adds nothing (a root an earlier tree exported). A tree that goes through a run
+    /// an earlier tree exported (a run two trees share) is exported again here, without
+    /// the runs already done, as one thread exporting them in order does.
+    pub fn add(&mut self, tree: Tree) -> Option<Batch> {
         let root_run = &self.plan.firsts[self.plan.roots[tree.root]].1;
         if self.done.contains(root_run) {
-            return;
+            return None;
         }
         if tree.visited.iter().any(|run| self.done.contains(run)) {
-            let (batch, done) = (&mut self.batch, &mut self.done);
-            (self.plan).export_tree(tree.root, self.options, batch, done);
-            return;
+            let mut batch = Batch::default();
+            (self.plan).export_tree(tree.root, self.options, &mut batch, &mut self.done);
+            sort(&mut batch.spans);
+            return Some(batch);
         }
-        self.batch.spans.extend(tree.spans);
-        self.batch.runs += tree.runs;
-        self.batch.problems.extend(tree.problems);
         self.done.extend(tree.visited);
+        Some(Batch {
+            spans: tree.spans,
+            runs: tree.runs,
+            problems: tree.problems,
+        })
     }
 
-    /// The batch: the runs no tree reached (their parent is an input that never invokes
-    /// them) exported on their own, and every span in order.
+    /// The last of the export: the runs no tree reached (their parent is an input that
+    /// never invokes them), each exported on its own, their spans in order.
     pub fn finish(mut self) -> Batch {
-        let (options, batch, done) = (self.options, &mut self.batch, &mut self.done);
+        let mut batch = Batch::default();
+        let (options, done) = (self.options, &mut self.done);
         for (file, run_id, _) in &self.plan.firsts {
             if !done.contains(run_id) {
                 let tree = tree::build(file);
                 batch.problems.extend(tree.problems);
                 let trace = TraceId::of_root(run_id);
-                export_run(&tree.root, trace, None, options, batch, done);
+                export_run(&tree.root, trace, None, options, &mut batch, done);
             }
         }
-        sort(&mut self.batch.spans);
-        self.batch
+        sort(&mut batch.spans);
+        batch
     }
 }
 
@@ -404,6 +432,15 @@ fn first_event(path: &Path) -> Option<ExchangeEvent> {
             ReadItem::Event { event, .. } => Some(*event),
             ReadItem::Problem(_) => None,
         })
+}
+
+/// When an event was emitted, in nanoseconds since the epoch, as the mapper reads it (a
+/// time that cannot be read counts as the earliest).
+fn unix_nanos(event: &ExchangeEvent) -> u64 {
+    event
+        .timestamp
+        .unix_nanos()
+        .map_or(0, |nanos| u64::try_from(nanos.max(0)).unwrap_or(u64::MAX))
 }
 
 /// A file's events; its problems are the tree's to report.

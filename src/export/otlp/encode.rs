@@ -57,6 +57,76 @@ pub fn to_json(request: &ExportTraceServiceRequest) -> Vec<u8> {
     text
 }
 
+/// One request's OTLP/JSON written span by span, as the spans come: byte for byte what
+/// [`to_json`] writes of the [`request`] of them all, without holding them. The request's
+/// text around its spans is the same for every request (one resource, one scope): each span
+/// is written as it stands in a request of its own, its array's opening written before the
+/// first and its closing after the last.
+pub struct JsonSpans<W: std::io::Write> {
+    out: W,
+    /// The text of a request up to its first span (its `"spans": [` line), and after its last.
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    spans: u64,
+}
+
+impl<W: std::io::Write> JsonSpans<W> {
+    /// A request written to `out`; nothing is written before the first span or [`finish`].
+    ///
+    /// [`finish`]: JsonSpans::finish
+    pub fn new(out: W) -> JsonSpans<W> {
+        let empty = to_json(&request(&[]));
+        let at = find(&empty, b"\"spans\": []").expect("an empty request lists its spans");
+        let line = empty[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let indent = &empty[line..at];
+        let open = at + b"\"spans\": [".len();
+        let mut head = empty[..open].to_vec();
+        head.push(b'\n');
+        let mut tail = b"\n".to_vec();
+        tail.extend_from_slice(indent);
+        tail.extend_from_slice(&empty[open..]);
+        JsonSpans {
+            out,
+            head,
+            tail,
+            spans: 0,
+        }
+    }
+
+    /// Writes the next span.
+    pub fn span(&mut self, span: &Span) -> std::io::Result<()> {
+        let text = to_json(&request(std::slice::from_ref(span)));
+        let alone = (text.strip_prefix(self.head.as_slice()))
+            .and_then(|rest| rest.strip_suffix(self.tail.as_slice()))
+            .ok_or_else(|| std::io::Error::other("a span's OTLP/JSON is not where it belongs"))?;
+        if self.spans == 0 {
+            self.out.write_all(&self.head)?;
+        } else {
+            self.out.write_all(b",\n")?;
+        }
+        self.spans += 1;
+        self.out.write_all(alone)
+    }
+
+    /// Ends the request (a request of no span when none was written); returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if self.spans == 0 {
+            self.out.write_all(&to_json(&request(&[])))?;
+        } else {
+            self.out.write_all(&self.tail)?;
+        }
+        Ok(self.out)
+    }
+}
+
+/// Where `needle` first is in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 /// The message fields the generated serde writes even at their default value.
 const OMITTED_AT_DEFAULT: [&str; 15] = [
     "traceState",

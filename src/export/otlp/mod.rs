@@ -191,7 +191,7 @@ pub mod messages;
 pub mod send;
 pub mod span;
 
-pub use batch::{Batch, BatchError, BatchOptions, export, export_on};
+pub use batch::{Batch, BatchError, BatchOptions, Plan, export, export_each, export_on};
 pub use capture::{CAPTURE_VARIABLE, Capture};
 pub use ids::{SpanId, SpanRole, TraceId};
 pub use map::{AgentContext, Mapper, RunContext, provider_name};

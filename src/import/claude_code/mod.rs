@@ -141,7 +141,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::import::batch::parallel;
+use crate::batch;
 use crate::import::write::{self as writing, Mode};
 
 // The files of the importer. This file holds the entry points: converting a session in
@@ -212,11 +212,20 @@ pub fn import(
     options: &ImportOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<ImportReport> {
-    let (sessions, skipped) = discover_skipping(path)?;
-    let sessions = parallel(&sessions, options.jobs, progress, |files| SessionOutcome {
-        files: files.clone(),
-        result: import_session(files, dir, options.replace),
-    });
+    let (found, skipped) = discover_skipping(path)?;
+    let mut sessions = Vec::with_capacity(found.len());
+    batch::in_order(
+        &found,
+        batch::workers(options.jobs, found.len()),
+        |_, files, send| send(import_session(files, dir, options.replace)),
+        |index, result| {
+            progress(index + 1, found.len());
+            sessions.push(SessionOutcome {
+                files: found[index].clone(),
+                result,
+            });
+        },
+    );
     Ok(ImportReport { sessions, skipped })
 }
 

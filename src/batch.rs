@@ -1,13 +1,16 @@
-//! Running a command's work over many inputs on every core, while what it prints comes out
-//! exactly as one worker would print it.
+//! The one scheduler of batches: work over many inputs on every core, while what comes out
+//! comes out exactly as one worker would give it. The command line (`normalize`, `stats`,
+//! `export`), the importers ([`import`](crate::import): every store's sessions) and the
+//! exporters (OTLP's trees) run on it, and so does the Python package through them.
 //!
 //! Workers take the next input from a shared index; each input's messages (problems,
 //! notices, its result) go through a bounded channel of its own, and the calling thread
-//! prints the inputs' messages in the inputs' order, one input after another. A worker
+//! receives the inputs' messages in the inputs' order, one input after another. A worker
 //! waits once its input's channel is full, and does not start an input more than
-//! [`AHEAD`] per worker past the one being printed, so memory is bounded by the workers,
-//! not by the number of inputs or of their problems. It owns the scheduling only: what a
-//! worker does and how a message is printed are its caller's.
+//! a few per worker (`AHEAD`) past the one being received, so memory is bounded by the workers,
+//! not by the number of inputs or of their messages. It owns the scheduling only: what a
+//! worker does and what is done with a message are its caller's. It imports nothing of
+//! the crate, so that every layer may use it.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -45,7 +48,7 @@ impl Printing {
 
 /// The number of workers for `jobs` (0: one per core) and `inputs` inputs: at least one,
 /// never more than there are inputs.
-pub(crate) fn workers(jobs: usize, inputs: usize) -> usize {
+pub fn workers(jobs: usize, inputs: usize) -> usize {
     let jobs = match jobs {
         0 => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
         n => n,
@@ -54,10 +57,11 @@ pub(crate) fn workers(jobs: usize, inputs: usize) -> usize {
 }
 
 /// Runs `work` on each of `inputs` (with its index) on `workers` threads; `work` sends its
-/// messages through the function it is given, and `print` receives every message, in the inputs' order
-/// (all of input 0's, then input 1's, ...), each with its input's index, on the calling
-/// thread.
-pub(crate) fn in_order<I, M>(
+/// messages through the function it is given, and `print` receives every message, in the
+/// inputs' order (all of input 0's, then input 1's, ...), each with its input's index, on
+/// the calling thread. With one worker, the inputs are worked on the calling thread, one
+/// after another, each message handed over as it is sent.
+pub fn in_order<I, M>(
     inputs: &[I],
     workers: usize,
     work: impl Fn(usize, &I, &mut dyn FnMut(M)) + Sync,
@@ -66,8 +70,13 @@ pub(crate) fn in_order<I, M>(
     I: Sync,
     M: Send,
 {
+    if workers <= 1 {
+        for (index, input) in inputs.iter().enumerate() {
+            work(index, input, &mut |message| print(index, message));
+        }
+        return;
+    }
     let next = AtomicUsize::new(0);
-    let workers = workers.max(1);
     let printing = Printing {
         index: Mutex::new(0),
         moved: Condvar::new(),
@@ -126,7 +135,7 @@ pub(crate) fn in_order<I, M>(
 /// its own or ended, and once no earlier input that claimed the same name is still running.
 /// A name is claimed when an input's first event is made, early on, so a worker waits for
 /// the starts of the inputs before its own, not for their ends.
-pub(crate) struct Claims {
+pub struct Claims {
     state: Mutex<ClaimState>,
     changed: Condvar,
 }
@@ -147,7 +156,8 @@ enum Claim {
 }
 
 impl Claims {
-    pub(crate) fn new(inputs: usize) -> Claims {
+    /// The claims of a batch of `inputs` inputs, none made yet.
+    pub fn new(inputs: usize) -> Claims {
         Claims {
             state: Mutex::new(ClaimState {
                 claims: (0..inputs).map(|_| Claim::Open).collect(),
@@ -158,7 +168,7 @@ impl Claims {
     }
 
     /// Input `index` claims `name`: returns when it may have it (see [`Claims`]).
-    pub(crate) fn claim(&self, index: usize, name: &str) {
+    pub fn claim(&self, index: usize, name: &str) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             let earlier = &state.claims[state.ended_below.min(index)..index];
@@ -188,7 +198,7 @@ impl Claims {
     }
 
     /// A guard that ends input `index` when dropped.
-    pub(crate) fn ending(&self, index: usize) -> Ending<'_> {
+    pub fn ending(&self, index: usize) -> Ending<'_> {
         Ending {
             claims: self,
             index,
@@ -197,7 +207,7 @@ impl Claims {
 }
 
 /// Ends its input's claim when dropped ([`Claims::ending`]).
-pub(crate) struct Ending<'a> {
+pub struct Ending<'a> {
     claims: &'a Claims,
     index: usize,
 }
