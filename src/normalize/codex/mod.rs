@@ -62,7 +62,7 @@ use serde_json::{Map, Value, json};
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{JsonParser, to_value};
+use super::json::{Borrowed, JsonParser, to_value};
 use super::report::Fate;
 use super::tools::PendingTools;
 use super::{
@@ -412,7 +412,7 @@ impl State {
             .kind
             .clone()
             .or(item.item_type.clone())
-            .unwrap_or_default();
+            .map_or(Cow::Borrowed(""), |kind| kind.0);
         let kind = &*kind;
         let done = phase == Phase::Completed;
         match kind {
@@ -436,7 +436,7 @@ impl State {
             "error" => {
                 let message = item.message.or(item.text).map_or_else(
                     || "error item without a message".to_owned(),
-                    Cow::into_owned,
+                    Borrowed::into_owned,
                 );
                 self.error(message, record);
             }
@@ -666,7 +666,7 @@ impl State {
             "error" | "stream_error" => {
                 let message = msg.message.map_or_else(
                     || format!("{} without a message", msg.kind),
-                    Cow::into_owned,
+                    Borrowed::into_owned,
                 );
                 self.error(message, record);
             }
@@ -917,8 +917,8 @@ fn error_message(error: Option<&Value>) -> Option<String> {
     }
 }
 
-fn owned(text: Option<Cow<'_, str>>) -> String {
-    text.map(Cow::into_owned).unwrap_or_default()
+fn owned(text: Option<Borrowed<'_>>) -> String {
+    text.map(Borrowed::into_owned).unwrap_or_default()
 }
 
 fn emit(items: &mut Vec<Item>, block: Block, role: Role, record: Record<'_>) {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::normalize::Usage;
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct LineShape;
@@ -164,19 +164,21 @@ fn known_msg_field(field: &str) -> bool {
     )
 }
 
+/// A record. Optional strings are [`Borrowed`]: serde copies an `Option<Cow<str>>`, and
+/// `type`, the item's `id`, `type` and `status` are on nearly every line.
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     // session files (rollouts)
     #[serde(borrow, default)]
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) payload: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) thread_id: Option<Cow<'a, str>>,
+    pub(super) thread_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) session_id: Option<Cow<'a, str>>,
+    pub(super) session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) item: Option<RawItem<'a>>,
     #[serde(default)]
@@ -193,31 +195,31 @@ pub(super) struct Line<'a> {
     #[serde(borrow, default)]
     pub(super) msg: Option<Msg<'a>>,
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) prompt: Option<Cow<'a, str>>,
+    pub(super) prompt: Option<Borrowed<'a>>,
 }
 
 /// An item of the current and interim formats, every type's fields side by side.
 #[derive(Deserialize)]
 pub(super) struct RawItem<'a> {
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) item_type: Option<Cow<'a, str>>,
+    pub(super) item_type: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
+    pub(super) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) message: Option<Cow<'a, str>>,
+    pub(super) message: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) status: Option<Cow<'a, str>>,
+    pub(super) status: Option<Borrowed<'a>>,
     // command_execution
     #[serde(default)]
     pub(super) command: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) aggregated_output: Option<Cow<'a, str>>,
+    pub(super) aggregated_output: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) exit_code: Option<i64>,
     // file_change
@@ -225,9 +227,9 @@ pub(super) struct RawItem<'a> {
     pub(super) changes: Option<Value>,
     // mcp_tool_call, collab_tool_call
     #[serde(borrow, default)]
-    pub(super) server: Option<Cow<'a, str>>,
+    pub(super) server: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) tool: Option<Cow<'a, str>>,
+    pub(super) tool: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) arguments: Option<Value>,
     #[serde(default)]
@@ -257,25 +259,25 @@ pub(super) struct Msg<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Cow<'a, str>,
     #[serde(borrow, default)]
-    pub(super) message: Option<Cow<'a, str>>,
+    pub(super) message: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
+    pub(super) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) session_id: Option<Cow<'a, str>>,
+    pub(super) session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) call_id: Option<Cow<'a, str>>,
+    pub(super) call_id: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) command: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) cwd: Option<Cow<'a, str>>,
+    pub(super) cwd: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) stdout: Option<Cow<'a, str>>,
+    pub(super) stdout: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) stderr: Option<Cow<'a, str>>,
+    pub(super) stderr: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) aggregated_output: Option<Cow<'a, str>>,
+    pub(super) aggregated_output: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) exit_code: Option<i64>,
     #[serde(default)]
