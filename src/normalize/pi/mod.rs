@@ -34,16 +34,12 @@
 
 use std::borrow::Cow;
 
-use std::fmt;
-use std::marker::PhantomData;
-
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{Borrowed, JsonParser, RecordShape, to_value};
+use super::json::{JsonParser, RecordShape, to_value};
 use super::messages_api::tool_blocks;
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
@@ -117,127 +113,17 @@ struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     #[serde(default, borrow)]
-    id: Option<Borrowed<'a>>,
+    id: Option<Cow<'a, str>>,
     #[serde(default)]
     timestamp: Option<Value>,
-    #[serde(default, borrow)]
-    message: Option<MessageView<'a>>,
+    #[serde(default)]
+    message: Option<Value>,
     #[serde(rename = "toolCallId", default)]
     tool_call_id: Option<String>,
     #[serde(default)]
     result: Option<Value>,
     #[serde(rename = "isError", default)]
     is_error: Option<bool>,
-}
-
-/// An event's `message`, read without building it: whether it is an object, and its
-/// `stopReason` when that is a string. pi repeats the whole message in every
-/// `message_update` and again in `turn_end`, which need no more than this; building each
-/// copy as a value was most of the adapter's time. `message_end`, and a snapshot delivered
-/// when the stream is cut, read the message whole from their record ([`whole_message`]).
-#[derive(Default)]
-struct MessageView<'a> {
-    object: bool,
-    stop_reason: Option<Cow<'a, str>>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for MessageView<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct View<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for View<'a> {
-            type Value = MessageView<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut stop_reason = None;
-                while let Some(key) = map.next_key::<Borrowed<'de>>()? {
-                    if *key == *"stopReason" {
-                        stop_reason = map.next_value::<Text<'a>>()?.0;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(MessageView {
-                    object: true,
-                    stop_reason,
-                })
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| MessageView::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(MessageView::default())
-            }
-        }
-        deserializer.deserialize_any(View(PhantomData))
-    }
-}
-
-/// A value that is read only when it is a string (as `Value::as_str` reads one).
-struct Text<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Str<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Str<'a> {
-            type Value = Text<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(v.to_owned()))))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                IgnoredAny.visit_map(map).map(|_| Text(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| Text(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-        }
-        deserializer.deserialize_any(Str(PhantomData))
-    }
-}
-
-/// The `message` of a record whose hot-path read found it an object: parsed again, whole.
-fn whole_message(record: &[u8]) -> Value {
-    match to_value(record) {
-        Value::Object(mut fields) => fields.remove("message").unwrap_or(Value::Null),
-        _ => Value::Null,
-    }
 }
 
 /// A tool's result as `tool_execution_end` announced it, until its `toolResult` message.
@@ -252,11 +138,8 @@ struct State {
     meta: RunMeta,
     tools: PendingTools,
     usage: Option<Usage>,
-    /// The message being streamed: where its last snapshot was, until its end; the record
-    /// that holds it is `snapshot`.
-    streaming: Option<Source>,
-    /// The record of the last snapshot (its buffer reused from snapshot to snapshot).
-    snapshot: Vec<u8>,
+    /// The message being streamed: its last snapshot and where it was, until its end.
+    streaming: Option<(Value, Source)>,
     /// Results announced by `tool_execution_end` whose `toolResult` message has not come.
     executed: Vec<Executed>,
     /// A turn that did not stop for tools ended, or `agent_end` came.
@@ -277,8 +160,7 @@ impl Adapter for State {
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
         let Output { items, diagnostics } = out;
-        if let Some(source) = self.streaming.take() {
-            let message = whole_message(&self.snapshot);
+        if let Some((message, source)) = self.streaming.take() {
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::IncompleteBlock,
                 source.line,
@@ -335,7 +217,6 @@ impl State {
             tools: PendingTools::default(),
             usage: None,
             streaming: None,
-            snapshot: Vec::new(),
             executed: Vec::new(),
             ended: false,
         }
@@ -357,24 +238,19 @@ impl State {
                     self.meta.saw_timestamp(time);
                 }
                 if self.meta.session_id.is_none() {
-                    self.meta.session_id = event.id.map(Borrowed::into_owned);
+                    self.meta.session_id = event.id.map(Cow::into_owned);
                 }
                 Fate::Mapped
             }
             "message_start" | "message_update" => {
-                if event.message.is_some_and(|message| message.object) {
-                    self.snapshot.clear();
-                    self.snapshot.extend_from_slice(record.bytes);
-                    self.streaming = Some(source);
+                if let Some(message) = event.message.filter(Value::is_object) {
+                    self.streaming = Some((message, source));
                 }
                 Fate::Ignored
             }
             "message_end" => {
                 self.streaming = None;
-                let Some(message) = (event.message)
-                    .filter(|message| message.object)
-                    .map(|_| whole_message(record.bytes))
-                else {
+                let Some(message) = event.message.filter(Value::is_object) else {
                     diagnostics.push(Diagnostic::new(
                         DiagnosticKind::UnexpectedShape,
                         record.line,
@@ -406,7 +282,9 @@ impl State {
                 Fate::Ignored
             }
             "turn_end" => {
-                let stop = (event.message.as_ref()).and_then(|m| m.stop_reason.as_deref());
+                let stop = (event.message.as_ref())
+                    .and_then(|m| m.get("stopReason"))
+                    .and_then(Value::as_str);
                 if stop.is_some_and(|stop| stop != "toolUse") {
                     self.end();
                 }
