@@ -1172,3 +1172,34 @@ impl XorShift {
         self.0 % bound
     }
 }
+
+/// The recorder lends its run id to an event that came without it for the write alone: the
+/// line has it, and so does every event that leaves the recorder (one a subscriber sees,
+/// one handed back unrecorded).
+#[test]
+fn every_event_leaving_the_recorder_carries_the_run_id() {
+    let dir = TempDir::new("run-id-lent");
+    let rec = Recorder::create(dir.path(), "run-lent", RecorderOptions::default()).unwrap();
+    let mut blank = assistant("before anyone subscribed");
+    blank.run_id.clear();
+    assert_eq!(rec.record(blank).unwrap(), 1);
+    let mut live = rec.subscribe();
+    assert_eq!(rec.record(assistant("seen live")).unwrap(), 2);
+    match live.recv_timeout(Duration::from_secs(30)) {
+        Ok(Delivery::Event(event)) => {
+            assert_eq!((event.seq, event.run_id.as_str()), (2, "run-lent"));
+        }
+        other => panic!("expected event 2, got {other:?}"),
+    }
+    rec.close().unwrap();
+    let refused = rec.try_record(assistant("after close")).unwrap_err();
+    assert!(
+        matches!(refused.error, RecordError::Closed { .. }),
+        "{:?}",
+        refused.error
+    );
+    assert_eq!(refused.event.run_id, "run-lent");
+    let events = read_run(rec.path());
+    assert_eq!(events.len(), 2);
+    assert!(events.iter().all(|event| event.run_id == "run-lent"));
+}
