@@ -571,11 +571,26 @@ impl RunMeta {
     }
 
     /// Notes a record's stamp, RFC 3339 text (see [`SourceTimes`]).
+    ///
+    /// Called for every record of a stamped stream: the text is parsed once, and a later
+    /// stamp is copied into the latest one's buffer rather than into a new string.
     pub(crate) fn saw_time(&mut self, text: &str) {
-        let Ok(time) = Timestamp::parse(text) else {
-            return;
-        };
-        self.saw_timestamp(time);
+        match &mut self.source_times {
+            Some(times) => {
+                let Ok(nanos) = Timestamp::nanos_of(text) else {
+                    return;
+                };
+                if nanos > times.last_nanos {
+                    times.last.replace_checked(text);
+                    times.last_nanos = nanos;
+                }
+            }
+            None => {
+                if let Ok(time) = Timestamp::parse(text) {
+                    self.source_times = SourceTimes::new(time);
+                }
+            }
+        }
     }
 
     /// Notes a record's stamp, kept as the provider wrote it.

@@ -121,6 +121,20 @@ impl Timestamp {
         })
     }
 
+    /// The instant `text` names, in nanoseconds since the Unix epoch, or why it is not an
+    /// RFC 3339 date-time: [`Timestamp::parse`] without keeping the text.
+    pub(crate) fn nanos_of(text: &str) -> Result<i128, TimestampError> {
+        parse_unix_nanos(text)
+    }
+
+    /// Becomes `text`, which the caller checked is RFC 3339 ([`Timestamp::nanos_of`]),
+    /// reusing this stamp's buffer.
+    pub(crate) fn replace_checked(&mut self, text: &str) {
+        self.text.clear();
+        self.text.push_str(text);
+        self.checked = true;
+    }
+
     /// Keeps `text` as it is, without checking it: what a tolerant reader does.
     ///
     /// [`Timestamp::unix_nanos`] tells later whether it was valid.

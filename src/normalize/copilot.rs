@@ -66,7 +66,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{JsonParser, RecordShape, to_value};
+use super::json::{Borrowed, JsonParser, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -401,14 +401,14 @@ struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
-    timestamp: Option<Cow<'a, str>>,
+    timestamp: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    agent_id: Option<Cow<'a, str>>,
+    agent_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     data: Option<Data<'a>>,
     // The flat `result` line.
     #[serde(borrow, default)]
-    session_id: Option<Cow<'a, str>>,
+    session_id: Option<Borrowed<'a>>,
     #[serde(default)]
     exit_code: Option<i64>,
     #[serde(default)]
@@ -421,17 +421,17 @@ struct Event<'a> {
 #[serde(rename_all = "camelCase")]
 struct Data<'a> {
     #[serde(borrow, default)]
-    message_id: Option<Cow<'a, str>>,
+    message_id: Option<Borrowed<'a>>,
     #[serde(default)]
     content: Option<Value>,
     #[serde(borrow, default)]
     tool_requests: Option<Vec<ToolRequest<'a>>>,
     #[serde(borrow, default)]
-    reasoning_text: Option<Cow<'a, str>>,
+    reasoning_text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    reasoning_opaque: Option<Cow<'a, str>>,
+    reasoning_opaque: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    encrypted_content: Option<Cow<'a, str>>,
+    encrypted_content: Option<Borrowed<'a>>,
     #[serde(default)]
     output_tokens: Option<u64>,
     #[serde(default)]
@@ -443,9 +443,9 @@ struct Data<'a> {
     #[serde(default)]
     reasoning_tokens: Option<u64>,
     #[serde(borrow, default)]
-    tool_call_id: Option<Cow<'a, str>>,
+    tool_call_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    tool_name: Option<Cow<'a, str>>,
+    tool_name: Option<Borrowed<'a>>,
     #[serde(default)]
     arguments: Option<Value>,
     #[serde(default)]
@@ -457,22 +457,22 @@ struct Data<'a> {
     #[serde(default)]
     message: Option<Value>,
     #[serde(borrow, default)]
-    error_type: Option<Cow<'a, str>>,
+    error_type: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
+    model: Option<Borrowed<'a>>,
     // Session logs: session.start, session.model_change, session.shutdown.
     #[serde(borrow, default)]
-    session_id: Option<Cow<'a, str>>,
+    session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    copilot_version: Option<Cow<'a, str>>,
+    copilot_version: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    selected_model: Option<Cow<'a, str>>,
+    selected_model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    new_model: Option<Cow<'a, str>>,
+    new_model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    current_model: Option<Cow<'a, str>>,
+    current_model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    shutdown_type: Option<Cow<'a, str>>,
+    shutdown_type: Option<Borrowed<'a>>,
     #[serde(default)]
     error_reason: Option<Value>,
     #[serde(default)]
@@ -483,9 +483,9 @@ struct Data<'a> {
 #[serde(rename_all = "camelCase")]
 struct ToolRequest<'a> {
     #[serde(borrow, default)]
-    tool_call_id: Option<Cow<'a, str>>,
+    tool_call_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Borrowed<'a>>,
     #[serde(default)]
     arguments: Option<Value>,
 }
@@ -604,7 +604,10 @@ impl State {
                 if let Some(model) = data.model.as_deref() {
                     self.meta.model = Some(model.to_owned());
                 }
-                let tool_id = data.tool_call_id.map(Cow::into_owned).unwrap_or_default();
+                let tool_id = data
+                    .tool_call_id
+                    .map(Borrowed::into_owned)
+                    .unwrap_or_default();
                 self.tools
                     .answer(&tool_id, record.line, record.offset, diagnostics);
                 let success = data.success.unwrap_or(true);
@@ -742,7 +745,7 @@ impl State {
         let signature = data
             .reasoning_opaque
             .or(data.encrypted_content)
-            .map(Cow::into_owned)
+            .map(Borrowed::into_owned)
             .filter(|s| !s.is_empty());
         match data.reasoning_text.filter(|t| !t.is_empty()) {
             // The consolidated reasoning replaces the `assistant.reasoning` events before it.

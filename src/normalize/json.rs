@@ -57,7 +57,7 @@ impl<'de> Deserialize<'de> for Present {
 /// `Cow<str>` field, but not one inside an `Option`: that one is always a copy (an
 /// allocation and a copy of every such field of every record). An optional string field
 /// read as `Option<Borrowed>` is borrowed.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
 #[serde(transparent)]
 pub(crate) struct Borrowed<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
 
@@ -72,6 +72,26 @@ impl std::ops::Deref for Borrowed<'_> {
     type Target = str;
     fn deref(&self) -> &str {
         &self.0
+    }
+}
+
+/// What an `Option<Cow<str>>` field was used for, an `Option<Borrowed>` field does too.
+impl Borrowed<'_> {
+    /// The string, owned: moved when the parser had to copy it (it was escaped), else copied.
+    pub(crate) fn into_owned(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl PartialEq<str> for Borrowed<'_> {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Borrowed<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
     }
 }
 

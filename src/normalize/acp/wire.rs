@@ -5,14 +5,12 @@
 //! read, the ACP field names of the objects the other rooms read, and the shape of an item
 //! and a problem at a record. It holds no state and hands out nothing.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::model::Timestamp;
 use crate::normalize::framing::Record;
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::report::{Fields, Kind};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
@@ -114,7 +112,7 @@ pub(super) struct Line<'a> {
     #[serde(default)]
     pub(super) id: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) method: Option<Cow<'a, str>>,
+    pub(super) method: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) params: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -123,7 +121,7 @@ pub(super) struct Line<'a> {
     pub(super) error: Option<Value>,
     // The wrapper.
     #[serde(borrow, default)]
-    pub(super) direction: Option<Cow<'a, str>>,
+    pub(super) direction: Option<Borrowed<'a>>,
     #[serde(default, alias = "msg", alias = "payload")]
     pub(super) message: Option<Value>,
     #[serde(default, alias = "ts", alias = "time")]

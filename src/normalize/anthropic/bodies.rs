@@ -3,7 +3,7 @@
 //!
 //! This file owns reading a message whole. It must not touch a stream's state.
 
-use std::borrow::Cow;
+use crate::normalize::json::Borrowed;
 
 use serde_json::Value;
 
@@ -98,7 +98,7 @@ impl State {
         };
         for (position, raw) in blocks.into_iter().enumerate() {
             let block = match &*raw.kind {
-                "text" => Block::text(raw.text.map(Cow::into_owned).unwrap_or_default()),
+                "text" => Block::text(raw.text.map(Borrowed::into_owned).unwrap_or_default()),
                 "tool_result" => tool_result(raw),
                 kind => {
                     let kind = format!("request/part/{kind}");
@@ -116,7 +116,10 @@ impl State {
 /// A `tool_result` block of a request: what the client's tool returned.
 fn tool_result(raw: RawBlock<'_>) -> Block {
     Block::ToolResult {
-        tool_id: raw.tool_use_id.map(Cow::into_owned).unwrap_or_default(),
+        tool_id: raw
+            .tool_use_id
+            .map(Borrowed::into_owned)
+            .unwrap_or_default(),
         tool_content: raw.content.unwrap_or(Value::Null),
         is_error: raw.is_error.unwrap_or(false),
         exit_code: None,

@@ -6,12 +6,10 @@
 //!
 //! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::messages_api::{Delta, Message, MessageContent, RawBlock};
 use crate::normalize::report::{Fields, Kind};
 
@@ -92,7 +90,7 @@ impl RecordShape for WireShape {
 #[derive(Deserialize)]
 pub(super) struct Wire<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     // Stream events.
     #[serde(default)]
     pub(super) index: Option<u64>,
@@ -114,13 +112,13 @@ pub(super) struct Wire<'a> {
     pub(super) bedrock_metrics: Option<Value>,
     // A response body: a whole message.
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) content: Option<MessageContent<'a>>,
     #[serde(borrow, default)]
-    pub(super) stop_reason: Option<Cow<'a, str>>,
+    pub(super) stop_reason: Option<Borrowed<'a>>,
     // A request body.
     #[serde(borrow, default)]
     pub(super) messages: Option<Vec<Message<'a>>>,

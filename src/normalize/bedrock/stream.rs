@@ -10,6 +10,8 @@
 
 use std::borrow::Cow;
 
+use crate::normalize::json::Borrowed;
+
 use serde_json::Value;
 
 use super::content::tool_result;
@@ -30,9 +32,9 @@ pub(super) struct OpenResult {
 
 /// A Messages API delta of `kind` carrying `text` in the field that kind reads.
 fn delta<'a>(kind: &'static str, text: &'a str) -> Delta<'a> {
-    let piece = Some(Cow::Borrowed(text));
+    let piece = Some(Borrowed(Cow::Borrowed(text)));
     let mut delta = Delta {
-        kind: Some(Cow::Borrowed(kind)),
+        kind: Some(Borrowed(Cow::Borrowed(kind))),
         text: None,
         thinking: None,
         signature: None,
@@ -102,8 +104,11 @@ impl State {
                 Some("server_tool_use") => "server_tool_use",
                 _ => "tool_use",
             };
-            let name = call.name.map(Cow::into_owned).unwrap_or_default();
-            let id = call.tool_use_id.map(Cow::into_owned).unwrap_or_default();
+            let name = call.name.map(Borrowed::into_owned).unwrap_or_default();
+            let id = call
+                .tool_use_id
+                .map(Borrowed::into_owned)
+                .unwrap_or_default();
             let replaced = self
                 .streaming()
                 .blocks

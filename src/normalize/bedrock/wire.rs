@@ -6,13 +6,11 @@
 //!
 //! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::model::StopKind;
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::messages_api::stop_kind;
 use crate::normalize::report::{Fields, Kind};
 
@@ -115,7 +113,7 @@ pub(super) struct Wire<'a> {
     #[serde(default)]
     pub(super) output: Option<Output>,
     #[serde(borrow, default)]
-    pub(super) stop_reason: Option<Cow<'a, str>>,
+    pub(super) stop_reason: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) usage: Option<Value>,
     #[serde(default)]
@@ -128,7 +126,7 @@ pub(super) struct Wire<'a> {
     #[serde(default)]
     pub(super) tool_config: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) model_id: Option<Cow<'a, str>>,
+    pub(super) model_id: Option<Borrowed<'a>>,
     /// Anything else: an exception (`throttlingException`, ...) or an error the framing made
     /// of an `error` message, each `{"<name>": {"message": ...}}`.
     #[serde(flatten)]
@@ -195,12 +193,12 @@ pub(super) struct Start<'a> {
 #[serde(rename_all = "camelCase")]
 pub(super) struct ToolUseStart<'a> {
     #[serde(borrow, default)]
-    pub(super) tool_use_id: Option<Cow<'a, str>>,
+    pub(super) tool_use_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Borrowed<'a>>,
     /// `server_tool_use` for a tool the service runs (Nova's code interpreter).
     #[serde(borrow, default, rename = "type")]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -218,7 +216,7 @@ pub(super) struct BlockDelta<'a> {
 #[serde(rename_all = "camelCase")]
 pub(super) struct Delta<'a> {
     #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
+    pub(super) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) tool_use: Option<ToolUseDelta<'a>>,
     #[serde(borrow, default)]
@@ -232,18 +230,18 @@ pub(super) struct Delta<'a> {
 #[derive(Deserialize)]
 pub(super) struct ToolUseDelta<'a> {
     #[serde(borrow, default)]
-    pub(super) input: Option<Cow<'a, str>>,
+    pub(super) input: Option<Borrowed<'a>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct ReasoningDelta<'a> {
     #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
+    pub(super) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) signature: Option<Cow<'a, str>>,
+    pub(super) signature: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) redacted_content: Option<Cow<'a, str>>,
+    pub(super) redacted_content: Option<Borrowed<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -257,7 +255,7 @@ pub(super) struct BlockStop {
 #[serde(rename_all = "camelCase")]
 pub(super) struct MessageStop<'a> {
     #[serde(borrow, default)]
-    pub(super) stop_reason: Option<Cow<'a, str>>,
+    pub(super) stop_reason: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) additional_model_response_fields: Option<Value>,
 }

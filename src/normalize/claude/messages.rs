@@ -4,7 +4,7 @@
 //!
 //! This file hands out blocks; assembling streamed ones is `partial`'s business.
 
-use std::borrow::Cow;
+use crate::normalize::json::Borrowed;
 
 use serde_json::Value;
 
@@ -320,12 +320,15 @@ impl State {
         for (position, raw) in blocks.into_iter().enumerate() {
             let block = match &*raw.kind {
                 "tool_result" => Block::ToolResult {
-                    tool_id: raw.tool_use_id.map(Cow::into_owned).unwrap_or_default(),
+                    tool_id: raw
+                        .tool_use_id
+                        .map(Borrowed::into_owned)
+                        .unwrap_or_default(),
                     tool_content: raw.content.unwrap_or(Value::Null),
                     is_error: raw.is_error.unwrap_or(false),
                     exit_code: None,
                 },
-                "text" => Block::text(raw.text.map(Cow::into_owned).unwrap_or_default()),
+                "text" => Block::text(raw.text.map(Borrowed::into_owned).unwrap_or_default()),
                 _ => {
                     let kind = raw.kind.into_owned();
                     let unknown = Canonical {

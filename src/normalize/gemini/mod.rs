@@ -48,7 +48,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{self, Lines, Record};
-use super::json::{JsonParser, RecordShape, to_value};
+use super::json::{Borrowed, JsonParser, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -295,34 +295,36 @@ impl RecordShape for EventShape {
     }
 }
 
-/// One stream-json event, every type's fields side by side.
+/// One stream-json event, every type's fields side by side. Its optional strings are
+/// [`Borrowed`]: serde copies an `Option<Cow<str>>`, and `timestamp`, `role` and `content` are
+/// on every line, most of them short assistant deltas.
 #[derive(Deserialize)]
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
-    timestamp: Option<Cow<'a, str>>,
+    timestamp: Option<Borrowed<'a>>,
     // init
     #[serde(borrow, default)]
-    session_id: Option<Cow<'a, str>>,
+    session_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
+    model: Option<Borrowed<'a>>,
     // message
     #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
+    role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Borrowed<'a>>,
     #[serde(default)]
     delta: Option<bool>,
     // tool_use / tool_result
     #[serde(borrow, default)]
-    tool_name: Option<Cow<'a, str>>,
+    tool_name: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    tool_id: Option<Cow<'a, str>>,
+    tool_id: Option<Borrowed<'a>>,
     #[serde(default)]
     parameters: Option<Value>,
     #[serde(borrow, default)]
-    status: Option<Cow<'a, str>>,
+    status: Option<Borrowed<'a>>,
     #[serde(default)]
     output: Option<Value>,
     // tool_result, result: `{type, message}`
@@ -330,7 +332,7 @@ struct Event<'a> {
     error: Option<Value>,
     // error (its `severity` says nothing more: every `error` event is non-fatal)
     #[serde(borrow, default)]
-    message: Option<Cow<'a, str>>,
+    message: Option<Borrowed<'a>>,
     // result
     #[serde(default)]
     stats: Option<Value>,
@@ -528,10 +530,10 @@ impl State {
         match &*event.kind {
             "init" => {
                 if let Some(session) = event.session_id {
-                    self.meta.session_id = Some(session.into_owned());
+                    self.meta.session_id = Some(session.0.into_owned());
                 }
                 if let Some(model) = event.model {
-                    self.meta.model = Some(model.into_owned());
+                    self.meta.model = Some(model.0.into_owned());
                 }
             }
             "message" => {
@@ -541,15 +543,21 @@ impl State {
                 };
                 if let Some(text) = event.content.filter(|text| !text.is_empty()) {
                     items.push(item(
-                        ContentBlock::text(Fidelity::AgentEmitted, text),
+                        ContentBlock::text(Fidelity::AgentEmitted, text.0),
                         role,
                         source,
                     ));
                 }
             }
             "tool_use" => {
-                let tool_name = event.tool_name.map(Cow::into_owned).unwrap_or_default();
-                let tool_id = event.tool_id.map(Cow::into_owned).unwrap_or_default();
+                let tool_name = event
+                    .tool_name
+                    .map(|name| name.0.into_owned())
+                    .unwrap_or_default();
+                let tool_id = event
+                    .tool_id
+                    .map(|id| id.0.into_owned())
+                    .unwrap_or_default();
                 let tool_input = event.parameters.unwrap_or(Value::Null);
                 self.tools
                     .open(&tool_id, &tool_name, record.line, record.offset);
@@ -571,7 +579,10 @@ impl State {
                 }
             }
             "tool_result" => {
-                let tool_id = event.tool_id.map(Cow::into_owned).unwrap_or_default();
+                let tool_id = event
+                    .tool_id
+                    .map(|id| id.0.into_owned())
+                    .unwrap_or_default();
                 self.tools
                     .answer(&tool_id, record.line, record.offset, diagnostics);
                 let error_message = event.error.as_ref().and_then(|e| e.get("message")).cloned();
@@ -585,7 +596,10 @@ impl State {
                 items.push(item(block, Role::User, source));
             }
             "error" => {
-                let message = event.message.map(Cow::into_owned).unwrap_or_default();
+                let message = event
+                    .message
+                    .map(|message| message.0.into_owned())
+                    .unwrap_or_default();
                 if message.starts_with("Maximum session turns") {
                     self.meta.stop_reason = Some(StopReason {
                         kind: StopKind::MaxTurns,

@@ -3,7 +3,7 @@
 //!
 //! This file owns reading a request. It must not touch a response's state.
 
-use std::borrow::Cow;
+use crate::normalize::json::Borrowed;
 
 use serde_json::Value;
 
@@ -114,8 +114,12 @@ impl State {
     /// value (failed for `error`); any other response is kept whole, failed when it reports
     /// an `error` and no `output`.
     fn function_response(&self, response: FunctionResponse<'_>) -> Block {
-        let name = response.name.map(Cow::into_owned).unwrap_or_default();
-        let tool_id = match response.id.map(Cow::into_owned).filter(|id| !id.is_empty()) {
+        let name = response.name.map(Borrowed::into_owned).unwrap_or_default();
+        let tool_id = match response
+            .id
+            .map(Borrowed::into_owned)
+            .filter(|id| !id.is_empty())
+        {
             Some(id) => id,
             None => self.tools.oldest_waiting_named(&name).unwrap_or(name),
         };

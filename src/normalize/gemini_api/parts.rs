@@ -19,6 +19,8 @@
 
 use std::borrow::Cow;
 
+use crate::normalize::json::Borrowed;
+
 use serde_json::{Map, Value, json};
 
 use super::wire::{Part, outcome_ok};
@@ -74,10 +76,10 @@ impl Candidate {
     ) {
         let signature = part
             .thought_signature
-            .map(Cow::into_owned)
+            .map(Borrowed::into_owned)
             .filter(|s| !s.is_empty());
         if let Some(text) = part.text {
-            self.text(text, part.thought == Some(true), signature, source, out);
+            self.text(text.0, part.thought == Some(true), signature, source, out);
             return;
         }
         self.close(out);
@@ -85,8 +87,12 @@ impl Candidate {
             out.blocks.push(signed(signature, source));
         }
         if let Some(call) = part.function_call {
-            let name = call.name.map(Cow::into_owned).unwrap_or_default();
-            let id = match call.id.map(Cow::into_owned).filter(|id| !id.is_empty()) {
+            let name = call.name.map(Borrowed::into_owned).unwrap_or_default();
+            let id = match call
+                .id
+                .map(Borrowed::into_owned)
+                .filter(|id| !id.is_empty())
+            {
                 Some(id) => id,
                 None => next_id(&name),
             };

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::model::StopKind;
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct WireShape;
@@ -109,11 +109,11 @@ pub(super) struct Wire<'a> {
     #[serde(default, alias = "prompt_feedback", rename = "promptFeedback")]
     pub(super) prompt_feedback: Option<Value>,
     #[serde(borrow, default, alias = "model_version", rename = "modelVersion")]
-    pub(super) model_version: Option<Cow<'a, str>>,
+    pub(super) model_version: Option<Borrowed<'a>>,
     #[serde(borrow, default, alias = "response_id", rename = "responseId")]
-    pub(super) response_id: Option<Cow<'a, str>>,
+    pub(super) response_id: Option<Borrowed<'a>>,
     #[serde(borrow, default, alias = "create_time", rename = "createTime")]
-    pub(super) create_time: Option<Cow<'a, str>>,
+    pub(super) create_time: Option<Borrowed<'a>>,
     #[serde(default, alias = "model_status", rename = "modelStatus")]
     pub(super) model_status: Option<Value>,
     #[serde(default)]
@@ -146,7 +146,7 @@ pub(super) struct Candidate<'a> {
 #[derive(Deserialize)]
 pub(super) struct Content<'a> {
     #[serde(borrow, default)]
-    pub(super) role: Option<Cow<'a, str>>,
+    pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) parts: Vec<Part<'a>>,
 }
@@ -155,7 +155,7 @@ pub(super) struct Content<'a> {
 #[derive(Deserialize)]
 pub(super) struct Part<'a> {
     #[serde(borrow, default)]
-    pub(super) text: Option<Cow<'a, str>>,
+    pub(super) text: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) thought: Option<bool>,
     #[serde(
@@ -164,7 +164,7 @@ pub(super) struct Part<'a> {
         alias = "thought_signature",
         rename = "thoughtSignature"
     )]
-    pub(super) thought_signature: Option<Cow<'a, str>>,
+    pub(super) thought_signature: Option<Borrowed<'a>>,
     #[serde(borrow, default, alias = "function_call", rename = "functionCall")]
     pub(super) function_call: Option<FunctionCall<'a>>,
     #[serde(
@@ -191,9 +191,9 @@ pub(super) struct Part<'a> {
 #[derive(Deserialize)]
 pub(super) struct FunctionCall<'a> {
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) args: Option<Value>,
 }
@@ -201,9 +201,9 @@ pub(super) struct FunctionCall<'a> {
 #[derive(Deserialize)]
 pub(super) struct FunctionResponse<'a> {
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) response: Option<Value>,
 }
@@ -213,7 +213,7 @@ pub(super) struct ExecutableCode<'a> {
     #[serde(borrow, default)]
     pub(super) language: Option<Enum<'a>>,
     #[serde(borrow, default)]
-    pub(super) code: Option<Cow<'a, str>>,
+    pub(super) code: Option<Borrowed<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -221,7 +221,7 @@ pub(super) struct CodeExecutionResult<'a> {
     #[serde(borrow, default)]
     pub(super) outcome: Option<Enum<'a>>,
     #[serde(borrow, default)]
-    pub(super) output: Option<Cow<'a, str>>,
+    pub(super) output: Option<Borrowed<'a>>,
 }
 
 /// An enum value, as its name or (`enum-encoding=int`) its number.

@@ -6,7 +6,7 @@
 //! out (into the adapter's items, tool bookkeeping and metadata, which it is lent). This
 //! file must not keep state between blocks.
 
-use std::borrow::Cow;
+use crate::normalize::json::Borrowed;
 
 use serde_json::Value;
 
@@ -56,7 +56,7 @@ pub(crate) fn block_identity(raw: &RawBlock<'_>) -> Option<String> {
 /// One content block in canonical form (a shell call also yields its command);
 /// `unknown` gives the provider's block when its kind has no canonical form.
 pub(crate) fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> Canonical {
-    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).unwrap_or_default();
+    let owned = |text: Option<Borrowed<'_>>| text.map(Borrowed::into_owned).unwrap_or_default();
     let identity = block_identity(&raw);
     let kind = raw.kind.into_owned();
     let blocks = match kind.as_str() {
@@ -67,12 +67,15 @@ pub(crate) fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> C
         }],
         "thinking" => vec![Block::Thinking {
             thinking: owned(raw.thinking),
-            signature: raw.signature.map(Cow::into_owned).filter(|s| !s.is_empty()),
+            signature: raw
+                .signature
+                .map(Borrowed::into_owned)
+                .filter(|s| !s.is_empty()),
             redacted: false,
         }],
         "redacted_thinking" => vec![Block::Thinking {
             thinking: String::new(),
-            signature: raw.data.map(Cow::into_owned).filter(|s| !s.is_empty()),
+            signature: raw.data.map(Borrowed::into_owned).filter(|s| !s.is_empty()),
             redacted: true,
         }],
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {

@@ -6,7 +6,7 @@
 //! This file owns one message's blocks while they stream. It must not decide what happens
 //! around them (which message they belong to, a consolidated copy of them): the adapters do.
 
-use std::borrow::Cow;
+use crate::normalize::json::Borrowed;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -54,15 +54,15 @@ impl OpenBlock {
             text: raw
                 .text
                 .or(raw.thinking)
-                .map(Cow::into_owned)
+                .map(Borrowed::into_owned)
                 .unwrap_or_default(),
             signature: raw
                 .signature
                 .or(raw.data)
-                .map(Cow::into_owned)
+                .map(Borrowed::into_owned)
                 .unwrap_or_default(),
-            tool_name: raw.name.map(Cow::into_owned).unwrap_or_default(),
-            tool_id: raw.id.map(Cow::into_owned).unwrap_or_default(),
+            tool_name: raw.name.map(Borrowed::into_owned).unwrap_or_default(),
+            tool_id: raw.id.map(Borrowed::into_owned).unwrap_or_default(),
             tool_input: raw.input.filter(|input| !is_empty_object(input)),
             partial_json: String::new(),
             raw: (!has_deltas).then(whole),

@@ -12,17 +12,18 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::model::{StopKind, Usage};
+use crate::normalize::json::Borrowed;
 
 /// A message: a response body, `message_start`'s message, a Claude Code line's `message`,
 /// or one of a request's `messages`.
 #[derive(Deserialize)]
 pub(crate) struct Message<'a> {
     #[serde(borrow, default)]
-    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) role: Option<Cow<'a, str>>,
+    pub(crate) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) model: Option<Cow<'a, str>>,
+    pub(crate) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(crate) content: Option<MessageContent<'a>>,
     #[serde(default)]
@@ -70,21 +71,21 @@ pub(crate) struct RawBlock<'a> {
     #[serde(rename = "type", borrow)]
     pub(crate) kind: Cow<'a, str>,
     #[serde(borrow, default)]
-    pub(crate) text: Option<Cow<'a, str>>,
+    pub(crate) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) thinking: Option<Cow<'a, str>>,
+    pub(crate) thinking: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) signature: Option<Cow<'a, str>>,
+    pub(crate) signature: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) data: Option<Cow<'a, str>>,
+    pub(crate) data: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) name: Option<Cow<'a, str>>,
+    pub(crate) name: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(crate) input: Option<Value>,
     #[serde(borrow, default)]
-    pub(crate) tool_use_id: Option<Cow<'a, str>>,
+    pub(crate) tool_use_id: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(crate) content: Option<Value>,
     #[serde(default)]
@@ -93,7 +94,7 @@ pub(crate) struct RawBlock<'a> {
     pub(crate) citations: Option<Value>,
     /// An MCP connector call's server (`mcp_tool_use`).
     #[serde(borrow, default)]
-    pub(crate) server_name: Option<Cow<'a, str>>,
+    pub(crate) server_name: Option<Borrowed<'a>>,
 }
 
 /// A message's `usage`: a snapshot of its counts so far (`message_start`'s, then
@@ -167,21 +168,21 @@ pub(crate) struct StreamEvent<'a> {
 #[derive(Deserialize)]
 pub(crate) struct Delta<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(crate) kind: Option<Cow<'a, str>>,
+    pub(crate) kind: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) text: Option<Cow<'a, str>>,
+    pub(crate) text: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) thinking: Option<Cow<'a, str>>,
+    pub(crate) thinking: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) signature: Option<Cow<'a, str>>,
+    pub(crate) signature: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(crate) partial_json: Option<Cow<'a, str>>,
+    pub(crate) partial_json: Option<Borrowed<'a>>,
     /// `citations_delta`: one citation of the text block.
     #[serde(default)]
     pub(crate) citation: Option<Value>,
     /// `message_delta`: why the message ended.
     #[serde(borrow, default)]
-    pub(crate) stop_reason: Option<Cow<'a, str>>,
+    pub(crate) stop_reason: Option<Borrowed<'a>>,
 }
 
 /// A `stop_reason` of the Messages API, normalized.

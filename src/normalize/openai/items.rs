@@ -126,7 +126,7 @@ impl Assembly {
                 let arguments = item.arguments.as_ref().map_or(Value::Null, StrOr::to_value);
                 let mut input = pick(item, &["server_label"]);
                 if let (Value::Object(fields), Some(name)) = (&mut input, &item.name) {
-                    fields.insert("name".into(), Value::String(name.clone().into_owned()));
+                    fields.insert("name".into(), Value::String(name.to_string()));
                     fields.insert("arguments".into(), parsed(arguments));
                 }
                 let id = item.id.as_deref().unwrap_or("");

@@ -15,7 +15,7 @@ use super::items::{OUTPUT_ITEMS, item_field_read, result_item, server_tool_progr
 use super::wire::{StrOr, Wire, WireItem, WireResponse};
 use crate::model::Role;
 use crate::normalize::framing::Record;
-use crate::normalize::json::to_value;
+use crate::normalize::json::{Borrowed, to_value};
 use crate::normalize::report::Fate;
 use crate::normalize::{Diagnostic, Item, Source, StopKind};
 
@@ -245,7 +245,7 @@ impl State {
                 let mut response = wire.response.unwrap_or_default();
                 if response.status.is_none() {
                     let status = kind.trim_start_matches("response.");
-                    response.status = Some(Cow::Owned(status.to_owned()));
+                    response.status = Some(Borrowed(Cow::Owned(status.to_owned())));
                 }
                 let output_at = "/response/output";
                 self.response_end(response, record, output_at, span, items, diagnostics);

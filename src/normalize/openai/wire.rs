@@ -15,7 +15,7 @@ use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::normalize::json::RecordShape;
+use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct WireShape;
@@ -152,13 +152,13 @@ impl RecordShape for WireShape {
 #[derive(Deserialize)]
 pub(super) struct Wire<'a> {
     #[serde(borrow, default)]
-    pub(super) object: Option<Cow<'a, str>>,
+    pub(super) object: Option<Borrowed<'a>>,
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     // Unix seconds: `created` on Chat Completions records, `created_at` on a Responses object.
     #[serde(default)]
     pub(super) created: Option<Value>,
@@ -177,7 +177,7 @@ pub(super) struct Wire<'a> {
     #[serde(borrow, default)]
     pub(super) input: Option<StrOr<'a, Vec<WireItem<'a>>>>,
     #[serde(borrow, default)]
-    pub(super) previous_response_id: Option<Cow<'a, str>>,
+    pub(super) previous_response_id: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) instructions: Option<Value>,
     /// The tools a request offers the model (Chat Completions and Responses).
@@ -185,7 +185,7 @@ pub(super) struct Wire<'a> {
     pub(super) request_tools: Option<Value>,
     // Responses events
     #[serde(borrow, default)]
-    pub(super) item_id: Option<Cow<'a, str>>,
+    pub(super) item_id: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) output_index: Option<u64>,
     #[serde(default)]
@@ -210,7 +210,7 @@ pub(super) struct Wire<'a> {
     #[serde(borrow, default)]
     pub(super) output: Option<Vec<WireItem<'a>>>,
     #[serde(borrow, default)]
-    pub(super) status: Option<Cow<'a, str>>,
+    pub(super) status: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) incomplete_details: Option<Value>,
     // What compatible servers add to a completion or chunk (kept, see `Extras`)
@@ -267,7 +267,7 @@ pub(super) struct WireChoice<'a> {
     #[serde(borrow, default)]
     pub(super) message: Option<WireMessage<'a>>,
     #[serde(borrow, default)]
-    pub(super) finish_reason: Option<Cow<'a, str>>,
+    pub(super) finish_reason: Option<Borrowed<'a>>,
     // Per choice, what servers add (kept, see `Extras`)
     #[serde(default)]
     pub(super) content_filter_results: Option<Value>,
@@ -300,11 +300,11 @@ impl WireChoice<'_> {
 #[derive(Deserialize)]
 pub(super) struct WireMessage<'a> {
     #[serde(borrow, default)]
-    pub(super) role: Option<Cow<'a, str>>,
+    pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) content: Option<StrOr<'a, Value>>,
     #[serde(borrow, default)]
-    pub(super) refusal: Option<Cow<'a, str>>,
+    pub(super) refusal: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) reasoning: Option<StrOr<'a, Value>>,
     #[serde(borrow, default)]
@@ -317,7 +317,7 @@ pub(super) struct WireMessage<'a> {
     #[serde(borrow, default)]
     pub(super) tool_calls: Option<Vec<WireToolCall<'a>>>,
     #[serde(borrow, default)]
-    pub(super) tool_call_id: Option<Cow<'a, str>>,
+    pub(super) tool_call_id: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) annotations: Option<Vec<Value>>,
 }
@@ -327,7 +327,7 @@ pub(super) struct WireToolCall<'a> {
     #[serde(default)]
     pub(super) index: Option<u64>,
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) function: Option<WireFunction<'a>>,
 }
@@ -335,7 +335,7 @@ pub(super) struct WireToolCall<'a> {
 #[derive(Deserialize)]
 pub(super) struct WireFunction<'a> {
     #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) arguments: Option<StrOr<'a, Value>>,
 }
@@ -344,11 +344,11 @@ pub(super) struct WireFunction<'a> {
 #[derive(Deserialize, Default)]
 pub(super) struct WireResponse<'a> {
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) model: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) status: Option<Cow<'a, str>>,
+    pub(super) status: Option<Borrowed<'a>>,
     #[serde(default)]
     pub(super) created_at: Option<Value>,
     #[serde(default)]
@@ -371,31 +371,31 @@ pub(super) struct WireResponse<'a> {
 #[derive(Deserialize)]
 pub(super) struct WireItem<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) call_id: Option<Cow<'a, str>>,
+    pub(super) call_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) arguments: Option<StrOr<'a, Value>>,
     #[serde(borrow, default)]
     pub(super) input: Option<StrOr<'a, Value>>,
     #[serde(borrow, default)]
-    pub(super) role: Option<Cow<'a, str>>,
+    pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) content: Option<StrOr<'a, Value>>,
     #[serde(default)]
     pub(super) summary: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) encrypted_content: Option<Cow<'a, str>>,
+    pub(super) encrypted_content: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) output: Option<StrOr<'a, Value>>,
     #[serde(default)]
     pub(super) action: Option<Value>,
     #[serde(borrow, default)]
-    pub(super) status: Option<Cow<'a, str>>,
+    pub(super) status: Option<Borrowed<'a>>,
     /// Every other field: the inputs and results of the tool items, which differ by kind
     /// and grow with the API, so what is not mapped is kept rather than dropped.
     #[serde(flatten)]
@@ -425,7 +425,7 @@ impl WireItem<'_> {
     pub(super) fn result_fields(&self, inputs: &[&str]) -> Map<String, Value> {
         let mut result = Map::new();
         if let Some(status) = &self.status {
-            result.insert("status".into(), Value::String(status.clone().into_owned()));
+            result.insert("status".into(), Value::String(status.to_string()));
         }
         if let Some(output) = &self.output {
             result.insert("output".into(), output.to_value());

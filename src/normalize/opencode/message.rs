@@ -34,7 +34,7 @@ impl State {
     pub(super) fn message(
         &mut self,
         info: &Value,
-        parts: &[Value],
+        parts: &mut [Value],
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -81,12 +81,13 @@ impl State {
                     .meta
                     .keep(record.line, "opencode/part", || part.clone()),
                 _ => {
-                    if kind == "step-finish" {
+                    let step_finish = kind == "step-finish";
+                    if step_finish {
                         stepped = true;
                         self.step_finished(part);
                     }
                     match part_blocks(part) {
-                        PartBlocks::None if kind != "step-finish" => {
+                        PartBlocks::None if !step_finish => {
                             self.meta
                                 .keep(record.line, "opencode/part", || part.clone());
                         }

@@ -185,7 +185,7 @@ impl State {
         }
         match &*event.kind {
             "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
-                let Some(part) = event.part.filter(Value::is_object) else {
+                let Some(mut part) = event.part.filter(Value::is_object) else {
                     diagnostics.push(Diagnostic::new(
                         DiagnosticKind::UnexpectedShape,
                         record.line,
@@ -201,7 +201,7 @@ impl State {
                     .get("messageID")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                self.emit(part_blocks(&part), message, record, items, diagnostics);
+                self.emit(part_blocks(&mut part), message, record, items, diagnostics);
             }
             "message" => {
                 let Some(info) = event.info.filter(Value::is_object) else {
@@ -213,8 +213,8 @@ impl State {
                     ));
                     return Fate::Skipped;
                 };
-                let parts = event.parts.unwrap_or_default();
-                self.message(&info, &parts, record, items, diagnostics);
+                let mut parts = event.parts.unwrap_or_default();
+                self.message(&info, &mut parts, record, items, diagnostics);
             }
             "error" => {
                 let error = event.error.unwrap_or(Value::Null);

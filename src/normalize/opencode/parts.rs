@@ -41,36 +41,43 @@ pub(crate) enum PartBlocks {
     None,
 }
 
-/// The blocks of one part (see the module docs).
-pub(crate) fn part_blocks(part: &Value) -> PartBlocks {
-    let text = |field: &str| part.get(field).and_then(Value::as_str);
-    match text("type") {
-        Some("text") => match text("text") {
-            Some(said) if !said.is_empty() => PartBlocks::Blocks {
-                role: Role::Assistant,
-                blocks: vec![Block::text(said)],
-            },
-            _ => PartBlocks::None,
-        },
-        Some("reasoning") => match text("text") {
-            Some(thought) if !thought.is_empty() => PartBlocks::Blocks {
-                role: Role::Assistant,
-                blocks: vec![Block::Thinking {
-                    thinking: thought.to_owned(),
+/// The blocks of one part (see the module docs). What becomes a block (the text, the tool's
+/// input and its result) is taken out of `part`, not copied: these are most of a part's bytes,
+/// and the part is read once. A part that makes no block ([`PartBlocks::None`]) is left whole,
+/// for the caller to keep as passthrough.
+pub(crate) fn part_blocks(part: &mut Value) -> PartBlocks {
+    let kind = part.get("type").and_then(Value::as_str);
+    match kind {
+        Some(kind @ ("text" | "reasoning")) => {
+            let thinking = kind == "reasoning";
+            let said = match part.get_mut("text") {
+                Some(Value::String(said)) if !said.is_empty() => std::mem::take(said),
+                _ => return PartBlocks::None,
+            };
+            let block = if thinking {
+                Block::Thinking {
+                    thinking: said,
                     signature: None,
                     redacted: false,
-                }],
-            },
-            _ => PartBlocks::None,
-        },
+                }
+            } else {
+                Block::text(said)
+            };
+            PartBlocks::Blocks {
+                role: Role::Assistant,
+                blocks: vec![block],
+            }
+        }
         Some("tool") => {
-            let tool_name = text("tool").unwrap_or_default().to_owned();
-            let tool_id = text("callID").unwrap_or_default().to_owned();
-            let state = part.get("state").unwrap_or(&Value::Null);
-            let input = state
-                .get("input")
-                .cloned()
-                .unwrap_or(Value::Object(Default::default()));
+            let text = |field: &str| part.get(field).and_then(Value::as_str).unwrap_or_default();
+            let tool_name = text("tool").to_owned();
+            let tool_id = text("callID").to_owned();
+            let mut no_state = Value::Null;
+            let state = part.get_mut("state").unwrap_or(&mut no_state);
+            let input = match state.get_mut("input") {
+                Some(input) => input.take(),
+                None => Value::Object(Default::default()),
+            };
             let commands = shell_commands(&tool_name, &input);
             let mut call = vec![Block::ToolUse {
                 tool_name: tool_name.clone(),
@@ -84,17 +91,19 @@ pub(crate) fn part_blocks(part: &Value) -> PartBlocks {
                 command,
                 tool_id: Some(tool_id.clone()).filter(|id| !id.is_empty()),
             }));
-            let status = state.get("status").and_then(Value::as_str);
-            let result = matches!(status, Some("completed" | "error")).then(|| {
-                let content = match status {
-                    Some("completed") => state.get("output"),
-                    _ => state.get("error"),
-                };
+            let status = match state.get("status").and_then(Value::as_str) {
+                Some("completed") => Some(true),
+                Some("error") => Some(false),
+                _ => None,
+            };
+            let result = status.map(|completed| {
+                let exit_code = state.pointer("/metadata/exit").and_then(Value::as_i64);
+                let content = state.get_mut(if completed { "output" } else { "error" });
                 Block::ToolResult {
                     tool_id: tool_id.clone(),
-                    tool_content: content.cloned().unwrap_or(Value::Null),
-                    is_error: status == Some("error"),
-                    exit_code: state.pointer("/metadata/exit").and_then(Value::as_i64),
+                    tool_content: content.map(Value::take).unwrap_or(Value::Null),
+                    is_error: !completed,
+                    exit_code,
                 }
             });
             PartBlocks::Tool {
