@@ -84,6 +84,10 @@ impl fmt::Display for Cut {
 /// returns the cuts (none for an event that fits, which is left untouched). An event that
 /// fits costs one walk that counts, and no copy.
 ///
+/// "Fits" is with any `seq`: the line is measured with the longest `seq` there is, so an
+/// event is cut alike before and after a sink numbers it, and one that fits only with a
+/// short `seq` (within 19 bytes of the limit) is cut.
+///
 /// # The rules
 ///
 /// * **Too deep.** An array or object past level [`MAX_DEPTH`] (the event's object is level
@@ -91,7 +95,7 @@ impl fmt::Display for Cut {
 ///   by the string `[axt: cut: nested deeper than the transcript's 127 levels]`.
 /// * **Too long.** Only content is cut, never the envelope or the vocabulary: texts,
 ///   thinking, commands, stream chunks, citation texts and `extra`, tool inputs, outputs and
-///   contents, step results and error texts (and, only if that is not enough, names, ids and
+///   contents, a tool call's permission decision, step results and error texts (and, only if that is not enough, names, ids and
 ///   signatures). The room left for content after the line's fixed part is shared out *water
 ///   fill* fashion: whatever is no larger than its fair share stays whole (a run's status,
 ///   its usage, a short message), and only the largest values are cut, each to the same
@@ -444,9 +448,14 @@ fn block_slots<'a>(block: &'a mut Block, names_too: bool, found: &mut Vec<Named<
             tool_name,
             tool_id,
             tool_input,
+            permission,
             ..
         } => {
             found.push(at("tool_input", Slot::Json(tool_input, BLOCK_VALUE_LEVEL)));
+            // The agent's own words (the option it offered): as long and as deep as it likes.
+            if let Some(permission) = permission {
+                found.push(at("permission", Slot::Json(permission, BLOCK_VALUE_LEVEL)));
+            }
             if names_too {
                 found.push(at("tool_name", Slot::Text(tool_name)));
                 found.push(at("tool_id", Slot::Text(tool_id)));
@@ -603,11 +612,15 @@ impl Bound {
                 tool_name,
                 tool_id,
                 tool_input,
+                permission,
                 ..
             } => {
                 self.text(tool_name);
                 self.text(tool_id);
                 self.value(tool_input, BLOCK_VALUE_LEVEL);
+                if let Some(permission) = permission {
+                    self.value(permission, BLOCK_VALUE_LEVEL);
+                }
             }
             Block::ToolResult {
                 tool_id,
@@ -889,17 +902,19 @@ mod tests {
     fn block() -> impl Strategy<Value = ContentBlock> {
         prop_oneof![
             text().prop_map(|t| ContentBlock::text(Fidelity::AgentEmitted, t)),
-            (text(), value()).prop_map(|(id, input)| ContentBlock::new(
-                Fidelity::AgentEmitted,
-                Block::ToolUse {
-                    tool_name: "Bash".into(),
-                    tool_id: format!("t{}", id.len()),
-                    tool_input: input,
-                    server: false,
-                    incomplete: false,
-                    permission: None,
-                }
-            )),
+            (text(), value(), prop::option::of(value())).prop_map(|(id, input, permission)| {
+                ContentBlock::new(
+                    Fidelity::AgentEmitted,
+                    Block::ToolUse {
+                        tool_name: "Bash".into(),
+                        tool_id: format!("t{}", id.len()),
+                        tool_input: input,
+                        server: false,
+                        incomplete: false,
+                        permission,
+                    },
+                )
+            }),
             value().prop_map(|content| ContentBlock::new(
                 Fidelity::AgentEmitted,
                 Block::ToolResult {
@@ -955,11 +970,28 @@ mod tests {
         Ok(line)
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    /// Whether `event` is written within `line` bytes whatever `seq` it is given (the
+    /// longest is the most digits): what [`fit_within`] leaves untouched.
+    fn fits_any_seq(event: &ExchangeEvent, line: usize) -> bool {
+        let mut longest = event.clone();
+        longest.seq = u64::MAX;
+        written(&longest).is_ok_and(|bytes| bytes.len() <= line)
+    }
 
-        /// Whatever the event, once fitted it is written within the limits; an event that
-        /// fitted is left as it was, with no cut; every cut names a field of the event.
+    /// 128 cases, or `PROPTEST_CASES` when set (a longer hunt: `PROPTEST_CASES=20000`).
+    fn cases() -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(128)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+        /// Whatever the event, once fitted it is written within the limits, and cut alike
+        /// whatever its `seq`; an event that fits with any `seq` is left as it was, with no
+        /// cut; every cut names a field of the event.
         #[test]
         fn a_fitted_event_is_written_within_the_limits(
             mut event in event(),
@@ -967,10 +999,15 @@ mod tests {
         ) {
             let limits = Limits { line, depth: MAX_DEPTH };
             let before = event.clone();
-            let fitted_before = written(&before).is_ok_and(|bytes| bytes.len() <= line);
+            let fitted_before = fits_any_seq(&before, line);
+            let mut unnumbered = event.clone();
+            unnumbered.seq = 0;
             let cuts = fit_within(&mut event, limits);
             let bytes = written(&event).expect("written after fitting");
             prop_assert!(bytes.len() <= line, "{} > {line}: {cuts:?}", bytes.len());
+            prop_assert_eq!(fit_within(&mut unnumbered, limits), cuts.clone());
+            unnumbered.seq = event.seq;
+            prop_assert_eq!(&unnumbered, &event);
             if fitted_before {
                 prop_assert!(cuts.is_empty(), "{cuts:?}");
                 prop_assert_eq!(&event, &before);
@@ -981,6 +1018,107 @@ mod tests {
             for cut in &cuts {
                 prop_assert!(cut.field.starts_with("payload."), "{}", cut.field);
             }
+        }
+    }
+
+    fn command_message(command: String) -> ExchangeEvent {
+        let payload = Payload::Message(MessagePayload {
+            role: Role::Assistant,
+            blocks: vec![ContentBlock::new(
+                Fidelity::AgentEmitted,
+                Block::Command {
+                    command,
+                    tool_id: None,
+                },
+            )],
+            message_id: Some("m1".into()),
+        });
+        let mut event = ExchangeEvent::new("r", EventType::MessageAssistant, "agent", payload);
+        event.timestamp = crate::model::Timestamp::from_unix_nanos(0);
+        event
+    }
+
+    /// The shape the property test once found: a command of backspaces (two bytes each
+    /// written) that fits a 7,989-byte line exactly with `seq` 1, and not with a longer
+    /// `seq`. The cut must not depend on `seq` (a transcriber fits before its sink numbers),
+    /// so it is cut, alike whatever its `seq`, and written within the line.
+    #[test]
+    fn an_event_that_fits_only_with_a_short_seq_is_cut_alike_whatever_its_seq() {
+        let mut event = command_message("\u{8}".repeat(3875));
+        event.seq = 1;
+        let line = written(&event).expect("written").len();
+        assert_eq!(line, 7989);
+        let limits = Limits {
+            line,
+            depth: MAX_DEPTH,
+        };
+        let mut unnumbered = event.clone();
+        unnumbered.seq = 0;
+        let cuts = fit_within(&mut event, limits);
+        assert_eq!(
+            cuts,
+            [Cut {
+                field: "payload.blocks[0].command".into(),
+                reason: CutReason::TooLong {
+                    from: 7752,
+                    to: 7667
+                }
+            }]
+        );
+        assert_eq!(fit_within(&mut unnumbered, limits), cuts);
+        unnumbered.seq = 1;
+        assert_eq!(unnumbered, event);
+        event.seq = u64::MAX;
+        assert!(written(&event).expect("written").len() <= line);
+    }
+
+    /// A permission decision is the agent's own words (the option it offered, named as it
+    /// likes): too long or too deep, it is cut like any other content, not left to make
+    /// the event unwritable.
+    #[test]
+    fn a_tool_call_s_permission_is_cut_to_fit() {
+        let permission = serde_json::json!({
+            "decision": "allowed",
+            "option_id": "allow",
+            "option_name": "x".repeat(20_000),
+        });
+        let call = ContentBlock::new(
+            Fidelity::AgentEmitted,
+            Block::ToolUse {
+                tool_name: "Bash".into(),
+                tool_id: "t1".into(),
+                tool_input: serde_json::json!({"command": "ls"}),
+                server: false,
+                incomplete: false,
+                permission: Some(permission),
+            },
+        );
+        let mut deep = serde_json::json!("leaf");
+        for _ in 0..200 {
+            deep = serde_json::json!([deep]);
+        }
+        let mut deep_call = call.clone();
+        if let Block::ToolUse { permission, .. } = &mut deep_call.block {
+            *permission = Some(deep);
+        }
+        for (block, reason) in [(call, "too long"), (deep_call, "too deep")] {
+            let mut event = command_message("ls".into());
+            let Payload::Message(message) = &mut event.payload else {
+                unreachable!()
+            };
+            message.blocks = vec![block];
+            let line = 4000;
+            let cuts = fit_within(
+                &mut event,
+                Limits {
+                    line,
+                    depth: MAX_DEPTH,
+                },
+            );
+            let bytes = written(&event).unwrap_or_else(|error| panic!("{reason}: {error:?}"));
+            assert!(bytes.len() <= line, "{reason}: {} > {line}", bytes.len());
+            assert_eq!(cuts.len(), 1, "{reason}: {cuts:?}");
+            assert_eq!(cuts[0].field, "payload.blocks[0].permission", "{reason}");
         }
     }
 

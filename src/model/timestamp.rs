@@ -9,6 +9,7 @@
 //! Formatting and parsing are written out here rather than taken from a date crate: the
 //! transcript needs exactly one format, and `now()` sits on the recorder's per-event path.
 
+use std::cell::Cell;
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -68,6 +69,10 @@ impl Timestamp {
     /// A system time, formatted in UTC with microsecond precision.
     pub fn from_system_time(time: SystemTime) -> Self {
         let nanos = match time.duration_since(UNIX_EPOCH) {
+            // The common case (now) without 128-bit division.
+            Ok(after) if after.as_secs() <= MAX_SECS as u64 => {
+                return Self::from_second(after.as_secs() as i64, after.subsec_micros());
+            }
             Ok(after) => after.as_nanos() as i128,
             Err(before) => -(before.duration().as_nanos() as i128),
         };
@@ -80,32 +85,25 @@ impl Timestamp {
     /// Years outside 0000..=9999 cannot be written in RFC 3339 and are clamped to its range.
     pub fn from_unix_nanos(nanos: i128) -> Self {
         const MIN: i128 = -62_167_219_200 * NANOS_PER_SEC; // 0000-01-01T00:00:00Z
-        const MAX: i128 = 253_402_300_799 * NANOS_PER_SEC + 999_999_999; // 9999-12-31T23:59:59.999999999Z
+        const MAX: i128 = MAX_SECS as i128 * NANOS_PER_SEC + 999_999_999; // 9999-12-31T23:59:59.999999999Z
         let nanos = nanos.clamp(MIN, MAX);
         let secs = nanos.div_euclid(NANOS_PER_SEC) as i64;
         let micros = (nanos.rem_euclid(NANOS_PER_SEC) / 1_000) as u32;
-        let days = secs.div_euclid(86_400);
-        let second_of_day = secs.rem_euclid(86_400) as u32;
-        let (year, month, day) = civil_from_days(days);
-        let (hour, minute, second) = (
-            second_of_day / 3_600,
-            second_of_day / 60 % 60,
-            second_of_day % 60,
-        );
+        Self::from_second(secs, micros)
+    }
 
+    /// Second `secs` since the Unix epoch (of a year 0000..=9999) and `micros` into it.
+    fn from_second(secs: i64, micros: u32) -> Self {
+        let second = LAST_SECOND.with(|last| match last.get() {
+            (cached, second) if cached == secs => second,
+            _ => {
+                let second = format_second(secs);
+                last.set((secs, second));
+                second
+            }
+        });
         let mut text = String::with_capacity(27);
-        push_digits(&mut text, year as u32, 4);
-        text.push('-');
-        push_digits(&mut text, month, 2);
-        text.push('-');
-        push_digits(&mut text, day, 2);
-        text.push('T');
-        push_digits(&mut text, hour, 2);
-        text.push(':');
-        push_digits(&mut text, minute, 2);
-        text.push(':');
-        push_digits(&mut text, second, 2);
-        text.push('.');
+        text.push_str(std::str::from_utf8(&second).expect("digits and separators"));
         push_digits(&mut text, micros, 6);
         text.push('Z');
         Timestamp {
@@ -172,6 +170,42 @@ impl<'de> Deserialize<'de> for Timestamp {
 }
 
 const NANOS_PER_SEC: i128 = 1_000_000_000;
+
+/// The last second of 9999-12-31, the latest RFC 3339 can write.
+const MAX_SECS: i64 = 253_402_300_799;
+
+thread_local! {
+    /// The second this thread formatted last: the many events of one second (a recorder's,
+    /// a workflow's) differ only in their sub-second digits, and the calendar arithmetic is
+    /// most of a timestamp's cost.
+    static LAST_SECOND: Cell<(i64, [u8; 20])> = const { Cell::new((i64::MIN, [0; 20])) };
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.` of a second since the Unix epoch (a year of 0000..=9999).
+fn format_second(secs: i64) -> [u8; 20] {
+    let days = secs.div_euclid(86_400);
+    let second_of_day = secs.rem_euclid(86_400) as u32;
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute, second) = (
+        second_of_day / 3_600,
+        second_of_day / 60 % 60,
+        second_of_day % 60,
+    );
+    let mut text = String::with_capacity(20);
+    push_digits(&mut text, year as u32, 4);
+    text.push('-');
+    push_digits(&mut text, month, 2);
+    text.push('-');
+    push_digits(&mut text, day, 2);
+    text.push('T');
+    push_digits(&mut text, hour, 2);
+    text.push(':');
+    push_digits(&mut text, minute, 2);
+    text.push(':');
+    push_digits(&mut text, second, 2);
+    text.push('.');
+    text.into_bytes().try_into().expect("20 bytes")
+}
 
 fn push_digits(text: &mut String, value: u32, width: u32) {
     let mut divisor = 10u32.pow(width - 1);
@@ -347,6 +381,34 @@ mod tests {
             let stamp = Timestamp::from_unix_nanos(nanos);
             assert_eq!(stamp.unix_nanos(), Ok(nanos), "{stamp}");
         }
+    }
+
+    /// The second a thread formatted last is reused only for that same second: times of
+    /// one second, of the next, of another date and out of range each read as their own.
+    #[test]
+    fn a_reused_second_never_leaks_into_another_time() {
+        use std::time::Duration;
+        let at = |secs: u64, nanos: u32| {
+            Timestamp::from_system_time(UNIX_EPOCH + Duration::new(secs, nanos)).text
+        };
+        assert_eq!(
+            at(1_700_000_000, 123_456_789),
+            "2023-11-14T22:13:20.123456Z"
+        );
+        assert_eq!(
+            at(1_700_000_000, 999_999_999),
+            "2023-11-14T22:13:20.999999Z"
+        );
+        assert_eq!(at(1_700_000_001, 0), "2023-11-14T22:13:21.000000Z");
+        assert_eq!(at(1_700_000_000, 5_000), "2023-11-14T22:13:20.000005Z");
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(
+            Timestamp::from_unix_nanos(-1).text,
+            "1969-12-31T23:59:59.999999Z"
+        );
+        assert_eq!(at(86_400 * 365 * 9_000, 0), "9999-12-31T23:59:59.999999Z");
+        assert_eq!(at(253_402_300_799, 7_000), "9999-12-31T23:59:59.000007Z");
+        assert_eq!(at(1_700_000_000, 1_000), "2023-11-14T22:13:20.000001Z");
     }
 
     #[test]

@@ -252,6 +252,12 @@ impl FanOut {
         subscription
     }
 
+    /// Whether an event published now reaches a subscriber's hub (someone subscribed, and
+    /// the fan-out is not closed): else `publish` hands the event straight back.
+    pub(crate) fn is_live(&self) -> bool {
+        self.hub.is_some()
+    }
+
     /// Hands `event` to the hub without waiting. Gives the event back when there is no
     /// subscriber, so the caller can free it after releasing its lock.
     pub(crate) fn publish(&mut self, event: ExchangeEvent, _run_id: &str) -> Option<ExchangeEvent> {

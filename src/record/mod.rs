@@ -21,7 +21,9 @@
 //! increasing by exactly 1 in file order. It is created with mode 0600 (its directory, when
 //! the recorder creates it, 0700), opened with `O_APPEND`, and locked with `flock` while a
 //! recorder has it open, so a second recorder for the same run fails ([`RecordError::Busy`])
-//! instead of numbering from the same `seq`.
+//! instead of numbering from the same `seq`. Opening waits up to half a second for the lock
+//! first: a child process being started shares the open file until it executes, so a run
+//! closed a moment ago can hold its lock that long on a busy machine.
 //!
 //! * **One lock, one order.** Allocating `seq`, encoding, appending, syncing and offering
 //!   the event to subscribers happen under one mutex, so file order is `seq` order whatever

@@ -167,6 +167,8 @@ struct State {
     last_seq: u64,
     /// The line being written, reused so that a steady run allocates nothing for it.
     line: Vec<u8>,
+    /// The run's id, lent to each event written without it (see `try_record`).
+    run_id: String,
     fanout: FanOut,
 }
 
@@ -203,6 +205,7 @@ impl Recorder {
                 failed: false,
                 last_seq: recovered.last_seq,
                 line: Vec::with_capacity(1024),
+                run_id: run_id.to_owned(),
                 fanout: FanOut::default(),
             }),
         })
@@ -245,15 +248,27 @@ impl Recorder {
         if let Some(mask) = &self.options.mask {
             mask(&mut event);
         }
-        if event.run_id != self.run_id {
-            event.run_id.clone_from(&self.run_id);
-        }
         if event.parent_run_id != self.parent_run_id {
             event.parent_run_id.clone_from(&self.parent_run_id);
         }
         let mut guard = self.lock();
         let state = &mut *guard;
-        match self.write_line(state, &mut event) {
+        // An event is written with the run's id. Most come without it (a workflow scope's
+        // never has it): they borrow the state's copy for the write and give it back, so
+        // that a run with no subscriber copies no id per event; one a subscriber will see
+        // (or one handed back unrecorded) gets its own copy.
+        let borrowed = event.run_id != self.run_id;
+        if borrowed {
+            std::mem::swap(&mut event.run_id, &mut state.run_id);
+        }
+        let written = self.write_line(state, &mut event);
+        if borrowed {
+            std::mem::swap(&mut event.run_id, &mut state.run_id);
+            if written.is_err() || state.fanout.is_live() {
+                event.run_id.clone_from(&self.run_id);
+            }
+        }
+        match written {
             Ok(seq) => {
                 let unsent = state.fanout.publish(event, &self.run_id);
                 drop(guard);

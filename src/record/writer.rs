@@ -18,6 +18,7 @@ use std::io::{self, ErrorKind, Read, Seek, SeekFrom};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::error::RecordError;
 use super::storage::Storage;
@@ -263,6 +264,36 @@ pub enum IfExists {
     Replace,
 }
 
+/// How long opening a run waits for a lock held elsewhere before saying the run is busy.
+///
+/// The lock belongs to the open file, and a child process being started by any thread of
+/// this process shares every open file from the moment it is forked until it executes its
+/// program (close-on-exec closes them only then). So a recorder closed a moment ago can
+/// still hold its run's lock for as long as a sibling thread's child takes to reach `exec`:
+/// microseconds, or a scheduling slice or two on a busy machine. Reopening the run at that
+/// moment (an importer's second pass, a workflow resumed in-process) must not be refused
+/// for it. A second recorder really writing the run holds the lock for good and is still
+/// refused, this much later.
+const LOCK_PATIENCE: Duration = Duration::from_millis(500);
+
+/// Takes `file`'s exclusive lock, retrying for [`LOCK_PATIENCE`]; `false` when another
+/// holder kept it all that time.
+fn lock_patiently(file: &File) -> io::Result<bool> {
+    let deadline = Instant::now() + LOCK_PATIENCE;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(TryLockError::Error(error)) => return Err(error),
+            Err(TryLockError::WouldBlock) if Instant::now() >= deadline => return Ok(false),
+            Err(TryLockError::WouldBlock) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(25));
+            }
+        }
+    }
+}
+
 /// Creates `dir` and its missing parents with mode 0700; an existing directory is left as
 /// it is.
 pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
@@ -340,10 +371,10 @@ impl RunFile {
         }
         // The lock before anything else is decided: whether the run has lines, and above
         // all emptying it to replace it, are the lock holder's to do.
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => return Err(RecordError::Busy { path }),
-            Err(TryLockError::Error(error)) => return Err(io_error(error)),
+        match lock_patiently(&file) {
+            Ok(true) => {}
+            Ok(false) => return Err(RecordError::Busy { path }),
+            Err(error) => return Err(io_error(error)),
         }
         let has_lines = file.metadata().map_err(io_error)?.len() > 0;
         match if_exists {

@@ -24,7 +24,12 @@
 //! live in `message.assistant`) until the call's result. [`RouterTools`] narrows the hold to
 //! the tools the executor's router serves, so calls the agent runs itself stay live.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+// foldhash, not std's SipHash: a router call is hashed by id several times (its open, its
+// result), and SipHash is several times slower on keys this short. The tables are randomly
+// seeded (foldhash's RandomState), and their keys are the executor's call ids.
+use foldhash::HashMap;
 
 use serde_json::{Value, json};
 

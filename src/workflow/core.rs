@@ -11,11 +11,12 @@
 //! ends while its sub-workflow still runs ends the sub-run too), never the other way
 //! round: a sub-run that ends releases its own lock before it tells its parent.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use foldhash::HashSet;
 use serde_json::Value;
 
 use super::backlog::{Backlog, WriteReport, WriteRetry};
@@ -215,7 +216,7 @@ impl RunCore {
                 ended: None,
                 next_id: 1,
                 steps: BTreeMap::new(),
-                call_ids: HashSet::new(),
+                call_ids: HashSet::default(),
                 writes,
             }),
         }))

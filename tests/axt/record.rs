@@ -428,6 +428,26 @@ fn a_refused_event_uses_no_seq() {
     assert_eq!(read_run(rec.path()).len(), 2);
 }
 
+/// A recorder closed a moment ago may still hold its run's lock through a child process
+/// another thread was starting (it shares the open file until it executes): reopening the
+/// run waits for the lock instead of failing. Here the holder is a second open of the run,
+/// released 20 ms later, where the old code failed with Busy at once.
+#[test]
+fn reopening_a_run_waits_for_a_lock_released_a_moment_later() {
+    let dir = TempDir::new("lock-wait");
+    let first = Recorder::create(dir.path(), "run-wait", RecorderOptions::default()).unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        first.close().unwrap();
+    });
+    let second = Recorder::create(dir.path(), "run-wait", RecorderOptions::default());
+    release.join().unwrap();
+    second
+        .expect("the lock released within the wait is taken")
+        .close()
+        .unwrap();
+}
+
 #[test]
 fn a_second_recorder_on_the_same_run_is_refused() {
     let dir = TempDir::new("busy");
@@ -1171,4 +1191,35 @@ impl XorShift {
         self.0 ^= self.0 << 17;
         self.0 % bound
     }
+}
+
+/// The recorder lends its run id to an event that came without it for the write alone: the
+/// line has it, and so does every event that leaves the recorder (one a subscriber sees,
+/// one handed back unrecorded).
+#[test]
+fn every_event_leaving_the_recorder_carries_the_run_id() {
+    let dir = TempDir::new("run-id-lent");
+    let rec = Recorder::create(dir.path(), "run-lent", RecorderOptions::default()).unwrap();
+    let mut blank = assistant("before anyone subscribed");
+    blank.run_id.clear();
+    assert_eq!(rec.record(blank).unwrap(), 1);
+    let mut live = rec.subscribe();
+    assert_eq!(rec.record(assistant("seen live")).unwrap(), 2);
+    match live.recv_timeout(Duration::from_secs(30)) {
+        Ok(Delivery::Event(event)) => {
+            assert_eq!((event.seq, event.run_id.as_str()), (2, "run-lent"));
+        }
+        other => panic!("expected event 2, got {other:?}"),
+    }
+    rec.close().unwrap();
+    let refused = rec.try_record(assistant("after close")).unwrap_err();
+    assert!(
+        matches!(refused.error, RecordError::Closed { .. }),
+        "{:?}",
+        refused.error
+    );
+    assert_eq!(refused.event.run_id, "run-lent");
+    let events = read_run(rec.path());
+    assert_eq!(events.len(), 2);
+    assert!(events.iter().all(|event| event.run_id == "run-lent"));
 }
