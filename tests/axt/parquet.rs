@@ -567,6 +567,82 @@ fn a_re_export_adds_exactly_the_new_and_changed_runs() {
     );
 }
 
+/// A run of `responses` model responses, each asking for one call answered at once, and
+/// then, after all of them, more of response `m3` (a message id coming back late).
+fn long_run(responses: usize) -> String {
+    let at = |second: u32| format!("2026-07-01T09:00:{second:02}Z");
+    let event = |seq: usize, kind: &str, second: u32, payload: Value| json!({"seq":seq,"run_id":"long","type":kind,"path":"agent","iteration":0,"timestamp":at(second),"payload":payload});
+    let mut lines = vec![
+        event(1, "run.started", 0, json!({"name":"claude","kind":"agent"})),
+        event(2, "step.started", 0, json!({"name":"agent","kind":"agent"})),
+    ];
+    for n in 0..responses {
+        let (id, seq) = (format!("t{n}"), lines.len() + 1);
+        lines.push(event(seq, "message.assistant", 1, json!({"role":"assistant","blocks":[{"type":"tool_use","fidelity":"agent_emitted","tool_name":"Grep","tool_id":id,"tool_input":{"pattern":"TODO"}}],"message_id":format!("m{n}")})));
+        lines.push(event(seq + 1, "tool.call", 1, json!({"name":"Grep","call_id":id,"input":{"pattern":"TODO"},"output":null,"fidelity":"agent_emitted"})));
+        lines.push(event(seq + 2, "tool.result", 2, json!({"name":"Grep","call_id":id,"input":null,"output":"No matches","fidelity":"agent_emitted"})));
+    }
+    let seq = lines.len() + 1;
+    lines.push(event(seq, "message.assistant", 5, json!({"role":"assistant","blocks":[{"type":"thinking","fidelity":"agent_emitted","thinking":"hm"},{"type":"text","fidelity":"agent_emitted","text":"done"}],"message_id":"m3"})));
+    lines.push(event(
+        seq + 1,
+        "step.completed",
+        6,
+        json!({"name":"agent","kind":"agent"}),
+    ));
+    lines.push(event(seq + 2, "run.completed", 6, json!({"name":"claude","kind":"agent","result":{"provider":"claude","provider_version":"2.1.0","model":"claude-sonnet-4-6","usage":{"input_tokens":7,"output_tokens":3},"status":"completed"}})));
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn a_long_run_is_mapped_whole_with_a_bounded_number_of_rows_held() {
+    let scratch = TempDir::new("parquet-long-run");
+    let input = scratch.path().join("long.jsonl");
+    let responses = 3_000;
+    fs::write(&input, long_run(responses)).unwrap();
+    let out = scratch.path().join("dataset");
+    let report = export(&[&input], &out, false);
+    // At most 1,024 responses in memory (the older ones spilled to a file) and the one call
+    // awaiting its result; all 3,000, and their 3,000 calls, held until the run's end before.
+    assert_eq!(report.peak_held_rows, 1_025);
+    // Nothing left beside the dataset: the spill file went with the export.
+    let leftover: Vec<PathBuf> = crate::support::walk(&out.join("_axt"))
+        .into_iter()
+        .filter(|f| f.extension().is_none_or(|e| e != "json"))
+        .filter(|f| !f.ends_with("lock"))
+        .collect();
+    assert_eq!(leftover, Vec::<PathBuf>::new());
+    let calls = rows(&out, "llm_calls");
+    assert_eq!(calls.len(), responses);
+    let mut seqs: Vec<i64> = calls.iter().map(|r| r["seq"].as_i64().unwrap()).collect();
+    seqs.sort_unstable();
+    let want: Vec<i64> = (0..responses as i64).map(|n| 3 + 3 * n).collect();
+    assert_eq!(seqs, want);
+    for row in &calls {
+        let id = row["response_id"].as_str().unwrap();
+        // m3, spilled long before its message id came back, has the late blocks too.
+        let (blocks, thinking, ended) = if id == "m3" {
+            (3, true, "2026-07-01T09:00:05Z")
+        } else {
+            (1, false, "2026-07-01T09:00:01Z")
+        };
+        let ended = axt::model::Timestamp::parse(ended)
+            .unwrap()
+            .unix_nanos()
+            .unwrap()
+            / 1_000;
+        assert_eq!(row["n_blocks"], json!(blocks), "{row}");
+        assert_eq!(row["has_thinking"], json!(thinking), "{row}");
+        assert_eq!(row["n_tool_calls"], json!(1), "{row}");
+        assert_eq!(row["ended_at"], json!(ended as i64), "{row}");
+        assert_eq!(row["model"], json!("claude-sonnet-4-6"), "{row}");
+        assert_eq!(row["finish_reason"], json!("tool_call"), "{row}");
+    }
+    let tools = rows(&out, "tool_calls");
+    assert_eq!(tools.len(), responses);
+    assert!(tools.iter().all(|t| t["status"] == "success"), "{tools:?}");
+}
+
 #[test]
 fn one_run_in_two_files_is_exported_once() {
     let scratch = TempDir::new("parquet-duplicate");

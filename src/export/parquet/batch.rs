@@ -14,8 +14,10 @@
 //! * **All cores, bounded memory.** Surveys, then batches, are spread over
 //!   `available_parallelism` worker threads. A worker streams its batch's runs one at a
 //!   time through the row mapper into the batch's table writers, which flush Arrow batches
-//!   of 8,192 rows and row groups of at most 128 Ki rows or 64 MiB: memory is a few row
-//!   groups per worker, whatever the size of the input.
+//!   of 8,192 rows and row groups of at most 128 Ki rows or 64 MiB. What a run's mapper
+//!   holds until later events is bounded too (the calls awaiting a result, a thousand
+//!   model responses in memory and the rest spilled: [`DatasetReport::peak_held_rows`]):
+//!   memory is a few row groups per worker, whatever the size of the input or of one run.
 //!
 //! This file owns those decisions. It must not know the on-disk rules (`dataset.rs`) or
 //! the mapping (`rows.rs`).
@@ -75,6 +77,10 @@ pub struct DatasetReport {
     /// Problems met in the runs read (each is also a `diagnostics` row), and runs refused
     /// (two files holding one run with different content).
     pub problems: Vec<TreeProblem>,
+    /// The most rows a worker held in memory at once waiting for later events of their run
+    /// (model responses, calls awaiting their result): what keeps memory bounded whatever a
+    /// run's length; at most a thousand or so responses plus the calls open at one time.
+    pub peak_held_rows: u64,
 }
 
 /// A run to write, with what the manifest will say of it.
@@ -93,6 +99,7 @@ enum Job {
 /// What a job staged.
 struct Staged {
     entry: Option<Entry>,
+    peak_held_rows: u64,
     moves: Vec<(PathBuf, PathBuf)>,
     problems: Vec<TreeProblem>,
 }
@@ -153,6 +160,7 @@ pub fn export_dataset(
     for result in results {
         let staged = result.map_err(|(path, source)| DatasetError::Io { path, source })?;
         report.problems.extend(staged.problems);
+        report.peak_held_rows = report.peak_held_rows.max(staged.peak_held_rows);
         if let Some(entry) = staged.entry {
             report.batches += 1;
             for (table, rows) in &entry.rows {
@@ -377,6 +385,7 @@ fn new_batch(
             .collect(),
     };
     let mut problems = Vec::new();
+    let mut peak_held_rows = 0;
     for planned in runs {
         let source = &planned.source;
         let io = |error| (source.path.clone(), error);
@@ -388,7 +397,7 @@ fn new_batch(
         let lineage = Lineage {
             root_run_id: planned.root_run_id.clone(),
         };
-        let mut rows = RunRows::new(source, prices, lineage, options, settled);
+        let mut rows = RunRows::new(source, prices, lineage, options, settled, staging);
         for item in Reader::open(&source.path).map_err(io)? {
             if let ReadItem::Problem(problem) = &item {
                 problems.push(TreeProblem::read(&source.path, problem.clone()));
@@ -396,6 +405,7 @@ fn new_batch(
             rows.item(item, &mut tables)
                 .map_err(|e| (staging.to_owned(), e))?;
         }
+        peak_held_rows = peak_held_rows.max(rows.peak_held() as u64);
         rows.finish(&mut tables)
             .map_err(|e| (staging.to_owned(), e))?;
     }
@@ -417,6 +427,7 @@ fn new_batch(
     };
     Ok(Staged {
         entry: Some(entry),
+        peak_held_rows,
         moves,
         problems,
     })
@@ -449,6 +460,7 @@ fn rewrite_batch(
     if runs.is_empty() {
         return Ok(Staged {
             entry: None,
+            peak_held_rows: 0,
             moves: Vec::new(),
             problems: Vec::new(),
         });
@@ -470,6 +482,7 @@ fn rewrite_batch(
         }
     }
     Ok(Staged {
+        peak_held_rows: 0,
         entry: Some(Entry {
             batch,
             date: entry.date.clone(),

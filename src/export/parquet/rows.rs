@@ -2,17 +2,20 @@
 //! complete: a step at its `step.completed`, a tool call at its result, a content block at
 //! its event, a diagnostic at its problem. What a row needs from later in the file comes
 //! from the [`Source`] survey (the run metadata of the last line) or waits in small state:
-//! open steps, open calls, and the run's model responses (one small row each, written at
-//! the run's end, when their models and the run's tokens are known).
+//! open steps, calls awaiting their result, and the run's model responses (written at the
+//! run's end, when their models and the run's tokens are known; [`Responses`] holds the
+//! latest thousand and spills the rest, so a run of any length maps in bounded memory).
 //!
 //! This file owns the mapping of events onto rows, documented column by column in
 //! `schema.rs`. It must not write files (a [`RowSink`] takes the rows) and must not decide
 //! which calls are one call: [`Calls`] does, for this mapping as for `axt stats`.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
 
 use serde_json::Value;
 
+use super::responses::{Patch, Response, Responses};
 use super::schema::{
     Cell, ContentRow, DiagnosticRow, LlmCallRow, Row, RunRow, SCHEMA_VERSION, StepRow, ToolCallRow,
 };
@@ -160,17 +163,19 @@ pub(crate) struct RunRows<'a> {
     counts: Counts,
     prompt: Option<String>,
     steps: Vec<OpenStep>,
-    /// The response being read: its index in `responses`.
+    /// The response being read: its number in `responses`.
     turn: Option<usize>,
     /// The run's model responses, written when it ends: a response's model may be named
     /// only by an agent step that completes later, its token counts only by the run's
     /// total, and its message id may come back after other events (the parts of one
-    /// response the provider interleaves with server-side calls).
-    responses: Vec<LlmCallRow>,
-    /// Message id to its response in `responses`.
-    response_ids: HashMap<String, usize>,
+    /// response the provider interleaves with server-side calls). Held in bounded memory.
+    responses: Responses<'a>,
     agents: Vec<Agent>,
     open_calls: HashMap<CallKey, VecDeque<OpenCall>>,
+    /// Calls in `open_calls`.
+    open_count: usize,
+    /// The most responses and open calls held in memory at once (see [`RunRows::peak_held`]).
+    peak_held: usize,
     denied: HashSet<String>,
     /// Whether the run's metadata was given to its agent step.
     attributed: bool,
@@ -197,6 +202,7 @@ impl<'a> RunRows<'a> {
         lineage: Lineage,
         options: RowOptions,
         settled: Option<Calls>,
+        spill_dir: &'a Path,
     ) -> Self {
         let denied = source
             .tail
@@ -225,10 +231,11 @@ impl<'a> RunRows<'a> {
             prompt: None,
             steps: Vec::new(),
             turn: None,
-            responses: Vec::new(),
-            response_ids: HashMap::new(),
+            responses: Responses::new(spill_dir),
             agents: Vec::new(),
             open_calls: HashMap::new(),
+            open_count: 0,
+            peak_held: 0,
             denied,
             attributed: false,
         }
@@ -237,9 +244,22 @@ impl<'a> RunRows<'a> {
     /// Maps one item of the reader.
     pub(crate) fn item(&mut self, item: ReadItem, sink: &mut dyn RowSink) -> std::io::Result<()> {
         match item {
-            ReadItem::Problem(problem) => self.problem(problem, sink),
-            ReadItem::Event { event, .. } => self.event(*event, sink),
+            ReadItem::Problem(problem) => self.problem(problem, sink)?,
+            ReadItem::Event { event, .. } => self.event(*event, sink)?,
         }
+        // A call awaiting its result is in a queue of its key; a queue is dropped with its
+        // last call (counted apart, so that one kept empty would show).
+        let held = self.responses.held() + self.open_count.max(self.open_calls.len());
+        self.peak_held = self.peak_held.max(held);
+        Ok(())
+    }
+
+    /// The most rows held in memory at once waiting for later events: model responses in
+    /// memory (at most [`WINDOW`](super::responses::WINDOW), the rest spilled) and calls
+    /// awaiting their result (or their queues, when more). What bounds a worker's memory
+    /// whatever the run's length.
+    pub(crate) fn peak_held(&self) -> usize {
+        self.peak_held
     }
 
     fn problem(&mut self, problem: Problem, sink: &mut dyn RowSink) -> std::io::Result<()> {
@@ -339,7 +359,7 @@ impl<'a> RunRows<'a> {
             }
             (EventType::MessageAssistant, Payload::Message(message)) => {
                 self.counts.messages += 1;
-                self.assistant(&event, message, at);
+                self.assistant(&event, message, at)?;
             }
             (EventType::ToolCall | EventType::ToolResult, Payload::Tool(tool)) => {
                 self.tool(&event, tool, at, sink)?;
@@ -476,17 +496,20 @@ impl<'a> RunRows<'a> {
         emit(sink, with_subtree(row, &subtree, calls))
     }
 
-    fn assistant(&mut self, event: &ExchangeEvent, message: &MessagePayload, at: Option<i64>) {
+    fn assistant(
+        &mut self,
+        event: &ExchangeEvent,
+        message: &MessagePayload,
+        at: Option<i64>,
+    ) -> std::io::Result<()> {
+        let id = message.message_id.as_deref();
         let same = self
             .turn
-            .is_some_and(|index| self.responses[index].response_id == message.message_id);
+            .is_some_and(|number| self.responses.is(number, id));
         if !same {
             self.end_turn();
-            let known = message
-                .message_id
-                .as_ref()
-                .and_then(|id| self.response_ids.get(id).copied());
-            let index = match known {
+            let known = id.and_then(|id| self.responses.find(id));
+            let number = match known {
                 // More of a response read before: the provider interleaved it.
                 Some(index) => index,
                 None => {
@@ -497,34 +520,33 @@ impl<'a> RunRows<'a> {
                     let started = self
                         .last_at
                         .map_or(at, |last| Some(at.map_or(last, |at| last.min(at))));
-                    if let Some(id) = &message.message_id {
-                        self.response_ids.insert(id.clone(), self.responses.len());
-                    }
-                    self.responses.push(LlmCallRow {
-                        run_id: self.run_id.clone(),
+                    self.responses.push(Response {
                         seq: int(event.seq),
                         step_path: event.path.clone(),
                         iteration: int(event.iteration),
                         response_id: message.message_id.clone(),
                         started_at: started,
-                        ..LlmCallRow::default()
-                    });
-                    self.responses.len() - 1
+                        ..Response::default()
+                    })?
                 }
             };
-            self.turn = Some(index);
+            self.turn = Some(number);
         }
-        let index = self.turn.expect("opened above");
-        let row = &mut self.responses[index];
-        row.ended_at = at.or(row.ended_at);
-        row.n_blocks += int(message.blocks.len() as u64);
+        let number = self.turn.expect("opened above");
+        let mut more = Patch {
+            ended_at: at,
+            n_blocks: int(message.blocks.len() as u64),
+            ..Patch::default()
+        };
         for block in &message.blocks {
             match &block.block {
-                Block::Thinking { .. } => row.has_thinking = true,
-                Block::ToolUse { server: false, .. } => row.n_tool_calls += 1,
+                Block::Thinking { .. } => more.has_thinking = true,
+                Block::ToolUse { server: false, .. } => more.n_tool_calls += 1,
                 _ => {}
             }
         }
+        self.responses.extend(number, more);
+        Ok(())
     }
 
     fn end_turn(&mut self) {
@@ -541,7 +563,22 @@ impl<'a> RunRows<'a> {
             .as_ref()
             .and_then(finish_reason)
             .unwrap_or_else(|| "stop".to_owned());
-        for mut row in std::mem::take(&mut self.responses) {
+        // Taken, so that the rows can be completed from the rest of the run meanwhile.
+        let mut responses = std::mem::replace(&mut self.responses, Responses::new(Path::new("")));
+        responses.drain(|response| {
+            let mut row = LlmCallRow {
+                run_id: self.run_id.clone(),
+                seq: response.seq,
+                step_path: response.step_path,
+                iteration: response.iteration,
+                response_id: response.response_id,
+                started_at: response.started_at,
+                ended_at: response.ended_at,
+                n_blocks: response.n_blocks,
+                has_thinking: response.has_thinking,
+                n_tool_calls: response.n_tool_calls,
+                ..LlmCallRow::default()
+            };
             row.duration_ms = millis_between(row.started_at, row.ended_at);
             row.finish_reason = if row.n_tool_calls > 0 {
                 "tool_call".to_owned()
@@ -568,9 +605,8 @@ impl<'a> RunRows<'a> {
                 row.cache_write_tokens = Some(int(usage.cache_write_tokens));
                 row.reasoning_tokens = Some(int(usage.reasoning_tokens));
             }
-            emit(sink, row)?;
-        }
-        Ok(())
+            emit(sink, row)
+        })
     }
 
     fn name_agent(&self, row: &mut LlmCallRow) {
@@ -632,15 +668,24 @@ impl<'a> RunRows<'a> {
                 .entry(seen.call)
                 .or_default()
                 .push_back(call);
+            self.open_count += 1;
             return Ok(());
         }
         if failed {
             self.counts.tool_failures += 1;
         }
-        let call = self
-            .open_calls
-            .get_mut(&seen.call)
-            .and_then(VecDeque::pop_front);
+        // An emptied queue goes: a run's open calls, not all its calls, stay in memory.
+        let call = match self.open_calls.get_mut(&seen.call) {
+            Some(queue) => {
+                let call = queue.pop_front();
+                self.open_count -= usize::from(call.is_some());
+                if queue.is_empty() {
+                    self.open_calls.remove(&seen.call);
+                }
+                call
+            }
+            None => None,
+        };
         let output = match &tool.output {
             Value::Null => None,
             Value::String(text) => Some(text.len()),
