@@ -61,13 +61,6 @@ impl<'de> Deserialize<'de> for Present {
 #[serde(transparent)]
 pub(crate) struct Borrowed<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
 
-impl Borrowed<'_> {
-    /// The string, owned: a copy when it was borrowed.
-    pub(crate) fn into_owned(self) -> String {
-        self.0.into_owned()
-    }
-}
-
 impl std::ops::Deref for Borrowed<'_> {
     type Target = str;
     fn deref(&self) -> &str {
