@@ -330,42 +330,75 @@ fn start_phoenix() -> Option<Phoenix> {
         );
         return None;
     }
-    let dir = crate::support::TempDir::new("phoenix");
-    let (http, grpc) = (free_port(), free_port());
-    let log = std::fs::File::create(dir.path().join("phoenix.log")).unwrap();
-    let child = Command::new(&bin)
-        .arg("serve")
-        .env("PHOENIX_WORKING_DIR", dir.path())
-        .env("PHOENIX_HOST", "127.0.0.1")
-        .env("PHOENIX_PORT", http.to_string())
-        .env("PHOENIX_GRPC_PORT", grpc.to_string())
-        .env("PHOENIX_TELEMETRY_ENABLED", "false")
-        .env("DO_NOT_TRACK", "1")
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
-    let phoenix = Phoenix {
-        child,
-        url: format!("http://127.0.0.1:{http}"),
-        _dir: dir,
-    };
     // Phoenix runs its migrations first: 73-78 s alone on the 2-core machine at load ~40,
-    // over 120 s there among the suite's other tests.
+    // over 120 s there among the suite's other tests. A Phoenix that exits before it answers
+    // (a port another test took between `free_port` and Phoenix's bind is the one cause
+    // seen) is started again on fresh ports, in a fresh directory; the log of each failed
+    // start is printed.
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(300) {
-        if get(&format!("{}/healthz", phoenix.url)).is_some_and(|(status, _)| status == 200) {
-            eprintln!(
-                "Phoenix {} up in {:.1} s",
+    let deadline = Duration::from_secs(600);
+    for attempt in 1..=3 {
+        let dir = crate::support::TempDir::new("phoenix");
+        let (http, grpc) = (free_port(), free_port());
+        let log = std::fs::File::create(dir.path().join("phoenix.log")).unwrap();
+        let child = Command::new(&bin)
+            .arg("serve")
+            .env("PHOENIX_WORKING_DIR", dir.path())
+            .env("PHOENIX_HOST", "127.0.0.1")
+            .env("PHOENIX_PORT", http.to_string())
+            .env("PHOENIX_GRPC_PORT", grpc.to_string())
+            .env("PHOENIX_TELEMETRY_ENABLED", "false")
+            .env("DO_NOT_TRACK", "1")
+            .stdout(Stdio::from(log.try_clone().unwrap()))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .unwrap();
+        let mut phoenix = Phoenix {
+            child,
+            url: format!("http://127.0.0.1:{http}"),
+            _dir: dir,
+        };
+        let exited = loop {
+            if get(&format!("{}/healthz", phoenix.url)).is_some_and(|(status, _)| status == 200) {
+                eprintln!(
+                    "Phoenix {} up in {:.1} s (start {attempt})",
+                    phoenix.url,
+                    started.elapsed().as_secs_f64()
+                );
+                return Some(phoenix);
+            }
+            if let Ok(Some(status)) = phoenix.child.try_wait() {
+                break Some(status);
+            }
+            if started.elapsed() >= deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        };
+        let log =
+            std::fs::read_to_string(phoenix._dir.path().join("phoenix.log")).unwrap_or_default();
+        let tail = log_tail(&log, 60);
+        match exited {
+            Some(status) if attempt < 3 => {
+                eprintln!("Phoenix exited before it answered ({status}), start {attempt}:\n{tail}");
+            }
+            Some(status) => {
+                panic!("Phoenix exited before it answered ({status}), three starts:\n{tail}")
+            }
+            None => panic!(
+                "Phoenix did not answer on {} in {} s:\n{tail}",
                 phoenix.url,
-                started.elapsed().as_secs_f64()
-            );
-            return Some(phoenix);
+                deadline.as_secs()
+            ),
         }
-        std::thread::sleep(Duration::from_millis(500));
     }
-    let log = std::fs::read_to_string(phoenix._dir.path().join("phoenix.log")).unwrap();
-    panic!("Phoenix did not come up in 300 s:\n{log}");
+    unreachable!("the third start returns or panics")
+}
+
+/// The last `lines` lines of a log.
+fn log_tail(log: &str, lines: usize) -> String {
+    let all: Vec<&str> = log.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 /// A GET on localhost: status and body.
