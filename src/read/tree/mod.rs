@@ -30,6 +30,7 @@
 //! shapes it hands out, and their JSON, are the `nodes` room's.
 
 mod nodes;
+mod unlinked;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -48,6 +49,7 @@ pub use nodes::{
     LinkKind, MAX_TREE_NODES, Message, Node, Outcome, Run, Status, Step, ToolCall, Tree,
     TreeProblem,
 };
+pub use unlinked::{may_invoke_runs, unlinked_roots};
 
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
