@@ -8,19 +8,18 @@
 //!
 //! [`may_invoke_runs`] tells, reading a file line by line without decoding most lines,
 //! whether it may invoke a run: conservatively, so a line it cannot rule out counts as one
-//! (the caller then asks [`forest`](super::forest)). [`unlinked_roots`] orders the roots as
-//! the forest would. Neither builds a tree nor reports a problem: the forest's readers do.
+//! (the caller then asks [`forest`](super::forest)); [`unlinked_roots`](super::unlinked_roots)
+//! orders the roots as the forest would. It builds no tree and reports no problem: the
+//! forest's readers do.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use memchr::memmem;
 use serde::Deserialize;
 
-use super::{FirstEvent, dir_of, first_run};
 use crate::model::MAX_LINE_BYTES;
 
 /// Whether the run file at `path` may hold a `step.call_workflow.started` event (a link
@@ -81,102 +80,9 @@ fn may_link(line: &[u8]) -> bool {
     }
 }
 
-/// The files [`forest`](super::forest) puts at the top when none of `files` invokes a run
-/// (see [`may_invoke_runs`]), in its order: duplicates once; first the files whose run
-/// names no parent, or a parent none of the files in its directory holds, then the others
-/// (orphans: their parent does not invoke them), each group in the order given.
-pub fn unlinked_roots(files: &[PathBuf]) -> Vec<PathBuf> {
-    let mut seen = HashSet::new();
-    let files: Vec<&PathBuf> = files.iter().filter(|f| seen.insert(*f)).collect();
-    let firsts: Vec<Option<FirstEvent>> = files.iter().map(|file| first_run(file)).collect();
-    let held: HashSet<(&Path, &str)> = firsts
-        .iter()
-        .flatten()
-        .map(|first| (dir_of(&first.file), first.run_id.as_str()))
-        .collect();
-    let is_root = |first: &Option<FirstEvent>| {
-        first.as_ref().is_none_or(|first| {
-            first
-                .parent_run_id
-                .as_deref()
-                .is_none_or(|parent| !held.contains(&(dir_of(&first.file), parent)))
-        })
-    };
-    let (mut roots, mut orphans) = (Vec::new(), Vec::new());
-    for (file, first) in files.into_iter().zip(&firsts) {
-        if is_root(first) {
-            roots.push(file.clone());
-        } else {
-            orphans.push(file.clone());
-        }
-    }
-    roots.append(&mut orphans);
-    roots
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EventType, ExchangeEvent, Payload, StepKind, StepPayload, encode_event};
-    use crate::read::tree::forest;
-
-    /// Writes `<dir>/<name>`: a `run.started` of `run_id` (naming `parent`), then `extra`.
-    fn run_file(
-        dir: &Path,
-        name: &str,
-        run_id: &str,
-        parent: Option<&str>,
-        extra: &str,
-    ) -> PathBuf {
-        let payload = Payload::Step(StepPayload::new("w", StepKind::Workflow));
-        let mut event = ExchangeEvent::new(run_id, EventType::RunStarted, "", payload);
-        event.seq = 1;
-        event.parent_run_id = parent.map(str::to_owned);
-        let mut bytes = Vec::new();
-        encode_event(&event, &mut bytes).unwrap();
-        bytes.push(b'\n');
-        bytes.extend_from_slice(extra.as_bytes());
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("axt-unlinked-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    /// Without links, the roots are the forest's, in its order: parentless runs and runs
-    /// whose parent is elsewhere first, orphans after, an empty file a root, duplicates once.
-    #[test]
-    fn unlinked_roots_are_the_forest_s_roots_in_its_order() {
-        let dir = temp_dir("order");
-        let orphan = run_file(&dir, "b.jsonl", "b", Some("a"), "");
-        let escaped = "{\"seq\":2,\"note\":\"\\u001b[0m call_workflow\"}\n";
-        let parent = run_file(&dir, "a.jsonl", "a", None, escaped);
-        let elsewhere = run_file(&dir, "c.jsonl", "c", Some("not-here"), "");
-        let empty = dir.join("empty.jsonl");
-        std::fs::write(&empty, "").unwrap();
-        let files = [
-            orphan.clone(),
-            parent.clone(),
-            elsewhere.clone(),
-            empty.clone(),
-            parent.clone(),
-        ];
-        assert!(files.iter().all(|file| !may_invoke_runs(file)));
-        let expected = [parent, elsewhere, empty, orphan];
-        assert_eq!(unlinked_roots(&files), expected);
-        let forest_roots: Vec<PathBuf> = forest(&files)
-            .roots
-            .into_iter()
-            .map(|run| run.file)
-            .collect();
-        assert_eq!(forest_roots, expected);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 
     /// A link is found however it is spelled, and a line that cannot be ruled out counts.
     #[test]
@@ -184,23 +90,31 @@ mod tests {
         let nested = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/read/transcript/ok/nested");
         assert!(may_invoke_runs(&nested.join("nest-root.jsonl")));
         assert!(!may_invoke_runs(&nested.join("nest-grandchild.jsonl")));
-        let dir = temp_dir("spelled");
-        for (name, line) in [
+        let dir = std::env::temp_dir().join(format!("axt-unlinked-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = "{\"seq\":1,\"type\":\"run.started\"}\n";
+        for (name, line, links) in [
             (
                 "escaped-type",
                 r#"{"type":"step.call\u005fworkflow.started"}"#,
+                true,
             ),
-            ("escaped-key", r#"{"type":"x","c\u0068ild_run_id":"k"}"#),
-            ("not-json", r#"{"type": \u"#),
+            (
+                "escaped-key",
+                r#"{"type":"x","c\u0068ild_run_id":"k"}"#,
+                true,
+            ),
+            ("not-json", r#"{"type": \u"#, true),
+            (
+                "content",
+                r#"{"type":"message.user","text":"\u001b call_workflow"}"#,
+                false,
+            ),
         ] {
-            let file = run_file(
-                &dir,
-                &format!("{name}.jsonl"),
-                name,
-                None,
-                &format!("{line}\n"),
-            );
-            assert!(may_invoke_runs(&file), "{name}");
+            let file = dir.join(format!("{name}.jsonl"));
+            std::fs::write(&file, format!("{first}{line}\n")).unwrap();
+            assert_eq!(may_invoke_runs(&file), links, "{name}");
         }
         assert!(may_invoke_runs(&dir.join("missing.jsonl")), "unreadable");
         let _ = std::fs::remove_dir_all(&dir);
