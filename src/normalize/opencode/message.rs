@@ -41,7 +41,8 @@ impl State {
     ) {
         let text = |field: &str| info.get(field).and_then(Value::as_str);
         let message = text("id").map(str::to_owned);
-        if let Some(millis) = info.pointer("/time/created").and_then(Value::as_i64) {
+        let created = info.get("time").and_then(|time| time.get("created"));
+        if let Some(millis) = created.and_then(Value::as_i64) {
             let nanos = i128::from(millis) * 1_000_000;
             self.meta.saw_timestamp(Timestamp::from_unix_nanos(nanos));
         }

@@ -97,7 +97,9 @@ pub(crate) fn part_blocks(part: &mut Value) -> PartBlocks {
                 _ => None,
             };
             let result = status.map(|completed| {
-                let exit_code = state.pointer("/metadata/exit").and_then(Value::as_i64);
+                let exit_code = (state.get("metadata"))
+                    .and_then(|metadata| metadata.get("exit"))
+                    .and_then(Value::as_i64);
                 let content = state.get_mut(if completed { "output" } else { "error" });
                 Block::ToolResult {
                     tool_id: tool_id.clone(),
@@ -120,13 +122,15 @@ pub(crate) fn part_blocks(part: &mut Value) -> PartBlocks {
 /// A `step-finish` part's usage (see the module docs).
 pub(crate) fn step_usage(part: &Value) -> Option<Usage> {
     let tokens = part.get("tokens")?;
-    let count = |pointer: &str| tokens.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-    let reasoning = count("/reasoning");
+    // `get`, not `pointer`: a pointer copies each of its tokens to unescape `~1`.
+    let count = |within: &Value, field: &str| within.get(field).and_then(Value::as_u64);
+    let cache = tokens.get("cache").unwrap_or(&Value::Null);
+    let reasoning = count(tokens, "reasoning").unwrap_or(0);
     Some(Usage {
-        input_tokens: count("/input"),
-        output_tokens: count("/output") + reasoning,
-        cache_read_tokens: count("/cache/read"),
-        cache_write_tokens: count("/cache/write"),
+        input_tokens: count(tokens, "input").unwrap_or(0),
+        output_tokens: count(tokens, "output").unwrap_or(0) + reasoning,
+        cache_read_tokens: count(cache, "read").unwrap_or(0),
+        cache_write_tokens: count(cache, "write").unwrap_or(0),
         reasoning_tokens: reasoning,
     })
 }
