@@ -22,6 +22,7 @@ use serde_json::Value;
 use crate::model::Timestamp;
 use crate::normalize::framing::Record;
 use crate::normalize::json::{Borrowed, Present, RecordShape};
+use crate::normalize::lenient::{Slot, Text, otherwise, skip_seq};
 use crate::normalize::report::{Fields, Kind};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
@@ -244,12 +245,6 @@ pub(super) struct Params<'a> {
     pub(super) update: Option<Slot<Update<'a>>>,
 }
 
-/// A field the hot path reads typed: read, or of another JSON type than it reads.
-pub(super) enum Slot<T> {
-    Read(T),
-    Other,
-}
-
 /// A `session/update`'s `update`, the fields the hot path reads: its kind, the message a
 /// chunk belongs to and its content, and a tool call's id and patch.
 pub(super) struct Update<'a> {
@@ -299,76 +294,6 @@ impl Patch {
             }
         }
         patch
-    }
-}
-
-/// The visits of the JSON types a lenient reader does not read: each gives `$other` (an
-/// object's or array's members are skipped), so that no value of an unexpected type fails
-/// the record: the line is then read whole, and what it holds reported as before.
-macro_rules! otherwise {
-    ($other:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-    };
-}
-
-/// The members of an object, skipped.
-fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// The items of an array, skipped.
-fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// A string, or `None` for a value of any other type.
-struct Text<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Borrowed(text))))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(text))))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(text.to_owned()))))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                skip_map(map).map(|()| Text(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Text(None))
-            }
-            otherwise!(Text(None));
-        }
-        deserializer.deserialize_any(Visit)
     }
 }
 

@@ -23,7 +23,7 @@
 
 use serde_json::Value;
 
-use super::parts::{PartBlocks, part_blocks, step_usage};
+use super::parts::{PartBlocks, Step, part_blocks, step_usage};
 use super::{Diagnostic, Item, RunError, State};
 use crate::model::{Block, Role, Timestamp};
 use crate::normalize::framing::Record;
@@ -85,7 +85,7 @@ impl State {
                     let step_finish = kind == "step-finish";
                     if step_finish {
                         stepped = true;
-                        self.step_finished(part);
+                        self.step_finished(Step::of(part));
                     }
                     match part_blocks(part) {
                         PartBlocks::None if !step_finish => {
