@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::model::Timestamp;
 use crate::normalize::framing::Record;
 use crate::normalize::json::{Borrowed, Present, RecordShape};
-use crate::normalize::lenient::{Slot, Text, otherwise, skip_seq};
+use crate::normalize::lenient::{Members, Slot, Text, otherwise};
 use crate::normalize::report::{Fields, Kind};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
@@ -130,7 +130,7 @@ pub(super) struct Line<'a> {
     #[serde(borrow, default)]
     pub(super) method: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) params: Option<Params<'a>>,
+    pub(super) params: Option<Slot<Params<'a>>>,
     #[serde(default, rename = "result")]
     _result: Present,
     #[serde(default)]
@@ -139,7 +139,7 @@ pub(super) struct Line<'a> {
     #[serde(borrow, default, rename = "direction")]
     _direction: Option<Borrowed<'a>>,
     #[serde(borrow, default, alias = "msg", alias = "payload")]
-    pub(super) message: Option<Inner<'a>>,
+    pub(super) message: Option<Slot<Inner<'a>>>,
     #[serde(default, alias = "ts", alias = "time")]
     pub(super) timestamp: Option<Value>,
 }
@@ -150,18 +150,21 @@ impl<'a> Line<'a> {
     /// `None` for every other line, which is read as a [`ValueLine`].
     pub(super) fn hot(&mut self) -> Option<Hot<'a>> {
         let (method, id, params) = match &mut self.message {
-            Some(inner) if !inner.rpc => return None,
-            Some(inner) => (
+            Some(Slot::Read(inner)) if !inner.method_refused => (
                 inner.method.as_deref(),
                 inner.id.as_ref(),
                 &mut inner.params,
             ),
+            Some(_) => return None,
             None => (self.method.as_deref(), self.id.as_ref(), &mut self.params),
         };
         if method != Some("session/update") || id.is_some() {
             return None;
         }
-        let Some(Slot::Read(update)) = params.as_mut()?.update.take() else {
+        let Some(Slot::Read(Params {
+            update: Some(Slot::Read(update)),
+        })) = params.take()
+        else {
             return None;
         };
         let Update {
@@ -227,26 +230,65 @@ pub(super) struct ValueLine<'a> {
     pub(super) timestamp: Option<Value>,
 }
 
-/// A wrapper's `message` as the hot path reads it: the JSON-RPC fields a notification is
-/// told by. Only the whole reading ([`ValueLine`]) reports a message that is no JSON-RPC
-/// object.
+/// A wrapper's `message` as the hot path reads it (`Slot::Other` when it is no object): the
+/// JSON-RPC fields a notification is told by. Only the whole reading ([`ValueLine`]) reports
+/// a message that is no JSON-RPC object.
+#[derive(Default)]
 pub(super) struct Inner<'a> {
-    /// It is an object, and its `method` a string or `null`.
-    pub(super) rpc: bool,
     pub(super) id: Option<Value>,
+    /// A string; `None` for `null`, or a value of another type (`method_refused`).
     pub(super) method: Option<Cow<'a, str>>,
-    pub(super) params: Option<Params<'a>>,
+    /// Its `method` is neither a string nor `null`: no JSON-RPC message.
+    method_refused: bool,
+    pub(super) params: Option<Slot<Params<'a>>>,
     /// It has an `error` field, `null` included (what the input report counts by).
     pub(super) error: bool,
 }
 
+impl<'de: 'a, 'a> Members<'de> for Inner<'a> {
+    /// Read as the whole reading reads it: `null` is no id, no method, no params.
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "id" => self.id = map.next_value()?,
+            // `null` is `None`; a string `Some(Text(Some))`, anything else `Some(Text(None))`.
+            "method" => match map.next_value::<Option<Text<'de>>>()? {
+                None => (self.method, self.method_refused) = (None, false),
+                Some(Text(text)) => (self.method_refused, self.method) = (text.is_none(), text),
+            },
+            "params" => self.params = map.next_value()?,
+            "error" => {
+                map.next_value::<IgnoredAny>()?;
+                self.error = true;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A `params` object as the hot path reads it: only its `update`, if it is one.
+#[derive(Default)]
 pub(super) struct Params<'a> {
     pub(super) update: Option<Slot<Update<'a>>>,
 }
 
+impl<'de: 'a, 'a> Members<'de> for Params<'a> {
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "update" => self.update = Some(map.next_value()?),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A `session/update`'s `update`, the fields the hot path reads: its kind, the message a
 /// chunk belongs to and its content, and a tool call's id and patch.
+#[derive(Default)]
 pub(super) struct Update<'a> {
     kind: Option<Cow<'a, str>>,
     message_id: Option<Cow<'a, str>>,
@@ -255,6 +297,39 @@ pub(super) struct Update<'a> {
     chunk: Option<Cow<'a, str>>,
     /// The tool call's fields this update carries.
     patch: Patch,
+}
+
+impl<'de: 'a, 'a> Members<'de> for Update<'a> {
+    /// Read as [`Patch::of`] reads a whole update.
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        let some = |value: Value| Some(value).filter(|v| !v.is_null());
+        let owned = |text: Text<'_>| text.0.map(Cow::into_owned);
+        let patch = &mut self.patch;
+        match key {
+            "sessionUpdate" => self.kind = map.next_value::<Text<'de>>()?.0,
+            "messageId" => self.message_id = map.next_value::<Text<'de>>()?.0,
+            "toolCallId" => self.tool_call_id = map.next_value::<Text<'de>>()?.0,
+            "title" => patch.title = Some(owned(map.next_value()?)),
+            "kind" => patch.kind = Some(owned(map.next_value()?)),
+            "status" => patch.status = Some(owned(map.next_value()?)),
+            "rawInput" => patch.raw_input = Some(some(map.next_value()?)),
+            "rawOutput" => patch.raw_output = Some(some(map.next_value()?)),
+            "locations" => patch.locations = Some(some(map.next_value()?)),
+            "content" => {
+                let (chunk, items) = match map.next_value::<Content<'de>>()? {
+                    Content::Block(text) => (text, Vec::new()),
+                    Content::Items(items) => (None, items),
+                    Content::Other => (None, Vec::new()),
+                };
+                self.chunk = chunk;
+                patch.content = Some(items);
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The fields of a tool call an update (or a permission request's view of the call) sets:
@@ -343,154 +418,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Slot<Update<'a>> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Slot<Update<'de>>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            /// Read as [`Patch::of`] reads a whole update: a later member of the same name
-            /// replaces an earlier one.
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut update = Update {
-                    kind: None,
-                    message_id: None,
-                    tool_call_id: None,
-                    chunk: None,
-                    patch: Patch::default(),
-                };
-                let some = |value: Value| Some(value).filter(|v| !v.is_null());
-                let owned = |text: Text<'_>| text.0.map(Cow::into_owned);
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    let patch = &mut update.patch;
-                    match key.0.as_deref() {
-                        Some("sessionUpdate") => update.kind = map.next_value::<Text<'de>>()?.0,
-                        Some("messageId") => update.message_id = map.next_value::<Text<'de>>()?.0,
-                        Some("toolCallId") => {
-                            update.tool_call_id = map.next_value::<Text<'de>>()?.0;
-                        }
-                        Some("title") => patch.title = Some(owned(map.next_value()?)),
-                        Some("kind") => patch.kind = Some(owned(map.next_value()?)),
-                        Some("status") => patch.status = Some(owned(map.next_value()?)),
-                        Some("rawInput") => patch.raw_input = Some(some(map.next_value()?)),
-                        Some("rawOutput") => patch.raw_output = Some(some(map.next_value()?)),
-                        Some("locations") => patch.locations = Some(some(map.next_value()?)),
-                        Some("content") => {
-                            let (chunk, items) = match map.next_value::<Content<'de>>()? {
-                                Content::Block(text) => (text, Vec::new()),
-                                Content::Items(items) => (None, items),
-                                Content::Other => (None, Vec::new()),
-                            };
-                            update.chunk = chunk;
-                            patch.content = Some(items);
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(Slot::Read(update))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Slot::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Slot::Other)
-            }
-            otherwise!(Slot::Other);
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Params<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut update = None;
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match key.0.as_deref() {
-                        Some("update") => update = Some(map.next_value()?),
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(Params { update })
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Params { update: None })
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| Params { update: None })
-            }
-            otherwise!(Params { update: None });
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Inner<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Inner<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            /// Read as the whole reading reads it: a later member of the same name replaces
-            /// an earlier one; `null` is no id, no method, no params.
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut inner = not_rpc();
-                inner.rpc = true;
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match key.0.as_deref() {
-                        Some("id") => inner.id = map.next_value()?,
-                        // `null` is `None`, a string `Some(Text(Some))`, else `Some(Text(None))`.
-                        Some("method") => match map.next_value::<Option<Text<'de>>>()? {
-                            None => (inner.method, inner.rpc) = (None, true),
-                            Some(Text(text)) => (inner.rpc, inner.method) = (text.is_some(), text),
-                        },
-                        Some("params") => inner.params = map.next_value()?,
-                        Some("error") => {
-                            map.next_value::<IgnoredAny>()?;
-                            inner.error = true;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(inner)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(not_rpc())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| not_rpc())
-            }
-            otherwise!(not_rpc());
-        }
-        fn not_rpc<'a>() -> Inner<'a> {
-            Inner {
-                rpc: false,
-                id: None,
-                method: None,
-                params: None,
-                error: false,
-            }
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
 pub(super) struct LineShape;
 impl RecordShape for LineShape {
     type Of<'a> = Line<'a>;
@@ -498,12 +425,16 @@ impl RecordShape for LineShape {
     /// A request or notification by its method (`session/update` by the update's kind); a
     /// response as `response`. A wrapped message is counted by what it holds.
     fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
-        if let Some(message) = &line.message {
-            return match message.method.as_deref() {
-                Some(method) => (method, update_kind(message.params.as_ref())),
-                None if message.error => ("error response", None),
-                None => ("response", None),
-            };
+        match &line.message {
+            Some(Slot::Read(message)) => {
+                return match message.method.as_deref() {
+                    Some(method) => (method, update_kind(message.params.as_ref())),
+                    None if message.error => ("error response", None),
+                    None => ("response", None),
+                };
+            }
+            Some(Slot::Other) => return ("response", None),
+            None => {}
         }
         match line.method.as_deref() {
             Some(method) => (method, update_kind(line.params.as_ref())),
@@ -545,10 +476,12 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>>(
 }
 
 /// The `sessionUpdate` of a `session/update`'s params.
-fn update_kind<'v>(params: Option<&'v Params<'_>>) -> Option<&'v str> {
-    match params?.update.as_ref()? {
-        Slot::Read(update) => update.kind.as_deref(),
-        Slot::Other => None,
+fn update_kind<'v>(params: Option<&'v Slot<Params<'_>>>) -> Option<&'v str> {
+    match params? {
+        Slot::Read(Params {
+            update: Some(Slot::Read(update)),
+        }) => update.kind.as_deref(),
+        _ => None,
     }
 }
 
