@@ -9,6 +9,11 @@
 //! ([`Mode::Update`]: the lines still right are kept and the rest appended) or, replacing,
 //! anew. The state file is saved once, at the end, with every session imported.
 //!
+//! Sessions are imported on several workers ([`batch`]), and two of them may write the same
+//! run (OpenCode's databases of two release channels hold the same sessions): each claims
+//! its run ids once read ([`batch::Claims`]), so such runs are written by one session at a
+//! time, in the sessions' order, and the directory ends as one worker leaves it.
+//!
 //! This room owns that decision and the order of work; reading a store is its folder's,
 //! writing a run [`write`](super::write)'s.
 
@@ -103,10 +108,17 @@ pub fn import_each(
     let state = State::load(dir);
     let mut seen = BTreeMap::new();
     let workers = batch::workers(options.jobs, sessions.len());
+    // Two sessions may write one run (OpenCode's databases of two release channels share
+    // their sessions' ids): it goes to them in their order, as with one worker.
+    let claims = batch::Claims::new(sessions.len());
     batch::in_order(
         &sessions,
         workers,
-        |_, found, send| send(one(found, dir, options.mode, &state)),
+        |index, found, send| {
+            let _ending = claims.ending(index);
+            let claim = &mut |run_ids: &[&str]| claims.claim_all(index, run_ids);
+            send(one(found, dir, options.mode, &state, claim));
+        },
         |index, (status, now)| {
             let found = sessions[index];
             if let Some(now) = now {
@@ -178,8 +190,15 @@ fn ends_mid_line(path: &Path) -> bool {
     file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
 
-/// One session: skipped, or imported; and what the state file is to say of it.
-fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<Seen>) {
+/// One session: skipped, or imported (`claim` told its run ids before they are written);
+/// and what the state file is to say of it.
+fn one(
+    found: &Found,
+    dir: &Path,
+    mode: Mode,
+    state: &State,
+    claim: &mut dyn FnMut(&[&str]),
+) -> (Status, Option<Seen>) {
     let files = found.paths();
     let now = stamps(&files);
     let before = state
@@ -211,7 +230,7 @@ fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<
         };
         return (Status::Unchanged, Some(touched));
     }
-    let written = found.import(dir, mode);
+    let written = found.import_claiming(dir, mode, claim);
     match written {
         Ok(imported) => {
             let seen = Seen {

@@ -263,7 +263,22 @@ impl Found {
     /// Reads the session's files and writes its runs into `dir`, streaming, as `mode` says
     /// for a run that has a file already.
     pub fn import(&self, dir: &Path, mode: Mode) -> Result<Imported, ImportError> {
-        write::write_plan(&self.store.plan(self)?, dir, mode)
+        self.import_claiming(dir, mode, &mut |_| {})
+    }
+
+    /// [`Found::import`], `claim` told the run ids of the session once it is read, before
+    /// any of its runs is written (a batch waits there for an earlier session writing one
+    /// of them: [`batch::Claims`](crate::batch::Claims)).
+    pub(crate) fn import_claiming(
+        &self,
+        dir: &Path,
+        mode: Mode,
+        claim: &mut dyn FnMut(&[&str]),
+    ) -> Result<Imported, ImportError> {
+        let plan = self.store.plan(self)?;
+        let run_ids: Vec<&str> = plan.runs.iter().map(|run| run.run_id.as_str()).collect();
+        claim(&run_ids);
+        write::write_plan(&plan, dir, mode)
     }
 
     /// Every file the session is read from, main first (a database session: the database

@@ -174,3 +174,121 @@ fn a_session_the_database_holds_is_not_read_again_from_its_migrated_files() {
     assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found.iter().all(|found| found.row.is_none()));
 }
+
+/// Adds `turns` prompts and replies to the root session of the database at `db`, so that
+/// reading it takes a worker longer than reading a small one.
+fn grow(db: &Path, turns: u32) {
+    let mut connection = rusqlite::Connection::open(db).unwrap();
+    let transaction = connection.transaction().unwrap();
+    let session = "ses_4f0a1b2c3d4eroot";
+    let t = 1_767_262_000_000_i64;
+    for n in 0..turns {
+        let (user, reply) = (format!("msg_zz{n:05}a"), format!("msg_zz{n:05}b"));
+        let at = t + i64::from(n);
+        transaction
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![
+                    user,
+                    session,
+                    at,
+                    format!(r#"{{"role":"user","time":{{"created":{at}}}}}"#)
+                ],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![
+                    format!("prt_zz{n:05}a"),
+                    user,
+                    session,
+                    at,
+                    format!(r#"{{"type":"text","text":"step {n}?"}}"#)
+                ],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![reply, session, at, format!(
+                    r#"{{"role":"assistant","time":{{"created":{at},"completed":{at}}},"modelID":"claude-sonnet-4-5","providerID":"anthropic","finish":"stop"}}"#
+                )],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![
+                    format!("prt_zz{n:05}b"),
+                    reply,
+                    session,
+                    at,
+                    format!(r#"{{"type":"text","text":"step {n} done"}}"#)
+                ],
+            )
+            .unwrap();
+    }
+    transaction.commit().unwrap();
+}
+
+/// Two release channels' databases hold the same sessions (OpenCode 1.2's `opencode.db`
+/// and `opencode-beta.db`, one migrated from the other): their runs share ids. Imported on
+/// two workers, the first database's session (the larger, read for longer) used to be
+/// overtaken by the second's, which wrote the shared runs first, and was then written over
+/// them: the files were not one worker's. Now the second waits for the first's claim on
+/// those run ids: whatever the workers, the runs are written in the sessions' order.
+#[test]
+fn two_databases_sharing_session_ids_import_on_two_workers_as_on_one() {
+    let scratch = TempDir::new("opencode-shared-ids");
+    let store = scratch.path().join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    // Sorted, `opencode-beta.db` is read first.
+    let first = store.join("opencode-beta.db");
+    std::fs::copy(
+        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
+        &first,
+    )
+    .unwrap();
+    grow(&first, 3000);
+    std::fs::copy(
+        corpus("db-reply-still-streaming-1.18.34").join("opencode.db"),
+        store.join("opencode.db"),
+    )
+    .unwrap();
+    let import = |jobs: &str| {
+        let out = scratch.path().join(format!("jobs-{jobs}"));
+        let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+            .args(["import", "opencode"])
+            .arg(&store)
+            .arg("--out")
+            .arg(&out)
+            .args(["--jobs", jobs])
+            .output()
+            .expect("axt runs");
+        let stderr = text(&output.stderr).replace(out.to_str().unwrap(), "OUT");
+        (output.status.code(), stderr, runs(&out))
+    };
+    let one = import("1");
+    assert_eq!(one.0, Some(0), "{}", one.1);
+    // Both sessions imported, the second over the first's runs.
+    assert!(
+        one.1
+            .starts_with("axt: 2 sessions (1 new, 1 grown, 0 unchanged), 4 runs,"),
+        "{}",
+        one.1
+    );
+    let names: Vec<&str> = one.2.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ses_4f0a1b2c3d4eroot.agent-ses_7c1d2e3f4a5bchild.jsonl",
+            "ses_4f0a1b2c3d4eroot.jsonl"
+        ]
+    );
+    assert!(!text(&one.2[1].1).contains("step 0 done"));
+    let two = import("2");
+    assert_eq!(two.0, one.0, "{}", two.1);
+    assert_eq!(two.1, one.1);
+    assert!(two.2 == one.2, "the runs differ from one worker's");
+}
