@@ -1,7 +1,8 @@
 //! Importing a store's sessions into a directory again and again, reading only what is new
 //! or changed: what `axt import` does, once or while watching.
 //!
-//! Each session's files are stamped (size, modification time) and compared with what the
+//! Each session's files are stamped (size, modification time; for a database being
+//! written, also what its log has published to readers) and compared with what the
 //! directory's [state file](super::state) says they were when it was last imported: the
 //! same stamps, and every run file still there, and the session is not read at all. Else
 //! its content is hashed; the same hash (a file touched, not changed), and it is not
@@ -199,8 +200,7 @@ fn one(
     state: &State,
     claim: &mut dyn FnMut(&[&str]),
 ) -> (Status, Option<Seen>) {
-    let files = found.paths();
-    let now = stamps(&files);
+    let now = found.stamps();
     let before = state
         .sessions
         .get(&found.key())

@@ -296,6 +296,16 @@ impl Found {
         }
     }
 
+    /// The stamps of what the session is read from now ([`Found::paths`]'s, and for a
+    /// session in a database being written, what its log has published): the same stamps,
+    /// the same content.
+    pub fn stamps(&self) -> Vec<super::state::Stamp> {
+        match self.store {
+            Store::OpenCode => opencode::stamps(&self.files, self.row.as_deref()),
+            _ => super::state::stamps(&self.paths()),
+        }
+    }
+
     /// The hash of everything the session is read from: its files' content, or its rows'
     /// in a database (which other sessions share, so its files' would not do).
     pub fn content_hash(&self) -> Result<String, ImportError> {

@@ -292,3 +292,94 @@ fn two_databases_sharing_session_ids_import_on_two_workers_as_on_one() {
     assert_eq!(two.1, one.1);
     assert!(two.2 == one.2, "the runs differ from one worker's");
 }
+
+/// Steps a writer holding the database open, one line of stdin each: `spill` begins a
+/// transaction and writes more than its cache holds (SQLite writes the pages to the log
+/// before they are committed), `commit` commits it; each prints `ok` when done.
+const STEPPED_WRITER: &str = r#"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("PRAGMA cache_size = 2")
+db.execute("UPDATE session SET time_updated = time_updated")
+print("ok", flush=True)
+for line in sys.stdin:
+    if line.strip() == "spill":
+        db.execute("BEGIN IMMEDIATE")
+        for n in range(200):
+            db.execute("INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)", (f"prt_spill{n:04d}",
+                "msg_none", "ses_none", "x" * 4000))
+    elif line.strip() == "commit":
+        db.execute("COMMIT")
+    print("ok", flush=True)
+"#;
+
+/// A writer writes a transaction to the log before it publishes it to readers: the log's
+/// size and time count it while a read does not see it yet (a stamp taken then, and a read
+/// just after, would leave that transaction out of every import after it: 24 of 25 turns).
+/// A session's stamps hold what the log has published: the same while the transaction is
+/// only written, another once it is committed.
+#[test]
+#[allow(clippy::print_stderr)]
+fn a_transaction_in_the_log_but_not_yet_published_leaves_the_published_stamp_as_it_was() {
+    use std::io::{BufRead, Write};
+    let scratch = TempDir::new("opencode-published");
+    let store = scratch.path().join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    let db = store.join("opencode.db");
+    std::fs::copy(
+        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
+        &db,
+    )
+    .unwrap();
+    let Ok(mut writer) = Command::new("python3")
+        .args(["-c", STEPPED_WRITER])
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("SKIPPED a_transaction_in_the_log_but_not_yet_published: no python3");
+        return;
+    };
+    let mut input = writer.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(writer.stdout.take().unwrap());
+    let mut step = |what: &str| {
+        if !what.is_empty() {
+            writeln!(input, "{what}").unwrap();
+        }
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        assert_eq!(line, "ok\n", "{what}");
+    };
+    step("");
+    let found = Store::OpenCode.discover(&store).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let published = |stamps: &[axt::import::state::Stamp]| {
+        let published: Vec<&str> = stamps
+            .iter()
+            .filter_map(|s| s.published.as_deref())
+            .collect();
+        assert_eq!(published.len(), 1, "{stamps:#?}");
+        assert!(!published[0].starts_with("unknown"), "{stamps:#?}");
+        published[0].to_owned()
+    };
+    let wal_size = |stamps: &[axt::import::state::Stamp]| {
+        stamps
+            .iter()
+            .find(|s| s.path.to_string_lossy().ends_with("-wal"))
+            .unwrap()
+            .size
+    };
+    let before = found[0].stamps();
+    step("spill");
+    let written = found[0].stamps();
+    assert!(wal_size(&written) > wal_size(&before), "{written:#?}");
+    assert_eq!(published(&written), published(&before));
+    step("commit");
+    let committed = found[0].stamps();
+    assert_ne!(published(&committed), published(&before));
+    drop(input);
+    writer.wait().unwrap();
+}
