@@ -40,6 +40,10 @@ pub struct Options {
     pub jobs: usize,
     /// Only sessions with a file modified at or after this time.
     pub since: Option<SystemTime>,
+    /// Only sessions whose files have been still this long ([`settled`]; what watching
+    /// imports), judged on the files as they are read: a session whose files are written
+    /// while it is read is not written ([`Status::Moving`]).
+    pub settle: Option<std::time::Duration>,
 }
 
 impl Default for Options {
@@ -48,6 +52,7 @@ impl Default for Options {
             mode: Mode::Update,
             jobs: 0,
             since: None,
+            settle: None,
         }
     }
 }
@@ -71,6 +76,10 @@ pub enum Status {
     Imported(Imported),
     /// It could not be imported.
     Failed(ImportError),
+    /// With [`Options::settle`]: its files are being written (not still for the settle
+    /// time, or written to while they were read), so nothing of it was written; a later
+    /// import reads it again.
+    Moving,
 }
 
 /// Imports `sessions` into `dir`, in parallel, skipping those unchanged since the last
@@ -118,7 +127,7 @@ pub fn import_each(
         |index, found, send| {
             let _ending = claims.ending(index);
             let claim = &mut |run_ids: &[&str]| claims.claim_all(index, run_ids);
-            send(one(found, dir, options.mode, &state, claim));
+            send(one(found, dir, options, &state, claim));
         },
         |index, (status, now)| {
             let found = sessions[index];
@@ -196,11 +205,22 @@ fn ends_mid_line(path: &Path) -> bool {
 fn one(
     found: &Found,
     dir: &Path,
-    mode: Mode,
+    options: &Options,
     state: &State,
     claim: &mut dyn FnMut(&[&str]),
 ) -> (Status, Option<Seen>) {
+    let mode = options.mode;
+    // Stamped before anything is read: a file written after is read again next time.
     let now = found.stamps();
+    // Whether the files are still is judged after the stamps, and the files are stamped
+    // again once read (below): the same stamps, and what was read is what was judged (a
+    // writer appending half a record between a look and the read it allowed would have
+    // it read torn).
+    if let Some(settle) = options.settle
+        && !settled(found, settle, SystemTime::now())
+    {
+        return (Status::Moving, None);
+    }
     let before = state
         .sessions
         .get(&found.key())
@@ -230,9 +250,19 @@ fn one(
         };
         return (Status::Unchanged, Some(touched));
     }
-    let written = found.import_claiming(dir, mode, claim);
+    // A database's session is read in one transaction, whatever is written meanwhile; its
+    // stamps, which every session of the database shares, are not looked at again.
+    let checked = options.settle.is_some() && found.row.is_none();
+    let written = found.import_checked(dir, mode, &mut |run_ids| {
+        if checked && found.stamps() != now {
+            return false;
+        }
+        claim(run_ids);
+        true
+    });
     match written {
-        Ok(imported) => {
+        Ok(None) => (Status::Moving, None),
+        Ok(Some(imported)) => {
             let seen = Seen {
                 files: now,
                 hash,

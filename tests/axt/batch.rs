@@ -512,6 +512,7 @@ fn library_import_of_every_stores_sessions_in_one_batch_is_what_one_worker_does(
             mode: Mode::Replace,
             jobs,
             since: None,
+            settle: None,
         };
         let progress = std::sync::Mutex::new(Vec::new());
         let mut handed = Vec::new();
@@ -543,6 +544,7 @@ fn library_import_of_every_stores_sessions_in_one_batch_is_what_one_worker_does(
         mode: Mode::Replace,
         jobs: 4,
         since: None,
+        settle: None,
     };
     let collected = incremental::import(&sessions, &out, &options, &|_, _| {}).unwrap();
     let collected: Vec<String> = collected

@@ -293,6 +293,83 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
     assert_eq!(runs(&out), after);
 }
 
+/// `axt import --watch --settle 0` while a writer appends records in pieces with short
+/// pauses (a line end, then half a record, then the rest): a look may find the file still
+/// (it ends with a line end) and the half record be written before the import reads it.
+/// That read used to be imported torn (`invalid-json`); now the files are stamped before
+/// the look and again once read, and a session whose files moved is read at a later look.
+#[test]
+fn watch_never_imports_half_a_record_written_between_its_look_and_its_read() {
+    let scratch = TempDir::new("watch-look-read");
+    let store = scratch.path().join("store");
+    let out = scratch.path().join("out");
+    copy_tree(
+        &corpus("gemini", "message-rewritten-as-it-grows-shell-call-0.46.0"),
+        &store,
+    );
+    let session = store.join("tmp/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d0f/chats/session-2026-07-01T10-00-bfb48a59.jsonl");
+    let stderr_path = scratch.path().join("watch.stderr");
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&out)
+        .args(["--watch", "--interval", "0.05", "--settle", "0"])
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("axt runs");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&session)
+        .unwrap();
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(3));
+    for round in 0..300 {
+        let prompt = json!({"id": format!("u-p{round}"), "type": "user",
+            "timestamp": "2026-07-01T10:03:00.000Z", "content": [{"text": format!("q {round}?")}]});
+        let answer = json!({"id": format!("g-p{round}"), "type": "gemini",
+            "timestamp": "2026-07-01T10:03:00.500Z", "content": format!("a {round}"),
+            "thoughts": [], "model": "gemini-2.5-pro",
+            "tokens": {"input": 1, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 2}})
+        .to_string();
+        let (head, tail) = answer.split_at(answer.len() / 2);
+        use std::io::Write as _;
+        // Each piece one write(2), as agents write.
+        file.write_all(format!("{prompt}\n").as_bytes()).unwrap();
+        pause();
+        file.write_all(head.as_bytes()).unwrap();
+        pause();
+        file.write_all(format!("{tail}\n").as_bytes()).unwrap();
+        pause();
+    }
+    let once = scratch.path().join("once");
+    let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&once)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let expected = runs(&once);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while runs(&out) != expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &watcher.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = watcher.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(
+        !stderr.contains("invalid-json"),
+        "a torn record was imported:\n{stderr}"
+    );
+    assert_eq!(runs(&out), expected, "{stderr}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
 /// `axt import --watch` while a writer appends to a Gemini CLI session, pausing in the
 /// middle of each record longer than the settle time: every record is imported whole
 /// (never a torn line's `invalid-json`), the run ends equal to a one-shot import of the
