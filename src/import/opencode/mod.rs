@@ -126,13 +126,12 @@ pub(crate) fn paths(files: &SessionFiles, row: Option<&str>) -> Vec<PathBuf> {
 /// after it does not see, and an import stamped so would never read that transaction.
 pub(crate) fn stamps(files: &SessionFiles, row: Option<&str>) -> Vec<Stamp> {
     let paths = paths(files, row);
-    #[allow(unused_mut)]
-    let mut stamps = super::state::stamps(&paths);
+    let stamps = super::state::stamps(&paths);
     #[cfg(feature = "import-sqlite")]
     if let (Some(_), Some(db)) = (row, &files.main)
         && paths.get(1).is_some_and(|wal| wal.exists())
     {
-        stamps.push(sqlite::published(db));
+        return stamps.into_iter().chain([sqlite::published(db)]).collect();
     }
     stamps
 }

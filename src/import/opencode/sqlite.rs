@@ -35,8 +35,8 @@ const WAL_INDEX_VERSION: u32 = 3_007_000;
 
 /// What the write-ahead log of `db` has published to its readers, as the stamp of its
 /// index, `db-shm`: the index's header (the log's salts, the number of its frames readers
-/// may read and their checksum), which a writer rewrites when, and only when, a
-/// transaction becomes visible. Kept twice, the copies written one after the other; a
+/// may read and their checksum), which a writer rewrites as a transaction becomes visible
+/// (and as the log starts over), never before. Kept twice, the copies written one after the other; a
 /// header being rewritten (copies that differ), not initialized or of another version
 /// says nothing, and gets a stamp no later one equals, so the session is hashed.
 pub(super) fn published(db: &Path) -> Stamp {
