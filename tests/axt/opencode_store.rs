@@ -61,10 +61,15 @@ sys.stdin.read()
 db.close()
 "#;
 
-#[test]
+/// An OpenCode store (`scratch/opencode`) whose `opencode.db` a Python `sqlite3` writer,
+/// `script`, holds open (stdin and stdout piped); `None` (the test SKIPPED, said on stderr)
+/// without python3.
 #[allow(clippy::print_stderr)]
-fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
-    let scratch = TempDir::new("opencode-wal");
+fn store_with_writer(
+    scratch: &TempDir,
+    script: &str,
+    test: &str,
+) -> Option<(std::path::PathBuf, std::process::Child)> {
     let store = scratch.path().join("opencode");
     std::fs::create_dir_all(&store).unwrap();
     let db = store.join("opencode.db");
@@ -73,14 +78,27 @@ fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
         &db,
     )
     .unwrap();
-    let Ok(mut writer) = Command::new("python3")
-        .args(["-c", WRITER])
+    let spawned = Command::new("python3")
+        .args(["-c", script])
         .arg(&db)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .spawn()
-    else {
-        eprintln!("SKIPPED opencode_database_imported_while_a_wal_writer_appends: no python3");
+        .spawn();
+    let Ok(writer) = spawned else {
+        eprintln!("SKIPPED {test}: no python3");
+        return None;
+    };
+    Some((store, writer))
+}
+
+#[test]
+fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
+    let scratch = TempDir::new("opencode-wal");
+    let Some((store, mut writer)) = store_with_writer(
+        &scratch,
+        WRITER,
+        "opencode_database_imported_while_a_wal_writer_appends",
+    ) else {
         return;
     };
     let stdout = writer.stdout.take().unwrap();
@@ -321,26 +339,14 @@ for line in sys.stdin:
 /// A session's stamps hold what the log has published: the same while the transaction is
 /// only written, another once it is committed.
 #[test]
-#[allow(clippy::print_stderr)]
 fn a_transaction_in_the_log_but_not_yet_published_leaves_the_published_stamp_as_it_was() {
     use std::io::{BufRead, Write};
     let scratch = TempDir::new("opencode-published");
-    let store = scratch.path().join("opencode");
-    std::fs::create_dir_all(&store).unwrap();
-    let db = store.join("opencode.db");
-    std::fs::copy(
-        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
-        &db,
-    )
-    .unwrap();
-    let Ok(mut writer) = Command::new("python3")
-        .args(["-c", STEPPED_WRITER])
-        .arg(&db)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-    else {
-        eprintln!("SKIPPED a_transaction_in_the_log_but_not_yet_published: no python3");
+    let Some((store, mut writer)) = store_with_writer(
+        &scratch,
+        STEPPED_WRITER,
+        "a_transaction_in_the_log_but_not_yet_published",
+    ) else {
         return;
     };
     let mut input = writer.stdin.take().unwrap();
