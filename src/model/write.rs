@@ -4,8 +4,9 @@
 //! order, same escaping, same number formatting; a property test holds the two equal) and
 //! refuses the same values with the same messages, but is about twice as fast: it needs no
 //! serializer state machine, and it scans strings eight bytes at a time for the few bytes
-//! JSON must escape instead of looking each byte up. Transcripts are mostly tool output and
-//! text, so string escaping is where a writer spends its time.
+//! JSON must escape instead of looking each byte up, writing the stretches that have them
+//! from a table without a branch per escape. Transcripts are mostly tool output and text, so
+//! string escaping is where a writer spends its time.
 
 use serde::ser::Error as _;
 use serde_json::{Map, Value};
@@ -478,46 +479,148 @@ fn escape_mask(word: u64) -> u64 {
     (control | quote | backslash) & HIGHS
 }
 
-/// A JSON string: escaped exactly as serde_json escapes it. Eight bytes at a time, jumping
-/// straight to the next byte that needs an escape (tool output has one every few dozen).
+/// Each byte as the writer writes it inside a string, as the first bytes of a
+/// little-endian word: itself, or its escape (`\\n`, `\\"`, `\\u001b`, ...).
+static WRITTEN: [u64; 256] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = match ESCAPE[byte] {
+            0 => byte as u64,
+            b'u' => u64::from_le_bytes([
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[byte >> 4],
+                HEX[byte & 0xF],
+                0,
+                0,
+            ]),
+            escape => u64::from_le_bytes([b'\\', escape, 0, 0, 0, 0, 0, 0]),
+        };
+        byte += 1;
+    }
+    table
+};
+
+/// How many of [`WRITTEN`]'s bytes are each byte's: 1, 2 or 6.
+static WRITTEN_LEN: [u8; 256] = {
+    let mut table = [1u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = match ESCAPE[byte] {
+            0 => 1,
+            b'u' => 6,
+            _ => 2,
+        };
+        byte += 1;
+    }
+    table
+};
+
+/// A JSON string: escaped exactly as serde_json escapes it. Eight bytes at a time up to the
+/// first byte that needs an escape, so a string without one (names, ids, most prose) is
+/// copied whole.
 fn escaped(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let (mut copied, mut at) = (0, 0);
-    while at < bytes.len() {
-        if let Some(word) = bytes.get(at..at + 8) {
-            let mask = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
-            if mask == 0 {
-                at += 8;
-                continue;
-            }
-            at += mask.trailing_zeros() as usize / 8;
-        } else if ESCAPE[usize::from(bytes[at])] == 0 {
-            at += 1;
-            continue;
+    let first = first_escape(bytes);
+    out.extend_from_slice(&bytes[..first]);
+    if first < bytes.len() {
+        escaped_from(out, &bytes[first..]);
+    }
+    out.push(b'"');
+}
+
+/// Where the first byte that needs an escape is (`bytes.len()` when none does).
+fn first_escape(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mask = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        if mask != 0 {
+            return at + mask.trailing_zeros() as usize / 8;
         }
-        let byte = bytes[at];
-        let escape = ESCAPE[usize::from(byte)];
-        debug_assert_ne!(escape, 0, "the mask's lowest byte needs an escape");
-        out.extend_from_slice(&bytes[copied..at]);
-        at += 1;
-        copied = at;
-        if escape == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            let hex = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xF)]];
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex[0], hex[1]]);
+        at += 8;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|byte| ESCAPE[usize::from(*byte)] != 0)
+        .unwrap_or(bytes.len() - at)
+}
+
+/// The bytes [`escaped_from`] looks at together.
+const RUN: usize = 64;
+
+/// The escaping of text that has escapes: tool output, with one every dozen bytes or so
+/// (newlines, quotes, backslashes, terminal colours). Sixty-four bytes at a time: a run
+/// without an escape is copied whole; a run with one is written byte by byte from
+/// [`WRITTEN`], every byte's eight-byte word stored and the next byte's written over its
+/// tail, which takes no branch per byte. Jumping from escape to escape instead takes a
+/// branch the processor cannot predict at every one, and a copy of a few bytes between
+/// them: 1.3-1.6x slower on the generated Codex stream's strings, 1.1x on Claude's.
+fn escaped_from(out: &mut Vec<u8>, bytes: &[u8]) {
+    // A run's worst case (every byte a `\\u00XX`), and the last word's tail.
+    let mut written = [0u8; RUN * 6 + 8];
+    let mut runs = bytes.chunks_exact(RUN);
+    for run in &mut runs {
+        let needs_escape = run.chunks_exact(8).fold(0, |found, word| {
+            found | escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")))
+        });
+        if needs_escape == 0 {
+            out.extend_from_slice(run);
         } else {
-            out.extend_from_slice(&[b'\\', escape]);
+            let len = write_each(run, &mut written);
+            out.extend_from_slice(&written[..len]);
         }
     }
-    out.extend_from_slice(&bytes[copied..]);
-    out.push(b'"');
+    let len = write_each(runs.remainder(), &mut written);
+    out.extend_from_slice(&written[..len]);
+}
+
+/// Writes each of `bytes` (at most [`RUN`]) as [`WRITTEN`] has it into `written`; returns
+/// the length written.
+fn write_each(bytes: &[u8], written: &mut [u8; RUN * 6 + 8]) -> usize {
+    let mut len = 0;
+    for &byte in bytes {
+        written[len..len + 8].copy_from_slice(&WRITTEN[usize::from(byte)].to_le_bytes());
+        len += usize::from(WRITTEN_LEN[usize::from(byte)]);
+    }
+    len
 }
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    /// Text the way tool output is: runs of plain bytes, every character JSON escapes, and
+    /// multi-byte characters, at any length (blocks of the escaper filled and flushed).
+    fn tool_output() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            "[a-z ]{0,20}",
+            prop::sample::select(vec!["\n", "\t", "\"", "\\", "\u{1b}[0m", "\0", "\u{7f}"])
+                .prop_map(str::to_owned),
+            "\\PC{0,3}",
+            any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(piece, 0..400).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// Whatever the string, the writer escapes it byte for byte as serde_json does.
+        #[test]
+        fn any_string_escapes_exactly_as_serde_json(text in tool_output()) {
+            let mut ours = b"[".to_vec();
+            escaped(&mut ours, &text);
+            let mut theirs = b"[".to_vec();
+            serde_json::to_writer(&mut theirs, &text).unwrap();
+            prop_assert_eq!(ours, theirs);
+        }
+    }
 
     #[test]
     fn strings_escape_exactly_as_serde_json() {
