@@ -128,13 +128,15 @@ pub fn in_order<I, M>(
     });
 }
 
-/// Names the inputs of a batch claim as they go (the run ids `normalize` writes), granted
-/// in the inputs' order, so that a name two inputs share goes as it would with one worker:
-/// the earlier input has it first (the later is refused, or with `--replace` replaces it
-/// once the earlier is done). An input claims its name once every earlier one has claimed
-/// its own or ended, and once no earlier input that claimed the same name is still running.
-/// A name is claimed when an input's first event is made, early on, so a worker waits for
-/// the starts of the inputs before its own, not for their ends.
+/// Names the inputs of a batch claim as they go (the run ids `normalize` and `import`
+/// write), granted in the inputs' order, so that a name two inputs share goes as it would
+/// with one worker: the earlier input has it first (the later is refused, updates it or
+/// with `--replace` replaces it, once the earlier is done). An input claims its names (one
+/// run for `normalize`, a session's runs for `import`) once every earlier one has claimed
+/// its own or ended, and once no earlier input that claimed one of the same names is still
+/// running. Names are claimed when an input knows them, before it writes (`normalize`: its
+/// first event; `import`: its session planned), so a worker waits for the starts of the
+/// inputs before its own, not for their ends.
 pub struct Claims {
     state: Mutex<ClaimState>,
     changed: Condvar,
@@ -149,9 +151,9 @@ struct ClaimState {
 
 #[derive(PartialEq)]
 enum Claim {
-    /// Running, its name not known yet (or not started).
+    /// Running, its names not known yet (or not started).
     Open,
-    Named(String),
+    Named(Vec<String>),
     Ended,
 }
 
@@ -169,12 +171,18 @@ impl Claims {
 
     /// Input `index` claims `name`: returns when it may have it (see [`Claims`]).
     pub fn claim(&self, index: usize, name: &str) {
+        self.claim_all(index, &[name]);
+    }
+
+    /// Input `index` claims every one of `names`, its one claim: returns when it may have
+    /// them all (see [`Claims`]).
+    pub fn claim_all(&self, index: usize, names: &[&str]) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             let earlier = &state.claims[state.ended_below.min(index)..index];
             let waits = earlier.iter().any(|claim| match claim {
                 Claim::Open => true,
-                Claim::Named(theirs) => theirs == name,
+                Claim::Named(theirs) => theirs.iter().any(|name| names.contains(&&**name)),
                 Claim::Ended => false,
             });
             if !waits {
@@ -182,7 +190,7 @@ impl Claims {
             }
             state = (self.changed.wait(state)).unwrap_or_else(PoisonError::into_inner);
         }
-        state.claims[index] = Claim::Named(name.to_owned());
+        state.claims[index] = Claim::Named(names.iter().map(|&name| name.to_owned()).collect());
         self.changed.notify_all();
     }
 

@@ -1,13 +1,19 @@
 //! Importing a store's sessions into a directory again and again, reading only what is new
 //! or changed: what `axt import` does, once or while watching.
 //!
-//! Each session's files are stamped (size, modification time) and compared with what the
+//! Each session's files are stamped (size, modification time; for a database being
+//! written, also what its log has published to readers) and compared with what the
 //! directory's [state file](super::state) says they were when it was last imported: the
 //! same stamps, and every run file still there, and the session is not read at all. Else
 //! its content is hashed; the same hash (a file touched, not changed), and it is not
 //! imported again either. Else it is planned and written by updating its runs
 //! ([`Mode::Update`]: the lines still right are kept and the rest appended) or, replacing,
 //! anew. The state file is saved once, at the end, with every session imported.
+//!
+//! Sessions are imported on several workers ([`batch`]), and two of them may write the same
+//! run (OpenCode's databases of two release channels hold the same sessions): each claims
+//! its run ids once read ([`batch::Claims`]), so such runs are written by one session at a
+//! time, in the sessions' order, and the directory ends as one worker leaves it.
 //!
 //! This room owns that decision and the order of work; reading a store is its folder's,
 //! writing a run [`write`](super::write)'s.
@@ -34,6 +40,10 @@ pub struct Options {
     pub jobs: usize,
     /// Only sessions with a file modified at or after this time.
     pub since: Option<SystemTime>,
+    /// Only sessions whose files have been still this long ([`settled`]; what watching
+    /// imports), judged on the files as they are read: a session whose files are written
+    /// while it is read is not written ([`Status::Moving`]).
+    pub settle: Option<std::time::Duration>,
 }
 
 impl Default for Options {
@@ -42,6 +52,7 @@ impl Default for Options {
             mode: Mode::Update,
             jobs: 0,
             since: None,
+            settle: None,
         }
     }
 }
@@ -65,6 +76,10 @@ pub enum Status {
     Imported(Imported),
     /// It could not be imported.
     Failed(ImportError),
+    /// With [`Options::settle`]: its files are being written (not still for the settle
+    /// time, or written to while they were read), so nothing of it was written; a later
+    /// import reads it again.
+    Moving,
 }
 
 /// Imports `sessions` into `dir`, in parallel, skipping those unchanged since the last
@@ -103,10 +118,17 @@ pub fn import_each(
     let state = State::load(dir);
     let mut seen = BTreeMap::new();
     let workers = batch::workers(options.jobs, sessions.len());
+    // Two sessions may write one run (OpenCode's databases of two release channels share
+    // their sessions' ids): it goes to them in their order, as with one worker.
+    let claims = batch::Claims::new(sessions.len());
     batch::in_order(
         &sessions,
         workers,
-        |_, found, send| send(one(found, dir, options.mode, &state)),
+        |index, found, send| {
+            let _ending = claims.ending(index);
+            let claim = &mut |run_ids: &[&str]| claims.claim_all(index, run_ids);
+            send(one(found, dir, options, &state, claim));
+        },
         |index, (status, now)| {
             let found = sessions[index];
             if let Some(now) = now {
@@ -178,10 +200,27 @@ fn ends_mid_line(path: &Path) -> bool {
     file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
 
-/// One session: skipped, or imported; and what the state file is to say of it.
-fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<Seen>) {
-    let files = found.paths();
-    let now = stamps(&files);
+/// One session: skipped, or imported (`claim` told its run ids before they are written);
+/// and what the state file is to say of it.
+fn one(
+    found: &Found,
+    dir: &Path,
+    options: &Options,
+    state: &State,
+    claim: &mut dyn FnMut(&[&str]),
+) -> (Status, Option<Seen>) {
+    let mode = options.mode;
+    // Stamped before anything is read: a file written after is read again next time.
+    let now = found.stamps();
+    // Whether the files are still is judged after the stamps, and the files are stamped
+    // again once read (below): the same stamps, and what was read is what was judged (a
+    // writer appending half a record between a look and the read it allowed would have
+    // it read torn).
+    if let Some(settle) = options.settle
+        && !settled(found, settle, SystemTime::now())
+    {
+        return (Status::Moving, None);
+    }
     let before = state
         .sessions
         .get(&found.key())
@@ -211,9 +250,19 @@ fn one(found: &Found, dir: &Path, mode: Mode, state: &State) -> (Status, Option<
         };
         return (Status::Unchanged, Some(touched));
     }
-    let written = found.import(dir, mode);
+    // A database's session is read in one transaction, whatever is written meanwhile; its
+    // stamps, which every session of the database shares, are not looked at again.
+    let checked = options.settle.is_some() && found.row.is_none();
+    let written = found.import_checked(dir, mode, &mut |run_ids| {
+        if checked && found.stamps() != now {
+            return false;
+        }
+        claim(run_ids);
+        true
+    });
     match written {
-        Ok(imported) => {
+        Ok(None) => (Status::Moving, None),
+        Ok(Some(imported)) => {
             let seen = Seen {
                 files: now,
                 hash,

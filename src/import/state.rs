@@ -3,7 +3,8 @@
 //!
 //! A session is known by its store and its identity there (the path of its main file, or
 //! its id in a store's database), and recorded with what its files were when it was read:
-//! each file's size and modification time, and one content hash of everything read. A
+//! each file's size and modification time (and for a database's log, what it had
+//! published to readers), and one content hash of everything read. A
 //! session whose files have the same sizes and times is not read at all; one whose times
 //! moved but whose content hash is the same is not imported again either (its times are
 //! noted). The file is a cache, never the truth: a run file's own lines decide what an
@@ -62,6 +63,11 @@ pub struct Stamp {
     pub size: u64,
     /// Its modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: u128,
+    /// What a database's write-ahead log has published to its readers, when the file is
+    /// its index (`-shm`): a log's own size and time count a transaction before readers
+    /// can see it. `None` for every other file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
 }
 
 impl Stamp {
@@ -77,6 +83,7 @@ impl Stamp {
             path: path.to_owned(),
             size: meta.len(),
             mtime_ns,
+            published: None,
         })
     }
 }

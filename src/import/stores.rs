@@ -263,7 +263,26 @@ impl Found {
     /// Reads the session's files and writes its runs into `dir`, streaming, as `mode` says
     /// for a run that has a file already.
     pub fn import(&self, dir: &Path, mode: Mode) -> Result<Imported, ImportError> {
-        write::write_plan(&self.store.plan(self)?, dir, mode)
+        let imported = self.import_checked(dir, mode, &mut |_| true)?;
+        Ok(imported.expect("nothing refused the writing"))
+    }
+
+    /// [`Found::import`], `ready` told the run ids of the session once it is read, before
+    /// any of its runs is written: it may wait (a batch waits there for an earlier session
+    /// writing one of them: [`batch::Claims`](crate::batch::Claims)), or refuse what was
+    /// read (its files moved meanwhile), and then nothing is written (`None`).
+    pub(crate) fn import_checked(
+        &self,
+        dir: &Path,
+        mode: Mode,
+        ready: &mut dyn FnMut(&[&str]) -> bool,
+    ) -> Result<Option<Imported>, ImportError> {
+        let plan = self.store.plan(self)?;
+        let run_ids: Vec<&str> = plan.runs.iter().map(|run| run.run_id.as_str()).collect();
+        if !ready(&run_ids) {
+            return Ok(None);
+        }
+        write::write_plan(&plan, dir, mode).map(Some)
     }
 
     /// Every file the session is read from, main first (a database session: the database
@@ -278,6 +297,16 @@ impl Found {
                 .chain(&self.files.subagents)
                 .cloned()
                 .collect(),
+        }
+    }
+
+    /// The stamps of what the session is read from now ([`Found::paths`]'s, and for a
+    /// session in a database being written, what its log has published): the same stamps,
+    /// the same content.
+    pub fn stamps(&self) -> Vec<super::state::Stamp> {
+        match self.store {
+            Store::OpenCode => opencode::stamps(&self.files, self.row.as_deref()),
+            _ => super::state::stamps(&self.paths()),
         }
     }
 

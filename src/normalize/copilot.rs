@@ -62,6 +62,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
@@ -451,7 +452,7 @@ struct Data<'a> {
     #[serde(default)]
     success: Option<bool>,
     #[serde(default)]
-    result: Option<Value>,
+    result: ToolOutput,
     #[serde(default)]
     error: Option<Value>,
     #[serde(default)]
@@ -488,6 +489,81 @@ struct ToolRequest<'a> {
     name: Option<Borrowed<'a>>,
     #[serde(default)]
     arguments: Option<Value>,
+}
+
+/// A `tool.execution_complete`'s `result`, read for the three fields its content can come
+/// from: a value of any other shape, and every other field, is skipped without being built
+/// (the tool's output is most of a session's bytes; building the whole result as a value,
+/// then copying the field out of it, cost two copies of it).
+#[derive(Default)]
+struct ToolOutput {
+    content: Option<Value>,
+    detailed_content: Option<Value>,
+    contents: Option<Value>,
+}
+
+impl ToolOutput {
+    /// `content` (what the model saw), else `detailedContent`, else `contents`: the first
+    /// that is there and not null. A field given twice counts as its last copy, as in a value.
+    fn content(self) -> Option<Value> {
+        [self.content, self.detailed_content, self.contents]
+            .into_iter()
+            .flatten()
+            .find(|value| !value.is_null())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = ToolOutput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ToolOutput, A::Error> {
+                let mut output = ToolOutput::default();
+                while let Some(key) = map.next_key::<Borrowed<'de>>()? {
+                    let slot = match &*key {
+                        "content" => &mut output.content,
+                        "detailedContent" => &mut output.detailed_content,
+                        "contents" => &mut output.contents,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(output)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ToolOutput, A::Error> {
+                IgnoredAny.visit_seq(seq).map(|_| ToolOutput::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+        }
+        deserializer.deserialize_any(Fields)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -611,10 +687,9 @@ impl State {
                 self.tools
                     .answer(&tool_id, record.line, record.offset, diagnostics);
                 let success = data.success.unwrap_or(true);
-                let result = data.result.unwrap_or(Value::Null);
-                let content = ["content", "detailedContent", "contents"]
-                    .iter()
-                    .find_map(|field| result.get(*field).filter(|v| !v.is_null()).cloned())
+                let content = data
+                    .result
+                    .content()
                     .or_else(|| data.error.as_ref().and_then(|e| e.get("message")).cloned())
                     .unwrap_or(Value::Null);
                 let block = Block::ToolResult {

@@ -87,6 +87,7 @@ mod normalizer;
 mod driver;
 mod framing;
 mod json;
+mod lenient;
 mod messages_api;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.

@@ -68,6 +68,85 @@ fn copilot_one_tool_use_per_call_whichever_comes_first() {
     assert!(normalized.diagnostics.is_empty());
 }
 
+/// A result's content is its first field of `content`, `detailedContent`, `contents` that is
+/// there and not null (a field given twice counts as its last copy); a result of another shape
+/// has none, and the error's message stands in. Pins what the adapter read when it built the
+/// whole result as a value, now that it reads only those three fields.
+#[test]
+fn copilot_tool_result_content_is_the_first_field_there_and_not_null() {
+    let call = |id: &str| {
+        format!(
+            r#"{{"type":"tool.execution_start","data":{{"toolCallId":"{id}","toolName":"view","arguments":{{}}}},"id":"s{id}","timestamp":"t","parentId":null}}"#
+        )
+    };
+    let done = |id: &str, rest: &str| {
+        format!(
+            r#"{{"type":"tool.execution_complete","data":{{"toolCallId":"{id}",{rest}}},"id":"c{id}","timestamp":"t","parentId":null}}"#
+        )
+    };
+    let cases = [
+        (
+            "a",
+            r#""success":true,"result":{"content":null,"detailedContent":"full","contents":[1]}"#,
+        ),
+        (
+            "b",
+            r#""success":true,"result":{"other":{"content":"no"},"contents":[{"type":"text","text":"x"}]}"#,
+        ),
+        (
+            "c",
+            r#""success":true,"result":{"content":"first","content":null,"detailedContent":"kept"}"#,
+        ),
+        (
+            "d",
+            r#""success":false,"result":"a string","error":{"message":"boom"}"#,
+        ),
+        (
+            "e",
+            r#""success":true,"result":[{"content":"in an array"}]"#,
+        ),
+        (
+            "f",
+            r#""success":true,"result":null,"error":{"message":"null result"}"#,
+        ),
+        (
+            "g",
+            r#""success":true,"result":{"content":{"nested":["x",2]},"detailedContent":"no"}"#,
+        ),
+    ];
+    let mut input = String::new();
+    for (id, rest) in cases {
+        input.push_str(&call(id));
+        input.push('\n');
+        input.push_str(&done(id, rest));
+        input.push('\n');
+    }
+    input.push_str(r#"{"type":"result","timestamp":"t","sessionId":"s","exitCode":0}"#);
+    input.push('\n');
+    let normalized = run(Provider::Copilot, input.as_bytes());
+    let results: Vec<String> = sequence(&normalized)
+        .into_iter()
+        .filter(|line| line.contains("tool_result"))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "user tool_result a \"full\" error=false",
+            "user tool_result b [{\"text\":\"x\",\"type\":\"text\"}] error=false",
+            "user tool_result c \"kept\" error=false",
+            "user tool_result d \"boom\" error=true",
+            "user tool_result e null error=false",
+            "user tool_result f \"null result\" error=false",
+            "user tool_result g {\"nested\":[\"x\",2]} error=false",
+        ]
+    );
+    assert!(
+        normalized.diagnostics.is_empty(),
+        "{:?}",
+        normalized.diagnostics
+    );
+}
+
 #[test]
 fn copilot_usage_sums_messages_and_prefers_assistant_usage() {
     let message = |tokens: u64| {

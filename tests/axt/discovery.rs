@@ -293,6 +293,102 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
     assert_eq!(runs(&out), after);
 }
 
+/// A Gemini CLI session copied into `scratch/store`, watched (`axt import --watch
+/// --interval 0.05 --settle SETTLE`) into `scratch/out`: the session's file, the watcher
+/// and the file of its stderr.
+fn watch_gemini(scratch: &TempDir, settle: &str) -> (PathBuf, std::process::Child, PathBuf) {
+    let store = scratch.path().join("store");
+    copy_tree(
+        &corpus("gemini", "message-rewritten-as-it-grows-shell-call-0.46.0"),
+        &store,
+    );
+    let session = store.join("tmp/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d0f/chats/session-2026-07-01T10-00-bfb48a59.jsonl");
+    let stderr_path = scratch.path().join("watch.stderr");
+    let watcher = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(scratch.path().join("out"))
+        .args(["--watch", "--interval", "0.05", "--settle", settle])
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .expect("axt runs");
+    (session, watcher, stderr_path)
+}
+
+/// Once the writer of [`watch_gemini`]'s session is done: waits (a minute at most) for the
+/// watched run to be what a one-shot import of the finished store writes, stops the watch
+/// with SIGINT, and checks the run, that no torn record was imported, and exit 0.
+fn assert_watch_ends_as_one_import(
+    scratch: &TempDir,
+    mut watcher: std::process::Child,
+    stderr_path: &Path,
+) {
+    let (store, out) = (scratch.path().join("store"), scratch.path().join("out"));
+    let once = scratch.path().join("once");
+    let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["import", "gemini"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&once)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let expected = runs(&once);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while runs(&out) != expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &watcher.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = watcher.wait().unwrap();
+    let stderr = std::fs::read_to_string(stderr_path).unwrap();
+    assert!(
+        !stderr.contains("invalid-json"),
+        "a torn record was imported:\n{stderr}"
+    );
+    assert_eq!(runs(&out), expected, "{stderr}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// `axt import --watch --settle 0` while a writer appends records in pieces with short
+/// pauses (a line end, then half a record, then the rest): a look may find the file still
+/// (it ends with a line end) and the half record be written before the import reads it.
+/// That read used to be imported torn (`invalid-json`); now the files are stamped before
+/// the look and again once read, and a session whose files moved is read at a later look.
+#[test]
+fn watch_never_imports_half_a_record_written_between_its_look_and_its_read() {
+    let scratch = TempDir::new("watch-look-read");
+    let (session, watcher, stderr_path) = watch_gemini(&scratch, "0");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&session)
+        .unwrap();
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(3));
+    for round in 0..300 {
+        let prompt = json!({"id": format!("u-p{round}"), "type": "user",
+            "timestamp": "2026-07-01T10:03:00.000Z", "content": [{"text": format!("q {round}?")}]});
+        let answer = json!({"id": format!("g-p{round}"), "type": "gemini",
+            "timestamp": "2026-07-01T10:03:00.500Z", "content": format!("a {round}"),
+            "thoughts": [], "model": "gemini-2.5-pro",
+            "tokens": {"input": 1, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 2}})
+        .to_string();
+        let (head, tail) = answer.split_at(answer.len() / 2);
+        use std::io::Write as _;
+        // Each piece one write(2), as agents write.
+        file.write_all(format!("{prompt}\n").as_bytes()).unwrap();
+        pause();
+        file.write_all(head.as_bytes()).unwrap();
+        pause();
+        file.write_all(format!("{tail}\n").as_bytes()).unwrap();
+        pause();
+    }
+    assert_watch_ends_as_one_import(&scratch, watcher, &stderr_path);
+}
+
 /// `axt import --watch` while a writer appends to a Gemini CLI session, pausing in the
 /// middle of each record longer than the settle time: every record is imported whole
 /// (never a torn line's `invalid-json`), the run ends equal to a one-shot import of the
@@ -300,24 +396,7 @@ fn discovery_imports_every_store_then_only_the_grown_and_new_sessions() {
 #[test]
 fn watch_follows_a_session_being_written_and_never_imports_a_torn_record() {
     let scratch = TempDir::new("watch-writer");
-    let store = scratch.path().join("store");
-    let out = scratch.path().join("out");
-    copy_tree(
-        &corpus("gemini", "message-rewritten-as-it-grows-shell-call-0.46.0"),
-        &store,
-    );
-    let session = store.join("tmp/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d0f/chats/session-2026-07-01T10-00-bfb48a59.jsonl");
-    let stderr_path = scratch.path().join("watch.stderr");
-    let mut watcher = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args(["import", "gemini"])
-        .arg(&store)
-        .arg("--out")
-        .arg(&out)
-        .args(["--watch", "--interval", "0.05", "--settle", "0.2"])
-        .stderr(std::fs::File::create(&stderr_path).unwrap())
-        .spawn()
-        .expect("axt runs");
-
+    let (session, watcher, stderr_path) = watch_gemini(&scratch, "0.2");
     // The writer: each round a prompt, then half of the answer's record, a pause longer
     // than the settle time, the rest of it.
     for round in 0..4 {
@@ -342,32 +421,5 @@ fn watch_follows_a_session_being_written_and_never_imports_a_torn_record() {
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
 
-    // What a one-shot import of the finished file writes.
-    let once = scratch.path().join("once");
-    let output = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args(["import", "gemini"])
-        .arg(&store)
-        .arg("--out")
-        .arg(&once)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let expected = runs(&once);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while runs(&out) != expected && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let interrupted = Command::new("kill")
-        .args(["-INT", &watcher.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
-    let status = watcher.wait().unwrap();
-    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
-    assert_eq!(runs(&out), expected, "{stderr}");
-    assert!(
-        !stderr.contains("invalid-json"),
-        "a torn record was imported:\n{stderr}"
-    );
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_watch_ends_as_one_import(&scratch, watcher, &stderr_path);
 }

@@ -61,10 +61,15 @@ sys.stdin.read()
 db.close()
 "#;
 
-#[test]
+/// An OpenCode store (`scratch/opencode`) whose `opencode.db` a Python `sqlite3` writer,
+/// `script`, holds open (stdin and stdout piped); `None` (the test SKIPPED, said on stderr)
+/// without python3.
 #[allow(clippy::print_stderr)]
-fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
-    let scratch = TempDir::new("opencode-wal");
+fn store_with_writer(
+    scratch: &TempDir,
+    script: &str,
+    test: &str,
+) -> Option<(std::path::PathBuf, std::process::Child)> {
     let store = scratch.path().join("opencode");
     std::fs::create_dir_all(&store).unwrap();
     let db = store.join("opencode.db");
@@ -73,14 +78,27 @@ fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
         &db,
     )
     .unwrap();
-    let Ok(mut writer) = Command::new("python3")
-        .args(["-c", WRITER])
+    let spawned = Command::new("python3")
+        .args(["-c", script])
         .arg(&db)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .spawn()
-    else {
-        eprintln!("SKIPPED opencode_database_imported_while_a_wal_writer_appends: no python3");
+        .spawn();
+    let Ok(writer) = spawned else {
+        eprintln!("SKIPPED {test}: no python3");
+        return None;
+    };
+    Some((store, writer))
+}
+
+#[test]
+fn opencode_database_imported_while_a_wal_writer_appends_is_never_torn() {
+    let scratch = TempDir::new("opencode-wal");
+    let Some((store, mut writer)) = store_with_writer(
+        &scratch,
+        WRITER,
+        "opencode_database_imported_while_a_wal_writer_appends",
+    ) else {
         return;
     };
     let stdout = writer.stdout.take().unwrap();
@@ -173,4 +191,201 @@ fn a_session_the_database_holds_is_not_read_again_from_its_migrated_files() {
     let found = Store::OpenCode.discover(&store).unwrap();
     assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found.iter().all(|found| found.row.is_none()));
+}
+
+/// Adds `turns` prompts and replies to the root session of the database at `db`, so that
+/// reading it takes a worker longer than reading a small one.
+fn grow(db: &Path, turns: u32) {
+    let mut connection = rusqlite::Connection::open(db).unwrap();
+    let transaction = connection.transaction().unwrap();
+    let session = "ses_4f0a1b2c3d4eroot";
+    let t = 1_767_262_000_000_i64;
+    for n in 0..turns {
+        let (user, reply) = (format!("msg_zz{n:05}a"), format!("msg_zz{n:05}b"));
+        let at = t + i64::from(n);
+        transaction
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![
+                    user,
+                    session,
+                    at,
+                    format!(r#"{{"role":"user","time":{{"created":{at}}}}}"#)
+                ],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![
+                    format!("prt_zz{n:05}a"),
+                    user,
+                    session,
+                    at,
+                    format!(r#"{{"type":"text","text":"step {n}?"}}"#)
+                ],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![reply, session, at, format!(
+                    r#"{{"role":"assistant","time":{{"created":{at},"completed":{at}}},"modelID":"claude-sonnet-4-5","providerID":"anthropic","finish":"stop"}}"#
+                )],
+            )
+            .unwrap();
+        transaction
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![
+                    format!("prt_zz{n:05}b"),
+                    reply,
+                    session,
+                    at,
+                    format!(r#"{{"type":"text","text":"step {n} done"}}"#)
+                ],
+            )
+            .unwrap();
+    }
+    transaction.commit().unwrap();
+}
+
+/// Two release channels' databases hold the same sessions (OpenCode 1.2's `opencode.db`
+/// and `opencode-beta.db`, one migrated from the other): their runs share ids. Imported on
+/// two workers, the first database's session (the larger, read for longer) used to be
+/// overtaken by the second's, which wrote the shared runs first, and was then written over
+/// them: the files were not one worker's. Now the second waits for the first's claim on
+/// those run ids: whatever the workers, the runs are written in the sessions' order.
+#[test]
+fn two_databases_sharing_session_ids_import_on_two_workers_as_on_one() {
+    let scratch = TempDir::new("opencode-shared-ids");
+    let store = scratch.path().join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    // Sorted, `opencode-beta.db` is read first.
+    let first = store.join("opencode-beta.db");
+    std::fs::copy(
+        corpus("db-task-subagent-resumed-1.18.34").join("opencode.db"),
+        &first,
+    )
+    .unwrap();
+    grow(&first, 3000);
+    std::fs::copy(
+        corpus("db-reply-still-streaming-1.18.34").join("opencode.db"),
+        store.join("opencode.db"),
+    )
+    .unwrap();
+    let import = |jobs: &str| {
+        let out = scratch.path().join(format!("jobs-{jobs}"));
+        let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+            .args(["import", "opencode"])
+            .arg(&store)
+            .arg("--out")
+            .arg(&out)
+            .args(["--jobs", jobs])
+            .output()
+            .expect("axt runs");
+        let stderr = text(&output.stderr).replace(out.to_str().unwrap(), "OUT");
+        (output.status.code(), stderr, runs(&out))
+    };
+    let one = import("1");
+    assert_eq!(one.0, Some(0), "{}", one.1);
+    // Both sessions imported, the second over the first's runs.
+    assert!(
+        one.1
+            .starts_with("axt: 2 sessions (1 new, 1 grown, 0 unchanged), 4 runs,"),
+        "{}",
+        one.1
+    );
+    let names: Vec<&str> = one.2.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ses_4f0a1b2c3d4eroot.agent-ses_7c1d2e3f4a5bchild.jsonl",
+            "ses_4f0a1b2c3d4eroot.jsonl"
+        ]
+    );
+    assert!(!text(&one.2[1].1).contains("step 0 done"));
+    let two = import("2");
+    assert_eq!(two.0, one.0, "{}", two.1);
+    assert_eq!(two.1, one.1);
+    assert!(two.2 == one.2, "the runs differ from one worker's");
+}
+
+/// Steps a writer holding the database open, one line of stdin each: `spill` begins a
+/// transaction and writes more than its cache holds (SQLite writes the pages to the log
+/// before they are committed), `commit` commits it; each prints `ok` when done.
+const STEPPED_WRITER: &str = r#"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("PRAGMA cache_size = 2")
+db.execute("UPDATE session SET time_updated = time_updated")
+print("ok", flush=True)
+for line in sys.stdin:
+    if line.strip() == "spill":
+        db.execute("BEGIN IMMEDIATE")
+        for n in range(200):
+            db.execute("INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)", (f"prt_spill{n:04d}",
+                "msg_none", "ses_none", "x" * 4000))
+    elif line.strip() == "commit":
+        db.execute("COMMIT")
+    print("ok", flush=True)
+"#;
+
+/// A writer writes a transaction to the log before it publishes it to readers: the log's
+/// size and time count it while a read does not see it yet (a stamp taken then, and a read
+/// just after, would leave that transaction out of every import after it: 24 of 25 turns).
+/// A session's stamps hold what the log has published: the same while the transaction is
+/// only written, another once it is committed.
+#[test]
+fn a_transaction_in_the_log_but_not_yet_published_leaves_the_published_stamp_as_it_was() {
+    use std::io::{BufRead, Write};
+    let scratch = TempDir::new("opencode-published");
+    let Some((store, mut writer)) = store_with_writer(
+        &scratch,
+        STEPPED_WRITER,
+        "a_transaction_in_the_log_but_not_yet_published",
+    ) else {
+        return;
+    };
+    let mut input = writer.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(writer.stdout.take().unwrap());
+    let mut step = |what: &str| {
+        if !what.is_empty() {
+            writeln!(input, "{what}").unwrap();
+        }
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        assert_eq!(line, "ok\n", "{what}");
+    };
+    step("");
+    let found = Store::OpenCode.discover(&store).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let published = |stamps: &[axt::import::state::Stamp]| {
+        let published: Vec<&str> = stamps
+            .iter()
+            .filter_map(|s| s.published.as_deref())
+            .collect();
+        assert_eq!(published.len(), 1, "{stamps:#?}");
+        assert!(!published[0].starts_with("unknown"), "{stamps:#?}");
+        published[0].to_owned()
+    };
+    let wal_size = |stamps: &[axt::import::state::Stamp]| {
+        stamps
+            .iter()
+            .find(|s| s.path.to_string_lossy().ends_with("-wal"))
+            .unwrap()
+            .size
+    };
+    let before = found[0].stamps();
+    step("spill");
+    let written = found[0].stamps();
+    assert!(wal_size(&written) > wal_size(&before), "{written:#?}");
+    assert_eq!(published(&written), published(&before));
+    step("commit");
+    let committed = found[0].stamps();
+    assert_ne!(published(&committed), published(&before));
+    drop(input);
+    writer.wait().unwrap();
 }

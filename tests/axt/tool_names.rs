@@ -101,6 +101,16 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "read",
         "the diagnostics table's `source`: the stage that found the problem (reading)",
     ),
+    (
+        "normalize/opencode/parts.rs",
+        "read",
+        "a step's cache tokens (`tokens.cache.read`), not a tool's name",
+    ),
+    (
+        "normalize/opencode/parts.rs",
+        "write",
+        "a step's cache tokens (`tokens.cache.write`), not a tool's name",
+    ),
 ];
 
 /// The string literals of the table's `classify`.

@@ -121,6 +121,10 @@ pub(crate) fn run(args: Args) -> std::io::Result<Outcome> {
         },
         jobs: args.jobs.map_or(0, NonZeroUsize::get),
         since: args.since,
+        // Watching: judged again on the files as each session is read (see below).
+        settle: args
+            .watch
+            .then(|| Duration::from_secs_f64(args.settle.max(0.0))),
     };
     if !args.watch {
         let (sessions, skipped) = find(&args, true)?;
@@ -143,6 +147,8 @@ pub(crate) fn run(args: Args) -> std::io::Result<Outcome> {
     let mut first = true;
     while !stop.load(Ordering::Relaxed) {
         let (sessions, skipped) = find(&args, first)?;
+        // Those not still are not even read; those that are may be written to before they
+        // are read, and the import judges them again then.
         let sessions: Vec<Found> = sessions
             .into_iter()
             .filter(|found| settled(found, settle, SystemTime::now()))

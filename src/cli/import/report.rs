@@ -34,18 +34,23 @@ pub(super) struct Summary {
 impl Summary {
     /// Prints what a session showed, and counts it.
     pub(super) fn add(&mut self, outcome: &SessionOutcome) {
-        self.sessions += 1;
         let session = match &outcome.status {
+            // Being written: left for a later look, as a session not still is before it is
+            // read.
+            Status::Moving => return,
             Status::Unchanged => {
+                self.sessions += 1;
                 self.unchanged += 1;
                 return;
             }
             Status::Imported(session) => session,
             Status::Failed(error) => {
+                self.sessions += 1;
                 self.failed(error);
                 return;
             }
         };
+        self.sessions += 1;
         self.runs += session.runs.len();
         let mut created = true;
         let mut changed = false;

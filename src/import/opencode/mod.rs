@@ -60,6 +60,7 @@ use self::stored::{Found, Piece, Stored};
 use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
+use super::state::Stamp;
 use crate::model::tools::{ToolClass, classify, subagent_name};
 use crate::model::{Provider, Timestamp};
 
@@ -116,6 +117,23 @@ pub(crate) fn paths(files: &SessionFiles, row: Option<&str>) -> Vec<PathBuf> {
         (Some(_), Some(db)) => vec![db.clone(), wal(db)],
         _ => files::paths(files),
     }
+}
+
+/// The stamps of what a session is read from now: its files'; for a database whose
+/// write-ahead log is there (OpenCode running), also what the log has published to readers.
+/// A writer appends a transaction to the log, syncs it, and only then publishes it in the
+/// log's index: a stamp of the log taken in between already counts a transaction the read
+/// after it does not see, and an import stamped so would never read that transaction.
+pub(crate) fn stamps(files: &SessionFiles, row: Option<&str>) -> Vec<Stamp> {
+    let paths = paths(files, row);
+    let stamps = super::state::stamps(&paths);
+    #[cfg(feature = "import-sqlite")]
+    if let (Some(_), Some(db)) = (row, &files.main)
+        && paths.get(1).is_some_and(|wal| wal.exists())
+    {
+        return stamps.into_iter().chain([sqlite::published(db)]).collect();
+    }
+    stamps
 }
 
 /// A database's write-ahead log, where what was written last is until it is checkpointed.

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::stored::{Found, Piece, Stored};
 use crate::import::entries::Fnv;
 use crate::import::session::{ImportError, SessionFiles};
+use crate::import::state::Stamp;
 
 fn open(db: &Path) -> rusqlite::Result<Connection> {
     let connection = Connection::open_with_flags(
@@ -26,6 +27,44 @@ fn open(db: &Path) -> rusqlite::Result<Connection> {
     )?;
     connection.busy_timeout(Duration::from_secs(5))?;
     Ok(connection)
+}
+
+/// The version of the write-ahead log's index whose header [`published`] reads (SQLite's
+/// since 3.7.0, `walformat.html`).
+const WAL_INDEX_VERSION: u32 = 3_007_000;
+
+/// What the write-ahead log of `db` has published to its readers, as the stamp of its
+/// index, `db-shm`: the index's header (the log's salts, the number of its frames readers
+/// may read and their checksum), which a writer rewrites as a transaction becomes visible
+/// (and as the log starts over), never before. Kept twice, the copies written one after the other; a
+/// header being rewritten (copies that differ), not initialized or of another version
+/// says nothing, and gets a stamp no later one equals, so the session is hashed.
+pub(super) fn published(db: &Path) -> Stamp {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-shm");
+    let path = std::path::PathBuf::from(name);
+    let mut header = [0u8; 96];
+    let read = std::fs::File::open(&path)
+        .and_then(|mut file| io::Read::read_exact(&mut file, &mut header))
+        .is_ok();
+    let (first, second) = header.split_at(48);
+    let version = u32::from_ne_bytes([first[0], first[1], first[2], first[3]]);
+    let initialized = first[12] != 0;
+    let published = if read && first == second && initialized && version == WAL_INDEX_VERSION {
+        first.iter().map(|byte| format!("{byte:02x}")).collect()
+    } else {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        format!("unknown at {now} in {}", std::process::id())
+    };
+    Stamp {
+        path,
+        size: 0,
+        mtime_ns: 0,
+        published: Some(published),
+    }
 }
 
 fn failed(db: &Path, error: rusqlite::Error) -> ImportError {

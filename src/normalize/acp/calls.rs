@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::client::Terminals;
-use super::wire::{At, block_text, text};
+use super::wire::{At, Patch, block_text, text};
 use crate::model::tools::shell_commands;
 use crate::model::{Block, Role};
 use crate::normalize::tools::PendingTools;
@@ -63,25 +63,33 @@ struct Call {
     offset: u64,
 }
 
+/// A field an update sets, or leaves (`None`).
+fn set<T>(field: &mut Option<T>, value: Option<Option<T>>) {
+    if let Some(value) = value {
+        *field = value;
+    }
+}
+
 impl Call {
     /// Applies an update's fields: omitted stays, `null` clears, a value replaces.
-    fn patch(&mut self, update: &Value) {
-        let Some(fields) = update.as_object() else {
-            return;
-        };
-        let string = |value: &Value| value.as_str().map(str::to_owned);
-        let some = |value: &Value| Some(value.clone()).filter(|v| !v.is_null());
-        for (name, value) in fields {
-            match name.as_str() {
-                "title" => self.title = string(value),
-                "kind" => self.kind = string(value),
-                "status" => self.status = string(value),
-                "rawInput" => self.raw_input = some(value),
-                "rawOutput" => self.raw_output = some(value),
-                "locations" => self.locations = some(value),
-                "content" => self.content = value.as_array().cloned().unwrap_or_default(),
-                _ => {}
-            }
+    fn patch(&mut self, patch: Patch) {
+        let Patch {
+            title,
+            kind,
+            status,
+            raw_input,
+            raw_output,
+            locations,
+            content,
+        } = patch;
+        set(&mut self.title, title);
+        set(&mut self.kind, kind);
+        set(&mut self.status, status);
+        set(&mut self.raw_input, raw_input);
+        set(&mut self.raw_output, raw_output);
+        set(&mut self.locations, locations);
+        if let Some(content) = content {
+            self.content = content;
         }
     }
 
@@ -115,6 +123,14 @@ impl Call {
     }
 }
 
+/// What an update does to its call.
+pub(super) enum Change {
+    /// Sets the fields it has.
+    Patch(Patch),
+    /// A v2 content chunk: appended to the call's content (a `null` or absent one is none).
+    Append(Option<Value>),
+}
+
 /// What handing out a call's blocks needs besides the call.
 pub(super) struct Out<'o> {
     pub(super) tools: &'o mut PendingTools,
@@ -123,28 +139,15 @@ pub(super) struct Out<'o> {
 }
 
 impl Calls {
-    /// A tool call's update (or, `append`, a v2 content chunk): creates or patches the call,
-    /// then hands out what it completes. `false` when the update names no call.
-    pub(super) fn update(
-        &mut self,
-        update: &Value,
-        append: bool,
-        at: &At<'_>,
-        out: Out<'_>,
-    ) -> bool {
-        let Some(id) = text(update, "toolCallId") else {
-            return false;
-        };
+    /// A tool call's update (or a v2 content chunk of it): creates or patches the call `id`,
+    /// then hands out what it completes.
+    pub(super) fn update(&mut self, id: &str, change: Change, at: &At<'_>, out: Out<'_>) {
         let call = self.entry(id, at);
-        if append {
-            if let Some(content) = update.get("content").filter(|c| !c.is_null()) {
-                call.content.push(content.clone());
-            }
-        } else {
-            call.patch(update);
+        match change {
+            Change::Patch(patch) => call.patch(patch),
+            Change::Append(content) => call.content.extend(content),
         }
         self.advance(id, false, at, out);
-        true
     }
 
     /// A permission request for the call it names: patched with the request's view of it,
@@ -154,7 +157,7 @@ impl Calls {
             return false;
         };
         let call = self.entry(&id, at);
-        call.patch(&view);
+        call.patch(Patch::of(&view));
         call.asking = true;
         true
     }
@@ -323,60 +326,73 @@ fn decision(params: &Value, result: &Value) -> Value {
     Value::Object(decision)
 }
 
-/// A finished call's result content and exit code (see the module docs).
-fn result_content(call: &Call, terminals: &Terminals) -> (Value, Option<i64>) {
-    if call.content.is_empty() {
-        return (call.raw_output.clone().unwrap_or(Value::Null), None);
+/// A finished call's result content and exit code (see the module docs), taken out of the
+/// call: it is answered once, and its content is most of the bytes of the exchange.
+fn result_content(call: &mut Call, terminals: &Terminals) -> (Value, Option<i64>) {
+    let content = std::mem::take(&mut call.content);
+    if content.is_empty() {
+        return (call.raw_output.take().unwrap_or(Value::Null), None);
     }
-    let mut exit_code = None;
-    let mut texts = Vec::new();
-    let mut all_text = true;
-    let parts: Vec<Value> = (call.content.iter())
-        .map(|part| match text(part, "type") {
+    let exit_code = (content.iter())
+        .filter(|part| text(part, "type") == Some("terminal"))
+        .find_map(|part| terminals.seen(text(part, "terminalId").unwrap_or("")).1);
+    let all_text = content.iter().all(|part| match text(part, "type") {
+        Some("content") => block_text(part.get("content").unwrap_or(&Value::Null)).is_some(),
+        Some("terminal") => {
+            let id = text(part, "terminalId").unwrap_or("");
+            terminals.seen(id).0.is_some()
+        }
+        _ => false,
+    });
+    if all_text {
+        let mut texts = content.into_iter().map(|mut part| {
+            if text(&part, "type") == Some("terminal") {
+                let id = text(&part, "terminalId").unwrap_or("");
+                return terminals.seen(id).0.unwrap_or_default().to_owned();
+            }
+            match part
+                .get_mut("content")
+                .and_then(|inner| inner.get_mut("text"))
+            {
+                Some(Value::String(said)) => std::mem::take(said),
+                _ => String::new(),
+            }
+        });
+        // One part (the usual result) is moved, not copied.
+        let first = texts.next().unwrap_or_default();
+        let joined = texts.fold(first, |mut joined, said| {
+            joined.push('\n');
+            joined.push_str(&said);
+            joined
+        });
+        return (Value::String(joined), exit_code);
+    }
+    let parts = (content.into_iter())
+        .map(|mut part| match text(&part, "type") {
             Some("content") => {
-                let inner = part.get("content").unwrap_or(&Value::Null);
-                match block_text(inner) {
-                    Some(said) => {
-                        texts.push(said.to_owned());
-                        json!({"type": "text", "text": said})
-                    }
-                    None => {
-                        all_text = false;
-                        inner.clone()
-                    }
+                let inner = part.get_mut("content").map_or(Value::Null, Value::take);
+                match block_text(&inner) {
+                    Some(said) => json!({"type": "text", "text": said}),
+                    None => inner,
                 }
             }
             Some("terminal") => {
-                let id = text(part, "terminalId").unwrap_or("");
+                let id = text(&part, "terminalId").unwrap_or("");
                 let (output, code) = terminals.seen(id);
-                exit_code = exit_code.or(code);
-                match &output {
-                    Some(output) => texts.push(output.clone()),
-                    None => all_text = false,
-                }
                 json!({"type": "terminal", "terminal_id": id, "output": output, "exit_code": code})
             }
             Some("diff") => {
-                all_text = false;
-                let mut diff = part.clone();
-                if let Some(fields) = diff.as_object_mut() {
+                if let Some(fields) = part.as_object_mut() {
                     for (from, to) in [("oldText", "old_text"), ("newText", "new_text")] {
                         if let Some(value) = fields.remove(from) {
                             fields.insert(to.to_owned(), value);
                         }
                     }
                 }
-                diff
+                part
             }
-            _ => {
-                all_text = false;
-                part.clone()
-            }
+            _ => part,
         })
         .collect();
-    if all_text {
-        (Value::String(texts.join("\n")), exit_code)
-    } else {
-        (Value::Array(parts), exit_code)
-    }
+    (Value::Array(parts), exit_code)
 }

@@ -54,10 +54,10 @@ pub(super) struct Terminals {
 
 impl Terminals {
     /// A terminal's output and exit code as last reported.
-    pub(super) fn seen(&self, id: &str) -> (Option<String>, Option<i64>) {
+    pub(super) fn seen(&self, id: &str) -> (Option<&str>, Option<i64>) {
         self.by_id
             .get(id)
-            .map_or((None, None), |t| (t.output.clone(), t.exit_code))
+            .map_or((None, None), |t| (t.output.as_deref(), t.exit_code))
     }
 
     /// The client made a terminal (`result` of `terminal/create`): its call.

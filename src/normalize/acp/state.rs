@@ -10,14 +10,16 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::calls::{Calls, Out};
+use super::calls::{Calls, Change, Out};
 use super::client::{self, Asked, Terminals};
 use super::text::{Chunks, role_of};
-use super::wire::{At, Line, LineShape, Side, block_text, id_key, sender_of, text};
+use super::wire::{
+    At, Hot, Line, LineShape, Patch, Side, ValueLine, block_text, id_key, sender_of, text,
+};
 use crate::model::{Block, Role, Timestamp};
 use crate::normalize::driver::{Adapter, Driver};
 use crate::normalize::framing::{Lines, Record};
-use crate::normalize::json::JsonParser;
+use crate::normalize::json::{JsonParser, to_value};
 use crate::normalize::report::Fate;
 use crate::normalize::tools::{PendingTools, missing_terminal};
 use crate::normalize::{
@@ -81,6 +83,9 @@ struct State {
     usage: Option<Usage>,
     /// The open prompt's text, which a v2 agent repeats as the turn's `user_message`.
     prompt: Option<String>,
+    /// Every line is read whole, none from the hot path's typed fields: the tests' reference
+    /// the hot path is held to.
+    whole_lines_only: bool,
 }
 
 impl Adapter for State {
@@ -145,6 +150,7 @@ impl State {
             turns: 0,
             usage: None,
             prompt: None,
+            whole_lines_only: false,
         }
     }
 
@@ -157,9 +163,47 @@ impl State {
         (&mut self.calls, out)
     }
 
+    /// A line: the text chunks and tool call updates that are most of an exchange's lines
+    /// from their typed fields, every other line read again whole.
     fn line(
         &mut self,
-        line: Line<'_>,
+        mut line: Line<'_>,
+        at: At<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        let Some(hot) = line.hot().filter(|_| !self.whole_lines_only) else {
+            let value = to_value(at.record.bytes);
+            return match ValueLine::deserialize(&value) {
+                Ok(line) => self.whole_line(line, at, items, diagnostics),
+                // simd-json read the record, serde_json cannot: not seen yet.
+                Err(_) => {
+                    diagnostics.push(at.shape("a line only one of the JSON parsers reads"));
+                    Fate::Skipped
+                }
+            };
+        };
+        if line.message.is_some()
+            && let Some(time) = &line.timestamp
+        {
+            self.saw_time(time);
+        }
+        match hot {
+            Hot::Chunk {
+                kind,
+                message_id,
+                text,
+            } => self.chunk(&kind, message_id.as_deref(), &text, &at, items),
+            Hot::Call { id, patch } => {
+                self.tool_call(id.as_deref(), Change::Patch(patch), &at, items, diagnostics)
+            }
+        }
+    }
+
+    /// A line read whole (see [`State::line`]).
+    fn whole_line(
+        &mut self,
+        line: ValueLine<'_>,
         at: At<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -356,7 +400,7 @@ impl State {
             diagnostics.push(at.shape("a session/update whose `update` has no `sessionUpdate`"));
             return Fate::Skipped;
         };
-        let message_id = text(update, "messageId").map(str::to_owned);
+        let message_id = text(update, "messageId");
         match kind {
             "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
                 let content = update.get("content").unwrap_or(&Value::Null);
@@ -365,11 +409,7 @@ impl State {
                     self.keep(at, &format!("session/update/{kind}/{of}"), update);
                     return Fate::Passthrough;
                 };
-                if kind == "user_message_chunk" && self.echoes_prompt(chunk) {
-                    return Fate::Ignored;
-                }
-                self.chunks
-                    .chunk(role_of(kind), message_id, chunk, at, items);
+                return self.chunk(kind, message_id, chunk, at, items);
             }
             "user_message"
                 if (update.get("content").and_then(Value::as_array)).is_some_and(|blocks| {
@@ -381,16 +421,17 @@ impl State {
             }
             "agent_message" | "agent_thought" | "user_message" => {
                 let role = role_of(kind);
+                let message_id = message_id.map(str::to_owned);
                 (self.chunks).whole(role, message_id, update, at, items, diagnostics);
             }
             "tool_call" | "tool_call_update" | "tool_call_content_chunk" => {
-                self.chunks.flush(items);
-                let append = kind == "tool_call_content_chunk";
-                let (calls, out) = self.out(items);
-                if !calls.update(update, append, at, out) {
-                    diagnostics.push(at.shape("a tool call update without `toolCallId`"));
-                    return Fate::Skipped;
-                }
+                let change = if kind == "tool_call_content_chunk" {
+                    Change::Append(update.get("content").filter(|c| !c.is_null()).cloned())
+                } else {
+                    Change::Patch(Patch::of(update))
+                };
+                let id = text(update, "toolCallId");
+                return self.tool_call(id, change, at, items, diagnostics);
             }
             "usage_update" => {
                 if let Some(cost) = update.get("cost")
@@ -426,6 +467,42 @@ impl State {
                 return Fate::Passthrough;
             }
         }
+        Fate::Mapped
+    }
+
+    /// A chunk of a message's or thought's text: the user's repeating the open prompt is
+    /// dropped.
+    fn chunk(
+        &mut self,
+        kind: &str,
+        message_id: Option<&str>,
+        chunk: &str,
+        at: &At<'_>,
+        items: &mut Vec<Item>,
+    ) -> Fate {
+        if kind == "user_message_chunk" && self.echoes_prompt(chunk) {
+            return Fate::Ignored;
+        }
+        (self.chunks).chunk(role_of(kind), message_id, chunk, at, items);
+        Fate::Mapped
+    }
+
+    /// A tool call's update (`id` its `toolCallId`), or a v2 content chunk of one.
+    fn tool_call(
+        &mut self,
+        id: Option<&str>,
+        change: Change,
+        at: &At<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        self.chunks.flush(items);
+        let Some(id) = id else {
+            diagnostics.push(at.shape("a tool call update without `toolCallId`"));
+            return Fate::Skipped;
+        };
+        let (calls, out) = self.out(items);
+        calls.update(id, change, at, out);
         Fate::Mapped
     }
 
@@ -682,4 +759,88 @@ fn model_option(options: Option<&Value>) -> Option<&str> {
         .iter()
         .find(|option| text(option, "category") == Some("model"))
         .and_then(|option| text(option, "currentValue"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines the hot path takes or turns down at its edges: escaped and non-string fields,
+    /// `null`s, members twice, wrapped messages that are and are not JSON-RPC, and tool calls
+    /// patched field by field.
+    const EDGES: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"edge","version":"1"}}}
+{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"t\u0065xt","text":"esc\"aped\n"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"a","annotations":{"x":[1,2]}}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","messageId":"m1","content":{"type":"text","text":"b"},"content":{"type":"text","text":"c"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","messageId":7,"content":{"type":"text","text":"d"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":7}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"image","data":"AAAA"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":[{"type":"text","text":"e"}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":"agent_thought_chunk"}}
+{"jsonrpc":"2.0","method":"session/update","params":[1,2]}
+{"jsonrpc":"2.0","method":"session/update","params":null}
+{"jsonrpc":"2.0","id":9,"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"f"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"pending","rawInput":{"command":"ls -l"},"content":[],"locations":[]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","title":null,"kind":5}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"one"}},{"type":"content","content":{"type":"text","text":"two"}}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c2","status":"completed","rawOutput":{"ok":true},"content":{"type":"text","text":"not an array"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c3","status":"failed","rawInput":null,"content":[{"type":"diff","path":"a.rs","oldText":"x","newText":"y"},{"type":"content","content":{"type":"text","text":"z"}},{"type":"content"}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","status":"completed"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":{"id":"c4"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_content_chunk","toolCallId":"c4","content":{"type":"text","text":"g"}}}}
+{"direction":"agent_to_client","timestamp":"2026-01-02T03:04:05.678Z","message":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"wrapped"}}}}}
+{"direction":"agent_to_client","ts":1767323045000,"msg":{"jsonrpc":"2.0","method":"session/update","id":null,"params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c5","status":"completed","content":[{"type":"content","content":{"type":"text","text":"h"}}]}}}}
+{"direction":"agent_to_client","message":{"jsonrpc":"2.0","method":7,"params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"i"}}}}}
+{"direction":"agent_to_client","message":{"jsonrpc":"2.0","method":7,"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"j"}}}}}
+{"direction":"agent_to_client","message":"session/update"}
+{"direction":"agent_to_client","message":{"jsonrpc":"2.0","error":null}}
+{"direction":"incoming","payload":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"k"}}}}}
+{"direction":5,"message":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"l"}}}}}
+{"jsonrpc":"2.0","method":"session/update","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"m"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"raw	tab"}}}}
+{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}
+"#;
+
+    /// What a normalizer made of `input`, whole, as text to compare.
+    fn read(mut normalizer: impl Normalizer, input: &[u8]) -> String {
+        let mut out = Output::default();
+        normalizer.push(input, &mut out);
+        normalizer.finish(&mut out);
+        format!(
+            "{:#?}\n{:#?}\n{:#?}",
+            out.items,
+            out.diagnostics,
+            normalizer.meta()
+        )
+    }
+
+    fn whole_lines_normalizer() -> impl Normalizer {
+        let mut state = State::new();
+        state.whole_lines_only = true;
+        Driver::<Lines, State>::new(&Options::default(), state)
+    }
+
+    #[test]
+    fn the_hot_path_reads_every_line_as_the_whole_reading_does() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/acp");
+        let mut inputs = vec![("edges".to_owned(), EDGES.as_bytes().to_vec())];
+        for outcome in ["ok", "err"] {
+            let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the ACP corpus");
+            for entry in dir {
+                let path = entry.expect("a fixture").path();
+                let input = std::fs::read(&path).expect("a fixture");
+                inputs.push((path.display().to_string(), input));
+            }
+        }
+        assert!(inputs.len() > 10, "the corpus is read");
+        for (name, input) in inputs {
+            let hot = read(normalizer(Options::default()), &input);
+            let whole = read(whole_lines_normalizer(), &input);
+            assert_eq!(hot, whole, "{name}");
+        }
+    }
 }

@@ -49,7 +49,7 @@ impl Chunks {
     pub(super) fn chunk(
         &mut self,
         (role, thinking): (Role, bool),
-        message_id: Option<String>,
+        message_id: Option<&str>,
         chunk: &str,
         at: &At<'_>,
         items: &mut Vec<Item>,
@@ -57,7 +57,7 @@ impl Chunks {
         if let Some(open) = &mut self.open
             && open.role == role
             && open.thinking == thinking
-            && open.message_id == message_id
+            && open.message_id.as_deref() == message_id
         {
             open.text.push_str(chunk);
             open.source.end_line = at.record.line;
@@ -67,7 +67,7 @@ impl Chunks {
         self.open = Some(OpenText {
             role,
             thinking,
-            message_id,
+            message_id: message_id.map(str::to_owned),
             text: chunk.to_owned(),
             source: at.source(),
         });

@@ -4,13 +4,25 @@
 //! This room owns the wire's vocabulary: which side sends which method, how a wrapper is
 //! read, the ACP field names of the objects the other rooms read, and the shape of an item
 //! and a problem at a record. It holds no state and hands out nothing.
+//!
+//! A line is read twice over at most. First typed and borrowed ([`Line`]): the text chunks
+//! and tool call updates that are nearly every line of an exchange are read from their typed
+//! fields ([`Hot`]), no JSON tree built. Every other line (requests, responses, the rarer
+//! updates, and any whose fields have another type than the typed reading reads) is read
+//! again whole ([`ValueLine`]): the typed reading never refuses what the whole one takes,
+//! and reads what it takes as the whole one would (a unit test holds it to that).
 
-use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::model::Timestamp;
 use crate::normalize::framing::Record;
-use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::json::{Borrowed, Present, RecordShape};
+use crate::normalize::lenient::{Members, Slot, Text, otherwise};
 use crate::normalize::report::{Fields, Kind};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
@@ -106,9 +118,99 @@ pub(super) fn sender_of(method: &str) -> Option<Side> {
     }
 }
 
-/// One line: a JSON-RPC message, or a wrapper holding one.
+/// One line as the hot path reads it: a JSON-RPC message, or a wrapper holding one, its
+/// `params` read only as far as a `session/update` needs ([`Params`]), nothing else of them
+/// built. A line the hot path does not take ([`Line::hot`]) is read again whole, as a
+/// [`ValueLine`]. Its other fields are read as a [`ValueLine`] reads them, so that a line
+/// one refuses the other does too (a `direction` that is no string, a field twice).
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
+    #[serde(default)]
+    pub(super) id: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) method: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) params: Option<Slot<Params<'a>>>,
+    #[serde(default, rename = "result")]
+    _result: Present,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+    // The wrapper.
+    #[serde(borrow, default, rename = "direction")]
+    _direction: Option<Borrowed<'a>>,
+    #[serde(borrow, default, alias = "msg", alias = "payload")]
+    pub(super) message: Option<Slot<Inner<'a>>>,
+    #[serde(default, alias = "ts", alias = "time")]
+    pub(super) timestamp: Option<Value>,
+}
+
+impl<'a> Line<'a> {
+    /// What the hot path reads of a `session/update` notification it takes whole from the
+    /// typed fields: a message or thought chunk of text, or a `tool_call`/`tool_call_update`.
+    /// `None` for every other line, which is read as a [`ValueLine`].
+    pub(super) fn hot(&mut self) -> Option<Hot<'a>> {
+        let (method, id, params) = match &mut self.message {
+            Some(Slot::Read(inner)) if !inner.method_refused => (
+                inner.method.as_deref(),
+                inner.id.as_ref(),
+                &mut inner.params,
+            ),
+            Some(_) => return None,
+            None => (self.method.as_deref(), self.id.as_ref(), &mut self.params),
+        };
+        if method != Some("session/update") || id.is_some() {
+            return None;
+        }
+        let Some(Slot::Read(Params {
+            update: Some(Slot::Read(update)),
+        })) = params.take()
+        else {
+            return None;
+        };
+        let Update {
+            kind,
+            message_id,
+            tool_call_id,
+            chunk,
+            patch,
+        } = update;
+        let kind = kind?;
+        match &*kind {
+            "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
+                chunk.map(|text| Hot::Chunk {
+                    kind,
+                    message_id,
+                    text,
+                })
+            }
+            "tool_call" | "tool_call_update" => Some(Hot::Call {
+                id: tool_call_id,
+                patch,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A `session/update` the hot path reads (see [`Line::hot`]).
+pub(super) enum Hot<'a> {
+    /// A chunk of text of a message or thought.
+    Chunk {
+        kind: Cow<'a, str>,
+        message_id: Option<Cow<'a, str>>,
+        text: Cow<'a, str>,
+    },
+    /// A tool call's update: the call's id, and what it sets.
+    Call {
+        id: Option<Cow<'a, str>>,
+        patch: Patch,
+    },
+}
+
+/// One line read whole: what every line the hot path does not take is read as (requests,
+/// responses, and updates other than text chunks and tool calls: few lines).
+#[derive(Deserialize)]
+pub(super) struct ValueLine<'a> {
     #[serde(default)]
     pub(super) id: Option<Value>,
     #[serde(borrow, default)]
@@ -128,6 +230,194 @@ pub(super) struct Line<'a> {
     pub(super) timestamp: Option<Value>,
 }
 
+/// A wrapper's `message` as the hot path reads it (`Slot::Other` when it is no object): the
+/// JSON-RPC fields a notification is told by. Only the whole reading ([`ValueLine`]) reports
+/// a message that is no JSON-RPC object.
+#[derive(Default)]
+pub(super) struct Inner<'a> {
+    pub(super) id: Option<Value>,
+    /// A string; `None` for `null`, or a value of another type (`method_refused`).
+    pub(super) method: Option<Cow<'a, str>>,
+    /// Its `method` is neither a string nor `null`: no JSON-RPC message.
+    method_refused: bool,
+    pub(super) params: Option<Slot<Params<'a>>>,
+    /// It has an `error` field, `null` included (what the input report counts by).
+    pub(super) error: bool,
+}
+
+impl<'de: 'a, 'a> Members<'de> for Inner<'a> {
+    /// Read as the whole reading reads it: `null` is no id, no method, no params.
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "id" => self.id = map.next_value()?,
+            // `null` is `None`; a string `Some(Text(Some))`, anything else `Some(Text(None))`.
+            "method" => match map.next_value::<Option<Text<'de>>>()? {
+                None => (self.method, self.method_refused) = (None, false),
+                Some(Text(text)) => (self.method_refused, self.method) = (text.is_none(), text),
+            },
+            "params" => self.params = map.next_value()?,
+            "error" => {
+                map.next_value::<IgnoredAny>()?;
+                self.error = true;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `params` object as the hot path reads it: only its `update`, if it is one.
+#[derive(Default)]
+pub(super) struct Params<'a> {
+    pub(super) update: Option<Slot<Update<'a>>>,
+}
+
+impl<'de: 'a, 'a> Members<'de> for Params<'a> {
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "update" => self.update = Some(map.next_value()?),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `session/update`'s `update`, the fields the hot path reads: its kind, the message a
+/// chunk belongs to and its content, and a tool call's id and patch.
+#[derive(Default)]
+pub(super) struct Update<'a> {
+    kind: Option<Cow<'a, str>>,
+    message_id: Option<Cow<'a, str>>,
+    tool_call_id: Option<Cow<'a, str>>,
+    /// A chunk's text: its `content` is a `text` block.
+    chunk: Option<Cow<'a, str>>,
+    /// The tool call's fields this update carries.
+    patch: Patch,
+}
+
+impl<'de: 'a, 'a> Members<'de> for Update<'a> {
+    /// Read as [`Patch::of`] reads a whole update.
+    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        let some = |value: Value| Some(value).filter(|v| !v.is_null());
+        let owned = |text: Text<'_>| text.0.map(Cow::into_owned);
+        let patch = &mut self.patch;
+        match key {
+            "sessionUpdate" => self.kind = map.next_value::<Text<'de>>()?.0,
+            "messageId" => self.message_id = map.next_value::<Text<'de>>()?.0,
+            "toolCallId" => self.tool_call_id = map.next_value::<Text<'de>>()?.0,
+            "title" => patch.title = Some(owned(map.next_value()?)),
+            "kind" => patch.kind = Some(owned(map.next_value()?)),
+            "status" => patch.status = Some(owned(map.next_value()?)),
+            "rawInput" => patch.raw_input = Some(some(map.next_value()?)),
+            "rawOutput" => patch.raw_output = Some(some(map.next_value()?)),
+            "locations" => patch.locations = Some(some(map.next_value()?)),
+            "content" => {
+                let (chunk, items) = match map.next_value::<Content<'de>>()? {
+                    Content::Block(text) => (text, Vec::new()),
+                    Content::Items(items) => (None, items),
+                    Content::Other => (None, Vec::new()),
+                };
+                self.chunk = chunk;
+                patch.content = Some(items);
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fields of a tool call an update (or a permission request's view of the call) sets:
+/// `None` where it does not have the field, `Some(None)` where it clears it (`null`, or a
+/// value of another type for the strings).
+#[derive(Default)]
+pub(super) struct Patch {
+    pub(super) title: Option<Option<String>>,
+    pub(super) kind: Option<Option<String>>,
+    pub(super) status: Option<Option<String>>,
+    pub(super) raw_input: Option<Option<Value>>,
+    pub(super) raw_output: Option<Option<Value>>,
+    pub(super) locations: Option<Option<Value>>,
+    /// `content`, replaced whole (a value that is no array empties it).
+    pub(super) content: Option<Vec<Value>>,
+}
+
+impl Patch {
+    /// The patch an update read whole makes (a permission request's view of its call).
+    pub(super) fn of(update: &Value) -> Patch {
+        let mut patch = Patch::default();
+        let Some(fields) = update.as_object() else {
+            return patch;
+        };
+        let string = |value: &Value| value.as_str().map(str::to_owned);
+        let some = |value: &Value| Some(value.clone()).filter(|v| !v.is_null());
+        for (name, value) in fields {
+            match name.as_str() {
+                "title" => patch.title = Some(string(value)),
+                "kind" => patch.kind = Some(string(value)),
+                "status" => patch.status = Some(string(value)),
+                "rawInput" => patch.raw_input = Some(some(value)),
+                "rawOutput" => patch.raw_output = Some(some(value)),
+                "locations" => patch.locations = Some(some(value)),
+                "content" => patch.content = Some(value.as_array().cloned().unwrap_or_default()),
+                _ => {}
+            }
+        }
+        patch
+    }
+}
+
+/// An update's `content`: an object (the text when it is a `text` block), an array
+/// (a tool call's content items), or anything else.
+enum Content<'a> {
+    Block(Option<Cow<'a, str>>),
+    Items(Vec<Value>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut kind, mut text) = (None, None);
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    match key.0.as_deref() {
+                        Some("type") => kind = map.next_value::<Text<'de>>()?.0,
+                        Some("text") => text = map.next_value::<Text<'de>>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let text_block = kind.as_deref() == Some("text");
+                Ok(Content::Block(text.filter(|_| text_block)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(item) = seq.next_element::<Value>()? {
+                    items.push(item);
+                }
+                Ok(Content::Items(items))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            otherwise!(Content::Other);
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
 pub(super) struct LineShape;
 impl RecordShape for LineShape {
     type Of<'a> = Line<'a>;
@@ -135,12 +425,16 @@ impl RecordShape for LineShape {
     /// A request or notification by its method (`session/update` by the update's kind); a
     /// response as `response`. A wrapped message is counted by what it holds.
     fn kind<'v>(line: &'v Line<'_>) -> Kind<'v> {
-        if let Some(message) = &line.message {
-            return match message.get("method").and_then(Value::as_str) {
-                Some(method) => (method, update_kind(message.get("params"))),
-                None if message.get("error").is_some() => ("error response", None),
-                None => ("response", None),
-            };
+        match &line.message {
+            Some(Slot::Read(message)) => {
+                return match message.method.as_deref() {
+                    Some(method) => (method, update_kind(message.params.as_ref())),
+                    None if message.error => ("error response", None),
+                    None => ("response", None),
+                };
+            }
+            Some(Slot::Other) => return ("response", None),
+            None => {}
         }
         match line.method.as_deref() {
             Some(method) => (method, update_kind(line.params.as_ref())),
@@ -182,8 +476,13 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>>(
 }
 
 /// The `sessionUpdate` of a `session/update`'s params.
-fn update_kind(params: Option<&Value>) -> Option<&str> {
-    params?.get("update")?.get("sessionUpdate")?.as_str()
+fn update_kind<'v>(params: Option<&'v Slot<Params<'_>>>) -> Option<&'v str> {
+    match params? {
+        Slot::Read(Params {
+            update: Some(Slot::Read(update)),
+        }) => update.kind.as_deref(),
+        _ => None,
+    }
 }
 
 /// A JSON-RPC id as a key: numbers and strings are different ids (`1` is not `"1"`).

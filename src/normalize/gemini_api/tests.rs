@@ -178,3 +178,34 @@ proptest! {
         prop_assert_eq!(outcome(&streamed), outcome(&whole));
     }
 }
+
+/// Each count is read from its camelCase field when that is there, whatever its value (a
+/// null or a string shadows the snake_case spelling and counts 0), else from its snake_case
+/// one; a usage that is not an object counts nothing.
+#[test]
+fn usage_counts_prefer_the_camel_case_field_whenever_it_is_there() {
+    use super::wire::Counts;
+    let counts = Counts::of(&json!({
+        "promptTokenCount": 10,
+        "prompt_token_count": 99,
+        "candidates_token_count": 7,
+        "cachedContentTokenCount": null,
+        "cached_content_token_count": 5,
+        "thoughtsTokenCount": "12",
+        "thoughts_token_count": 12,
+        "tool_use_prompt_token_count": 3,
+        "totalTokenCount": 1000,
+    }));
+    assert_eq!(
+        counts,
+        Counts {
+            prompt: 10,
+            candidates: 7,
+            cached: 0,
+            thoughts: 0,
+            tool_use_prompt: 3,
+        }
+    );
+    assert_eq!(Counts::of(&json!([1, 2])), Counts::default());
+    assert_eq!(Counts::of(&json!({})), Counts::default());
+}

@@ -302,20 +302,42 @@ pub(super) struct Counts {
 }
 
 impl Counts {
+    /// Each count from its camelCase field when that is there (whatever its value), else from
+    /// its snake_case one. One walk over the fields, not a lookup per spelling: a stream's
+    /// every chunk repeats its usage.
     pub(super) fn of(usage: &Value) -> Counts {
-        let count = |camel: &str, snake: &str| {
-            usage
-                .get(camel)
-                .or_else(|| usage.get(snake))
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
+        let Some(fields) = usage.as_object() else {
+            return Counts::default();
         };
+        // Per count: the camelCase value, the snake_case value.
+        let mut found: [(Option<&Value>, Option<&Value>); 5] = [(None, None); 5];
+        for (name, value) in fields {
+            let (count, camel) = match name.as_str() {
+                "promptTokenCount" => (0, true),
+                "prompt_token_count" => (0, false),
+                "candidatesTokenCount" => (1, true),
+                "candidates_token_count" => (1, false),
+                "cachedContentTokenCount" => (2, true),
+                "cached_content_token_count" => (2, false),
+                "thoughtsTokenCount" => (3, true),
+                "thoughts_token_count" => (3, false),
+                "toolUsePromptTokenCount" => (4, true),
+                "tool_use_prompt_token_count" => (4, false),
+                _ => continue,
+            };
+            match camel {
+                true => found[count].0 = Some(value),
+                false => found[count].1 = Some(value),
+            }
+        }
+        let [prompt, candidates, cached, thoughts, tool_use_prompt] =
+            found.map(|(camel, snake)| camel.or(snake).and_then(Value::as_u64).unwrap_or(0));
         Counts {
-            prompt: count("promptTokenCount", "prompt_token_count"),
-            candidates: count("candidatesTokenCount", "candidates_token_count"),
-            cached: count("cachedContentTokenCount", "cached_content_token_count"),
-            thoughts: count("thoughtsTokenCount", "thoughts_token_count"),
-            tool_use_prompt: count("toolUsePromptTokenCount", "tool_use_prompt_token_count"),
+            prompt,
+            candidates,
+            cached,
+            thoughts,
+            tool_use_prompt,
         }
     }
 }

@@ -23,7 +23,7 @@
 
 use serde_json::Value;
 
-use super::parts::{PartBlocks, part_blocks, step_usage};
+use super::parts::{PartBlocks, Step, part_blocks, step_usage};
 use super::{Diagnostic, Item, RunError, State};
 use crate::model::{Block, Role, Timestamp};
 use crate::normalize::framing::Record;
@@ -41,7 +41,8 @@ impl State {
     ) {
         let text = |field: &str| info.get(field).and_then(Value::as_str);
         let message = text("id").map(str::to_owned);
-        if let Some(millis) = info.pointer("/time/created").and_then(Value::as_i64) {
+        let created = info.get("time").and_then(|time| time.get("created"));
+        if let Some(millis) = created.and_then(Value::as_i64) {
             let nanos = i128::from(millis) * 1_000_000;
             self.meta.saw_timestamp(Timestamp::from_unix_nanos(nanos));
         }
@@ -84,7 +85,7 @@ impl State {
                     let step_finish = kind == "step-finish";
                     if step_finish {
                         stepped = true;
-                        self.step_finished(part);
+                        self.step_finished(Step::of(part));
                     }
                     match part_blocks(part) {
                         PartBlocks::None if !step_finish => {

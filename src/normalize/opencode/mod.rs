@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
 use super::json::{JsonParser, RecordShape};
+use super::lenient::Slot;
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -44,7 +45,7 @@ use super::{
 };
 use crate::model::{Role, Timestamp};
 
-pub(crate) use parts::{PartBlocks, part_blocks, step_stop, step_usage};
+use parts::{Part, PartBlocks, Step};
 
 /// Whether the first record of an output looks like OpenCode's: a known event type with a
 /// millisecond `timestamp`, a `sessionID`, and its `part` (or `error`).
@@ -100,8 +101,9 @@ struct Event<'a> {
     timestamp: Option<i64>,
     #[serde(rename = "sessionID", borrow, default)]
     session_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    part: Option<Value>,
+    /// Read typed, not as a tree: the part is nearly every byte of the stream.
+    #[serde(borrow, default)]
+    part: Option<Slot<Part<'a>>>,
     #[serde(default)]
     error: Option<Value>,
     #[serde(default)]
@@ -185,7 +187,7 @@ impl State {
         }
         match &*event.kind {
             "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
-                let Some(mut part) = event.part.filter(Value::is_object) else {
+                let Some(Slot::Read(mut part)) = event.part else {
                     diagnostics.push(Diagnostic::new(
                         DiagnosticKind::UnexpectedShape,
                         record.line,
@@ -195,13 +197,10 @@ impl State {
                     return Fate::Skipped;
                 };
                 if event.kind == "step_finish" {
-                    self.step_finished(&part);
+                    self.step_finished(part.step());
                 }
-                let message = part
-                    .get("messageID")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                self.emit(part_blocks(&mut part), message, record, items, diagnostics);
+                let message = part.message_id.take().map(Cow::into_owned);
+                self.emit(part.said().blocks(), message, record, items, diagnostics);
             }
             "message" => {
                 let Some(info) = event.info.filter(Value::is_object) else {
@@ -290,14 +289,14 @@ impl State {
     }
 
     /// A step's end: its usage and cost added up, its reason the stop reason.
-    fn step_finished(&mut self, part: &Value) {
-        if let Some(usage) = step_usage(part) {
+    fn step_finished(&mut self, step: Step) {
+        if let Some(usage) = step.usage {
             self.usage.get_or_insert_with(Usage::default).add(&usage);
         }
-        if let Some(cost) = part.get("cost").and_then(Value::as_f64) {
+        if let Some(cost) = step.cost {
             self.meta.cost_usd = Some(self.meta.cost_usd.unwrap_or(0.0) + cost);
         }
-        if let Some(reason) = step_stop(part) {
+        if let Some(reason) = step.stop {
             self.ended = reason.raw != "tool-calls";
             self.meta.stop_reason = Some(reason);
         }

@@ -32,16 +32,19 @@
 //!
 //! Pi stamps messages (`timestamp`, Unix milliseconds) but not the other events.
 
+mod wire;
+
 use std::borrow::Cow;
 
-use serde::Deserialize;
+use wire::{Event, EventShape, Payload};
+
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{JsonParser, RecordShape, to_value};
+use super::json::{JsonParser, to_value};
 use super::messages_api::tool_blocks;
-use super::report::{Fate, Fields, Kind};
+use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
@@ -71,65 +74,38 @@ pub(crate) fn normalizer(options: Options) -> impl Normalizer + Send + use<> {
     Driver::<Lines, State>::new(&options, State::new())
 }
 
-struct EventShape;
-impl RecordShape for EventShape {
-    type Of<'a> = Event<'a>;
-
-    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
-        (&event.kind, None)
-    }
-
-    fn fields(kind: Kind<'_>) -> Option<Fields> {
-        let known: fn(&str) -> bool = match kind.0 {
-            "session" => |f| matches!(f, "type" | "version" | "id" | "timestamp" | "cwd"),
-            "agent_start" | "turn_start" => |f| f == "type",
-            "agent_end" => |f| matches!(f, "type" | "messages"),
-            "turn_end" => |f| matches!(f, "type" | "message" | "toolResults"),
-            "message_start" | "message_end" => |f| matches!(f, "type" | "message"),
-            "message_update" => |f| matches!(f, "type" | "message" | "assistantMessageEvent"),
-            "tool_execution_start" | "tool_execution_update" | "tool_execution_end" => |f| {
-                matches!(
-                    f,
-                    "type"
-                        | "toolCallId"
-                        | "toolName"
-                        | "args"
-                        | "partialResult"
-                        | "result"
-                        | "isError"
-                )
-            },
-            _ => return None,
-        };
-        Some(Fields {
-            within: None,
-            known,
-        })
-    }
+/// A payload an event only copies (a message's snapshot, a tool's output), kept until the
+/// record that holds it for good comes: as built, or as its record, read again only if
+/// that record never comes (see `wire`).
+enum Copied {
+    Value(Value),
+    Record(Vec<u8>),
 }
 
-#[derive(Deserialize)]
-struct Event<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    timestamp: Option<Value>,
-    #[serde(default)]
-    message: Option<Value>,
-    #[serde(rename = "toolCallId", default)]
-    tool_call_id: Option<String>,
-    #[serde(default)]
-    result: Option<Value>,
-    #[serde(rename = "isError", default)]
-    is_error: Option<bool>,
+impl Copied {
+    fn new(payload: Payload<'_>, record: Record<'_>) -> Self {
+        match payload {
+            Payload::Whole(value) => Copied::Value(value),
+            Payload::Seen { .. } => Copied::Record(record.bytes.to_vec()),
+        }
+    }
+
+    /// The payload, built: from its record's `field` when it was not.
+    fn whole(self, field: &str) -> Value {
+        match self {
+            Copied::Value(value) => value,
+            Copied::Record(bytes) => {
+                let mut record = to_value(&bytes);
+                record.get_mut(field).map_or(Value::Null, Value::take)
+            }
+        }
+    }
 }
 
 /// A tool's result as `tool_execution_end` announced it, until its `toolResult` message.
 struct Executed {
     tool_id: String,
-    result: Value,
+    result: Copied,
     is_error: bool,
     source: Source,
 }
@@ -139,7 +115,7 @@ struct State {
     tools: PendingTools,
     usage: Option<Usage>,
     /// The message being streamed: its last snapshot and where it was, until its end.
-    streaming: Option<(Value, Source)>,
+    streaming: Option<(Copied, Source)>,
     /// Results announced by `tool_execution_end` whose `toolResult` message has not come.
     executed: Vec<Executed>,
     /// A turn that did not stop for tools ended, or `agent_end` came.
@@ -161,6 +137,7 @@ impl Adapter for State {
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
         let Output { items, diagnostics } = out;
         if let Some((message, source)) = self.streaming.take() {
+            let message = message.whole("message");
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::IncompleteBlock,
                 source.line,
@@ -184,6 +161,7 @@ impl Adapter for State {
                     "the result of {tool_id:?} from tool_execution_end: its toolResult message never came"
                 ),
             ));
+            let result = result.whole("result");
             let content = result.get("content").cloned().unwrap_or(result);
             self.result(tool_id, &content, is_error, source, items, diagnostics);
         }
@@ -243,14 +221,17 @@ impl State {
                 Fate::Mapped
             }
             "message_start" | "message_update" => {
-                if let Some(message) = event.message.filter(Value::is_object) {
-                    self.streaming = Some((message, source));
+                if let Some(message) = event.message.filter(Payload::is_object) {
+                    self.streaming = Some((Copied::new(message, record), source));
                 }
                 Fate::Ignored
             }
             "message_end" => {
                 self.streaming = None;
-                let Some(message) = event.message.filter(Value::is_object) else {
+                let message = (event.message)
+                    .map(|message| Copied::new(message, record).whole("message"))
+                    .filter(Value::is_object);
+                let Some(message) = message else {
                     diagnostics.push(Diagnostic::new(
                         DiagnosticKind::UnexpectedShape,
                         record.line,
@@ -274,7 +255,10 @@ impl State {
                 {
                     self.executed.push(Executed {
                         tool_id,
-                        result: event.result.unwrap_or(Value::Null),
+                        result: match event.result {
+                            Some(result) => Copied::new(result, record),
+                            None => Copied::Value(Value::Null),
+                        },
                         is_error: event.is_error.unwrap_or(false),
                         source,
                     });
@@ -282,9 +266,7 @@ impl State {
                 Fate::Ignored
             }
             "turn_end" => {
-                let stop = (event.message.as_ref())
-                    .and_then(|m| m.get("stopReason"))
-                    .and_then(Value::as_str);
+                let stop = event.message.as_ref().and_then(Payload::stop_reason);
                 if stop.is_some_and(|stop| stop != "toolUse") {
                     self.end();
                 }
@@ -523,3 +505,6 @@ fn texts(content: &Value) -> Vec<String> {
 fn text_of(value: &Value, field: &str) -> Option<String> {
     value.get(field).and_then(Value::as_str).map(str::to_owned)
 }
+
+#[cfg(test)]
+mod tests;
