@@ -115,11 +115,11 @@ bench-stats-memory: ## axt stats peak RSS on 1,000 vs 16,000 transcripts
 
 .PHONY: bench-normalize
 bench-normalize: ## Normalize per provider vs simd-json / serde_json parse (AXT_BENCH_PROVIDERS=claude,codex)
-	$(CARGO) bench --locked --bench normalize
+	AXT_BENCH_PROFILE='bench = dist (fat LTO, 1 codegen unit)' $(CARGO) bench --locked --bench normalize
 
 .PHONY: bench-read
 bench-read: ## Reading a transcript (Reader) vs decode alone, validate and the strict writer, same run
-	$(CARGO) bench --locked --bench read
+	AXT_BENCH_PROFILE='bench = dist (fat LTO, 1 codegen unit)' $(CARGO) bench --locked --bench read
 
 .PHONY: bench-export
 bench-export: ## Parquet export vs axt stats on a ~1 GB corpus: MB/s, peak memory, dataset size (AXT_BENCH_MB=1024)
@@ -132,7 +132,7 @@ bench-proxy: ## Latency axt proxy adds per chunk of a stream: median and p99, di
 
 .PHONY: bench-recorder
 bench-recorder: ## Recorder append vs a raw write(2) loop, per durability policy
-	$(CARGO) bench --locked --bench recorder
+	AXT_BENCH_PROFILE='bench = dist (fat LTO, 1 codegen unit)' $(CARGO) bench --locked --bench recorder
 
 .PHONY: soak
 soak: ## Crash soak: SIGKILL a recorder, an exec'd agent, axt exec and axt normalize --out; then a disk that fills and frees (SOAK_KILLS=1000)

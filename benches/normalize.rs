@@ -212,7 +212,7 @@ fn selected() -> Vec<Provider> {
 }
 
 fn main() {
-    println!("{}", providers::measure::PROFILE);
+    println!("{}", providers::measure::profile());
     let mb = env_usize("AXT_BENCH_MB", 200);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()

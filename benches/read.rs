@@ -91,7 +91,7 @@ const MODES: [(&str, Mode); 6] = [
 ];
 
 fn main() {
-    println!("{}", providers::measure::PROFILE);
+    println!("{}", providers::measure::profile());
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let mut targets = Targets::new("read");

@@ -187,7 +187,7 @@ fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Opt
 }
 
 fn main() {
-    println!("{}", measure::PROFILE);
+    println!("{}", measure::profile());
     let events = env_usize("AXT_BENCH_EVENTS", 200_000);
     let sync_events = env_usize("AXT_BENCH_SYNC_EVENTS", 1_000);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);

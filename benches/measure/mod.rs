@@ -8,11 +8,22 @@ use std::time::Duration;
 
 use memchr::memchr_iter;
 
-/// The build every benchmark measures, printed first in each report: `cargo bench` builds
-/// with Cargo.toml's `[profile.bench]`, which inherits `[profile.dist]`, the build of the
-/// shipped binaries (tests/axt/cli.rs checks that Cargo.toml still says so). The default
-/// `release` profile builds faster and runs slower; the ratios below are the dist build's.
-pub(crate) const PROFILE: &str = "profile: bench = dist (fat LTO, 1 codegen unit)";
+/// The build every benchmark measured, for the first line of each report. Cargo tells a
+/// program nothing of the profile it was built with, and `cargo bench` (Cargo.toml's
+/// `[profile.bench]`, which inherits `[profile.dist]`: fat LTO, 1 codegen unit, the build
+/// of the shipped binaries; tests/axt/cli.rs checks that Cargo.toml still says so) and
+/// `cargo bench --profile release` (faster to build, slower to run) both put the binary in
+/// target/release. So whoever runs it names the build in `AXT_BENCH_PROFILE` (the
+/// Makefile's bench targets do), and a report run without it says it does not know
+/// rather than guess.
+pub(crate) fn profile() -> String {
+    match std::env::var("AXT_BENCH_PROFILE") {
+        Ok(named) if !named.trim().is_empty() => format!("profile: {named} (AXT_BENCH_PROFILE)"),
+        _ => "profile: not named (AXT_BENCH_PROFILE unset; `cargo bench` builds bench = dist, \
+              fat LTO, `--profile release` the release profile)"
+            .to_owned(),
+    }
+}
 
 /// A stream generator: at least `bytes` bytes (whole sessions) from a seed.
 #[allow(dead_code)] // Not every bench generates streams.

@@ -9,7 +9,7 @@ use crate::export::otlp::send::{
 use crate::export::otlp::{self, CAPTURE_VARIABLE, Capture, Span, encode};
 use crate::export::parquet::DatasetReport;
 use crate::export::{ExportError, Misuse, Options, Output, Setting, Target, check, export};
-use crate::read::tree::{LinkKind, TreeProblem, forest};
+use crate::read::tree::{LinkKind, TreeProblem, forest, may_invoke_runs, unlinked_roots};
 use crate::read::{ProblemKind, transcript_files};
 use crate::record::Redactor;
 
@@ -304,7 +304,7 @@ fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
             return Err(usage("stdin is one run: give - alone"));
         }
         if file.is_dir() {
-            let (found, listed) = root_files(file);
+            let (found, listed) = root_files(file, options.jobs);
             roots.extend(found);
             outcome = outcome.worse(listed);
         } else {
@@ -321,6 +321,9 @@ fn agentlog_documents(args: &Args, options: &Options) -> io::Result<Outcome> {
 /// The AgentLog documents of `roots`, exported on `workers` threads ([`batch`]), written to
 /// `out` as one pretty-printed JSON array, one document at a time as it and those before it
 /// are done: what one worker writes, in the roots' order, without holding every document.
+/// Each worker prints its own document into the array's text (pretty-printing is most of
+/// an export's time: done on the one thread that writes, it would keep the workers
+/// waiting), and what waits to be written is that text, not the document's tree.
 /// The first error (a file that cannot be read) ends the export, as with one worker.
 fn agentlog_array(
     roots: &[PathBuf],
@@ -335,17 +338,20 @@ fn agentlog_array(
         roots,
         workers,
         |_, root, send| {
-            send(export(
-                Target::AgentLog,
-                std::slice::from_ref(root),
-                options,
-            ))
+            let exported = export(Target::AgentLog, std::slice::from_ref(root), options);
+            send(exported.map(|exported| {
+                let text = match &exported.output {
+                    Output::Document(document) => Some(array_element(document)),
+                    _ => None,
+                };
+                (exported.problems, text)
+            }));
         },
         |_, exported| {
             if failed.is_some() {
                 return;
             }
-            let exported = match exported {
+            let (problems, text) = match exported {
                 Ok(exported) => exported,
                 Err(ExportError::Misuse(e)) => return failed = Some(misuse(&e)),
                 Err(ExportError::Io { path, source }) => {
@@ -357,17 +363,16 @@ fn agentlog_array(
                 }
                 Err(error) => return failed = Some(io::Error::other(error)),
             };
-            outcome = outcome.worse(outcome_of(&exported.problems, false, options.redact));
-            let Output::Document(document) = exported.output else {
+            outcome = outcome.worse(outcome_of(&problems, false, options.redact));
+            let Some(text) = text else {
                 return;
             };
             documents += 1;
             let opening: &[u8] = if documents == 1 { b"[\n" } else { b",\n" };
-            failed = serde_json::to_string_pretty(&document)
-                .map_err(io::Error::from)
+            failed = text
                 .and_then(|text| {
                     out.write_all(opening)?;
-                    write_indented(out, &text, "  ", true)
+                    out.write_all(&text)
                 })
                 .err();
         },
@@ -379,19 +384,46 @@ fn agentlog_array(
     Ok(outcome)
 }
 
+/// `document` pretty-printed as an element of the array [`agentlog_array`] writes: every
+/// line indented by two spaces, no line end after the last.
+fn array_element(document: &serde_json::Value) -> io::Result<Vec<u8>> {
+    let text = serde_json::to_string_pretty(document)?;
+    let mut element = Vec::with_capacity(text.len() + text.len() / 8);
+    write_indented(&mut element, &text, "  ", true)?;
+    Ok(element)
+}
+
 /// The files of a directory's root runs (those [`forest`] puts at the top: each run
 /// file once, under the run that invokes it, or as a root), in file order; every other
 /// run is in a root's document. What cannot be listed is reported, and makes the outcome
-/// [`Outcome::Failed`].
-fn root_files(dir: &Path) -> (Vec<PathBuf>, Outcome) {
+/// [`Outcome::Failed`]. The forest is built only when a file may invoke another run
+/// (looked for on `jobs` workers): without links every file is a root, and reading every
+/// run whole on this one thread, before the documents are shared out, would be the
+/// batch's serial part.
+fn root_files(dir: &Path, jobs: usize) -> (Vec<PathBuf>, Outcome) {
     let (files, unlisted) = transcript_files(std::slice::from_ref(&dir.to_path_buf()));
     let mut outcome = Outcome::Clean;
     for (path, error) in unlisted {
         super::report_error(&with_path(&path, error));
         outcome = Outcome::Failed;
     }
-    let roots = forest(&files).roots.into_iter().map(|run| run.file);
-    (roots.collect(), outcome)
+    let mut linked = false;
+    batch::in_order(
+        &files,
+        batch::workers(jobs, files.len()),
+        |_, file, send| send(may_invoke_runs(file)),
+        |_, may| linked |= may,
+    );
+    let roots = if linked {
+        forest(&files)
+            .roots
+            .into_iter()
+            .map(|run| run.file)
+            .collect()
+    } else {
+        unlinked_roots(&files)
+    };
+    (roots, outcome)
 }
 
 /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`: a value the conventions do not

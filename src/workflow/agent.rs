@@ -364,8 +364,8 @@ impl AgentStep {
     /// Opens a tool call captured at the router, inside this step: see [`Step::tool`].
     pub fn tool(
         &self,
-        name: impl Into<String>,
-        call_id: impl Into<String>,
+        name: impl AsRef<str>,
+        call_id: impl AsRef<str>,
         input: Value,
     ) -> Result<ToolCall, RunError> {
         self.step.tool(name, call_id, input)

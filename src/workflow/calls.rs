@@ -25,6 +25,7 @@
 //! the tools the executor's router serves, so calls the agent runs itself stay live.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 // foldhash, not std's SipHash: a router call is hashed by id several times (its open, its
 // result), and SipHash is several times slower on keys this short. The tables are randomly
@@ -99,7 +100,7 @@ pub(super) struct Sighting {
 struct RouterCall {
     /// When it opened, among the step's router calls.
     order: u64,
-    name: String,
+    name: Arc<str>,
     /// Its input, kept only where an agent's sighting may have to be matched by content.
     input: Value,
     agent_call_id: Option<String>,
@@ -136,16 +137,17 @@ pub(super) struct Ledger {
     /// Whether an agent reports calls in this step (an agent step).
     agent: bool,
     hold: RouterTools,
-    /// Router calls by id: the open ones, and in an agent step every one.
-    calls: HashMap<String, RouterCall>,
+    /// Router calls by id: the open ones, and in an agent step every one. Names and ids
+    /// are the call scope's own (`Arc<str>`), shared, not copied, by every table here.
+    calls: HashMap<Arc<str>, RouterCall>,
     /// Open router calls by `order`, to their id.
-    open: BTreeMap<u64, String>,
+    open: BTreeMap<u64, Arc<str>>,
     /// Router calls no agent sighting has matched, by tool name: (order, id), oldest first.
-    unmatched: HashMap<String, VecDeque<(u64, String)>>,
+    unmatched: HashMap<Arc<str>, VecDeque<(u64, Arc<str>)>>,
     router_calls: u64,
     held: Vec<Held>,
     /// Agent call ids that are sightings of a router call, to the router call's id.
-    sighted: HashMap<String, String>,
+    sighted: HashMap<String, Arc<str>>,
     agent_calls: u64,
     agent_results_dropped: u64,
 }
@@ -161,15 +163,15 @@ impl Ledger {
     /// The agent reported a call.
     pub(super) fn agent_call(&mut self, payload: ToolPayload, seen: Sighting) -> Vec<Write> {
         self.agent_calls += 1;
-        let router_id = if self.calls.contains_key(&payload.call_id) {
-            Some(payload.call_id.clone())
+        let router_id = if let Some((id, _)) = self.calls.get_key_value(payload.call_id.as_str()) {
+            Some(Arc::clone(id))
         } else {
             self.unmatched_like(&payload)
         };
         if let Some(router_id) = router_id {
             self.unmatch(&router_id);
             if let Some(call) = self.calls.get_mut(&router_id)
-                && router_id != payload.call_id
+                && *router_id != *payload.call_id
                 && call.agent_call_id.is_none()
             {
                 call.agent_call_id = Some(payload.call_id.clone());
@@ -227,13 +229,13 @@ impl Ledger {
 
     /// The oldest unmatched router call the agent's call could be: the same tool, under
     /// one of the agent's names for it, with equal input.
-    fn unmatched_like(&self, payload: &ToolPayload) -> Option<String> {
+    fn unmatched_like(&self, payload: &ToolPayload) -> Option<Arc<str>> {
         router_names(&payload.name)
             .filter_map(|name| self.unmatched.get(name))
             .flat_map(|queue| queue.iter())
             .filter(|(_, id)| self.calls.get(id).is_some_and(|c| c.input == payload.input))
             .min_by_key(|(order, _)| *order)
-            .map(|(_, id)| id.clone())
+            .map(|(_, id)| Arc::clone(id))
     }
 
     /// Takes a router call out of the unmatched ones.
@@ -242,19 +244,24 @@ impl Ledger {
             return;
         };
         if let Some(queue) = self.unmatched.get_mut(&call.name) {
-            queue.retain(|(_, id)| id != router_id);
+            queue.retain(|(_, id)| **id != *router_id);
         }
     }
 
     /// The router captured a call: its `tool.call` payload, with `agent_call_id` when it
     /// claims a call the agent reported under another id.
-    pub(super) fn router_call(&mut self, name: &str, call_id: &str, input: Value) -> ToolPayload {
+    pub(super) fn router_call(
+        &mut self,
+        name: &Arc<str>,
+        call_id: &Arc<str>,
+        input: Value,
+    ) -> ToolPayload {
         let order = self.router_calls;
         self.router_calls += 1;
         let by_id = self
             .held
             .iter()
-            .position(|held| held.payload.call_id == call_id);
+            .position(|held| *held.payload.call_id == **call_id);
         let by_content = || {
             self.held
                 .iter()
@@ -264,20 +271,20 @@ impl Ledger {
         let agent_call_id = claimed
             .as_ref()
             .map(|held| held.payload.call_id.clone())
-            .filter(|id| id != call_id);
+            .filter(|id| **id != **call_id);
         if let Some(held) = &claimed {
             self.sighted
-                .insert(held.payload.call_id.clone(), call_id.to_owned());
+                .insert(held.payload.call_id.clone(), Arc::clone(call_id));
         }
         if self.agent && claimed.is_none() {
-            let queue = self.unmatched.entry(name.to_owned()).or_default();
-            queue.push_back((order, call_id.to_owned()));
+            let queue = self.unmatched.entry(Arc::clone(name)).or_default();
+            queue.push_back((order, Arc::clone(call_id)));
         }
         self.calls.insert(
-            call_id.to_owned(),
+            Arc::clone(call_id),
             RouterCall {
                 order,
-                name: name.to_owned(),
+                name: Arc::clone(name),
                 input: if self.agent {
                     input.clone()
                 } else {
@@ -286,8 +293,8 @@ impl Ledger {
                 agent_call_id: agent_call_id.clone(),
             },
         );
-        self.open.insert(order, call_id.to_owned());
-        let mut payload = ToolPayload::call(name, call_id, input, Fidelity::Router);
+        self.open.insert(order, Arc::clone(call_id));
+        let mut payload = ToolPayload::call(&**name, &**call_id, input, Fidelity::Router);
         payload.agent_call_id = agent_call_id;
         payload
     }
@@ -306,10 +313,10 @@ impl Ledger {
     }
 
     /// The router calls still open, as (name, call id), in the order they opened.
-    pub(super) fn open_router_calls(&self) -> Vec<(String, String)> {
+    pub(super) fn open_router_calls(&self) -> Vec<(Arc<str>, Arc<str>)> {
         self.open
             .values()
-            .filter_map(|id| Some((self.calls.get(id)?.name.clone(), id.clone())))
+            .filter_map(|id| Some((Arc::clone(&self.calls.get(id)?.name), Arc::clone(id))))
             .collect()
     }
 
@@ -382,7 +389,7 @@ mod tests {
     #[test]
     fn router_first_the_agent_s_sighting_and_its_result_are_dropped() {
         let mut ledger = ledger(RouterTools::All);
-        let call = ledger.router_call("Read", "toolu_1", json!({"path": "a"}));
+        let call = ledger.router_call(&"Read".into(), &"toolu_1".into(), json!({"path": "a"}));
         assert_eq!(
             (call.fidelity, call.agent_call_id),
             (Fidelity::Router, None)
@@ -408,7 +415,7 @@ mod tests {
                 .agent_call(agent("Read", "toolu_1", json!({})), now())
                 .is_empty()
         );
-        let call = ledger.router_call("Read", "toolu_1", json!({}));
+        let call = ledger.router_call(&"Read".into(), &"toolu_1".into(), json!({}));
         assert_eq!(call.agent_call_id, None);
         assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
         assert!(ledger.drain_held().is_empty());
@@ -440,18 +447,18 @@ mod tests {
             agent("mcp__awf__read_file", "toolu_9", json!({"p": 1})),
             now(),
         );
-        let call = ledger.router_call("read_file", "7", json!({"p": 1}));
+        let call = ledger.router_call(&"read_file".into(), &"7".into(), json!({"p": 1}));
         assert_eq!(call.agent_call_id.as_deref(), Some("toolu_9"));
         assert_eq!(ledger.router_result("7").as_deref(), Some("toolu_9"));
         // Router first: the agent's later sighting names the id for the result.
-        ledger.router_call("read_file", "8", json!({"p": 2}));
+        ledger.router_call(&"read_file".into(), &"8".into(), json!({"p": 2}));
         ledger.agent_call(
             agent("mcp__awf__read_file", "toolu_10", json!({"p": 2})),
             now(),
         );
         assert_eq!(ledger.router_result("8").as_deref(), Some("toolu_10"));
         // Different input: not the same call.
-        ledger.router_call("read_file", "9", json!({"p": 3}));
+        ledger.router_call(&"read_file".into(), &"9".into(), json!({"p": 3}));
         assert!(
             ledger
                 .agent_call(agent("read_file", "toolu_11", json!({"p": 4})), now())

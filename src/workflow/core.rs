@@ -71,7 +71,7 @@ struct RunState {
     next_id: StepId,
     steps: BTreeMap<StepId, OpenStep>,
     /// The ids of the run's router calls.
-    call_ids: HashSet<String>,
+    call_ids: HashSet<Arc<str>>,
     /// Events the disk refused, waiting to be written in order.
     writes: Backlog,
 }
@@ -93,7 +93,7 @@ pub(super) struct StepCtx<'a> {
     writes: &'a mut Backlog,
     pub(super) step: &'a mut OpenStep,
     /// The ids of the run's router calls.
-    pub(super) call_ids: &'a mut HashSet<String>,
+    pub(super) call_ids: &'a mut HashSet<Arc<str>>,
 }
 
 impl StepCtx<'_> {
@@ -568,8 +568,12 @@ impl RunCore {
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
             let agent_call_id = ctx.step.ledger.router_result(&call_id);
-            let mut payload =
-                ToolPayload::call(name, call_id, Value::Null, crate::model::Fidelity::Router);
+            let mut payload = ToolPayload::call(
+                &*name,
+                &*call_id,
+                Value::Null,
+                crate::model::Fidelity::Router,
+            );
             payload.input = Value::Null;
             payload.error = Some("the step ended before the tool call returned".into());
             payload.agent_call_id = agent_call_id;

@@ -87,15 +87,15 @@ impl Step {
     /// [calls seen on both channels](crate::model#calls-seen-on-both-channels)).
     pub fn tool(
         &self,
-        name: impl Into<String>,
-        call_id: impl Into<String>,
+        name: impl AsRef<str>,
+        call_id: impl AsRef<str>,
         input: Value,
     ) -> Result<ToolCall, RunError> {
         ToolCall::open(
             Arc::clone(&self.core),
             self.info.clone(),
-            name.into(),
-            call_id.into(),
+            name.as_ref(),
+            call_id.as_ref(),
             input,
         )
     }

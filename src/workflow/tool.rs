@@ -21,8 +21,10 @@ use crate::model::{EventType, Fidelity, Payload, ToolPayload};
 pub struct ToolCall {
     core: Arc<RunCore>,
     step: StepInfo,
-    name: String,
-    call_id: String,
+    // Shared with the step's call ledger and the run's set of call ids: one copy of each
+    // per call, whatever tables know it.
+    name: Arc<str>,
+    call_id: Arc<str>,
     started: Instant,
     ended: bool,
 }
@@ -31,15 +33,17 @@ impl ToolCall {
     pub(super) fn open(
         core: Arc<RunCore>,
         step: StepInfo,
-        name: String,
-        call_id: String,
+        name: &str,
+        call_id: &str,
         input: Value,
     ) -> Result<ToolCall, RunError> {
+        let name: Arc<str> = Arc::from(name);
+        let call_id: Arc<str> = Arc::from(call_id);
         core.with_step(&step, |ctx| {
-            if !ctx.call_ids.insert(call_id.clone()) {
+            if !ctx.call_ids.insert(Arc::clone(&call_id)) {
                 return Err(RunError::CallIdUsed {
                     run_id: core.run_id().to_owned(),
-                    call_id: call_id.clone(),
+                    call_id: call_id.to_string(),
                 });
             }
             let payload = ctx.step.ledger.router_call(&name, &call_id, input);
@@ -110,7 +114,7 @@ impl ToolCall {
                 duration_ms: Some(duration_ms),
                 agent_call_id,
                 input: Value::Null,
-                ..ToolPayload::call(&self.name, &self.call_id, Value::Null, Fidelity::Router)
+                ..ToolPayload::call(&*self.name, &*self.call_id, Value::Null, Fidelity::Router)
             };
             ctx.write(EventType::ToolResult, Payload::Tool(payload), None)
                 .map(drop)
@@ -131,7 +135,7 @@ impl Drop for ToolCall {
         match self.result(Value::Null, Some(reason.to_owned()), None) {
             Ok(()) | Err(RunError::StepEnded { .. }) => {}
             Err(failure) => {
-                tracing::warn!(call_id = self.call_id, %failure, "recording a dropped tool call failed");
+                tracing::warn!(call_id = &*self.call_id, %failure, "recording a dropped tool call failed");
             }
         }
     }

@@ -418,6 +418,52 @@ fn tree_nodes_hold_the_lines_of_every_event_of_their_call_and_step() {
     }
 }
 
+/// Without links between runs, the roots an exporter takes without building the forest are
+/// the forest's, in its order: parentless runs and runs whose parent is elsewhere first,
+/// orphans after, a file without an event a root, duplicates once.
+#[test]
+fn unlinked_roots_are_the_forest_s_roots_in_its_order() {
+    use axt::model::{StepKind, encode_event};
+    use axt::read::tree::{forest, may_invoke_runs, unlinked_roots};
+    let tmp = crate::support::TempDir::new("unlinked-roots");
+    let dir = tmp.path();
+    let run_file = |name: &str, run_id: &str, parent: Option<&str>, extra: &str| {
+        let payload = Payload::Step(StepPayload::new("w", StepKind::Workflow));
+        let mut event = ExchangeEvent::new(run_id, EventType::RunStarted, "", payload);
+        event.seq = 1;
+        event.parent_run_id = parent.map(str::to_owned);
+        let mut bytes = Vec::new();
+        encode_event(&event, &mut bytes).unwrap();
+        bytes.push(b'\n');
+        bytes.extend_from_slice(extra.as_bytes());
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let orphan = run_file("b.jsonl", "b", Some("a"), "");
+    let escaped = "{\"seq\":2,\"note\":\"\\u001b[0m call_workflow\"}\n";
+    let parent = run_file("a.jsonl", "a", None, escaped);
+    let elsewhere = run_file("c.jsonl", "c", Some("not-here"), "");
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let files = [
+        orphan.clone(),
+        parent.clone(),
+        elsewhere.clone(),
+        empty.clone(),
+        parent.clone(),
+    ];
+    assert!(files.iter().all(|file| !may_invoke_runs(file)));
+    let expected = [parent, elsewhere, empty, orphan];
+    assert_eq!(unlinked_roots(&files), expected);
+    let forest_roots: Vec<_> = forest(&files)
+        .roots
+        .into_iter()
+        .map(|run| run.file)
+        .collect();
+    assert_eq!(forest_roots, expected);
+}
+
 /// A directory's runs as a forest: each file once, as a root or under the run that invokes
 /// it; an orphan is a root of its own after the others, and reported; the directory is read
 /// once for all its roots.

@@ -30,6 +30,7 @@
 //! shapes it hands out, and their JSON, are the `nodes` room's.
 
 mod nodes;
+mod unlinked;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -48,6 +49,7 @@ pub use nodes::{
     LinkKind, MAX_TREE_NODES, Message, Node, Outcome, Run, Status, Step, ToolCall, Tree,
     TreeProblem,
 };
+pub use unlinked::may_invoke_runs;
 
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
@@ -74,20 +76,7 @@ pub fn build_from(input: impl Read, name: &Path, dir: &Path) -> Tree {
 pub fn forest(files: &[PathBuf]) -> Forest {
     let mut seen = HashSet::new();
     let files: Vec<&PathBuf> = files.iter().filter(|f| seen.insert(*f)).collect();
-    let firsts: Vec<Option<FirstEvent>> = files.iter().map(|file| first_run(file)).collect();
-    let held: HashSet<(&Path, &str)> = firsts
-        .iter()
-        .flatten()
-        .map(|first| (dir_of(&first.file), first.run_id.as_str()))
-        .collect();
-    let is_root = |first: &Option<FirstEvent>| {
-        first.as_ref().is_none_or(|first| {
-            first
-                .parent_run_id
-                .as_deref()
-                .is_none_or(|parent| !held.contains(&(dir_of(&first.file), parent)))
-        })
-    };
+    let rooted = rooted(&files);
     let mut builders: Vec<TreeBuilder> = Vec::new();
     let mut roots = Vec::new();
     let mut load = |file: &Path, roots: &mut Vec<Run>, leftover: bool| {
@@ -109,8 +98,8 @@ pub fn forest(files: &[PathBuf]) -> Forest {
             roots.push(run);
         }
     };
-    for (file, first) in files.iter().zip(&firsts) {
-        if is_root(first) {
+    for (file, root) in files.iter().zip(&rooted) {
+        if *root {
             load(file, &mut roots, false);
         }
     }
@@ -122,6 +111,47 @@ pub fn forest(files: &[PathBuf]) -> Forest {
         problems.extend(builder.finish(None).problems);
     }
     Forest { roots, problems }
+}
+
+/// The files [`forest`] puts at the top when none of `files` invokes a run
+/// (see [`may_invoke_runs`]), in its order: duplicates once; first the files whose run
+/// names no parent, or a parent none of the files in its directory holds, then the others
+/// (orphans: their parent does not invoke them), each group in the order given.
+pub fn unlinked_roots(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    let files: Vec<&PathBuf> = files.iter().filter(|f| seen.insert(*f)).collect();
+    let rooted = rooted(&files);
+    let (mut roots, mut orphans) = (Vec::new(), Vec::new());
+    for (file, root) in files.into_iter().zip(rooted) {
+        if root {
+            roots.push(file.clone());
+        } else {
+            orphans.push(file.clone());
+        }
+    }
+    roots.append(&mut orphans);
+    roots
+}
+
+/// Which of `files` (no duplicates) a [`forest`] of them takes as roots before following
+/// any link, from each file's first event: a file without an event, or whose run names no
+/// parent, or a parent that no file of its directory among `files` holds.
+fn rooted(files: &[&PathBuf]) -> Vec<bool> {
+    let firsts: Vec<Option<FirstEvent>> = files.iter().map(|file| first_run(file)).collect();
+    let held: HashSet<(&Path, &str)> = firsts
+        .iter()
+        .flatten()
+        .map(|first| (dir_of(&first.file), first.run_id.as_str()))
+        .collect();
+    let is_root = |first: &Option<FirstEvent>| {
+        first.as_ref().is_none_or(|first| {
+            first
+                .parent_run_id
+                .as_deref()
+                .is_none_or(|parent| !held.contains(&(dir_of(&first.file), parent)))
+        })
+    };
+    firsts.iter().map(is_root).collect()
 }
 
 /// The trees of many run files: [`forest`].
