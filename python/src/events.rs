@@ -140,8 +140,18 @@ impl Events {
         };
         let ours = self.list(py)?;
         match op {
-            CompareOp::Eq => Ok(ours.eq(&theirs)?.into_pyobject(py)?.to_owned().into_any().unbind()),
-            CompareOp::Ne => Ok(ours.ne(&theirs)?.into_pyobject(py)?.to_owned().into_any().unbind()),
+            CompareOp::Eq => Ok(ours
+                .eq(&theirs)?
+                .into_pyobject(py)?
+                .to_owned()
+                .into_any()
+                .unbind()),
+            CompareOp::Ne => Ok(ours
+                .ne(&theirs)?
+                .into_pyobject(py)?
+                .to_owned()
+                .into_any()
+                .unbind()),
             _ => Ok(py.NotImplemented()),
         }
     }

@@ -22,8 +22,13 @@ use pyo3::prelude::*;
 fn _axt(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The crate's provider registry, so that Python never lists the providers by hand.
-    let providers: Vec<&str> = axt::model::Provider::ALL.map(axt::model::Provider::as_str).into();
-    module.add("PROVIDERS", pyo3::types::PyTuple::new(module.py(), providers)?)?;
+    let providers: Vec<&str> = axt::model::Provider::ALL
+        .map(axt::model::Provider::as_str)
+        .into();
+    module.add(
+        "PROVIDERS",
+        pyo3::types::PyTuple::new(module.py(), providers)?,
+    )?;
     errors::register(module)?;
     module.add_function(wrap_pyfunction!(normalize::normalize, module)?)?;
     module.add_class::<normalize::Normalizer>()?;

@@ -112,6 +112,7 @@ type OnDiagnostic = Box<dyn FnMut(AxtDiagnostic) -> io::Result<()> + Send>;
 /// A transcriber writing canonical JSONL into memory, seq from 1, as `axt normalize` does
 /// on stdout; diagnostics collected.
 struct Transcript {
+    provider: Provider,
     transcriber: Transcriber,
     sink: JsonlSink<Vec<u8>, OnDiagnostic>,
     diagnostics: Receiver<AxtDiagnostic>,
@@ -137,6 +138,7 @@ impl Transcript {
             max_record_bytes: settings.max_record_bytes,
         };
         Transcript {
+            provider,
             transcriber: Transcriber::new(provider, options, events),
             sink: JsonlSink::new(Vec::new(), on_diagnostic),
             diagnostics,
@@ -350,15 +352,11 @@ pub(crate) fn normalize(
     let settings = Settings::new(provider, run_id, clock, max_record_bytes)?;
     let input = input(data)?;
     py.detach(move || {
-        let read;
         let bytes: &[u8] = match &input {
             Input::Bytes(bytes) => bytes,
             Input::Text(text) => text.as_bytes(),
             Input::Owned(bytes) => bytes,
-            Input::File(path) => {
-                read = std::fs::read(path).map_err(|error| input_error(path, error))?;
-                &read
-            }
+            Input::File(path) => return normalize_file(path, settings),
         };
         let provider = match settings.provider {
             Some(provider) => provider,
@@ -381,6 +379,41 @@ pub(crate) fn normalize(
     })
 }
 
+/// A file read in chunks, as `axt normalize` reads it, through what [`Normalizer`] does with
+/// pushed bytes (auto-detection included): never held whole. Reading a 53 MB stream whole
+/// first made the binding fault in every page of it, a fifth of its time beside the
+/// command's (`make bench-python`).
+fn normalize_file(path: &std::path::Path, settings: Settings) -> PyResult<Normalized> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|error| input_error(path, error))?;
+    let mut state = State::new(settings);
+    let mut chunk = vec![0; FILE_CHUNK];
+    let mut jsonl = Vec::new();
+    loop {
+        let read = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(input_error(path, error)),
+        };
+        jsonl.extend(state.push(&chunk[..read])?);
+    }
+    jsonl.extend(state.finish()?);
+    let Some(transcript) = state.transcript else {
+        return Err(unreachable_err());
+    };
+    Ok(Normalized {
+        provider: transcript.provider,
+        jsonl: jsonl.into(),
+        diagnostics: state.diagnostics,
+        meta: transcript.transcriber.meta().clone(),
+        events: PyOnceLock::new(),
+    })
+}
+
+/// The bytes `normalize` reads from a file at a time: what `axt normalize` reads at a time.
+const FILE_CHUNK: usize = 256 << 10;
+
 fn unreachable_err() -> PyErr {
     crate::errors::Error::new_err("auto-detection asked for more input at its end")
 }
@@ -402,6 +435,16 @@ struct State {
 }
 
 impl State {
+    fn new(settings: Settings) -> State {
+        State {
+            settings,
+            head: Vec::new(),
+            transcript: None,
+            diagnostics: Vec::new(),
+            finished: false,
+        }
+    }
+
     /// The transcript, once the provider is known; `at_end` forces a decision.
     fn transcript(&mut self, at_end: bool) -> PyResult<Option<&mut Transcript>> {
         if self.transcript.is_none() {
@@ -491,13 +534,7 @@ impl Normalizer {
     ) -> PyResult<Normalizer> {
         let settings = Settings::new(provider, run_id, clock, max_record_bytes)?;
         Ok(Normalizer {
-            state: Mutex::new(State {
-                settings,
-                head: Vec::new(),
-                transcript: None,
-                diagnostics: Vec::new(),
-                finished: false,
-            }),
+            state: Mutex::new(State::new(settings)),
         })
     }
 

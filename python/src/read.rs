@@ -174,7 +174,7 @@ pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound
             let mut stats = Stats::with_prices(prices.clone());
             stats.files = 1;
             let mut listed = 0;
-            while let Some(item) = reader.next() {
+            for item in reader.by_ref() {
                 stats.item(&item);
                 if let ReadItem::Problem(problem) = item {
                     if problem.kind == ProblemKind::Io {
@@ -292,7 +292,10 @@ pub(crate) fn export<'py>(
 /// A request the target does not take, in Python's words.
 fn misused(misuse: &Misuse) -> String {
     let quoted = |targets: &[Target]| {
-        let names: Vec<String> = targets.iter().map(|t| format!("to={:?}", t.as_str())).collect();
+        let names: Vec<String> = targets
+            .iter()
+            .map(|t| format!("to={:?}", t.as_str()))
+            .collect();
         names.join(" and ")
     };
     match misuse {
@@ -303,7 +306,10 @@ fn misused(misuse: &Misuse) -> String {
             format!("to={:?} needs {}=", target.as_str(), setting.as_str())
         }
         Misuse::OneInput { target } => {
-            format!("to={:?} exports one root run: give one path", target.as_str())
+            format!(
+                "to={:?} exports one root run: give one path",
+                target.as_str()
+            )
         }
         other => other.to_string(),
     }

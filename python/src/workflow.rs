@@ -239,7 +239,7 @@ impl Run {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+            Err(error) if !(forked_copy(&error) || (failing && already_ended(&error))) => {
                 Err(run_error(error))
             }
             _ => Ok(false),
@@ -495,7 +495,7 @@ impl Step {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+            Err(error) if !(forked_copy(&error) || (failing && already_ended(&error))) => {
                 Err(run_error(error))
             }
             _ => Ok(false),
@@ -716,7 +716,9 @@ impl AgentStep {
                     let _ = child.kill();
                     let status = child.wait().map_err(record_error)?;
                     let mut end = ProcessEnd::from_status(status);
-                    end.note = Some("the agent was still running after its stdin was closed; killed".into());
+                    end.note = Some(
+                        "the agent was still running after its stdin was closed; killed".into(),
+                    );
                     end
                 }
             };
@@ -911,7 +913,7 @@ impl ToolCall {
             None => Ok(()),
         });
         match ended {
-            Err(error) if !(failing && already_ended(&error)) && !forked_copy(&error) => {
+            Err(error) if !(forked_copy(&error) || (failing && already_ended(&error))) => {
                 Err(run_error(error))
             }
             _ => Ok(false),

@@ -153,6 +153,26 @@ def test_undetectable_input_with_auto_is_an_input_error() -> None:
         axt.normalize(b"")
 
 
+@pytest.mark.parametrize("provider", ["auto", "claude"])
+def test_a_file_read_in_chunks_gives_what_its_bytes_give(tmp_path: Path, provider: str) -> None:
+    # A path is read 256 KiB at a time: this file of ~1.5 MB, with a bad line among good
+    # ones, puts records across every chunk boundary at a different offset.
+    path = next(path for name, path in OK if name == "claude")
+    lines = path.read_bytes().splitlines(keepends=True)
+    data = b"".join(lines * (1_500_000 // len(b"".join(lines)) + 1))
+    data = data[: len(data) // 2] + b"{not json\n" + data[len(data) // 2 :]
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(data)
+    by_path = axt.normalize(big, provider, "r", clock=CLOCK)
+    by_bytes = axt.normalize(data, provider, "r", clock=CLOCK)
+    assert len(data) > 4 * 256 * 1024
+    assert by_path.jsonl() == by_bytes.jsonl()
+    assert by_path.diagnostics == by_bytes.diagnostics
+    assert any(d.kind == "invalid-json" for d in by_path.diagnostics)
+    assert by_path.provider == by_bytes.provider == "claude"
+    assert by_path.ok == by_bytes.ok
+
+
 def test_inputs_and_arguments() -> None:
     _, path = OK[0]
     data = path.read_bytes()
