@@ -68,6 +68,7 @@ use serde_json::Value;
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
 use super::json::{Borrowed, JsonParser, RecordShape, to_value};
+use super::lenient::{otherwise, skip_seq};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -538,29 +539,12 @@ impl<'de> Deserialize<'de> for ToolOutput {
                 Ok(output)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ToolOutput, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| ToolOutput::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
+                skip_seq(seq).map(|()| ToolOutput::default())
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolOutput, E> {
                 Ok(ToolOutput::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<ToolOutput, E> {
-                Ok(ToolOutput::default())
-            }
+            otherwise!(ToolOutput::default());
         }
         deserializer.deserialize_any(Fields)
     }

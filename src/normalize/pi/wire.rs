@@ -20,6 +20,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::lenient::{Text, otherwise, skip_seq};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct EventShape;
@@ -241,74 +242,13 @@ impl<'de> Deserialize<'de> for Seen<'de> {
                 Ok(Seen(true, stop_reason))
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Seen<'de>, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| Seen(false, None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Seen<'de>, E> {
-                Ok(Seen(false, None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Seen<'de>, E> {
-                Ok(Seen(false, None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Seen<'de>, E> {
-                Ok(Seen(false, None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Seen<'de>, E> {
-                Ok(Seen(false, None))
+                skip_seq(seq).map(|()| Seen(false, None))
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Seen<'de>, E> {
                 Ok(Seen(false, None))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Seen<'de>, E> {
-                Ok(Seen(false, None))
-            }
+            otherwise!(Seen(false, None));
         }
         deserializer.deserialize_any(Look)
-    }
-}
-
-/// A value read only when it is a string, as `Value::as_str` reads one; anything else is
-/// skipped.
-struct Text<'a>(Option<Cow<'a, str>>);
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Str;
-        impl<'de> Visitor<'de> for Str {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Some(Cow::Borrowed(text))))
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Some(Cow::Owned(text.to_owned()))))
-            }
-            fn visit_string<E: de::Error>(self, text: String) -> Result<Text<'de>, E> {
-                Ok(Text(Some(Cow::Owned(text))))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<'de>, A::Error> {
-                IgnoredAny.visit_map(map).map(|_| Text(None))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Text<'de>, A::Error> {
-                IgnoredAny.visit_seq(seq).map(|_| Text(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Text<'de>, E> {
-                Ok(Text(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Text<'de>, E> {
-                Ok(Text(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Text<'de>, E> {
-                Ok(Text(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Text<'de>, E> {
-                Ok(Text(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Text<'de>, E> {
-                Ok(Text(None))
-            }
-        }
-        deserializer.deserialize_any(Str)
     }
 }
