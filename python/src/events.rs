@@ -21,7 +21,7 @@ use crate::convert;
 /// The events of one transcript, made on access.
 #[pyclass(module = "axt", name = "Events", frozen, sequence)]
 pub(crate) struct Events {
-    jsonl: Arc<[u8]>,
+    jsonl: Arc<Vec<u8>>,
     /// Where each event's line starts and ends (without its LF) in `jsonl`.
     lines: Vec<(usize, usize)>,
     /// Each event's dict, once made.
@@ -31,7 +31,7 @@ pub(crate) struct Events {
 impl Events {
     /// The events of canonical JSONL (one event a line, each ending with LF; an encoded
     /// event never holds a raw LF, JSON escapes it in strings).
-    pub(crate) fn new(jsonl: Arc<[u8]>) -> Events {
+    pub(crate) fn new(jsonl: Arc<Vec<u8>>) -> Events {
         let mut lines = Vec::new();
         let mut start = 0;
         for (at, byte) in jsonl.iter().enumerate() {

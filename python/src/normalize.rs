@@ -110,7 +110,9 @@ impl From<AxtDiagnostic> for Diagnostic {
 type OnDiagnostic = Box<dyn FnMut(AxtDiagnostic) -> io::Result<()> + Send>;
 
 /// A transcriber writing canonical JSONL into memory, seq from 1, as `axt normalize` does
-/// on stdout; diagnostics collected.
+/// on stdout; diagnostics collected. The JSONL stays in the sink's buffer until taken: a
+/// whole input is written into one buffer, sized from the input up front, and handed over
+/// at the end, never copied chunk by chunk into another.
 struct Transcript {
     provider: Provider,
     transcriber: Transcriber,
@@ -119,7 +121,9 @@ struct Transcript {
 }
 
 impl Transcript {
-    fn new(provider: Provider, settings: &Settings) -> Transcript {
+    /// `capacity`: the bytes of JSONL expected (the input's length for a whole input, 0
+    /// for a stream), reserved if memory allows, so the buffer does not grow by copies.
+    fn new(provider: Provider, settings: &Settings, capacity: usize) -> Transcript {
         let (send, diagnostics) = mpsc::channel();
         let on_diagnostic: OnDiagnostic = Box::new(move |diagnostic| {
             // The receiver lives as long as the sink: a send cannot fail.
@@ -140,28 +144,39 @@ impl Transcript {
         Transcript {
             provider,
             transcriber: Transcriber::new(provider, options, events),
-            sink: JsonlSink::new(Vec::new(), on_diagnostic),
+            sink: JsonlSink::new(reserved(capacity), on_diagnostic),
             diagnostics,
         }
     }
 
-    /// Pushes `bytes`; the JSONL they completed.
-    fn push(&mut self, bytes: &[u8]) -> PyResult<Vec<u8>> {
+    /// Pushes `bytes`; the JSONL they completed joins the buffer.
+    fn push(&mut self, bytes: &[u8]) -> PyResult<()> {
         self.transcriber
             .push(bytes, &mut self.sink)
-            .map_err(written)?;
-        Ok(std::mem::take(self.sink.get_mut()))
+            .map_err(written)
     }
 
-    /// Ends the input; the JSONL it completed.
-    fn finish(&mut self) -> PyResult<Vec<u8>> {
-        self.transcriber.finish(&mut self.sink).map_err(written)?;
-        Ok(std::mem::take(self.sink.get_mut()))
+    /// Ends the input; the JSONL it completed joins the buffer.
+    fn finish(&mut self) -> PyResult<()> {
+        self.transcriber.finish(&mut self.sink).map_err(written)
+    }
+
+    /// The JSONL written since the last take.
+    fn take(&mut self) -> Vec<u8> {
+        std::mem::take(self.sink.get_mut())
     }
 
     fn diagnostics(&self) -> impl Iterator<Item = Diagnostic> + '_ {
         self.diagnostics.try_iter().map(Diagnostic::from)
     }
+}
+
+/// An empty buffer with room for `capacity` bytes when memory allows (a hint: the
+/// buffer grows as any would past it, and a failed reservation is no error).
+fn reserved(capacity: usize) -> Vec<u8> {
+    let mut buffer = Vec::new();
+    let _ = buffer.try_reserve_exact(capacity);
+    buffer
 }
 
 /// Writing to memory cannot fail; an event axt cannot encode is a bug in axt.
@@ -244,7 +259,8 @@ fn undetected(detection: Detection) -> Option<PyErr> {
 #[pyclass(module = "axt", name = "Normalized", frozen)]
 pub(crate) struct Normalized {
     provider: Provider,
-    jsonl: Arc<[u8]>,
+    /// Shared with `.events`, never copied: `Arc<[u8]>` would copy the whole buffer.
+    jsonl: Arc<Vec<u8>>,
     diagnostics: Vec<Diagnostic>,
     meta: RunMeta,
     events: PyOnceLock<Py<Events>>,
@@ -365,13 +381,13 @@ pub(crate) fn normalize(
                 other => return Err(undetected(other).unwrap_or_else(unreachable_err)),
             },
         };
-        let mut transcript = Transcript::new(provider, &settings);
-        let mut jsonl = transcript.push(bytes)?;
-        jsonl.extend(transcript.finish()?);
+        let mut transcript = Transcript::new(provider, &settings, bytes.len());
+        transcript.push(bytes)?;
+        transcript.finish()?;
         let diagnostics = transcript.diagnostics().collect();
         Ok(Normalized {
             provider,
-            jsonl: jsonl.into(),
+            jsonl: Arc::new(transcript.take()),
             diagnostics,
             meta: transcript.transcriber.meta().clone(),
             events: PyOnceLock::new(),
@@ -386,9 +402,11 @@ pub(crate) fn normalize(
 fn normalize_file(path: &std::path::Path, settings: Settings) -> PyResult<Normalized> {
     use std::io::Read;
     let mut file = std::fs::File::open(path).map_err(|error| input_error(path, error))?;
+    // The file's length sizes the output (a hint: a pipe or a file still growing says 0).
+    let length = file.metadata().map_or(0, |meta| meta.len());
     let mut state = State::new(settings);
+    state.capacity = usize::try_from(length).unwrap_or(0);
     let mut chunk = vec![0; FILE_CHUNK];
-    let mut jsonl = Vec::new();
     loop {
         let read = match file.read(&mut chunk) {
             Ok(0) => break,
@@ -396,15 +414,16 @@ fn normalize_file(path: &std::path::Path, settings: Settings) -> PyResult<Normal
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(error) => return Err(input_error(path, error)),
         };
-        jsonl.extend(state.push(&chunk[..read])?);
+        state.write(&chunk[..read])?;
     }
-    jsonl.extend(state.finish()?);
+    state.end()?;
+    let jsonl = state.take();
     let Some(transcript) = state.transcript else {
         return Err(unreachable_err());
     };
     Ok(Normalized {
         provider: transcript.provider,
-        jsonl: jsonl.into(),
+        jsonl: Arc::new(jsonl),
         diagnostics: state.diagnostics,
         meta: transcript.transcriber.meta().clone(),
         events: PyOnceLock::new(),
@@ -432,6 +451,9 @@ struct State {
     transcript: Option<Transcript>,
     diagnostics: Vec<Diagnostic>,
     finished: bool,
+    /// The bytes of JSONL expected, reserved when the transcript is made (0: a stream,
+    /// whose output is taken after every push).
+    capacity: usize,
 }
 
 impl State {
@@ -442,6 +464,7 @@ impl State {
             transcript: None,
             diagnostics: Vec::new(),
             finished: false,
+            capacity: 0,
         }
     }
 
@@ -456,12 +479,33 @@ impl State {
                     other => return Err(undetected(other).unwrap_or_else(unreachable_err)),
                 },
             };
-            self.transcript = Some(Transcript::new(provider, &self.settings));
+            self.transcript = Some(Transcript::new(provider, &self.settings, self.capacity));
         }
         Ok(self.transcript.as_mut())
     }
 
+    /// Pushes `bytes`; the JSONL they completed.
     fn push(&mut self, bytes: &[u8]) -> PyResult<Vec<u8>> {
+        self.write(bytes)?;
+        Ok(self.take())
+    }
+
+    /// Ends the input; the JSONL it completed.
+    fn finish(&mut self) -> PyResult<Vec<u8>> {
+        self.end()?;
+        Ok(self.take())
+    }
+
+    /// The JSONL written since the last take.
+    fn take(&mut self) -> Vec<u8> {
+        self.transcript
+            .as_mut()
+            .map(Transcript::take)
+            .unwrap_or_default()
+    }
+
+    /// Pushes `bytes`, the JSONL they complete kept until taken.
+    fn write(&mut self, bytes: &[u8]) -> PyResult<()> {
         if self.finished {
             return Err(crate::errors::StepError::new_err(
                 "the normalizer has finished",
@@ -472,7 +516,7 @@ impl State {
             self.head.extend_from_slice(bytes);
         }
         let head = match self.transcript(false) {
-            Ok(None) => return Ok(Vec::new()),
+            Ok(None) => return Ok(()),
             Ok(Some(_)) => std::mem::take(&mut self.head),
             Err(error) => {
                 self.finished = true;
@@ -480,17 +524,17 @@ impl State {
             }
         };
         let input = if fresh { &head[..] } else { bytes };
-        let jsonl = match &mut self.transcript {
-            Some(transcript) => transcript.push(input)?,
-            None => Vec::new(),
-        };
+        if let Some(transcript) = &mut self.transcript {
+            transcript.push(input)?;
+        }
         self.collect();
-        Ok(jsonl)
+        Ok(())
     }
 
-    fn finish(&mut self) -> PyResult<Vec<u8>> {
+    /// Ends the input, the JSONL it completes kept until taken.
+    fn end(&mut self) -> PyResult<()> {
         if self.finished {
-            return Ok(Vec::new());
+            return Ok(());
         }
         self.finished = true;
         let fresh = self.transcript.is_none();
@@ -499,14 +543,12 @@ impl State {
         let Some(transcript) = &mut self.transcript else {
             return Err(unreachable_err());
         };
-        let mut jsonl = if fresh {
-            transcript.push(&head)?
-        } else {
-            Vec::new()
-        };
-        jsonl.extend(transcript.finish()?);
+        if fresh {
+            transcript.push(&head)?;
+        }
+        transcript.finish()?;
         self.collect();
-        Ok(jsonl)
+        Ok(())
     }
 
     fn collect(&mut self) {
