@@ -515,13 +515,15 @@ fn sync_dir(dir: &Path) -> Result<(), RecordError> {
 
 /// Offset of the last LF before `end`, reading backwards in chunks.
 fn rfind_lf(file: &File, end: u64) -> io::Result<Option<u64>> {
-    let mut chunk = vec![0; SCAN_CHUNK as usize];
+    // No bigger than what is read: opening a new, empty run file allocates nothing (a
+    // zeroed 64 KiB per run was most of what creating a recorder cost).
+    let mut chunk = vec![0; end.min(SCAN_CHUNK) as usize];
     let mut stop = end;
     while stop > 0 {
         let start = stop.saturating_sub(SCAN_CHUNK);
         let buf = &mut chunk[..(stop - start) as usize];
         file.read_exact_at(buf, start)?;
-        if let Some(at) = buf.iter().rposition(|byte| *byte == b'\n') {
+        if let Some(at) = memchr::memrchr(b'\n', buf) {
             return Ok(Some(start + at as u64));
         }
         stop = start;
