@@ -143,5 +143,18 @@ mod tests {
             note(&mut recent, "u-1"),
             Some((1, Some("msg_a".into()), vec!["toolu_1".into()]))
         );
+
+        // Across the ring's wrap: the first copy in its last slot, the second in its first.
+        let mut recent = Recent::default();
+        let last = RECENT_RECORDS as u64;
+        for line in 1..last {
+            recent.remember(&format!("u-{line}"), line, None, [].into_iter());
+        }
+        recent.remember("u-dup", last, Some("msg_first"), [].into_iter());
+        recent.remember("u-dup", last + 1, Some("msg_second"), [].into_iter());
+        assert_eq!(
+            note(&mut recent, "u-dup"),
+            Some((last, Some("msg_first".into()), vec![]))
+        );
     }
 }
