@@ -7,8 +7,9 @@ mod providers;
 
 use std::collections::HashSet;
 
-use axt::model::Block;
+use axt::model::{Block, decode_event, encode_event};
 use axt::normalize::{Normalized, Options, Provider, RunStatus, normalize_lossy};
+use axt::transcribe::{EventOptions, JsonlSink, Transcriber};
 
 /// Generates a 2 MB sample twice (it must be the same), normalizes it and checks it against
 /// the kinds its generator promises.
@@ -73,6 +74,33 @@ fn share(input: &[u8], prefix: &[u8]) -> f64 {
 fn every_generated_stream_normalizes_cleanly() {
     for provider in Provider::ALL {
         check(provider);
+    }
+}
+
+/// Every generated stream's transcript, as a transcriber writes it chunk by chunk, is byte
+/// for byte what the writer writes for the events it holds: each line, decoded and encoded
+/// again, is itself. A guard for any shortcut taken on the way to a line (strings copied
+/// rather than escaped, a cheaper adapter path), on every provider's stream.
+#[test]
+fn every_stream_s_transcript_is_what_the_escaping_writer_writes() {
+    for provider in Provider::ALL {
+        let input = (providers::stream(provider).generate)(1 << 20, 11);
+        let mut transcriber =
+            Transcriber::new(provider, Options::default(), EventOptions::default());
+        let mut sink = JsonlSink::new(Vec::new(), |_| Ok(()));
+        for chunk in input.chunks(64 << 10) {
+            transcriber.push(chunk, &mut sink).unwrap();
+        }
+        transcriber.finish(&mut sink).unwrap();
+        for line in lines(&sink.into_inner()) {
+            let mut again = Vec::new();
+            encode_event(&decode_event(line).unwrap(), &mut again).unwrap();
+            assert!(
+                again == line,
+                "{provider}: {}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 }
 
