@@ -483,7 +483,7 @@ fn otlp_spans(
         content: options.content,
         content_events: options.content_events,
     };
-    let plan = match otlp::Plan::new(&args.files) {
+    let plan = match otlp::Plan::new(&args.files, options.jobs) {
         Ok(plan) => plan,
         Err(otlp::BatchError::Io { path, source }) => return Err(with_path(&path, source)),
         Err(otlp::BatchError::Empty { paths }) => {
@@ -499,14 +499,17 @@ fn otlp_spans(
     let mut failed = false;
     match destination {
         None => write_output_with(args.output.as_deref(), &mut |out| {
-            let mut spans = encode::JsonSpans::new(out);
+            let text = encode::SpanText::new();
+            let mut spans = encode::JsonSpans::with_text(out, text.clone());
             // The first write that fails ends the writing (the export still ends).
             let mut unwritten: Option<io::Error> = None;
-            plan.export_each(&batch_options, options.jobs, &mut |tree| {
-                for span in &tree.spans {
-                    if unwritten.is_none() {
-                        unwritten = spans.span(span).err();
-                    }
+            // Each tree's spans are encoded by the worker that exported it: the one writing
+            // thread only writes them.
+            let encode = |tree: &[Span]| text.spans(tree);
+            plan.export_prepared(&batch_options, options.jobs, &encode, &mut |tree, text| {
+                if unwritten.is_none() {
+                    let count = tree.spans.len() as u64;
+                    unwritten = text.and_then(|text| spans.encoded(&text, count)).err();
                 }
                 problems.extend(tree.problems);
             });

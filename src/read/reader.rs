@@ -43,6 +43,10 @@ use crate::model::{
 /// (`normalize::DEFAULT_MAX_RECORD_BYTES`; a test holds the two equal).
 pub const DEFAULT_MAX_LINE_BYTES: usize = lines::DEFAULT_MAX_LINE_BYTES;
 const BUFFER_BYTES: usize = 256 << 10;
+/// The read buffer of [`Reader::open_head`]: most transcripts' first line fits, and a file
+/// looked at for its first event is read that far, not 256 KiB of it (a directory's index
+/// opens every file of it).
+const HEAD_BUFFER_BYTES: usize = 16 << 10;
 
 /// What is wrong with a line (or between lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -267,6 +271,14 @@ impl Reader<File> {
     pub fn open(path: impl AsRef<Path>) -> io::Result<Reader<File>> {
         Ok(Reader::new(File::open(path)?))
     }
+
+    /// [`Reader::open`] for a reader of a file's first events only: a small read buffer
+    /// (longer lines are still read whole, a buffer at a time), so that looking at the
+    /// start of many files reads their starts, not their first 256 KiB.
+    pub fn open_head(path: impl AsRef<Path>) -> io::Result<Reader<File>> {
+        let file = File::open(path)?;
+        Ok(Reader::buffered(file, Position::start(), HEAD_BUFFER_BYTES))
+    }
 }
 
 impl<R: Read> Reader<R> {
@@ -278,8 +290,12 @@ impl<R: Read> Reader<R> {
     /// A reader that continues at `position`; `input` must be positioned at
     /// `position.offset` (seek the file there first).
     pub fn at(input: R, position: Position) -> Reader<R> {
+        Reader::buffered(input, position, BUFFER_BYTES)
+    }
+
+    fn buffered(input: R, position: Position, buffer_bytes: usize) -> Reader<R> {
         Reader {
-            input: BufReader::with_capacity(BUFFER_BYTES, input),
+            input: BufReader::with_capacity(buffer_bytes, input),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             position,
             lines: LineSplitter::new(DEFAULT_MAX_LINE_BYTES),

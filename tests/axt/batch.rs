@@ -603,6 +603,18 @@ fn otlp_written_tree_by_tree_is_one_request_of_every_span() {
         written.span(span).unwrap();
     }
     assert!(written.finish().unwrap() == whole);
+    // Encoded apart (as the workers do, a tree at a time; here chunks of uneven sizes, an
+    // empty one among them) and written as text: the same request.
+    let text = encode::SpanText::new();
+    let mut written = encode::JsonSpans::with_text(Vec::new(), text.clone());
+    let (mut from, mut size) = (0, 0);
+    while from < library.spans.len() {
+        let chunk = &library.spans[from..(from + size).min(library.spans.len())];
+        let encoded = text.spans(chunk).unwrap();
+        written.encoded(&encoded, chunk.len() as u64).unwrap();
+        (from, size) = (from + chunk.len(), size + 7);
+    }
+    assert!(written.finish().unwrap() == whole, "encoded apart");
     let none = encode::JsonSpans::new(Vec::new()).finish().unwrap();
     assert_eq!(none, encode::to_json(&encode::request(&[])));
 }

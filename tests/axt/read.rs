@@ -464,6 +464,84 @@ fn unlinked_roots_are_the_forest_s_roots_in_its_order() {
     assert_eq!(forest_roots, expected);
 }
 
+/// Trees built over one shared set of directory indexes (`build_indexed`, as the OTLP
+/// batch export builds a tree per root on its workers) are the trees `build` gives (links,
+/// orphans, cycles and missing children alike), the directory read once for all of them:
+/// an orphan written after the first tree is not seen by the next tree of the batch
+/// (`build` of a single tree, indexing again, sees it).
+#[test]
+fn trees_sharing_their_directory_s_index_are_the_trees_built_alone() {
+    use axt::read::tree::{Indexes, build, build_indexed};
+    let tmp = crate::support::TempDir::new("shared-index");
+    let dir = tmp.path();
+    for entry in std::fs::read_dir(crate::support::read_corpus().join("err/links")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let mut files: Vec<_> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    let indexes = Indexes::default();
+    for file in &files {
+        assert_eq!(
+            build_indexed(file, &indexes),
+            build(file),
+            "{}",
+            file.display()
+        );
+    }
+    let root = dir.join("links-root.jsonl");
+    let late = std::fs::read_to_string(dir.join("links-orphan.jsonl")).unwrap();
+    let late = late.replace("links-orphan", "links-late-orphan");
+    std::fs::write(dir.join("links-late-orphan.jsonl"), late).unwrap();
+    let orphans = |tree: &axt::read::tree::Tree| -> Vec<String> {
+        let orphans = tree.problems.iter().filter(|p| p.kind.as_str() == "orphan");
+        let names = orphans.map(|p| p.file.file_name().unwrap().to_string_lossy().into_owned());
+        names.collect()
+    };
+    assert_eq!(
+        orphans(&build_indexed(&root, &indexes)),
+        ["links-orphan.jsonl"]
+    );
+    assert_eq!(
+        orphans(&build(&root)),
+        ["links-late-orphan.jsonl", "links-orphan.jsonl"]
+    );
+}
+
+/// `Reader::open_head` (a small read buffer, for a file's first events) reads what
+/// `Reader::open` reads, lines far longer than its buffer included.
+#[test]
+fn a_reader_of_a_file_s_head_reads_long_lines_whole() {
+    use axt::model::encode_event;
+    use axt::read::Reader;
+    let tmp = crate::support::TempDir::new("head-reader");
+    let path = tmp.path().join("long.jsonl");
+    let mut bytes = Vec::new();
+    for (seq, size) in [(1, 100_000), (2, 10), (3, 40_000)] {
+        let kind = if seq == 1 { "workflow" } else { "task" };
+        let payload = Payload::Step(StepPayload::new("n".repeat(size), kind.into()));
+        let mut event = ExchangeEvent::new("long", EventType::StepStarted, "a", payload);
+        event.seq = seq;
+        if seq == 1 {
+            (event.event_type, event.path) = (EventType::RunStarted, String::new());
+        }
+        encode_event(&event, &mut bytes).unwrap();
+        bytes.push(b'\n');
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let read = |reader: Reader<std::fs::File>| -> Vec<String> {
+        reader.into_iter().map(|item| format!("{item:?}")).collect()
+    };
+    let whole = read(Reader::open(&path).unwrap());
+    let starts: Vec<&str> = whole.iter().map(|w| &w[..w.len().min(200)]).collect();
+    assert_eq!(whole.len(), 3, "{starts:?}");
+    assert!(whole[0].contains(&"n".repeat(100_000)), "{starts:?}");
+    assert_eq!(read(Reader::open_head(&path).unwrap()), whole);
+}
+
 /// A directory's runs as a forest: each file once, as a root or under the run that invokes
 /// it; an orphan is a root of its own after the others, and reported; the directory is read
 /// once for all its roots.

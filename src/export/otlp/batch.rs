@@ -17,6 +17,12 @@
 //! held at once is a few trees per worker ([`batch`]), never every span of
 //! the inputs. Trees that do not overlap in time come out exactly as one sort of every
 //! span by start time would give them.
+//!
+//! What one thread would do serially is the workers': the inputs' first events are read on
+//! them, each directory is indexed once for all the trees that look up runs in it
+//! ([`tree::Indexes`]: a directory of n runs is read n times, not n²), and what is made of
+//! a tree's spans (their OTLP/JSON) is made by the worker that exported it
+//! ([`Plan::export_prepared`]), so the calling thread only merges and writes.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -27,7 +33,7 @@ use super::span::Span;
 use crate::batch;
 use crate::model::ExchangeEvent;
 use crate::model::files::is_transcript;
-use crate::read::tree::{self, Node, Run, TreeProblem, dir_of};
+use crate::read::tree::{self, Indexes, Node, Run, TreeProblem, dir_of};
 use crate::read::{ReadItem, Reader};
 
 /// How to export.
@@ -110,7 +116,7 @@ pub fn export_each(
     jobs: usize,
     each: &mut dyn FnMut(Batch),
 ) -> Result<(), BatchError> {
-    Plan::new(inputs)?.export_each(options, jobs, each);
+    Plan::new(inputs, jobs)?.export_each(options, jobs, each);
     Ok(())
 }
 
@@ -124,6 +130,8 @@ pub struct Plan {
     firsts: Vec<(PathBuf, String, Option<String>)>,
     /// The indexes in `firsts` of the roots, in order.
     roots: Vec<usize>,
+    /// The inputs' directories, each indexed once for all the trees that look up runs in it.
+    indexes: Indexes,
 }
 
 /// One root's tree, exported apart from the others ([`Plan::export_root`]), to be merged.
@@ -138,9 +146,10 @@ pub struct Tree {
 }
 
 impl Plan {
-    /// The runs of `inputs`: an input that is neither a readable file nor a directory is
-    /// an error, and so is finding no run at all.
-    pub fn new(inputs: &[PathBuf]) -> Result<Plan, BatchError> {
+    /// The runs of `inputs`, their first events read on `jobs` threads (0: one per core):
+    /// an input that is neither a readable file nor a directory is an error, and so is
+    /// finding no run at all.
+    pub fn new(inputs: &[PathBuf], jobs: usize) -> Result<Plan, BatchError> {
         let mut files = Vec::new();
         for input in inputs {
             expand(input, &mut files)?;
@@ -148,14 +157,19 @@ impl Plan {
         let mut seen_files = HashSet::new();
         files.retain(|f| seen_files.insert(f.clone()));
         let mut starts = Vec::new();
-        let firsts: Vec<(PathBuf, String, Option<String>)> = files
-            .into_iter()
-            .filter_map(|file| {
-                let event = first_event(&file)?;
-                starts.push(unix_nanos(&event));
-                Some((file, event.run_id, event.parent_run_id))
-            })
-            .collect();
+        let mut firsts: Vec<(PathBuf, String, Option<String>)> = Vec::new();
+        let workers = batch::workers(jobs, files.len());
+        batch::in_order(
+            &files,
+            workers,
+            |_, file, send| send(first_event(file)),
+            |index, first| {
+                if let Some(event) = first {
+                    starts.push(unix_nanos(&event));
+                    firsts.push((files[index].clone(), event.run_id, event.parent_run_id));
+                }
+            },
+        );
         if firsts.is_empty() {
             return Err(BatchError::Empty {
                 paths: inputs.to_vec(),
@@ -169,27 +183,54 @@ impl Plan {
         // A root's run span starts at its first event, and encloses its tree: the trees in
         // the order of their roots' starts are the order a sort of all spans gives them.
         roots.sort_by_key(|&index| starts[index]);
-        Ok(Plan { firsts, roots })
+        Ok(Plan {
+            firsts,
+            roots,
+            indexes: Indexes::default(),
+        })
     }
 
     /// Exports every tree on `jobs` threads (0: one per core): [`export_each`] once the
     /// inputs are read.
     pub fn export_each(&self, options: &BatchOptions, jobs: usize, each: &mut dyn FnMut(Batch)) {
+        self.export_prepared(options, jobs, &|_| (), &mut |batch, ()| each(batch));
+    }
+
+    /// [`Plan::export_each`], each batch handed over with what `prepare` makes of its spans
+    /// (their encoding, say), made on the worker that exported the tree, so that what the
+    /// calling thread does per span is only to take it. A tree that the merge exports again
+    /// (a run two trees share) and the runs no tree reached are prepared on the calling
+    /// thread: what `each` is given is `prepare` of the batch's spans either way.
+    pub fn export_prepared<T: Send>(
+        &self,
+        options: &BatchOptions,
+        jobs: usize,
+        prepare: &(dyn Fn(&[Span]) -> T + Sync),
+        each: &mut dyn FnMut(Batch, T),
+    ) {
         let roots: Vec<usize> = (0..self.roots()).collect();
         let mut merged = self.merge(options);
         batch::in_order(
             &roots,
             batch::workers(jobs, roots.len()),
-            |_, &root, send| send(self.export_root(root, options)),
-            |_, tree| {
-                if let Some(batch) = merged.add(tree) {
-                    each(batch);
+            |_, &root, send| {
+                let tree = self.export_root(root, options);
+                let prepared = prepare(&tree.spans);
+                send((tree, prepared));
+            },
+            |_, (tree, prepared)| match merged.add(tree) {
+                Some(Added::AsExported(batch)) => each(batch, prepared),
+                Some(Added::ExportedAgain(batch)) => {
+                    let prepared = prepare(&batch.spans);
+                    each(batch, prepared);
                 }
+                None => {}
             },
         );
         let rest = merged.finish();
         if rest.runs > 0 || !rest.problems.is_empty() {
-            each(rest);
+            let prepared = prepare(&rest.spans);
+            each(rest, prepared);
         }
     }
 
@@ -227,7 +268,7 @@ impl Plan {
             Some(parent) => ancestry(dir_of(file), run_id, parent),
             None => (TraceId::of_root(run_id), None),
         };
-        let tree = tree::build(file);
+        let tree = tree::build_indexed(file, &self.indexes);
         batch.problems.extend(tree.problems);
         export_run(&tree.root, trace, parent_span, options, batch, done);
     }
@@ -240,6 +281,14 @@ impl Plan {
             done: HashSet::new(),
         }
     }
+}
+
+/// What a tree adds to the export ([`Merged::add`]).
+pub enum Added {
+    /// The tree as it was exported: its spans are the worker's.
+    AsExported(Batch),
+    /// The tree exported again without the runs earlier trees exported: new spans.
+    ExportedAgain(Batch),
 }
 
 /// Trees merged one after another, in the roots' order ([`Plan::merge`]): what each adds
@@ -256,7 +305,7 @@ impl Merged<'_> {
     /// it adds nothing (a root an earlier tree exported). A tree that goes through a run
     /// an earlier tree exported (a run two trees share) is exported again here, without
     /// the runs already done, as one thread exporting them in order does.
-    pub fn add(&mut self, tree: Tree) -> Option<Batch> {
+    pub fn add(&mut self, tree: Tree) -> Option<Added> {
         let root_run = &self.plan.firsts[self.plan.roots[tree.root]].1;
         if self.done.contains(root_run) {
             return None;
@@ -265,14 +314,14 @@ impl Merged<'_> {
             let mut batch = Batch::default();
             (self.plan).export_tree(tree.root, self.options, &mut batch, &mut self.done);
             sort(&mut batch.spans);
-            return Some(batch);
+            return Some(Added::ExportedAgain(batch));
         }
         self.done.extend(tree.visited);
-        Some(Batch {
+        Some(Added::AsExported(Batch {
             spans: tree.spans,
             runs: tree.runs,
             problems: tree.problems,
-        })
+        }))
     }
 
     /// The last of the export: the runs no tree reached (their parent is an input that
@@ -282,7 +331,7 @@ impl Merged<'_> {
         let (options, done) = (self.options, &mut self.done);
         for (file, run_id, _) in &self.plan.firsts {
             if !done.contains(run_id) {
-                let tree = tree::build(file);
+                let tree = tree::build_indexed(file, &self.plan.indexes);
                 batch.problems.extend(tree.problems);
                 let trace = TraceId::of_root(run_id);
                 export_run(&tree.root, trace, None, options, &mut batch, done);
@@ -425,7 +474,7 @@ fn expand(input: &Path, files: &mut Vec<PathBuf>) -> Result<(), BatchError> {
 }
 
 fn first_event(path: &Path) -> Option<ExchangeEvent> {
-    Reader::open(path)
+    Reader::open_head(path)
         .ok()?
         .into_iter()
         .find_map(|item| match item {

@@ -60,21 +60,35 @@ pub fn to_json(request: &ExportTraceServiceRequest) -> Vec<u8> {
 /// One request's OTLP/JSON written span by span, as the spans come: byte for byte what
 /// [`to_json`] writes of the [`request`] of them all, without holding them. The request's
 /// text around its spans is the same for every request (one resource, one scope): each span
-/// is written as it stands in a request of its own, its array's opening written before the
-/// first and its closing after the last.
+/// is written as it stands in a request of its own ([`SpanText`]), its array's opening
+/// written before the first and its closing after the last. Spans may be encoded elsewhere
+/// (on the workers of a batch, [`SpanText::spans`]) and handed over as text
+/// ([`JsonSpans::encoded`]).
 pub struct JsonSpans<W: std::io::Write> {
     out: W,
-    /// The text of a request up to its first span (its `"spans": [` line), and after its last.
-    head: Vec<u8>,
-    tail: Vec<u8>,
+    text: SpanText,
     spans: u64,
 }
 
-impl<W: std::io::Write> JsonSpans<W> {
-    /// A request written to `out`; nothing is written before the first span or [`finish`].
-    ///
-    /// [`finish`]: JsonSpans::finish
-    pub fn new(out: W) -> JsonSpans<W> {
+/// A span's text as it stands in a request's `spans` array ([`JsonSpans`]): what its own
+/// request's OTLP/JSON holds between the text common to every request. Made once, used
+/// from any thread.
+#[derive(Clone, Debug)]
+pub struct SpanText {
+    /// The text of a request up to its first span (its `"spans": [` line), and after its last.
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Default for SpanText {
+    fn default() -> SpanText {
+        SpanText::new()
+    }
+}
+
+impl SpanText {
+    /// The text around the spans of a request.
+    pub fn new() -> SpanText {
         let empty = to_json(&request(&[]));
         let at = find(&empty, b"\"spans\": []").expect("an empty request lists its spans");
         let line = empty[..at]
@@ -88,27 +102,74 @@ impl<W: std::io::Write> JsonSpans<W> {
         let mut tail = b"\n".to_vec();
         tail.extend_from_slice(indent);
         tail.extend_from_slice(&empty[open..]);
+        SpanText { head, tail }
+    }
+
+    /// `span`'s text, appended to `out`.
+    pub fn span(&self, span: &Span, out: &mut Vec<u8>) -> std::io::Result<()> {
+        let text = to_json(&request(std::slice::from_ref(span)));
+        let alone = (text.strip_prefix(self.head.as_slice()))
+            .and_then(|rest| rest.strip_suffix(self.tail.as_slice()))
+            .ok_or_else(|| std::io::Error::other("a span's OTLP/JSON is not where it belongs"))?;
+        out.extend_from_slice(alone);
+        Ok(())
+    }
+
+    /// The texts of `spans`, one after another as they stand in the array (`,` and a line
+    /// break between two), for [`JsonSpans::encoded`].
+    pub fn spans(&self, spans: &[Span]) -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for (n, span) in spans.iter().enumerate() {
+            if n > 0 {
+                out.extend_from_slice(SEPARATOR);
+            }
+            self.span(span, &mut out)?;
+        }
+        Ok(out)
+    }
+}
+
+/// What stands between two spans of the array.
+const SEPARATOR: &[u8] = b",\n";
+
+impl<W: std::io::Write> JsonSpans<W> {
+    /// A request written to `out`; nothing is written before the first span or [`finish`].
+    ///
+    /// [`finish`]: JsonSpans::finish
+    pub fn new(out: W) -> JsonSpans<W> {
+        JsonSpans::with_text(out, SpanText::new())
+    }
+
+    /// [`JsonSpans::new`] with the span text already made (the one the spans were
+    /// encoded with elsewhere).
+    pub fn with_text(out: W, text: SpanText) -> JsonSpans<W> {
         JsonSpans {
             out,
-            head,
-            tail,
+            text,
             spans: 0,
         }
     }
 
     /// Writes the next span.
     pub fn span(&mut self, span: &Span) -> std::io::Result<()> {
-        let text = to_json(&request(std::slice::from_ref(span)));
-        let alone = (text.strip_prefix(self.head.as_slice()))
-            .and_then(|rest| rest.strip_suffix(self.tail.as_slice()))
-            .ok_or_else(|| std::io::Error::other("a span's OTLP/JSON is not where it belongs"))?;
-        if self.spans == 0 {
-            self.out.write_all(&self.head)?;
-        } else {
-            self.out.write_all(b",\n")?;
+        let mut text = Vec::new();
+        self.text.span(span, &mut text)?;
+        self.encoded(&text, 1)
+    }
+
+    /// Writes the next `count` spans, given as [`SpanText::spans`] made them (nothing
+    /// when `count` is 0).
+    pub fn encoded(&mut self, text: &[u8], count: u64) -> std::io::Result<()> {
+        if count == 0 {
+            return Ok(());
         }
-        self.spans += 1;
-        self.out.write_all(alone)
+        if self.spans == 0 {
+            self.out.write_all(&self.text.head)?;
+        } else {
+            self.out.write_all(SEPARATOR)?;
+        }
+        self.spans += count;
+        self.out.write_all(text)
     }
 
     /// Ends the request (a request of no span when none was written); returns the writer.
@@ -116,7 +177,7 @@ impl<W: std::io::Write> JsonSpans<W> {
         if self.spans == 0 {
             self.out.write_all(&to_json(&request(&[])))?;
         } else {
-            self.out.write_all(&self.tail)?;
+            self.out.write_all(&self.text.tail)?;
         }
         Ok(self.out)
     }

@@ -36,6 +36,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 
@@ -55,6 +56,16 @@ pub use unlinked::may_invoke_runs;
 /// unreadable root gives an empty run and a problem.
 pub fn build(root: &Path) -> Tree {
     let mut builder = TreeBuilder::new(dir_of(root));
+    let run = builder.load(root, None);
+    builder.finish(Some(run))
+}
+
+/// [`build`] for one of many trees built over the same directories (on any threads): each
+/// directory is indexed once for all of them (`indexes`), where [`build`] indexes the
+/// root's directory every time (reading the first event of each of its files).
+pub fn build_indexed(root: &Path, indexes: &Indexes) -> Tree {
+    let mut builder = TreeBuilder::new(dir_of(root));
+    builder.runs.shared = Some(indexes.clone());
     let run = builder.load(root, None);
     builder.finish(Some(run))
 }
@@ -175,6 +186,29 @@ pub fn dir_of(file: &Path) -> &Path {
 /// A directory's runs by run id, from each file's first event.
 type Index = HashMap<String, FirstEvent>;
 
+/// Directories' indexes (their runs by run id) shared by the trees of one batch
+/// ([`build_indexed`]), each directory indexed once, by the first tree that needs it, however
+/// many trees and threads: a directory of n runs exported tree by tree is read n times, not
+/// n². A directory that changes while it is shared is seen as it was when indexed.
+#[derive(Clone, Debug, Default)]
+pub struct Indexes {
+    dirs: Arc<Mutex<HashMap<PathBuf, Arc<Indexing>>>>,
+}
+
+/// A directory's index, made by the first tree that needs it while the others wait.
+type Indexing = OnceLock<Arc<Index>>;
+
+impl Indexes {
+    fn of(&self, dir: &Path) -> Arc<Index> {
+        let slot = {
+            let mut dirs = self.dirs.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(dirs.entry(dir.to_owned()).or_default())
+        };
+        // Indexed outside the lock: trees over other directories do not wait for this one.
+        Arc::clone(slot.get_or_init(|| Arc::new(index_dir(dir))))
+    }
+}
+
 /// The run files of a directory, found by run id: `<dir>/<run-id>.jsonl` when that file
 /// holds the run, else whichever file of the directory does (the directory is indexed by
 /// each file's first event once, on the first lookup that needs it). How [`build`] follows
@@ -182,7 +216,9 @@ type Index = HashMap<String, FirstEvent>;
 #[derive(Debug)]
 pub struct RunFiles {
     dir: PathBuf,
-    index: Option<Index>,
+    index: Option<Arc<Index>>,
+    /// Where the index is taken from when the directory is indexed for many trees.
+    shared: Option<Indexes>,
 }
 
 impl RunFiles {
@@ -191,6 +227,7 @@ impl RunFiles {
         RunFiles {
             dir: dir.to_owned(),
             index: None,
+            shared: None,
         }
     }
 
@@ -203,8 +240,12 @@ impl RunFiles {
         self.index().get(run_id).map(|first| first.file.clone())
     }
 
-    fn index(&mut self) -> &Index {
-        self.index.get_or_insert_with(|| index_dir(&self.dir))
+    fn index(&mut self) -> &Arc<Index> {
+        let (dir, shared) = (&self.dir, &self.shared);
+        self.index.get_or_insert_with(|| match shared {
+            Some(indexes) => indexes.of(dir),
+            None => Arc::new(index_dir(dir)),
+        })
     }
 }
 
@@ -336,7 +377,7 @@ impl TreeBuilder {
 
     /// Files of the directory whose parent is in the tree but that the tree did not reach.
     fn find_orphans(&mut self) {
-        let index = self.runs.index().clone();
+        let index = Arc::clone(self.runs.index());
         let mut orphans: Vec<_> = index
             .iter()
             .filter(|(run_id, first)| {
@@ -370,7 +411,7 @@ struct FirstEvent {
 
 /// The first event of the file at `path`, if it has one.
 fn first_run(path: &Path) -> Option<FirstEvent> {
-    let reader = Reader::open(path).ok()?;
+    let reader = Reader::open_head(path).ok()?;
     reader.into_iter().find_map(|item| match item {
         ReadItem::Event {
             line,
