@@ -62,12 +62,13 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{Borrowed, JsonParser, RecordShape, to_value};
+use super::json::{Borrowed, JsonParser, Present, RecordShape, to_value};
 use super::lenient::{otherwise, skip_seq};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
@@ -106,6 +107,7 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        self.claimed = false;
         parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
             self.event(event, record, items, diagnostics)
         });
@@ -150,6 +152,10 @@ impl Adapter for State {
 
     fn complete(&mut self) {
         self.complete = true;
+    }
+
+    fn claimed(&self) -> bool {
+        self.claimed
     }
 }
 
@@ -407,7 +413,10 @@ struct Event<'a> {
     #[serde(borrow, default)]
     agent_id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    data: Option<Data<'a>>,
+    data: Option<Payload<'a>>,
+    /// Read for the detection's sake (see [`Adapter::claimed`]).
+    #[serde(default)]
+    id: Present,
     // The flat `result` line.
     #[serde(borrow, default)]
     session_id: Option<Borrowed<'a>>,
@@ -479,6 +488,38 @@ struct Data<'a> {
     error_reason: Option<Value>,
     #[serde(default)]
     model_metrics: Option<Value>,
+}
+
+/// An event's `data`, read as [`Data`] reads it, and whether it was an object (which the
+/// detection asks for) rather than an array read by position.
+struct Payload<'a> {
+    data: Data<'a>,
+    object: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Payload<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Payload<'de>;
+            // What the derived `Data` says, so that a record is refused in the same words.
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Data")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Payload<'de>, A::Error> {
+                let data = Data::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(Payload { data, object: true })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Payload<'de>, A::Error> {
+                let data = Data::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(Payload {
+                    data,
+                    object: false,
+                })
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 #[derive(Deserialize)]
@@ -577,6 +618,8 @@ struct State {
     /// The caller says the input is whole without a terminal record (an importer reading a
     /// sub-agent's events out of a session log, or a session still running).
     complete: bool,
+    /// The record just read is one `claims` claims (see [`Adapter::claimed`]).
+    claimed: bool,
 }
 
 impl State {
@@ -592,6 +635,7 @@ impl State {
             saw_result: false,
             saw_shutdown: false,
             complete: false,
+            claimed: false,
         }
     }
 
@@ -606,6 +650,12 @@ impl State {
             self.meta.saw_time(time);
         }
         let kind = &*event.kind;
+        // What `claims` asks of an enveloped event (a dotted type, a `data` object, `id`
+        // and `timestamp`), known from the record as read.
+        self.claimed = kind.contains('.')
+            && event.id.0
+            && event.timestamp.is_some()
+            && event.data.as_ref().is_some_and(|payload| payload.object);
         if matches!(
             kind,
             "assistant.message_delta"
@@ -623,7 +673,7 @@ impl State {
             source: Source::record(record.line, record.offset),
         };
         if kind == "assistant.reasoning" {
-            let text = event.data.and_then(|d| d.content).map(value_text);
+            let text = (event.data).and_then(|p| p.data.content).map(value_text);
             if let Some(text) = text.filter(|t| !t.is_empty()) {
                 self.held.push(HeldReasoning {
                     text,
@@ -640,7 +690,7 @@ impl State {
             self.result(event, record);
             return Fate::Mapped;
         }
-        let Some(data) = event.data else {
+        let Some(Payload { data, .. }) = event.data else {
             self.keep(record, kind);
             return Fate::Passthrough;
         };
@@ -1043,5 +1093,85 @@ fn value_text(value: Value) -> String {
         Value::String(text) => text,
         Value::Null => String::new(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The adapter says a record is its own only where the detection claims it, so the
+    /// check for another provider's records, which it spares, would have found nothing.
+    #[test]
+    fn a_record_is_said_to_be_claimed_only_where_the_detection_claims_it() {
+        let stamp = "2026-01-01T00:00:00.000Z";
+        let lines = [
+            // Passthrough events, enveloped as Copilot writes them: claimed.
+            (
+                json!({"type": "assistant.turn_start", "data": {"turnId": "1"}, "id": "e1",
+                "timestamp": stamp, "parentId": null}),
+                true,
+            ),
+            (
+                json!({"type": "session.idle", "data": {}, "id": null, "timestamp": stamp}),
+                true,
+            ),
+            // Short of the envelope: left to the check.
+            (
+                json!({"type": "assistant.turn_start", "data": {}, "timestamp": stamp}),
+                false,
+            ),
+            (
+                json!({"type": "assistant.turn_start", "data": [], "id": "e1",
+                "timestamp": stamp}),
+                false,
+            ),
+            (
+                json!({"type": "assistant.turn_start", "data": null, "id": "e1",
+                "timestamp": stamp}),
+                false,
+            ),
+            (
+                json!({"type": "assistant.turn_start", "id": "e1", "timestamp": stamp}),
+                false,
+            ),
+            (
+                json!({"type": "assistant.turn_start", "data": {}, "id": "e1",
+                "timestamp": null}),
+                false,
+            ),
+            (
+                json!({"type": "turn_start", "data": {}, "id": "e1", "timestamp": stamp}),
+                false,
+            ),
+            (
+                json!({"type": "result", "sessionId": "s", "exitCode": 0, "timestamp": stamp}),
+                false,
+            ),
+        ];
+        for (line, claimed) in lines {
+            let bytes = line.to_string();
+            let mut state = State::new();
+            let mut parser = JsonParser::default();
+            let mut out = Output::default();
+            // A record read before it, claimed, must not leave its mark on this one.
+            let before =
+                json!({"type": "session.idle", "data": {}, "id": "e0", "timestamp": stamp});
+            let before = before.to_string();
+            state.record(
+                &mut parser,
+                Record::line(before.as_bytes(), 1, 0, true),
+                &mut out,
+            );
+            assert!(state.claimed());
+            state.record(
+                &mut parser,
+                Record::line(bytes.as_bytes(), 2, 0, true),
+                &mut out,
+            );
+            assert_eq!(state.claimed(), claimed, "{line}");
+            assert!(!state.claimed() || claims(&line), "{line}");
+        }
     }
 }

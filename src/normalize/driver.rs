@@ -26,7 +26,8 @@
 //! * **Another provider's output.** A record this adapter only kept as passthrough, or could
 //!   not read at all, that another provider's detection claims is reported
 //!   ([`DiagnosticKind::ForeignRecord`]): records of another tool mixed into a stream are not
-//!   passed over in silence. And an input with records of which the adapter read none is an
+//!   passed over in silence (an adapter that knows from the fields it read that a record
+//!   is its own says so, [`Adapter::claimed`], sparing the check its parse). And an input with records of which the adapter read none is an
 //!   error ([`DiagnosticKind::UnrecognizedInput`]) that names the provider the input looks
 //!   like: `--provider claude` on Codex output is not a clean, empty run.
 
@@ -66,6 +67,14 @@ pub(crate) trait Adapter: Send {
     /// The caller says the input is complete without a terminal record
     /// ([`Normalizer::complete`]): an adapter that reports a missing terminal does not.
     fn complete(&mut self) {}
+
+    /// Whether the record just read is surely one this provider's detection
+    /// ([`Provider::claims`]) claims, as the adapter knows from the fields it read: then no
+    /// other provider's detection need look at it (see `Watch::read`), which would parse
+    /// the record again. `false` (the default) when the adapter cannot tell.
+    fn claimed(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Normalizer`] made of a [`Framing`], the JSON door and an [`Adapter`].
@@ -192,7 +201,9 @@ impl<F: Framing, A: Adapter> Driver<F, A> {
             Frame::Record(record) => {
                 adapter.record(parser, record, out);
                 watch.first_record(record.span.line, record.span.offset);
-                watch.read(record, parser, diagnostics, out);
+                if !adapter.claimed() {
+                    watch.read(record, parser, diagnostics, out);
+                }
             }
             Frame::TooLarge {
                 line,

@@ -7,7 +7,9 @@
 //! arrives, and at the end of the input reports every call that never got a result
 //! (dangling, a warning), in the order the calls were seen.
 
-use std::collections::HashMap;
+// foldhash, not std's SipHash: every call of every adapter is looked up here by its id, and
+// the table is still seeded per run (foldhash's RandomState).
+use foldhash::HashMap;
 
 use serde_json::Value;
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::blocks::{content_value, subagent_of};
 use super::partial::{MessageKey, Verdict};
-use super::{RecordNote, State, shape};
+use super::{State, shape};
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::messages_api::{Canonical, Message, MessageContent, canonical, hand_out};
@@ -80,14 +80,8 @@ impl State {
         if let Some(uuid) = uuid {
             let tool_ids = (blocks.iter())
                 .filter(|block| block.kind.ends_with("tool_use"))
-                .filter_map(|block| block.identity.clone())
-                .collect();
-            let note = RecordNote {
-                line: record.line,
-                message_id: message_id.clone(),
-                tool_ids,
-            };
-            self.recent.remember(uuid, note);
+                .filter_map(|block| block.identity.as_deref());
+            (self.recent).remember(uuid, record.line, message_id.as_deref(), tool_ids);
         }
         let Some(id) = message_id.clone() else {
             // Without a message id nothing can be matched with this line: it is all new.
@@ -203,7 +197,7 @@ impl State {
             if !self.withdrawn.insert(uuid.to_owned()) {
                 continue;
             }
-            let Some(note) = self.recent.notes.remove(uuid) else {
+            let Some(note) = self.recent.take(uuid) else {
                 unseen += 1;
                 continue;
             };
@@ -285,18 +279,14 @@ impl State {
             return;
         };
         if let Some(uuid) = uuid {
-            let tool_ids = match &message.content {
-                Some(MessageContent::Blocks(blocks)) => (blocks.iter())
-                    .filter_map(|block| block.tool_use_id.as_deref().map(str::to_owned))
-                    .collect(),
-                _ => Vec::new(),
+            let blocks = match &message.content {
+                Some(MessageContent::Blocks(blocks)) => &blocks[..],
+                _ => &[],
             };
-            let note = RecordNote {
-                line: record.line,
-                message_id: message.id.as_deref().map(str::to_owned),
-                tool_ids,
-            };
-            self.recent.remember(uuid, note);
+            let tool_ids = blocks
+                .iter()
+                .filter_map(|block| block.tool_use_id.as_deref());
+            (self.recent).remember(uuid, record.line, message.id.as_deref(), tool_ids);
         }
         let message_id = message.id.as_deref().map(str::to_owned);
         let source = Source::record(record.line, record.offset);

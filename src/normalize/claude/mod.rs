@@ -69,13 +69,14 @@
 //!
 //! The files: this one holds the adapter's state and the dispatch of a record by type;
 //! `wire` the record shapes and known-field tables; `blocks` a block in canonical form;
-//! `messages` the consolidated `assistant` and `user` lines and retractions; `partial` the
+//! `messages` the consolidated `assistant` and `user` lines and retractions; `recent` the
+//! latest records a retraction can name; `partial` the
 //! stream deltas and their reconciliation with the consolidated copies; `simplified` the
 //! seed's format; `result` the terminal record; `family` the records of the other agents that
 //! write this dialect, `goose` Goose's and `cline` Cline's. Each file adds to `State` what its records
 //! need; none of them imports a file that imports it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
 // foldhash, not std's SipHash, for the tables a record's ids are looked up in (every
 // assistant and user line is remembered by its uuid, every message's usage by its id): several
@@ -102,12 +103,14 @@ use family::DroidRecord;
 mod goose;
 mod messages;
 mod partial;
+mod recent;
 mod result;
 mod simplified;
 mod wire;
 
 use super::messages_api::{Message, MessageUsage};
 use partial::{MessageBlocks, MessageKey};
+use recent::Recent;
 use wire::{Line, LineShape};
 
 /// Whether the first record of an output looks like Claude Code stream-json, or like the
@@ -268,39 +271,6 @@ struct State {
     /// whole copy is seen: Cursor can write it after the tool call that closed the segment,
     /// Cline after the next kind of delta.
     family_closed: Vec<(String, String)>,
-}
-
-/// How many of the latest records a retraction can name. Claude Code withdraws the refused
-/// reply of the turn it is in, a handful of records back.
-const RECENT_RECORDS: usize = 4096;
-
-/// An assistant or user record, as a retraction names it.
-struct RecordNote {
-    line: u64,
-    message_id: Option<String>,
-    tool_ids: Vec<String>,
-}
-
-/// The latest records by `uuid`, at most [`RECENT_RECORDS`] of them.
-#[derive(Default)]
-struct Recent {
-    notes: HashMap<String, RecordNote>,
-    order: VecDeque<String>,
-}
-
-impl Recent {
-    fn remember(&mut self, uuid: &str, note: RecordNote) {
-        if self.notes.contains_key(uuid) {
-            return;
-        }
-        if self.order.len() == RECENT_RECORDS
-            && let Some(oldest) = self.order.pop_front()
-        {
-            self.notes.remove(&oldest);
-        }
-        self.order.push_back(uuid.to_owned());
-        self.notes.insert(uuid.to_owned(), note);
-    }
 }
 
 impl State {

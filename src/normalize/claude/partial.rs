@@ -470,6 +470,11 @@ impl State {
         }
     }
 
+    /// The message stream events of this scope belong to.
+    fn key_of(&self, agent: &Option<String>) -> MessageKey {
+        (self.streaming.get(agent).cloned()).unwrap_or_else(|| MessageKey::Unnamed(agent.clone()))
+    }
+
     pub(super) fn stream_event(
         &mut self,
         line: Line<'_>,
@@ -501,20 +506,21 @@ impl State {
             self.streaming.insert(agent, key);
             return;
         }
-        let key = self
-            .streaming
-            .get(&agent)
-            .cloned()
-            .unwrap_or_else(|| MessageKey::Unnamed(agent.clone()));
-        let at = match self.messages.iter().position(|m| m.key == key) {
+        // Found by reference: a delta line (most lines of a partial-messages stream) copies
+        // no key and no id.
+        let streaming = self.streaming.get(&agent);
+        let found = self.messages.iter().position(|m| match streaming {
+            Some(key) => m.key == *key,
+            None => matches!(&m.key, MessageKey::Unnamed(scope) if *scope == agent),
+        });
+        let at = match found {
             Some(at) => at,
             None => {
-                self.messages
-                    .push(MessageBlocks::new(key.clone(), agent.clone()));
+                let key = self.key_of(&agent);
+                self.messages.push(MessageBlocks::new(key, agent.clone()));
                 self.messages.len() - 1
             }
         };
-        let message_id = self.messages[at].id().map(str::to_owned);
         match &*event.kind {
             "content_block_start" => {
                 let (Some(index), Some(raw)) = (event.index, event.content_block) else {
@@ -531,7 +537,7 @@ impl State {
                 if let Some(replaced) = self.messages[at].start(index, open, identity) {
                     let message = MessageBlocks {
                         slots: vec![replaced],
-                        ..MessageBlocks::new(key, agent)
+                        ..MessageBlocks::new(self.key_of(&agent), agent)
                     };
                     self.end_message(message, "it was started again", items, diagnostics);
                 }
@@ -568,8 +574,11 @@ impl State {
                 slot.print = block.print;
                 let mut pending = std::mem::take(&mut slot.pending);
                 let delivered = slot.delivered;
-                let kind = slot.kind.clone();
-                let what = message.describe(&kind, index);
+                let what = |message: &MessageBlocks| {
+                    let kind = message.slots.iter().find(|s| s.index == index);
+                    message.describe(kind.map_or("", |slot| &slot.kind), index)
+                };
+                let message_id = message.id().map(str::to_owned);
                 let mut differs = Vec::new();
                 let deliver = match delivered {
                     _ if !pending.is_empty() => {
@@ -593,7 +602,8 @@ impl State {
                     Delivered::ByCopy(print, line) => {
                         if print != block.print {
                             differs.push(format!(
-                                "{what}: the streamed deltas differ from its consolidated copy on line {line}; the consolidated copy, handed out first, was kept"
+                                "{}: the streamed deltas differ from its consolidated copy on line {line}; the consolidated copy, handed out first, was kept",
+                                what(message)
                             ));
                         }
                         false
@@ -601,16 +611,19 @@ impl State {
                     _ => true,
                 };
                 if deliver {
-                    let slot = message.slot(index).expect("the slot is there");
-                    slot.delivered = Delivered::ByStream;
                     if let Some(error) = invalid_input {
                         diagnostics.push(Diagnostic::new(
                             DiagnosticKind::InvalidJson,
                             record.line,
                             record.offset,
-                            format!("{what}: streamed input is not valid JSON ({error}); kept as a string"),
+                            format!(
+                                "{}: streamed input is not valid JSON ({error}); kept as a string",
+                                what(message)
+                            ),
                         ));
                     }
+                    let slot = message.slot(index).expect("the slot is there");
+                    slot.delivered = Delivered::ByStream;
                 }
                 for text in differs {
                     diagnostics.push(Diagnostic::new(
@@ -633,7 +646,8 @@ impl State {
                 }
             }
             "message_delta" => {
-                if let (Some(id), Some(usage)) = (message_id, event.usage) {
+                if let (MessageKey::Id(id), Some(usage)) = (&self.messages[at].key, event.usage) {
+                    let id = id.clone();
                     self.usage_snapshot(&id, usage);
                 }
             }
@@ -724,8 +738,8 @@ impl State {
                 source.offset,
                 format!("{what} was still streaming when {why}; kept as far as it arrived"),
             ));
+            // Its message is over: no copy will be compared with it, so it has no print.
             let (block, _) = close_block(open, true);
-            let block = block.printed();
             let agent = message.agent.clone();
             self.deliver(
                 block,
