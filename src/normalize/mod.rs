@@ -59,8 +59,8 @@
 //! (who sent an error-only body). The run metadata adapters fill ([`RunMeta`] and its parts)
 //! and the names of the providers ([`Provider`]) are wire format, in [`crate::model`]; they
 //! are re-exported here for one release. The shared machinery (framing, the JSON door, SSE,
-//! the line driver, the input report, tool bookkeeping) sits beside them, and the adapters
-//! on top.
+//! the line driver, the input report, tool bookkeeping, a request's history read once) sits
+//! beside them, and the adapters on top.
 //!
 //! This module owns the provider dialects and nothing downstream of them: turning items into
 //! transcript events is `axt::transcribe`'s, writing them is the recorder's.
@@ -86,6 +86,7 @@ mod normalizer;
 // The shared machinery adapters are built from.
 mod driver;
 mod framing;
+mod history;
 mod json;
 mod lenient;
 mod messages_api;

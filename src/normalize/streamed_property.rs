@@ -1,6 +1,6 @@
 //! What the HTTP adapters' "streamed equals whole" property tests share: generated text, a
 //! text cut into pieces, an input fed in chunks, and the outcome a stream and a body must
-//! agree on.
+//! agree on; and what their tests of a request's repeated history look at.
 //!
 //! Test code only. It owns no adapter knowledge: each adapter's `tests.rs` builds its own
 //! body and stream from its own vocabulary.
@@ -58,4 +58,24 @@ pub(crate) fn outcome(normalized: &Normalized) -> Value {
     let meta = &normalized.meta;
     json!({"items": items, "diagnostics": kinds, "model": meta.model, "usage": meta.usage,
         "stop_reason": meta.stop_reason, "status": meta.status, "raw_usage": meta.raw_usage})
+}
+
+/// The texts of `input` normalized by `provider`, and its unexpected-shape diagnostics (line,
+/// message): what the tests of a request's history (`history.rs`) look at.
+pub(crate) fn texts_and_shape_problems(
+    provider: Provider,
+    input: &str,
+) -> (Vec<String>, Vec<(u64, String)>) {
+    let normalized = super::normalize_lossy(provider, input.as_bytes(), Options::default());
+    let texts = (normalized.items.iter())
+        .filter_map(|item| match &item.block.block {
+            crate::model::Block::Text { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    let problems = (normalized.diagnostics.iter())
+        .filter(|d| d.kind == super::DiagnosticKind::UnexpectedShape)
+        .map(|d| (d.line, d.message.clone()))
+        .collect();
+    (texts, problems)
 }

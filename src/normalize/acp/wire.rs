@@ -172,6 +172,7 @@ impl<'a> Line<'a> {
             message_id,
             tool_call_id,
             chunk,
+            content,
             patch,
         } = update;
         let kind = kind?;
@@ -185,7 +186,10 @@ impl<'a> Line<'a> {
             }
             "tool_call" | "tool_call_update" => Some(Hot::Call {
                 id: tool_call_id,
-                patch,
+                patch: Patch {
+                    content,
+                    ..patch.map_or_else(Patch::default, |patch| *patch)
+                },
             }),
             _ => None,
         }
@@ -295,8 +299,11 @@ pub(super) struct Update<'a> {
     tool_call_id: Option<Cow<'a, str>>,
     /// A chunk's text: its `content` is a `text` block.
     chunk: Option<Cow<'a, str>>,
-    /// The tool call's fields this update carries.
-    patch: Patch,
+    /// The tool call's `content` this update carries (see [`Patch::content`]).
+    content: Option<Vec<Value>>,
+    /// The tool call's other fields this update carries, boxed: most updates are chunks of
+    /// text, which have none, and the update is moved from reader to reader by value.
+    patch: Option<Box<Patch>>,
 }
 
 impl<'de: 'a, 'a> Members<'de> for Update<'a> {
@@ -304,17 +311,19 @@ impl<'de: 'a, 'a> Members<'de> for Update<'a> {
     fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
         let some = |value: Value| Some(value).filter(|v| !v.is_null());
         let owned = |text: Text<'_>| text.0.map(Cow::into_owned);
-        let patch = &mut self.patch;
+        fn patch(patch: &mut Option<Box<Patch>>) -> &mut Patch {
+            patch.get_or_insert_with(Box::default)
+        }
         match key {
             "sessionUpdate" => self.kind = map.next_value::<Text<'de>>()?.0,
             "messageId" => self.message_id = map.next_value::<Text<'de>>()?.0,
             "toolCallId" => self.tool_call_id = map.next_value::<Text<'de>>()?.0,
-            "title" => patch.title = Some(owned(map.next_value()?)),
-            "kind" => patch.kind = Some(owned(map.next_value()?)),
-            "status" => patch.status = Some(owned(map.next_value()?)),
-            "rawInput" => patch.raw_input = Some(some(map.next_value()?)),
-            "rawOutput" => patch.raw_output = Some(some(map.next_value()?)),
-            "locations" => patch.locations = Some(some(map.next_value()?)),
+            "title" => patch(&mut self.patch).title = Some(owned(map.next_value()?)),
+            "kind" => patch(&mut self.patch).kind = Some(owned(map.next_value()?)),
+            "status" => patch(&mut self.patch).status = Some(owned(map.next_value()?)),
+            "rawInput" => patch(&mut self.patch).raw_input = Some(some(map.next_value()?)),
+            "rawOutput" => patch(&mut self.patch).raw_output = Some(some(map.next_value()?)),
+            "locations" => patch(&mut self.patch).locations = Some(some(map.next_value()?)),
             "content" => {
                 let (chunk, items) = match map.next_value::<Content<'de>>()? {
                     Content::Block(text) => (text, Vec::new()),
@@ -322,7 +331,7 @@ impl<'de: 'a, 'a> Members<'de> for Update<'a> {
                     Content::Other => (None, Vec::new()),
                 };
                 self.chunk = chunk;
-                patch.content = Some(items);
+                self.content = Some(items);
             }
             _ => {
                 map.next_value::<IgnoredAny>()?;

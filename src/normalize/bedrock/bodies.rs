@@ -79,7 +79,7 @@ impl State {
         let messages = wire.messages.unwrap_or_default();
         let skip = self.history.min(messages.len());
         self.history = messages.len();
-        for message in messages.into_iter().skip(skip) {
+        for message in messages.past(skip) {
             let role = match message.role.as_deref() {
                 Some("assistant") => Role::Assistant,
                 _ => Role::User,

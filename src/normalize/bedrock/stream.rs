@@ -205,7 +205,10 @@ impl State {
             }
         }
         // A citation of the text (kept as it came); any other delta is a kind axt has no
-        // form for.
+        // form for. Nearly every delta has neither: nothing to split.
+        if change.rest.is_empty() {
+            return;
+        }
         let (citations, rest): (Vec<_>, Vec<_>) = change
             .rest
             .into_iter()

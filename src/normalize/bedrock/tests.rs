@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::claims;
 use crate::normalize::framing::eventstream::encode;
-use crate::normalize::streamed_property::{in_chunks, outcome, pieces, text};
+use crate::normalize::streamed_property::{
+    in_chunks, outcome, pieces, text, texts_and_shape_problems,
+};
 use crate::normalize::{Options, Provider, normalize_lossy};
 
 /// An event-stream message of event type `kind`, as Bedrock sends one.
@@ -161,5 +163,43 @@ proptest! {
         };
         let streamed = in_chunks(Provider::Bedrock, &input, chunk);
         prop_assert_eq!(outcome(&streamed), outcome(&whole));
+    }
+}
+
+/// A request repeats the history already read: those messages are only checked for their
+/// shape, not built (`history.rs`), and one of the wrong shape fails its request with the
+/// error a built one gives, as when every message was built. The messages past the history
+/// are read as before.
+#[test]
+fn a_repeated_message_of_the_wrong_shape_fails_its_request_as_a_built_one_does() {
+    let first = r#"{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}"#;
+    let body = r#"{"output":{"message":{"role":"assistant","content":[{"text":"Hello"}]}},"stopReason":"end_turn"}"#;
+    let history = r#"{"role":"assistant","content":[{"text":"Hello"}]},{"role":"user","content":[{"text":"More"}]}"#;
+    let texts = |input: &str| texts_and_shape_problems(Provider::Bedrock, input);
+    let good = format!(
+        "{first}\n{body}\n{{\"messages\":[{{\"role\":\"user\",\"content\":[{{\"text\":\"Hi\"}}]}},{history}]}}\n"
+    );
+    assert_eq!(
+        texts(&good),
+        (vec!["Hi".into(), "Hello".into(), "More".into()], vec![])
+    );
+    for (repeated, expected) in [
+        (
+            r#"{"role":1,"content":[{"text":"Hi"}]}"#,
+            "expected a string",
+        ),
+        (r#"{"role":"user","content":["Hi"]}"#, "expected a map"),
+        (
+            r#"{"role":"user","content":{"text":"Hi"}}"#,
+            "expected a sequence",
+        ),
+        (r#"{"role":"user","role":"user"}"#, "duplicate field `role`"),
+    ] {
+        let bad = format!("{first}\n{body}\n{{\"messages\":[{repeated},{history}]}}\n");
+        let (texts, problems) = texts(&bad);
+        assert_eq!(texts, ["Hi", "Hello"], "{repeated}");
+        assert_eq!(problems.len(), 1, "{repeated}: {problems:?}");
+        assert_eq!(problems[0].0, 3, "{repeated}");
+        assert!(problems[0].1.contains(expected), "{repeated}: {problems:?}");
     }
 }

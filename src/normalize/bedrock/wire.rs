@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::model::StopKind;
+use crate::normalize::history::{AnyObject, History};
 use crate::normalize::json::{Borrowed, RecordShape};
 use crate::normalize::messages_api::stop_kind;
 use crate::normalize::report::{Fields, Kind};
@@ -118,9 +119,11 @@ pub(super) struct Wire<'a> {
     pub(super) usage: Option<Value>,
     #[serde(default)]
     pub(super) metrics: Option<Value>,
-    // A request.
-    #[serde(default)]
-    pub(super) messages: Option<Vec<Message>>,
+    // A request. Its messages past the history already read are built, the others only
+    // checked (`history`): a request repeats the history, and requests are most of a
+    // conversation file's bytes.
+    #[serde(borrow, default)]
+    pub(super) messages: Option<History<Message, MessageShape<'a>>>,
     #[serde(default)]
     pub(super) system: Option<Value>,
     #[serde(default)]
@@ -283,6 +286,17 @@ pub(super) struct Message {
     pub(super) role: Option<String>,
     #[serde(default)]
     pub(super) content: Vec<Map<String, Value>>,
+}
+
+/// A [`Message`] read without building it, accepting exactly what it accepts: a message of
+/// the history the adapter already read.
+#[derive(Deserialize)]
+#[allow(dead_code)] // read for their shape only
+pub(super) struct MessageShape<'a> {
+    #[serde(borrow, default)]
+    role: Option<Borrowed<'a>>,
+    #[serde(default)]
+    content: Vec<AnyObject>,
 }
 
 /// A stop reason of the Converse API: the Messages API's words, and Bedrock's own

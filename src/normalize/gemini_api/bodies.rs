@@ -42,7 +42,7 @@ impl State {
         let contents = wire.contents.unwrap_or_default();
         let skip = self.history.min(contents.len());
         self.history = contents.len();
-        for content in contents.into_iter().skip(skip) {
+        for content in contents.past(skip) {
             match content.role.as_deref().unwrap_or("user") {
                 "model" => self.model_content(content, record, items, diagnostics),
                 _ => self.user_content(content, record, items, diagnostics),

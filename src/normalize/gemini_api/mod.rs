@@ -68,6 +68,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Http, Record};
+use super::history::reading_past;
 use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
@@ -363,8 +364,11 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-            self.wire(wire, record, items, diagnostics)
+        // A request's contents already read are not built again.
+        reading_past(self.history, || {
+            parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
+                self.wire(wire, record, items, diagnostics)
+            })
         });
     }
 

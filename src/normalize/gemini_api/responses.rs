@@ -51,9 +51,9 @@ impl State {
         if response.id.is_none() {
             response.id = id;
         }
-        if let Some(usage) = wire.usage.filter(Value::is_object) {
-            response.usage = Counts::of(&usage);
-            self.meta.raw_usage = Some(usage);
+        if let Some(usage) = wire.usage.filter(|usage| usage.0.is_some()) {
+            response.usage = usage.counts();
+            usage.keep_in(&mut self.meta.raw_usage);
         }
         let mut blocked = None;
         for (name, value) in [

@@ -6,7 +6,9 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::claims;
-use crate::normalize::streamed_property::{in_chunks, outcome, pieces, text};
+use crate::normalize::streamed_property::{
+    in_chunks, outcome, pieces, text, texts_and_shape_problems,
+};
 use crate::normalize::{Options, Provider, normalize_lossy};
 
 #[test]
@@ -184,8 +186,14 @@ proptest! {
 /// one; a usage that is not an object counts nothing.
 #[test]
 fn usage_counts_prefer_the_camel_case_field_whenever_it_is_there() {
-    use super::wire::Counts;
-    let counts = Counts::of(&json!({
+    use super::wire::{Counts, UsageMembers};
+    let of = |usage: Value| {
+        let text = usage.to_string();
+        serde_json::from_str::<UsageMembers<'_>>(&text)
+            .unwrap()
+            .counts()
+    };
+    let counts = of(json!({
         "promptTokenCount": 10,
         "prompt_token_count": 99,
         "candidates_token_count": 7,
@@ -206,6 +214,59 @@ fn usage_counts_prefer_the_camel_case_field_whenever_it_is_there() {
             tool_use_prompt: 3,
         }
     );
-    assert_eq!(Counts::of(&json!([1, 2])), Counts::default());
-    assert_eq!(Counts::of(&json!({})), Counts::default());
+    assert_eq!(of(json!([1, 2])), Counts::default());
+    assert_eq!(of(json!({})), Counts::default());
+}
+
+/// A request repeats the history already read: those contents are only checked for their
+/// shape, not built (`history.rs`), and one of the wrong shape fails its request with the
+/// error a built one gives, as when every content was built; one a built content accepts
+/// (any JSON as a call's `args` or a function's `response`, a part of another kind) is
+/// accepted. The contents past the history are read as before.
+#[test]
+fn a_repeated_content_of_the_wrong_shape_fails_its_request_as_a_built_one_does() {
+    let first = r#"{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}"#;
+    let body = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"finishReason":"STOP"}],"responseId":"r1"}"#;
+    let history =
+        r#"{"role":"model","parts":[{"text":"Hello"}]},{"role":"user","parts":[{"text":"More"}]}"#;
+    let read = |repeated: &str| {
+        let input = format!("{first}\n{body}\n{{\"contents\":[{repeated},{history}]}}\n");
+        texts_and_shape_problems(Provider::GeminiApi, &input)
+    };
+    for accepted in [
+        r#"{"role":"user","parts":[{"text":"Hi"}]}"#,
+        r#"{"role":"user","parts":[{"functionResponse":{"name":"f","response":[1,{"a":null}]}}]}"#,
+        r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}},{"inlineData":{"data":"AA=="}}]}"#,
+    ] {
+        assert_eq!(
+            read(accepted),
+            (vec!["Hi".into(), "Hello".into(), "More".into()], vec![]),
+            "{accepted}"
+        );
+    }
+    for (repeated, expected) in [
+        (r#"{"role":1,"parts":[{"text":"Hi"}]}"#, "expected a string"),
+        (
+            r#"{"role":"user","parts":[{"thought":"yes"}]}"#,
+            "expected a boolean",
+        ),
+        (
+            r#"{"role":"user","parts":[["Hi"]]}"#,
+            "invalid type: sequence",
+        ),
+        (
+            r#"{"role":"user","parts":{"text":"Hi"}}"#,
+            "expected a sequence",
+        ),
+        (
+            r#"{"role":"model","parts":[{"functionCall":{"name":2}}]}"#,
+            "expected a string",
+        ),
+    ] {
+        let (texts, problems) = read(repeated);
+        assert_eq!(texts, ["Hi", "Hello"], "{repeated}");
+        assert_eq!(problems.len(), 1, "{repeated}: {problems:?}");
+        assert_eq!(problems[0].0, 3, "{repeated}");
+        assert!(problems[0].1.contains(expected), "{repeated}: {problems:?}");
+    }
 }

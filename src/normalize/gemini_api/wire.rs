@@ -12,12 +12,16 @@
 //! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
 use crate::model::StopKind;
+use crate::normalize::history::History;
 use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::lenient::{Text, otherwise, skip_seq};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct WireShape;
@@ -104,8 +108,8 @@ impl RecordShape for WireShape {
 pub(super) struct Wire<'a> {
     #[serde(borrow, default)]
     pub(super) candidates: Option<Vec<Candidate<'a>>>,
-    #[serde(default, alias = "usage_metadata", rename = "usageMetadata")]
-    pub(super) usage: Option<Value>,
+    #[serde(borrow, default, alias = "usage_metadata", rename = "usageMetadata")]
+    pub(super) usage: Option<UsageMembers<'a>>,
     #[serde(default, alias = "prompt_feedback", rename = "promptFeedback")]
     pub(super) prompt_feedback: Option<Value>,
     #[serde(borrow, default, alias = "model_version", rename = "modelVersion")]
@@ -118,9 +122,11 @@ pub(super) struct Wire<'a> {
     pub(super) model_status: Option<Value>,
     #[serde(default)]
     pub(super) error: Option<Value>,
-    // A request.
+    // A request. Its contents past the history already read are built, the others only
+    // checked (`history`): a request repeats the history, and requests are most of a
+    // conversation file's bytes.
     #[serde(borrow, default)]
-    pub(super) contents: Option<Vec<Content<'a>>>,
+    pub(super) contents: Option<History<Content<'a>, ContentShape<'a>>>,
     #[serde(default, alias = "system_instruction", rename = "systemInstruction")]
     pub(super) system_instruction: Option<Value>,
     #[serde(default)]
@@ -142,18 +148,23 @@ pub(super) struct Candidate<'a> {
     pub(super) rest: serde_json::Map<String, Value>,
 }
 
-/// A `Content`: a role and its parts.
+/// A `Content`: a role and its parts. Its JSON values are `V`, the members of a part of
+/// another kind `R`: read as trees, or (for [`ContentShape`]) only looked at.
 #[derive(Deserialize)]
-pub(super) struct Content<'a> {
+pub(super) struct Content<'a, V = Value, R = Map<String, Value>> {
     #[serde(borrow, default)]
     pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) parts: Vec<Part<'a>>,
+    pub(super) parts: Vec<Part<'a, V, R>>,
 }
+
+/// A [`Content`] read without building it, accepting exactly what it accepts: a content of
+/// the history the adapter already read.
+pub(super) type ContentShape<'a> = Content<'a, IgnoredAny, IgnoredAny>;
 
 /// One part of a content, every kind's fields side by side.
 #[derive(Deserialize)]
-pub(super) struct Part<'a> {
+pub(super) struct Part<'a, V = Value, R = Map<String, Value>> {
     #[serde(borrow, default)]
     pub(super) text: Option<Borrowed<'a>>,
     #[serde(default)]
@@ -166,14 +177,14 @@ pub(super) struct Part<'a> {
     )]
     pub(super) thought_signature: Option<Borrowed<'a>>,
     #[serde(borrow, default, alias = "function_call", rename = "functionCall")]
-    pub(super) function_call: Option<FunctionCall<'a>>,
+    pub(super) function_call: Option<FunctionCall<'a, V>>,
     #[serde(
         borrow,
         default,
         alias = "function_response",
         rename = "functionResponse"
     )]
-    pub(super) function_response: Option<FunctionResponse<'a>>,
+    pub(super) function_response: Option<FunctionResponse<'a, V>>,
     #[serde(borrow, default, alias = "executable_code", rename = "executableCode")]
     pub(super) executable_code: Option<ExecutableCode<'a>>,
     #[serde(
@@ -185,27 +196,27 @@ pub(super) struct Part<'a> {
     pub(super) code_execution_result: Option<CodeExecutionResult<'a>>,
     /// Any other kind of part (`inlineData`, `fileData`, `videoMetadata`, ...): kept.
     #[serde(flatten)]
-    pub(super) rest: serde_json::Map<String, Value>,
+    pub(super) rest: R,
 }
 
 #[derive(Deserialize)]
-pub(super) struct FunctionCall<'a> {
+pub(super) struct FunctionCall<'a, V = Value> {
     #[serde(borrow, default)]
     pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) name: Option<Borrowed<'a>>,
     #[serde(default)]
-    pub(super) args: Option<Value>,
+    pub(super) args: Option<V>,
 }
 
 #[derive(Deserialize)]
-pub(super) struct FunctionResponse<'a> {
+pub(super) struct FunctionResponse<'a, V = Value> {
     #[serde(borrow, default)]
     pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) name: Option<Borrowed<'a>>,
     #[serde(default)]
-    pub(super) response: Option<Value>,
+    pub(super) response: Option<V>,
 }
 
 #[derive(Deserialize)]
@@ -303,16 +314,14 @@ pub(super) struct Counts {
 
 impl Counts {
     /// Each count from its camelCase field when that is there (whatever its value), else from
-    /// its snake_case one. One walk over the fields, not a lookup per spelling: a stream's
-    /// every chunk repeats its usage.
-    pub(super) fn of(usage: &Value) -> Counts {
-        let Some(fields) = usage.as_object() else {
-            return Counts::default();
-        };
+    /// its snake_case one; `members` in their order (a later member of a name replaces an
+    /// earlier one, as in the tree). One walk over the fields, not a lookup per spelling: a
+    /// stream's every chunk repeats its usage.
+    fn of<'v>(members: impl Iterator<Item = (&'v str, &'v Value)>) -> Counts {
         // Per count: the camelCase value, the snake_case value.
         let mut found: [(Option<&Value>, Option<&Value>); 5] = [(None, None); 5];
-        for (name, value) in fields {
-            let (count, camel) = match name.as_str() {
+        for (name, value) in members {
+            let (count, camel) = match name {
                 "promptTokenCount" => (0, true),
                 "prompt_token_count" => (0, false),
                 "candidatesTokenCount" => (1, true),
@@ -339,5 +348,74 @@ impl Counts {
             thoughts,
             tool_use_prompt,
         }
+    }
+}
+
+/// A `usageMetadata` as it came: its members in order, their names borrowed (`None` where it
+/// is no object). A stream's every chunk repeats its usage and the run keeps only the last
+/// one whole, so its tree (`Value`: a map, a name copied per member) is built only when it
+/// differs from the one kept ([`UsageMembers::keep_in`]).
+pub(super) struct UsageMembers<'a>(pub(super) Option<Vec<(Cow<'a, str>, Value)>>);
+
+impl UsageMembers<'_> {
+    /// The counts (see [`Counts`]); none where the usage is no object.
+    pub(super) fn counts(&self) -> Counts {
+        let members = self.0.iter().flatten();
+        Counts::of(members.map(|(name, value)| (&**name, value)))
+    }
+
+    /// Keeps the usage in `kept` as its tree (as `Value` reads it: a later member of a name
+    /// replaces an earlier one), built only when `kept` is not that tree already. A usage
+    /// that is no object is not kept.
+    pub(super) fn keep_in(self, kept: &mut Option<Value>) {
+        let Some(members) = self.0 else {
+            return;
+        };
+        // Members of the same name make a smaller tree: then never equal, built again.
+        let same = match kept {
+            Some(Value::Object(kept)) => {
+                kept.len() == members.len()
+                    && (members.iter()).all(|(name, value)| kept.get(&**name) == Some(value))
+            }
+            _ => false,
+        };
+        if !same {
+            let members = members
+                .into_iter()
+                .map(|(name, value)| (name.into_owned(), value));
+            *kept = Some(Value::Object(members.collect::<Map<_, _>>()));
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for UsageMembers<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = UsageMembers<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(Text(name)) = map.next_key::<Text<'de>>()? {
+                    match name {
+                        Some(name) => members.push((name, map.next_value::<Value>()?)),
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(UsageMembers(Some(members)))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(UsageMembers(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                skip_seq(seq).map(|()| UsageMembers(None))
+            }
+            otherwise!(UsageMembers(None));
+        }
+        deserializer.deserialize_any(Visit)
     }
 }

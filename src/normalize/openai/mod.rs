@@ -150,6 +150,7 @@
 //! out what it has, marked incomplete, with a missing-terminal warning; so does an input with
 //! no response at all.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -295,7 +296,12 @@ impl Adapter for State {
             self.done(&mut out.items, &mut out.diagnostics);
             return;
         }
-        let event = record.event.map(String::from_utf8_lossy);
+        // Valid UTF-8 (every real event name) checked by `from_utf8`'s ASCII fast path, not
+        // the lossy decoder's walk: this runs for every event of a stream.
+        let event = (record.event).map(|name| match std::str::from_utf8(name) {
+            Ok(name) => Cow::Borrowed(name),
+            Err(_) => String::from_utf8_lossy(name),
+        });
         let Output { items, diagnostics } = out;
         parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
             self.record(wire, record, event.as_deref(), items, diagnostics)
