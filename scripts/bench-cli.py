@@ -249,6 +249,10 @@ def batch() -> None:
         # Every export target over a directory: a new one (Parquet) is a line here.
         "export --to agentlog (a directory)": [str(AXT), "export", "--to", "agentlog",
                                                str(runs), "-o", "/dev/null"],
+        # A fresh dataset each time: into the same one, every run would be "unchanged".
+        "export --to parquet (a directory)": [
+            "sh", "-c", 'rm -rf "$1" && exec "$2" export --to parquet --quiet "$3" --out "$1"',
+            "sh", str(DATA / "batch-parquet.out"), str(AXT), str(runs)],
     }
     for name, command in jobs.items():
         probe = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
