@@ -27,5 +27,5 @@ export INSTA_UPDATE=no INSTA_REQUIRE_FULL_MATCH=1
 # Its own target directory: sanitizer builds share nothing with the normal ones.
 cargo +nightly test --locked -Zbuild-std --target "$target" --target-dir target/tsan \
   --lib --test axt -- \
-  record workflow exec otlp_live capture fanout recorder
+  record workflow exec otlp_live capture fanout recorder batch
 echo "test-race: no data race reported"
