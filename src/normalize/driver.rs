@@ -27,9 +27,10 @@
 //!   not read at all, that another provider's detection claims is reported
 //!   ([`DiagnosticKind::ForeignRecord`]): records of another tool mixed into a stream are not
 //!   passed over in silence (an adapter that knows from the fields it read that a record
-//!   is its own says so, [`Adapter::claimed`], sparing the check its parse). And an input with records of which the adapter read none is an
-//!   error ([`DiagnosticKind::UnrecognizedInput`]) that names the provider the input looks
-//!   like: `--provider claude` on Codex output is not a clean, empty run.
+//!   is its own says so, [`Adapter::claimed`], sparing the check its parse). And an input
+//!   with records of which the adapter read none is an error
+//!   ([`DiagnosticKind::UnrecognizedInput`]) that names the provider the input looks like:
+//!   `--provider claude` on Codex output is not a clean, empty run.
 
 use std::fmt;
 use std::ops::Range;

@@ -91,10 +91,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 
 /// A typed object read member by member: `member` reads the value of each member it knows
 /// (a later one of the same name replaces an earlier one, as in the tree) and skips the
-/// others (`map.next_value::<IgnoredAny>()`). Read as `Slot<T>`: `Slot::Other` where the
-/// value is no object.
+/// others (`map.next_value::<IgnoredAny>()`); its name is borrowed from the record where the
+/// parser can lend it, for an object that keeps its members' names. Read as `Slot<T>`:
+/// `Slot::Other` where the value is no object.
 pub(crate) trait Members<'de>: Default {
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
 }
 
 impl<'de, T: Members<'de>> Deserialize<'de> for Slot<T> {
@@ -109,7 +114,7 @@ impl<'de, T: Members<'de>> Deserialize<'de> for Slot<T> {
                 let mut members = T::default();
                 while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
                     match key {
-                        Some(key) => members.member(&key, &mut map)?,
+                        Some(key) => members.member(key, &mut map)?,
                         None => {
                             map.next_value::<IgnoredAny>()?;
                         }

@@ -251,8 +251,12 @@ pub(super) struct Inner<'a> {
 
 impl<'de: 'a, 'a> Members<'de> for Inner<'a> {
     /// Read as the whole reading reads it: `null` is no id, no method, no params.
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
             "id" => self.id = map.next_value()?,
             // `null` is `None`; a string `Some(Text(Some))`, anything else `Some(Text(None))`.
             "method" => match map.next_value::<Option<Text<'de>>>()? {
@@ -279,8 +283,12 @@ pub(super) struct Params<'a> {
 }
 
 impl<'de: 'a, 'a> Members<'de> for Params<'a> {
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
             "update" => self.update = Some(map.next_value()?),
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -308,13 +316,17 @@ pub(super) struct Update<'a> {
 
 impl<'de: 'a, 'a> Members<'de> for Update<'a> {
     /// Read as [`Patch::of`] reads a whole update.
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         let some = |value: Value| Some(value).filter(|v| !v.is_null());
         let owned = |text: Text<'_>| text.0.map(Cow::into_owned);
         fn patch(patch: &mut Option<Box<Patch>>) -> &mut Patch {
             patch.get_or_insert_with(Box::default)
         }
-        match key {
+        match &*key {
             "sessionUpdate" => self.kind = map.next_value::<Text<'de>>()?.0,
             "messageId" => self.message_id = map.next_value::<Text<'de>>()?.0,
             "toolCallId" => self.tool_call_id = map.next_value::<Text<'de>>()?.0,

@@ -646,8 +646,8 @@ impl State {
                 }
             }
             "message_delta" => {
-                if let (MessageKey::Id(id), Some(usage)) = (&self.messages[at].key, event.usage) {
-                    let id = id.clone();
+                if let (Some(id), Some(usage)) = (self.messages[at].id(), event.usage) {
+                    let id = id.to_owned();
                     self.usage_snapshot(&id, usage);
                 }
             }

@@ -11,6 +11,7 @@ use super::wire::{Counts, Wire, finish_reason};
 use super::{Response, State};
 use crate::model::{Role, StopKind, StopReason};
 use crate::normalize::framing::Record;
+use crate::normalize::lenient::Slot;
 use crate::normalize::{Diagnostic, Item};
 
 impl State {
@@ -51,7 +52,7 @@ impl State {
         if response.id.is_none() {
             response.id = id;
         }
-        if let Some(usage) = wire.usage.filter(|usage| usage.0.is_some()) {
+        if let Some(Slot::Read(usage)) = wire.usage {
             response.usage = usage.counts();
             usage.keep_in(&mut self.meta.raw_usage);
         }

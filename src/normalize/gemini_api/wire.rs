@@ -12,16 +12,15 @@
 //! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess};
 use serde_json::{Map, Value};
 
 use crate::model::StopKind;
 use crate::normalize::history::History;
 use crate::normalize::json::{Borrowed, RecordShape};
-use crate::normalize::lenient::{Text, otherwise, skip_seq};
+use crate::normalize::lenient::{Members, Slot};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct WireShape;
@@ -109,7 +108,7 @@ pub(super) struct Wire<'a> {
     #[serde(borrow, default)]
     pub(super) candidates: Option<Vec<Candidate<'a>>>,
     #[serde(borrow, default, alias = "usage_metadata", rename = "usageMetadata")]
-    pub(super) usage: Option<UsageMembers<'a>>,
+    pub(super) usage: Option<Slot<UsageMembers<'a>>>,
     #[serde(default, alias = "prompt_feedback", rename = "promptFeedback")]
     pub(super) prompt_feedback: Option<Value>,
     #[serde(borrow, default, alias = "model_version", rename = "modelVersion")]
@@ -351,26 +350,24 @@ impl Counts {
     }
 }
 
-/// A `usageMetadata` as it came: its members in order, their names borrowed (`None` where it
-/// is no object). A stream's every chunk repeats its usage and the run keeps only the last
-/// one whole, so its tree (`Value`: a map, a name copied per member) is built only when it
-/// differs from the one kept ([`UsageMembers::keep_in`]).
-pub(super) struct UsageMembers<'a>(pub(super) Option<Vec<(Cow<'a, str>, Value)>>);
+/// A `usageMetadata` object as it came: its members in order, their names borrowed (read
+/// as a [`Slot`], `Slot::Other` where it is no object). A stream's every chunk repeats its
+/// usage and the run keeps only the last one whole, so its tree (`Value`: a map, a name
+/// copied per member) is built only when it differs from the one kept
+/// ([`UsageMembers::keep_in`]).
+#[derive(Default)]
+pub(super) struct UsageMembers<'a>(Vec<(Cow<'a, str>, Value)>);
 
 impl UsageMembers<'_> {
-    /// The counts (see [`Counts`]); none where the usage is no object.
+    /// The counts (see [`Counts`]).
     pub(super) fn counts(&self) -> Counts {
-        let members = self.0.iter().flatten();
-        Counts::of(members.map(|(name, value)| (&**name, value)))
+        Counts::of(self.0.iter().map(|(name, value)| (&**name, value)))
     }
 
     /// Keeps the usage in `kept` as its tree (as `Value` reads it: a later member of a name
-    /// replaces an earlier one), built only when `kept` is not that tree already. A usage
-    /// that is no object is not kept.
+    /// replaces an earlier one), built only when `kept` is not that tree already.
     pub(super) fn keep_in(self, kept: &mut Option<Value>) {
-        let Some(members) = self.0 else {
-            return;
-        };
+        let members = self.0;
         // Members of the same name make a smaller tree: then never equal, built again.
         let same = match kept {
             Some(Value::Object(kept)) => {
@@ -388,34 +385,13 @@ impl UsageMembers<'_> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for UsageMembers<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = UsageMembers<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
-                while let Some(Text(name)) = map.next_key::<Text<'de>>()? {
-                    match name {
-                        Some(name) => members.push((name, map.next_value::<Value>()?)),
-                        None => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(UsageMembers(Some(members)))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(UsageMembers(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                skip_seq(seq).map(|()| UsageMembers(None))
-            }
-            otherwise!(UsageMembers(None));
-        }
-        deserializer.deserialize_any(Visit)
+impl<'de: 'a, 'a> Members<'de> for UsageMembers<'a> {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        self.0.push((key, map.next_value::<Value>()?));
+        Ok(())
     }
 }

@@ -213,8 +213,12 @@ struct ToolState {
 }
 
 impl<'de: 'a, 'a> Members<'de> for Part<'a> {
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
             "type" => self.kind = map.next_value::<Text<'de>>()?.0,
             "messageID" => self.message_id = map.next_value::<Text<'de>>()?.0,
             "text" => self.text = map.next_value::<Text<'de>>()?.0,
@@ -238,8 +242,12 @@ impl<'de: 'a, 'a> Members<'de> for Part<'a> {
 }
 
 impl<'de> Members<'de> for ToolState {
-    fn member<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
             "status" => self.status = map.next_value::<Text<'de>>()?.0.map(Cow::into_owned),
             "input" => self.input = Some(map.next_value()?),
             "metadata" => self.metadata = Some(map.next_value()?),

@@ -55,17 +55,20 @@ pub use unlinked::may_invoke_runs;
 /// Reads `root` and every run it invokes, at any depth, into one tree. Never fails: an
 /// unreadable root gives an empty run and a problem.
 pub fn build(root: &Path) -> Tree {
-    let mut builder = TreeBuilder::new(dir_of(root));
-    let run = builder.load(root, None);
-    builder.finish(Some(run))
+    build_sharing(root, None)
 }
 
 /// [`build`] for one of many trees built over the same directories (on any threads): each
 /// directory is indexed once for all of them (`indexes`), where [`build`] indexes the
 /// root's directory every time (reading the first event of each of its files).
 pub fn build_indexed(root: &Path, indexes: &Indexes) -> Tree {
+    build_sharing(root, Some(indexes.clone()))
+}
+
+/// [`build`], its directories indexed for this tree alone (`None`) or from `shared`.
+fn build_sharing(root: &Path, shared: Option<Indexes>) -> Tree {
     let mut builder = TreeBuilder::new(dir_of(root));
-    builder.runs.shared = Some(indexes.clone());
+    builder.runs.shared = shared;
     let run = builder.load(root, None);
     builder.finish(Some(run))
 }
