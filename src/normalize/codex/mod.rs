@@ -58,7 +58,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
@@ -389,11 +389,7 @@ impl State {
     }
 
     fn passthrough(&mut self, record: Record<'_>, kind: &str) {
-        self.keep(record, kind, to_value(record.bytes));
-    }
-
-    fn keep(&mut self, record: Record<'_>, kind: &str, raw: Value) {
-        self.meta.keep(record.line, kind, || raw);
+        self.meta.keep(record.line, kind, || to_value(record.bytes));
     }
 
     // -----------------------------------------------------------------------------------
@@ -403,7 +399,7 @@ impl State {
         &mut self,
         phase: Phase,
         event: &str,
-        item: RawItem<'_>,
+        mut item: RawItem<'_>,
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -454,7 +450,7 @@ impl State {
                 }
                 // A web search's start has no query yet: it is handed out when it completes.
                 if !self.tools.is_waiting(&id) && (done || kind != "web_search") {
-                    self.call(&id, item_call(kind, &item), record, items);
+                    self.call(&id, item_call(kind, &mut item), record, items);
                 }
                 if done {
                     let result = self.item_result(kind, &id, item);
@@ -483,10 +479,14 @@ impl State {
         Fate::Mapped
     }
 
+    /// Keeps an item as passthrough. The record is parsed again (as a tree) only if it is
+    /// kept: past the run's passthrough bounds it is only counted, and a turn's plan
+    /// (`todo_list`, updated after every step) is most of a long run's passthrough.
     fn keep_item(&mut self, event: &str, kind: &str, record: Record<'_>) {
-        let mut raw = to_value(record.bytes);
-        let item = raw.get_mut("item").map(Value::take).unwrap_or(raw);
-        self.keep(record, &format!("{event}/{kind}"), item);
+        self.meta.keep(record.line, &format!("{event}/{kind}"), || {
+            let mut raw = to_value(record.bytes);
+            raw.get_mut("item").map(Value::take).unwrap_or(raw)
+        });
     }
 
     fn item_result(&mut self, kind: &str, id: &str, item: RawItem<'_>) -> ToolOutcome {
@@ -616,7 +616,7 @@ impl State {
             "patch_apply_begin" => {
                 let call = Call {
                     name: "apply_patch".into(),
-                    input: json!({ "changes": changes(msg.changes.as_ref()) }),
+                    input: input_of("changes", changes(msg.changes.as_ref())),
                     command: None,
                 };
                 self.call(&owned(msg.call_id), call, record, items);
@@ -651,7 +651,7 @@ impl State {
                 let id = owned(msg.call_id);
                 let call = Call {
                     name: "web_search".into(),
-                    input: json!({ "query": msg.query.unwrap_or(Value::Null) }),
+                    input: input_of("query", msg.query.unwrap_or(Value::Null)),
                     command: None,
                 };
                 self.call(&id, call, record, items);
@@ -752,39 +752,40 @@ struct ToolOutcome {
     exit_code: Option<i64>,
 }
 
-/// The tool call an item of a tool kind stands for.
-fn item_call(kind: &str, item: &RawItem<'_>) -> Call {
+/// The tool call an item of a tool kind stands for. The fields it reads are taken out of
+/// `item` (its result reads none of them), not copied.
+fn item_call(kind: &str, item: &mut RawItem<'_>) -> Call {
     match kind {
         "command_execution" => {
-            let command = match &item.command {
-                Some(Value::String(command)) => command.clone(),
-                Some(Value::Array(argv)) => shell_join(argv),
+            let command = match item.command.take() {
+                Some(Value::String(command)) => command,
+                Some(Value::Array(argv)) => shell_join(&argv),
                 _ => String::new(),
             };
             Call {
                 name: "shell".into(),
-                input: json!({ "command": command }),
+                input: input_of("command", Value::String(command.clone())),
                 command: Some(command),
             }
         }
         "file_change" => Call {
             name: "apply_patch".into(),
-            input: json!({ "changes": changes(item.changes.as_ref()) }),
+            input: input_of("changes", changes(item.changes.as_ref())),
             command: None,
         },
         "mcp_tool_call" => mcp_call(
             item.server.as_deref(),
             item.tool.as_deref(),
-            item.arguments.clone(),
+            item.arguments.take(),
         ),
         "collab_tool_call" => {
             let mut input = Map::new();
             for (key, value) in [
-                ("sender_thread_id", &item.sender_thread_id),
-                ("receiver_thread_ids", &item.receiver_thread_ids),
-                ("prompt", &item.prompt),
+                ("sender_thread_id", &mut item.sender_thread_id),
+                ("receiver_thread_ids", &mut item.receiver_thread_ids),
+                ("prompt", &mut item.prompt),
             ] {
-                if let Some(value) = value.clone().filter(|v| !v.is_null()) {
+                if let Some(value) = value.take().filter(|v| !v.is_null()) {
                     input.insert(key.into(), value);
                 }
             }
@@ -799,8 +800,8 @@ fn item_call(kind: &str, item: &RawItem<'_>) -> Call {
             }
         }
         _ => {
-            let mut input = json!({ "query": item.query.clone().unwrap_or(Value::Null) });
-            if let Some(action) = item.action.clone().filter(|a| !a.is_null()) {
+            let mut input = input_of("query", item.query.take().unwrap_or(Value::Null));
+            if let Some(action) = item.action.take().filter(|a| !a.is_null()) {
                 input["action"] = action;
             }
             Call {
@@ -810,6 +811,12 @@ fn item_call(kind: &str, item: &RawItem<'_>) -> Call {
             }
         }
     }
+}
+
+/// A tool input of one field, `{name: value}`. Not `json!`, which copies an interpolated
+/// value (it serializes it into a new tree).
+fn input_of(name: &str, value: Value) -> Value {
+    Value::Object(Map::from_iter([(name.to_owned(), value)]))
 }
 
 /// An MCP call is named `mcp__<server>__<tool>`, as Codex names MCP tools to the model.
@@ -945,6 +952,7 @@ fn shape(record: Record<'_>, what: &str) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn claims_every_generation_and_nothing_of_claude() {
