@@ -561,6 +561,13 @@ const RUN: usize = 64;
 /// tail, which takes no branch per byte. Jumping from escape to escape instead takes a
 /// branch the processor cannot predict at every one, and a copy of a few bytes between
 /// them: 1.3-1.6x slower on the generated Codex stream's strings, 1.1x on Claude's.
+/// Storing a run's clean eight-byte words whole and only its other words byte by byte
+/// (the words' masks kept from the run's test) did not pay either: 0.83-0.87x of this on
+/// the Codex and OpenCode streams' strings when the machine was quiet, 1.02-1.25x only
+/// under load; their tool output has an escape every few words (code's quotes and
+/// backslashes, logs' colour codes), so the branch per word is taken unpredictably. Nor
+/// did smaller or larger runs (16, 32, 128 bytes), a byte's length packed into its
+/// [`WRITTEN`] word, or the bytes of a word before its first escape stored with it.
 fn escaped_from(out: &mut Vec<u8>, bytes: &[u8]) {
     // A run's worst case (every byte a `\\u00XX`), and the last word's tail.
     let mut written = [0u8; RUN * 6 + 8];
