@@ -147,8 +147,7 @@
 //! [`Step::tool`] (or [`AgentStep::tool`]) records a call the executor's router runs:
 //! `tool.call` now, `tool.result` when the scope ends ([`ToolCall::ok`],
 //! [`ToolCall::error`], [`ToolCall::finish`], or dropped: failed), fidelity `router`, with
-//! its duration (the time between the two events' timestamps). Builtin and plugin tools
-//! alike.
+//! its duration. Builtin and plugin tools alike.
 //!
 //! ```
 //! use axt::model::StepKind;

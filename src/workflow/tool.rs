@@ -3,13 +3,13 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::Instant;
 
 use serde_json::Value;
 
 use super::core::{RunCore, StepInfo};
 use super::error::RunError;
-use crate::model::{EventType, Fidelity, Payload, Timestamp, ToolPayload};
+use crate::model::{EventType, Fidelity, Payload, ToolPayload};
 
 /// A tool call in flight, opened with [`Step::tool`](super::Step::tool): its `tool.call`
 /// is written, and exactly one `tool.result` will be, by [`ok`](ToolCall::ok),
@@ -25,9 +25,10 @@ pub struct ToolCall {
     // per call, whatever tables know it.
     name: Arc<str>,
     call_id: Arc<str>,
-    /// When its `tool.call` was stamped: the same reading of the clock, so that a call
-    /// costs one reading per event (see `result`).
-    started: SystemTime,
+    /// When its `tool.call` was written, on the monotonic clock: a duration must not move
+    /// with the wall clock (an NTP step during the call), so it is not the difference of the
+    /// two events' timestamps.
+    started: Instant,
     ended: bool,
 }
 
@@ -41,7 +42,7 @@ impl ToolCall {
     ) -> Result<ToolCall, RunError> {
         let name: Arc<str> = Arc::from(name);
         let call_id: Arc<str> = Arc::from(call_id);
-        let started = core.with_step(&step, |ctx| {
+        core.with_step(&step, |ctx| {
             if !ctx.call_ids.insert(&call_id) {
                 return Err(RunError::CallIdUsed {
                     run_id: core.run_id().to_owned(),
@@ -49,18 +50,14 @@ impl ToolCall {
                 });
             }
             let payload = ctx.step.ledger.router_call(&name, &call_id, input);
-            // Read under the run's lock, as every event's time is: times follow file order.
-            let now = SystemTime::now();
-            let time = Some(Timestamp::from_system_time(now));
-            ctx.write(EventType::ToolCall, Payload::Tool(payload), time)?;
-            Ok(now)
+            ctx.write(EventType::ToolCall, Payload::Tool(payload), None)
         })?;
         Ok(ToolCall {
             core,
             step,
             name,
             call_id,
-            started,
+            started: Instant::now(),
             ended: false,
         })
     }
@@ -97,17 +94,13 @@ impl ToolCall {
         self.result(output, error.filter(|e| !e.is_empty()), exit_code)
     }
 
-    /// Writes the call's `tool.result`. Its `duration_ms` is the time between the call's
-    /// two timestamps, from the same readings of the clock: two per call, where a
-    /// monotonic clock beside the stamps took four (~8% of a router call's recording in
-    /// `benches/recorder.rs`). So the two events and the duration agree; a wall clock set
-    /// back during the call gives 0.
     fn result(
         &self,
         output: Value,
         error: Option<String>,
         exit_code: Option<i64>,
     ) -> Result<(), RunError> {
+        let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.core.with_step(&self.step, |ctx| {
             let Some(agent_call_id) = ctx.step.ledger.router_result(&self.call_id) else {
                 // Its step ended first and wrote the result for it.
@@ -116,9 +109,6 @@ impl ToolCall {
                     iteration: self.step.iteration,
                 });
             };
-            let now = SystemTime::now();
-            let duration = now.duration_since(self.started).unwrap_or_default();
-            let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
             let payload = ToolPayload {
                 output,
                 error,
@@ -128,8 +118,7 @@ impl ToolCall {
                 input: Value::Null,
                 ..ToolPayload::call(&*self.name, &*self.call_id, Value::Null, Fidelity::Router)
             };
-            let time = Some(Timestamp::from_system_time(now));
-            ctx.write(EventType::ToolResult, Payload::Tool(payload), time)
+            ctx.write(EventType::ToolResult, Payload::Tool(payload), None)
                 .map(drop)
         })
     }
