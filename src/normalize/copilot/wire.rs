@@ -1,0 +1,443 @@
+//! Copilot's records as read: the session-event envelope and the flat `result` ([`Event`]),
+//! an event's `data` ([`Data`]), and the shape checks the report's unknown-field count uses
+//! ([`EventShape`]). Reads only: what the fields mean is [`super::state`]'s.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::super::json::{Borrowed, Present, RecordShape};
+use super::super::lenient::{otherwise, skip_seq};
+use super::super::report::{Fields, Kind};
+
+pub(super) struct EventShape;
+impl RecordShape for EventShape {
+    type Of<'a> = Event<'a>;
+
+    fn kind<'v>(event: &'v Event<'_>) -> Kind<'v> {
+        (&event.kind, None)
+    }
+
+    /// The `data` fields of the events this adapter reads, as the Copilot SDK's session event
+    /// schema (github/copilot-sdk, 2026-08) defines them; `result` is flat.
+    fn fields(kind: Kind<'_>) -> Option<Fields> {
+        let known: fn(&str) -> bool = match kind.0 {
+            "result" => {
+                return Some(Fields {
+                    within: None,
+                    known: |f| {
+                        matches!(f, "type" | "timestamp" | "sessionId" | "exitCode" | "usage")
+                    },
+                });
+            }
+            "user.message" => |f| {
+                matches!(
+                    f,
+                    "content"
+                        | "transformedContent"
+                        | "attachments"
+                        | "agentMode"
+                        | "interactionId"
+                        | "delivery"
+                        | "isAutopilotContinuation"
+                        | "nativeDocumentPathFallbackPaths"
+                        | "parentAgentTaskId"
+                        | "source"
+                        | "supportedNativeDocumentMimeTypes"
+                        | "turnId"
+                )
+            },
+            "assistant.message" => |f| {
+                matches!(
+                    f,
+                    "messageId"
+                        | "content"
+                        | "toolRequests"
+                        | "reasoningText"
+                        | "reasoningOpaque"
+                        | "encryptedContent"
+                        | "outputTokens"
+                        | "interactionId"
+                        | "phase"
+                        | "parentToolCallId"
+                        | "apiCallId"
+                        | "chunkCount"
+                        | "chunkIndex"
+                        | "citations"
+                        | "clientRequestId"
+                        | "model"
+                        | "reasoningWireField"
+                        | "requestId"
+                        | "rte"
+                        | "serverTools"
+                        | "serviceRequestId"
+                        | "turnId"
+                )
+            },
+            "assistant.reasoning" => |f| matches!(f, "reasoningId" | "content" | "rte"),
+            "tool.execution_start" => |f| {
+                matches!(
+                    f,
+                    "toolCallId"
+                        | "toolName"
+                        | "arguments"
+                        | "mcpServerName"
+                        | "mcpToolName"
+                        | "model"
+                        | "displayVerbatim"
+                        | "parentToolCallId"
+                        | "rte"
+                        | "shellToolInfo"
+                        | "toolDescription"
+                        | "turnId"
+                )
+            },
+            "tool.execution_complete" => |f| {
+                matches!(
+                    f,
+                    "toolCallId"
+                        | "success"
+                        | "result"
+                        | "error"
+                        | "model"
+                        | "interactionId"
+                        | "toolTelemetry"
+                        | "isUserRequested"
+                        | "mcpMeta"
+                        | "parentToolCallId"
+                        | "rte"
+                        | "sandboxed"
+                        | "toolDescription"
+                        | "turnId"
+                )
+            },
+            "assistant.usage" => |f| {
+                matches!(
+                    f,
+                    "model"
+                        | "inputTokens"
+                        | "outputTokens"
+                        | "reasoningTokens"
+                        | "cacheReadTokens"
+                        | "cacheWriteTokens"
+                        | "cost"
+                        | "duration"
+                        | "finishReason"
+                        | "apiCallId"
+                        | "acceptedPredictionTokens"
+                        | "apiEndpoint"
+                        | "availableToolCount"
+                        | "cacheDetailsReported"
+                        | "cacheExpiresAt"
+                        | "cacheTtlSeconds"
+                        | "contentFilterTriggered"
+                        | "copilotUsage"
+                        | "frontierSource"
+                        | "initiator"
+                        | "interactionType"
+                        | "interTokenLatencyMs"
+                        | "isAuto"
+                        | "isByok"
+                        | "maxOutputTokens"
+                        | "maxPromptTokens"
+                        | "numToolCalls"
+                        | "parentToolCallId"
+                        | "providerCallId"
+                        | "quotaSnapshots"
+                        | "reasoningEffort"
+                        | "reasoningSummary"
+                        | "rejectedPredictionTokens"
+                        | "rte"
+                        | "serviceRequestId"
+                        | "timeToFirstTokenMs"
+                        | "toolCounts"
+                        | "toolTokenCount"
+                        | "transport"
+                )
+            },
+            "session.error" => |f| {
+                matches!(
+                    f,
+                    "errorType"
+                        | "message"
+                        | "stack"
+                        | "statusCode"
+                        | "eligibleForAutoSwitch"
+                        | "errorCode"
+                        | "providerCallId"
+                        | "serviceRequestId"
+                        | "url"
+                )
+            },
+            "session.warning" => |f| matches!(f, "message" | "url" | "warningType"),
+            "subagent.failed" => |f| {
+                matches!(
+                    f,
+                    "error"
+                        | "agentDisplayName"
+                        | "agentName"
+                        | "durationMs"
+                        | "model"
+                        | "toolCallId"
+                        | "totalTokens"
+                        | "totalToolCalls"
+                )
+            },
+            "session.tools_updated" => |f| f == "model",
+            "session.start" => |f| {
+                matches!(
+                    f,
+                    "sessionId"
+                        | "copilotVersion"
+                        | "selectedModel"
+                        | "version"
+                        | "producer"
+                        | "startTime"
+                        | "context"
+                        | "contextTier"
+                        | "alreadyInUse"
+                        | "remoteSteerable"
+                        | "reasoningEffort"
+                        | "reasoningSummary"
+                        | "detachedFromSpawningParentSessionId"
+                        | "githubMcpToolConfig"
+                        | "sessionLimits"
+                        | "verbosity"
+                )
+            },
+            "session.model_change" => |f| {
+                matches!(
+                    f,
+                    "newModel"
+                        | "previousModel"
+                        | "reasoningEffort"
+                        | "contextTier"
+                        | "cause"
+                        | "previousReasoningEffort"
+                        | "previousReasoningSummary"
+                        | "previousVerbosity"
+                        | "reasoningSummary"
+                        | "source"
+                        | "verbosity"
+                )
+            },
+            "session.shutdown" => |f| {
+                matches!(
+                    f,
+                    "shutdownType"
+                        | "errorReason"
+                        | "modelMetrics"
+                        | "currentModel"
+                        | "agentMetrics"
+                        | "codeChanges"
+                        | "conversationTokens"
+                        | "currentTokens"
+                        | "eventsFileSizeBytes"
+                        | "sessionStartTime"
+                        | "systemTokens"
+                        | "tokenDetails"
+                        | "toolDefinitionsTokens"
+                        | "totalApiDurationMs"
+                        | "totalNanoAiu"
+                        | "totalPremiumRequests"
+                )
+            },
+            _ => return None,
+        };
+        Some(Fields {
+            within: Some("data"),
+            known,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    pub(super) kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub(super) timestamp: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) agent_id: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) data: Option<Payload<'a>>,
+    /// Read for the detection's sake (see [`Adapter::claimed`]).
+    #[serde(default)]
+    pub(super) id: Present,
+    // The flat `result` line.
+    #[serde(borrow, default)]
+    pub(super) session_id: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) exit_code: Option<i64>,
+    #[serde(default)]
+    pub(super) usage: Option<Value>,
+}
+
+/// `data`, every event type's fields side by side. Fields whose JSON type differs between
+/// event types (`content`, `message`, `error`, `result`) are read as values.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Data<'a> {
+    #[serde(borrow, default)]
+    pub(super) message_id: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) content: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) tool_requests: Option<Vec<ToolRequest<'a>>>,
+    #[serde(borrow, default)]
+    pub(super) reasoning_text: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) reasoning_opaque: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) encrypted_content: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) output_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_read_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_write_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) reasoning_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    pub(super) tool_call_id: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) tool_name: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) arguments: Option<Value>,
+    #[serde(default)]
+    pub(super) success: Option<bool>,
+    #[serde(default)]
+    pub(super) result: ToolOutput,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+    #[serde(default)]
+    pub(super) message: Option<Value>,
+    #[serde(borrow, default)]
+    pub(super) error_type: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) model: Option<Borrowed<'a>>,
+    // Session logs: session.start, session.model_change, session.shutdown.
+    #[serde(borrow, default)]
+    pub(super) session_id: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) copilot_version: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) selected_model: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) new_model: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) current_model: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) shutdown_type: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) error_reason: Option<Value>,
+    #[serde(default)]
+    pub(super) model_metrics: Option<Value>,
+}
+
+/// An event's `data`, read as [`Data`] reads it, and whether it was an object (which the
+/// detection asks for) rather than an array read by position.
+pub(super) struct Payload<'a> {
+    pub(super) data: Data<'a>,
+    pub(super) object: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Payload<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Payload<'de>;
+            // What the derived `Data` says, so that a record is refused in the same words.
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Data")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Payload<'de>, A::Error> {
+                let data = Data::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(Payload { data, object: true })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Payload<'de>, A::Error> {
+                let data = Data::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(Payload {
+                    data,
+                    object: false,
+                })
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolRequest<'a> {
+    #[serde(borrow, default)]
+    pub(super) tool_call_id: Option<Borrowed<'a>>,
+    #[serde(borrow, default)]
+    pub(super) name: Option<Borrowed<'a>>,
+    #[serde(default)]
+    pub(super) arguments: Option<Value>,
+}
+
+/// A `tool.execution_complete`'s `result`, read for the three fields its content can come
+/// from: a value of any other shape, and every other field, is skipped without being built
+/// (the tool's output is most of a session's bytes; building the whole result as a value,
+/// then copying the field out of it, cost two copies of it).
+#[derive(Default)]
+pub(super) struct ToolOutput {
+    pub(super) content: Option<Value>,
+    pub(super) detailed_content: Option<Value>,
+    pub(super) contents: Option<Value>,
+}
+
+impl ToolOutput {
+    /// `content` (what the model saw), else `detailedContent`, else `contents`: the first
+    /// that is there and not null. A field given twice counts as its last copy, as in a value.
+    pub(super) fn content(self) -> Option<Value> {
+        [self.content, self.detailed_content, self.contents]
+            .into_iter()
+            .flatten()
+            .find(|value| !value.is_null())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = ToolOutput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ToolOutput, A::Error> {
+                let mut output = ToolOutput::default();
+                while let Some(key) = map.next_key::<Borrowed<'de>>()? {
+                    let slot = match &*key {
+                        "content" => &mut output.content,
+                        "detailedContent" => &mut output.detailed_content,
+                        "contents" => &mut output.contents,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(output)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ToolOutput, A::Error> {
+                skip_seq(seq).map(|()| ToolOutput::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolOutput, E> {
+                Ok(ToolOutput::default())
+            }
+            otherwise!(ToolOutput::default());
+        }
+        deserializer.deserialize_any(Fields)
+    }
+}
