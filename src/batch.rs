@@ -427,8 +427,9 @@ mod tests {
             most_waiting = most_waiting.max(sent.load(Ordering::SeqCst) - printed);
         });
         assert_eq!(printed, 9 * bound);
+        // Each of the two workers may have counted a message it still waits to add.
         assert!(
-            most_waiting <= 3 * bound + 1,
+            most_waiting <= 3 * bound + 2,
             "{most_waiting} messages waited at once"
         );
         assert!(
