@@ -1,16 +1,18 @@
 //! The one scheduler of batches: work over many inputs on every core, while what comes out
 //! comes out exactly as one worker would give it. The command line (`normalize`, `stats`,
 //! `export`), the importers ([`import`](crate::import): every store's sessions) and the
-//! exporters (OTLP's trees) run on it, and so does the Python package through them.
+//! exporters (OTLP's trees, Parquet's surveys and runs) run on it, and so does the Python
+//! package through them.
 //!
 //! Workers take the next input from a shared index; each input's messages (problems,
-//! notices, its result) go through a bounded queue of its own, and the calling thread
-//! receives the inputs' messages in the inputs' order, one input after another. A worker
-//! waits once its input's channel is full, and does not start an input more than
-//! a few per worker (`AHEAD`) past the one being received, so memory is bounded by the workers,
-//! not by the number of inputs or of their messages. It owns the scheduling only: what a
-//! worker does and what is done with a message are its caller's. It imports nothing of
-//! the crate, so that every layer may use it.
+//! notices, its result; a Parquet run's chunks of rows) go through a bounded queue of its
+//! own (1,024 messages, or the caller's bound: [`in_order_waiting`]), and the calling
+//! thread receives the inputs' messages in the inputs' order, one input after another. A
+//! worker waits once its input's queue is full, and does not start an input more than a
+//! few per worker (`AHEAD`) past the one being received, so memory is bounded by the
+//! workers, not by the number of inputs or of their messages. It owns the scheduling only:
+//! what a worker does and what is done with a message are its caller's. It imports nothing
+//! of the crate, so that every layer may use it.
 
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
@@ -65,6 +67,22 @@ pub fn in_order<I, M>(
     inputs: &[I],
     workers: usize,
     work: impl Fn(usize, &I, &mut dyn FnMut(M)) + Sync,
+    print: impl FnMut(usize, M),
+) where
+    I: Sync,
+    M: Send,
+{
+    in_order_waiting(inputs, workers, WAITING, work, print);
+}
+
+/// [`in_order`] with at most `waiting` (at least one) messages of one input waiting for the
+/// printing thread, for messages too large for 1,024 of them to wait per input (a
+/// Parquet export's chunks of rows).
+pub fn in_order_waiting<I, M>(
+    inputs: &[I],
+    workers: usize,
+    waiting: usize,
+    work: impl Fn(usize, &I, &mut dyn FnMut(M)) + Sync,
     mut print: impl FnMut(usize, M),
 ) where
     I: Sync,
@@ -94,7 +112,7 @@ pub fn in_order<I, M>(
                     };
                     // Inputs are taken in order, so the one being printed is never held up.
                     printing.wait_for(index, workers * AHEAD);
-                    let queue = Arc::new(Queue::default());
+                    let queue = Arc::new(Queue::new(waiting));
                     if register
                         .send((index, Receiving(Arc::clone(&queue))))
                         .is_err()
@@ -131,7 +149,7 @@ pub fn in_order<I, M>(
     });
 }
 
-/// One input's messages on their way to the printing thread, at most [`WAITING`] of them.
+/// One input's messages on their way to the printing thread, at most `limit` of them.
 /// A bounded std channel would do the same, but it allocates and touches every one of its
 /// slots when it is made, once per input: for `stats`, whose one message per file is a
 /// file's counts, that was a megabyte of page faults per file, and two workers took three
@@ -140,6 +158,8 @@ struct Queue<M> {
     state: Mutex<Waiting<M>>,
     /// The printing thread waits on an empty queue, a worker on a full one: never both.
     changed: Condvar,
+    /// The most messages that wait at once.
+    limit: usize,
 }
 
 struct Waiting<M> {
@@ -150,8 +170,8 @@ struct Waiting<M> {
     unread: bool,
 }
 
-impl<M> Default for Queue<M> {
-    fn default() -> Self {
+impl<M> Queue<M> {
+    fn new(limit: usize) -> Self {
         Queue {
             state: Mutex::new(Waiting {
                 messages: VecDeque::new(),
@@ -159,19 +179,18 @@ impl<M> Default for Queue<M> {
                 unread: false,
             }),
             changed: Condvar::new(),
+            limit: limit.max(1),
         }
     }
-}
 
-impl<M> Queue<M> {
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiting<M>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Adds `message`, once fewer than [`WAITING`] wait.
+    /// Adds `message`, once fewer than `limit` wait.
     fn send(&self, message: M) {
         let mut state = self.lock();
-        while state.messages.len() >= WAITING && !state.unread {
+        while state.messages.len() >= self.limit && !state.unread {
             state = (self.changed.wait(state)).unwrap_or_else(PoisonError::into_inner);
         }
         if state.unread {
@@ -191,7 +210,7 @@ impl<M> Queue<M> {
         let mut state = self.lock();
         loop {
             if let Some(message) = state.messages.pop_front() {
-                let was_full = state.messages.len() + 1 >= WAITING;
+                let was_full = state.messages.len() + 1 >= self.limit;
                 drop(state);
                 // Only a full queue has a worker waiting on it.
                 if was_full {
@@ -366,37 +385,55 @@ mod tests {
     /// wait: memory is bounded by the queue, not by what an input says.
     #[test]
     fn an_input_s_messages_wait_at_most_waiting_at_once() {
+        most_waiting_of_three_inputs(WAITING, |inputs, work, print| {
+            in_order(inputs, 2, work, print)
+        });
+    }
+
+    /// The same with a bound of the caller's ([`in_order_waiting`]).
+    #[test]
+    fn an_input_s_messages_wait_at_most_the_caller_s_bound_at_once() {
+        most_waiting_of_three_inputs(4, |inputs, work, print| {
+            in_order_waiting(inputs, 2, 4, work, print)
+        });
+    }
+
+    type Work<'a> = &'a (dyn Fn(usize, &usize, &mut dyn FnMut(usize)) + Sync);
+
+    /// Runs three inputs of `3 * bound` messages each through `run` with a printer slow
+    /// every `bound` messages, and checks that at most `bound` per input waited at once.
+    fn most_waiting_of_three_inputs(
+        bound: usize,
+        run: impl FnOnce(&[usize], Work<'_>, &mut dyn FnMut(usize, usize)),
+    ) {
         let inputs: Vec<usize> = (0..3).collect();
         let sent = AtomicUsize::new(0);
         let mut most_waiting = 0;
         let mut printed = 0;
-        in_order(
-            &inputs,
-            2,
-            |_, _, send| {
-                for k in 0..3 * WAITING {
-                    sent.fetch_add(1, Ordering::SeqCst);
-                    send(k);
-                }
-            },
-            |_, _| {
-                if printed % WAITING == 0 {
-                    // A slow printer: the worker fills the queue meanwhile.
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                printed += 1;
-                // Sent and not yet printed: each input's queue holds at most `WAITING`, and
-                // there are three inputs (unbounded, nearly all 9 * WAITING would wait).
-                most_waiting = most_waiting.max(sent.load(Ordering::SeqCst) - printed);
-            },
-        );
-        assert_eq!(printed, 9 * WAITING);
+        let work = |_: usize, _: &usize, send: &mut dyn FnMut(usize)| {
+            for k in 0..3 * bound {
+                sent.fetch_add(1, Ordering::SeqCst);
+                send(k);
+            }
+        };
+        run(&inputs, &work, &mut |_, _| {
+            if printed % bound == 0 {
+                // A slow printer: the worker fills the queue meanwhile.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            printed += 1;
+            // Sent and not yet printed: each input's queue holds at most `bound`, and there
+            // are three inputs (unbounded, nearly all 9 * bound would wait).
+            most_waiting = most_waiting.max(sent.load(Ordering::SeqCst) - printed);
+        });
+        assert_eq!(printed, 9 * bound);
+        // Each of the two workers may have counted a message it still waits to add.
         assert!(
-            most_waiting <= 3 * WAITING + 1,
+            most_waiting <= 3 * bound + 2,
             "{most_waiting} messages waited at once"
         );
         assert!(
-            most_waiting >= WAITING,
+            most_waiting >= bound,
             "the printer was never behind: {most_waiting}"
         );
     }

@@ -678,6 +678,104 @@ fn one_run_in_two_files_is_exported_once() {
     assert_eq!(run_ids(&out), ["run-1"]);
 }
 
+/// The files of a dataset, its manifest included (the lock file left out), with their bytes.
+fn dataset_files(dataset: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    crate::support::walk(dataset)
+        .into_iter()
+        .filter(|f| !f.ends_with("_axt/lock"))
+        .map(|f| {
+            (
+                f.strip_prefix(dataset).unwrap().to_owned(),
+                fs::read(&f).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// What an export reports, as text to compare.
+fn report_summary(report: &axt::export::parquet::DatasetReport) -> String {
+    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    format!(
+        "{} files, {} added, {} replaced, {} unchanged, {} batches, rows {:?}, held {}, \
+         problems {problems:?}",
+        report.files,
+        report.added,
+        report.replaced,
+        report.unchanged,
+        report.batches,
+        report.rows,
+        report.peak_held_rows
+    )
+}
+
+/// The runs of one batch are mapped on every worker and their rows written in the batch's
+/// order on the calling thread: however many workers export it, first and incrementally,
+/// a dataset is the same, byte for byte, manifest included, and no row is lost (runs of
+/// hundreds of calls are handed over in several chunks).
+#[test]
+fn every_number_of_workers_writes_the_same_dataset_byte_for_byte() {
+    let scratch = TempDir::new("parquet-workers");
+    let inputs = scratch.path().join("transcripts");
+    fs::create_dir(&inputs).unwrap();
+    let calls = |n: usize| [1, 400, 3, 40][n % 4] + n;
+    let write_run = |n: usize, extra: usize| {
+        let id = format!("run-{n:02}");
+        let mut text = synthetic_run(&id, &format!("prompt {}", n % 3), calls(n) + extra, "2.1.0");
+        if n.is_multiple_of(3) {
+            text = text.replace("2026-07-01", "2026-07-02");
+        }
+        if n == 5 {
+            text.push_str("not json\n");
+        }
+        fs::write(inputs.join(format!("{id}.jsonl")), text).unwrap();
+    };
+    for n in 0..16 {
+        write_run(n, 0);
+    }
+    let export_with = |jobs: usize, out: &Path| {
+        let options = DatasetOptions {
+            content: true,
+            jobs,
+            ..DatasetOptions::default()
+        };
+        report_summary(&export_dataset(std::slice::from_ref(&inputs), out, &options).unwrap())
+    };
+    let outs: Vec<PathBuf> = (1..=3)
+        .map(|jobs| scratch.path().join(format!("dataset-{jobs}")))
+        .collect();
+    // Exports into each dataset with its number of workers: the same reports and files.
+    let export_each = |expected: &str| {
+        let mut reports: Vec<String> = (1..=3)
+            .map(|jobs| export_with(jobs, &outs[jobs - 1]))
+            .collect();
+        assert!(reports[0].contains(expected), "{}", reports[0]);
+        for jobs in 2..=3 {
+            assert_eq!(reports[jobs - 1], reports[0], "--jobs {jobs}");
+            assert!(
+                dataset_files(&outs[jobs - 1]) == dataset_files(&outs[0]),
+                "--jobs {jobs}"
+            );
+        }
+        reports.swap_remove(0)
+    };
+    let first = export_each("16 added, 0 replaced, 0 unchanged, 2 batches");
+    // run-05's line that is no JSON, reported.
+    assert!(first.contains("problems [\""), "{first}");
+    let tool_calls = rows(&outs[0], "tool_calls").len();
+    assert_eq!(tool_calls, (0..16).map(calls).sum::<usize>());
+
+    // Two runs changed (one of each date) and one added: two batches rewritten without
+    // them, one new batch per date.
+    write_run(1, 5);
+    write_run(3, 5);
+    write_run(16, 0);
+    export_each("1 added, 2 replaced, 14 unchanged, 4 batches");
+    assert_eq!(
+        rows(&outs[0], "tool_calls").len(),
+        (0..17).map(calls).sum::<usize>() + 10
+    );
+}
+
 #[test]
 fn a_dead_export_is_finished_by_its_journal_or_discarded_without_one() {
     let scratch = TempDir::new("parquet-journal");

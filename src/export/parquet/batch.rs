@@ -1,5 +1,6 @@
 //! One export into a dataset: survey the transcripts, decide which runs are new, changed
-//! or already there, cut the new ones into batches, map them on every core, and commit.
+//! or already there, cut the new ones into batches, map their runs on every core, write
+//! them batch by batch, and commit.
 //!
 //! * **Incremental.** A run is keyed by its `run_id` and the SHA-256 of its transcript: a
 //!   run the manifest holds with the same hash is left alone (its file is hashed, never
@@ -11,13 +12,20 @@
 //!   cut into batches of at most [`BATCH_BYTES`] of transcript or [`BATCH_RUNS`] runs: one
 //!   file per table and batch, tens of megabytes once compressed, whatever the number of
 //!   runs.
-//! * **All cores, bounded memory.** Surveys, then batches, are spread over
-//!   `available_parallelism` worker threads. A worker streams its batch's runs one at a
-//!   time through the row mapper into the batch's table writers, which flush Arrow batches
-//!   of 8,192 rows and row groups of at most 128 Ki rows or 64 MiB. What a run's mapper
-//!   holds until later events is bounded too (the calls awaiting a result, a thousand
-//!   model responses in memory and the rest spilled: [`DatasetReport::peak_held_rows`]):
-//!   memory is a few row groups per worker, whatever the size of the input or of one run.
+//! * **All cores, bounded memory.** Surveys, then runs, are spread over `--jobs` workers
+//!   (every core by default) on the one scheduler, [`crate::batch::in_order_waiting`]: a
+//!   worker reads and maps one run at a time (reading and mapping are nine tenths of the
+//!   work) and hands its rows over in chunks of at most [`CHUNK_ROWS`] rows or about
+//!   [`CHUNK_BYTES`], [`CHUNKS_WAITING`] of them waiting per run; the calling thread takes
+//!   them in the runs' order and writes them into the open batch's table writers, which
+//!   flush Arrow batches of 8,192 rows and row groups of at most 128 Ki rows or 64 MiB. So
+//!   the runs of one batch (one date's, often) use every core, and the files are byte for
+//!   byte those one worker writes: the layout does not depend on the number of cores. A
+//!   batch to rewrite is one worker's task. What a run's mapper holds until later events
+//!   is bounded too (the calls awaiting a result, a thousand model responses in memory and
+//!   the rest spilled: [`DatasetReport::peak_held_rows`]): memory is a few row groups for
+//!   the open batch and a few chunks per worker, whatever the size of the input or of one
+//!   run.
 //!
 //! This file owns those decisions. It must not know the on-disk rules (`dataset.rs`) or
 //! the mapping (`rows.rs`).
@@ -25,14 +33,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::dataset::{Commit, Dataset, DatasetError, Entry, EntryRun, table_file};
 use super::rows::{Lineage, RowOptions, RowSink, RunRows};
 use super::schema::{Cell, SCHEMA_VERSION, TABLES};
 use super::source::{Source, sha256_hex, survey};
 use super::write::{TableWriter, rewrite};
+use crate::batch;
 use crate::read::Prices;
 use crate::read::tree::{LinkKind, TreeProblem};
 use crate::read::{Calls, ReadItem, Reader};
@@ -126,22 +133,22 @@ pub fn export_dataset(
             paths: inputs.to_vec(),
         });
     }
-    let workers = match options.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
     let mut report = DatasetReport::default();
     let mut dataset = Dataset::open(out)?;
-    // Survey every file, in parallel, keeping input order.
-    let surveyed = parallel(&files, workers, |path| survey(path));
+    // Survey every file, on every core, keeping input order.
     let mut sources = Vec::new();
-    for (path, result) in files.iter().zip(surveyed) {
-        report.files += 1;
-        match result {
-            Ok(source) => sources.push(source),
-            Err(error) => report.unreadable.push((path.clone(), error)),
-        }
-    }
+    batch::in_order(
+        &files,
+        batch::workers(options.jobs, files.len()),
+        |_, path, send| send(survey(path)),
+        |index, result| {
+            report.files += 1;
+            match result {
+                Ok(source) => sources.push(source),
+                Err(error) => report.unreadable.push((files[index].clone(), error)),
+            }
+        },
+    );
     let plan = plan(&dataset, sources, &mut report);
     let (jobs, commit_base) = plan;
     if jobs.is_empty() {
@@ -153,9 +160,7 @@ pub fn export_dataset(
         redact: options.redact,
     };
     let prices = options.prices.as_ref().unwrap_or_else(|| Prices::builtin());
-    let results = parallel(&jobs, workers, |job| {
-        run_job(job, &dataset, &staging, row_options, prices)
-    });
+    let results = run_jobs(&jobs, options.jobs, &dataset, &staging, row_options, prices);
     let mut commit = commit_base;
     for result in results {
         let staged = result.map_err(|(path, source)| DatasetError::Io { path, source })?;
@@ -319,6 +324,235 @@ fn batch_key(runs: &[EntryRun]) -> String {
     key
 }
 
+type JobError = (PathBuf, io::Error);
+
+/// One worker's task: a run of a new batch, or a whole batch to rewrite. A new batch's
+/// runs are as many tasks, so that the runs of one batch (of one date) are mapped on every
+/// core; their rows come back to the calling thread in the batch's order and are written
+/// there, as one worker would write them: the files are the same whatever `--jobs` is.
+enum Task<'a> {
+    Run {
+        job: usize,
+        planned: &'a Planned,
+        /// The batch's last run: its files are finished after it.
+        last: bool,
+    },
+    Rewrite {
+        entry: &'a Entry,
+        drop: &'a HashSet<String>,
+    },
+}
+
+/// What a task hands the calling thread.
+enum Mapped {
+    /// Rows of a run, in the order the mapper made them: (table index, cells).
+    Rows(Vec<(usize, Vec<Cell>)>),
+    /// A run is mapped (its last message): what it met, or why it failed.
+    RunEnd(Result<RunEnd, JobError>),
+    /// A rewritten batch, staged whole by its worker.
+    Rewritten(Result<Staged, JobError>),
+}
+
+struct RunEnd {
+    problems: Vec<TreeProblem>,
+    peak_held_rows: u64,
+}
+
+/// Most rows in one [`Mapped::Rows`], and about the most bytes of text in them: chunks
+/// large enough that handing them over costs nothing next to mapping them.
+const CHUNK_ROWS: usize = 1024;
+const CHUNK_BYTES: usize = 256 << 10;
+/// Most chunks of one run waiting for the calling thread: with [`CHUNK_BYTES`] and the
+/// scheduler's few runs started ahead per worker, a few megabytes per worker.
+const CHUNKS_WAITING: usize = 4;
+
+/// Runs the jobs on `threads` workers (0: every core): new batches' runs mapped on the
+/// workers and written on the calling thread, batch after batch; rewrites done whole by a
+/// worker. The results in the jobs' order.
+fn run_jobs(
+    jobs: &[Job],
+    threads: usize,
+    dataset: &Dataset,
+    staging: &Path,
+    options: RowOptions,
+    prices: &Prices,
+) -> Vec<Result<Staged, JobError>> {
+    let mut tasks = Vec::new();
+    for (job, planned) in jobs.iter().enumerate() {
+        match planned {
+            Job::New { runs, .. } => {
+                tasks.extend(runs.iter().enumerate().map(|(n, planned)| Task::Run {
+                    job,
+                    planned,
+                    last: n + 1 == runs.len(),
+                }));
+            }
+            Job::Rewrite { entry, drop } => tasks.push(Task::Rewrite { entry, drop }),
+        }
+    }
+    let mut results = Vec::with_capacity(jobs.len());
+    // The new batch being written (its writers, what its runs met so far), or why not.
+    let mut open: Option<Result<Writing, JobError>> = None;
+    batch::in_order_waiting(
+        &tasks,
+        batch::workers(threads, tasks.len()),
+        CHUNKS_WAITING,
+        |_, task, send| match task {
+            Task::Run { planned, .. } => {
+                let mut chunk = Chunk {
+                    rows: Vec::new(),
+                    bytes: 0,
+                    send,
+                };
+                let end = map_run(planned, staging, options, prices, &mut chunk);
+                chunk.hand_over();
+                (chunk.send)(Mapped::RunEnd(end));
+            }
+            Task::Rewrite { entry, drop, .. } => {
+                send(Mapped::Rewritten(rewrite_batch(
+                    entry,
+                    drop,
+                    dataset.root(),
+                    staging,
+                )));
+            }
+        },
+        |index, mapped| {
+            let (job, last) = match &tasks[index] {
+                Task::Run { job, last, .. } => (*job, *last),
+                Task::Rewrite { .. } => {
+                    if let Mapped::Rewritten(staged) = mapped {
+                        results.push(staged);
+                    }
+                    return;
+                }
+            };
+            // A batch's runs are consecutive tasks: its first message opens it.
+            let writing = open.get_or_insert_with(|| {
+                let Job::New { date, runs } = &jobs[job] else {
+                    unreachable!("a run is a new batch's")
+                };
+                Ok(Writing::new(date, runs, staging))
+            });
+            let run_over = matches!(mapped, Mapped::RunEnd(_));
+            if let Ok(batch) = writing
+                && let Err(error) = batch.take(mapped, staging)
+            {
+                *writing = Err(error);
+            }
+            if run_over && last {
+                let writing = open.take().expect("opened above");
+                results.push(writing.and_then(|batch| batch.finish(staging)));
+            }
+        },
+    );
+    results
+}
+
+/// A staged file's name: the target's path with `/` as `__`.
+fn staged_name(target: &Path) -> PathBuf {
+    PathBuf::from(target.to_string_lossy().replace('/', "__"))
+}
+
+/// A new batch being written on the calling thread: its table writers, staged under
+/// `staging`, and what its runs met.
+struct Writing {
+    date: String,
+    batch: String,
+    entry_runs: Vec<EntryRun>,
+    targets: Vec<PathBuf>,
+    tables: Tables,
+    problems: Vec<TreeProblem>,
+    peak_held_rows: u64,
+}
+
+impl Writing {
+    fn new(date: &str, runs: &[Planned], staging: &Path) -> Writing {
+        let entry_runs: Vec<EntryRun> = runs
+            .iter()
+            .map(|planned| EntryRun {
+                key: planned.source.key(),
+                run_id: planned.source.run.as_ref().map(|r| r.run_id.clone()),
+                parent_run_id: planned
+                    .source
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.parent_run_id.clone()),
+                root_run_id: Some(planned.root_run_id.clone()).filter(|r| !r.is_empty()),
+                source_sha256: planned.source.sha256.clone(),
+                source_bytes: planned.source.bytes,
+            })
+            .collect();
+        let batch = batch_key(&entry_runs);
+        let targets: Vec<PathBuf> = TABLES
+            .iter()
+            .map(|t| table_file(t.name, date, &batch))
+            .collect();
+        let tables = Tables {
+            writers: TABLES
+                .iter()
+                .zip(&targets)
+                .map(|(table, target)| TableWriter::new(table, staging.join(staged_name(target))))
+                .collect(),
+        };
+        Writing {
+            date: date.to_owned(),
+            batch,
+            entry_runs,
+            targets,
+            tables,
+            problems: Vec::new(),
+            peak_held_rows: 0,
+        }
+    }
+
+    /// Takes what a run's worker handed over: rows to write, or the run's end.
+    fn take(&mut self, mapped: Mapped, staging: &Path) -> Result<(), JobError> {
+        match mapped {
+            Mapped::Rows(rows) => {
+                for (table, cells) in rows {
+                    self.tables
+                        .push(table, cells)
+                        .map_err(|e| (staging.to_owned(), e))?;
+                }
+            }
+            Mapped::RunEnd(end) => {
+                let end = end?;
+                self.problems.extend(end.problems);
+                self.peak_held_rows = self.peak_held_rows.max(end.peak_held_rows);
+            }
+            Mapped::Rewritten(_) => unreachable!("a rewrite is no new batch's"),
+        }
+        Ok(())
+    }
+
+    /// Finishes the batch's files, synced.
+    fn finish(self, staging: &Path) -> Result<Staged, JobError> {
+        let mut counts = BTreeMap::new();
+        let mut moves = Vec::new();
+        for ((table, writer), target) in TABLES.iter().zip(self.tables.writers).zip(self.targets) {
+            let rows = writer.finish().map_err(|e| (staging.to_owned(), e))?;
+            if rows > 0 {
+                counts.insert(table.name.to_owned(), rows);
+                moves.push((staged_name(&target), target));
+            }
+        }
+        let entry = Entry {
+            batch: self.batch,
+            date: self.date,
+            schema_version: SCHEMA_VERSION.to_owned(),
+            rows: counts,
+            runs: self.entry_runs,
+        };
+        Ok(Staged {
+            entry: Some(entry),
+            peak_held_rows: self.peak_held_rows,
+            moves,
+            problems: self.problems,
+        })
+    }
+}
+
 /// The table writers of one batch, staged under `staging`.
 struct Tables {
     writers: Vec<TableWriter>,
@@ -330,106 +564,71 @@ impl RowSink for Tables {
     }
 }
 
-type JobError = (PathBuf, io::Error);
+/// A worker's sink: a run's rows gathered into chunks handed over to the calling thread.
+struct Chunk<'s> {
+    rows: Vec<(usize, Vec<Cell>)>,
+    /// About the bytes in `rows`: their text, eight per other cell.
+    bytes: usize,
+    send: &'s mut dyn FnMut(Mapped),
+}
 
-fn run_job(
-    job: &Job,
-    dataset: &Dataset,
-    staging: &Path,
-    options: RowOptions,
-    prices: &Prices,
-) -> Result<Staged, JobError> {
-    match job {
-        Job::New { date, runs } => new_batch(date, runs, staging, options, prices),
-        Job::Rewrite { entry, drop } => rewrite_batch(entry, drop, dataset.root(), staging),
+impl Chunk<'_> {
+    fn hand_over(&mut self) {
+        if !self.rows.is_empty() {
+            self.bytes = 0;
+            (self.send)(Mapped::Rows(std::mem::take(&mut self.rows)));
+        }
     }
 }
 
-/// A staged file's name: the target's path with `/` as `__`.
-fn staged_name(target: &Path) -> PathBuf {
-    PathBuf::from(target.to_string_lossy().replace('/', "__"))
+impl RowSink for Chunk<'_> {
+    fn push(&mut self, table: usize, cells: Vec<Cell>) -> io::Result<()> {
+        self.bytes += cells
+            .iter()
+            .map(|cell| match cell {
+                Cell::Text(Some(text)) => text.len(),
+                _ => 8,
+            })
+            .sum::<usize>();
+        self.rows.push((table, cells));
+        if self.rows.len() >= CHUNK_ROWS || self.bytes >= CHUNK_BYTES {
+            self.hand_over();
+        }
+        Ok(())
+    }
 }
 
-fn new_batch(
-    date: &str,
-    runs: &[Planned],
+/// Maps one run of a new batch into `sink`.
+fn map_run(
+    planned: &Planned,
     staging: &Path,
     options: RowOptions,
     prices: &Prices,
-) -> Result<Staged, JobError> {
-    let entry_runs: Vec<EntryRun> = runs
-        .iter()
-        .map(|planned| EntryRun {
-            key: planned.source.key(),
-            run_id: planned.source.run.as_ref().map(|r| r.run_id.clone()),
-            parent_run_id: planned
-                .source
-                .run
-                .as_ref()
-                .and_then(|r| r.parent_run_id.clone()),
-            root_run_id: Some(planned.root_run_id.clone()).filter(|r| !r.is_empty()),
-            source_sha256: planned.source.sha256.clone(),
-            source_bytes: planned.source.bytes,
-        })
-        .collect();
-    let batch = batch_key(&entry_runs);
-    let targets: Vec<PathBuf> = TABLES
-        .iter()
-        .map(|t| table_file(t.name, date, &batch))
-        .collect();
-    let mut tables = Tables {
-        writers: TABLES
-            .iter()
-            .zip(&targets)
-            .map(|(table, target)| TableWriter::new(table, staging.join(staged_name(target))))
-            .collect(),
+    sink: &mut dyn RowSink,
+) -> Result<RunEnd, JobError> {
+    let source = &planned.source;
+    let io = |error| (source.path.clone(), error);
+    let settled = if source.routed {
+        Some(settle(&source.path).map_err(io)?)
+    } else {
+        None
+    };
+    let lineage = Lineage {
+        root_run_id: planned.root_run_id.clone(),
     };
     let mut problems = Vec::new();
-    let mut peak_held_rows = 0;
-    for planned in runs {
-        let source = &planned.source;
-        let io = |error| (source.path.clone(), error);
-        let settled = if source.routed {
-            Some(settle(&source.path).map_err(io)?)
-        } else {
-            None
-        };
-        let lineage = Lineage {
-            root_run_id: planned.root_run_id.clone(),
-        };
-        let mut rows = RunRows::new(source, prices, lineage, options, settled, staging);
-        for item in Reader::open(&source.path).map_err(io)? {
-            if let ReadItem::Problem(problem) = &item {
-                problems.push(TreeProblem::read(&source.path, problem.clone()));
-            }
-            rows.item(item, &mut tables)
-                .map_err(|e| (staging.to_owned(), e))?;
+    let mut rows = RunRows::new(source, prices, lineage, options, settled, staging);
+    for item in Reader::open(&source.path).map_err(io)? {
+        if let ReadItem::Problem(problem) = &item {
+            problems.push(TreeProblem::read(&source.path, problem.clone()));
         }
-        peak_held_rows = peak_held_rows.max(rows.peak_held() as u64);
-        rows.finish(&mut tables)
-            .map_err(|e| (staging.to_owned(), e))?;
+        rows.item(item, sink).map_err(|e| (staging.to_owned(), e))?;
     }
-    let mut counts = BTreeMap::new();
-    let mut moves = Vec::new();
-    for ((table, writer), target) in TABLES.iter().zip(tables.writers).zip(targets) {
-        let rows = writer.finish().map_err(|e| (staging.to_owned(), e))?;
-        if rows > 0 {
-            counts.insert(table.name.to_owned(), rows);
-            moves.push((staged_name(&target), target));
-        }
-    }
-    let entry = Entry {
-        batch,
-        date: date.to_owned(),
-        schema_version: SCHEMA_VERSION.to_owned(),
-        rows: counts,
-        runs: entry_runs,
-    };
-    Ok(Staged {
-        entry: Some(entry),
-        peak_held_rows,
-        moves,
+    let peak_held_rows = rows.peak_held() as u64;
+    rows.finish(sink).map_err(|e| (staging.to_owned(), e))?;
+    Ok(RunEnd {
         problems,
+        peak_held_rows,
     })
 }
 
@@ -493,32 +692,4 @@ fn rewrite_batch(
         moves,
         problems: Vec::new(),
     })
-}
-
-/// `work` over `items` on `workers` threads; results in input order.
-fn parallel<T: Sync, R: Send>(
-    items: &[T],
-    workers: usize,
-    work: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers.clamp(1, items.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    let result = work(item);
-                    results.lock().expect("no worker panics holding it")[index] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no worker panics holding it")
-        .into_iter()
-        .map(|result| result.expect("every item was worked"))
-        .collect()
 }
