@@ -164,14 +164,14 @@ pub(crate) fn stats<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Bound
         // The shipped price table with the user's laid over it, as the CLI's; a user's
         // table that cannot be read is an error here (Python has no warning channel).
         let prices = Prices::load()
-            .map(|(prices, _)| prices)
+            .map(|(prices, _)| std::sync::Arc::new(prices))
             .map_err(|error| InputError::new_err(error.to_string()))?;
         for file in files {
             if file.is_dir() {
                 return Err(input_error(&file, "is a directory"));
             }
             let mut reader = Reader::open(&file).map_err(|error| input_error(&file, error))?;
-            let mut stats = Stats::with_prices(prices.clone());
+            let mut stats = Stats::with_prices(std::sync::Arc::clone(&prices));
             stats.files = 1;
             let mut listed = 0;
             for item in reader.by_ref() {

@@ -3,7 +3,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
+use std::num::NonZeroUsize;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::read::{
     Cost, FileStats, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats,
@@ -28,9 +31,10 @@ const PROGRESS_BYTES: u64 = 64 << 20;
 /// else estimated from the price table and marked `est.`, else unknown), run durations
 /// (undated runs have none) and problems by kind; a file without an event is a problem. A
 /// directory argument is walked for *.jsonl files; one that cannot be read is reported and
-/// the rest counted. Files are read in parallel on all cores; on a terminal, large inputs
-/// show a progress bar on stderr. Problems go to stderr as FILE:LINE: byte OFFSET: KIND:
-/// MESSAGE (the first 1000 of a file; the rest are counted).
+/// the rest counted. Files are read in parallel on all cores (--jobs; the output is the
+/// same whatever their number); on a terminal, large inputs show a progress bar on stderr.
+/// Problems go to stderr as FILE:LINE: byte OFFSET: KIND: MESSAGE (the first 1000 of a
+/// file; the rest are counted).
 ///
 /// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
 /// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.
@@ -47,11 +51,19 @@ pub(crate) struct Args {
     /// Print the counts as one JSON document, and problems on stderr as JSON lines.
     #[arg(long)]
     json: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
 }
 
 /// What counting one file gave.
 struct Counted {
+    /// The file as stdout and stderr name it.
+    name: String,
     stats: Stats,
+    /// Its counts as stdout lists them (text, or its element of the JSON document's
+    /// `files`), made on the worker that counted it.
+    entry: io::Result<Vec<u8>>,
     /// Its first problems, to print.
     listed: Vec<ReadProblem>,
     /// Reading failed part-way.
@@ -61,18 +73,25 @@ struct Counted {
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let (files, mut failed) = expand(&args.paths);
-    let total_bytes: u64 = files
+    // The size of each regular file (a pipe or stdin has none): for the progress bar, and
+    // to cut the files into the batch's jobs.
+    let sizes: Vec<Option<u64>> = files
         .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum();
+        .map(|f| {
+            std::fs::metadata(f)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .collect();
+    let total_bytes: u64 = sizes.iter().flatten().sum();
     let progress = if total_bytes >= PROGRESS_BYTES {
         console::progress(total_bytes, Counting::Bytes)
     } else {
         None
     };
 
-    let prices = prices();
+    let prices = Arc::new(prices());
     // Each file's counts are printed as soon as they and those before them are counted,
     // and only the total is kept: memory does not grow with the number of files.
     let mut listing = Listing {
@@ -82,26 +101,34 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     };
     let mut total = Stats::default();
     let mut written: io::Result<()> = Ok(());
-    count_parallel(
-        &files,
-        &prices,
-        progress.as_ref(),
-        &mut |path, result| match result {
-            Ok(counted) => {
-                let name = display_name(path);
-                print_problems(&name, &counted);
-                failed |= counted.unreadable;
-                total.merge(&counted.stats);
-                if written.is_ok() {
-                    written = listing.file(name, counted.stats);
+    let counting = Counter {
+        jobs: args.jobs.map_or(0, NonZeroUsize::get),
+        prices: &prices,
+        json: args.json,
+        progress: progress.as_ref(),
+    };
+    count_parallel(&files, &sizes, &counting, &mut |job| {
+        for result in job {
+            match result {
+                Ok(counted) => {
+                    print_problems(&counted);
+                    failed |= counted.unreadable;
+                    total.merge(&counted.stats);
+                    if written.is_ok() {
+                        written = counted.entry.and_then(|entry| listing.file(&entry));
+                    }
+                }
+                Err(error) => {
+                    failed = true;
+                    report_error(&error);
                 }
             }
-            Err(error) => {
-                failed = true;
-                report_error(&error);
-            }
-        },
-    );
+        }
+        // Out as soon as counted, for a reader of a long listing: one write per job.
+        if written.is_ok() {
+            written = listing.out.flush();
+        }
+    });
     drop(progress);
     written?;
     listing.total(&total)?;
@@ -115,10 +142,10 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 }
 
 /// stdout as `axt stats` prints it, one file at a time: each file's counts (text, or an
-/// element of the JSON document's `files`), then the total. The JSON is byte for byte
-/// what serializing a whole [`StatsReport`](crate::read::StatsReport) pretty gives: a
-/// JSON string holds no raw line break, so a value pretty-printed alone and indented is
-/// the same value printed nested.
+/// element of the JSON document's `files`: [`entry`] makes them), then the total. The JSON
+/// is byte for byte what serializing a whole [`StatsReport`](crate::read::StatsReport)
+/// pretty gives: a JSON string holds no raw line break, so a value pretty-printed alone
+/// and indented is the same value printed nested.
 struct Listing<W: Write> {
     out: W,
     json: bool,
@@ -127,7 +154,8 @@ struct Listing<W: Write> {
 }
 
 impl<W: Write> Listing<W> {
-    fn file(&mut self, file: String, stats: Stats) -> io::Result<()> {
+    /// Writes a file's `entry`, as [`entry`] made it.
+    fn file(&mut self, entry: &[u8]) -> io::Result<()> {
         self.files += 1;
         if self.json {
             let opening = if self.files == 1 {
@@ -136,13 +164,8 @@ impl<W: Write> Listing<W> {
                 ",\n"
             };
             self.out.write_all(opening.as_bytes())?;
-            let element = serde_json::to_string_pretty(&FileStats { file, stats })?;
-            write_indented(&mut self.out, &element, "    ", true)?;
-        } else {
-            (self.out).write_all(render(&escape(&file), &stats).as_bytes())?;
         }
-        // Out as soon as counted, for a reader of a long listing (one write per file).
-        self.out.flush()
+        self.out.write_all(entry)
     }
 
     fn total(mut self, total: &Stats) -> io::Result<()> {
@@ -166,7 +189,26 @@ impl<W: Write> Listing<W> {
     }
 }
 
-fn print_problems(name: &str, counted: &Counted) {
+/// A file's counts as [`Listing`] lists them: its text, or its element of the JSON
+/// document's `files`, indented as the document nests it. Made by the worker that counted
+/// the file, so that the printing thread only writes bytes.
+fn entry(json: bool, name: String, stats: Stats) -> (io::Result<Vec<u8>>, String, Stats) {
+    if !json {
+        return (Ok(render(&escape(&name), &stats).into_bytes()), name, stats);
+    }
+    let element = FileStats { file: name, stats };
+    let entry = serde_json::to_string_pretty(&element)
+        .map_err(io::Error::from)
+        .and_then(|text| {
+            let mut entry = Vec::with_capacity(text.len() + text.len() / 8);
+            write_indented(&mut entry, &text, "    ", true)?;
+            Ok(entry)
+        });
+    (entry, element.file, element.stats)
+}
+
+fn print_problems(counted: &Counted) {
+    let name = &counted.name;
     for problem in &counted.listed {
         console::read_problem(name, problem);
     }
@@ -191,53 +233,105 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     (files, any)
 }
 
-/// Counts every file on all cores ([`batch`]) and hands each result to `done` in the order
-/// of `files`, as soon as it and those before it are counted, so problems are printed in
-/// a stable order and no more than a few files' counts wait at once (the collector this
-/// replaces held every file finished out of order).
+/// How many files one job of the batch counts at most, one after another: a job is one
+/// hand-over to the printing thread (a queue made, a message, a wake-up), which cost more
+/// than counting a file of a few events (two workers were slower than one over 16,000
+/// small files); 64 such files are a few milliseconds of work, so the jobs still spread
+/// evenly over the workers and each job's files are printed soon after they are counted.
+const JOB_FILES: usize = 64;
+
+/// How many bytes of files one job counts at most: a larger file is a job alone, so
+/// files of a few megabytes, whose hand-over costs nothing beside their counting, are
+/// shared out one by one as before.
+const JOB_BYTES: u64 = 1 << 20;
+
+/// What every file's count needs besides the file.
+struct Counter<'a> {
+    /// Worker threads asked for (0: one per core).
+    jobs: usize,
+    prices: &'a Arc<Prices>,
+    json: bool,
+    progress: Option<&'a Progress>,
+}
+
+/// The files cut into the batch's jobs: runs of consecutive regular files, at most
+/// [`JOB_FILES`] of them and [`JOB_BYTES`] together. A file of no known size (a pipe,
+/// stdin) is a job alone, so that it holds up no file before it: their counts are printed
+/// while it is still being read.
+fn jobs(sizes: &[Option<u64>]) -> Vec<Range<usize>> {
+    let mut jobs: Vec<Range<usize>> = Vec::new();
+    let mut bytes = 0;
+    for (index, size) in sizes.iter().enumerate() {
+        let joins = match (jobs.last(), size) {
+            (Some(job), Some(size)) => {
+                job.len() < JOB_FILES && sizes[job.start].is_some() && bytes + size <= JOB_BYTES
+            }
+            _ => false,
+        };
+        if joins {
+            jobs.last_mut().expect("joined").end = index + 1;
+            bytes += size.unwrap_or(0);
+        } else {
+            jobs.push(index..index + 1);
+            bytes = size.unwrap_or(0);
+        }
+    }
+    jobs
+}
+
+/// Counts every file on all cores ([`batch`]), a job of consecutive files ([`jobs`]) at a
+/// time, and hands each job's results to `done` in the order of `files`, as soon as they
+/// and those before them are counted, so problems are printed in a stable order and no more
+/// than a few jobs' counts wait at once (the collector this replaces held every file
+/// finished out of order).
 fn count_parallel(
     files: &[PathBuf],
-    prices: &Prices,
-    progress: Option<&Progress>,
-    done: &mut dyn FnMut(&Path, io::Result<Counted>),
+    sizes: &[Option<u64>],
+    counting: &Counter<'_>,
+    done: &mut dyn FnMut(Vec<io::Result<Counted>>),
 ) {
-    let workers = batch::workers(0, files.len());
+    let jobs = jobs(sizes);
+    let workers = batch::workers(counting.jobs, jobs.len());
     let mut finished = 0;
     batch::in_order(
-        files,
+        &jobs,
         workers,
-        |_, path, send| send(count(path, prices, progress)),
-        |index, result| {
-            finished += 1;
-            if let Some(progress) = progress {
+        |_, job, send| {
+            send(
+                files[job.clone()]
+                    .iter()
+                    .map(|path| count(path, counting))
+                    .collect(),
+            )
+        },
+        |_, counted: Vec<io::Result<Counted>>| {
+            if let Some(progress) = counting.progress {
+                finished += counted.len();
                 progress.message(format!("{finished}/{} files", files.len()));
             }
-            done(&files[index], result);
+            done(counted);
         },
     );
 }
 
-fn count(path: &Path, prices: &Prices, progress: Option<&Progress>) -> io::Result<Counted> {
-    let mut counted = Counted {
-        stats: Stats::with_prices(prices.clone()),
-        listed: Vec::new(),
-        unreadable: false,
-    };
-    counted.stats.files = 1;
+fn count(path: &Path, counting: &Counter<'_>) -> io::Result<Counted> {
+    let mut stats = Stats::with_prices(Arc::clone(counting.prices));
+    let (mut listed, mut unreadable) = (Vec::new(), false);
+    stats.files = 1;
     let mut reader = Reader::new(open(path)?);
     let (mut reported, mut items) = (0, 0u64);
     let mut report = |offset: u64| {
-        if let Some(progress) = progress {
+        if let Some(progress) = counting.progress {
             progress.add(offset.saturating_sub(reported));
         }
         reported = offset;
     };
     while let Some(item) = reader.next() {
-        counted.stats.item(&item);
+        stats.item(&item);
         if let ReadItem::Problem(problem) = item {
-            counted.unreadable |= problem.kind == ProblemKind::Io;
-            if (counted.listed.len() as u64) < LISTED {
-                counted.listed.push(problem);
+            unreadable |= problem.kind == ProblemKind::Io;
+            if (listed.len() as u64) < LISTED {
+                listed.push(problem);
             }
         }
         items += 1;
@@ -246,10 +340,17 @@ fn count(path: &Path, prices: &Prices, progress: Option<&Progress>) -> io::Resul
         }
     }
     report(reader.position().offset);
-    if let Some(problem) = counted.stats.end_of_file(reader.position()) {
-        counted.listed.push(problem);
+    if let Some(problem) = stats.end_of_file(reader.position()) {
+        listed.push(problem);
     }
-    Ok(counted)
+    let (entry, name, stats) = entry(counting.json, display_name(path), stats);
+    Ok(Counted {
+        name,
+        stats,
+        entry,
+        listed,
+        unreadable,
+    })
 }
 
 fn render(title: &str, stats: &Stats) -> String {
@@ -362,4 +463,42 @@ fn cost(cost: &Cost) -> String {
         return "none (no agent run)".to_owned();
     }
     cost.explained()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs of consecutive regular files, cut at [`JOB_FILES`] files or [`JOB_BYTES`]
+    /// bytes; a larger file, a pipe or stdin alone.
+    #[test]
+    fn files_are_cut_into_jobs_of_consecutive_files_by_count_and_bytes() {
+        let small = vec![Some(10); JOB_FILES * 2 + 3];
+        assert_eq!(
+            jobs(&small),
+            [
+                0..JOB_FILES,
+                JOB_FILES..2 * JOB_FILES,
+                2 * JOB_FILES..2 * JOB_FILES + 3
+            ]
+        );
+        let sizes = [
+            Some(JOB_BYTES),
+            Some(1),
+            Some(JOB_BYTES - 1),
+            Some(2),
+            None,
+            Some(3),
+            Some(4),
+            None,
+            None,
+            Some(JOB_BYTES + 1),
+            Some(5),
+        ];
+        assert_eq!(
+            jobs(&sizes),
+            [0..1, 1..3, 3..4, 4..5, 5..7, 7..8, 8..9, 9..10, 10..11]
+        );
+        assert_eq!(jobs(&[]), Vec::<Range<usize>>::new());
+    }
 }

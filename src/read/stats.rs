@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -74,9 +75,11 @@ pub struct Stats {
     calls: Calls,
     #[serde(skip)]
     spend: Spend,
-    /// The price table the estimates come from; the shipped one when `None`.
+    /// The price table the estimates come from; the shipped one when `None`. Shared: a
+    /// batch counts each file with a `Stats` of its own, and a table copied per file was
+    /// a tree of allocations made and freed per file.
     #[serde(skip)]
-    prices: Option<Prices>,
+    prices: Option<Arc<Prices>>,
 }
 
 /// One tool's calls.
@@ -98,10 +101,11 @@ fn is_zero(count: &u64) -> bool {
 
 impl Stats {
     /// Counts with `prices` for the estimates (a user's table laid over the shipped one:
-    /// [`Prices::load`]) instead of the shipped table.
-    pub fn with_prices(prices: Prices) -> Stats {
+    /// [`Prices::load`]) instead of the shipped table: a table of its own, or one shared
+    /// (an `Arc<Prices>`) by the counts of many files.
+    pub fn with_prices(prices: impl Into<Arc<Prices>>) -> Stats {
         Stats {
-            prices: Some(prices),
+            prices: Some(prices.into()),
             ..Stats::default()
         }
     }
@@ -183,7 +187,7 @@ impl Stats {
     /// Adds the tokens and cost of run metadata (`usage`, `cost_usd`, by the rule of
     /// [`Spend`], priced by this count's table).
     fn spend(&mut self, meta: &crate::model::RunMeta) {
-        let prices = self.prices.as_ref().unwrap_or_else(|| Prices::builtin());
+        let prices = self.prices.as_deref().unwrap_or_else(|| Prices::builtin());
         self.spend.add_priced(meta, prices);
         self.settle_spend();
     }

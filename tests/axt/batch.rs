@@ -293,6 +293,85 @@ fn stats_json_printed_file_by_file_is_the_whole_report() {
     }
 }
 
+/// A directory of many transcripts, counted by files and jobs of consecutive files: every
+/// transcript of the read corpus (costs reported and estimated, problems of every kind)
+/// copied 16 times, names sorted so that the copies interleave, and one file larger than a
+/// job's bytes in the middle. Returns how many files it wrote.
+fn many_transcripts(dir: &Path) -> usize {
+    let mut corpus: Vec<PathBuf> = walk(&crate::support::read_corpus())
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    corpus.sort();
+    for round in 0..16 {
+        for (n, path) in corpus.iter().enumerate() {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            std::fs::copy(path, dir.join(format!("{round:02}-{n:02}-{name}"))).unwrap();
+        }
+    }
+    let plain = std::fs::read(crate::support::read_corpus().join("ok/plain-run.jsonl")).unwrap();
+    std::fs::write(dir.join("08-large.jsonl"), plain.repeat(500)).unwrap();
+    16 * corpus.len() + 1
+}
+
+/// `axt stats` over a directory of many transcripts prints, on one worker, two, four and
+/// one per core, the same stdout, stderr and exit status, text and JSON; and its JSON is the
+/// library's whole report of the files counted one after another (the total's sums added
+/// in the files' order, as floating point needs to give the same figures).
+#[test]
+fn stats_on_every_core_prints_what_one_worker_does() {
+    let tmp = TempDir::new("stats-many");
+    let files = many_transcripts(tmp.path());
+    let dir = tmp.path().to_str().unwrap();
+    for json in [false, true] {
+        let run = |jobs: Option<&str>| {
+            let mut args = vec!["stats", dir];
+            if json {
+                args.push("--json");
+            }
+            if let Some(jobs) = jobs {
+                args.extend(["--jobs", jobs]);
+            }
+            let output = Command::new(env!("CARGO_BIN_EXE_axt"))
+                .args(&args)
+                .env_remove("AXT_PRICES")
+                .env("XDG_CONFIG_HOME", "/nonexistent")
+                .output()
+                .unwrap();
+            (output.status.code(), output.stderr, output.stdout)
+        };
+        let one = run(Some("1"));
+        assert_eq!(
+            one.0,
+            Some(1),
+            "json {json}: the corpus's problems are found"
+        );
+        assert!(
+            text(&one.1).contains("00-00-invalid-json.jsonl"),
+            "{}",
+            text(&one.1)
+        );
+        for jobs in [Some("2"), Some("4"), None] {
+            let many = run(jobs);
+            assert_eq!(many.0, one.0, "json {json}, --jobs {jobs:?}: exit");
+            assert!(
+                many.1 == one.1,
+                "json {json}, --jobs {jobs:?}: stderr differs"
+            );
+            assert!(
+                many.2 == one.2,
+                "json {json}, --jobs {jobs:?}: stdout differs"
+            );
+        }
+        if json {
+            assert_eq!(text(&one.2), library_report(&[dir]));
+        } else {
+            let total = format!("total ({files} files)");
+            assert!(text(&one.2).contains(&total), "{}", text(&one.2));
+        }
+    }
+}
+
 /// Real FIFO: the second file is a named pipe nobody writes to yet, so it cannot be counted;
 /// the first file's counts are on stdout meanwhile (the old command printed nothing before
 /// every file was counted, holding every file's counts).
