@@ -51,6 +51,43 @@ impl Lines {
     pub(crate) fn next_position(&self) -> (u64, u64) {
         (self.line, self.position)
     }
+
+    /// Pushes `bytes` up to the first line that starts with a 0 byte (where a binary stream
+    /// starts, see `http.rs`), which it does not take: how many bytes it took. Looking at
+    /// the first byte of each line as it starts costs nothing beside the search for its
+    /// end, where a search of every chunk for a 0 byte would read the input twice.
+    pub(crate) fn push_text(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) -> usize {
+        self.push_lines(bytes, true, each)
+    }
+
+    /// The records `bytes` complete; with `stop_at_nul`, up to a line that starts with a 0
+    /// byte. How many bytes it took.
+    fn push_lines(
+        &mut self,
+        mut bytes: &[u8],
+        stop_at_nul: bool,
+        each: &mut dyn FnMut(Frame<'_>),
+    ) -> usize {
+        let total = bytes.len();
+        while !bytes.is_empty() {
+            if stop_at_nul && bytes[0] == 0 && self.at_line_start() {
+                break;
+            }
+            let (used, piece) = self.lines.feed(bytes);
+            let Some(piece) = piece else {
+                self.position += used as u64;
+                return total;
+            };
+            let at = (self.line, self.record_offset);
+            let made = self.made.take();
+            hand_on(piece, at, true, self.keep_blank, made, &mut self.last, each);
+            self.position += used as u64;
+            self.record_offset = self.position;
+            self.line += 1;
+            bytes = &bytes[used..];
+        }
+        total - bytes.len()
+    }
 }
 
 impl Framing for Lines {
@@ -66,21 +103,8 @@ impl Framing for Lines {
         }
     }
 
-    fn push(&mut self, mut bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
-        while !bytes.is_empty() {
-            let (used, piece) = self.lines.feed(bytes);
-            let Some(piece) = piece else {
-                self.position += used as u64;
-                return;
-            };
-            let at = (self.line, self.record_offset);
-            let made = self.made.take();
-            hand_on(piece, at, true, self.keep_blank, made, &mut self.last, each);
-            self.position += used as u64;
-            self.record_offset = self.position;
-            self.line += 1;
-            bytes = &bytes[used..];
-        }
+    fn push(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        self.push_lines(bytes, false, each);
     }
 
     /// The end of the input: a last record without LF is still a record.
