@@ -8,7 +8,9 @@
 //! numbers the records and places them (line, byte offset).
 //!
 //! It knows nothing of JSON; it hands each record to the adapter with its line number and
-//! byte offset.
+//! byte offset. For HTTP bodies, whose binary part (an AWS event stream) starts at a line
+//! that starts with a 0 byte, it can stop there (`push_text`) and leave the rest to the
+//! caller.
 
 use super::record::{Frame, Framing, Record};
 use crate::model::lines::{self, LineSplitter, Piece};
@@ -287,6 +289,42 @@ mod tests {
             0,
             "nothing of a skipped record is kept"
         );
+    }
+
+    /// `push_text` takes every line up to one that starts with a 0 byte, in whatever chunks
+    /// the input comes, and nothing of it: a 0 byte inside a line, or after a partial line
+    /// at a chunk's start, is text.
+    #[test]
+    fn text_stops_where_a_line_starts_with_a_zero_byte() {
+        let input = b"{\"a\":\"x\0y\"}\n{\"b\":1}\n\0\0\0\x10binary\nmore\n";
+        let stop = 20;
+        assert_eq!(input[stop], 0);
+        for chunk in [1, 2, 3, 7, 12, 19, 20, 21, input.len()] {
+            let mut framer = Lines::new(1 << 20);
+            let mut seen = Vec::new();
+            let mut taken = 0;
+            for piece in input.chunks(chunk) {
+                let used = framer.push_text(piece, &mut |frame| {
+                    if let Frame::Record(r) = frame {
+                        seen.push((String::from_utf8_lossy(r.bytes).into_owned(), r.offset));
+                    }
+                });
+                taken += used;
+                if used < piece.len() {
+                    break;
+                }
+            }
+            assert_eq!(taken, stop, "chunk {chunk}");
+            assert_eq!(
+                seen,
+                [
+                    ("{\"a\":\"x\0y\"}".to_owned(), 0),
+                    ("{\"b\":1}".to_owned(), 12)
+                ],
+                "chunk {chunk}"
+            );
+            assert_eq!(framer.next_position(), (3, stop as u64), "chunk {chunk}");
+        }
     }
 
     #[test]
