@@ -15,7 +15,8 @@
 //!
 //! Environment: `AXT_BENCH_DIR` (default: the system temp dir; use a real disk for the
 //! sync policies), `AXT_BENCH_EVENTS` (default 200,000), `AXT_BENCH_SYNC_EVENTS` (per-event
-//! sync policies, default 2,000), `AXT_BENCH_REPS` (default 9).
+//! sync policies, default 1,000), `AXT_BENCH_REPS` (default 9), `AXT_BENCH_EACH` (set: print
+//! every repetition's times too, not only the medians).
 
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
@@ -211,6 +212,8 @@ fn main() {
     let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
 
     let mut times: [Vec<Duration>; 9] = Default::default();
+    // Each repetition's times, with AXT_BENCH_EACH: the spread the medians hide.
+    let each = std::env::var_os("AXT_BENCH_EACH").is_some();
     for _ in 0..reps {
         times[7].push(bench.step_messages(events));
         times[8].push(bench.tool_calls(events));
@@ -221,6 +224,21 @@ fn main() {
         times[4].push(bench.raw(sync_lines));
         times[5].push(bench.recorder(Durability::Flush, sync_events, "flush").0);
         times[6].push(bench.recorder(Durability::Fsync, sync_events, "fsync").0);
+        if each {
+            let us = |row: &[Duration]| {
+                let last = row.last().map_or(0.0, Duration::as_secs_f64);
+                1e6 * last / events as f64
+            };
+            println!(
+                "repetition, µs/event: raw {:.2} | None {:.2} | building {:.2} | FsyncOnClose {:.2} | Step::message {:.2} | tool call pairs {:.2}",
+                us(&times[0]),
+                us(&times[1]),
+                us(&times[2]),
+                us(&times[3]),
+                us(&times[7]),
+                us(&times[8])
+            );
+        }
     }
     let [
         raw,

@@ -220,13 +220,6 @@ impl Ledger {
         writes
     }
 
-    /// Whether a router call with this id is open.
-    pub(super) fn is_open(&self, call_id: &str) -> bool {
-        self.calls
-            .get(call_id)
-            .is_some_and(|call| self.open.contains_key(&call.order))
-    }
-
     /// The oldest unmatched router call the agent's call could be: the same tool, under
     /// one of the agent's names for it, with equal input.
     fn unmatched_like(&self, payload: &ToolPayload) -> Option<Arc<str>> {
@@ -300,15 +293,19 @@ impl Ledger {
     }
 
     /// The router call `call_id` returned: closes it and gives the agent's id for it, when
-    /// the agent reported it under another id.
-    pub(super) fn router_result(&mut self, call_id: &str) -> Option<String> {
-        let order = self.calls.get(call_id)?.order;
-        self.open.remove(&order)?;
+    /// the agent reported it under another id. `None` when no such call is open (its step
+    /// ended first and wrote its result).
+    pub(super) fn router_result(&mut self, call_id: &str) -> Option<Option<String>> {
         if self.agent {
-            self.calls.get(call_id)?.agent_call_id.clone()
+            let call = self.calls.get(call_id)?;
+            self.open.remove(&call.order)?;
+            Some(call.agent_call_id.clone())
         } else {
-            // No agent will report it: nothing of it is needed any more.
-            self.calls.remove(call_id)?.agent_call_id
+            // No agent will report it: nothing of it is needed any more, and a step with
+            // no agent keeps only its open calls.
+            let call = self.calls.remove(call_id)?;
+            self.open.remove(&call.order);
+            Some(call.agent_call_id)
         }
     }
 
@@ -399,7 +396,8 @@ mod tests {
                 .agent_call(agent("Read", "toolu_1", json!({"path": "a"})), now())
                 .is_empty()
         );
-        assert_eq!(ledger.router_result("toolu_1"), None);
+        assert_eq!(ledger.router_result("toolu_1"), Some(None));
+        assert_eq!(ledger.router_result("toolu_1"), None, "closed once");
         assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
         assert_eq!(
             ledger.summary(),
@@ -449,14 +447,20 @@ mod tests {
         );
         let call = ledger.router_call(&"read_file".into(), &"7".into(), json!({"p": 1}));
         assert_eq!(call.agent_call_id.as_deref(), Some("toolu_9"));
-        assert_eq!(ledger.router_result("7").as_deref(), Some("toolu_9"));
+        assert_eq!(
+            ledger.router_result("7").flatten().as_deref(),
+            Some("toolu_9")
+        );
         // Router first: the agent's later sighting names the id for the result.
         ledger.router_call(&"read_file".into(), &"8".into(), json!({"p": 2}));
         ledger.agent_call(
             agent("mcp__awf__read_file", "toolu_10", json!({"p": 2})),
             now(),
         );
-        assert_eq!(ledger.router_result("8").as_deref(), Some("toolu_10"));
+        assert_eq!(
+            ledger.router_result("8").flatten().as_deref(),
+            Some("toolu_10")
+        );
         // Different input: not the same call.
         ledger.router_call(&"read_file".into(), &"9".into(), json!({"p": 3}));
         assert!(

@@ -16,12 +16,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use foldhash::HashSet;
 use serde_json::Value;
 
 use super::backlog::{Backlog, WriteReport, WriteRetry};
 use super::calls::{Ledger, Write};
 use super::error::RunError;
+use super::ids::CallIds;
 use crate::model::{
     EventType, ExchangeEvent, Payload, StepKind, StepPayload, Timestamp, ToolPayload,
 };
@@ -71,7 +71,7 @@ struct RunState {
     next_id: StepId,
     steps: BTreeMap<StepId, OpenStep>,
     /// The ids of the run's router calls.
-    call_ids: HashSet<Arc<str>>,
+    call_ids: CallIds,
     /// Events the disk refused, waiting to be written in order.
     writes: Backlog,
 }
@@ -93,7 +93,7 @@ pub(super) struct StepCtx<'a> {
     writes: &'a mut Backlog,
     pub(super) step: &'a mut OpenStep,
     /// The ids of the run's router calls.
-    pub(super) call_ids: &'a mut HashSet<Arc<str>>,
+    pub(super) call_ids: &'a mut CallIds,
 }
 
 impl StepCtx<'_> {
@@ -216,7 +216,7 @@ impl RunCore {
                 ended: None,
                 next_id: 1,
                 steps: BTreeMap::new(),
-                call_ids: HashSet::default(),
+                call_ids: CallIds::default(),
                 writes,
             }),
         }))
@@ -567,7 +567,7 @@ impl RunCore {
             call_ids: &mut state.call_ids,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
-            let agent_call_id = ctx.step.ledger.router_result(&call_id);
+            let agent_call_id = ctx.step.ledger.router_result(&call_id).flatten();
             let mut payload = ToolPayload::call(
                 &*name,
                 &*call_id,

@@ -234,6 +234,7 @@ mod backlog;
 mod calls;
 mod core;
 mod error;
+mod ids;
 mod raw;
 mod run;
 mod step;

@@ -25,6 +25,9 @@ pub struct ToolCall {
     // per call, whatever tables know it.
     name: Arc<str>,
     call_id: Arc<str>,
+    /// When its `tool.call` was written, on the monotonic clock: a duration must not move
+    /// with the wall clock (an NTP step during the call), so it is not the difference of the
+    /// two events' timestamps.
     started: Instant,
     ended: bool,
 }
@@ -40,7 +43,7 @@ impl ToolCall {
         let name: Arc<str> = Arc::from(name);
         let call_id: Arc<str> = Arc::from(call_id);
         core.with_step(&step, |ctx| {
-            if !ctx.call_ids.insert(Arc::clone(&call_id)) {
+            if !ctx.call_ids.insert(&call_id) {
                 return Err(RunError::CallIdUsed {
                     run_id: core.run_id().to_owned(),
                     call_id: call_id.to_string(),
@@ -99,14 +102,13 @@ impl ToolCall {
     ) -> Result<(), RunError> {
         let duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.core.with_step(&self.step, |ctx| {
-            if !ctx.step.ledger.is_open(&self.call_id) {
+            let Some(agent_call_id) = ctx.step.ledger.router_result(&self.call_id) else {
                 // Its step ended first and wrote the result for it.
                 return Err(RunError::StepEnded {
                     path: self.step.path.to_string(),
                     iteration: self.step.iteration,
                 });
-            }
-            let agent_call_id = ctx.step.ledger.router_result(&self.call_id);
+            };
             let payload = ToolPayload {
                 output,
                 error,
