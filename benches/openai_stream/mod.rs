@@ -8,7 +8,9 @@
 //! a message whose text (40-3000 B) arrives as `output_text` deltas of 8-60 bytes (the many
 //! small events), 0-3 `function_call` items (`shell` 60%, `read_file` 40%) whose arguments
 //! arrive as `function_call_arguments` deltas keyed by `item_id`, and `response.completed`
-//! with usage. A round with calls is followed by a request with `previous_response_id` and one
+//! with usage. The response objects of `response.created` and `response.completed` carry
+//! `created_at` (Unix seconds, moving forward a few seconds to minutes per round), as the
+//! API's do: the adapter stamps what it hands out with it. A round with calls is followed by a request with `previous_response_id` and one
 //! `function_call_output` per call (output from the tool-output size mix). The last round has
 //! no calls.
 //!
@@ -28,6 +30,8 @@ struct Session<'a> {
     rng: &'a mut Rng,
     out: &'a mut Vec<u8>,
     seq: usize,
+    /// The session's clock, Unix seconds: each response's `created_at`.
+    clock: usize,
 }
 
 impl Session<'_> {
@@ -67,8 +71,10 @@ impl Session<'_> {
     /// One streamed response; the call ids it made.
     fn response(&mut self, calls: usize) -> (String, Vec<String>) {
         let id = format!("resp_{}", self.rng.hex(32));
+        self.clock += self.rng.range(2, 180);
+        let created = self.clock;
         let head = format!(
-            ",\"response\":{{\"id\":\"{id}\",\"object\":\"response\",\"status\":\"in_progress\",\"model\":\"{MODEL}\",\"output\":[],\"usage\":null}}"
+            ",\"response\":{{\"id\":\"{id}\",\"object\":\"response\",\"created_at\":{created},\"status\":\"in_progress\",\"model\":\"{MODEL}\",\"output\":[],\"usage\":null}}"
         );
         self.event("response.created", &head);
 
@@ -158,7 +164,7 @@ impl Session<'_> {
         self.event(
             "response.completed",
             &format!(
-                ",\"response\":{{\"id\":\"{id}\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"{MODEL}\",\"output\":[],\"usage\":{{\"input_tokens\":{input},\"input_tokens_details\":{{\"cached_tokens\":{cached}}},\"output_tokens\":{output},\"output_tokens_details\":{{\"reasoning_tokens\":{reasoning}}},\"total_tokens\":{total}}}}}"
+                ",\"response\":{{\"id\":\"{id}\",\"object\":\"response\",\"created_at\":{created},\"status\":\"completed\",\"model\":\"{MODEL}\",\"output\":[],\"usage\":{{\"input_tokens\":{input},\"input_tokens_details\":{{\"cached_tokens\":{cached}}},\"output_tokens\":{output},\"output_tokens_details\":{{\"reasoning_tokens\":{reasoning}}},\"total_tokens\":{total}}}}}"
             ),
         );
         (id, call_ids)
@@ -167,8 +173,16 @@ impl Session<'_> {
 
 /// Responses API traffic of at least `bytes` bytes (whole sessions), from `seed`.
 pub(crate) fn openai_stream(bytes: usize, seed: u64) -> Vec<u8> {
+    // One clock for the whole stream: its sessions follow each other in time.
+    let mut clock = 1_767_225_600;
     sessions(bytes, seed, |rng, out| {
-        let mut session = Session { rng, out, seq: 0 };
+        clock += rng.range(60, 3600);
+        let mut session = Session {
+            rng,
+            out,
+            seq: 0,
+            clock,
+        };
         let len = session.rng.range(20, 400);
         let prompt = lit(&text(session.rng, len));
         session.line(&format!(
@@ -199,5 +213,6 @@ pub(crate) fn openai_stream(bytes: usize, seed: u64) -> Vec<u8> {
                 outputs.join(",")
             ));
         }
+        clock = session.clock;
     })
 }

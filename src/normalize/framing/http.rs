@@ -21,8 +21,6 @@
 //! This file owns that dispatch. It must not parse JSON nor know a provider's sentinels
 //! (`[DONE]` is a record like any other, for its adapter to recognise).
 
-use memchr::memchr_iter;
-
 use super::array::{self, ArrayStream};
 use super::document::Document;
 use super::eventstream::EventStream;
@@ -60,22 +58,15 @@ impl Framing for Http {
         if let Some(binary) = &mut self.binary {
             return binary.push(bytes, each);
         }
-        // Where a line starts with a 0 byte, the event stream starts.
-        let starts = if self.lines.at_line_start() && EventStream::starts(bytes) {
-            Some(0)
-        } else {
-            // The first 0 byte that starts a line: one memchr pass over the chunk, twice as
-            // fast as searching for the pair, and a 0 byte in text is rare.
-            memchr_iter(0, bytes).find(|&at| at > 0 && bytes[at - 1] == b'\n')
-        };
-        let text = &bytes[..starts.unwrap_or(bytes.len())];
+        // Where a line starts with a 0 byte, the event stream starts: the line framer stops
+        // there.
         let Split { lines, mut body } = self.split();
-        lines.push(text, &mut |frame| body.line(frame, each));
-        if let Some(at) = starts {
+        let text = lines.push_text(bytes, &mut |frame| body.line(frame, each));
+        if text < bytes.len() {
             self.close_text(each);
             let (line, offset) = self.lines.next_position();
             let mut binary = EventStream::new(self.max_record_bytes, line, offset);
-            binary.push(&bytes[at..], each);
+            binary.push(&bytes[text..], each);
             self.binary = Some(binary);
         }
     }

@@ -8,7 +8,9 @@
 //! numbers the records and places them (line, byte offset).
 //!
 //! It knows nothing of JSON; it hands each record to the adapter with its line number and
-//! byte offset.
+//! byte offset. For HTTP bodies, whose binary part (an AWS event stream) starts at a line
+//! that starts with a 0 byte, it can stop there (`push_text`) and leave the rest to the
+//! caller.
 
 use super::record::{Frame, Framing, Record};
 use crate::model::lines::{self, LineSplitter, Piece};
@@ -51,6 +53,43 @@ impl Lines {
     pub(crate) fn next_position(&self) -> (u64, u64) {
         (self.line, self.position)
     }
+
+    /// Pushes `bytes` up to the first line that starts with a 0 byte (where a binary stream
+    /// starts, see `http.rs`), which it does not take: how many bytes it took. Looking at
+    /// the first byte of each line as it starts costs nothing beside the search for its
+    /// end, where a search of every chunk for a 0 byte would read the input twice.
+    pub(crate) fn push_text(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) -> usize {
+        self.push_lines(bytes, true, each)
+    }
+
+    /// The records `bytes` complete; with `stop_at_nul`, up to a line that starts with a 0
+    /// byte. How many bytes it took.
+    fn push_lines(
+        &mut self,
+        mut bytes: &[u8],
+        stop_at_nul: bool,
+        each: &mut dyn FnMut(Frame<'_>),
+    ) -> usize {
+        let total = bytes.len();
+        while !bytes.is_empty() {
+            if stop_at_nul && bytes[0] == 0 && self.at_line_start() {
+                break;
+            }
+            let (used, piece) = self.lines.feed(bytes);
+            let Some(piece) = piece else {
+                self.position += used as u64;
+                return total;
+            };
+            let at = (self.line, self.record_offset);
+            let made = self.made.take();
+            hand_on(piece, at, true, self.keep_blank, made, &mut self.last, each);
+            self.position += used as u64;
+            self.record_offset = self.position;
+            self.line += 1;
+            bytes = &bytes[used..];
+        }
+        total - bytes.len()
+    }
 }
 
 impl Framing for Lines {
@@ -66,21 +105,8 @@ impl Framing for Lines {
         }
     }
 
-    fn push(&mut self, mut bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
-        while !bytes.is_empty() {
-            let (used, piece) = self.lines.feed(bytes);
-            let Some(piece) = piece else {
-                self.position += used as u64;
-                return;
-            };
-            let at = (self.line, self.record_offset);
-            let made = self.made.take();
-            hand_on(piece, at, true, self.keep_blank, made, &mut self.last, each);
-            self.position += used as u64;
-            self.record_offset = self.position;
-            self.line += 1;
-            bytes = &bytes[used..];
-        }
+    fn push(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        self.push_lines(bytes, false, each);
     }
 
     /// The end of the input: a last record without LF is still a record.
@@ -263,6 +289,42 @@ mod tests {
             0,
             "nothing of a skipped record is kept"
         );
+    }
+
+    /// `push_text` takes every line up to one that starts with a 0 byte, in whatever chunks
+    /// the input comes, and nothing of it: a 0 byte inside a line, or after a partial line
+    /// at a chunk's start, is text.
+    #[test]
+    fn text_stops_where_a_line_starts_with_a_zero_byte() {
+        let input = b"{\"a\":\"x\0y\"}\n{\"b\":1}\n\0\0\0\x10binary\nmore\n";
+        let stop = 20;
+        assert_eq!(input[stop], 0);
+        for chunk in [1, 2, 3, 7, 12, 19, 20, 21, input.len()] {
+            let mut framer = Lines::new(1 << 20);
+            let mut seen = Vec::new();
+            let mut taken = 0;
+            for piece in input.chunks(chunk) {
+                let used = framer.push_text(piece, &mut |frame| {
+                    if let Frame::Record(r) = frame {
+                        seen.push((String::from_utf8_lossy(r.bytes).into_owned(), r.offset));
+                    }
+                });
+                taken += used;
+                if used < piece.len() {
+                    break;
+                }
+            }
+            assert_eq!(taken, stop, "chunk {chunk}");
+            assert_eq!(
+                seen,
+                [
+                    ("{\"a\":\"x\0y\"}".to_owned(), 0),
+                    ("{\"b\":1}".to_owned(), 12)
+                ],
+                "chunk {chunk}"
+            );
+            assert_eq!(framer.next_position(), (3, stop as u64), "chunk {chunk}");
+        }
     }
 
     #[test]

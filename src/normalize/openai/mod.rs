@@ -403,15 +403,18 @@ impl State {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
         let span = record.span;
-        let created = wire.created.as_ref().or(wire.created_at.as_ref()).or(wire
+        let created = wire.created.or(wire.created_at).or(wire
             .response
             .as_ref()
-            .and_then(|response| response.created_at.as_ref()));
-        if let Some(seconds) = created.and_then(Value::as_i64) {
+            .and_then(|response| response.created_at));
+        if let Some(seconds) = created.and_then(|created| created.0) {
             let time = Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000);
             self.meta.saw_timestamp(time);
         }
-        let kind = wire.kind.as_deref().or(event).unwrap_or("").to_owned();
+        // Taken out of the record (it borrows the input, not the record), so that the record
+        // can move on to its handler without the name being copied.
+        let named = wire.kind.take();
+        let kind = named.as_deref().or(event).unwrap_or("");
         // Azure's first chunk names no object (`"object": ""`) and has no choices, only
         // the prompt's filter results.
         wire.object = wire.object.take().filter(|object| !object.is_empty());
@@ -431,7 +434,7 @@ impl State {
             )
         ) || (wire.object.as_deref() == Some("chat.completion") && has_delta(&wire))
             || (wire.object.is_none()
-                && wire.kind.is_none()
+                && named.is_none()
                 && wire
                     .choices
                     .as_ref()
@@ -445,7 +448,7 @@ impl State {
                 self.response_end(response, record, "/output", span, items, diagnostics);
             }
             _ if kind.starts_with("response.") || kind == "error" => {
-                return self.responses_event(&kind, wire, record, span, items, diagnostics);
+                return self.responses_event(kind, wire, record, span, items, diagnostics);
             }
             _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
             _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),

@@ -164,8 +164,9 @@ impl State {
                 let at = self.item_at(&wire);
                 let item = &mut self.items[at];
                 item.part_start(wire.content_index);
-                let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
-                item.assembly.say(&delta, span);
+                let delta = wire.delta.as_ref().map(|d| d.text_borrowed(""));
+                let delta = delta.as_deref().unwrap_or("");
+                item.assembly.say(delta, span);
             }
             "response.output_text.annotation.added" => {
                 let at = self.item_at(&wire);
@@ -180,7 +181,8 @@ impl State {
             | "response.mcp_call_arguments.delta"
             | "response.code_interpreter_call_code.delta" => {
                 let at = self.item_at(&wire);
-                let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
+                let delta = wire.delta.as_ref().map(|d| d.text_borrowed(""));
+                let delta = delta.as_deref().unwrap_or("");
                 let call = &mut self.items[at].assembly;
                 call.call_fragment(None, None, None, Some(StrOr::Str(delta.into())), span);
             }
@@ -220,8 +222,9 @@ impl State {
                     }
                     item.summary_index = part;
                 }
-                let delta = wire.delta.map(|d| d.text("")).unwrap_or_default();
-                item.assembly.think(&delta, span);
+                let delta = wire.delta.as_ref().map(|d| d.text_borrowed(""));
+                let delta = delta.as_deref().unwrap_or("");
+                item.assembly.think(delta, span);
             }
             "response.output_item.done" => {
                 self.saw_response = true;
@@ -242,7 +245,7 @@ impl State {
             | "response.incomplete"
             | "response.failed"
             | "response.cancelled" => {
-                let mut response = wire.response.unwrap_or_default();
+                let mut response = *wire.response.unwrap_or_default();
                 if response.status.is_none() {
                     let status = kind.trim_start_matches("response.");
                     response.status = Some(Borrowed(Cow::Owned(status.to_owned())));
