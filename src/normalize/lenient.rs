@@ -20,16 +20,20 @@ pub(crate) enum Slot<T> {
 }
 
 /// The visits of the scalar JSON types a lenient reader does not read: each gives `$other`,
-/// so that no value of an unexpected type fails the record.
+/// so that no value of an unexpected type fails the record. `otherwise!(but integers:
+/// $other)` leaves out the two integer visits, for a reader of integers ([`Integer`]).
 macro_rules! otherwise {
     ($other:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($other)
-        }
         fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
             Ok($other)
         }
         fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+        otherwise!(but integers: $other);
+    };
+    (but integers: $other:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
             Ok($other)
         }
         fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
@@ -89,6 +93,40 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
+/// A whole number an `i64` holds, as `Value::as_i64` reads it, or `None` for a value of any
+/// other type (a float, a string of digits, an integer past `i64::MAX`).
+#[derive(Clone, Copy)]
+pub(crate) struct Integer(pub(crate) Option<i64>);
+
+impl<'de> Deserialize<'de> for Integer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Integer;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E>(self, number: i64) -> Result<Self::Value, E> {
+                Ok(Integer(Some(number)))
+            }
+            fn visit_u64<E>(self, number: u64) -> Result<Self::Value, E> {
+                Ok(Integer(i64::try_from(number).ok()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Integer(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                skip_map(map).map(|()| Integer(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                skip_seq(seq).map(|()| Integer(None))
+            }
+            otherwise!(but integers: Integer(None));
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
 /// A typed object read member by member: `member` reads the value of each member it knows
 /// (a later one of the same name replaces an earlier one, as in the tree) and skips the
 /// others (`map.next_value::<IgnoredAny>()`); its name is borrowed from the record where the
@@ -131,5 +169,59 @@ impl<'de, T: Members<'de>> Deserialize<'de> for Slot<T> {
             otherwise!(Slot::Other);
         }
         deserializer.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// `Integer` reads a number where the tree (`Value::as_i64`) does, and nothing where it
+    /// does not, whatever the value's type; through simd-json as the adapters read records,
+    /// and through serde_json as diagnostics do.
+    #[test]
+    fn an_integer_is_read_where_the_tree_reads_it_and_nothing_fails() {
+        #[derive(Deserialize)]
+        struct Record {
+            #[serde(default)]
+            created: Option<Integer>,
+            #[serde(default)]
+            after: Option<u64>,
+        }
+        for value in [
+            "1767225600",
+            "-5",
+            "0",
+            "9223372036854775807",
+            "9223372036854775808",
+            "18446744073709551615",
+            "1767225600.0",
+            "1.5e9",
+            "\"1767225600\"",
+            "true",
+            "null",
+            "{\"a\":[1,{\"b\":2}]}",
+            "[1,[2,3],{}]",
+        ] {
+            let json = format!("{{\"created\":{value},\"after\":7}}");
+            let tree: Value = serde_json::from_str(&json).unwrap();
+            let expected = tree["created"].as_i64();
+            let mut bytes = json.clone().into_bytes();
+            let read: Record = simd_json::serde::from_slice(&mut bytes).unwrap();
+            assert_eq!(
+                read.created.and_then(|s| s.0),
+                expected,
+                "simd-json: {json}"
+            );
+            assert_eq!(read.after, Some(7), "the next member is still read: {json}");
+            let read: Record = serde_json::from_str(&json).unwrap();
+            assert_eq!(
+                read.created.and_then(|s| s.0),
+                expected,
+                "serde_json: {json}"
+            );
+        }
     }
 }

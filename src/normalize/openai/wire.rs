@@ -16,7 +16,7 @@ use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visi
 use serde_json::{Map, Value};
 
 use crate::normalize::json::{Borrowed, RecordShape};
-use crate::normalize::lenient::{skip_map, skip_seq};
+use crate::normalize::lenient::Integer;
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct WireShape;
@@ -162,9 +162,9 @@ pub(super) struct Wire<'a> {
     pub(super) model: Option<Borrowed<'a>>,
     // Unix seconds: `created` on Chat Completions records, `created_at` on a Responses object.
     #[serde(default)]
-    pub(super) created: Option<Seconds>,
+    pub(super) created: Option<Integer>,
     #[serde(default)]
-    pub(super) created_at: Option<Seconds>,
+    pub(super) created_at: Option<Integer>,
     // chat.completion(.chunk)
     #[serde(borrow, default)]
     pub(super) choices: Option<Vec<WireChoice<'a>>>,
@@ -353,7 +353,7 @@ pub(super) struct WireResponse<'a> {
     #[serde(borrow, default)]
     pub(super) status: Option<Borrowed<'a>>,
     #[serde(default)]
-    pub(super) created_at: Option<Seconds>,
+    pub(super) created_at: Option<Integer>,
     #[serde(default)]
     pub(super) usage: Option<Value>,
     #[serde(borrow, default)]
@@ -439,49 +439,6 @@ impl WireItem<'_> {
             }
         }
         result
-    }
-}
-
-/// A time in Unix seconds: the field's value where it is a whole number an `i64` holds (as
-/// `Value::as_i64` reads it), else no time, and never an error. Read without building a
-/// tree for it: Chat Completions chunks carry one each.
-#[derive(Clone, Copy)]
-pub(super) struct Seconds(pub(super) Option<i64>);
-
-impl<'de> Deserialize<'de> for Seconds {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Seconds;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("Unix seconds, or any other JSON value")
-            }
-            fn visit_i64<E>(self, seconds: i64) -> Result<Seconds, E> {
-                Ok(Seconds(Some(seconds)))
-            }
-            fn visit_u64<E>(self, seconds: u64) -> Result<Seconds, E> {
-                Ok(Seconds(i64::try_from(seconds).ok()))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Seconds, E> {
-                Ok(Seconds(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Seconds, E> {
-                Ok(Seconds(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Seconds, E> {
-                Ok(Seconds(None))
-            }
-            fn visit_unit<E>(self) -> Result<Seconds, E> {
-                Ok(Seconds(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Seconds, A::Error> {
-                skip_map(map).map(|()| Seconds(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Seconds, A::Error> {
-                skip_seq(seq).map(|()| Seconds(None))
-            }
-        }
-        deserializer.deserialize_any(Visit)
     }
 }
 
@@ -601,56 +558,5 @@ pub(super) fn top_response(wire: Wire<'_>) -> WireResponse<'_> {
         service_tier: wire.service_tier,
         tool_usage: wire.tool_usage,
         content_filters: wire.content_filters,
-    }
-}
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `Seconds` reads a time where the tree it replaced (`Value::as_i64`) did, and nothing
-    /// where it did not, whatever the value's type; through simd-json as the adapter reads
-    /// records, and through serde_json as diagnostics do.
-    #[test]
-    fn seconds_are_read_where_the_tree_read_them_and_nothing_fails() {
-        #[derive(Deserialize)]
-        struct Record {
-            #[serde(default)]
-            created: Option<Seconds>,
-            #[serde(default)]
-            after: Option<u64>,
-        }
-        for value in [
-            "1767225600",
-            "-5",
-            "0",
-            "9223372036854775807",
-            "9223372036854775808",
-            "18446744073709551615",
-            "1767225600.0",
-            "1.5e9",
-            "\"1767225600\"",
-            "true",
-            "null",
-            "{\"a\":[1,{\"b\":2}]}",
-            "[1,[2,3],{}]",
-        ] {
-            let json = format!("{{\"created\":{value},\"after\":7}}");
-            let tree: Value = serde_json::from_str(&json).unwrap();
-            let expected = tree["created"].as_i64();
-            let mut bytes = json.clone().into_bytes();
-            let read: Record = simd_json::serde::from_slice(&mut bytes).unwrap();
-            assert_eq!(
-                read.created.and_then(|s| s.0),
-                expected,
-                "simd-json: {json}"
-            );
-            assert_eq!(read.after, Some(7), "the next member is still read: {json}");
-            let read: Record = serde_json::from_str(&json).unwrap();
-            assert_eq!(
-                read.created.and_then(|s| s.0),
-                expected,
-                "serde_json: {json}"
-            );
-        }
     }
 }
