@@ -102,7 +102,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut total = Stats::default();
     let mut written: io::Result<()> = Ok(());
     let counting = Counter {
-        jobs: args.jobs.map_or(0, NonZeroUsize::get),
+        workers: args.jobs.map_or(0, NonZeroUsize::get),
         prices: &prices,
         json: args.json,
         progress: progress.as_ref(),
@@ -248,7 +248,7 @@ const JOB_BYTES: u64 = 1 << 20;
 /// What every file's count needs besides the file.
 struct Counter<'a> {
     /// Worker threads asked for (0: one per core).
-    jobs: usize,
+    workers: usize,
     prices: &'a Arc<Prices>,
     json: bool,
     progress: Option<&'a Progress>,
@@ -291,7 +291,7 @@ fn count_parallel(
     done: &mut dyn FnMut(Vec<io::Result<Counted>>),
 ) {
     let jobs = jobs(sizes);
-    let workers = batch::workers(counting.jobs, jobs.len());
+    let workers = batch::workers(counting.workers, jobs.len());
     let mut finished = 0;
     batch::in_order(
         &jobs,
