@@ -40,8 +40,9 @@
 //! emission by default, or whatever [`EventOptions::clock`] gives (a fixed time makes batch
 //! output reproducible; tests use one).
 
-use std::collections::{HashMap, HashSet};
-
+// foldhash, not std's SipHash: every tool call and result of a run is looked up by its id
+// here, and the tables are still seeded per run (foldhash's RandomState).
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use crate::model::{
@@ -97,6 +98,9 @@ pub struct EventMapper {
     /// The source time of the events being made, when the input dates them.
     time: Option<Timestamp>,
     finished: bool,
+    /// The items of the group being mapped, kept for its allocation: a group is made per
+    /// input record.
+    group: Vec<Item>,
 }
 
 impl std::fmt::Debug for EventMapper {
@@ -121,6 +125,7 @@ impl EventMapper {
             closed_scopes: HashSet::new(),
             time: None,
             finished: false,
+            group: Vec::new(),
         }
     }
 
@@ -138,15 +143,16 @@ impl EventMapper {
         };
         self.time = first.time.clone();
         self.start(meta, out);
+        let mut group = std::mem::take(&mut self.group);
         let mut items = items.drain(..).peekable();
         while let Some(first) = items.next() {
-            let mut group = vec![first];
+            group.push(first);
             while let Some(next) = items.next_if(|item| same_group(&group[0], item)) {
                 group.push(next);
             }
-            self.time = group[0].time.clone();
-            self.group(group, out);
+            self.group(&mut group, out);
         }
+        self.group = group;
     }
 
     /// Starts the run before any output: `run.started`, `step.started`, then, when `user`
@@ -233,13 +239,16 @@ impl EventMapper {
         out.push(self.event(EventType::StepStarted, AGENT_PATH.into(), agent));
     }
 
-    fn group(&mut self, group: Vec<Item>, out: &mut Vec<ExchangeEvent>) {
+    /// Maps one group of items (see [`same_group`]), taking them out of `group`.
+    fn group(&mut self, group: &mut Vec<Item>, out: &mut Vec<ExchangeEvent>) {
+        // Taken, not copied: the group has been told apart from the next already.
         let (role, message_id, agent) = {
-            let first = &group[0];
+            let first = &mut group[0];
+            self.time = first.time.take();
             (
                 first.role.clone(),
-                first.message_id.clone(),
-                first.agent.clone(),
+                first.message_id.take(),
+                first.agent.take(),
             )
         };
         let scope = agent.as_deref();
@@ -253,7 +262,7 @@ impl EventMapper {
             out.push(self.event(EventType::StepStarted, scope_path(Some(scope)), payload));
         }
         let path = scope_path(scope);
-        for item in &group {
+        for item in group.iter() {
             if let (Some(name), Block::ToolUse { tool_id, .. }) =
                 (&item.subagent, &item.block.block)
             {
@@ -261,7 +270,7 @@ impl EventMapper {
             }
         }
         let (results, blocks): (Vec<ContentBlock>, Vec<ContentBlock>) =
-            group.into_iter().map(|item| item.block).partition(|block| {
+            group.drain(..).map(|item| item.block).partition(|block| {
                 role == Role::User && matches!(block.block, Block::ToolResult { .. })
             });
         // The calls are read before the blocks move into their message event.
