@@ -1,6 +1,6 @@
 //! Bookkeeping every adapter shares: tool calls waiting for their results, the reading of a
-//! provider's citation objects, and the diagnostics that do not depend on a provider's
-//! dialect.
+//! provider's citation objects, the diagnostics that do not depend on a provider's
+//! dialect, and the text a stream's deltas are assembled into.
 //!
 //! Every adapter pairs results with calls by id. [`PendingTools`] remembers each call it was
 //! told about, reports a result whose call was never seen (an orphan, an error) when it
@@ -224,4 +224,14 @@ pub(crate) fn missing_terminal(line: u64, offset: u64, what: &str) -> Diagnostic
         offset,
         format!("the stream ended without {what}; the run is incomplete"),
     )
+}
+
+/// A text to be assembled from streamed deltas (8-60 bytes each, most of a stream's lines),
+/// started with its first: room for a message of a few hundred bytes from the start, so that
+/// appending the deltas does not reallocate and copy the text at every doubling.
+pub(crate) fn streamed_text(first: &str) -> String {
+    const ROOM: usize = 512;
+    let mut text = String::with_capacity(first.len().max(ROOM));
+    text.push_str(first);
+    text
 }

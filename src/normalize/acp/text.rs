@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::wire::{At, block_text};
 use crate::model::{Block, Role};
+use crate::normalize::tools::streamed_text;
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
 
 /// Chunks being accumulated into one block.
@@ -68,7 +69,7 @@ impl Chunks {
             role,
             thinking,
             message_id: message_id.map(str::to_owned),
-            text: chunk.to_owned(),
+            text: streamed_text(chunk),
             source: at.source(),
         });
     }

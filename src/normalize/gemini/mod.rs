@@ -50,7 +50,7 @@ use super::driver::{Adapter, Driver};
 use super::framing::{self, Lines, Record};
 use super::json::{Borrowed, JsonParser, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
-use super::tools::{PendingTools, missing_terminal};
+use super::tools::{PendingTools, missing_terminal, streamed_text};
 use super::{
     Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunError, RunMeta,
     RunStatus, Source, StopKind, StopReason, Usage,
@@ -518,7 +518,7 @@ impl State {
                 None if chunk.is_empty() => {}
                 None => {
                     self.text = Some(OpenText {
-                        text: chunk.to_owned(),
+                        text: streamed_text(chunk),
                         source: Source::record(record.line, record.offset),
                     })
                 }

@@ -15,7 +15,7 @@ use super::blocks::{Canonical, block_identity, canonical, is_empty_object, made,
 use super::wire::{Delta, RawBlock};
 use crate::model::{Block, Citation};
 use crate::normalize::Source;
-use crate::normalize::tools::{citation_of, citations_of};
+use crate::normalize::tools::{citation_of, citations_of, streamed_text};
 
 /// A content block being assembled from stream deltas.
 pub(crate) struct OpenBlock {
@@ -48,14 +48,15 @@ impl OpenBlock {
             &*raw.kind,
             "text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use"
         );
+        let text = match (raw.text.or(raw.thinking), &*raw.kind) {
+            // Grown by its deltas.
+            (first, "text" | "thinking") => streamed_text(first.as_deref().unwrap_or("")),
+            (first, _) => first.map(Borrowed::into_owned).unwrap_or_default(),
+        };
         let open = OpenBlock {
             citations: citations_of(raw.citations.as_ref()),
             kind: raw.kind.into_owned(),
-            text: raw
-                .text
-                .or(raw.thinking)
-                .map(Borrowed::into_owned)
-                .unwrap_or_default(),
+            text,
             signature: raw
                 .signature
                 .or(raw.data)
