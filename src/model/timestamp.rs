@@ -18,17 +18,79 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// An RFC 3339 date-time, kept as the text it was read from or written as.
 ///
 /// Equality, ordering and hashing are those of the text.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Timestamp {
-    text: String,
-    /// Made by this module (`now`, `from_unix_nanos`, `parse`), so already known to be
-    /// RFC 3339: the strict writer need not parse it again for every event.
-    checked: bool,
+    text: Text,
+}
+
+/// The bytes of text a timestamp keeps in place: every RFC 3339 time up to nanoseconds
+/// with an offset (35 bytes; the writers' form is 27), so that the copy of it every item
+/// and event carries is no allocation, and `now` none either.
+const INLINE: usize = 37;
+
+/// A timestamp's text, and whether it is known to be RFC 3339.
+#[derive(Clone)]
+enum Text {
+    /// Up to [`INLINE`] bytes of text, always from a `str`.
+    Inline {
+        len: u8,
+        /// Made by this module (`now`, `from_unix_nanos`, `parse`), so already known to be
+        /// RFC 3339: the strict writer need not parse it again for every event.
+        checked: bool,
+        bytes: [u8; INLINE],
+    },
+    /// A longer text (a tolerant reader keeps whatever it found).
+    Heap { checked: bool, text: Box<str> },
+}
+
+impl Text {
+    fn new(text: &str, checked: bool) -> Text {
+        match u8::try_from(text.len()) {
+            Ok(len) if text.len() <= INLINE => {
+                let mut bytes = [0; INLINE];
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                Text::Inline {
+                    len,
+                    checked,
+                    bytes,
+                }
+            }
+            _ => Text::Heap {
+                checked,
+                text: text.into(),
+            },
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Inline { len, bytes, .. } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("kept whole from a str")
+            }
+            Text::Heap { text, .. } => text,
+        }
+    }
+
+    fn checked(&self) -> bool {
+        match self {
+            Text::Inline { checked, .. } | Text::Heap { checked, .. } => *checked,
+        }
+    }
+}
+
+/// As the struct of a text and its check was shown.
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timestamp")
+            .field("text", &self.as_str())
+            .field("checked", &self.text.checked())
+            .finish()
+    }
 }
 
 impl PartialEq for Timestamp {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text
+        self.as_str() == other.as_str()
     }
 }
 
@@ -36,7 +98,7 @@ impl Eq for Timestamp {}
 
 impl std::hash::Hash for Timestamp {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.text.hash(state);
+        self.as_str().hash(state);
     }
 }
 
@@ -48,7 +110,7 @@ impl PartialOrd for Timestamp {
 
 impl Ord for Timestamp {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.text.cmp(&other.text)
+        self.as_str().cmp(other.as_str())
     }
 }
 
@@ -102,13 +164,20 @@ impl Timestamp {
                 second
             }
         });
-        let mut text = String::with_capacity(27);
-        text.push_str(std::str::from_utf8(&second).expect("digits and separators"));
-        push_digits(&mut text, micros, 6);
-        text.push('Z');
+        let mut bytes = [0; INLINE];
+        bytes[..20].copy_from_slice(&second);
+        let mut divisor = 100_000;
+        for digit in &mut bytes[20..26] {
+            *digit = b'0' + (micros / divisor % 10) as u8;
+            divisor /= 10;
+        }
+        bytes[26] = b'Z';
         Timestamp {
-            text,
-            checked: true,
+            text: Text::Inline {
+                len: 27,
+                checked: true,
+                bytes,
+            },
         }
     }
 
@@ -116,8 +185,7 @@ impl Timestamp {
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
         parse_unix_nanos(text)?;
         Ok(Timestamp {
-            text: text.to_owned(),
-            checked: true,
+            text: Text::new(text, true),
         })
     }
 
@@ -127,37 +195,47 @@ impl Timestamp {
         parse_unix_nanos(text)
     }
 
-    /// Becomes `text`, which the caller checked is RFC 3339 ([`Timestamp::nanos_of`]),
-    /// reusing this stamp's buffer.
+    /// Becomes `text`, which the caller checked is RFC 3339 ([`Timestamp::nanos_of`]).
     pub(crate) fn replace_checked(&mut self, text: &str) {
-        self.text.clear();
-        self.text.push_str(text);
-        self.checked = true;
+        self.text = Text::new(text, true);
     }
 
     /// Keeps `text` as it is, without checking it: what a tolerant reader does.
     ///
     /// [`Timestamp::unix_nanos`] tells later whether it was valid.
     pub fn from_raw(text: impl Into<String>) -> Self {
+        let text: String = text.into();
+        if text.len() <= INLINE {
+            return Timestamp::unchecked(&text);
+        }
         Timestamp {
-            text: text.into(),
-            checked: false,
+            text: Text::Heap {
+                checked: false,
+                text: text.into_boxed_str(),
+            },
+        }
+    }
+
+    /// [`Timestamp::from_raw`] of a borrowed text.
+    fn unchecked(text: &str) -> Self {
+        Timestamp {
+            text: Text::new(text, false),
         }
     }
 
     /// The text as written on the wire.
     pub fn as_str(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// Nanoseconds since the Unix epoch, or why the text is not an RFC 3339 date-time.
     pub fn unix_nanos(&self) -> Result<i128, TimestampError> {
-        parse_unix_nanos(&self.text)
+        parse_unix_nanos(self.as_str())
     }
 
     /// Whether the text is RFC 3339; free for a timestamp this module made.
     pub(crate) fn check(&self) -> Result<(), TimestampError> {
-        if self.checked {
+        if self.text.checked() {
             Ok(())
         } else {
             self.unix_nanos().map(drop)
@@ -167,19 +245,33 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(self.as_str())
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
+        serializer.serialize_str(self.as_str())
     }
 }
 
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Timestamp::from_raw)
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Timestamp;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            // Read from the borrowed text: a time is kept in place, not first allocated.
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Timestamp, E> {
+                Ok(Timestamp::unchecked(text))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Timestamp, E> {
+                Ok(Timestamp::from_raw(text))
+            }
+        }
+        deserializer.deserialize_string(Visit)
     }
 }
 
@@ -403,7 +495,7 @@ mod tests {
     fn a_reused_second_never_leaks_into_another_time() {
         use std::time::Duration;
         let at = |secs: u64, nanos: u32| {
-            Timestamp::from_system_time(UNIX_EPOCH + Duration::new(secs, nanos)).text
+            Timestamp::from_system_time(UNIX_EPOCH + Duration::new(secs, nanos)).to_string()
         };
         assert_eq!(
             at(1_700_000_000, 123_456_789),
@@ -417,7 +509,7 @@ mod tests {
         assert_eq!(at(1_700_000_000, 5_000), "2023-11-14T22:13:20.000005Z");
         assert_eq!(at(0, 0), "1970-01-01T00:00:00.000000Z");
         assert_eq!(
-            Timestamp::from_unix_nanos(-1).text,
+            Timestamp::from_unix_nanos(-1).as_str(),
             "1969-12-31T23:59:59.999999Z"
         );
         assert_eq!(at(86_400 * 365 * 9_000, 0), "9999-12-31T23:59:59.999999Z");
@@ -430,5 +522,60 @@ mod tests {
         let now = Timestamp::now();
         assert!(now.as_str().ends_with('Z'));
         assert!(now.unix_nanos().is_ok());
+    }
+
+    /// A text kept in place and one too long for it read, compare, order and hash by their
+    /// text alike, checked or not, read from JSON or made here.
+    #[rstest]
+    #[case::inline_at_the_limit("2026-06-08T08:14:42.123456789+05:30xx")]
+    #[case::heap_past_the_limit("2026-06-08T08:14:42.123456789+05:30xyz")]
+    #[case::heap_with_multibyte("２０２６-06-08T08:14:42.123456789+05:30")]
+    #[case::empty("")]
+    fn a_text_of_any_length_is_kept_as_it_is(#[case] text: &str) {
+        use std::hash::BuildHasher;
+        let raw = Timestamp::from_raw(text);
+        let read: Timestamp = serde_json::from_str(&serde_json::to_string(text).unwrap()).unwrap();
+        let borrowed: Timestamp = serde_json::from_value(serde_json::json!(text)).unwrap();
+        let hasher = std::hash::RandomState::new();
+        for stamp in [&read, &borrowed] {
+            assert_eq!(stamp.as_str(), text);
+            assert_eq!(stamp, &raw);
+            assert_eq!(hasher.hash_one(stamp), hasher.hash_one(&raw));
+        }
+        assert_eq!(raw.clone().as_str(), text);
+        assert_eq!(raw.to_string(), text);
+        assert_eq!(
+            serde_json::to_string(&raw).unwrap(),
+            serde_json::to_string(text).unwrap()
+        );
+        assert_eq!(raw.check().is_ok(), Timestamp::nanos_of(text).is_ok());
+        let later = Timestamp::from_raw(format!("{text}~"));
+        assert_eq!(raw.cmp(&later), std::cmp::Ordering::Less);
+        let mut replaced = Timestamp::now();
+        replaced.replace_checked(text);
+        assert_eq!(replaced, raw);
+    }
+
+    /// A time this module makes is known to be RFC 3339; one read is checked when asked.
+    #[test]
+    fn only_what_this_module_made_or_parsed_is_taken_as_checked() {
+        let text = "2026-06-08T08:14:42.123456Z";
+        assert!(matches!(
+            Timestamp::now().text,
+            Text::Inline { checked: true, .. }
+        ));
+        assert!(matches!(
+            Timestamp::parse(text).unwrap().text,
+            Text::Inline { checked: true, .. }
+        ));
+        assert!(matches!(
+            Timestamp::from_raw(text).text,
+            Text::Inline { checked: false, .. }
+        ));
+        assert_eq!(
+            format!("{:?}", Timestamp::from_raw(text)),
+            format!("Timestamp {{ text: {text:?}, checked: false }}")
+        );
+        assert_eq!(std::mem::size_of::<Timestamp>(), 40);
     }
 }
