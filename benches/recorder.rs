@@ -2,7 +2,8 @@
 //!
 //! `make bench` (or `cargo bench --bench recorder`). Single-threaded, ~280-byte lines shaped
 //! like performance.md section 4. Each repetition times a fresh file; the raw loop writes the
-//! exact lines the recorder wrote, one `write_all` per line on an `O_APPEND` file, in the
+//! exact lines the recorder wrote, one `write_all` per line on a file opened and locked as
+//! the recorder opens its own (the same flags, `O_APPEND` among them, and `flock`), in the
 //! same process and interleaved with the recorder's repetitions, so that machine noise hits
 //! both alike. The recorder's time runs from `create` to `close` and includes the encode;
 //! the events are built before the clock starts, except on the `None + building events` row,
@@ -12,6 +13,21 @@
 //! stamps path, iteration and time, and checks its step is open, under the run's lock), and
 //! router tool calls (`Step::tool` then `ToolCall::ok`: two events per call, each with its
 //! call-ledger entry and duration), so their cost is the seam's on top of the recorder's.
+//! Their payloads, inputs and outputs are built before the clock starts too, as the events
+//! of the `None` row are, and handed over: an executor hands the seam the values its model
+//! and its tools gave it, and copies none of them (the bench used to clone them in the loop,
+//! a cost the seam's rows counted and an executor does not pay).
+//!
+//! Two rows take the `None` row apart: the raw loop freeing one prepared event per line
+//! (what freeing the event handed over costs), and the same events encoded by the strict
+//! writer, written and freed without a recorder (the floor the recorder's own code sits on:
+//! `None` minus this row is the recorder's lock, fan-out and bookkeeping). One more takes
+//! the pairs row apart: the same tool events, built before the clock, recorded straight
+//! into a recorder (the pairs row minus this one is the seam's own cost).
+//!
+//! Each row is timed twice: wall time, and the CPU time of the one thread that does all its
+//! work (`CLOCK_THREAD_CPUTIME_ID`), whose ratios are the sounder figure when other
+//! work shares the machine (wall time then counts the time the thread waited for a CPU).
 //!
 //! Environment: `AXT_BENCH_DIR` (default: the system temp dir; use a real disk for the
 //! sync policies), `AXT_BENCH_EVENTS` (default 200,000), `AXT_BENCH_SYNC_EVENTS` (per-event
@@ -29,16 +45,59 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
 use axt::model::StepKind;
 use axt::model::{
     ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role, Timestamp,
-    encode_event,
+    ToolPayload, encode_event,
 };
 use axt::record::{Durability, Recorder, RecorderOptions};
 use axt::workflow::Run;
 use measure::{Targets, env_usize, median};
 
 const LINE_BYTES: usize = 279;
+
+/// The CPU time this thread has run so far (`CLOCK_THREAD_CPUTIME_ID`, which the kernel
+/// brings up to date when read).
+fn thread_cpu() -> Duration {
+    let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(time.tv_sec).unwrap_or(0),
+        u32::try_from(time.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// A row's time: wall clock and this thread's CPU time, from the same start.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Time {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// The start of a timed span.
+struct Clock {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Clock {
+    fn start() -> Self {
+        let cpu = thread_cpu();
+        Clock {
+            wall: Instant::now(),
+            cpu,
+        }
+    }
+
+    fn stop(&self) -> Time {
+        let wall = self.wall.elapsed();
+        Time {
+            wall,
+            cpu: thread_cpu().saturating_sub(self.cpu),
+        }
+    }
+}
 
 /// A `message.assistant` event whose line, seq and LF included, is about `LINE_BYTES` long.
 fn template() -> ExchangeEvent {
@@ -71,11 +130,22 @@ impl Bench {
     }
 
     /// Records `events` events, built before the clock starts, in a fresh file; returns the
-    /// elapsed time (create to close) and the file.
-    fn recorder(&self, durability: Durability, events: usize, name: &str) -> (Duration, PathBuf) {
-        let mut prepared: Vec<ExchangeEvent> = (0..events).map(|_| self.event()).collect();
+    /// time (create to close) and the file.
+    fn recorder(&self, durability: Durability, events: usize, name: &str) -> (Time, PathBuf) {
+        let prepared: Vec<ExchangeEvent> = (0..events).map(|_| self.event()).collect();
+        self.record_prepared(durability, name, prepared)
+    }
+
+    /// Records `prepared` in a fresh file of run `bench-<name>`; returns the time (create to
+    /// close) and the file.
+    fn record_prepared(
+        &self,
+        durability: Durability,
+        name: &str,
+        mut prepared: Vec<ExchangeEvent>,
+    ) -> (Time, PathBuf) {
         let (path, recorder) = self.create(durability, name);
-        let start = Instant::now();
+        let clock = Clock::start();
         let recorder = recorder();
         // Drained, not consumed: the vector's own buffer (tens of MB, an munmap) is freed
         // after the clock stops, as the raw loop's lines are.
@@ -83,62 +153,95 @@ impl Bench {
             recorder.record(event).unwrap();
         }
         recorder.close().unwrap();
-        let elapsed = start.elapsed();
+        let time = clock.stop();
         drop(prepared);
-        (elapsed, path)
+        (time, path)
     }
 
     /// As [`Bench::recorder`], but each event is built in the loop as a caller would
     /// (clone of a template, `Timestamp::now()`): the end-to-end cost per event.
-    fn end_to_end(&self, events: usize) -> Duration {
+    fn end_to_end(&self, events: usize) -> Time {
         let (path, recorder) = self.create(Durability::None, "e2e");
-        let start = Instant::now();
+        let clock = Clock::start();
         let recorder = recorder();
         for _ in 0..events {
             recorder.record(self.event()).unwrap();
         }
         recorder.close().unwrap();
-        let elapsed = start.elapsed();
+        let time = clock.stop();
         let _ = fs::remove_file(&path);
-        elapsed
+        time
     }
 
-    /// Records `events` messages through a workflow step scope on a file recorder.
-    fn step_messages(&self, events: usize) -> Duration {
+    /// Records `events` messages through a workflow step scope on a file recorder; their
+    /// payloads are built before the clock starts.
+    fn step_messages(&self, events: usize) -> Time {
         let (path, recorder) = self.create(Durability::None, "step");
-        let payload = self.template.payload.clone();
-        let start = Instant::now();
+        let mut payloads: Vec<Payload> =
+            (0..events).map(|_| self.template.payload.clone()).collect();
+        let clock = Clock::start();
         let run = Run::start(recorder(), "bench").unwrap();
         let step = run.step("step", StepKind::Agent).unwrap();
-        for _ in 0..events {
-            step.message(EventType::MessageAssistant, payload.clone())
-                .unwrap();
+        for payload in payloads.drain(..) {
+            step.message(EventType::MessageAssistant, payload).unwrap();
         }
         step.done().unwrap();
         run.done().unwrap();
-        let elapsed = start.elapsed();
+        let time = clock.stop();
+        drop(payloads);
         let _ = fs::remove_file(&path);
-        elapsed
+        time
     }
 
-    /// Records `events / 2` router tool calls (a `tool.call` and a `tool.result` each).
-    fn tool_calls(&self, events: usize) -> Duration {
+    /// Records `events / 2` router tool calls (a `tool.call` and a `tool.result` each); their
+    /// ids, inputs and outputs are built before the clock starts.
+    fn tool_calls(&self, events: usize) -> Time {
         let (path, recorder) = self.create(Durability::None, "tools");
-        let ids: Vec<String> = (0..events / 2).map(|n| format!("call-{n}")).collect();
-        let input = serde_json::json!({"command": "ls -la src"});
-        let output = serde_json::Value::String("lorem ipsum dolor sit amet ".repeat(4));
-        let start = Instant::now();
+        let mut calls: Vec<(String, Value, Value)> = (0..events / 2)
+            .map(|n| {
+                (
+                    format!("call-{n}"),
+                    serde_json::json!({"command": "ls -la src"}),
+                    Value::String("lorem ipsum dolor sit amet ".repeat(4)),
+                )
+            })
+            .collect();
+        let clock = Clock::start();
         let run = Run::start(recorder(), "bench").unwrap();
         let step = run.step("step", StepKind::Command).unwrap();
-        for id in &ids {
-            let call = step.tool("Bash", id.as_str(), input.clone()).unwrap();
-            call.ok(output.clone()).unwrap();
+        for (id, input, output) in calls.drain(..) {
+            let call = step.tool("Bash", &id, input).unwrap();
+            call.ok(output).unwrap();
         }
         step.done().unwrap();
         run.done().unwrap();
-        let elapsed = start.elapsed();
+        let time = clock.stop();
+        drop(calls);
         let _ = fs::remove_file(&path);
-        elapsed
+        time
+    }
+
+    /// The tool call pairs' events, built before the clock starts as the seam builds them
+    /// (a `tool.call` with the input, a `tool.result` with the output and a duration, fidelity
+    /// `router`), recorded straight into a recorder: the pairs row minus this one is what
+    /// the seam itself adds (its lock and step check, the call ledger and ids, the clocks,
+    /// building each event, the fork check).
+    fn tool_events(&self, events: usize) -> Time {
+        let prepared: Vec<ExchangeEvent> = (0..events / 2)
+            .flat_map(|n| {
+                let id = format!("call-{n}");
+                let input = serde_json::json!({"command": "ls -la src"});
+                let call = ToolPayload::call("Bash", id.as_str(), input, Fidelity::Router);
+                let mut result = ToolPayload::call("Bash", id, Value::Null, Fidelity::Router);
+                result.output = Value::String("lorem ipsum dolor sit amet ".repeat(4));
+                result.duration_ms = Some(0);
+                [(EventType::ToolCall, call), (EventType::ToolResult, result)]
+            })
+            .map(|(kind, payload)| ExchangeEvent::new("", kind, "step", Payload::Tool(payload)))
+            .collect();
+        let (time, path) = self.record_prepared(Durability::None, "tool-events", prepared);
+        let _ = fs::remove_file(&path);
+        time
     }
 
     fn create(
@@ -155,40 +258,120 @@ impl Bench {
         })
     }
 
-    /// Writes `lines` one `write_all` each to a fresh O_APPEND file.
-    fn raw(&self, lines: &[&[u8]]) -> Duration {
-        let path = self.dir.join("bench-raw.jsonl");
+    /// Writes `lines` one `write_all` each to a fresh file opened as the recorder opens its
+    /// own: the same flags (`O_APPEND`, read access, `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`,
+    /// created new) and its `flock`, so that both loops make the same system calls on the
+    /// same kind of file (the difference measured nothing: 98% with and without).
+    fn raw(&self, lines: &[&[u8]]) -> Time {
+        self.file_loop("raw", |file| {
+            for line in lines {
+                file.write_all(line).unwrap();
+            }
+        })
+    }
+
+    /// The raw loop, freeing one event built before the clock started after each line: what
+    /// freeing the event a caller hands over adds to the write (its allocations were made
+    /// in a row, long before, as the `None` row's were).
+    fn raw_freeing(&self, lines: &[&[u8]]) -> Time {
+        let mut prepared: Vec<ExchangeEvent> = (0..lines.len()).map(|_| self.event()).collect();
+        let time = self.file_loop("raw-freeing", |file| {
+            for (line, event) in lines.iter().zip(prepared.drain(..)) {
+                file.write_all(line).unwrap();
+                drop(event);
+            }
+        });
+        drop(prepared);
+        time
+    }
+
+    /// The `None` row without the recorder: each event built before the clock started is
+    /// numbered, given the run's id, encoded by the strict writer into one reused buffer,
+    /// written with its LF and freed. The floor the recorder's own code (its lock, the
+    /// fan-out, the appender's bookkeeping) sits on.
+    fn encode_write_free(&self, events: usize) -> Time {
+        let mut prepared: Vec<ExchangeEvent> = (0..events).map(|_| self.event()).collect();
+        let mut run_id = "bench-none".to_owned();
+        let mut line = Vec::new();
+        let time = self.file_loop("encode", |file| {
+            for (seq, mut event) in (1..).zip(prepared.drain(..)) {
+                event.seq = seq;
+                std::mem::swap(&mut event.run_id, &mut run_id);
+                line.clear();
+                encode_event(&event, &mut line).unwrap();
+                line.push(b'\n');
+                std::mem::swap(&mut event.run_id, &mut run_id);
+                file.write_all(&line).unwrap();
+                drop(event);
+            }
+        });
+        drop(prepared);
+        time
+    }
+
+    /// Times `write` on a fresh file `bench-<name>.jsonl` opened as the recorder opens its
+    /// own, from the open to the close; the file is removed after.
+    fn file_loop(&self, name: &str, write: impl FnOnce(&mut fs::File)) -> Time {
+        let path = self.dir.join(format!("bench-{name}.jsonl"));
         let _ = fs::remove_file(&path);
-        let start = Instant::now();
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
-            .unwrap();
-        for line in lines {
-            file.write_all(line).unwrap();
-        }
+        let clock = Clock::start();
+        let mut file = open_as_recorder(&path);
+        write(&mut file);
         drop(file);
-        let elapsed = start.elapsed();
+        let time = clock.stop();
         let _ = fs::remove_file(&path);
-        elapsed
+        time
     }
 }
 
-fn report(name: &str, events: usize, bytes: usize, time: Duration, baseline: Option<f64>) {
-    let seconds = time.as_secs_f64();
+/// Creates `path` as the recorder creates a run's file, and takes its lock.
+fn open_as_recorder(path: &std::path::Path) -> fs::File {
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .unwrap();
+    file.try_lock().unwrap();
+    file
+}
+
+/// One row of the table: rates by wall time, and the CPU time per event; the ratios to the
+/// raw loop's, by wall time and by CPU time.
+fn report(name: &str, events: usize, bytes: usize, time: Time, baseline: Option<Time>) {
+    let seconds = time.wall.as_secs_f64();
     let rate = events as f64 / seconds;
-    let ratio = baseline.map_or_else(
-        || "-".to_owned(),
-        |raw| format!("{:.0}%", 100.0 * rate / raw),
+    let of = |ours: Duration, raw: Duration| 100.0 * raw.as_secs_f64() / ours.as_secs_f64();
+    let ratios = baseline.map_or_else(
+        || ("-".to_owned(), "-".to_owned()),
+        |raw| {
+            (
+                format!("{:.0}%", of(time.wall, raw.wall)),
+                format!("{:.0}%", of(time.cpu, raw.cpu)),
+            )
+        },
     );
     println!(
-        "| {name:<24} | {events:>9} | {:>10.0} | {:>7.1} | {:>9.2} | {ratio:>6} |",
+        "| {name:<25} | {events:>9} | {:>10.0} | {:>7.1} | {:>9.2} | {:>9.2} | {:>6} | {:>6} |",
         rate,
         bytes as f64 / seconds / 1e6,
         1e6 * seconds / events as f64,
+        1e6 * time.cpu.as_secs_f64() / events as f64,
+        ratios.0,
+        ratios.1,
     );
+}
+
+/// The medians of a row's repetitions, of wall time and of CPU time each.
+fn medians(times: &[Time]) -> Time {
+    let mut wall: Vec<Duration> = times.iter().map(|time| time.wall).collect();
+    let mut cpu: Vec<Duration> = times.iter().map(|time| time.cpu).collect();
+    Time {
+        wall: median(&mut wall),
+        cpu: median(&mut cpu),
+    }
 }
 
 fn main() {
@@ -211,26 +394,30 @@ fn main() {
     let sync_lines = &lines[..sync_events.min(lines.len())];
     let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
 
-    let mut times: [Vec<Duration>; 9] = Default::default();
+    let mut times: [Vec<Time>; 12] = Default::default();
     // Each repetition's times, with AXT_BENCH_EACH: the spread the medians hide.
     let each = std::env::var_os("AXT_BENCH_EACH").is_some();
     for _ in 0..reps {
         times[7].push(bench.step_messages(events));
         times[8].push(bench.tool_calls(events));
+        times[11].push(bench.tool_events(events));
         times[0].push(bench.raw(&lines));
         times[1].push(bench.recorder(Durability::None, events, "none").0);
+        times[9].push(bench.raw_freeing(&lines));
+        times[10].push(bench.encode_write_free(events));
         times[2].push(bench.end_to_end(events));
         times[3].push(bench.recorder(Durability::FsyncOnClose, events, "close").0);
         times[4].push(bench.raw(sync_lines));
         times[5].push(bench.recorder(Durability::Flush, sync_events, "flush").0);
         times[6].push(bench.recorder(Durability::Fsync, sync_events, "fsync").0);
         if each {
-            let us = |row: &[Duration]| {
-                let last = row.last().map_or(0.0, Duration::as_secs_f64);
-                1e6 * last / events as f64
+            let us = |row: &[Time]| {
+                let last = row.last().copied().unwrap_or_default();
+                let per = |time: Duration| 1e6 * time.as_secs_f64() / events as f64;
+                format!("{:.2} ({:.2} CPU)", per(last.wall), per(last.cpu))
             };
             println!(
-                "repetition, µs/event: raw {:.2} | None {:.2} | building {:.2} | FsyncOnClose {:.2} | Step::message {:.2} | tool call pairs {:.2}",
+                "repetition, µs/event: raw {} | None {} | building {} | FsyncOnClose {} | Step::message {} | tool call pairs {}",
                 us(&times[0]),
                 us(&times[1]),
                 us(&times[2]),
@@ -250,37 +437,44 @@ fn main() {
         fsync,
         step,
         tools,
-    ] = times.map(|mut times| median(&mut times));
-    let raw_rate = events as f64 / raw.as_secs_f64();
-    let raw_small_rate = sync_lines.len() as f64 / raw_small.as_secs_f64();
+        freeing,
+        encoding,
+        tool_events,
+    ] = times.map(|times| medians(&times));
 
     println!(
-        "recorder append, {} B/line average, {} in {}, medians of {reps} interleaved repetitions",
+        "recorder append, {} B/line average, {} in {}, medians of {reps} interleaved repetitions \
+         (wall time; CPU: this thread's, per event and as a ratio)",
         bytes.len() / lines.len(),
         events,
         base.display()
     );
     println!(
-        "| {:<24} | {:>9} | {:>10} | {:>7} | {:>9} | {:>6} |",
-        "method", "events", "events/s", "MB/s", "µs/event", "vs raw"
+        "| {:<25} | {:>9} | {:>10} | {:>7} | {:>9} | {:>9} | {:>6} | {:>6} |",
+        "method", "events", "events/s", "MB/s", "µs/event", "CPU µs", "vs raw", "CPU"
     );
     println!(
-        "|{:-<26}|{:->11}|{:->12}|{:->9}|{:->11}|{:->8}|",
-        "", "", "", "", "", ""
+        "|{:-<27}|{:->11}|{:->12}|{:->9}|{:->11}|{:->11}|{:->8}|{:->8}|",
+        "", "", "", "", "", "", "", ""
     );
     let big = |name, time, baseline| report(name, events, bytes.len(), time, baseline);
     big("raw write(2) loop", raw, None);
-    big("Durability::None", none, Some(raw_rate));
-    big("None + building events", e2e, Some(raw_rate));
-    big("Durability::FsyncOnClose", on_close, Some(raw_rate));
-    big("workflow: Step::message", step, Some(raw_rate));
-    big("workflow: tool call pairs", tools, Some(raw_rate));
+    big("Durability::None", none, Some(raw));
+    big("raw + freeing the event", freeing, Some(raw));
+    big("encode + write + free", encoding, Some(raw));
+    big("None + building events", e2e, Some(raw));
+    big("Durability::FsyncOnClose", on_close, Some(raw));
+    big("workflow: Step::message", step, Some(raw));
+    big("workflow: tool call pairs", tools, Some(raw));
+    big("their events, recorder", tool_events, Some(raw));
     let small = |name, time, baseline| report(name, sync_lines.len(), sync_bytes, time, baseline);
     small("raw write(2) loop", raw_small, None);
-    small("Durability::Flush", flush, Some(raw_small_rate));
-    small("Durability::Fsync", fsync, Some(raw_small_rate));
-    // Issue 31: the recorder close to the syscall, the seam not far behind it.
-    let of_raw = |time: Duration| 100.0 * raw.as_secs_f64() / time.as_secs_f64();
+    small("Durability::Flush", flush, Some(raw_small));
+    small("Durability::Fsync", fsync, Some(raw_small));
+    // Issue 31: the recorder close to the syscall, the seam not far behind it. The targets
+    // are the wall-time ratios the issue states; the CPU-time ratios are printed beside them.
+    let of_raw = |time: Time| 100.0 * raw.wall.as_secs_f64() / time.wall.as_secs_f64();
+    let cpu_of_raw = |time: Time| 100.0 * raw.cpu.as_secs_f64() / time.cpu.as_secs_f64();
     let mut targets = Targets::new("recorder");
     targets.floor(
         "recorder (Durability::None) / raw write(2) loop",
@@ -288,12 +482,14 @@ fn main() {
         80.0,
         "%",
     );
+    println!("  by CPU time: {:.1}%", cpu_of_raw(none));
     targets.floor(
         "workflow tool call pairs / raw write(2) loop",
         of_raw(tools),
         60.0,
         "%",
     );
+    println!("  by CPU time: {:.1}%", cpu_of_raw(tools));
     targets.save();
     let _ = fs::remove_dir_all(&dir);
 }
