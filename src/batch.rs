@@ -270,6 +270,18 @@ struct ClaimState {
     ended_below: usize,
 }
 
+impl ClaimState {
+    /// Whether input `index` must wait before it may have `names`.
+    fn waits(&self, index: usize, names: &[&str]) -> bool {
+        let earlier = &self.claims[self.ended_below.min(index)..index];
+        earlier.iter().any(|claim| match claim {
+            Claim::Open => true,
+            Claim::Named(theirs) => theirs.iter().any(|name| names.contains(&&**name)),
+            Claim::Ended => false,
+        })
+    }
+}
+
 #[derive(PartialEq)]
 enum Claim {
     /// Running, its names not known yet (or not started).
@@ -299,18 +311,25 @@ impl Claims {
     /// them all (see [`Claims`]).
     pub fn claim_all(&self, index: usize, names: &[&str]) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            let earlier = &state.claims[state.ended_below.min(index)..index];
-            let waits = earlier.iter().any(|claim| match claim {
-                Claim::Open => true,
-                Claim::Named(theirs) => theirs.iter().any(|name| names.contains(&&**name)),
-                Claim::Ended => false,
-            });
-            if !waits {
-                break;
-            }
+        while state.waits(index, names) {
             state = (self.changed.wait(state)).unwrap_or_else(PoisonError::into_inner);
         }
+        self.grant(&mut state, index, names);
+    }
+
+    /// Input `index` claims `name` if it may have it now (see [`Claims`]): whether it has
+    /// it. An input that may not goes on without it (holding what it would write, say) and
+    /// claims it later, the same way or with [`Claims::claim`].
+    pub fn try_claim(&self, index: usize, name: &str) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.waits(index, &[name]) {
+            return false;
+        }
+        self.grant(&mut state, index, &[name]);
+        true
+    }
+
+    fn grant(&self, state: &mut ClaimState, index: usize, names: &[&str]) {
         state.claims[index] = Claim::Named(names.iter().map(|&name| name.to_owned()).collect());
         self.changed.notify_all();
     }
@@ -464,6 +483,25 @@ mod tests {
             most_started_while_first_printed <= 2 * AHEAD,
             "{most_started_while_first_printed} inputs started while the first was printed"
         );
+    }
+
+    /// A claim tried is had only when it could be had without waiting.
+    #[test]
+    fn a_claim_tried_is_had_only_when_no_earlier_input_holds_it_up() {
+        let claims = Claims::new(3);
+        assert!(
+            !claims.try_claim(1, "run"),
+            "input 0 has not named its run yet"
+        );
+        claims.claim(0, "run");
+        assert!(!claims.try_claim(1, "run"), "input 0 has it");
+        assert!(
+            !claims.try_claim(2, "other"),
+            "input 1 has not named its run yet"
+        );
+        drop(claims.ending(0));
+        assert!(claims.try_claim(1, "run"));
+        assert!(claims.try_claim(2, "other"));
     }
 
     #[test]

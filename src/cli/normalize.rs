@@ -1,12 +1,13 @@
 //! `axt normalize`: provider output in, canonical transcript out.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::Timestamp;
+use crate::model::ExchangeEvent;
 use crate::model::files::RAW_EXTENSION;
 use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
@@ -114,7 +115,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         let progress = one_input_progress(&args, file);
         let name = display_name(file);
         let tell = &mut |said: Told| said.print(&name, args.max_record_bytes);
-        return normalize_file(&args, file, progress.as_ref(), &mut |_| {}, tell);
+        let input = Chunks::read(open(file)?, file)?;
+        let claim = &mut Unclaimed;
+        return normalize_file(&args, file, input, progress.as_ref(), claim, tell);
     }
     batch_run(&args)
 }
@@ -176,9 +179,14 @@ fn batch_run(args: &Args) -> io::Result<Outcome> {
         workers,
         |index, file, send| {
             let _ending = claims.ending(index);
-            let claim = &mut |run_id: &str| claims.claim(index, run_id);
-            let done = normalize_file(args, file, None, claim, &mut |said| {
-                send(Said::Told(said));
+            let claim = &mut BatchClaim {
+                claims: &claims,
+                index,
+            };
+            let done = Chunks::alongside(file).and_then(|input| {
+                normalize_file(args, file, input, None, claim, &mut |said| {
+                    send(Said::Told(said));
+                })
             });
             send(Said::Done(done));
         },
@@ -243,18 +251,19 @@ impl Told {
 /// and the raw captures `axt exec` keeps ([`RAW_EXTENSION`]).
 const AGENT_OUTPUT: &[&str] = &["jsonl", "json", "sse", RAW_EXTENSION];
 
-/// Normalizes one input, `file`, with the options of `args`; with `--out`, `claim` is told
-/// the run id before the run's file is made; what it has to say on stderr goes to `tell`
-/// (the input's I/O and detection errors are its error).
+/// Normalizes one input, `file`, read through `input`, with the options of `args`; with
+/// `--out`, the run id is claimed from `claim` before the run's file is made (while it may
+/// not be, the run's events are held: [`IoErrors`]); what it has to say on stderr goes to
+/// `tell` (the input's I/O and detection errors are its error).
 fn normalize_file(
     args: &Args,
     file: &Path,
+    mut input: Chunks,
     progress: Option<&Progress>,
-    claim: &mut dyn FnMut(&str),
+    claim: &mut dyn RunClaim,
     tell: &mut dyn FnMut(Told),
 ) -> io::Result<Outcome> {
     let name = display_name(file);
-    let mut input = Chunks::read(open(file)?, file)?;
 
     // Auto-detection needs the first record; keep what it reads to feed it afterwards.
     let mut head = Vec::new();
@@ -308,6 +317,9 @@ fn normalize_file(
     };
     let mut transcriber = Transcriber::new(provider, options, events);
     let mut errors = 0usize;
+    let telling = RefCell::new(Telling { tell, held: None });
+    // Input bytes read so far, for the bound on the events held ([`IoErrors`]).
+    let read = Cell::new(0u64);
     // What the input looks like, for hints; shared by the feed (bytes) and the sink
     // (diagnostics), which take turns.
     let hints = RefCell::new(Hints::default());
@@ -324,7 +336,7 @@ fn normalize_file(
             Verdict::Print => diagnostic,
             Verdict::Replace(hint) => hint,
         };
-        tell(Told::Diagnostic {
+        telling.borrow_mut().say(Told::Diagnostic {
             diagnostic: shown,
             cut,
         });
@@ -333,11 +345,13 @@ fn normalize_file(
     // A sink's own error becomes the command's I/O error (of the same text).
     let mut feed = |sink: &mut dyn EventSink<Error = io::Error>| -> io::Result<()> {
         hints.borrow_mut().saw(&head);
+        read.set(head.len() as u64);
         transcriber.push(&head, sink)?;
         // Whatever the input's pace: when it pauses, the events so far go out (grep
         // --line-buffered's promise, without its write per line while data keeps coming).
         while let Some(chunk) = input.next(&mut || sink.flush())? {
             hints.borrow_mut().saw(chunk.bytes());
+            read.set(read.get() + chunk.len as u64);
             transcriber.push(chunk.bytes(), sink)?;
             if let Some(progress) = progress {
                 progress.add(chunk.len as u64);
@@ -366,8 +380,15 @@ fn normalize_file(
             let mut sink = IoErrors {
                 sink,
                 claim: Some(claim),
+                held: Vec::new(),
+                telling: &telling,
+                read: &read,
+                held_from: 0,
             };
-            feed(&mut sink).map_err(|error| match error.kind() {
+            let fed = feed(&mut sink);
+            // An error of the events held comes first: one worker would have met it first.
+            let settled = sink.settle();
+            settled.and(fed).map_err(|error| match error.kind() {
                 io::ErrorKind::AlreadyExists => io::Error::new(
                     error.kind(),
                     format!("{error}; pass --replace to overwrite it"),
@@ -380,6 +401,7 @@ fn normalize_file(
             }
         }
     }
+    let tell = telling.into_inner().tell;
     if let Some(wrote) = wrote {
         tell(Told::Notice(wrote));
     }
@@ -407,30 +429,143 @@ fn normalize_file(
     })
 }
 
-/// A recording sink whose errors are turned into I/O errors of the same text, so that one
-/// loop feeds both sinks; the run id is told to `claim` before the first event makes the
-/// run's file.
-struct IoErrors<'a, S> {
-    sink: S,
-    claim: Option<&'a mut dyn FnMut(&str)>,
+/// How an input's run id is claimed before its file is made: a batch's inputs claim theirs
+/// from [`batch::Claims`], so that a run two inputs share is written as one worker would
+/// write it; one input has nothing to wait for.
+trait RunClaim {
+    /// Claims `run_id` if the input may have it now: whether it has it.
+    fn try_claim(&mut self, run_id: &str) -> bool;
+    /// Claims `run_id`, once the input may have it.
+    fn claim(&mut self, run_id: &str);
 }
 
-impl<S: EventSink> EventSink for IoErrors<'_, S>
+/// One input alone: its run id is its own.
+struct Unclaimed;
+
+impl RunClaim for Unclaimed {
+    fn try_claim(&mut self, _: &str) -> bool {
+        true
+    }
+    fn claim(&mut self, _: &str) {}
+}
+
+/// Input `index` of a batch.
+struct BatchClaim<'a> {
+    claims: &'a batch::Claims,
+    index: usize,
+}
+
+impl RunClaim for BatchClaim<'_> {
+    fn try_claim(&mut self, run_id: &str) -> bool {
+        self.claims.try_claim(self.index, run_id)
+    }
+    fn claim(&mut self, run_id: &str) {
+        self.claims.claim(self.index, run_id);
+    }
+}
+
+/// Where an input's messages go: to `tell`, or, while its events are held ([`IoErrors`]),
+/// into `held`, to be told with them.
+struct Telling<'a> {
+    tell: &'a mut dyn FnMut(Told),
+    held: Option<Vec<Told>>,
+}
+
+impl Telling<'_> {
+    fn say(&mut self, told: Told) {
+        match &mut self.held {
+            Some(held) => held.push(told),
+            None => (self.tell)(told),
+        }
+    }
+}
+
+/// The most input read while an input's events are held: what a worker holds is bounded
+/// (the events of 8 MiB of input, a few times that in memory), not by the input's size.
+const HOLD_BYTES: u64 = 8 << 20;
+
+/// A recording sink whose errors are turned into I/O errors of the same text, so that one
+/// loop feeds both sinks; the run id is claimed before the first event makes the run's
+/// file. While a batch's earlier input that writes the same run is still running (a
+/// session's output cut in two, say), the run id may not be claimed yet: rather than wait
+/// doing nothing (with two workers, the batch's serial part: a sixth of `make bench-batch`'s
+/// normalize row), the worker goes on transcribing and holds the events, and the messages
+/// said meanwhile, each event with the number of messages said before it. They are written
+/// and told once the run is claimed ([`IoErrors::settle`]): when the input ends, or when
+/// [`HOLD_BYTES`] of input were read meanwhile. What is written and told is what one
+/// worker writes and tells, up to the same error.
+struct IoErrors<'a, 't, S> {
+    sink: S,
+    /// Until the run id is claimed.
+    claim: Option<&'a mut dyn RunClaim>,
+    held: Vec<(ExchangeEvent, usize)>,
+    telling: &'a RefCell<Telling<'t>>,
+    /// Input bytes read so far, and when the first event was held.
+    read: &'a Cell<u64>,
+    held_from: u64,
+}
+
+impl<S: EventSink> IoErrors<'_, '_, S>
+where
+    io::Error: From<S::Error>,
+{
+    /// Claims the run id (waiting for the earlier input that writes the same run), then
+    /// writes the events held, each after the messages said before it; the first event
+    /// that cannot be written ends it, and what came after is dropped, as one worker would
+    /// never have said it.
+    fn settle(&mut self) -> io::Result<()> {
+        let Some((first, _)) = self.held.first() else {
+            return Ok(());
+        };
+        if let Some(claim) = self.claim.take() {
+            claim.claim(&first.run_id);
+        }
+        let held = self.telling.borrow_mut().held.take();
+        let mut said = held.unwrap_or_default().into_iter();
+        let mut told = 0;
+        for (event, before) in std::mem::take(&mut self.held) {
+            for message in said.by_ref().take(before - told) {
+                (self.telling.borrow_mut().tell)(message);
+            }
+            told = before;
+            self.sink.event(event)?;
+        }
+        said.for_each(|message| (self.telling.borrow_mut().tell)(message));
+        Ok(())
+    }
+}
+
+impl<S: EventSink> EventSink for IoErrors<'_, '_, S>
 where
     io::Error: From<S::Error>,
 {
     type Error = io::Error;
 
-    fn event(&mut self, event: crate::model::ExchangeEvent) -> io::Result<()> {
-        if let Some(claim) = self.claim.take() {
-            claim(&event.run_id);
+    fn event(&mut self, event: ExchangeEvent) -> io::Result<()> {
+        match &mut self.claim {
+            None => return Ok(self.sink.event(event)?),
+            Some(claim) if self.held.is_empty() => {
+                if claim.try_claim(&event.run_id) {
+                    self.claim = None;
+                    return Ok(self.sink.event(event)?);
+                }
+                self.telling.borrow_mut().held = Some(Vec::new());
+                self.held_from = self.read.get();
+            }
+            Some(_) => {}
         }
-        Ok(self.sink.event(event)?)
+        let before = (self.telling.borrow().held.as_ref()).map_or(0, Vec::len);
+        self.held.push((event, before));
+        if self.read.get() - self.held_from >= HOLD_BYTES {
+            self.settle()?;
+        }
+        Ok(())
     }
     fn diagnostic(&mut self, diagnostic: Diagnostic) -> io::Result<()> {
         Ok(self.sink.diagnostic(diagnostic)?)
     }
     fn flush(&mut self) -> io::Result<()> {
+        // Held events are not written yet: nothing of theirs to flush.
         Ok(self.sink.flush()?)
     }
 }
@@ -492,14 +627,29 @@ pub(crate) fn print_diagnostic(
     });
 }
 
-/// The input, read on a thread of its own so that the main thread can tell when it pauses:
-/// when no chunk is waiting, the reader is blocked on input that has not come yet.
+/// The input, read in chunks. Read on a thread of its own ([`Chunks::read`]), so that the
+/// transcribing thread can tell when it pauses: when no chunk is waiting, the reader is
+/// blocked on input that has not come yet. A batch's regular files are read by the worker
+/// itself ([`Chunks::alongside`]).
 struct Chunks {
-    full: Receiver<io::Result<Chunk>>,
-    /// Buffers handed back to the reader, so that a long input is read without allocating.
-    empty: Sender<Vec<u8>>,
+    source: Source,
     /// The input's name, for a read error.
     path: PathBuf,
+}
+
+enum Source {
+    Thread {
+        full: Receiver<io::Result<Chunk>>,
+        /// Buffers handed back to the reader, so that a long input is read without
+        /// allocating.
+        empty: Sender<Vec<u8>>,
+    },
+    /// A regular file, whose reads never wait for input to come: nothing to tell apart.
+    Inline {
+        input: Box<dyn Read + Send>,
+        /// The buffer handed back, read into next.
+        spare: Option<Vec<u8>>,
+    },
 }
 
 /// Bytes read in one `read(2)`: a file gives a whole buffer, a pipe what was written so far.
@@ -528,18 +678,12 @@ impl Chunks {
             .name("axt-input".into())
             .spawn(move || {
                 loop {
-                    let mut buffer = receive_empty
+                    let buffer = receive_empty
                         .try_recv()
                         .unwrap_or_else(|_| vec![0; CHUNK_BYTES]);
-                    let read = loop {
-                        match input.read(&mut buffer) {
-                            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                            other => break other,
-                        }
-                    };
-                    let chunk = match read {
-                        Ok(0) => return,
-                        Ok(len) => Ok(Chunk { buffer, len }),
+                    let chunk = match read_chunk(&mut input, buffer) {
+                        Ok(None) => return,
+                        Ok(Some(chunk)) => Ok(chunk),
                         Err(error) => Err(error),
                     };
                     let failed = chunk.is_err();
@@ -550,32 +694,68 @@ impl Chunks {
                 }
             })?;
         Ok(Chunks {
-            full,
-            empty,
+            source: Source::Thread { full, empty },
             path: path.to_owned(),
+        })
+    }
+
+    /// `file`, one of a batch's inputs: a regular file is read by the worker that
+    /// transcribes it, since the batch's other workers keep the other cores busy, and a
+    /// reader thread would only add a hand-over per chunk (a worker waiting on its reader
+    /// while the reader waits for a core: under load, a third of a worker's time); a pipe
+    /// or a device is read on a thread of its own ([`Chunks::read`]), as one input is.
+    fn alongside(file: &Path) -> io::Result<Chunks> {
+        let input = open(file)?;
+        if !std::fs::metadata(file).is_ok_and(|meta| meta.is_file()) {
+            return Chunks::read(input, file);
+        }
+        Ok(Chunks {
+            source: Source::Inline { input, spare: None },
+            path: file.to_owned(),
         })
     }
 
     /// The next chunk, `None` at the end of the input; `paused` runs first when the next
     /// chunk has not been read yet.
     fn next(&mut self, paused: &mut dyn FnMut() -> io::Result<()>) -> io::Result<Option<Chunk>> {
-        let received = match self.full.try_recv() {
-            Ok(chunk) => Ok(chunk),
-            Err(TryRecvError::Disconnected) => return Ok(None),
-            Err(TryRecvError::Empty) => {
-                paused()?;
-                self.full.recv()
+        let received = match &mut self.source {
+            Source::Inline { input, spare } => {
+                let buffer = spare.take().unwrap_or_else(|| vec![0; CHUNK_BYTES]);
+                read_chunk(input, buffer)
             }
+            Source::Thread { full, .. } => match full.try_recv() {
+                Ok(chunk) => chunk.map(Some),
+                Err(TryRecvError::Disconnected) => return Ok(None),
+                Err(TryRecvError::Empty) => {
+                    paused()?;
+                    match full.recv() {
+                        Ok(chunk) => chunk.map(Some),
+                        Err(_) => return Ok(None),
+                    }
+                }
+            },
         };
-        match received {
-            Ok(chunk) => chunk
-                .map(Some)
-                .map_err(|error| with_path(&self.path, error)),
-            Err(_) => Ok(None),
-        }
+        received.map_err(|error| with_path(&self.path, error))
     }
 
-    fn give_back(&self, chunk: Chunk) {
-        let _ = self.empty.send(chunk.buffer);
+    fn give_back(&mut self, chunk: Chunk) {
+        match &mut self.source {
+            Source::Inline { spare, .. } => *spare = Some(chunk.buffer),
+            Source::Thread { empty, .. } => {
+                let _ = empty.send(chunk.buffer);
+            }
+        }
+    }
+}
+
+/// One `read(2)` of `input` into `buffer` (again when interrupted): `None` at its end.
+fn read_chunk(input: &mut dyn Read, mut buffer: Vec<u8>) -> io::Result<Option<Chunk>> {
+    loop {
+        match input.read(&mut buffer) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+            Ok(0) => return Ok(None),
+            Ok(len) => return Ok(Some(Chunk { buffer, len })),
+        }
     }
 }

@@ -178,6 +178,110 @@ fn normalize_of_every_fixture_on_every_core_writes_and_prints_what_one_worker_do
     );
 }
 
+/// Two inputs of one run (a session's output given twice), the earlier a pipe still being
+/// written: the later, another pipe, is read and transcribed meanwhile (its events held
+/// until the earlier is done, not its worker waiting idle: before, its writer blocked once
+/// the pipe and the reader's chunks were full), and what is written and said is what one
+/// worker writes and says of the same inputs as files.
+#[test]
+fn normalize_transcribes_an_input_of_a_run_still_being_written_meanwhile_real_fifo() {
+    let tmp = TempDir::new("batch-one-run");
+    let fixture = normalize_corpus("claude").join("ok/plain-session-thinking-text-bash.jsonl");
+    let earlier = std::fs::read_to_string(&fixture).unwrap();
+    let (first_line, rest) = earlier.split_at(earlier.find('\n').unwrap() + 1);
+    let thinking = earlier
+        .lines()
+        .find(|line| line.contains("\"thinking_tokens\""))
+        .unwrap();
+    // Larger than the pipe and the reader's chunks together, as the same session, the
+    // filler after the first tool result (its events are out by then).
+    let result_end = earlier.find("\"type\":\"user\"").unwrap();
+    let result_end = result_end + earlier[result_end..].find('\n').unwrap() + 1;
+    let (head, tail) = earlier.split_at(result_end);
+    let later = format!("{head}{}{tail}", format!("{thinking}\n").repeat(8_000));
+    assert!(later.len() > 1 << 20);
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let (a, b) = (input.join("a.jsonl"), input.join("b.jsonl"));
+    for fifo in [&a, &b] {
+        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
+    }
+    let out = tmp.path().join("piped");
+    let child = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args([
+            "normalize",
+            "--jobs",
+            "2",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+        ])
+        .args([&out, &a, &b])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writing_a = std::fs::OpenOptions::new().write(true).open(&a).unwrap();
+    writing_a.write_all(first_line.as_bytes()).unwrap();
+    let (written, written_b) = mpsc::channel();
+    let later_text = later.clone();
+    let b_path = b.clone();
+    let writer_b = std::thread::spawn(move || {
+        let mut writing_b = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&b_path)
+            .unwrap();
+        writing_b.write_all(later_text.as_bytes()).unwrap();
+        drop(writing_b);
+        let _ = written.send(());
+    });
+    let b_read_meanwhile = written_b.recv_timeout(Duration::from_secs(20));
+    // Whatever came, let the command finish: the rest of the earlier input, then its end.
+    writing_a.write_all(rest.as_bytes()).unwrap();
+    drop(writing_a);
+    writer_b.join().unwrap();
+    let piped = child.wait_with_output().unwrap();
+    b_read_meanwhile.expect("the later input read while the earlier was still being written");
+
+    for (fifo, text) in [(&a, &earlier), (&b, &later)] {
+        std::fs::remove_file(fifo).unwrap();
+        std::fs::write(fifo, text).unwrap();
+    }
+    let files = tmp.path().join("files");
+    let one = axt(
+        &[
+            "normalize",
+            "--jobs",
+            "1",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+            files.to_str().unwrap(),
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(piped.status.code(), one.status.code());
+    let stderr = text(&piped.stderr).replace(out.to_str().unwrap(), "OUT");
+    assert_eq!(
+        stderr,
+        text(&one.stderr).replace(files.to_str().unwrap(), "OUT")
+    );
+    // One run, written by each input in turn: the later's is what stays.
+    let run = "cd613e30-d8f1-4adf-81b7-584a2265b1f5.jsonl";
+    assert_eq!(
+        stderr.matches(&format!("wrote OUT/{run}")).count(),
+        2,
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    let written = std::fs::read_to_string(out.join(run)).unwrap();
+    assert!(written == std::fs::read_to_string(files.join(run)).unwrap());
+}
+
 #[test]
 fn normalize_of_several_files_says_each_in_the_order_given() {
     let tmp = TempDir::new("batch-normalize-files");
