@@ -15,7 +15,11 @@
 //! 4. axt: provider bytes to blocks (the streaming `Normalizer`, fed 1 MiB chunks);
 //! 5. axt: provider bytes to canonical JSONL (`Transcriber` + `JsonlSink`).
 //!
-//! and prints MB/s, lines/s and the ratios of the axt rows to the two parse baselines, then
+//! Before timing, the JSONL row's output is checked line by line against serde_json (each
+//! event decoded and written again by its `Serialize` impl must give the same bytes), so the
+//! writer's escaping is held to serde_json on every string of every generated stream.
+//!
+//! It prints MB/s, lines/s and the ratios of the axt rows to the two parse baselines, then
 //! a summary over the providers. Providers run one after another, each stream dropped before
 //! the next is generated; `AXT_BENCH_PROVIDERS=claude,codex` picks some (default: all).
 //! `AXT_BENCH_SAVE=DIR` also writes each stream to `DIR/<provider>.jsonl`, as input for
@@ -96,6 +100,64 @@ fn axt_jsonl(provider: Provider, input: &[u8]) -> usize {
     sink.into_inner().0
 }
 
+/// Holds the JSONL row's output to serde_json, line by line: each event decoded and written
+/// again by its `Serialize` impl (serde_json's own string escaping and number formatting)
+/// must give the same bytes. The writer's string escaping is tuned for speed; this checks
+/// it on every string of every generated stream, beyond the unit tests' strings.
+struct SameAsSerde {
+    provider: Provider,
+    partial: Vec<u8>,
+    lines: usize,
+}
+
+impl Write for SameAsSerde {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.partial.extend_from_slice(bytes);
+        while let Some(end) = memchr::memchr(b'\n', &self.partial) {
+            self.lines += 1;
+            let line = &self.partial[..end];
+            let event = axt::model::decode_event(line)
+                .unwrap_or_else(|error| panic!("{}: line {}: {error}", self.provider, self.lines));
+            let again = serde_json::to_vec(&event).expect("a decoded event serializes");
+            assert!(
+                again == line,
+                "{}: line {}: the writer's bytes differ from serde_json's",
+                self.provider,
+                self.lines
+            );
+            self.partial.drain(..=end);
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks the canonical JSONL of `input` against serde_json (see [`SameAsSerde`]); returns
+/// the lines checked.
+fn check_jsonl(provider: Provider, input: &[u8]) -> usize {
+    let mut transcriber = Transcriber::new(provider, Options::default(), EventOptions::default());
+    let check = SameAsSerde {
+        provider,
+        partial: Vec::new(),
+        lines: 0,
+    };
+    let mut sink = JsonlSink::new(check, |_| Ok(()));
+    for chunk in input.chunks(CHUNK) {
+        transcriber
+            .push(chunk, &mut sink)
+            .expect("checking cannot fail");
+    }
+    transcriber.finish(&mut sink).expect("checking cannot fail");
+    let check = sink.into_inner();
+    assert!(
+        check.partial.is_empty(),
+        "{provider}: a line without its newline"
+    );
+    check.lines
+}
+
 /// The five modes, in table order.
 const MODES: [&str; 5] = [
     "memchr line split",
@@ -143,6 +205,13 @@ fn bench(provider: Provider, generate: Generate, mb: usize, reps: usize) -> Summ
             .unwrap_or_else(|error| panic!("AXT_BENCH_SAVE: {}: {error}", path.display()));
         println!("saved to {}", path.display());
     }
+
+    let checked = Instant::now();
+    let lines_checked = check_jsonl(provider, &input);
+    println!(
+        "canonical JSONL byte-equal to serde_json's: {lines_checked} lines, checked in {:.1?}",
+        checked.elapsed()
+    );
 
     let mut times = vec![Vec::with_capacity(reps); MODES.len()];
     let mut results = vec![0; MODES.len()];
