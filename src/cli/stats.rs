@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::read::{
     Cost, FileStats, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats,
@@ -73,17 +73,8 @@ struct Counted {
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
     let (files, mut failed) = expand(&args.paths);
-    // The size of each regular file (a pipe or stdin has none): for the progress bar, and
-    // to cut the files into the batch's jobs.
-    let sizes: Vec<Option<u64>> = files
-        .iter()
-        .map(|f| {
-            std::fs::metadata(f)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .collect();
+    let workers = args.jobs.map_or(0, NonZeroUsize::get);
+    let sizes = sizes(&files, workers);
     let total_bytes: u64 = sizes.iter().flatten().sum();
     let progress = if total_bytes >= PROGRESS_BYTES {
         console::progress(total_bytes, Counting::Bytes)
@@ -102,7 +93,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     let mut total = Stats::default();
     let mut written: io::Result<()> = Ok(());
     let counting = Counter {
-        workers: args.jobs.map_or(0, NonZeroUsize::get),
+        workers,
         prices: &prices,
         json: args.json,
         progress: progress.as_ref(),
@@ -111,16 +102,23 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         for result in job {
             match result {
                 Ok(counted) => {
-                    print_problems(&counted);
+                    print_problems(counted);
                     failed |= counted.unreadable;
                     total.merge(&counted.stats);
                     if written.is_ok() {
-                        written = counted.entry.and_then(|entry| listing.file(&entry));
+                        // Written from where it is: the worker frees it (an error is
+                        // taken, as it is returned).
+                        written = match &mut counted.entry {
+                            Ok(entry) => listing.file(entry),
+                            Err(error) => {
+                                Err(std::mem::replace(error, io::ErrorKind::Other.into()))
+                            }
+                        };
                     }
                 }
                 Err(error) => {
                     failed = true;
-                    report_error(&error);
+                    report_error(error);
                 }
             }
         }
@@ -233,6 +231,38 @@ fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     (files, any)
 }
 
+/// How many files one worker looks up the size of at once ([`sizes`]): a few
+/// milliseconds of `stat` calls, so that a directory's files are shared out evenly.
+const SIZED_AT_ONCE: usize = 512;
+
+/// The size of each regular file of `files` (a pipe, stdin or what cannot be looked up
+/// has none): for the progress bar, and to cut the files into the batch's jobs. Looked up
+/// on the workers ([`batch`]), a run of files at a time: one `stat` per file on the
+/// printing thread was most of what it did before the counting started, and the workers
+/// waited (16,000 files).
+fn sizes(files: &[PathBuf], workers: usize) -> Vec<Option<u64>> {
+    let runs: Vec<&[PathBuf]> = files.chunks(SIZED_AT_ONCE).collect();
+    let mut sizes = Vec::with_capacity(files.len());
+    batch::in_order(
+        &runs,
+        batch::workers(workers, runs.len()),
+        |_, run, send| {
+            send(
+                run.iter()
+                    .map(|file| {
+                        std::fs::metadata(file)
+                            .ok()
+                            .filter(|m| m.is_file())
+                            .map(|m| m.len())
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        },
+        |_, run_sizes| sizes.extend(run_sizes),
+    );
+    sizes
+}
+
 /// How many files one job of the batch counts at most, one after another: a job is one
 /// hand-over to the printing thread (a queue made, a message, a wake-up), which cost more
 /// than counting a file of a few events (two workers were slower than one over 16,000
@@ -284,19 +314,30 @@ fn jobs(sizes: &[Option<u64>]) -> Vec<Range<usize>> {
 /// and those before them are counted, so problems are printed in a stable order and no more
 /// than a few jobs' counts wait at once (the collector this replaces held every file
 /// finished out of order).
+///
+/// `done` may take what it needs out of the results; what it leaves is freed by a worker,
+/// at the start of its next job, not on the printing thread: freeing each file's counts
+/// (maps of names, the calls seen) there was a third of its work over many small files,
+/// time the workers waited for the next file's turn to be printed.
 fn count_parallel(
     files: &[PathBuf],
     sizes: &[Option<u64>],
     counting: &Counter<'_>,
-    done: &mut dyn FnMut(Vec<io::Result<Counted>>),
+    done: &mut dyn FnMut(&mut [io::Result<Counted>]),
 ) {
     let jobs = jobs(sizes);
     let workers = batch::workers(counting.workers, jobs.len());
     let mut finished = 0;
+    // Jobs printed, for a worker to free: as many as were printed since a worker last
+    // started a job, a few per worker at most (the batch starts no job far ahead).
+    let printed: Mutex<Vec<Vec<io::Result<Counted>>>> = Mutex::new(Vec::new());
+    let take_printed =
+        || std::mem::take(&mut *printed.lock().unwrap_or_else(PoisonError::into_inner));
     batch::in_order(
         &jobs,
         workers,
         |_, job, send| {
+            drop(take_printed());
             send(
                 files[job.clone()]
                     .iter()
@@ -304,14 +345,19 @@ fn count_parallel(
                     .collect(),
             )
         },
-        |_, counted: Vec<io::Result<Counted>>| {
+        |_, mut counted: Vec<io::Result<Counted>>| {
             if let Some(progress) = counting.progress {
                 finished += counted.len();
                 progress.message(format!("{finished}/{} files", files.len()));
             }
-            done(counted);
+            done(&mut counted);
+            printed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(counted);
         },
     );
+    drop(take_printed());
 }
 
 fn count(path: &Path, counting: &Counter<'_>) -> io::Result<Counted> {
@@ -500,5 +546,41 @@ mod tests {
             [0..1, 1..3, 3..4, 4..5, 5..7, 7..8, 8..9, 9..10, 10..11]
         );
         assert_eq!(jobs(&[]), Vec::<Range<usize>>::new());
+    }
+
+    /// Each file's size, in the order of the files, whatever the number of workers looking
+    /// them up (more files than one worker looks up at once): regular files theirs; a
+    /// real FIFO, a directory, stdin and a missing file none.
+    #[test]
+    fn sizes_are_looked_up_on_the_workers_in_the_files_order() {
+        let dir = std::env::temp_dir().join(format!("axt-stats-sizes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let mut files = Vec::new();
+        let mut expected = Vec::new();
+        for n in 0..2 * SIZED_AT_ONCE + 7 {
+            let file = dir.join(format!("{n:05}.jsonl"));
+            std::fs::write(&file, vec![b'x'; n % 997]).unwrap();
+            files.push(file);
+            expected.push(Some((n % 997) as u64));
+            let odd = match n {
+                3 => Some(fifo.clone()),
+                SIZED_AT_ONCE => Some(dir.clone()),
+                700 => Some(PathBuf::from("-")),
+                1000 => Some(dir.join("missing.jsonl")),
+                _ => None,
+            };
+            if let Some(odd) = odd {
+                files.push(odd);
+                expected.push(None);
+            }
+        }
+        for workers in [1, 2, 3, 0] {
+            assert!(sizes(&files, workers) == expected, "{workers} workers");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
