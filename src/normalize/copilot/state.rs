@@ -176,6 +176,7 @@ impl State {
             self.keep(record, kind);
             return Fate::Passthrough;
         };
+        let data = *data;
         match kind {
             "user.message" => {
                 if let Some(text) = data.content.map(value_text).filter(|t| !t.is_empty()) {

@@ -343,8 +343,13 @@ pub(super) struct Data<'a> {
 
 /// An event's `data`, read as [`Data`] reads it, and whether it was an object (which the
 /// detection asks for) rather than an array read by position.
+///
+/// Boxed: [`Data`] is every event type's fields side by side (about 750 bytes), and the
+/// record is moved by value from reader to reader on its way to its handler, most records
+/// being message deltas the adapter ignores (those moves were ~5% of the samples of
+/// `axt normalize --provider copilot`; boxed, 3% fewer instructions in all).
 pub(super) struct Payload<'a> {
-    pub(super) data: Data<'a>,
+    pub(super) data: Box<Data<'a>>,
     pub(super) object: bool,
 }
 
@@ -358,11 +363,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Payload<'a> {
                 f.write_str("struct Data")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Payload<'de>, A::Error> {
-                let data = Data::deserialize(MapAccessDeserializer::new(map))?;
+                let data = Box::new(Data::deserialize(MapAccessDeserializer::new(map))?);
                 Ok(Payload { data, object: true })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Payload<'de>, A::Error> {
-                let data = Data::deserialize(SeqAccessDeserializer::new(seq))?;
+                let data = Box::new(Data::deserialize(SeqAccessDeserializer::new(seq))?);
                 Ok(Payload {
                     data,
                     object: false,

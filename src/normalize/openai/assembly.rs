@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::wire::{StrOr, WireFunction, WireMessage, parts_text};
 use crate::model::Citation;
-use crate::normalize::tools::citation_of;
+use crate::normalize::tools::{citation_of, streamed_text};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
 
 /// One assistant message being assembled: a chat choice across its chunks, a Responses
@@ -62,6 +62,16 @@ pub(super) enum Input {
     Code(Map<String, Value>),
 }
 
+/// Appends a piece of a text that may be streamed in deltas of a few bytes: the first piece
+/// starts it with room for a message ([`streamed_text`]), not grown from its own size.
+fn append(text: &mut String, piece: &str) {
+    if text.capacity() == 0 && !piece.is_empty() {
+        *text = streamed_text(piece);
+    } else {
+        text.push_str(piece);
+    }
+}
+
 fn widen(span: &mut Option<Source>, source: Source) {
     match span {
         Some(span) => span.end_line = source.end_line,
@@ -81,7 +91,7 @@ impl Assembly {
 
     pub(super) fn think(&mut self, text: &str, source: Source) {
         if !text.is_empty() {
-            self.thinking.push_str(text);
+            append(&mut self.thinking, text);
             widen(&mut self.thinking_span, source);
         }
     }
@@ -95,7 +105,7 @@ impl Assembly {
 
     pub(super) fn say(&mut self, text: &str, source: Source) {
         if !text.is_empty() {
-            self.text.push_str(text);
+            append(&mut self.text, text);
             self.text_chars += text.chars().count() as u64;
             widen(&mut self.text_span, source);
         }
@@ -310,7 +320,7 @@ impl Assembly {
             call.name = name.to_owned();
         }
         match arguments {
-            Some(StrOr::Str(piece)) => call.arguments.push_str(&piece),
+            Some(StrOr::Str(piece)) => append(&mut call.arguments, &piece),
             Some(StrOr::Else(Value::Null)) | None => {}
             Some(StrOr::Else(value)) => call.input = Input::Value(value),
         }
