@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::core::{RunCore, StepInfo};
 use super::error::RunError;
-use crate::model::{EventType, Fidelity, Payload, ToolPayload};
+use crate::model::{EventType, Payload, ToolPayload};
 
 /// A tool call in flight, opened with [`Step::tool`](super::Step::tool): its `tool.call`
 /// is written, and exactly one `tool.result` will be, by [`ok`](ToolCall::ok),
@@ -49,7 +49,9 @@ impl ToolCall {
                     call_id: call_id.to_string(),
                 });
             }
-            let payload = ctx.step.ledger.router_call(&name, &call_id, input);
+            let agent_call_id = ctx.step.ledger.router_call(&name, &call_id, &input);
+            let mut payload = ctx.tool_payload(&name, &call_id, input);
+            payload.agent_call_id = agent_call_id;
             ctx.write(EventType::ToolCall, Payload::Tool(payload), None)
         })?;
         Ok(ToolCall {
@@ -115,8 +117,7 @@ impl ToolCall {
                 exit_code,
                 duration_ms: Some(duration_ms),
                 agent_call_id,
-                input: Value::Null,
-                ..ToolPayload::call(&*self.name, &*self.call_id, Value::Null, Fidelity::Router)
+                ..ctx.tool_payload(&self.name, &self.call_id, Value::Null)
             };
             ctx.write(EventType::ToolResult, Payload::Tool(payload), None)
                 .map(drop)
