@@ -39,9 +39,8 @@ impl CallIds {
     /// Adds `id`; `false` when it was there already.
     pub(super) fn insert(&mut self, id: &str) -> bool {
         let hash = self.seed.hash_one(id);
-        // One lookup of the hash, for the chain and for the new head.
-        let head = self.by_hash.entry(hash).or_insert(NONE);
-        let mut at = *head;
+        let head = self.by_hash.get(&hash).copied().unwrap_or(NONE);
+        let mut at = head;
         while at != NONE {
             let entry = &self.entries[at];
             if &self.text[entry.start..entry.end] == id {
@@ -55,9 +54,9 @@ impl CallIds {
         self.entries.push(Entry {
             start,
             end: self.text.len(),
-            same_hash: *head,
+            same_hash: head,
         });
-        *head = index;
+        self.by_hash.insert(hash, index);
         true
     }
 }
