@@ -18,6 +18,11 @@
 //! and its tools gave it, and copies none of them (the bench used to clone them in the loop,
 //! a cost the seam's rows counted and an executor does not pay).
 //!
+//! The `None, by reference` row records the same prepared events with
+//! [`Recorder::record_ref`], which writes an event where it is: the caller keeps its events
+//! (and frees them after the clock, as the raw loop's lines are), as an executor that fills
+//! one event again for each of its records would.
+//!
 //! Two rows take the `None` row apart: the raw loop freeing one prepared event per line
 //! (what freeing the event handed over costs), and the same events encoded by the strict
 //! writer, written and freed without a recorder (the floor the recorder's own code sits on:
@@ -156,6 +161,24 @@ impl Bench {
         let time = clock.stop();
         drop(prepared);
         (time, path)
+    }
+
+    /// As [`Bench::recorder`], recording each event by reference
+    /// ([`Recorder::record_ref`]): the caller keeps its events, and they are freed after
+    /// the clock stops, as the raw loop's lines are.
+    fn by_reference(&self, events: usize) -> Time {
+        let mut prepared: Vec<ExchangeEvent> = (0..events).map(|_| self.event()).collect();
+        let (path, recorder) = self.create(Durability::None, "by-ref");
+        let clock = Clock::start();
+        let recorder = recorder();
+        for event in &mut prepared {
+            recorder.record_ref(event).unwrap();
+        }
+        recorder.close().unwrap();
+        let time = clock.stop();
+        drop(prepared);
+        let _ = fs::remove_file(&path);
+        time
     }
 
     /// As [`Bench::recorder`], but each event is built in the loop as a caller would
@@ -394,7 +417,7 @@ fn main() {
     let sync_lines = &lines[..sync_events.min(lines.len())];
     let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
 
-    let mut times: [Vec<Time>; 12] = Default::default();
+    let mut times: [Vec<Time>; 13] = Default::default();
     // Each repetition's times, with AXT_BENCH_EACH: the spread the medians hide.
     let each = std::env::var_os("AXT_BENCH_EACH").is_some();
     for _ in 0..reps {
@@ -403,6 +426,7 @@ fn main() {
         times[11].push(bench.tool_events(events));
         times[0].push(bench.raw(&lines));
         times[1].push(bench.recorder(Durability::None, events, "none").0);
+        times[12].push(bench.by_reference(events));
         times[9].push(bench.raw_freeing(&lines));
         times[10].push(bench.encode_write_free(events));
         times[2].push(bench.end_to_end(events));
@@ -440,6 +464,7 @@ fn main() {
         freeing,
         encoding,
         tool_events,
+        by_ref,
     ] = times.map(|times| medians(&times));
 
     println!(
@@ -460,6 +485,7 @@ fn main() {
     let big = |name, time, baseline| report(name, events, bytes.len(), time, baseline);
     big("raw write(2) loop", raw, None);
     big("Durability::None", none, Some(raw));
+    big("None, by reference", by_ref, Some(raw));
     big("raw + freeing the event", freeing, Some(raw));
     big("encode + write + free", encoding, Some(raw));
     big("None + building events", e2e, Some(raw));

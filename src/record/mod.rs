@@ -138,7 +138,11 @@
 //! the event the caller handed over. The bench takes that apart in each run (CPU time of
 //! its one thread, medians of six runs at load 6-12, per event): the raw loop 0.50-0.54 µs;
 //! freeing an event built earlier adds 0.12 (0.09-0.15), encoding it 0.13 (0.10-0.23), and
-//! the recorder's own code (locks, fan-out, bookkeeping) 0.05 (0.02-0.19). Opening and
+//! the recorder's own code (locks, fan-out, bookkeeping) 0.05 (0.02-0.19). A caller that
+//! keeps its events ([`Recorder::record_ref`], which writes an event where it is; the
+//! [`workflow`](crate::workflow) scopes fill one event again for each) does not pay the
+//! freeing: the bench's `None, by reference` row, 74-85% of the raw loop by CPU time where
+//! the same runs' `None` row was 72-77% (six runs at load 8-17). Opening and
 //! locking the raw loop's file as the recorder opens its own changes nothing (98% of the
 //! plain `O_APPEND` loop in one run). The raw loop itself ranged from 2.4 to 3.7 M lines/s
 //! between runs on this VM (a `dd bs=279 oflag=append` ceiling measured 2.1 M/s), `None`

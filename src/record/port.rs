@@ -42,6 +42,14 @@ pub trait RunRecorder: Send + Sync + fmt::Debug {
             .map_err(|error| Box::new(Unrecorded { error, event: copy }))
     }
 
+    /// As [`record`](RunRecorder::record), without taking the event, so that a caller can
+    /// fill the same event again for its next one. What the recorder sets on it may stay
+    /// set. The default records a copy; a recorder that can write it where it is
+    /// ([`Recorder::record_ref`]) saves the copy and its freeing.
+    fn record_ref(&self, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
+        self.record(event.clone())
+    }
+
     /// A live view of the events recorded from now on.
     fn subscribe(&self) -> Subscription;
 
@@ -83,6 +91,10 @@ impl RunRecorder for Recorder {
 
     fn try_record(&self, event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
         Recorder::try_record(self, event)
+    }
+
+    fn record_ref(&self, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
+        Recorder::record_ref(self, event)
     }
 
     fn subscribe(&self) -> Subscription {

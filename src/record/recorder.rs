@@ -245,28 +245,12 @@ impl Recorder {
     /// without copying every event it records: what the [`workflow`](crate::workflow)
     /// scopes do.
     pub fn try_record(&self, mut event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
-        if let Some(mask) = &self.options.mask {
-            mask(&mut event);
-        }
-        if event.parent_run_id != self.parent_run_id {
-            event.parent_run_id.clone_from(&self.parent_run_id);
-        }
-        let mut guard = self.lock();
+        let (mut guard, written, borrowed) = self.write_event(&mut event);
         let state = &mut *guard;
-        // An event is written with the run's id. Most come without it (a workflow scope's
-        // never has it): they borrow the state's copy for the write and give it back, so
-        // that a run with no subscriber copies no id per event; one a subscriber will see
-        // (or one handed back unrecorded) gets its own copy.
-        let borrowed = event.run_id != self.run_id;
-        if borrowed {
-            std::mem::swap(&mut event.run_id, &mut state.run_id);
-        }
-        let written = self.write_line(state, &mut event);
-        if borrowed {
-            std::mem::swap(&mut event.run_id, &mut state.run_id);
-            if written.is_err() || state.fanout.is_live() {
-                event.run_id.clone_from(&self.run_id);
-            }
+        // A copy of the run's id for an event a subscriber will see, or one handed back
+        // unrecorded; one that is only written and freed got the state's on loan.
+        if borrowed && (written.is_err() || state.fanout.is_live()) {
+            event.run_id.clone_from(&self.run_id);
         }
         match written {
             Ok(seq) => {
@@ -278,6 +262,57 @@ impl Recorder {
             }
             Err(error) => Err(Box::new(Unrecorded { error, event })),
         }
+    }
+
+    /// As [`record`](Recorder::record), without taking the event: the caller keeps it and
+    /// may fill it again for its next event, so that nothing of it is allocated and freed
+    /// per event (an executor's loop, the [`workflow`](crate::workflow) scopes). The event
+    /// is written as `record` writes it; what the recorder sets (`seq`, `parent_run_id`,
+    /// the mask's changes) stays set on it, its `run_id` is left as the caller had it. A
+    /// subscriber gets a copy. On error nothing was written and no `seq` used, as for
+    /// `record`.
+    pub fn record_ref(&self, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
+        let (mut guard, written, borrowed) = self.write_event(event);
+        let seq = written?;
+        let state = &mut *guard;
+        if state.fanout.is_live() {
+            let mut copy = event.clone();
+            if borrowed {
+                copy.run_id.clone_from(&self.run_id);
+            }
+            state.fanout.publish(copy, &self.run_id);
+        }
+        Ok(seq)
+    }
+
+    /// Masks `event`, gives it the run's links and writes it under the lock, which it
+    /// returns held (the fan-out is offered the event under it, in `seq` order), with
+    /// whether the event's own `run_id` differs from the run's (it was written with the
+    /// run's, lent for the write and taken back).
+    fn write_event(
+        &self,
+        event: &mut ExchangeEvent,
+    ) -> (MutexGuard<'_, State>, Result<u64, RecordError>, bool) {
+        if let Some(mask) = &self.options.mask {
+            mask(event);
+        }
+        if event.parent_run_id != self.parent_run_id {
+            event.parent_run_id.clone_from(&self.parent_run_id);
+        }
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        // An event is written with the run's id. Most come without it (a workflow scope's
+        // never has it): they borrow the state's copy for the write and give it back, so
+        // that a run with no subscriber copies no id per event.
+        let borrowed = event.run_id != self.run_id;
+        if borrowed {
+            std::mem::swap(&mut event.run_id, &mut state.run_id);
+        }
+        let written = self.write_line(state, event);
+        if borrowed {
+            std::mem::swap(&mut event.run_id, &mut state.run_id);
+        }
+        (guard, written, borrowed)
     }
 
     /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
@@ -528,6 +563,41 @@ fn restore(file: &std::fs::File, dir: &Path, path: &Path) -> std::io::Result<()>
 mod tests {
     use super::{RecordError, Recorder, RecorderOptions};
     use crate::model::{EventType, ExchangeEvent, Payload};
+
+    /// An event recorded by reference is written byte for byte as one recorded by value;
+    /// the caller keeps it (its own run id, the seq it was given), and a subscriber gets
+    /// its copy with the run's id.
+    #[test]
+    fn an_event_recorded_by_reference_is_written_as_one_recorded_by_value() {
+        let dir = std::env::temp_dir().join(format!("axt-by-ref-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let event = || {
+            let mut event = ExchangeEvent::new("", EventType::RunStarted, "", Payload::None);
+            event.timestamp = crate::model::Timestamp::from_unix_nanos(0);
+            event
+        };
+        let by_value = Recorder::create(&dir, "v", RecorderOptions::default()).unwrap();
+        let by_ref = Recorder::create(&dir, "r", RecorderOptions::default()).unwrap();
+        let subscription = by_ref.subscribe();
+        let mut kept = event();
+        for seq in 1..=3 {
+            by_value.record(event()).unwrap();
+            assert_eq!(by_ref.record_ref(&mut kept).unwrap(), seq);
+            assert_eq!((kept.seq, kept.run_id.as_str()), (seq, ""));
+        }
+        by_value.close().unwrap();
+        by_ref.close().unwrap();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        assert_eq!(read("v.jsonl").replace("\"v\"", "\"r\""), read("r.jsonl"));
+        let seen: Vec<String> = subscription
+            .filter_map(|delivery| match delivery {
+                super::super::Delivery::Event(event) => Some(event.run_id.clone()),
+                super::super::Delivery::Missed { .. } => None,
+            })
+            .collect();
+        assert_eq!(seen, ["r", "r", "r"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// An importer keeps a run's first lines and writes the rest anew: the next event is
     /// numbered after the lines kept, and a cut that is not at a line's end cuts nothing.

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::backlog::{Backlog, WriteReport, WriteRetry};
+use super::backlog::{Backlog, WriteReport, WriteRetry, empty_event};
 use super::calls::{Ledger, Write};
 use super::error::RunError;
 use super::ids::CallIds;
@@ -74,6 +74,10 @@ struct RunState {
     call_ids: CallIds,
     /// Events the disk refused, waiting to be written in order.
     writes: Backlog,
+    /// The event a step's messages and tool calls are written from, filled anew for each:
+    /// its path's buffer is reused, and the recorder writes it where it is, so that an
+    /// event costs no allocation of its own (see [`StepCtx::write_at`]).
+    scratch: ExchangeEvent,
 }
 
 /// A step that has started and not completed.
@@ -94,6 +98,7 @@ pub(super) struct StepCtx<'a> {
     pub(super) step: &'a mut OpenStep,
     /// The ids of the run's router calls.
     pub(super) call_ids: &'a mut CallIds,
+    scratch: &'a mut ExchangeEvent,
 }
 
 impl StepCtx<'_> {
@@ -118,9 +123,18 @@ impl StepCtx<'_> {
         time: Option<Timestamp>,
     ) -> Result<Option<u64>, RunError> {
         let info = &self.step.info;
-        let path = path.unwrap_or(&info.path);
-        let event = event(event_type, path, info.iteration, payload, time);
-        self.writes.record(self.recorder, event)
+        let event = &mut *self.scratch;
+        event.event_type = event_type;
+        event.path.clear();
+        event.path.push_str(path.unwrap_or(&info.path));
+        event.iteration = info.iteration;
+        event.timestamp = time.unwrap_or_else(Timestamp::now);
+        event.payload = payload;
+        let written = self.writes.record_ref(self.recorder, event);
+        // The payload was the caller's to hand over: freed now, not kept until the next
+        // event (a tool's output can be megabytes).
+        event.payload = Payload::None;
+        written
     }
 
     /// Writes the tool events the ledger decided on.
@@ -218,6 +232,7 @@ impl RunCore {
                 steps: BTreeMap::new(),
                 call_ids: CallIds::default(),
                 writes,
+                scratch: empty_event(),
             }),
         }))
     }
@@ -308,6 +323,7 @@ impl RunCore {
             writes: &mut state.writes,
             step,
             call_ids: &mut state.call_ids,
+            scratch: &mut state.scratch,
         })
     }
 
@@ -337,7 +353,7 @@ impl RunCore {
         let outcome = {
             let mut state = self.lock();
             // A forked child's copy ends nothing: the run is its parent's.
-            state.writes.check_owner()?;
+            state.writes.check_owner_exactly()?;
             if state.ended.is_some() {
                 return Err(self.run_ended());
             }
@@ -355,7 +371,7 @@ impl RunCore {
         if let Some(error) = &state.ended {
             return error.clone();
         }
-        if state.writes.check_owner().is_err() {
+        if state.writes.check_owner_exactly().is_err() {
             return Some(reason.to_owned());
         }
         let error = Some(reason.to_owned());
@@ -565,6 +581,7 @@ impl RunCore {
             writes: &mut state.writes,
             step: &mut step,
             call_ids: &mut state.call_ids,
+            scratch: &mut state.scratch,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
             let agent_call_id = ctx.step.ledger.router_result(&call_id).flatten();
