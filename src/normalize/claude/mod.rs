@@ -354,7 +354,7 @@ impl State {
                 self.flush_family(items, diagnostics);
                 return self.goose_event(kind, record);
             }
-            Some("error") if matches!(line.error, Some(Value::String(_))) => {
+            Some("error") if matches!(line.error.as_deref(), Some(Value::String(_))) => {
                 self.flush_family(items, diagnostics);
                 return self.goose_event("error", record);
             }
@@ -415,7 +415,7 @@ impl State {
                 let uuid = line.uuid.as_deref();
                 self.assistant(
                     line.message,
-                    line.error,
+                    line.error.map(|error| *error),
                     uuid,
                     agent,
                     record,
@@ -427,7 +427,9 @@ impl State {
                 let uuid = line.uuid.as_deref();
                 self.user(line.message, uuid, agent, record, items, diagnostics)
             }
-            ("stream_event", _) => self.stream_event(line, agent, record, items, diagnostics),
+            ("stream_event", _) => {
+                self.stream_event(line.event, agent, record, items, diagnostics);
+            }
             ("result", _) => self.result(line, record),
             ("text" | "tool_use" | "tool_result" | "error" | "stop", None)
                 if line.session_id.is_none() && line.uuid.is_none() =>

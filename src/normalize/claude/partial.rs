@@ -8,12 +8,11 @@
 
 use serde_json::Value;
 
-use super::wire::Line;
 use super::{State, shape};
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
 use crate::normalize::json::to_value;
-use crate::normalize::messages_api::{Canonical, OpenBlock, close_block};
+use crate::normalize::messages_api::{Canonical, OpenBlock, StreamEvent, close_block};
 use crate::normalize::{Diagnostic, DiagnosticKind, Item, Source};
 
 /// How a streamed block was handed out.
@@ -477,13 +476,13 @@ impl State {
 
     pub(super) fn stream_event(
         &mut self,
-        line: Line<'_>,
+        event: Option<StreamEvent<'_>>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let Some(event) = line.event else {
+        let Some(event) = event else {
             diagnostics.push(shape(record, "a stream_event record without `event`"));
             return;
         };
@@ -533,7 +532,7 @@ impl State {
                         .unwrap_or(Value::Null)
                 };
                 let source = Source::record(record.line, record.offset);
-                let (open, identity) = OpenBlock::start(raw, whole, source);
+                let (open, identity) = OpenBlock::start(*raw, whole, source);
                 if let Some(replaced) = self.messages[at].start(index, open, identity) {
                     let message = MessageBlocks {
                         slots: vec![replaced],
@@ -654,7 +653,7 @@ impl State {
             // The API's `error` event: the response was cut (what it had streamed is handed out
             // when the next message starts, or the input ends).
             "error" => {
-                let error = match &event.error {
+                let error = match event.error.as_deref() {
                     Some(Value::Object(fields)) => {
                         let field = |name| fields.get(name).and_then(Value::as_str);
                         let kind = field("type").unwrap_or("error");

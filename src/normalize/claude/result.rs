@@ -38,16 +38,16 @@ impl State {
         if let Some(session) = &line.session_id {
             self.meta.session_id = Some(session.to_string());
         }
-        let number = |value: &Option<Value>| value.as_ref().and_then(Value::as_f64);
+        let number = |value: &Option<Box<Value>>| value.as_deref().and_then(Value::as_f64);
         if let Some(ms) = number(&line.duration_ms).filter(|ms| *ms >= 0.0) {
             self.meta.duration_ms = Some(ms as u64);
         }
-        if let Some(turns) = line.num_turns.as_ref().and_then(Value::as_i64) {
+        if let Some(turns) = line.num_turns.as_deref().and_then(Value::as_i64) {
             self.meta.num_turns = Some(turns);
         }
         let cost = number(&line.total_cost_usd);
         let mut total = None;
-        if let Some(usage) = line.usage {
+        if let Some(usage) = line.usage.map(|usage| *usage) {
             if let Some(family) = super::family::result_usage(&usage) {
                 total = Some(family);
             } else if let Ok(parsed) = serde_json::from_value::<MessageUsage>(usage.clone()) {
@@ -63,15 +63,15 @@ impl State {
         ) {
             self.meta.stop_reason = Some(reason);
         }
-        if !failed && let Some(Value::String(text)) = &line.result {
+        if !failed && let Some(Value::String(text)) = line.result.as_deref() {
             self.meta.answer = Some(text.clone()).filter(|text| !text.is_empty());
         }
         if failed {
-            let mut message = match &line.result {
+            let mut message = match line.result.as_deref() {
                 Some(Value::String(text)) if !text.is_empty() => text.clone(),
                 _ => String::new(),
             };
-            if let Some(Value::Array(errors)) = &line.errors {
+            if let Some(Value::Array(errors)) = line.errors.as_deref() {
                 for error in errors {
                     let error = match error {
                         Value::String(text) => text.clone(),

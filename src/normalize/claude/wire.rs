@@ -194,6 +194,10 @@ fn known_init_field(field: &str) -> bool {
 /// A record. Its optional strings are `Borrowed`: serde copies an `Option<Cow<str>>`
 /// (see [`Borrowed`]), and `type`, `session_id` and `uuid` are on every line, most of them
 /// short `stream_event` lines.
+///
+/// Its JSON values, read only from the few result, error and retraction records, are boxed
+/// (8 bytes each, not 32): the struct is copied whole each time it moves, on every line
+/// (848 bytes with the stream event's rare members boxed too, 1,584 before).
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
     /// Absent only on the seed format's `{role, content}` lines.
@@ -236,27 +240,27 @@ pub(super) struct Line<'a> {
     #[serde(default)]
     pub(super) is_error: Option<bool>,
     #[serde(default)]
-    pub(super) result: Option<Value>,
+    pub(super) result: Option<Box<Value>>,
     // Result-line numbers are read leniently (older CLIs wrote `num_turns: -1`): a surprising
     // value must not cost the whole record.
     #[serde(default)]
-    pub(super) duration_ms: Option<Value>,
+    pub(super) duration_ms: Option<Box<Value>>,
     #[serde(default)]
-    pub(super) num_turns: Option<Value>,
+    pub(super) num_turns: Option<Box<Value>>,
     #[serde(default)]
-    pub(super) total_cost_usd: Option<Value>,
+    pub(super) total_cost_usd: Option<Box<Value>>,
     #[serde(default)]
-    pub(super) usage: Option<Value>,
+    pub(super) usage: Option<Box<Value>>,
     #[serde(borrow, default)]
     pub(super) stop_reason: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) terminal_reason: Option<Borrowed<'a>>,
     #[serde(default)]
-    pub(super) errors: Option<Value>,
+    pub(super) errors: Option<Box<Value>>,
     #[serde(default)]
-    pub(super) api_error_status: Option<Value>,
+    pub(super) api_error_status: Option<Box<Value>>,
     #[serde(default)]
-    pub(super) error: Option<Value>,
+    pub(super) error: Option<Box<Value>>,
     // The seed's simplified format (module docs): `{role, content}` lines, and the
     // `success` flag of its `stop` and `result` lines.
     #[serde(borrow, default)]
@@ -267,7 +271,7 @@ pub(super) struct Line<'a> {
     pub(super) success: Option<bool>,
     /// On an assistant line: the `uuid`s of earlier lines it replaces (refusal fallback).
     #[serde(default)]
-    pub(super) supersedes: Option<Value>,
+    pub(super) supersedes: Option<Box<Value>>,
 }
 
 /// A record's `timestamp`: Claude Code's session-log entries write an ISO time, Factory

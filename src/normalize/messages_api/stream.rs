@@ -256,7 +256,7 @@ mod tests {
                     let raw = event.content_block.unwrap();
                     let whole =
                         || serde_json::from_str::<Value>(&text).unwrap()["content_block"].clone();
-                    let (open, _) = OpenBlock::start(raw, whole, Source::record(line, 0));
+                    let (open, _) = OpenBlock::start(*raw, whole, Source::record(line, 0));
                     if assembly.start(index, open).is_some() {
                         problems.push(format!("block {index} started again"));
                     }
