@@ -397,8 +397,14 @@ fn medians(times: &[Time]) -> Time {
     }
 }
 
+/// The `axt` binary's allocator (Cargo.toml's `jemalloc` feature), so that this bench measures
+/// what ships: every row, the baselines' too, allocates through it.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() {
     println!("{}", measure::profile());
+    println!("allocator: jemalloc, the axt binary's (every row, the baselines too)");
     let events = env_usize("AXT_BENCH_EVENTS", 200_000);
     let sync_events = env_usize("AXT_BENCH_SYNC_EVENTS", 1_000);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);

@@ -25,7 +25,9 @@ export RUSTDOCFLAGS="-Zsanitizer=thread"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 export INSTA_UPDATE=no INSTA_REQUIRE_FULL_MATCH=1
 # Its own target directory: sanitizer builds share nothing with the normal ones.
+# Without the binary's jemalloc (the `jemalloc` feature): TSan intercepts malloc and free to
+# see memory handed from one thread to another, and jemalloc's own functions it cannot see.
 cargo +nightly test --locked -Zbuild-std --target "$target" --target-dir target/tsan \
-  --lib --test axt -- \
+  --no-default-features --features cli --lib --test axt -- \
   record workflow exec otlp_live capture fanout recorder batch
 echo "test-race: no data race reported"

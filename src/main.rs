@@ -8,6 +8,12 @@ compile_error!(
     "the axt binary needs Unix; off Unix build the library alone: --no-default-features --lib"
 );
 
+/// jemalloc, not the system's malloc: Cargo.toml's `jemalloc` feature says why. The binary's
+/// choice alone; the library leaves the allocator to whoever embeds it.
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(axt::cli::run(std::env::args_os()))
 }
