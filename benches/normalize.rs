@@ -27,6 +27,8 @@
 //! Run with `make bench-normalize` (or `cargo bench --bench normalize`).
 #![allow(clippy::print_stdout)]
 
+#[path = "allocator/mod.rs"]
+mod allocator;
 #[path = "providers/mod.rs"]
 mod providers;
 
@@ -280,14 +282,9 @@ fn selected() -> Vec<Provider> {
         .collect()
 }
 
-/// The `axt` binary's allocator (Cargo.toml's `jemalloc` feature), so that this bench measures
-/// what ships: every row, the baselines' too, allocates through it.
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
 fn main() {
     println!("{}", providers::measure::profile());
-    println!("allocator: jemalloc, the axt binary's (every row, the baselines too)");
+    println!("{}", allocator::REPORT);
     let mb = env_usize("AXT_BENCH_MB", 200);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let summaries: Vec<Summary> = selected()

@@ -21,6 +21,8 @@
 //! ratios taken in the same run. `make bench-read`.
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
+#[path = "allocator/mod.rs"]
+mod allocator;
 #[path = "providers/mod.rs"]
 mod providers;
 
@@ -90,14 +92,9 @@ const MODES: [(&str, Mode); 6] = [
     }),
 ];
 
-/// The `axt` binary's allocator (Cargo.toml's `jemalloc` feature), so that this bench measures
-/// what ships: every row, the baselines' too, allocates through it.
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
 fn main() {
     println!("{}", providers::measure::profile());
-    println!("allocator: jemalloc, the axt binary's (every row, the baselines too)");
+    println!("{}", allocator::REPORT);
     let bytes = env_usize("AXT_BENCH_MB", 100) << 20;
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
     let mut targets = Targets::new("read");

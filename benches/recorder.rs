@@ -41,6 +41,8 @@
 
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
+#[path = "allocator/mod.rs"]
+mod allocator;
 #[path = "measure/mod.rs"]
 mod measure;
 
@@ -397,14 +399,9 @@ fn medians(times: &[Time]) -> Time {
     }
 }
 
-/// The `axt` binary's allocator (Cargo.toml's `jemalloc` feature), so that this bench measures
-/// what ships: every row, the baselines' too, allocates through it.
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
 fn main() {
     println!("{}", measure::profile());
-    println!("allocator: jemalloc, the axt binary's (every row, the baselines too)");
+    println!("{}", allocator::REPORT);
     let events = env_usize("AXT_BENCH_EVENTS", 200_000);
     let sync_events = env_usize("AXT_BENCH_SYNC_EVENTS", 1_000);
     let reps = env_usize("AXT_BENCH_REPS", 9).max(1);
