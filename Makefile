@@ -110,7 +110,7 @@ bench-peers: ## axt import vs ccusage (npm, into target/peers) on a 198 MiB sess
 	python3 scripts/bench-cli.py peers
 
 .PHONY: bench-stats-memory
-bench-stats-memory: ## axt stats peak RSS on 1,000 vs 16,000 transcripts
+bench-stats-memory: ## axt stats peak RSS on 1,000, 16,000 and 32,000 transcripts (the growth from 16,000 to 32,000)
 	python3 scripts/bench-cli.py stats-memory
 
 .PHONY: bench-normalize

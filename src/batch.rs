@@ -16,7 +16,6 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
 
 /// How many messages of one input may wait for the printing thread.
@@ -83,18 +82,50 @@ pub fn in_order_waiting<I, M>(
     workers: usize,
     waiting: usize,
     work: impl Fn(usize, &I, &mut dyn FnMut(M)) + Sync,
-    mut print: impl FnMut(usize, M),
+    print: impl FnMut(usize, M),
 ) where
     I: Sync,
     M: Send,
 {
+    run(inputs.iter(), workers, waiting, work, print);
+}
+
+/// [`in_order`] over inputs that `source` makes as they are needed: a worker free for an
+/// input takes the next one from `source` (one worker at a time, under a lock, so the
+/// inputs are numbered in the order `source` gives them), and works on it. Nothing is
+/// made ahead of the workers, so that a batch whose inputs are found as it goes (a
+/// directory walked file by file) holds no list of them: memory is bounded by the
+/// workers, not by the number of inputs.
+pub fn in_order_from<I, M>(
+    source: impl Iterator<Item = I> + Send,
+    workers: usize,
+    work: impl Fn(usize, I, &mut dyn FnMut(M)) + Sync,
+    print: impl FnMut(usize, M),
+) where
+    I: Send,
+    M: Send,
+{
+    run(source, workers, WAITING, work, print);
+}
+
+fn run<I, M>(
+    source: impl Iterator<Item = I> + Send,
+    workers: usize,
+    waiting: usize,
+    work: impl Fn(usize, I, &mut dyn FnMut(M)) + Sync,
+    mut print: impl FnMut(usize, M),
+) where
+    I: Send,
+    M: Send,
+{
     if workers <= 1 {
-        for (index, input) in inputs.iter().enumerate() {
+        for (index, input) in source.enumerate() {
             work(index, input, &mut |message| print(index, message));
         }
         return;
     }
-    let next = AtomicUsize::new(0);
+    // The next input, numbered: taken whole under the lock, so numbers follow the source.
+    let source = Mutex::new(source.enumerate());
     let printing = Printing {
         index: Mutex::new(0),
         moved: Condvar::new(),
@@ -103,11 +134,11 @@ pub fn in_order_waiting<I, M>(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let register = register.clone();
-            let (next, work, printing) = (&next, &work, &printing);
+            let (source, work, printing) = (&source, &work, &printing);
             scope.spawn(move || {
                 loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = inputs.get(index) else {
+                    let taken = source.lock().unwrap_or_else(PoisonError::into_inner).next();
+                    let Some((index, input)) = taken else {
                         break;
                     };
                     // Inputs are taken in order, so the one being printed is never held up.
@@ -128,14 +159,15 @@ pub fn in_order_waiting<I, M>(
         }
         drop(register);
         let mut ahead = HashMap::new();
-        for expected in 0..inputs.len() {
+        for expected in 0.. {
             printing.set(expected);
             let receive = loop {
                 if let Some(receive) = ahead.remove(&expected) {
                     break receive;
                 }
                 // Inputs are taken in order, so `expected` is registered before any later
-                // one a worker waits on; the channel closes only when every worker is done.
+                // one a worker waits on; the channel closes only when every worker is done,
+                // so then every input taken has been received.
                 let Ok((index, receive)) = registered.recv() else {
                     return;
                 };
@@ -145,7 +177,6 @@ pub fn in_order_waiting<I, M>(
                 print(expected, message);
             }
         }
-        printing.set(inputs.len());
     });
 }
 
@@ -369,6 +400,7 @@ impl Drop for Ending<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Inputs whose work takes different times still print in order, every message once.
     #[test]
@@ -482,6 +514,46 @@ mod tests {
         assert!(
             most_started_while_first_printed <= 2 * AHEAD,
             "{most_started_while_first_printed} inputs started while the first was printed"
+        );
+    }
+
+    /// Inputs made as workers take them ([`in_order_from`]) print in the order they were
+    /// made, every message once, and none is made far ahead of the one being printed: a
+    /// source that would never end is taken from only as the printing goes.
+    #[test]
+    fn inputs_made_as_workers_take_them_print_in_order_and_are_not_made_far_ahead() {
+        let made = AtomicUsize::new(0);
+        let source = (0..).inspect(|_| {
+            made.fetch_add(1, Ordering::SeqCst);
+        });
+        let mut printed = Vec::new();
+        let mut most_ahead = 0;
+        in_order_from(
+            source.take_while(|&n| n < 300),
+            2,
+            |index, n, send| {
+                assert_eq!(index, n);
+                if n == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                for k in 0..n % 3 {
+                    send((n, k));
+                }
+                send((n, usize::MAX));
+            },
+            |index, message| {
+                most_ahead = most_ahead.max(made.load(Ordering::SeqCst) - index);
+                printed.push((index, message));
+            },
+        );
+        let expected: Vec<(usize, (usize, usize))> = (0..300)
+            .flat_map(|n| (0..n % 3).chain([usize::MAX]).map(move |k| (n, (n, k))))
+            .collect();
+        assert_eq!(printed, expected);
+        // Each worker may hold one input made while it waits for its turn to start.
+        assert!(
+            most_ahead <= 2 * AHEAD + 2,
+            "{most_ahead} inputs made past the one printed"
         );
     }
 

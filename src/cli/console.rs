@@ -271,11 +271,17 @@ pub(crate) enum Counting {
     Sessions,
 }
 
+/// Whether [`progress`] draws a bar: not when stderr is not a terminal, nor with `--quiet`
+/// or `--json` (so that a command sizes its input for one only when it is drawn).
+pub(crate) fn progress_drawn() -> bool {
+    !(quiet() || json() || !io::stderr().is_terminal())
+}
+
 /// A progress bar to `total`, or `None` where it must not be drawn: stderr is not a
 /// terminal (a log file would fill with redraws), `--quiet`, or `--json` (stderr is for
 /// machines then).
 pub(crate) fn progress(total: u64, counting: Counting) -> Option<Progress> {
-    if quiet() || json() || !io::stderr().is_terminal() {
+    if !progress_drawn() {
         return None;
     }
     let template = match counting {

@@ -4,13 +4,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::num::NonZeroUsize;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::read::{
     Cost, FileStats, Prices, Problem as ReadProblem, ProblemKind, ReadItem, Reader, Stats,
-    ToolStats, transcript_files,
+    ToolStats, Walk,
 };
 
 use super::check::LISTED;
@@ -72,15 +71,17 @@ struct Counted {
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    let (files, mut failed) = expand(&args.paths);
+    let mut failed = false;
     let workers = args.jobs.map_or(0, NonZeroUsize::get);
-    let sizes = sizes(&files, workers);
-    let total_bytes: u64 = sizes.iter().flatten().sum();
-    let progress = if total_bytes >= PROGRESS_BYTES {
-        console::progress(total_bytes, Counting::Bytes)
-    } else {
-        None
-    };
+    // Sized beforehand only where a bar is drawn, by a walk of its own that keeps nothing.
+    let (mut files, mut progress) = (None, None);
+    if console::progress_drawn() {
+        let (found, bytes) = survey(&args.paths);
+        files = Some(found);
+        if bytes >= PROGRESS_BYTES {
+            progress = console::progress(bytes, Counting::Bytes);
+        }
+    }
 
     let prices = Arc::new(prices());
     // Each file's counts are printed as soon as they and those before them are counted,
@@ -96,9 +97,9 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
         workers,
         prices: &prices,
         json: args.json,
-        progress: progress.as_ref(),
+        progress: progress.as_ref().zip(files),
     };
-    count_parallel(&files, &sizes, &counting, &mut |job| {
+    count_parallel(&args.paths, &counting, &mut |job| {
         for result in job {
             match result {
                 Ok(counted) => {
@@ -219,48 +220,22 @@ fn print_problems(counted: &Counted) {
     }
 }
 
-/// Files as given, directories walked for `*.jsonl` files (the library's
-/// [`transcript_files`]), and whether something could not be read: what cannot is
-/// reported, and the walk goes on.
-fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
-    let (files, failed) = transcript_files(paths);
-    let any = !failed.is_empty();
-    for (path, error) in failed {
-        report_error(&with_path(&path, error));
-    }
-    (files, any)
+/// How many files and bytes of them `paths` name, as [`Walk`] finds them (what cannot be
+/// listed counted as a file of no bytes): the progress bar's total. Nothing is kept.
+fn survey(paths: &[PathBuf]) -> (usize, u64) {
+    Walk::transcripts(paths).fold((0, 0), |(files, bytes), found| {
+        let size = found.ok().and_then(|file| size(&file));
+        (files + 1, bytes + size.unwrap_or(0))
+    })
 }
 
-/// How many files one worker looks up the size of at once ([`sizes`]): a few
-/// milliseconds of `stat` calls, so that a directory's files are shared out evenly.
-const SIZED_AT_ONCE: usize = 512;
-
-/// The size of each regular file of `files` (a pipe, stdin or what cannot be looked up
-/// has none): for the progress bar, and to cut the files into the batch's jobs. Looked up
-/// on the workers ([`batch`]), a run of files at a time: one `stat` per file on the
-/// printing thread was most of what it did before the counting started, and the workers
-/// waited (16,000 files).
-fn sizes(files: &[PathBuf], workers: usize) -> Vec<Option<u64>> {
-    let runs: Vec<&[PathBuf]> = files.chunks(SIZED_AT_ONCE).collect();
-    let mut sizes = Vec::with_capacity(files.len());
-    batch::in_order(
-        &runs,
-        batch::workers(workers, runs.len()),
-        |_, run, send| {
-            send(
-                run.iter()
-                    .map(|file| {
-                        std::fs::metadata(file)
-                            .ok()
-                            .filter(|m| m.is_file())
-                            .map(|m| m.len())
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        },
-        |_, run_sizes| sizes.extend(run_sizes),
-    );
-    sizes
+/// The size of a regular file (a pipe, stdin or what cannot be looked up has none): for
+/// the progress bar, and to cut the files into the batch's jobs.
+fn size(file: &Path) -> Option<u64> {
+    std::fs::metadata(file)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
 }
 
 /// How many files one job of the batch counts at most, one after another: a job is one
@@ -281,32 +256,71 @@ struct Counter<'a> {
     workers: usize,
     prices: &'a Arc<Prices>,
     json: bool,
-    progress: Option<&'a Progress>,
+    /// The progress bar, and how many files it counts to.
+    progress: Option<(&'a Progress, usize)>,
 }
 
-/// The files cut into the batch's jobs: runs of consecutive regular files, at most
-/// [`JOB_FILES`] of them and [`JOB_BYTES`] together. A file of no known size (a pipe,
-/// stdin) is a job alone, so that it holds up no file before it: their counts are printed
-/// while it is still being read.
-fn jobs(sizes: &[Option<u64>]) -> Vec<Range<usize>> {
-    let mut jobs: Vec<Range<usize>> = Vec::new();
-    let mut bytes = 0;
-    for (index, size) in sizes.iter().enumerate() {
-        let joins = match (jobs.last(), size) {
-            (Some(job), Some(size)) => {
-                job.len() < JOB_FILES && sizes[job.start].is_some() && bytes + size <= JOB_BYTES
+/// One element of a job: a file with its size ([`size`]), or what the walk could not list.
+enum Found {
+    File(PathBuf, Option<u64>),
+    Unlisted(io::Error),
+}
+
+/// The files cut into the batch's jobs as the walk finds them: runs of consecutive regular
+/// files, at most [`JOB_FILES`] of them and [`JOB_BYTES`] together. A file of no known size
+/// (a pipe, stdin) is a job alone, so that it holds up no file before it: their counts are
+/// printed while it is still being read. What could not be listed goes with the job it
+/// comes in, in its place. A job is cut when a worker takes it ([`batch::in_order_from`]),
+/// so no list of the files is ever made.
+struct Jobs<S: Iterator<Item = Found>> {
+    found: S,
+    /// The file that did not fit in the last job: the next one's first.
+    next: Option<Found>,
+}
+
+impl<S: Iterator<Item = Found>> Iterator for Jobs<S> {
+    type Item = Vec<Found>;
+
+    fn next(&mut self) -> Option<Vec<Found>> {
+        let mut job = Vec::new();
+        let (mut files, mut bytes) = (0, 0);
+        while let Some(found) = self.next.take().or_else(|| self.found.next()) {
+            let Found::File(_, size) = &found else {
+                job.push(found);
+                continue;
+            };
+            match (files, *size) {
+                (0, None) => {
+                    job.push(found);
+                    break;
+                }
+                (0, Some(size)) => bytes = size,
+                (_, Some(size)) if bytes + size <= JOB_BYTES => bytes += size,
+                _ => {
+                    self.next = Some(found);
+                    break;
+                }
             }
-            _ => false,
-        };
-        if joins {
-            jobs.last_mut().expect("joined").end = index + 1;
-            bytes += size.unwrap_or(0);
-        } else {
-            jobs.push(index..index + 1);
-            bytes = size.unwrap_or(0);
+            job.push(found);
+            files += 1;
+            if files == JOB_FILES {
+                break;
+            }
         }
+        (!job.is_empty()).then_some(job)
     }
-    jobs
+}
+
+/// The jobs of the files `paths` name ([`Jobs`]), each file sized as it is found.
+fn jobs(paths: &[PathBuf]) -> Jobs<impl Iterator<Item = Found> + Send + '_> {
+    let found = Walk::transcripts(paths).map(|found| match found {
+        Ok(file) => {
+            let size = size(&file);
+            Found::File(file, size)
+        }
+        Err((path, error)) => Found::Unlisted(with_path(&path, error)),
+    });
+    Jobs { found, next: None }
 }
 
 /// Counts every file on all cores ([`batch`]), a job of consecutive files ([`jobs`]) at a
@@ -320,35 +334,40 @@ fn jobs(sizes: &[Option<u64>]) -> Vec<Range<usize>> {
 /// (maps of names, the calls seen) there was a third of its work over many small files,
 /// time the workers waited for the next file's turn to be printed.
 fn count_parallel(
-    files: &[PathBuf],
-    sizes: &[Option<u64>],
+    paths: &[PathBuf],
     counting: &Counter<'_>,
     done: &mut dyn FnMut(&mut [io::Result<Counted>]),
 ) {
-    let jobs = jobs(sizes);
-    let workers = batch::workers(counting.workers, jobs.len());
     let mut finished = 0;
     // Jobs printed, for a worker to free: as many as were printed since a worker last
     // started a job, a few per worker at most (the batch starts no job far ahead).
     let printed: Mutex<Vec<Vec<io::Result<Counted>>>> = Mutex::new(Vec::new());
     let take_printed =
         || std::mem::take(&mut *printed.lock().unwrap_or_else(PoisonError::into_inner));
-    batch::in_order(
-        &jobs,
+    // One file is one job, counted on this thread; how many jobs a directory or several
+    // files make is known only once they are walked.
+    let workers = match paths {
+        [path] if !path.is_dir() => 1,
+        _ => batch::workers(counting.workers, usize::MAX),
+    };
+    batch::in_order_from(
+        jobs(paths),
         workers,
         |_, job, send| {
             drop(take_printed());
             send(
-                files[job.clone()]
-                    .iter()
-                    .map(|path| count(path, counting))
+                job.into_iter()
+                    .map(|found| match found {
+                        Found::File(path, _) => count(&path, counting),
+                        Found::Unlisted(error) => Err(error),
+                    })
                     .collect(),
             )
         },
         |_, mut counted: Vec<io::Result<Counted>>| {
-            if let Some(progress) = counting.progress {
+            if let Some((progress, files)) = counting.progress {
                 finished += counted.len();
-                progress.message(format!("{finished}/{} files", files.len()));
+                progress.message(format!("{finished}/{files} files"));
             }
             done(&mut counted);
             printed
@@ -367,7 +386,7 @@ fn count(path: &Path, counting: &Counter<'_>) -> io::Result<Counted> {
     let mut reader = Reader::new(open(path)?);
     let (mut reported, mut items) = (0, 0u64);
     let mut report = |offset: u64| {
-        if let Some(progress) = counting.progress {
+        if let Some((progress, _)) = counting.progress {
             progress.add(offset.saturating_sub(reported));
         }
         reported = offset;
@@ -514,20 +533,52 @@ fn cost(cost: &Cost) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ops::Range;
+
+    /// The jobs [`Jobs`] cuts files of `sizes` into, as ranges of their indexes; each
+    /// `None` of `unlisted` is something the walk could not list at that place.
+    fn cut(sizes: &[Option<u64>], unlisted: &[usize]) -> Vec<Range<usize>> {
+        let mut found = Vec::new();
+        for (index, size) in sizes.iter().enumerate() {
+            if unlisted.contains(&index) {
+                found.push(Found::Unlisted(io::ErrorKind::NotFound.into()));
+            }
+            found.push(Found::File(PathBuf::from(index.to_string()), *size));
+        }
+        let jobs = Jobs {
+            found: found.into_iter(),
+            next: None,
+        };
+        jobs.map(|job| {
+            let files: Vec<usize> = job
+                .iter()
+                .filter_map(|found| match found {
+                    Found::File(path, _) => path.to_str()?.parse().ok(),
+                    Found::Unlisted(_) => None,
+                })
+                .collect();
+            assert!(
+                job.len() > files.len() || !files.is_empty(),
+                "a job of nothing"
+            );
+            files[0]..files[files.len() - 1] + 1
+        })
+        .collect()
+    }
 
     /// Runs of consecutive regular files, cut at [`JOB_FILES`] files or [`JOB_BYTES`]
-    /// bytes; a larger file, a pipe or stdin alone.
+    /// bytes; a larger file, a pipe or stdin alone; what the walk could not list goes with
+    /// the job it comes in.
     #[test]
     fn files_are_cut_into_jobs_of_consecutive_files_by_count_and_bytes() {
         let small = vec![Some(10); JOB_FILES * 2 + 3];
-        assert_eq!(
-            jobs(&small),
-            [
-                0..JOB_FILES,
-                JOB_FILES..2 * JOB_FILES,
-                2 * JOB_FILES..2 * JOB_FILES + 3
-            ]
-        );
+        let expected = [
+            0..JOB_FILES,
+            JOB_FILES..2 * JOB_FILES,
+            2 * JOB_FILES..2 * JOB_FILES + 3,
+        ];
+        assert_eq!(cut(&small, &[]), expected);
+        assert_eq!(cut(&small, &[1, JOB_FILES + 5]), expected);
         let sizes = [
             Some(JOB_BYTES),
             Some(1),
@@ -541,46 +592,9 @@ mod tests {
             Some(JOB_BYTES + 1),
             Some(5),
         ];
-        assert_eq!(
-            jobs(&sizes),
-            [0..1, 1..3, 3..4, 4..5, 5..7, 7..8, 8..9, 9..10, 10..11]
-        );
-        assert_eq!(jobs(&[]), Vec::<Range<usize>>::new());
-    }
-
-    /// Each file's size, in the order of the files, whatever the number of workers looking
-    /// them up (more files than one worker looks up at once): regular files theirs; a
-    /// real FIFO, a directory, stdin and a missing file none.
-    #[test]
-    fn sizes_are_looked_up_on_the_workers_in_the_files_order() {
-        let dir = std::env::temp_dir().join(format!("axt-stats-sizes-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("fifo.jsonl");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.unwrap().success());
-        let mut files = Vec::new();
-        let mut expected = Vec::new();
-        for n in 0..2 * SIZED_AT_ONCE + 7 {
-            let file = dir.join(format!("{n:05}.jsonl"));
-            std::fs::write(&file, vec![b'x'; n % 997]).unwrap();
-            files.push(file);
-            expected.push(Some((n % 997) as u64));
-            let odd = match n {
-                3 => Some(fifo.clone()),
-                SIZED_AT_ONCE => Some(dir.clone()),
-                700 => Some(PathBuf::from("-")),
-                1000 => Some(dir.join("missing.jsonl")),
-                _ => None,
-            };
-            if let Some(odd) = odd {
-                files.push(odd);
-                expected.push(None);
-            }
-        }
-        for workers in [1, 2, 3, 0] {
-            assert!(sizes(&files, workers) == expected, "{workers} workers");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
+        let expected = [0..1, 1..3, 3..4, 4..5, 5..7, 7..8, 8..9, 9..10, 10..11];
+        assert_eq!(cut(&sizes, &[]), expected);
+        assert_eq!(cut(&sizes, &[4, 5, 8]), expected);
+        assert_eq!(cut(&[], &[]), Vec::<Range<usize>>::new());
     }
 }

@@ -53,6 +53,8 @@ pub use reader::{
     DEFAULT_MAX_LINE_BYTES, Position, Problem, ProblemKind, ReadItem, Reader, no_event,
 };
 pub use spend::{Spend, Tokens};
+#[cfg(feature = "cli")]
+pub(crate) use stats::Walk;
 pub use stats::{
     FileStats, Stats, StatsReport, ToolStats, files_with_extensions, transcript_files,
 };

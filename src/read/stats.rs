@@ -19,7 +19,9 @@
 //! nothing disappears silently. That rule keeps one entry per call id of the run being
 //! counted (and of every run fed to this `Stats`); [`Stats::merge`] does not carry it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ffi::OsString;
+use std::fs::FileType;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -299,7 +301,7 @@ impl StatsReport {
 /// symbolic links inside a directory are not followed, so no walk loops). What cannot be
 /// listed is returned beside, with its path, and the walk goes on.
 pub fn transcript_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
-    files_under(paths, &is_transcript)
+    collect(Walk::transcripts(paths))
 }
 
 /// [`transcript_files`] for files of other extensions (`axt normalize DIR` reads agent
@@ -313,56 +315,310 @@ pub fn files_with_extensions(
         path.extension()
             .is_some_and(|e| extensions.iter().any(|x| e == *x))
     };
-    files_under(paths, &take)
+    collect(Walk::new(paths, &take))
 }
 
-/// Files as given, directories walked for the files `take` takes.
-fn files_under(
-    paths: &[PathBuf],
-    take: &dyn Fn(&Path) -> bool,
-) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+/// The files of a walk apart from what it could not list.
+fn collect(walk: Walk<'_>) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
     let mut files = Vec::new();
     let mut failed = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            walk(path, take, &mut files, &mut failed);
-        } else {
-            files.push(path.clone());
+    for found in walk {
+        match found {
+            Ok(file) => files.push(file),
+            Err(failure) => failed.push(failure),
         }
     }
     (files, failed)
 }
 
-fn walk(
-    dir: &Path,
-    take: &dyn Fn(&Path) -> bool,
-    files: &mut Vec<PathBuf>,
-    failed: &mut Vec<(PathBuf, io::Error)>,
-) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) => return failed.push((dir.to_owned(), error)),
-    };
-    // Each entry with its name, made once: `DirEntry::file_name` makes a new string at
-    // each call, and sorting by it made two per comparison (most of the walk's time over a
-    // directory of 16,000 transcripts).
-    let mut entries: Vec<_> = entries
-        .filter_map(|entry| match entry {
-            Ok(entry) => Some((entry.file_name(), entry)),
-            Err(error) => {
-                failed.push((dir.to_owned(), error));
-                None
-            }
-        })
-        .collect();
-    entries.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-    for (_, entry) in entries {
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(kind) if kind.is_dir() => walk(&path, take, files, failed),
-            Ok(kind) if kind.is_file() && take(&path) => files.push(path),
-            Ok(_) => {}
-            Err(error) => failed.push((path, error)),
+/// How many entries of one directory a [`Walk`] holds at most, sorted, before it hands
+/// them out: a larger directory is read again for each next batch of its names (those
+/// after the last one handed out), so that a directory of tens of thousands of
+/// transcripts costs the walk the memory of this many names, not of all of them.
+const BATCH_ENTRIES: usize = 8192;
+
+/// At most how many times a [`Walk`] reads one directory: past `BATCH_ENTRIES` times this
+/// many entries, a batch holds a share of the directory instead, so that the reads stay
+/// few however large the directory (memory then grows by a name per this many entries).
+const MOST_READS: usize = 8;
+
+/// The files [`transcript_files`] lists, in the same order, one at a time: what `axt
+/// stats` counts over a directory of any number of transcripts in memory that does not
+/// grow with their number. Each item is a file, or what could not be listed with its path
+/// (the walk goes on past it). Directories are walked depth first, siblings sorted by name
+/// a batch at a time ([`BATCH_ENTRIES`]); nothing is kept of a file once handed out.
+pub(crate) struct Walk<'a> {
+    paths: std::slice::Iter<'a, PathBuf>,
+    take: &'a (dyn Fn(&Path) -> bool + Sync),
+    /// Entries of a directory held at once at most ([`BATCH_ENTRIES`]; fewer in tests).
+    batch: usize,
+    /// The directories being walked, outermost first.
+    open: Vec<Listing>,
+}
+
+/// A directory being walked: the batch of its entries being handed out, in name order.
+struct Listing {
+    dir: PathBuf,
+    /// Entries held at once at most, at least (see [`MOST_READS`]).
+    held: usize,
+    /// Entries of this batch not yet handed out, the next last (each with its type).
+    names: Vec<(OsString, io::Result<FileType>)>,
+    /// The last name of this batch when entries after it are still to be read.
+    after: Option<OsString>,
+    /// Entries in the directory, as its first read counted them.
+    entries: usize,
+    /// An error reading the directory was returned: another read's is not returned again.
+    failed: bool,
+}
+
+impl<'a> Walk<'a> {
+    pub(crate) fn new(paths: &'a [PathBuf], take: &'a (dyn Fn(&Path) -> bool + Sync)) -> Self {
+        Walk {
+            paths: paths.iter(),
+            take,
+            batch: BATCH_ENTRIES,
+            open: Vec::new(),
         }
+    }
+
+    /// The transcripts of `paths` ([`transcript_files`]).
+    pub(crate) fn transcripts(paths: &'a [PathBuf]) -> Self {
+        Walk::new(paths, &is_transcript)
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Result<PathBuf, (PathBuf, io::Error)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let Some(listing) = self.open.last_mut() else {
+                let path = self.paths.next()?;
+                if !path.is_dir() {
+                    return Some(Ok(path.clone()));
+                }
+                match Listing::open(path.clone(), self.batch) {
+                    Ok((listing, failure)) => {
+                        self.open.push(listing);
+                        if let Some(failure) = failure {
+                            return Some(Err(failure));
+                        }
+                    }
+                    Err(failure) => return Some(Err(failure)),
+                }
+                continue;
+            };
+            let Some((name, kind)) = listing.names.pop() else {
+                if listing.after.is_none() {
+                    self.open.pop();
+                } else if let Some(failure) = listing.read() {
+                    return Some(Err(failure));
+                }
+                continue;
+            };
+            let path = listing.dir.join(name);
+            match kind {
+                Ok(kind) if kind.is_dir() => match Listing::open(path, self.batch) {
+                    Ok((listing, failure)) => {
+                        self.open.push(listing);
+                        if let Some(failure) = failure {
+                            return Some(Err(failure));
+                        }
+                    }
+                    Err(failure) => return Some(Err(failure)),
+                },
+                Ok(kind) if kind.is_file() && (self.take)(&path) => return Some(Ok(path)),
+                Ok(_) => {}
+                Err(error) => return Some(Err((path, error))),
+            }
+        }
+    }
+}
+
+/// An entry of a directory being read, ordered by its name alone (names in one directory
+/// are distinct).
+struct Named(OsString, io::Result<FileType>);
+
+impl PartialEq for Named {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Named {}
+
+impl PartialOrd for Named {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Named {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+impl Listing {
+    /// `dir` with its first batch read, and the error that cut the read short, if one did;
+    /// or the error of opening it.
+    #[allow(clippy::type_complexity)]
+    fn open(
+        dir: PathBuf,
+        batch: usize,
+    ) -> Result<(Listing, Option<(PathBuf, io::Error)>), (PathBuf, io::Error)> {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) => return Err((dir, error)),
+        };
+        let mut listing = Listing {
+            dir,
+            held: batch,
+            names: Vec::new(),
+            after: None,
+            entries: 0,
+            failed: false,
+        };
+        let failure = listing.read_from(entries);
+        Ok((listing, failure))
+    }
+
+    /// Reads the directory again for the batch of names after `after`; the error that
+    /// stopped it, if it is the directory's first.
+    fn read(&mut self) -> Option<(PathBuf, io::Error)> {
+        match std::fs::read_dir(&self.dir) {
+            Ok(entries) => self.read_from(entries),
+            Err(error) => {
+                // Gone since its first read: what was not handed out is not there.
+                self.after = None;
+                self.fail(error)
+            }
+        }
+    }
+
+    /// The next batch, the smallest names after `after` (a bounded max-heap of them, so
+    /// that a read keeps no more names than a batch holds), sorted.
+    fn read_from(&mut self, entries: std::fs::ReadDir) -> Option<(PathBuf, io::Error)> {
+        let limit = self.held.max(self.entries.div_ceil(MOST_READS));
+        let after = self.after.take();
+        let mut heap: BinaryHeap<Named> = BinaryHeap::new();
+        let (mut seen, mut more, mut failure) = (0, false, None);
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            };
+            seen += 1;
+            let name = entry.file_name();
+            if after.as_ref().is_some_and(|after| name <= *after) {
+                continue;
+            }
+            if heap.len() == limit {
+                more = true;
+                match heap.peek_mut() {
+                    Some(mut largest) if name < largest.0 => {
+                        *largest = Named(name, entry.file_type());
+                    }
+                    _ => {}
+                }
+            } else {
+                heap.push(Named(name, entry.file_type()));
+            }
+        }
+        if self.entries == 0 {
+            self.entries = seen;
+        }
+        let mut batch: Vec<_> = heap.into_vec();
+        // Sorted largest first: the batch is handed out from its end.
+        batch.sort_unstable_by(|a, b| b.cmp(a));
+        self.after = if more {
+            batch.first().map(|last| last.0.clone())
+        } else {
+            None
+        };
+        self.names = batch
+            .into_iter()
+            .map(|Named(name, kind)| (name, kind))
+            .collect();
+        failure.and_then(|error| self.fail(error))
+    }
+
+    fn fail(&mut self, error: io::Error) -> Option<(PathBuf, io::Error)> {
+        if std::mem::replace(&mut self.failed, true) {
+            return None;
+        }
+        Some((self.dir.clone(), error))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk as it was, every directory's entries read and sorted at once: the order
+    /// [`Walk`] keeps.
+    fn walked_at_once(dir: &Path, files: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap())
+            .collect();
+        entries.sort_by_key(|entry| entry.file_name());
+        for entry in entries {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                walked_at_once(&entry.path(), files);
+            } else if kind.is_file() && is_transcript(&entry.path()) {
+                files.push(entry.path());
+            }
+        }
+    }
+
+    /// A directory read a batch of names at a time lists the files a whole read does, in
+    /// the same order, whatever the batch (one entry, a few, more than a read's share, all):
+    /// subdirectories in their place between files, other files and symbolic links left out,
+    /// files given beside the directory in their place.
+    #[test]
+    fn a_directory_read_a_batch_at_a_time_is_listed_as_a_whole_read_lists_it() {
+        let dir = std::env::temp_dir().join(format!("axt-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let nested = dir.join("m-nested");
+        std::fs::create_dir_all(nested.join("deeper")).unwrap();
+        std::fs::create_dir_all(dir.join("empty")).unwrap();
+        for n in 0..50 {
+            // Names whose byte order is not their numbers' order.
+            std::fs::write(dir.join(format!("{n}.jsonl")), "").unwrap();
+        }
+        for name in [
+            "a.txt",
+            "z.jsonl",
+            "Z.jsonl",
+            "m-nested.jsonl",
+            "capture.raw.jsonl",
+        ] {
+            std::fs::write(dir.join(name), "").unwrap();
+        }
+        for n in 0..7 {
+            std::fs::write(nested.join(format!("{n:02}.jsonl")), "").unwrap();
+            std::fs::write(nested.join("deeper").join(format!("{n}.jsonl")), "").unwrap();
+        }
+        std::os::unix::fs::symlink(dir.join("0.jsonl"), dir.join("link.jsonl")).unwrap();
+        let single = dir.join("7.jsonl");
+        let paths = [single.clone(), dir.clone(), single.clone()];
+        let mut expected = vec![single.clone()];
+        walked_at_once(&dir, &mut expected);
+        expected.push(single);
+        assert!(expected.len() > 2 + 50 + 14, "{expected:?}");
+        for batch in [1, 2, 3, 7, 8, 9, 64, BATCH_ENTRIES] {
+            let mut walk = Walk::transcripts(&paths);
+            walk.batch = batch;
+            let walked: Vec<PathBuf> = walk.map(Result::unwrap).collect();
+            assert_eq!(walked, expected, "batches of {batch}");
+        }
+        let (files, failed) = transcript_files(&paths);
+        assert!(files == expected && failed.is_empty(), "{failed:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
