@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # the sibling script below is loaded, not cached beside it
 _spec = importlib.util.spec_from_file_location("claude_code_sessions",
                                                HERE / "claude-code-sessions.py")
 _claude = importlib.util.module_from_spec(_spec)
