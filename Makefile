@@ -106,7 +106,7 @@ bench-batch: ## normalize, import, stats, export over a directory: 2 cores vs 1 
 	python3 scripts/bench-cli.py batch
 
 .PHONY: bench-peers
-bench-peers: ## axt import vs ccusage (npm, into target/peers) on a 198 MiB session and 100 of 2 MiB
+bench-peers: ## axt import vs the peers that read each store (ccusage, tokscale, agentsview: into target/peers) on a 198 MiB session and 100 of 2 MiB
 	python3 scripts/bench-cli.py peers
 
 .PHONY: bench-stats-memory

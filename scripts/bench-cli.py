@@ -12,10 +12,13 @@ speed-up on two cores against one, and the peak RSS of both. With autogroup sche
 about the same CPU however many threads it runs: these ratios mean something only on a
 machine otherwise idle.
 
-peers: `axt import claude-code` against ccusage's usage-only read (`ccusage session
---json --offline`, version pinned below, installed into target/peers by npm) on the same
-generated Claude Code logs: one session of about 198 MiB, and 100 sessions of 2 MiB.
-CPU time (user + sys) and peak RSS of each, from GNU time.
+peers: `axt import STORE` against the tools that read the same store (PEER_PACKAGES below,
+versions pinned, installed into target/peers by npm or pip, runs offline) on the same
+generated logs: one session of about 198 MiB, and 100 sessions of 2 MiB, of Claude Code
+(scripts/claude-code-sessions.py) and of Codex, Copilot CLI, Gemini CLI, Qwen Code and
+OpenCode's database (scripts/store-sessions.py, under a home directory as each agent keeps
+them). CPU time (user + sys) and peak RSS of each, from GNU time; a CPU and a memory target
+per peer (AXT_BENCH_STORES=claude-code,codex,... chooses the stores).
 
 stats-memory: `axt stats` peak RSS on a directory of 1,000, 16,000 and 32,000 small
 transcripts: the ratio of 16,000 to 1,000, and the growth from 16,000 to 32,000 (flat when
@@ -44,7 +47,6 @@ ROOT = Path(__file__).resolve().parent.parent
 AXT = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "axt"
 DATA = ROOT / "target" / "bench-data"
 PEERS = ROOT / "target" / "peers"
-CCUSAGE_VERSION = "18.0.11"  # The last release in pure JavaScript that npm installs here.
 RUNS = int(os.environ.get("AXT_BENCH_RUNS", "3"))
 
 
@@ -137,32 +139,183 @@ def table(results: dict[str, Measured]) -> None:
         print(f"  {name:<34} {m.wall:>8.2f} {m.cpu:>8.2f} {m.rss_mib:>13.1f}")
 
 
+# The peers, each pinned and installed by npm or pip into target/peers/<name> (every run
+# after the first is offline). What each reads is checked on these generated stores: a peer
+# that finds nothing in a store is no row of it.
+PEER_PACKAGES = {
+    # The last release in pure JavaScript; it reads Claude Code alone.
+    "ccusage-18": "ccusage@18.0.11",
+    # The all-agent release in Rust (ccusage PR #1000, its Rust hot path PR #1096): Claude
+    # Code, Codex, Copilot CLI's session logs, Gemini CLI, Qwen Code, OpenCode's database.
+    # 20.0.24 is the newest whose linux-x64 binary package the registry serves here (20.0.26
+    # names a binary package it lacks); its binary is run, not through the Node launcher.
+    "ccusage-20": "ccusage@20.0.24",
+    # The JavaScript Codex reader released beside ccusage 18.
+    "ccusage-codex-18": "@ccusage/codex@18.0.11",
+    # tokscale's Rust command line (its linux-x64-gnu binary package): Claude Code, Codex,
+    # Gemini CLI, Qwen Code and OpenCode's database. Its Copilot CLI reader reads only the
+    # CLI's OpenTelemetry file export (~/.copilot/otel), not the session logs axt imports.
+    "tokscale-4": "@tokscale/cli-linux-x64-gnu@4.17.0",
+    # agentsview (Go; its PyPI wheel carries the binary, installed by pip): `agentsview sync`
+    # parses every session of every agent it finds into its SQLite database and exits, the
+    # peer doing what `axt import` does (the others above read usage only). Claude Code,
+    # Codex, Copilot CLI's session logs, Gemini CLI, Qwen Code, OpenCode's database.
+    "agentsview-0": "agentsview==0.46.1",
+}
+PEER_BINARIES = {
+    "ccusage-18": "node_modules/.bin/ccusage",
+    "ccusage-20": "node_modules/@ccusage/ccusage-linux-x64/bin/ccusage",
+    "ccusage-codex-18": "node_modules/.bin/ccusage-codex",
+    "tokscale-4": "node_modules/@tokscale/cli-linux-x64-gnu/bin/tokscale",
+    "agentsview-0": "agentsview/bin/agentsview",
+}
+# The stores `axt import` reads besides Claude Code: where each lives under a home directory
+# (scripts/store-sessions.py writes them so), the name ccusage and tokscale give the agent,
+# and the peers that read it.
+STORES = {
+    "codex": (".codex", "codex",
+              ["ccusage-20", "tokscale-4", "ccusage-codex-18", "agentsview-0"]),
+    "copilot": (".copilot", "copilot", ["ccusage-20", "agentsview-0"]),
+    "gemini": (".gemini", "gemini", ["ccusage-20", "tokscale-4", "agentsview-0"]),
+    "qwen": (".qwen", "qwen", ["ccusage-20", "tokscale-4", "agentsview-0"]),
+    "opencode": (".local/share/opencode", "opencode",
+                 ["ccusage-20", "tokscale-4", "agentsview-0"]),
+}
+SIZES = [("one-198mib", 1, 198), ("100x2mib", 100, 2)]
+# Tools that read a store, searched for and found unable to read the one generated here
+# (printed with the store's rows, so that a missing row says why).
+NO_ROW = {
+    "copilot": "tokscale 4.17.0 reads Copilot CLI's OpenTelemetry file export "
+               "(~/.copilot/otel), not its session logs",
+    "opencode": "@ccusage/opencode 18.0.11 reads OpenCode's JSON files (0.5-1.1), not the "
+                "database of 1.2 and later",
+    "*": "agtrace (@lanegrid/agtrace) is not served by the npm registry here; claude-code-log "
+         "renders HTML, no usage or import to time",
+}
+
+
+def peer_binary(name: str) -> Path:
+    """The peer's binary, installed into target/peers/<name> the first time."""
+    binary = PEERS / name / PEER_BINARIES[name]
+    if not binary.exists():
+        (PEERS / name).mkdir(parents=True, exist_ok=True)
+        if "==" in PEER_PACKAGES[name]:
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                            "--disable-pip-version-check", "--root-user-action=ignore",
+                            "--target", str(PEERS / name), PEER_PACKAGES[name]], check=True)
+        else:
+            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix",
+                            str(PEERS / name), PEER_PACKAGES[name]], check=True)
+    binary.chmod(0o755)  # a package's file, not a declared bin: npm and pip leave it 644
+    return binary
+
+
+def peer_command(name: str, agent: str, home: Path,
+                 claude_dir: Path | None = None) -> tuple[str, list[str], dict]:
+    """The label, command and environment of a peer's read of one agent's store under `home`
+    (Claude Code's under `claude_dir`, its CLAUDE_CONFIG_DIR layout)."""
+    binary = str(peer_binary(name))
+    version = PEER_PACKAGES[name].replace("==", "@").rsplit("@", 1)[1]
+    env = {"HOME": str(home), "TZ": "UTC"}
+    if claude_dir is not None:
+        env["CLAUDE_CONFIG_DIR"] = str(claude_dir)
+    if name == "ccusage-18":
+        return (f"ccusage {version} session --json", [binary, "session", "--json", "--offline"],
+                env)
+    if name == "ccusage-codex-18":
+        return (f"@ccusage/codex {version} session", [binary, "session", "--json", "--offline"],
+                env)
+    if name == "ccusage-20":
+        return (f"ccusage {version} {agent} session",
+                [binary, agent, "session", "--json", "--offline"], env)
+    if name == "agentsview-0":
+        # A fresh database each run (into the same one, sync would find nothing changed),
+        # no daemon left behind, nothing asked of the network.
+        data = DATA / "agentsview-data"
+        env.update({"AGENTSVIEW_DATA_DIR": str(data), "AGENTSVIEW_NO_DAEMON": "1",
+                    "AGENTSVIEW_DISABLE_UPDATE_CHECK": "1", "AGENTSVIEW_TELEMETRY_ENABLED": "0",
+                    "AGENTSVIEW_NO_BROWSER": "1"})
+        return (f"agentsview {version} sync",
+                ["sh", "-c", 'rm -rf "$1" && shift && exec "$@"', "sh", str(data), binary,
+                 "sync"], env)
+    # tokscale keeps what it read in a cache under its config directory and reads only what
+    # changed the next time: emptied before each run, so each is a first read, as axt's
+    # `--replace` import is. Its prices come from the network unless told to use its cache.
+    config = DATA / "tokscale-config"
+    env.update({"TOKSCALE_CONFIG_DIR": str(config), "TOKSCALE_PRICING_CACHE_ONLY": "1"})
+    return (f"tokscale {version} -c {agent} --json",
+            ["sh", "-c", 'rm -rf "$1" && shift && exec "$@"', "sh", str(config), binary,
+             "--json", "--no-spinner", "-c", agent, "--home", str(home),
+             "--group-by", "session,model"], env)
+
+
+def store_home(store: str, name: str, count: int, mib: float, seed: int) -> Path:
+    """A home directory holding a generated store of `store` (scripts/store-sessions.py),
+    made once."""
+    home = DATA / f"peers-{store}-{name}"
+    if not (home / ".done").exists():
+        shutil.rmtree(home, ignore_errors=True)
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "store-sessions.py"), store,
+                        str(home), str(count), str(mib), "--seed", str(seed)], check=True)
+        (home / ".done").touch()
+    return home
+
+
+def size_of(root: Path) -> float:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / (1 << 20)
+
+
+def compare(targets: Targets, title: str, axt: tuple[list[str], dict | None],
+            peer_names: list[str], agent: str, home: Path, claude_dir: Path | None,
+            size: float) -> None:
+    """axt and each peer interleaved; a CPU and a peak-RSS row per peer."""
+    commands = {f"axt import {title.split()[0]}": axt}
+    for name in peer_names:
+        label, command, env = peer_command(name, agent, home, claude_dir)
+        commands[label] = (command, env)
+    results = interleaved(commands)
+    print(f"\n{title}: {size:.0f} MiB, medians of {RUNS}, load average {load()}")
+    table(results)
+    mine, *theirs = results.values()
+    for name, peer in zip(peer_names, theirs):
+        who = PEER_PACKAGES[name]
+        targets.add(f"import {title}: {who} CPU / axt CPU", peer.cpu / mine.cpu, 1.0, "x")
+        targets.add(f"import {title}: {who} peak RSS / axt peak RSS",
+                    peer.rss_mib / mine.rss_mib, 1.0, "x")
+
+
 def peers() -> None:
-    ccusage = PEERS / "node_modules" / ".bin" / "ccusage"
-    if not ccusage.exists():
-        PEERS.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PEERS),
-                        f"ccusage@{CCUSAGE_VERSION}"], check=True)
+    wanted = os.environ.get("AXT_BENCH_STORES", "claude-code," + ",".join(STORES)).split(",")
     targets = Targets("peers")
-    for name, count, mib in [("peers-one-198mib", 1, 198), ("peers-100x2mib", 100, 2)]:
-        folder = sessions(name, count, mib, 31)
-        out = DATA / f"{name}.out"
-        shutil.rmtree(out, ignore_errors=True)
-        results = interleaved({
-            "axt import claude-code": (
-                [str(AXT), "import", "claude-code", str(folder / "projects"), "--out", str(out),
-                 "--replace"], None),
-            f"ccusage {CCUSAGE_VERSION} session --json": (
-                [str(ccusage), "session", "--json", "--offline"],
-                {"CLAUDE_CONFIG_DIR": str(folder), "TZ": "UTC"}),
-        })
-        print(f"\n{name}: {count} session(s), {size_mib(folder):.0f} MiB, "
-              f"medians of {RUNS}, load average {load()}")
-        table(results)
-        axt, peer = results.values()
-        targets.add(f"import {name}: ccusage CPU / axt CPU", peer.cpu / axt.cpu, 1.0, "x")
-        targets.add(f"import {name}: ccusage peak RSS / axt peak RSS",
-                    peer.rss_mib / axt.rss_mib, 1.0, "x")
+    if "claude-code" in wanted:
+        for name, count, mib in SIZES:
+            folder = sessions(f"peers-{name}", count, mib, 31)
+            # tokscale finds Claude Code's logs only at <home>/.claude/projects.
+            home = folder / "home"
+            if not (home / ".claude" / "projects").exists():
+                (home / ".claude").mkdir(parents=True, exist_ok=True)
+                (home / ".claude" / "projects").symlink_to(folder / "projects")
+            out = DATA / f"peers-{name}.out"
+            shutil.rmtree(out, ignore_errors=True)
+            axt = ([str(AXT), "import", "claude-code", str(folder / "projects"), "--out",
+                    str(out), "--replace"], None)
+            compare(targets, f"claude-code peers-{name}", axt,
+                    ["ccusage-18", "ccusage-20", "tokscale-4", "agentsview-0"], "claude", home,
+                    folder, size_mib(folder / "projects"))
+    for store, (root, agent, readers) in STORES.items():
+        if store not in wanted:
+            continue
+        for name, count, mib in SIZES:
+            home = store_home(store, name, count, mib, 31)
+            out = DATA / f"peers-{store}-{name}.out"
+            shutil.rmtree(out, ignore_errors=True)
+            axt = ([str(AXT), "import", store, str(home / root), "--out", str(out), "--replace"],
+                   None)
+            compare(targets, f"{store} peers-{name}", axt, readers, agent, home, None,
+                    size_of(home / root))
+        if store in NO_ROW:
+            print(f"  no row: {NO_ROW[store]}")
+    print(f"\nno row anywhere: {NO_ROW['*']}")
     targets.save()
 
 

@@ -25,8 +25,6 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use super::entries::Fnv;
-
 /// The state file's name in the output directory.
 pub const STATE_FILE: &str = ".axt-import-state.json";
 /// The lock that serializes writing it.
@@ -46,7 +44,7 @@ pub struct State {
 pub struct Seen {
     /// Its files, in order, as they were.
     pub files: Vec<Stamp>,
-    /// The FNV-1a hash of their content, in order, as hex.
+    /// The hash of their content, in order ([`ContentHash`]).
     pub hash: String,
     /// The session id.
     pub session_id: String,
@@ -93,9 +91,39 @@ pub fn stamps(files: &[PathBuf]) -> Vec<Stamp> {
     files.iter().filter_map(|f| Stamp::of(f)).collect()
 }
 
+/// The hash a session's content is known by: XXH3-64 (a specified hash, the same on every
+/// platform and release, at memory speed), written `xxh3:<16 hex digits>`. State files of
+/// releases before it hold FNV-1a's bare 16 digits, which no hash of this one equals: such a
+/// session whose times moved is read again once (what its runs have is kept, see
+/// [`write`](super::write)).
+pub struct ContentHash(twox_hash::XxHash3_64);
+
+impl ContentHash {
+    /// Nothing hashed yet.
+    pub fn new() -> ContentHash {
+        ContentHash(twox_hash::XxHash3_64::with_seed(0))
+    }
+
+    /// Hashes `bytes` after what was hashed before.
+    pub fn write(&mut self, bytes: &[u8]) {
+        std::hash::Hasher::write(&mut self.0, bytes);
+    }
+
+    /// The hash as [`Seen::hash`] keeps it.
+    pub fn finish(&self) -> String {
+        format!("xxh3:{:016x}", std::hash::Hasher::finish(&self.0))
+    }
+}
+
+impl Default for ContentHash {
+    fn default() -> ContentHash {
+        ContentHash::new()
+    }
+}
+
 /// The content hash of `files`, in order, each with its length: what [`Seen::hash`] holds.
 pub fn content_hash(files: &[PathBuf]) -> io::Result<String> {
-    let mut hash = Fnv::new();
+    let mut hash = ContentHash::new();
     let mut buffer = vec![0; 256 << 10];
     for path in files {
         let mut file = match File::open(path) {
@@ -114,7 +142,7 @@ pub fn content_hash(files: &[PathBuf]) -> io::Result<String> {
         }
         hash.write(&len.to_le_bytes());
     }
-    Ok(format!("{:016x}", hash.finish()))
+    Ok(hash.finish())
 }
 
 impl State {
@@ -165,5 +193,44 @@ impl State {
         }
         drop(lock);
         written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// XXH3-64's published value for no input (seed 0), and a hash written in pieces is the
+    /// hash of the whole: if this changes, every session a state file keeps would look
+    /// changed to the next import once its times moved.
+    #[test]
+    fn the_content_hash_is_xxh3_and_never_changes() {
+        assert_eq!(ContentHash::new().finish(), "xxh3:2d06800538d394c2");
+        let mut whole = ContentHash::new();
+        whole.write(b"foobar");
+        let mut split = ContentHash::new();
+        split.write(b"foo");
+        split.write(b"bar");
+        assert_eq!(whole.finish(), split.finish());
+        assert_ne!(whole.finish(), ContentHash::new().finish());
+    }
+
+    /// A file's bytes and its length are what is hashed: a change of the same length, or the
+    /// same bytes cut between two files otherwise, is a different hash.
+    #[test]
+    fn content_hash_sees_every_byte_and_where_files_end() {
+        let dir = std::env::temp_dir().join(format!("axt-content-hash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+        let hash = |first: &str, second: &str| {
+            std::fs::write(&a, first).unwrap();
+            std::fs::write(&b, second).unwrap();
+            content_hash(&[a.clone(), b.clone()]).unwrap()
+        };
+        let before = hash("{\"n\":1}\n", "{\"n\":2}\n");
+        assert_eq!(before, hash("{\"n\":1}\n", "{\"n\":2}\n"));
+        assert_ne!(before, hash("{\"n\":1}\n", "{\"n\":3}\n"));
+        assert_ne!(before, hash("{\"n\":1}\n{", "\"n\":2}\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -66,6 +66,10 @@ const NOT_LISTS: &[(&str, &str)] = &[
         "tests/axt/view.rs",
         "the browser tests' fixtures, checked against Provider::ALL there",
     ),
+    (
+        "scripts/store-sessions.py",
+        "the stores' generators, checked against Store::ALL (every_store_is_in_every_list)",
+    ),
 ];
 
 #[test]
@@ -207,12 +211,15 @@ fn a_word_is_a_provider_name_only_on_its_own() {
 }
 
 /// Every store `axt import` reads has its corpus (ok and err, described, generated), its
-/// snapshots, its words in the README's import row and its place in the import benchmark:
-/// a store added to `Store::ALL` fails here until it is in each.
+/// snapshots, its words in the README's import row, its place in the import benchmark and
+/// in the peer benchmark (its generator and its peers; Claude Code's has a script of its
+/// own): a store added to `Store::ALL` fails here until it is in each.
 #[test]
 fn every_store_is_in_every_list() {
     let readme = read("README.md");
     let bench = read("scripts/import-stores-bench.sh");
+    let generator = read("scripts/store-sessions.py");
+    let peers = read("scripts/bench-cli.py");
     let mut failures = Vec::new();
     for store in axt::import::Store::ALL {
         let name = store.as_str();
@@ -233,6 +240,17 @@ fn every_store_is_in_every_list() {
         if !bench.contains(name) {
             failures.push(format!(
                 "scripts/import-stores-bench.sh: store {name} not benched"
+            ));
+        }
+        let key = format!("\"{name}\": ");
+        if name != "claude-code" && !generator.contains(&key) {
+            failures.push(format!(
+                "scripts/store-sessions.py: store {name} not generated"
+            ));
+        }
+        if name != "claude-code" && !peers.contains(&key) {
+            failures.push(format!(
+                "scripts/bench-cli.py: store {name} not in the peer benchmark's STORES"
             ));
         }
     }

@@ -16,9 +16,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde_json::Value;
 
 use super::stored::{Found, Piece, Stored};
-use crate::import::entries::Fnv;
 use crate::import::session::{ImportError, SessionFiles};
-use crate::import::state::Stamp;
+use crate::import::state::{ContentHash, Stamp};
 
 fn open(db: &Path) -> rusqlite::Result<Connection> {
     let connection = Connection::open_with_flags(
@@ -263,9 +262,9 @@ fn text_bytes(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Vec<u8>> {
     })
 }
 
-/// The FNV-1a hash of every row a session tree is read from.
+/// The hash of every row a session tree is read from.
 pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
-    let mut hash = Fnv::new();
+    let mut hash = ContentHash::new();
     walk(db, id, |row| match row {
         Row::Session(head) => {
             let Head {
@@ -287,7 +286,7 @@ pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
         }
     })
     .map_err(|e| failed(db, e))?;
-    Ok(format!("{:016x}", hash.finish()))
+    Ok(hash.finish())
 }
 
 /// Reads a session tree: root first, each session after the one that spawned it.
