@@ -577,6 +577,11 @@ impl RunMeta {
     pub(crate) fn saw_time(&mut self, text: &str) {
         match &mut self.source_times {
             Some(times) => {
+                // The latest stamp again (records written in the same millisecond): the same
+                // instant, so not a later one, known without parsing it.
+                if times.last.is(text) {
+                    return;
+                }
                 let Ok(nanos) = Timestamp::nanos_of(text) else {
                     return;
                 };
@@ -679,6 +684,26 @@ mod tests {
         assert_eq!(meta.errors[0].message, "boom");
         let stop = meta.stop_reason.expect("a stop reason");
         assert_eq!((stop.kind, stop.raw.as_str()), (StopKind::MaxTokens, ""));
+    }
+
+    #[test]
+    fn source_times_keep_the_first_stamp_and_the_latest_instant() {
+        let mut meta = RunMeta::new(Provider::Gemini);
+        let stamps = [
+            "2026-05-14T09:00:01.500Z",
+            "2026-05-14T09:00:01.500Z",  // the latest again
+            "2026-05-14T09:00:00.900Z",  // earlier
+            "not a time",                // ignored
+            "2026-05-14T10:00:02+01:00", // later than the first by 0.5 s
+            "2026-05-14T09:00:02.000Z",  // the same instant, written otherwise
+            "2026-05-14T09:00:01.999Z",  // earlier
+        ];
+        for stamp in stamps {
+            meta.saw_time(stamp);
+        }
+        let times = meta.source_times.expect("stamps seen");
+        assert_eq!(times.first.as_str(), "2026-05-14T09:00:01.500Z");
+        assert_eq!(times.last.as_str(), "2026-05-14T10:00:02+01:00");
     }
 
     #[test]

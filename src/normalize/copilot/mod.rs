@@ -177,4 +177,52 @@ mod tests {
             assert!(!state.claimed() || claims(&line), "{line}");
         }
     }
+
+    /// The `data` of a delta, which the adapter ignores, is skipped when `type` comes first
+    /// (as Copilot writes it): its members are not read, but whether it is an object still
+    /// counts for the detection, and a value that is no `data` at all still refuses it.
+    #[test]
+    fn an_ignored_events_data_is_skipped_but_still_shaped() {
+        let stamp = r#""id":"e1","timestamp":"2026-01-01T00:00:00.000Z""#;
+        let delta = r#"{"type":"assistant.message_delta","data":"#;
+        // (record, claimed, refused)
+        let lines = [
+            (
+                format!(r#"{delta}{{"messageId":"m","deltaContent":"hi"}},{stamp}}}"#),
+                true,
+                false,
+            ),
+            // A member of a type `Data` would refuse: not read, so not refused.
+            (
+                format!(r#"{delta}{{"messageId":5,"messageId":6}},{stamp}}}"#),
+                true,
+                false,
+            ),
+            (format!(r#"{delta}[],{stamp}}}"#), false, false),
+            (format!(r#"{delta}null,{stamp}}}"#), false, false),
+            (format!(r#"{delta}"text",{stamp}}}"#), false, true),
+            (format!(r#"{delta}{{}},"data":{{}},{stamp}}}"#), false, true),
+            // `data` before `type`: read whole, as before.
+            (
+                format!(r#"{{"data":{{"messageId":5}},"type":"assistant.message_delta",{stamp}}}"#),
+                false,
+                true,
+            ),
+        ];
+        for (line, claimed, refused) in lines {
+            let mut state = State::new();
+            let mut parser = JsonParser::default();
+            let mut out = Output::default();
+            let record = Record::line(line.as_bytes(), 1, 0, true);
+            state.record(&mut parser, record, &mut out);
+            assert_eq!(state.claimed(), claimed, "{line}");
+            assert_eq!(
+                !out.diagnostics.is_empty(),
+                refused,
+                "{line}: {:?}",
+                out.diagnostics
+            );
+            assert!(out.items.is_empty(), "{line}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ use super::super::{
     Diagnostic, Item, Output, Provider, RunError, RunMeta, RunStatus, Source, Usage,
 };
 use super::usage::{ShutdownUsage, model_metrics};
-use super::wire::{Data, Event, EventShape, Payload};
+use super::wire::{Data, Event, EventShape, Payload, ignored};
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -134,18 +134,9 @@ impl State {
         let kind = &*event.kind;
         // What `claims` asks of an enveloped event (a dotted type, a `data` object, `id`
         // and `timestamp`), known from the record as read.
-        self.claimed = kind.contains('.')
-            && event.id.0
-            && event.timestamp.is_some()
-            && event.data.as_ref().is_some_and(|payload| payload.object);
-        if matches!(
-            kind,
-            "assistant.message_delta"
-                | "assistant.reasoning_delta"
-                | "assistant.streaming_delta"
-                | "tool.execution_partial_result"
-                | "tool.execution_progress"
-        ) {
+        self.claimed =
+            kind.contains('.') && event.id.0 && event.timestamp.is_some() && event.data_object;
+        if ignored(kind) {
             return Fate::Ignored;
         }
         let agent = event.agent_id.as_deref().map(str::to_owned);

@@ -10,7 +10,7 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::super::json::{Borrowed, Present, RecordShape};
-use super::super::lenient::{otherwise, skip_seq};
+use super::super::lenient::{otherwise, skip_map, skip_seq};
 use super::super::report::{Fields, Kind};
 
 pub(super) struct EventShape;
@@ -254,27 +254,203 @@ impl RecordShape for EventShape {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// An event: the envelope (`type`, `timestamp`, `agentId`, `data`, `id`) and the flat
+/// `result` line's fields. Read by hand, not derived, for one thing a derive cannot do: the
+/// `data` of an event the adapter ignores (the streaming deltas, most of a session's lines)
+/// is skipped, not read into a [`Data`], when `type` came before it (as Copilot writes
+/// every event). Everything else reads as the derive read it, in the same words when a
+/// record is refused (a field twice, `type` missing, a field of the wrong type).
 pub(super) struct Event<'a> {
-    #[serde(rename = "type", borrow)]
     pub(super) kind: Cow<'a, str>,
-    #[serde(borrow, default)]
     pub(super) timestamp: Option<Borrowed<'a>>,
-    #[serde(borrow, default)]
     pub(super) agent_id: Option<Borrowed<'a>>,
-    #[serde(borrow, default)]
+    /// `None` when absent or null, and when skipped (see [`Event::data_object`]).
     pub(super) data: Option<Payload<'a>>,
+    /// Whether `data` was an object, read or skipped (the detection asks).
+    pub(super) data_object: bool,
     /// Read for the detection's sake (see [`Adapter::claimed`]).
-    #[serde(default)]
     pub(super) id: Present,
     // The flat `result` line.
-    #[serde(borrow, default)]
     pub(super) session_id: Option<Borrowed<'a>>,
-    #[serde(default)]
     pub(super) exit_code: Option<i64>,
-    #[serde(default)]
     pub(super) usage: Option<Value>,
+}
+
+/// The types of events whose `data` the adapter never reads.
+pub(super) fn ignored(kind: &str) -> bool {
+    matches!(
+        kind,
+        "assistant.message_delta"
+            | "assistant.reasoning_delta"
+            | "assistant.streaming_delta"
+            | "tool.execution_partial_result"
+            | "tool.execution_progress"
+    )
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const FIELDS: &[&str] = &[
+            "type",
+            "timestamp",
+            "agentId",
+            "data",
+            "id",
+            "sessionId",
+            "exitCode",
+            "usage",
+        ];
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Event<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Event")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<'de>, A::Error> {
+                // Each field once, as the derive has it: a second copy refuses the record.
+                fn once<T, E: de::Error>(slot: &Option<T>, name: &'static str) -> Result<(), E> {
+                    match slot {
+                        Some(_) => Err(E::duplicate_field(name)),
+                        None => Ok(()),
+                    }
+                }
+                let mut kind: Option<Cow<'de, str>> = None;
+                let mut timestamp = None;
+                let mut agent_id = None;
+                let mut data: Option<Option<Payload<'de>>> = None;
+                let mut data_object = false;
+                let mut id = None;
+                let mut session_id = None;
+                let mut exit_code = None;
+                let mut usage = None;
+                while let Some(key) = map.next_key::<Borrowed<'de>>()? {
+                    match &*key {
+                        "type" => {
+                            once(&kind, "type")?;
+                            kind = Some(map.next_value::<Borrowed<'de>>()?.0);
+                        }
+                        "timestamp" => {
+                            once(&timestamp, "timestamp")?;
+                            timestamp = Some(map.next_value()?);
+                        }
+                        "agentId" => {
+                            once(&agent_id, "agentId")?;
+                            agent_id = Some(map.next_value()?);
+                        }
+                        "data" => {
+                            once(&data, "data")?;
+                            if kind.as_deref().is_some_and(ignored) {
+                                let skipped = map.next_value::<Skipped<'de>>()?;
+                                data_object = skipped.object;
+                                data = Some(skipped.payload);
+                            } else {
+                                let payload = map.next_value::<Option<Payload<'de>>>()?;
+                                data_object = payload.as_ref().is_some_and(|p| p.object);
+                                data = Some(payload);
+                            }
+                        }
+                        "id" => {
+                            once(&id, "id")?;
+                            id = Some(map.next_value::<Present>()?);
+                        }
+                        "sessionId" => {
+                            once(&session_id, "sessionId")?;
+                            session_id = Some(map.next_value()?);
+                        }
+                        "exitCode" => {
+                            once(&exit_code, "exitCode")?;
+                            exit_code = Some(map.next_value()?);
+                        }
+                        "usage" => {
+                            once(&usage, "usage")?;
+                            usage = Some(map.next_value()?);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Event {
+                    kind: kind.ok_or_else(|| de::Error::missing_field("type"))?,
+                    timestamp: timestamp.flatten(),
+                    agent_id: agent_id.flatten(),
+                    data: data.flatten(),
+                    data_object,
+                    id: id.unwrap_or_default(),
+                    session_id: session_id.flatten(),
+                    exit_code: exit_code.flatten(),
+                    usage: usage.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("Event", FIELDS, Visit)
+    }
+}
+
+/// The `data` of an ignored event, read as `Option<Payload>` reads it except that an
+/// object's members are skipped, not read into a [`Data`] (none of them is used). A
+/// member of a type `Data` does not take (a number for `messageId`) therefore no longer
+/// refuses such a record; a value `Option<Payload>` refuses (a string) still does.
+struct Skipped<'a> {
+    /// An array's `Data` (read by position, as `Payload` reads it).
+    payload: Option<Payload<'a>>,
+    object: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Skipped<'de>;
+            // What `Payload` says, so that a record is refused in the same words.
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Data")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Skipped<'de>, A::Error> {
+                skip_map(map)?;
+                Ok(Skipped {
+                    payload: None,
+                    object: true,
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Skipped<'de>, A::Error> {
+                let data = Box::new(Data::deserialize(SeqAccessDeserializer::new(seq))?);
+                let payload = Payload {
+                    data,
+                    object: false,
+                };
+                Ok(Skipped {
+                    payload: Some(payload),
+                    object: false,
+                })
+            }
+        }
+        // `null` is `None`, as for `Option<Payload>`; any other value is read as `Payload`
+        // reads it.
+        struct Nullable;
+        impl<'de> Visitor<'de> for Nullable {
+            type Value = Skipped<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("option")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Skipped<'de>, E> {
+                Ok(Skipped {
+                    payload: None,
+                    object: false,
+                })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Skipped<'de>, E> {
+                self.visit_none()
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Skipped<'de>, D::Error> {
+                deserializer.deserialize_any(Visit)
+            }
+        }
+        deserializer.deserialize_option(Nullable)
+    }
 }
 
 /// `data`, every event type's fields side by side. Fields whose JSON type differs between

@@ -128,6 +128,11 @@ pub(crate) fn leading_document(head: &[u8]) -> Option<Value> {
 
 /// Where a document starts in a record that opens one: `{` alone, or after `[ERROR] `.
 fn document_start(record: &[u8]) -> Option<usize> {
+    // A stream-json event (`{"type":...`), every record but a document's: known from its
+    // first two bytes, not by trimming each record from both ends.
+    if record.starts_with(b"{\"") {
+        return None;
+    }
     let trimmed = record.trim_ascii();
     if trimmed == b"{" {
         return Some(record.len() - record.trim_ascii_start().len());
@@ -808,6 +813,8 @@ mod tests {
         assert_eq!(document_start(b"[ERROR] {"), Some(8));
         assert_eq!(document_start(b"[ERROR] {\"error\":{}}"), Some(8));
         assert_eq!(document_start(b"{\"type\":\"init\"}"), None);
+        assert_eq!(document_start(b"{\""), None);
+        assert_eq!(document_start(b" {\"type\":\"init\"}"), None);
         assert_eq!(document_start(b"[ERROR] boom"), None);
     }
 }
