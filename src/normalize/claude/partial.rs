@@ -476,7 +476,7 @@ impl State {
 
     pub(super) fn stream_event(
         &mut self,
-        event: Option<StreamEvent<'_>>,
+        event: Option<Box<StreamEvent<'_>>>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
