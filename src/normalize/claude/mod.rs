@@ -388,7 +388,7 @@ impl State {
                 id: None,
                 role: None,
                 model: None,
-                content: line.content,
+                content: line.content.map(|content| *content),
                 usage: None,
             };
             match line.role.as_deref() {
@@ -414,7 +414,7 @@ impl State {
                 }
                 let uuid = line.uuid.as_deref();
                 self.assistant(
-                    line.message,
+                    line.message.map(|message| *message),
                     line.error.map(|error| *error),
                     uuid,
                     agent,
@@ -425,7 +425,14 @@ impl State {
             }
             ("user", _) => {
                 let uuid = line.uuid.as_deref();
-                self.user(line.message, uuid, agent, record, items, diagnostics)
+                self.user(
+                    line.message.map(|message| *message),
+                    uuid,
+                    agent,
+                    record,
+                    items,
+                    diagnostics,
+                )
             }
             ("stream_event", _) => {
                 self.stream_event(line.event, agent, record, items, diagnostics);

@@ -476,7 +476,7 @@ impl State {
 
     pub(super) fn stream_event(
         &mut self,
-        event: Option<StreamEvent<'_>>,
+        event: Option<Box<StreamEvent<'_>>>,
         agent: Option<String>,
         record: Record<'_>,
         items: &mut Vec<Item>,
@@ -647,7 +647,7 @@ impl State {
             "message_delta" => {
                 if let (Some(id), Some(usage)) = (self.messages[at].id(), event.usage) {
                     let id = id.to_owned();
-                    self.usage_snapshot(&id, usage);
+                    self.usage_snapshot(&id, *usage);
                 }
             }
             // The API's `error` event: the response was cut (what it had streamed is handed out

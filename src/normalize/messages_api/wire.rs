@@ -148,7 +148,7 @@ impl MessageUsage {
 /// The members only one event in many carries (`message_start`'s message, a block's start,
 /// an error) are boxed: the deltas are most lines of a partial-messages stream, and the
 /// record struct is copied whole each time it moves on its way to the adapter (800 bytes a
-/// copy with them inline, 280 boxed).
+/// copy with them inline, 280 boxed, 224 with the usage boxed too).
 #[derive(Deserialize)]
 pub(crate) struct StreamEvent<'a> {
     #[serde(rename = "type", borrow)]
@@ -161,8 +161,9 @@ pub(crate) struct StreamEvent<'a> {
     pub(crate) content_block: Option<Box<RawBlock<'a>>>,
     #[serde(borrow, default)]
     pub(crate) delta: Option<Delta<'a>>,
+    /// `message_delta`'s alone: boxed like the members above (72 bytes inline).
     #[serde(default)]
-    pub(crate) usage: Option<MessageUsage>,
+    pub(crate) usage: Option<Box<MessageUsage>>,
     /// On an `error` event: the API's error object (`{type, message}`).
     #[serde(default)]
     pub(crate) error: Option<Box<Value>>,
