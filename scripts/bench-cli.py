@@ -292,9 +292,14 @@ def peers() -> None:
             folder = sessions(f"peers-{name}", count, mib, 31)
             # tokscale finds Claude Code's logs only at <home>/.claude/projects.
             home = folder / "home"
-            if not (home / ".claude" / "projects").exists():
+            # Relative, so that the data directory can move (a link to an absolute path
+            # would dangle, and `exists()` follows it).
+            link = home / ".claude" / "projects"
+            if link.is_symlink() and not link.exists():
+                link.unlink()
+            if not link.exists():
                 (home / ".claude").mkdir(parents=True, exist_ok=True)
-                (home / ".claude" / "projects").symlink_to(folder / "projects")
+                link.symlink_to(Path("..") / ".." / "projects")
             out = DATA / f"peers-{name}.out"
             shutil.rmtree(out, ignore_errors=True)
             axt = ([str(AXT), "import", "claude-code", str(folder / "projects"), "--out",
