@@ -189,11 +189,11 @@ struct Fields<'a> {
     sidechain: Option<&'a RawValue>,
     #[serde(rename = "type", borrow)]
     kind: Option<&'a RawValue>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
+    message: Option<Parts>,
 }
 
-/// A `message` object's `parts`, whatever they are (`null` included): there or not.
+/// A `message` object's `parts`, whatever they are (`null` included): there or not. Read
+/// in the record's one pass (a `message` that is no object reads the line as a value).
 #[derive(Deserialize)]
 struct Parts {
     #[serde(default)]
@@ -241,13 +241,7 @@ impl Head {
             .is_some_and(|r| serde_json::from_str::<bool>(r.get()).ok() == Some(true));
         let kind = text(fields.kind);
         let message = matches!(kind.as_deref(), Some("assistant" | "user" | "tool_result"))
-            && fields
-                .message
-                .is_some_and(|m| match serde_json::from_str::<Parts>(m.get()) {
-                    Ok(parts) => parts.parts.0,
-                    Err(_) => serde_json::from_str::<Value>(m.get())
-                        .is_ok_and(|m| m.get("parts").is_some()),
-                });
+            && fields.message.is_some_and(|m| m.parts.0);
         Some(Head {
             session_id: text(fields.session_id),
             cwd: text(fields.cwd),
