@@ -30,6 +30,9 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::entries::{files_under, first_string, no_entries, scan};
@@ -77,25 +80,23 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     let mut entries = 0u64;
     let scanned = scan(path, |line| {
         entries += 1;
-        let Ok(record) = serde_json::from_slice::<Value>(line.bytes) else {
+        let Some(head) = Head::of(line.bytes) else {
             root.feed
                 .push(Feed::at(What::Entry, line.number, line.range.clone()));
             return;
         };
-        let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
-        session_id = session_id.take().or_else(|| text("sessionId"));
-        cwd = cwd.take().or_else(|| text("cwd"));
-        version = version.take().or_else(|| text("version"));
-        let mut feed = match message_record(&record) {
-            Some(made) => Feed::made(&made, line.number, line.range.clone()),
-            None => Feed::at(
-                What::Keep("qwen-code/record"),
-                line.number,
-                line.range.clone(),
-            ),
+        session_id = session_id.take().or(head.session_id);
+        cwd = cwd.take().or(head.cwd);
+        version = version.take().or(head.version);
+        // A message is made into its Gemini record as it is fed, not held so here.
+        let what = if head.message {
+            What::Remade(message_record)
+        } else {
+            What::Keep("qwen-code/record")
         };
-        feed.timestamp = text("timestamp").and_then(|t| Timestamp::parse(&t).ok());
-        let agent = text("agentId").filter(|_| record.get("isSidechain") == Some(&json!(true)));
+        let mut feed = Feed::at(what, line.number, line.range.clone());
+        feed.timestamp = head.timestamp.and_then(|t| Timestamp::parse(&t).ok());
+        let agent = head.agent;
         match agent {
             Some(agent) => {
                 if !agents.contains_key(&agent) {
@@ -158,14 +159,133 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     })
 }
 
-/// The Gemini CLI message record a Qwen Code record with a `message` stands for; `None`
+/// What planning takes from a record.
+struct Head {
+    session_id: Option<String>,
+    cwd: Option<String>,
+    version: Option<String>,
+    timestamp: Option<String>,
+    /// A background sub-agent's (`isSidechain`): its `agentId`.
+    agent: Option<String>,
+    /// It stands for a Gemini CLI message ([`message_record`]).
+    message: bool,
+}
+
+/// A record's fields planning reads, borrowed, every other field skipped unread: a record
+/// is read whole once, as it is fed ([`What::Remade`]), not twice.
+#[derive(Deserialize)]
+struct Fields<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow)]
+    sidechain: Option<&'a RawValue>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a RawValue>,
+    message: Option<Parts>,
+}
+
+/// A `message` object's `parts`, whatever they are (`null` included): there or not. Read
+/// in the record's one pass (a `message` that is no object reads the line as a value).
+#[derive(Deserialize)]
+struct Parts {
+    #[serde(default)]
+    parts: Present,
+}
+
+/// A field that is there, whatever its value.
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Present, D::Error> {
+        IgnoredAny::deserialize(deserializer).map(|_| Present(true))
+    }
+}
+
+impl Head {
+    /// What planning takes from a line; `None` when it is no JSON. A line the borrowed
+    /// fields do not fit (no object, a field twice) is read as a JSON value, which takes
+    /// what [`message_record`] does.
+    fn of(bytes: &[u8]) -> Option<Head> {
+        // What a JSON value refuses and skipping fields does not see (a lone surrogate's
+        // escape, bytes that are no UTF-8) is read as a value, so a line is planned as
+        // before: no JSON, fed as it is.
+        let fits = std::str::from_utf8(bytes).is_ok() && !surrogate_escape(bytes);
+        let fields = serde_json::from_slice::<Fields<'_>>(bytes)
+            .ok()
+            .filter(|_| fits);
+        let Some(fields) = fields else {
+            let record = serde_json::from_slice::<Value>(bytes).ok()?;
+            let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+            return Some(Head {
+                session_id: text("sessionId"),
+                cwd: text("cwd"),
+                version: text("version"),
+                timestamp: text("timestamp"),
+                agent: text("agentId").filter(|_| record.get("isSidechain") == Some(&json!(true))),
+                message: message_kind(&record).is_some(),
+            });
+        };
+        let text =
+            |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+        let sidechain = fields
+            .sidechain
+            .is_some_and(|r| serde_json::from_str::<bool>(r.get()).ok() == Some(true));
+        let kind = text(fields.kind);
+        let message = matches!(kind.as_deref(), Some("assistant" | "user" | "tool_result"))
+            && fields.message.is_some_and(|m| m.parts.0);
+        Some(Head {
+            session_id: text(fields.session_id),
+            cwd: text(fields.cwd),
+            version: text(fields.version),
+            timestamp: text(fields.timestamp),
+            agent: text(fields.agent_id).filter(|_| sidechain),
+            message,
+        })
+    }
+}
+
+/// The line has an escape `\uD800` to `\uDFFF` (half of a pair, or a lone one).
+fn surrogate_escape(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\\u").any(|at| {
+        let escaped = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count()
+            % 2
+            == 1;
+        !escaped
+            && matches!(
+                bytes.get(at + 2..at + 4),
+                Some([b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])
+            )
+    })
+}
+
+/// The kind of Gemini CLI message a Qwen Code record with a `message` stands for; `None`
 /// for any other record.
-fn message_record(record: &Value) -> Option<Value> {
+fn message_kind(record: &Value) -> Option<&'static str> {
     let kind = match record.get("type")?.as_str()? {
         "assistant" => "gemini",
         "user" | "tool_result" => "user",
         _ => return None,
     };
+    record.pointer("/message/parts").map(|_| kind)
+}
+
+/// The Gemini CLI message record a Qwen Code record with a `message` stands for; `None`
+/// for any other record.
+fn message_record(record: &Value) -> Option<Value> {
+    let kind = message_kind(record)?;
     let parts = record.pointer("/message/parts")?.clone();
     let mut made = json!({
         "id": record.get("uuid").cloned().unwrap_or(Value::Null),
@@ -187,4 +307,52 @@ fn message_record(record: &Value) -> Option<Value> {
         });
     }
     Some(made)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What planning takes from a record, read as a JSON value (as it was before the fields
+    /// were read borrowed).
+    fn as_value(bytes: &[u8]) -> Option<(Vec<Option<String>>, bool)> {
+        let record = serde_json::from_slice::<Value>(bytes).ok()?;
+        let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+        let agent = text("agentId").filter(|_| record.get("isSidechain") == Some(&json!(true)));
+        let fields = vec![
+            text("sessionId"),
+            text("cwd"),
+            text("version"),
+            text("timestamp"),
+            agent,
+        ];
+        Some((fields, message_record(&record).is_some()))
+    }
+
+    #[test]
+    fn a_record_is_planned_from_its_borrowed_fields_as_from_its_value() {
+        let lines: [&[u8]; 14] = [
+            br#"{"sessionId":"s","cwd":"/w","version":"0.13","timestamp":"2026-01-01T00:00:00Z","type":"user","message":{"parts":[{"text":"hi"}]}}"#,
+            br#"{"type":"assistant","message":{"role":"model","parts":null},"isSidechain":true,"agentId":"a1"}"#,
+            br#"{"type":"assistant","message":{"role":"model"},"isSidechain":"true","agentId":"a1"}"#,
+            br#"{"type":"tool_result","message":"text","agentId":"a2","isSidechain":false}"#,
+            br#"{"type":"system","message":{"parts":[]},"sessionId":7,"cwd":null}"#,
+            br#"{"type":"user","type":"assistant","message":{"parts":[]}}"#,
+            br#"{"type":"user","message":{"parts":[],"parts":null}}"#,
+            br#"{"type":"user","message":[1,2]}"#,
+            br#"{"type":"user","message":{"parts":["\ud800"]}}"#,
+            br#"{"type":"user","extra":"\udc00","message":{"parts":[]}}"#,
+            br#"{"type":"user","extra":"\\udc00","message":{"parts":[]}}"#,
+            b"{\"type\":\"user\",\"extra\":\"\xff\",\"message\":{\"parts\":[]}}",
+            br#"[1,2]"#,
+            br#"{"type":"user","message":{"parts":[]}"#,
+        ];
+        for line in lines {
+            let head = Head::of(line).map(|h| {
+                let fields = vec![h.session_id, h.cwd, h.version, h.timestamp, h.agent];
+                (fields, h.message)
+            });
+            assert_eq!(head, as_value(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
 }

@@ -107,6 +107,19 @@ fn feed_adapter(
                     _ => transcriber.push_record(bytes, line, fed.offset(), sink)?,
                 }
             }
+            What::Remade(remake) => {
+                let bytes = files.reader(file)?.raw(&fed.range)?;
+                let made = serde_json::from_slice::<Value>(bytes)
+                    .ok()
+                    .and_then(|entry| remake(&entry));
+                match made {
+                    Some(made) => {
+                        let made = serde_json::to_vec(&made).expect("a JSON value serializes");
+                        transcriber.push_made_record(&made, line, fed.span(), sink)?;
+                    }
+                    None => transcriber.push_record(bytes, line, fed.offset(), sink)?,
+                }
+            }
             What::Keep(kind) => {
                 let entry = files.reader(file)?.value(&fed.range)?;
                 transcriber.keep(line, kind, entry);

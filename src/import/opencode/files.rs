@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::stored::{Piece, Stored};
+use super::stored::{Piece, Pieces, Stored};
 use crate::import::session::{ImportError, SessionFiles};
 
 /// A session file's id (its name) and `parentID`.
@@ -213,7 +213,7 @@ fn read_session(file: &Path, root: bool) -> Result<Stored, ImportError> {
         .to_string_lossy()
         .into_owned();
     let storage = storage_of(file);
-    let mut pieces = Vec::new();
+    let mut pieces = Pieces::default();
     for message in json_files(&storage.join("message").join(&id)) {
         let bytes = std::fs::read(&message).map_err(|source| ImportError::Io {
             path: message.clone(),
@@ -251,7 +251,7 @@ fn read_session(file: &Path, root: bool) -> Result<Stored, ImportError> {
             parts,
             file: Some((message, bytes.len())),
         });
-        pieces.extend(unreadable);
+        unreadable.into_iter().for_each(|piece| pieces.push(piece));
     }
     Ok(Stored {
         parent: text("parentID"),

@@ -56,7 +56,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use self::stored::{Found, Piece, Stored};
+use self::stored::{Found, Piece, Pieces, Stored};
 use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
@@ -195,10 +195,13 @@ pub(crate) fn plan(files: &SessionFiles, row: Option<&str>) -> Result<SessionPla
 }
 
 /// The runs of a session tree, root first, each parent before the sessions it spawned.
-fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionPlan, ImportError> {
+fn plan_sessions(
+    mut sessions: Vec<Stored>,
+    format: &'static str,
+) -> Result<SessionPlan, ImportError> {
     let root = sanitize(&sessions[0].id);
     let shared = format == "opencode-db";
-    let total: u64 = sessions.iter().map(|s| s.pieces.len() as u64).sum();
+    let total: u64 = sessions.iter().map(|s| s.pieces.fed.len() as u64).sum();
     let index: BTreeMap<&str, usize> = sessions
         .iter()
         .enumerate()
@@ -207,27 +210,10 @@ fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionP
     // The task call that spawned each session, by the session's id: the first call naming it.
     let mut calls: BTreeMap<String, (usize, String, String)> = BTreeMap::new();
     for (at, session) in sessions.iter().enumerate() {
-        for piece in &session.pieces {
-            let Piece::Message { parts, .. } = piece else {
-                continue;
-            };
-            for part in parts {
-                let tool = part.get("tool").and_then(Value::as_str).unwrap_or_default();
-                if classify(tool) != Some(ToolClass::SubAgent) {
-                    continue;
-                }
-                let child = part
-                    .pointer("/state/metadata/sessionId")
-                    .and_then(Value::as_str);
-                let call = part.get("callID").and_then(Value::as_str);
-                if let (Some(child), Some(call)) = (child, call) {
-                    let input = part.pointer("/state/input").unwrap_or(&Value::Null);
-                    let name = subagent_name(tool, input).unwrap_or(tool);
-                    calls
-                        .entry(child.to_owned())
-                        .or_insert((at, call.to_owned(), name.to_owned()));
-                }
-            }
+        for (child, call, name) in &session.pieces.calls {
+            calls
+                .entry(child.clone())
+                .or_insert_with(|| (at, call.clone(), name.clone()));
         }
     }
     let mut runs = Vec::with_capacity(sessions.len());
@@ -251,17 +237,9 @@ fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionP
             _ => format!("{root}.agent-{}", sanitize(&session.id)),
         };
         let mut run = RunPlan::new(run_id, Provider::OpenCode, session.source.clone());
-        let entries = if shared {
-            total
-        } else {
-            session.pieces.len() as u64
-        };
-        run.import = feed::account(
-            format,
-            &session.source,
-            entries,
-            session.pieces.len() as u64,
-        );
+        let thread = session.pieces.fed.len() as u64;
+        let entries = if shared { total } else { thread };
+        run.import = feed::account(format, &session.source, entries, thread);
         run.import.insert("kept_out".into(), json!({}));
         run.import
             .insert("session_id".into(), session.id.clone().into());
@@ -280,12 +258,6 @@ fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionP
         }
         run.session_id = Some(session.id.clone());
         run.version.clone_from(&session.version);
-        *run.feed_mut() = session
-            .pieces
-            .iter()
-            .enumerate()
-            .map(|(n, p)| fed(p, n))
-            .collect();
         runs.push(run);
         if at > 0 {
             parents[at] = session
@@ -293,6 +265,9 @@ fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionP
                 .as_deref()
                 .and_then(|p| index.get(p).copied());
         }
+    }
+    for (run, session) in runs.iter_mut().zip(&mut sessions) {
+        *run.feed_mut() = std::mem::take(&mut session.pieces.fed);
     }
     ids::unique(runs.iter_mut().map(|r| &mut r.run_id));
     let mut spawns: Vec<Vec<Spawn>> = runs.iter().map(|_| Vec::new()).collect();
@@ -324,6 +299,33 @@ fn plan_sessions(sessions: Vec<Stored>, format: &'static str) -> Result<SessionP
         spawns,
         notes,
     })
+}
+
+impl Pieces {
+    /// Adds a session's next piece: the record it feeds, and its task calls that name the
+    /// session they spawned.
+    pub(super) fn push(&mut self, piece: Piece) {
+        if let Piece::Message { parts, .. } = &piece {
+            for part in parts {
+                let tool = part.get("tool").and_then(Value::as_str).unwrap_or_default();
+                if classify(tool) != Some(ToolClass::SubAgent) {
+                    continue;
+                }
+                let child = part
+                    .pointer("/state/metadata/sessionId")
+                    .and_then(Value::as_str);
+                let call = part.get("callID").and_then(Value::as_str);
+                if let (Some(child), Some(call)) = (child, call) {
+                    let input = part.pointer("/state/input").unwrap_or(&Value::Null);
+                    let name = subagent_name(tool, input).unwrap_or(tool);
+                    self.calls
+                        .push((child.to_owned(), call.to_owned(), name.to_owned()));
+                }
+            }
+        }
+        let n = self.fed.len();
+        self.fed.push(fed(&piece, n));
+    }
 }
 
 /// What one piece feeds the adapter: the `message` record made of it, or the unreadable

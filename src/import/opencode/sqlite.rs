@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde_json::Value;
 
-use super::stored::{Found, Piece, Stored};
+use super::stored::{Found, Piece, Pieces, Stored};
 use crate::import::session::{ImportError, SessionFiles};
 use crate::import::state::{ContentHash, Stamp};
 
@@ -289,14 +289,31 @@ pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
     Ok(hash.finish())
 }
 
-/// Reads a session tree: root first, each session after the one that spawned it.
+/// A message read, whose parts are still to come: its id, its info, its parts, and the
+/// rows of its parts that are no JSON (fed after it).
+type Open = (String, Value, Vec<Value>, Vec<Piece>);
+
+/// Adds the message read last, its parts all read, to the session it is in.
+fn close(sessions: &mut [Stored], open: &mut Option<Open>) {
+    if let (Some((_, info, parts, rows)), Some(session)) = (open.take(), sessions.last_mut()) {
+        session.pieces.push(Piece::Message {
+            info,
+            parts,
+            file: None,
+        });
+        rows.into_iter().for_each(|row| session.pieces.push(row));
+    }
+}
+
+/// Reads a session tree: root first, each session after the one that spawned it. Each
+/// message is made into its record once its parts are read, so a session is never held
+/// as parsed JSON.
 pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
     let mut sessions: Vec<Stored> = Vec::new();
-    // Where the current message is in its session's pieces.
-    let mut message: Option<(String, usize)> = None;
+    let mut open: Option<Open> = None;
     walk(db, id, |row| match row {
         Row::Session(head) => {
-            message = None;
+            close(&mut sessions, &mut open);
             sessions.push(Stored {
                 id: head.id,
                 parent: head.parent,
@@ -304,26 +321,19 @@ pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
                 version: head.version,
                 title: head.title,
                 source: db.to_owned(),
-                pieces: Vec::new(),
+                pieces: Pieces::default(),
             });
         }
         Row::Message { id, data } => {
+            close(&mut sessions, &mut open);
             let session = sessions.last_mut().expect("a message's session came first");
             match serde_json::from_slice::<Value>(data) {
                 Ok(mut info @ Value::Object(_)) => {
                     info["id"] = id.into();
                     info["sessionID"] = session.id.clone().into();
-                    message = Some((id.to_owned(), session.pieces.len()));
-                    session.pieces.push(Piece::Message {
-                        info,
-                        parts: Vec::new(),
-                        file: None,
-                    });
+                    open = Some((id.to_owned(), info, Vec::new(), Vec::new()));
                 }
-                _ => {
-                    message = None;
-                    session.pieces.push(Piece::Row(data.to_vec()));
-                }
+                _ => session.pieces.push(Piece::Row(data.to_vec())),
             }
         }
         Row::Part {
@@ -332,25 +342,24 @@ pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
             data,
         } => {
             let session = sessions.last_mut().expect("a part's session came first");
-            let Some((_, at)) = message.as_ref().filter(|(m, _)| m == of) else {
+            let Some((message, _, parts, rows)) = open.as_mut() else {
                 // Its message's row is no JSON: fed beside it, as it is.
                 session.pieces.push(Piece::Row(data.to_vec()));
                 return;
             };
             match serde_json::from_slice::<Value>(data) {
-                Ok(mut part @ Value::Object(_)) => {
+                Ok(mut part @ Value::Object(_)) if message == of => {
                     part["id"] = id.into();
                     part["messageID"] = of.into();
                     part["sessionID"] = session.id.clone().into();
-                    if let Piece::Message { parts, .. } = &mut session.pieces[*at] {
-                        parts.push(part);
-                    }
+                    parts.push(part);
                 }
-                _ => session.pieces.push(Piece::Row(data.to_vec())),
+                _ => rows.push(Piece::Row(data.to_vec())),
             }
         }
     })
     .map_err(|e| failed(db, e))?;
+    close(&mut sessions, &mut open);
     if sessions.is_empty() {
         return Err(ImportError::NotASession {
             format: "OpenCode session",
@@ -361,4 +370,69 @@ pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
         });
     }
     Ok(sessions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::feed::What;
+
+    /// A part row that is no JSON is fed right after its message, whose later parts still
+    /// go into it; each message made into its record as its parts end.
+    #[test]
+    fn a_part_row_that_is_no_json_follows_its_message_whose_later_parts_stay_in_it() {
+        let dir = std::env::temp_dir().join(format!("axt-opencode-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("opencode.db");
+        let _ = std::fs::remove_file(&db);
+        let connection = Connection::open(&db).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE session (id text, parent_id text, directory text, version text, \
+                   title text, time_created integer, time_updated integer);
+                 CREATE TABLE message (id text, session_id text, data text);
+                 CREATE TABLE part (id text, message_id text, session_id text, data text);
+                 INSERT INTO session VALUES ('ses_a', NULL, '/w', '1.2', 't', 1, 2);
+                 INSERT INTO message VALUES ('msg_1', 'ses_a', '{\"role\":\"user\"}');
+                 INSERT INTO message VALUES ('msg_2', 'ses_a', '{\"role\":\"assistant\"}');
+                 INSERT INTO part VALUES ('prt_1', 'msg_1', 'ses_a', '{\"type\":\"text\"}');
+                 INSERT INTO part VALUES ('prt_2', 'msg_1', 'ses_a', '{\"type\":');
+                 INSERT INTO part VALUES ('prt_3', 'msg_1', 'ses_a', '{\"type\":\"file\"}');
+                 INSERT INTO part VALUES ('prt_4', 'msg_2', 'ses_a', '{\"type\":\"text\"}');",
+            )
+            .unwrap();
+        drop(connection);
+        let sessions = read(&db, "ses_a").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let fed: Vec<(u64, Value)> = sessions[0]
+            .pieces
+            .fed
+            .iter()
+            .map(|feed| match &feed.what {
+                What::Made(bytes) => (
+                    feed.line,
+                    serde_json::from_slice(bytes).unwrap_or_else(|_| {
+                        Value::String(String::from_utf8_lossy(bytes).into_owned())
+                    }),
+                ),
+                _ => panic!("a database's records are made"),
+            })
+            .collect();
+        let types = |record: &Value| -> Vec<String> {
+            record["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["type"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(fed.len(), 3);
+        assert_eq!(fed[0].0, 1);
+        assert_eq!(fed[0].1["info"]["id"], "msg_1");
+        assert_eq!(types(&fed[0].1), ["text", "file"]);
+        assert_eq!(fed[1], (2, Value::String("{\"type\":".into())));
+        assert_eq!(fed[2].0, 3);
+        assert_eq!(fed[2].1["info"]["id"], "msg_2");
+        assert_eq!(types(&fed[2].1), ["text"]);
+    }
 }
