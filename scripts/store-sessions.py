@@ -30,12 +30,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.dont_write_bytecode = True  # the sibling script below is loaded, not cached beside it
-_spec = importlib.util.spec_from_file_location("claude_code_sessions",
-                                               HERE / "claude-code-sessions.py")
-_claude = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_claude)
-LINES = _claude.LINES
+sys.dont_write_bytecode = True  # the scripts below are loaded, not cached beside them
+
+
+def _load(name: str, path: Path):
+    """Another script of the project, as a module (its `main` guarded, so nothing runs)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LINES = _load("claude_code_sessions", HERE / "claude-code-sessions.py").LINES
+# OpenCode's database schema and project id, as the store corpus's fixtures write them: one
+# copy of the schema, kept where the corpus's sources are cited.
+_opencode = _load("opencode_fixtures",
+                  HERE.parent / "corpus" / "import" / "opencode" / "make-fixtures.py")
+OPENCODE_SCHEMA = _opencode.SCHEMA
+OPENCODE_PROJECT = _opencode.PROJECT
 
 # Where each store lives under the home directory: the argument `axt import STORE` takes.
 ROOTS = {
@@ -309,33 +321,6 @@ def qwen(home: Path, s: Session) -> None:
         put("assistant", message={"role": "model", "parts": [{"text": s.text(40, 1200)}]},
             model="qwen3-coder-plus", usageMetadata=usage(s.rng.randint(20, 600)))
     out.close()
-
-
-OPENCODE_SCHEMA = """
-CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, vcs text, name text,
-  time_created integer NOT NULL, time_updated integer NOT NULL, sandboxes text NOT NULL);
-CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL REFERENCES project(id)
-  ON DELETE cascade, workspace_id text, parent_id text, slug text NOT NULL,
-  directory text NOT NULL, path text, title text NOT NULL, version text NOT NULL, share_url text,
-  summary_additions integer, summary_deletions integer, summary_files integer,
-  summary_diffs text, cost real DEFAULT 0 NOT NULL, tokens_input integer DEFAULT 0 NOT NULL,
-  tokens_output integer DEFAULT 0 NOT NULL, tokens_reasoning integer DEFAULT 0 NOT NULL,
-  tokens_cache_read integer DEFAULT 0 NOT NULL, tokens_cache_write integer DEFAULT 0 NOT NULL,
-  revert text, permission text, goal text, agent text, model text,
-  time_created integer NOT NULL, time_updated integer NOT NULL, time_compacting integer,
-  time_archived integer);
-CREATE INDEX session_parent_idx ON session (parent_id);
-CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL REFERENCES session(id)
-  ON DELETE cascade, time_created integer NOT NULL, time_updated integer NOT NULL,
-  data text NOT NULL);
-CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
-CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL REFERENCES message(id)
-  ON DELETE cascade, session_id text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL, data text NOT NULL);
-CREATE INDEX part_message_id_id_idx ON part (message_id, id);
-CREATE INDEX part_session_idx ON part (session_id);
-"""
-OPENCODE_PROJECT = "4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
 
 
 def opencode(db: sqlite3.Connection, s: Session) -> None:
