@@ -49,6 +49,15 @@ macro_rules! otherwise {
 }
 pub(crate) use otherwise;
 
+/// For a hand-written struct visitor: a field given twice is an error, as in a derived
+/// `Deserialize` (`slot` is the field read so far).
+pub(crate) fn once<T, E: serde::de::Error>(slot: &Option<T>, name: &'static str) -> Result<(), E> {
+    match slot {
+        Some(_) => Err(E::duplicate_field(name)),
+        None => Ok(()),
+    }
+}
+
 /// The members of an object, skipped.
 pub(crate) fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
     while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}

@@ -10,7 +10,7 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::super::json::{Borrowed, Present, RecordShape};
-use super::super::lenient::{otherwise, skip_map, skip_seq};
+use super::super::lenient::{once, otherwise, skip_map, skip_seq};
 use super::super::report::{Fields, Kind};
 
 pub(super) struct EventShape;
@@ -307,13 +307,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
                 f.write_str("struct Event")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<'de>, A::Error> {
-                // Each field once, as the derive has it: a second copy refuses the record.
-                fn once<T, E: de::Error>(slot: &Option<T>, name: &'static str) -> Result<(), E> {
-                    match slot {
-                        Some(_) => Err(E::duplicate_field(name)),
-                        None => Ok(()),
-                    }
-                }
                 let mut kind: Option<Cow<'de, str>> = None;
                 let mut timestamp = None;
                 let mut agent_id = None;

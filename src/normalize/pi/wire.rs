@@ -20,7 +20,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::normalize::json::{Borrowed, RecordShape};
-use crate::normalize::lenient::{Text, otherwise, skip_seq};
+use crate::normalize::lenient::{Text, once, otherwise, skip_seq};
 use crate::normalize::report::{Fields, Kind};
 
 pub(super) struct EventShape;
@@ -147,13 +147,6 @@ impl<'de> Visitor<'de> for EventVisitor {
         let mut tool_call_id = None;
         let mut result = None;
         let mut is_error = None;
-        /// A field given twice is an error, as in a derived `Deserialize`.
-        fn once<T, E: de::Error>(slot: &Option<T>, name: &'static str) -> Result<(), E> {
-            match slot {
-                Some(_) => Err(E::duplicate_field(name)),
-                None => Ok(()),
-            }
-        }
         while let Some(key) = map.next_key::<Borrowed<'de>>()? {
             match &*key {
                 "type" => {
