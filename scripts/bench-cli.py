@@ -12,8 +12,9 @@ speed-up on two cores against one, and the peak RSS of both. With autogroup sche
 about the same CPU however many threads it runs: these ratios mean something only on a
 machine otherwise idle.
 
-peers: `axt import STORE` against the tools that read the same store (PEER_PACKAGES below,
-versions pinned, installed into target/peers by npm or pip, runs offline) on the same
+peers: `axt import STORE` (and `axt usage STORE`, for the stores it reads) against the tools
+that read the same store (PEER_PACKAGES below, versions pinned, installed into target/peers
+by npm or pip, runs offline) on the same
 generated logs: one session of about 198 MiB, and 100 sessions of 2 MiB, of Claude Code
 (scripts/claude-code-sessions.py) and of Codex, Copilot CLI, Gemini CLI, Qwen Code and
 OpenCode's database (scripts/store-sessions.py, under a home directory as each agent keeps
@@ -182,6 +183,9 @@ STORES = {
                  ["ccusage-20", "tokscale-4", "agentsview-0"]),
 }
 SIZES = [("one-198mib", 1, 198), ("100x2mib", 100, 2)]
+# The stores `axt usage` reads (Claude Code's always): its rows are measured beside the
+# import's, against the same peers.
+USAGE_STORES = ["codex"]
 # Tools that read a store, searched for and found unable to read the one generated here
 # (printed with the store's rows, so that a missing row says why).
 NO_ROW = {
@@ -267,9 +271,13 @@ def size_of(root: Path) -> float:
 
 def compare(targets: Targets, title: str, axt: tuple[list[str], dict | None],
             peer_names: list[str], agent: str, home: Path, claude_dir: Path | None,
-            size: float) -> None:
-    """axt and each peer interleaved; a CPU and a peak-RSS row per peer."""
+            size: float, usage: tuple[list[str], dict | None] | None = None) -> None:
+    """axt and each peer interleaved; a CPU and a peak-RSS row per peer, for `axt import`
+    and, for a store `axt usage` reads (`usage`, its command), for `axt usage` too: the
+    peers' own job (usage only) against axt's."""
     commands = {f"axt import {title.split()[0]}": axt}
+    if usage is not None:
+        commands[f"axt usage {title.split()[0]}"] = usage
     for name in peer_names:
         label, command, env = peer_command(name, agent, home, claude_dir)
         commands[label] = (command, env)
@@ -277,11 +285,17 @@ def compare(targets: Targets, title: str, axt: tuple[list[str], dict | None],
     print(f"\n{title}: {size:.0f} MiB, medians of {RUNS}, load average {load()}")
     table(results)
     mine, *theirs = results.values()
+    used = theirs.pop(0) if usage is not None else None
     for name, peer in zip(peer_names, theirs):
         who = PEER_PACKAGES[name]
         targets.add(f"import {title}: {who} CPU / axt CPU", peer.cpu / mine.cpu, 1.0, "x")
         targets.add(f"import {title}: {who} peak RSS / axt peak RSS",
                     peer.rss_mib / mine.rss_mib, 1.0, "x")
+        if used is not None:
+            targets.add(f"usage {title}: {who} CPU / axt usage CPU", peer.cpu / used.cpu,
+                        1.0, "x")
+            targets.add(f"usage {title}: {who} peak RSS / axt usage peak RSS",
+                        peer.rss_mib / used.rss_mib, 1.0, "x")
 
 
 def peers() -> None:
@@ -304,9 +318,11 @@ def peers() -> None:
             shutil.rmtree(out, ignore_errors=True)
             axt = ([str(AXT), "import", "claude-code", str(folder / "projects"), "--out",
                     str(out), "--replace"], None)
+            usage = ([str(AXT), "usage", "claude-code", str(folder / "projects"), "--json"],
+                     None)
             compare(targets, f"claude-code peers-{name}", axt,
                     ["ccusage-18", "ccusage-20", "tokscale-4", "agentsview-0"], "claude", home,
-                    folder, size_mib(folder / "projects"))
+                    folder, size_mib(folder / "projects"), usage)
     for store, (root, agent, readers) in STORES.items():
         if store not in wanted:
             continue
@@ -316,8 +332,12 @@ def peers() -> None:
             shutil.rmtree(out, ignore_errors=True)
             axt = ([str(AXT), "import", store, str(home / root), "--out", str(out), "--replace"],
                    None)
+            # The stores `axt usage` reads (USAGE_STORES) get its rows beside the import's.
+            usage = None
+            if store in USAGE_STORES:
+                usage = ([str(AXT), "usage", store, str(home / root), "--json"], None)
             compare(targets, f"{store} peers-{name}", axt, readers, agent, home, None,
-                    size_of(home / root))
+                    size_of(home / root), usage)
         if store in NO_ROW:
             print(f"  no row: {NO_ROW[store]}")
     print(f"\nno row anywhere: {NO_ROW['*']}")

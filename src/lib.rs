@@ -13,6 +13,7 @@
 //! executor       -> workflow (run, step, agent step, tool scopes -> a RunRecorder: record)
 //! agent process  -> capture (one agent's run: a workflow agent step, raw bytes kept)
 //! session logs   -> import (plan, then transcribe -> record)
+//!                -> usage (the usage records alone: tokens and cost per session)
 //! ```
 //!
 //! * [`model`]: the canonical wire format: events, payloads, content blocks, the run
@@ -42,6 +43,8 @@
 //!   comes out in the inputs' order, as one worker gives it, with memory bounded per
 //!   worker (the importers, the OTLP exporter and the command line run on it).
 //! * [`import`]: logs agents keep on disk (Claude Code sessions) into canonical transcripts.
+//! * [`usage`]: what agents' own stores say they spent, read straight from the store (only
+//!   the usage records, each API call once, by the importers' rules), without transcribing.
 //! * [`export`]: canonical transcripts out to other formats (AgentLog 0.2.0, ATIF v1.8,
 //!   OpenTelemetry GenAI spans, the Parquet dataset, a self-contained HTML page to read runs
 //!   in a browser), through one entry, [`export::export`], and one list of targets,
@@ -68,6 +71,7 @@
 //! | `capture` | `model`, `normalize`, `record`, `transcribe`, `workflow` |
 //! | `import` | `batch`, `model`, `normalize`, `record`, `read`, `transcribe` |
 //! | `export` | `batch`, `model`, `normalize`, `record`, `read` |
+//! | `usage` | `batch`, `import`, `model`, `normalize`, `read` |
 //! | `cli` (the command line; nothing imports it) | any of the above |
 //!
 //! Inside a module, no two files import each other (a folder's `mod.rs` re-exports its
@@ -89,6 +93,8 @@ pub mod read;
 pub mod record;
 #[cfg(unix)]
 pub mod transcribe;
+#[cfg(unix)]
+pub mod usage;
 
 #[cfg(unix)]
 pub mod workflow;

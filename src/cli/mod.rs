@@ -47,6 +47,7 @@ mod show;
 mod stats;
 mod supervise;
 mod tree;
+mod usage;
 mod view;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -109,6 +110,7 @@ enum Command {
     Tree(tree::Args),
     Stats(stats::Args),
     Import(import::Args),
+    Usage(usage::Args),
     Export(export::Args),
     View(view::Args),
     Completions(manual::CompletionsArgs),
@@ -159,6 +161,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Command::Tree(args) => tree::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Import(args) => import::run(args),
+        Command::Usage(args) => usage::run(args),
         Command::Export(args) => export::run(args),
         Command::View(args) => view::run(args),
         Command::Completions(args) => manual::completions(args, Cli::command()),

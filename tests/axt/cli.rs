@@ -609,6 +609,7 @@ fn completions_and_man_pages_cover_every_command() {
         "tree",
         "stats",
         "import",
+        "usage",
         "export",
         "view",
         "completions",

@@ -58,6 +58,7 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     ("export", &["batch", "model", "normalize", "record", "read"]),
+    ("usage", &["batch", "import", "model", "normalize", "read"]),
     (
         "cli",
         &[
@@ -71,6 +72,7 @@ const RULES: &[(&str, &[&str])] = &[
             "workflow",
             "import",
             "export",
+            "usage",
         ],
     ),
 ];

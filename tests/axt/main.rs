@@ -87,6 +87,7 @@ mod security;
 mod run_files;
 
 // `axt view`: the page, read back, linted, and in a real browser (Chromium).
+mod usage; // axt usage: what import + stats count, read from the store alone
 mod view;
 
 // The executor's seam: runs, steps, agent steps and router tools, as an executor uses them.

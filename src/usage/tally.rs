@@ -1,0 +1,86 @@
+//! What reading a session's usage gives: its tokens by day and model, its time span, and
+//! the lines that could not be read.
+//!
+//! This file owns the sums (a store's reader adds to them); what a record means is its
+//! store's, what a token costs the price table's.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::model::Usage;
+use crate::normalize::{Diagnostic, DiagnosticKind};
+
+/// One session's usage: every API call of the session and its sub-agents, each once.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionUsage {
+    /// The session's id (the run id `axt import` gives its root run).
+    pub session: String,
+    /// The agent (`Claude Code`, `Codex`).
+    pub agent: &'static str,
+    /// The earliest and latest time an entry of the session was written, as written.
+    pub first: Option<String>,
+    /// See `first`.
+    pub last: Option<String>,
+    /// Tokens by (day, model): the day (`2026-05-01`, of the time the call was written;
+    /// empty when undated) and the model (empty when none is named).
+    pub parts: BTreeMap<(String, String), Usage>,
+    /// Tokens spent on branches the conversation left (a rewound reply): spent, but kept
+    /// apart, as `axt import` keeps them out of the run's usage (`import.off_chain_usage`).
+    pub off_chain: Usage,
+    /// The lines that could not be read, in each file's order.
+    pub diagnostics: Vec<(PathBuf, Diagnostic)>,
+}
+
+impl SessionUsage {
+    /// Every token of the session (off-chain tokens apart).
+    pub fn total(&self) -> Usage {
+        let mut total = Usage::default();
+        for usage in self.parts.values() {
+            total.add(usage);
+        }
+        total
+    }
+
+    /// The models named, each once, in name order.
+    pub fn models(&self) -> Vec<&str> {
+        let mut models: Vec<&str> = (self.parts.keys())
+            .map(|(_, model)| model.as_str())
+            .filter(|m| !m.is_empty())
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        models
+    }
+
+    /// Widens the session's span to `time`.
+    pub(super) fn saw(&mut self, time: &str) {
+        if self.first.as_deref().is_none_or(|first| time < first) {
+            self.first = Some(time.to_owned());
+        }
+        if self.last.as_deref().is_none_or(|last| time > last) {
+            self.last = Some(time.to_owned());
+        }
+    }
+
+    /// Adds `usage` under `model` on the day of `time`.
+    pub(super) fn add(&mut self, time: Option<&str>, model: &str, usage: &Usage) {
+        let day = time.and_then(|t| t.get(..10)).unwrap_or_default();
+        (self.parts.entry((day.to_owned(), model.to_owned())))
+            .or_default()
+            .add(usage);
+    }
+
+    /// A line of `file` that could not be read.
+    pub(super) fn problem(
+        &mut self,
+        file: &std::path::Path,
+        kind: DiagnosticKind,
+        (line, offset): (u64, u64),
+        message: String,
+    ) {
+        (self.diagnostics).push((
+            file.to_owned(),
+            Diagnostic::new(kind, line, offset, message),
+        ));
+    }
+}

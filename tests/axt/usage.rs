@@ -1,0 +1,208 @@
+//! `axt usage` counts what `axt import` then `axt stats` count: per session, the same
+//! tokens by kind and the same estimated cost, over every store corpus of the two stores
+//! it reads and over generated stores; and it says so on the command line.
+
+use std::path::Path;
+use std::process::Command;
+
+use axt::import::{Found, Store};
+use axt::read::{Prices, Stats};
+use axt::usage;
+
+use crate::support::root;
+
+/// Every session under `dir`: usage's tokens and cost against stats' over the runs the
+/// importer makes of it. Returns how many sessions were compared.
+fn compare(store: Store, dir: &Path) -> usize {
+    let prices = Prices::builtin();
+    let mut compared = 0;
+    for found in store.discover(dir).expect("discover") {
+        let Ok(session) = found.convert() else {
+            // Refused by the importer (no session log at all): nothing to compare.
+            continue;
+        };
+        let read = usage::read(&found).expect("usage reads what import reads");
+        let mut stats = Stats::default();
+        for run in &session.runs {
+            let mut one = Stats::default();
+            for event in &run.events {
+                one.event(event);
+            }
+            stats.merge(&one);
+        }
+        let total = read.total();
+        let name = name(&found);
+        assert_eq!(
+            (
+                total.input_tokens,
+                total.output_tokens,
+                total.cache_read_tokens,
+                total.cache_write_tokens,
+                total.reasoning_tokens
+            ),
+            (
+                stats.tokens.input,
+                stats.tokens.output,
+                stats.tokens.cache_read,
+                stats.tokens.cache_write,
+                stats.tokens.reasoning
+            ),
+            "tokens of {name}"
+        );
+        // `stats` prices a run's tokens at the run's (last) model, `usage` each call's at
+        // its own: the same wherever a session speaks to one model. A session resumed with
+        // another model (Codex's `resumed-token-total-restarts`) is priced per model here,
+        // its tokens still the same.
+        if read.models().len() > 1 {
+            compared += 1;
+            continue;
+        }
+        let cost: f64 = (read.parts.iter())
+            .filter_map(|((_, model), usage)| Some(prices.lookup(model)?.1.cost(usage)))
+            .sum();
+        let theirs = stats.cost.estimated_usd + stats.cost.reported_usd;
+        assert!(
+            (cost - theirs).abs() < 1e-9,
+            "cost of {name}: {cost} here, {theirs} by stats"
+        );
+        compared += 1;
+    }
+    compared
+}
+
+fn name(found: &Found) -> String {
+    let file = found.files.main.as_ref().or(found.files.subagents.first());
+    file.map(|f| f.display().to_string()).unwrap_or_default()
+}
+
+#[test]
+fn usage_counts_what_import_and_stats_count_over_the_store_corpora() {
+    let root = crate::support::root();
+    for (store, name) in [(Store::ClaudeCode, "claude-code"), (Store::Codex, "codex")] {
+        let mut compared = 0;
+        for part in ["ok", "err"] {
+            compared += compare(store, &root.join("corpus/import").join(name).join(part));
+        }
+        assert!(compared >= 5, "{name}: only {compared} sessions compared");
+    }
+}
+
+/// A generated store (`scripts/claude-code-sessions.py`, `scripts/store-sessions.py`), as
+/// the peer benchmark reads them; `None` without python3.
+fn generated(script: &str, args: &[&str]) -> Option<()> {
+    let status = Command::new("python3")
+        .arg(root().join("scripts").join(script))
+        .args(args)
+        .status()
+        .ok()?;
+    assert!(status.success(), "{script} failed");
+    Some(())
+}
+
+#[test]
+#[allow(clippy::print_stderr)] // a skip is said
+fn usage_counts_what_import_and_stats_count_over_generated_stores() {
+    let dir = crate::support::TempDir::new("usage-generated");
+    let claude = dir.path().join("claude");
+    let codex = dir.path().join("codex");
+    let made = generated(
+        "claude-code-sessions.py",
+        &[claude.to_str().unwrap(), "3", "1", "--seed", "7"],
+    )
+    .and_then(|()| {
+        generated(
+            "store-sessions.py",
+            &["codex", codex.to_str().unwrap(), "3", "1", "--seed", "7"],
+        )
+    });
+    if made.is_none() {
+        eprintln!("SKIPPED the generated stores of usage: no python3");
+        return;
+    }
+    assert_eq!(compare(Store::ClaudeCode, &claude.join("projects")), 3);
+    assert_eq!(compare(Store::Codex, &codex.join(".codex/sessions")), 3);
+}
+
+/// A rewound reply's tokens are kept apart (the importer keeps them out of the run), an
+/// escaped key is read as its name, a line that is not JSON is reported where it is.
+#[test]
+fn rewound_replies_apart_escaped_keys_read_torn_lines_located() {
+    let dir = crate::support::TempDir::new("usage-rewound");
+    let project = dir.path().join("projects/p");
+    std::fs::create_dir_all(&project).unwrap();
+    let usage = |input: u64, output: u64| {
+        format!(
+            r#"{{"input_tokens":{input},"output_tokens":{output},"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}"#
+        )
+    };
+    let lines = [
+        r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-05-01T10:00:00Z","sessionId":"s1"}"#.to_owned(),
+        // The abandoned reply: rewound.
+        format!(r#"{{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"a"}}],"usage":{}}},"uuid":"a1","timestamp":"2026-05-01T10:00:01Z","sessionId":"s1"}}"#, usage(100, 10)),
+        r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi again"},"uuid":"u2","timestamp":"2026-05-01T10:00:02Z","sessionId":"s1"}"#.to_owned(),
+        // The kept reply, its `type` key escaped, written over two entries (two snapshots).
+        format!(r#"{{"parentUuid":"u2","isSidechain":false,"\u0074ype":"assistant","message":{{"id":"m2","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"b"}}],"usage":{}}},"uuid":"a2","timestamp":"2026-05-01T10:00:03Z","sessionId":"s1"}}"#, usage(200, 1)),
+        "{\"parentUuid\":\"a2\",\"torn".to_owned(),
+        format!(r#"{{"parentUuid":"a2","isSidechain":false,"type":"assistant","message":{{"id":"m2","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"c"}}],"usage":{}}},"uuid":"a3","timestamp":"2026-05-02T10:00:04Z","sessionId":"s1"}}"#, usage(200, 20)),
+    ];
+    let file = project.join("s1.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let found = Store::ClaudeCode.discover(&project).unwrap();
+    assert_eq!(found.len(), 1);
+    let read = usage::read(&found[0]).unwrap();
+    assert_eq!(read.session, "s1");
+    let total = read.total();
+    assert_eq!((total.input_tokens, total.output_tokens), (200, 20));
+    assert_eq!(
+        (read.off_chain.input_tokens, read.off_chain.output_tokens),
+        (100, 10)
+    );
+    // The message's day is the day of its last snapshot.
+    assert_eq!(
+        read.parts.keys().cloned().collect::<Vec<_>>(),
+        [("2026-05-02".to_owned(), "claude-sonnet-4-5".to_owned())]
+    );
+    assert_eq!(read.first.as_deref(), Some("2026-05-01T10:00:00Z"));
+    assert_eq!(read.last.as_deref(), Some("2026-05-02T10:00:04Z"));
+    assert_eq!(read.diagnostics.len(), 1);
+    assert_eq!(read.diagnostics[0].1.line, 5);
+    // And the importer agrees on the thread's tokens.
+    assert_eq!(compare(Store::ClaudeCode, &project), 1);
+
+    // On the command line: one row, the total, the torn line on stderr, exit 1.
+    let out = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["usage", "claude-code", project.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["session"], "s1");
+    assert_eq!(rows[0]["output_tokens"], 20);
+    assert_eq!(rows[0]["off_chain"]["output_tokens"], 10);
+    assert_eq!(rows[1]["total"], true);
+    assert_eq!(rows[1]["sessions"], 1);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("s1.jsonl") && stderr.contains("\"line\":5"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn other_stores_are_pointed_to_import_and_stats() {
+    let out = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args(["usage", "gemini", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("axt import gemini") && stderr.contains("axt stats"),
+        "{stderr}"
+    );
+}
