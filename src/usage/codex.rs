@@ -15,8 +15,10 @@
 //!   prices the run with).
 //!
 //! Only lines that can hold a `token_count`, a `turn_context` or a `session_meta` are read
-//! (a byte search first; a line with a `\u` escape is always read, since its keys could be
-//! spelled so), borrowed and typed.
+//! (a byte search first; a line with a `\u00XX` escape of a printable ASCII character is
+//! always read, since the words searched for could be spelled so), borrowed and typed; a
+//! line the search passes over is not read at all, so a torn line that could hold no usage
+//! is not reported here (`axt import` reports it).
 
 use std::borrow::Cow;
 use std::io;
@@ -125,6 +127,20 @@ fn delta(now: &Usage, before: &Usage) -> [i128; 5] {
     ]
 }
 
+/// Whether `bytes` has a `\u00XX` escape of a printable ASCII character: the only way a
+/// key or a value this reader looks for (all ASCII) could be spelled without its bytes
+/// appearing as they are. Escapes of control characters (`\u001b`) and of anything past
+/// ASCII, common in tool output, cannot spell them.
+fn escapes_ascii(finder: &memmem::Finder<'_>, bytes: &[u8]) -> bool {
+    finder.find_iter(bytes).any(|at| {
+        let hex = bytes
+            .get(at + 4..at + 6)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        hex.and_then(|h| u8::from_str_radix(h, 16).ok())
+            .is_some_and(|b| (0x20..0x7f).contains(&b))
+    })
+}
+
 /// One thread's file: its usage added to `usage`; its head returned.
 fn read_thread(path: &Path, usage: &mut SessionUsage) -> io::Result<Option<Head>> {
     let mut head: Option<Head> = None;
@@ -139,7 +155,7 @@ fn read_thread(path: &Path, usage: &mut SessionUsage) -> io::Result<Option<Head>
     let finder_count = memmem::Finder::new(b"token_count");
     let finder_turn = memmem::Finder::new(b"turn_context");
     let finder_meta = memmem::Finder::new(b"session_meta");
-    let finder_escape = memmem::Finder::new(b"\\u");
+    let finder_escape = memmem::Finder::new(b"\\u00");
     scan(path, |line| {
         let at = ordinal;
         ordinal += 1;
@@ -163,7 +179,7 @@ fn read_thread(path: &Path, usage: &mut SessionUsage) -> io::Result<Option<Head>
         let wanted = finder_count.find(bytes).is_some()
             || finder_turn.find(bytes).is_some()
             || (looking_for_head && finder_meta.find(bytes).is_some())
-            || finder_escape.find(bytes).is_some();
+            || escapes_ascii(&finder_escape, bytes);
         if !wanted {
             return;
         }

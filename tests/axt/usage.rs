@@ -193,6 +193,45 @@ fn rewound_replies_apart_escaped_keys_read_torn_lines_located() {
     );
 }
 
+/// Codex: a `token_count` whose words are spelled with escapes is read (a line is skipped
+/// unread only when the words searched for cannot be in it); one of only control-character
+/// escapes is not a usage line; the importer agrees.
+#[test]
+fn codex_escaped_words_are_read() {
+    let dir = crate::support::TempDir::new("usage-codex-escapes");
+    let sessions = dir.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let lines = [
+        r#"{"timestamp":"2026-05-01T10:00:00Z","type":"session_meta","payload":{"id":"0199a000-0000-7000-8000-000000000001","cwd":"/w","cli_version":"0.66.0","source":"cli"}}"#,
+        r#"{"timestamp":"2026-05-01T10:00:01Z","type":"turn_context","payload":{"model":"gpt-5.1-codex-max"}}"#,
+        r#"{"timestamp":"2026-05-01T10:00:02Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"[32mok[0m"}]}}"#,
+        r#"{"timestamp":"2026-05-01T10:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":400,"output_tokens":50,"reasoning_output_tokens":10}}}}"#,
+        r#"{"timestamp":"2026-05-01T10:00:04Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":3000,"cached_input_tokens":1400,"output_tokens":90,"reasoning_output_tokens":20}}}}"#,
+    ];
+    let file =
+        sessions.join("rollout-2026-05-01T10-00-00-0199a000-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let found = Store::Codex.discover(&sessions).unwrap();
+    let read = usage::read(&found[0]).unwrap();
+    let total = read.total();
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.cache_read_tokens,
+            total.output_tokens
+        ),
+        (1600, 1400, 90)
+    );
+    assert!(read.diagnostics.is_empty());
+    assert_eq!(compare(Store::Codex, &sessions), 1);
+    // Without the escaped line the total is the same (a running total): the import agrees
+    // either way, and with only the escaped one it is that one's.
+    std::fs::write(&file, lines[..4].join("\n") + "\n").unwrap();
+    let read = usage::read(&Store::Codex.discover(&sessions).unwrap()[0]).unwrap();
+    assert_eq!(read.total().output_tokens, 50);
+    assert_eq!(compare(Store::Codex, &sessions), 1);
+}
+
 #[test]
 fn other_stores_are_pointed_to_import_and_stats() {
     let out = Command::new(env!("CARGO_BIN_EXE_axt"))
