@@ -139,10 +139,15 @@ impl Sum {
     }
 
     fn cost_label(&self) -> String {
+        // Cents, and four places below a cent, so that a small session is not `$0.00`.
+        let dollars = |usd: f64| match usd {
+            usd if usd > 0.0 && usd < 0.01 => format!("${usd:.4}"),
+            usd => format!("${usd:.2}"),
+        };
         match (self.cost(), self.unpriced) {
             (None, _) => "-".to_owned(),
-            (Some(usd), false) => format!("${usd:.2}"),
-            (Some(usd), true) => format!("${usd:.2} + unknown"),
+            (Some(usd), false) => dollars(usd),
+            (Some(usd), true) => format!("{} + unknown", dollars(usd)),
         }
     }
 }
@@ -363,6 +368,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
 fn row(out: &mut impl Write, json: bool, by: By, name: &Name<'_>, sum: &Sum) -> io::Result<()> {
     let tokens = &sum.tokens;
     if json {
+        let mut models = sum.models.clone();
+        models.sort_unstable();
         let off = &sum.off_chain;
         let row = JsonRow {
             session: name.session,
@@ -373,7 +380,7 @@ fn row(out: &mut impl Write, json: bool, by: By, name: &Name<'_>, sum: &Sum) -> 
             sessions: (by != By::Session || name.total).then_some(sum.sessions),
             first: sum.first.as_deref(),
             last: sum.last.as_deref(),
-            models: &sum.models,
+            models: &models,
             input_tokens: tokens.input_tokens,
             output_tokens: tokens.output_tokens,
             cache_read_tokens: tokens.cache_read_tokens,
@@ -426,9 +433,11 @@ fn row(out: &mut impl Write, json: bool, by: By, name: &Name<'_>, sum: &Sum) -> 
             let _ = write!(line, "{}\t{}", dash(name.model), sum.sessions);
         }
     }
-    let models = match sum.models.is_empty() {
+    let mut models = sum.models.clone();
+    models.sort_unstable();
+    let models = match models.is_empty() {
         true => "-".to_owned(),
-        false => console::escape(&sum.models.join(",")).into_owned(),
+        false => console::escape(&models.join(",")).into_owned(),
     };
     writeln!(
         out,
