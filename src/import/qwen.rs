@@ -90,7 +90,7 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         version = version.take().or(head.version);
         // A message is made into its Gemini record as it is fed, not held so here.
         let what = if head.message {
-            What::Remade(message_record)
+            What::Remade(remake)
         } else {
             What::Keep("qwen-code/record")
         };
@@ -269,6 +269,21 @@ fn surrogate_escape(bytes: &[u8]) -> bool {
                 Some([b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])
             )
     })
+}
+
+/// The Gemini CLI message record a Qwen Code entry stands for ([`What::Remade`]), into
+/// `out`; `false` for any other record, or what is no JSON.
+fn remake(bytes: &[u8], out: &mut Vec<u8>) -> bool {
+    let made = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|record| message_record(&record));
+    match made {
+        Some(made) => {
+            serde_json::to_writer(out, &made).expect("a JSON value serializes");
+            true
+        }
+        None => false,
+    }
 }
 
 /// The kind of Gemini CLI message a Qwen Code record with a `message` stands for; `None`

@@ -79,6 +79,8 @@ fn feed_adapter(
     let mut placed: Vec<Option<&Path>> = Vec::new();
     // Off-chain messages by id, each with its last usage snapshot.
     let mut off_usage: HashMap<String, Usage> = HashMap::new();
+    // The record a `What::Remade` entry stands for, one at a time.
+    let mut made = Vec::new();
     for fed in feed {
         if let Some(ts) = &fed.timestamp {
             *now.lock().expect("clock lock") = ts.clone();
@@ -109,15 +111,10 @@ fn feed_adapter(
             }
             What::Remade(remake) => {
                 let bytes = files.reader(file)?.raw(&fed.range)?;
-                let made = serde_json::from_slice::<Value>(bytes)
-                    .ok()
-                    .and_then(|entry| remake(&entry));
-                match made {
-                    Some(made) => {
-                        let made = serde_json::to_vec(&made).expect("a JSON value serializes");
-                        transcriber.push_made_record(&made, line, fed.span(), sink)?;
-                    }
-                    None => transcriber.push_record(bytes, line, fed.offset(), sink)?,
+                made.clear();
+                match remake(bytes, &mut made) {
+                    true => transcriber.push_made_record(&made, line, fed.span(), sink)?,
+                    false => transcriber.push_record(bytes, line, fed.offset(), sink)?,
                 }
             }
             What::Keep(kind) => {
