@@ -26,6 +26,7 @@
 //! This file owns the layout and the translation of a record into the message it stands
 //! for; the content's meaning is the adapter's.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -273,7 +274,16 @@ fn surrogate_escape(bytes: &[u8]) -> bool {
 
 /// The Gemini CLI message record a Qwen Code entry stands for ([`What::Remade`]), into
 /// `out`; `false` for any other record, or what is no JSON.
+///
+/// Made of the entry's own bytes (its `message.parts`, `uuid`, `timestamp` and `model`
+/// copied as they are), without a JSON value of the entry: the adapter reads the record as
+/// it read one made of that value, since the entry is read as a JSON value would read it
+/// ([`Message::splice`]). What that cannot vouch for is made of the value, as before.
 fn remake(bytes: &[u8], out: &mut Vec<u8>) -> bool {
+    if let Some(made) = Message::splice(bytes, out) {
+        return made;
+    }
+    out.clear();
     let made = serde_json::from_slice::<Value>(bytes)
         .ok()
         .and_then(|record| message_record(&record));
@@ -284,6 +294,190 @@ fn remake(bytes: &[u8], out: &mut Vec<u8>) -> bool {
         }
         None => false,
     }
+}
+
+/// The fields of a Qwen Code entry its Gemini CLI message record is made of, borrowed as
+/// they are written (`null` included: a field there with `null` is not a field missing).
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(default, borrow, deserialize_with = "there")]
+    uuid: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "there")]
+    timestamp: Option<&'a RawValue>,
+    #[serde(rename = "type", default, borrow, deserialize_with = "there")]
+    kind: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "there")]
+    model: Option<&'a RawValue>,
+    #[serde(rename = "usageMetadata", default, borrow, deserialize_with = "there")]
+    usage: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    message: Option<Object<Content<'a>>>,
+}
+
+/// A `message` object's `parts`, as written.
+#[derive(Deserialize)]
+struct Content<'a> {
+    #[serde(default, borrow, deserialize_with = "there")]
+    parts: Option<&'a RawValue>,
+}
+
+/// A field's value as written, whatever it is (`null` too).
+fn there<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// A struct read from a JSON object only: serde's derive reads a struct from an array too
+/// (by position), where a JSON value's `/message/parts` finds nothing.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Fields<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Object<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Object)
+            }
+        }
+        deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
+}
+
+impl Message<'_> {
+    /// Writes the record an entry stands for into `out` from the entry's own bytes:
+    /// `Some(true)`, or `Some(false)` when it stands for none; `None` when the entry's
+    /// bytes cannot vouch that the adapter reads them as a JSON value of the entry would
+    /// be written (what is no plain JSON below, a duplicate field, no object), for
+    /// [`message_record`] to decide on the value.
+    fn splice(bytes: &[u8], out: &mut Vec<u8>) -> Option<bool> {
+        if bytes.trim_ascii_start().first() != Some(&b'{') || !plain(bytes) {
+            return None;
+        }
+        let message = serde_json::from_slice::<Message<'_>>(bytes).ok()?;
+        // Read with a JSON value's rules: what skipping a field does not check.
+        if std::str::from_utf8(bytes).is_err() || surrogate_escape(bytes) {
+            return None;
+        }
+        let kind = match message
+            .kind
+            .map(|k| serde_json::from_str::<Cow<'_, str>>(k.get()))
+        {
+            Some(Ok(kind)) => kind,
+            _ => return Some(false),
+        };
+        let kind: &[u8] = match &*kind {
+            "assistant" => b"gemini",
+            "user" | "tool_result" => b"user",
+            _ => return Some(false),
+        };
+        let Some(parts) = message.message.and_then(|m| m.0.parts) else {
+            return Some(false);
+        };
+        fn raw(value: Option<&RawValue>) -> &[u8] {
+            value.map_or("null", RawValue::get).as_bytes()
+        }
+        // The keys in a JSON value's order (sorted), as the record was written before.
+        out.extend_from_slice(b"{\"content\":");
+        out.extend_from_slice(parts.get().as_bytes());
+        out.extend_from_slice(b",\"id\":");
+        out.extend_from_slice(raw(message.uuid));
+        if let Some(model) = message.model {
+            out.extend_from_slice(b",\"model\":");
+            out.extend_from_slice(model.get().as_bytes());
+        }
+        out.extend_from_slice(b",\"timestamp\":");
+        out.extend_from_slice(raw(message.timestamp));
+        if let Some(usage) = message.usage.filter(|u| u.get().starts_with('{')) {
+            let usage = serde_json::from_str::<Value>(usage.get()).ok()?;
+            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+            let tokens = [
+                ("cached", count("cachedContentTokenCount")),
+                ("input", count("promptTokenCount")),
+                ("output", count("candidatesTokenCount")),
+                ("thoughts", count("thoughtsTokenCount")),
+                ("tool", count("toolUsePromptTokenCount")),
+            ];
+            out.extend_from_slice(b",\"tokens\":{");
+            for (at, (key, n)) in tokens.into_iter().enumerate() {
+                if at > 0 {
+                    out.push(b',');
+                }
+                out.push(b'"');
+                out.extend_from_slice(key.as_bytes());
+                out.extend_from_slice(b"\":");
+                out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b",\"type\":\"");
+        out.extend_from_slice(kind);
+        out.extend_from_slice(b"\"}");
+        Some(true)
+    }
+}
+
+/// JSON the adapter reads copied as serde_json reads it (this file's JSON value): nested
+/// less than 100 deep (a JSON value refuses past 128, skipping does not), every number a
+/// whole number of at most 18 digits and not `-0` (a float, an exponent, a long number or
+/// `-0` may be read otherwise by the adapter's simd-json than by a JSON value, or refused
+/// by one only). Strings are skipped. Assumes JSON (it is read as such after).
+fn plain(bytes: &[u8]) -> bool {
+    let mut depth = 0u32;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => loop {
+                let Some(next) = bytes
+                    .get(at + 1..)
+                    .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                else {
+                    return false;
+                };
+                at += 1 + next;
+                if bytes[at] == b'"' {
+                    break;
+                }
+                // An escape: the next byte is the escaped one.
+                at += 1;
+            },
+            b'{' | b'[' => {
+                depth += 1;
+                if depth >= 100 {
+                    return false;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let number = &bytes[at..];
+                let len = number
+                    .iter()
+                    .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .unwrap_or(number.len());
+                let number = &number[..len];
+                let digits = number.strip_prefix(b"-").unwrap_or(number);
+                if digits.is_empty()
+                    || digits.len() > 18
+                    || !digits.iter().all(u8::is_ascii_digit)
+                    || number.starts_with(b"-0")
+                {
+                    return false;
+                }
+                at += len;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    true
 }
 
 /// The kind of Gemini CLI message a Qwen Code record with a `message` stands for; `None`
@@ -368,6 +562,70 @@ mod tests {
                 (fields, h.message)
             });
             assert_eq!(head, as_value(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    /// The record a line stands for as `remake` makes it (of the line's bytes when it can),
+    /// read back as a JSON value by serde_json and by the adapter's simd-json.
+    fn remade(line: &[u8]) -> (Option<Value>, Option<Value>) {
+        let mut made = Vec::new();
+        if !remake(line, &mut made) {
+            return (None, None);
+        }
+        let by_simd_json = simd_json::serde::from_slice::<Value>(&mut made.clone()).ok();
+        (serde_json::from_slice::<Value>(&made).ok(), by_simd_json)
+    }
+
+    #[test]
+    fn a_message_made_of_the_entrys_bytes_reads_as_one_made_of_its_value() {
+        // (line, made of its bytes without a JSON value)
+        let lines: [(&[u8], bool); 22] = [
+            (br#"{"uuid":"u1","timestamp":"2026-01-01T00:00:00Z","type":"assistant","message":{"role":"model","parts":[{"text":"a \"b\" \\ \u00e9 \n","thought":true},{"functionCall":{"id":"c","name":"run","args":{"n":5,"m":-7,"ok":true,"no":null}}}]},"model":"qwen3","usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":3,"cachedContentTokenCount":4,"thoughtsTokenCount":1,"toolUsePromptTokenCount":2,"totalTokenCount":13}}"#, true),
+            (br#"{"type":"tool_result","message":{"parts":[{"functionResponse":{"id":"c","response":{"output":"ok"}}}]}}"#, true),
+            // An escaped key is the key it spells.
+            (br#"{"\u0074ype":"user","m\u0065ssage":{"\u0070arts":[{"text":"hi"}]},"uuid":"u2"}"#, true),
+            (br#"{"type":"\u0075ser","message":{"parts":"x"},"model":null,"uuid":null,"timestamp":7}"#, true),
+            (br#"{"type":"assistant","message":{"parts":null},"usageMetadata":"none"}"#, true),
+            (br#"{"type":"assistant","message":{"parts":[]},"usageMetadata":{"promptTokenCount":"5","candidatesTokenCount":-1}}"#, true),
+            (br#"{"type":"assistant","message":{"parts":[]},"usageMetadata":{"promptTokenCount":5,"promptTokenCount":6}}"#, true),
+            (br#"{"type":"assistant","message":{"parts":[{"t":1},{"t":1}],"role":"model"},"extra":{"a":[1,{"b":2}]}}"#, true),
+            (br#" {"type":"system","message":{"parts":[]}}"#, true),
+            (br#"{"type":"user","message":null}"#, true),
+            (br#"{"type":"user"}"#, true),
+            (br#"{"type":"user","message":{"role":"user"}}"#, true),
+            // What is made of the JSON value.
+            (br#"{"type":"user","type":"assistant","message":{"parts":[]}}"#, false),
+            (br#"{"type":"user","message":{"parts":[],"parts":null}}"#, false),
+            (br#"{"type":"user","message":[1,2]}"#, false),
+            (br#"{"type":"user","message":{"parts":[1.5,2e3]}}"#, false),
+            (br#"{"type":"user","message":{"parts":[-0]}}"#, false),
+            (br#"{"type":"user","message":{"parts":[12345678901234567890]}}"#, false),
+            (br#"{"type":"user","message":{"parts":[]},"extra":1e400}"#, false),
+            (br#"{"type":"user","message":{"parts":["\ud83d\ude00"]}}"#, false),
+            (b"{\"type\":\"user\",\"extra\":\"\xff\",\"message\":{\"parts\":[]}}", false),
+            (br#"[{"type":"user","message":{"parts":[]}}]"#, false),
+        ];
+        let deep = format!(
+            r#"{{"type":"user","message":{{"parts":{}{}}}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        let cut = br#"{"type":"user","message":{"parts":["cut"#;
+        let lines = lines
+            .into_iter()
+            .chain([(deep.as_bytes(), false), (&cut[..], false)]);
+        for (line, spliced) in lines {
+            let text = String::from_utf8_lossy(line);
+            let by_value = serde_json::from_slice::<Value>(line)
+                .ok()
+                .and_then(|record| message_record(&record));
+            let mut out = Vec::new();
+            assert_eq!(Message::splice(line, &mut out).is_some(), spliced, "{text}");
+            let (serde, simd) = remade(line);
+            assert_eq!(serde, by_value, "{text}");
+            if spliced {
+                assert_eq!(simd, by_value, "{text}");
+            }
         }
     }
 }
