@@ -154,8 +154,10 @@ pub(crate) enum What {
 /// Makes the record a store's entry stands for, from the entry's bytes, into the buffer
 /// (empty when called); `false` when it stands for none (the entry is then fed as it is).
 /// Bytes in and bytes out, so that a store can make the record without building a JSON
-/// value of the entry (Qwen Code's messages: most of an import's time went to that value).
-pub(crate) type Remake = fn(&[u8], &mut Vec<u8>) -> bool;
+/// value of the entry (Qwen Code's messages: most of an import's time went to that value);
+/// a closure, so that it can keep what planning learned of the entry (where its fields
+/// are), not the entry.
+pub(crate) type Remake = Box<dyn Fn(&[u8], &mut Vec<u8>) -> bool + Send + Sync>;
 
 /// One record fed to the adapter.
 pub(crate) struct Feed {

@@ -91,7 +91,7 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         version = version.take().or(head.version);
         // A message is made into its Gemini record as it is fed, not held so here.
         let what = if head.message {
-            What::Remade(remake)
+            What::Remade(Box::new(remake))
         } else {
             What::Keep("qwen-code/record")
         };
