@@ -91,7 +91,10 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         version = version.take().or(head.version);
         // A message is made into its Gemini record as it is fed, not held so here.
         let what = if head.message {
-            What::Remade(Box::new(remake))
+            What::Remade(match head.splice {
+                Some(splice) => Box::new(move |bytes, out| splice.write(bytes, out)),
+                None => Box::new(remake),
+            })
         } else {
             What::Keep("qwen-code/record")
         };
@@ -170,6 +173,8 @@ struct Head {
     agent: Option<String>,
     /// It stands for a Gemini CLI message ([`message_record`]).
     message: bool,
+    /// Where that message's fields are in the line, when its record can be made of them.
+    splice: Option<Splice>,
 }
 
 /// A record's fields planning reads, borrowed, every other field skipped unread: a record
@@ -182,7 +187,7 @@ struct Fields<'a> {
     cwd: Option<&'a RawValue>,
     #[serde(borrow)]
     version: Option<&'a RawValue>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "there")]
     timestamp: Option<&'a RawValue>,
     #[serde(rename = "agentId", borrow)]
     agent_id: Option<&'a RawValue>,
@@ -190,24 +195,66 @@ struct Fields<'a> {
     sidechain: Option<&'a RawValue>,
     #[serde(rename = "type", borrow)]
     kind: Option<&'a RawValue>,
-    message: Option<Parts>,
+    #[serde(borrow)]
+    message: Option<Parts<'a>>,
+    // What the message's record is made of ([`Splice`]), as written (`null` too).
+    #[serde(default, borrow, deserialize_with = "there")]
+    uuid: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "there")]
+    model: Option<&'a RawValue>,
+    #[serde(rename = "usageMetadata", default, borrow, deserialize_with = "there")]
+    usage: Option<&'a RawValue>,
 }
 
-/// A `message` object's `parts`, whatever they are (`null` included): there or not. Read
-/// in the record's one pass (a `message` that is no object reads the line as a value).
-#[derive(Deserialize)]
-struct Parts {
-    #[serde(default)]
-    parts: Present,
+/// A `message`'s `parts`, whatever they are (`null` included): there or not, and where.
+/// Read in the record's one pass (a `message` that is no object reads the line as a
+/// value), as serde's derive read it: from an object, or from an array by position.
+struct Parts<'a> {
+    parts: Option<&'a RawValue>,
+    /// Read from an object (a JSON value's `/message/parts`).
+    object: bool,
 }
 
-/// A field that is there, whatever its value.
-#[derive(Default)]
-struct Present(bool);
-
-impl<'de> Deserialize<'de> for Present {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Present, D::Error> {
-        IgnoredAny::deserialize(deserializer).map(|_| Present(true))
+impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Parts<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Parts")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Parts<'de>, A::Error> {
+                let mut parts = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "parts" {
+                        if parts.is_some() {
+                            return Err(serde::de::Error::duplicate_field("parts"));
+                        }
+                        parts = Some(map.next_value::<&'de RawValue>()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Parts {
+                    parts,
+                    object: true,
+                })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Parts<'de>, A::Error> {
+                let parts = seq.next_element::<&'de RawValue>()?;
+                Ok(Parts {
+                    parts,
+                    object: false,
+                })
+            }
+        }
+        deserializer.deserialize_struct("Parts", &["parts"], Visit)
     }
 }
 
@@ -233,6 +280,7 @@ impl Head {
                 timestamp: text("timestamp"),
                 agent: text("agentId").filter(|_| record.get("isSidechain") == Some(&json!(true))),
                 message: message_kind(&record).is_some(),
+                splice: None,
             });
         };
         let text =
@@ -242,7 +290,10 @@ impl Head {
             .is_some_and(|r| serde_json::from_str::<bool>(r.get()).ok() == Some(true));
         let kind = text(fields.kind);
         let message = matches!(kind.as_deref(), Some("assistant" | "user" | "tool_result"))
-            && fields.message.is_some_and(|m| m.parts.0);
+            && fields.message.as_ref().is_some_and(|m| m.parts.is_some());
+        let splice = message
+            .then(|| Splice::of(bytes, &fields, kind.as_deref()))
+            .flatten();
         Some(Head {
             session_id: text(fields.session_id),
             cwd: text(fields.cwd),
@@ -250,8 +301,126 @@ impl Head {
             timestamp: text(fields.timestamp),
             agent: text(fields.agent_id).filter(|_| sidechain),
             message,
+            splice,
         })
     }
+}
+
+/// Where a message's fields are in its line (byte ranges), and its token counts: its
+/// Gemini CLI record made of the line as it is fed, without reading the line again.
+struct Splice {
+    kind: &'static [u8],
+    parts: (u32, u32),
+    id: Option<(u32, u32)>,
+    timestamp: Option<(u32, u32)>,
+    model: Option<(u32, u32)>,
+    tokens: Option<Box<[u64; 5]>>,
+}
+
+impl Splice {
+    /// The splice of a message's line, read by [`Head::of`] (UTF-8, no surrogate escape);
+    /// `None` where [`plain`] cannot vouch for the line, or its `message` is no object.
+    fn of(bytes: &[u8], fields: &Fields<'_>, kind: Option<&str>) -> Option<Splice> {
+        if bytes.trim_ascii_start().first() != Some(&b'{') || !plain(bytes) {
+            return None;
+        }
+        let kind: &'static [u8] = match kind? {
+            "assistant" => b"gemini",
+            "user" | "tool_result" => b"user",
+            _ => return None,
+        };
+        let message = fields.message.as_ref().filter(|m| m.object)?;
+        let at = |raw: &RawValue| {
+            let start = (raw.get().as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
+            let end = start.checked_add(raw.get().len())?;
+            (end <= bytes.len()).then_some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
+        };
+        let place = |raw: Option<&RawValue>| raw.map(|raw| at(raw).ok_or(())).transpose();
+        let tokens = match fields.usage.filter(|u| u.get().starts_with('{')) {
+            Some(usage) => {
+                let usage = serde_json::from_str::<Value>(usage.get()).ok()?;
+                let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+                Some(Box::new([
+                    count("cachedContentTokenCount"),
+                    count("promptTokenCount"),
+                    count("candidatesTokenCount"),
+                    count("thoughtsTokenCount"),
+                    count("toolUsePromptTokenCount"),
+                ]))
+            }
+            None => None,
+        };
+        Some(Splice {
+            kind,
+            parts: at(message.parts?)?,
+            id: place(fields.uuid).ok()?,
+            timestamp: place(fields.timestamp).ok()?,
+            model: place(fields.model).ok()?,
+            tokens,
+        })
+    }
+
+    /// Writes the record into `out` from the line's `bytes`; a line that is not the one
+    /// planned (shorter) is made as [`remake`] makes it.
+    fn write(&self, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        let slice = |(start, end): (u32, u32)| bytes.get(start as usize..end as usize);
+        let Some(parts) = slice(self.parts) else {
+            return remake(bytes, out);
+        };
+        let field = |value: Option<(u32, u32)>| match value {
+            Some(range) => slice(range).ok_or(()).map(Some),
+            None => Ok(None),
+        };
+        let (Ok(id), Ok(timestamp), Ok(model)) =
+            (field(self.id), field(self.timestamp), field(self.model))
+        else {
+            return remake(bytes, out);
+        };
+        let tokens = self.tokens.as_deref();
+        write_record(out, self.kind, parts, id, timestamp, model, tokens);
+        true
+    }
+}
+
+/// A Gemini CLI message record of its fields as written, the keys in a JSON value's order
+/// (sorted), as the record was written before; `tokens` are cached, input, output,
+/// thoughts and tool.
+fn write_record(
+    out: &mut Vec<u8>,
+    kind: &[u8],
+    parts: &[u8],
+    id: Option<&[u8]>,
+    timestamp: Option<&[u8]>,
+    model: Option<&[u8]>,
+    tokens: Option<&[u64; 5]>,
+) {
+    out.extend_from_slice(b"{\"content\":");
+    out.extend_from_slice(parts);
+    out.extend_from_slice(b",\"id\":");
+    out.extend_from_slice(id.unwrap_or(b"null"));
+    if let Some(model) = model {
+        out.extend_from_slice(b",\"model\":");
+        out.extend_from_slice(model);
+    }
+    out.extend_from_slice(b",\"timestamp\":");
+    out.extend_from_slice(timestamp.unwrap_or(b"null"));
+    if let Some(tokens) = tokens {
+        out.extend_from_slice(b",\"tokens\":{");
+        let keys = ["cached", "input", "output", "thoughts", "tool"];
+        for (at, (key, n)) in keys.into_iter().zip(tokens).enumerate() {
+            if at > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes());
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"type\":\"");
+    out.extend_from_slice(kind);
+    out.extend_from_slice(b"\"}");
 }
 
 /// The line has an escape `\uD800` to `\uDFFF` (half of a pair, or a lone one).
@@ -381,45 +550,32 @@ impl Message<'_> {
         let Some(parts) = message.message.and_then(|m| m.0.parts) else {
             return Some(false);
         };
-        fn raw(value: Option<&RawValue>) -> &[u8] {
-            value.map_or("null", RawValue::get).as_bytes()
+        fn raw(value: Option<&RawValue>) -> Option<&[u8]> {
+            value.map(|v| v.get().as_bytes())
         }
-        // The keys in a JSON value's order (sorted), as the record was written before.
-        out.extend_from_slice(b"{\"content\":");
-        out.extend_from_slice(parts.get().as_bytes());
-        out.extend_from_slice(b",\"id\":");
-        out.extend_from_slice(raw(message.uuid));
-        if let Some(model) = message.model {
-            out.extend_from_slice(b",\"model\":");
-            out.extend_from_slice(model.get().as_bytes());
-        }
-        out.extend_from_slice(b",\"timestamp\":");
-        out.extend_from_slice(raw(message.timestamp));
-        if let Some(usage) = message.usage.filter(|u| u.get().starts_with('{')) {
-            let usage = serde_json::from_str::<Value>(usage.get()).ok()?;
-            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-            let tokens = [
-                ("cached", count("cachedContentTokenCount")),
-                ("input", count("promptTokenCount")),
-                ("output", count("candidatesTokenCount")),
-                ("thoughts", count("thoughtsTokenCount")),
-                ("tool", count("toolUsePromptTokenCount")),
-            ];
-            out.extend_from_slice(b",\"tokens\":{");
-            for (at, (key, n)) in tokens.into_iter().enumerate() {
-                if at > 0 {
-                    out.push(b',');
-                }
-                out.push(b'"');
-                out.extend_from_slice(key.as_bytes());
-                out.extend_from_slice(b"\":");
-                out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        let tokens = match message.usage.filter(|u| u.get().starts_with('{')) {
+            Some(usage) => {
+                let usage = serde_json::from_str::<Value>(usage.get()).ok()?;
+                let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+                Some([
+                    count("cachedContentTokenCount"),
+                    count("promptTokenCount"),
+                    count("candidatesTokenCount"),
+                    count("thoughtsTokenCount"),
+                    count("toolUsePromptTokenCount"),
+                ])
             }
-            out.push(b'}');
-        }
-        out.extend_from_slice(b",\"type\":\"");
-        out.extend_from_slice(kind);
-        out.extend_from_slice(b"\"}");
+            None => None,
+        };
+        write_record(
+            out,
+            kind,
+            parts.get().as_bytes(),
+            raw(message.uuid),
+            raw(message.timestamp),
+            raw(message.model),
+            tokens.as_ref(),
+        );
         Some(true)
     }
 }
@@ -625,6 +781,24 @@ mod tests {
             assert_eq!(serde, by_value, "{text}");
             if spliced {
                 assert_eq!(simd, by_value, "{text}");
+            }
+            // Planning keeps where the fields are, and the record is made of them.
+            let splice = Head::of(line).and_then(|head| head.splice);
+            assert_eq!(splice.is_some(), spliced && by_value.is_some(), "{text}");
+            if let Some(splice) = splice {
+                let mut made = Vec::new();
+                assert!(splice.write(line, &mut made), "{text}");
+                assert_eq!(
+                    serde_json::from_slice::<Value>(&made).ok(),
+                    by_value,
+                    "{text}"
+                );
+                let by_simd_json = simd_json::serde::from_slice::<Value>(&mut made).ok();
+                assert_eq!(by_simd_json, by_value, "{text}");
+                // A line shorter than planned is made as `remake` makes it.
+                made.clear();
+                let short = &line[..splice.parts.1 as usize - 1];
+                assert!(!splice.write(short, &mut made), "{text}");
             }
         }
     }
