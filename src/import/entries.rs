@@ -135,13 +135,25 @@ pub(crate) fn files_under(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// Reads entries back from a file by their byte range: the second pass.
+/// Reads entries back from a file by their byte range: the second pass. Entries read in
+/// the file's order (as a run's mostly are) come from one read of [`READ_AHEAD`] bytes
+/// rather than a seek and a read each: a Codex rollout of 198 MiB took 82,892 `lseek` and
+/// 86,877 `read` calls so, 0.18 s and 0.28 s of system time (`strace -c`).
 pub(crate) struct EntryReader {
     path: PathBuf,
     file: std::fs::File,
+    /// Where the file's cursor is (`u64::MAX`: not known).
     at: u64,
+    /// The file's bytes from `start`, the first `len` of `bytes`.
     bytes: Vec<u8>,
+    start: u64,
+    len: usize,
+    /// Where the last entry read ends.
+    last_end: u64,
 }
+
+/// What one read of entries read in order reads at least.
+const READ_AHEAD: usize = 256 << 10;
 
 impl EntryReader {
     pub(crate) fn open(path: &Path) -> Result<EntryReader, ImportError> {
@@ -154,6 +166,9 @@ impl EntryReader {
             file,
             at: 0,
             bytes: Vec::new(),
+            start: 0,
+            len: 0,
+            last_end: 0,
         })
     }
 
@@ -162,22 +177,63 @@ impl EntryReader {
     }
 
     pub(crate) fn raw(&mut self, range: &Range<usize>) -> Result<&[u8], ImportError> {
-        let start = range.start as u64;
-        let mut read = || {
-            if self.at != start {
-                self.at = u64::MAX;
-                self.file.seek(SeekFrom::Start(start))?;
+        let (start, end) = (range.start as u64, range.end as u64);
+        let held = start >= self.start && end <= self.start + self.len as u64;
+        if !held {
+            // In order: the entry starts at the last one's end, or past its line end.
+            let in_order = start >= self.last_end && start - self.last_end <= 2;
+            let want = if in_order {
+                range.len().max(READ_AHEAD)
+            } else {
+                range.len()
+            };
+            self.fill(start, want, range.len())
+                .map_err(|source| ImportError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+        }
+        self.last_end = end;
+        let from = (start - self.start) as usize;
+        Ok(&self.bytes[from..from + range.len()])
+    }
+
+    /// Reads up to `want` bytes from `start`, at least `need` (else the error of a read
+    /// that could not read them all).
+    fn fill(&mut self, start: u64, want: usize, need: usize) -> io::Result<()> {
+        self.len = 0;
+        if self.at != start {
+            self.at = u64::MAX;
+            self.file.seek(SeekFrom::Start(start))?;
+            self.at = start;
+        }
+        if self.bytes.len() < want {
+            self.bytes.resize(want, 0);
+        }
+        let mut filled = 0;
+        while filled < want {
+            match self.file.read(&mut self.bytes[filled..want]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => {
+                    self.at = u64::MAX;
+                    return Err(error);
+                }
             }
-            self.bytes.resize(range.len(), 0);
-            self.file.read_exact(&mut self.bytes)?;
-            self.at = range.end as u64;
-            Ok(())
-        };
-        read().map_err(|source| ImportError::Io {
-            path: self.path.clone(),
-            source,
-        })?;
-        Ok(&self.bytes)
+        }
+        self.at = start + filled as u64;
+        if filled < need {
+            // The file is shorter than the plan saw: the error read_exact gives.
+            self.at = u64::MAX;
+            self.file.seek(SeekFrom::Start(start))?;
+            self.file.read_exact(&mut self.bytes[..need])?;
+            filled = need;
+            self.at = start + need as u64;
+        }
+        self.start = start;
+        self.len = filled;
+        Ok(())
     }
 
     pub(crate) fn value(&mut self, range: &Range<usize>) -> Result<Value, ImportError> {
