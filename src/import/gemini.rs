@@ -35,6 +35,7 @@
 //! This file owns the layout, the versions of a message and the rewinds; the records'
 //! meaning is the adapter's.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,7 @@ use super::entries::{files_under, no_entries, scan};
 use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
+use super::skim::{Skim, once};
 use crate::model::{Provider, Timestamp, Usage};
 
 /// The sessions under `path`: a session file (with its sub-agents' directory), a saved
@@ -143,20 +145,58 @@ pub(crate) fn cwd(path: &Path) -> Option<PathBuf> {
 }
 
 /// What the plan reads of each record of a session file.
-#[derive(Deserialize, Default)]
-struct Head {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
+#[derive(Deserialize, Default, Debug, PartialEq)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
     #[serde(default)]
     content: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    timestamp: Option<String>,
-    #[serde(rename = "sessionId", default)]
-    session_id: Option<String>,
-    #[serde(rename = "$rewindTo", default)]
-    rewind_to: Option<String>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(rename = "$rewindTo", borrow, default)]
+    rewind_to: Option<Cow<'a, str>>,
+}
+
+/// A record's head: skimmed, else (an escaped key or field, ...) read by serde_json,
+/// which skims nothing differently; a record that is no JSON object has none.
+fn head(bytes: &[u8]) -> Head<'_> {
+    skim_head(bytes).unwrap_or_else(|| serde_json::from_slice(bytes).unwrap_or_default())
+}
+
+/// The head, [`skim`](super::skim)med: the messages' content is most of a session's bytes
+/// (the plan of a 20 MiB session took 120M instructions so, 165M read by serde_json).
+fn skim_head(bytes: &[u8]) -> Option<Head<'_>> {
+    let mut skim = Skim::new(bytes);
+    let (mut id, mut kind, mut content, mut timestamp, mut session_id, mut rewind_to) =
+        (None, None, None, None, None, None);
+    skim.object(|skim, key| match key {
+        "id" => once(&mut id, skim.str_or_null()?),
+        "type" => once(&mut kind, skim.str_or_null()?),
+        "content" => {
+            let some = !skim.null();
+            if some {
+                skim.skip()?;
+            }
+            once(&mut content, some.then_some(serde::de::IgnoredAny))
+        }
+        "timestamp" => once(&mut timestamp, skim.str_or_null()?),
+        "sessionId" => once(&mut session_id, skim.str_or_null()?),
+        "$rewindTo" => once(&mut rewind_to, skim.str_or_null()?),
+        _ => skim.skip(),
+    })?;
+    skim.end()?;
+    Some(Head {
+        id: id.flatten().map(Cow::Borrowed),
+        kind: kind.flatten().map(Cow::Borrowed),
+        content: content.flatten(),
+        timestamp: timestamp.flatten().map(Cow::Borrowed),
+        session_id: session_id.flatten().map(Cow::Borrowed),
+        rewind_to: rewind_to.flatten().map(Cow::Borrowed),
+    })
 }
 
 /// Reads a session's files and decides its runs.
@@ -254,26 +294,26 @@ fn session_file(
     let mut entries = 0u64;
     let scanned = scan(path, |line| {
         entries += 1;
-        let head: Head = serde_json::from_slice(line.bytes).unwrap_or_default();
+        let head = head(line.bytes);
         let mut feed = Feed::at(What::Entry, line.number, line.range.clone());
         feed.timestamp = head
             .timestamp
             .as_deref()
             .and_then(|t| Timestamp::parse(t).ok());
         if session_id.is_none() && head.kind.is_none() {
-            session_id = head.session_id.clone();
+            session_id = head.session_id.as_deref().map(str::to_owned);
         }
         if let Some(target) = &head.rewind_to {
             first_rewind.get_or_insert(line.number);
             // The target and every message after it are taken back.
-            let from = live.iter().position(|(id, _)| id == target);
+            let from = live.iter().position(|(id, _)| id == target.as_ref());
             for (id, at) in live.drain(from.unwrap_or(live.len())..) {
                 by_id.remove(&id);
                 rewound.push(at);
             }
         }
         match head.id.filter(|_| head.content.is_some()) {
-            Some(id) => match by_id.get(&id) {
+            Some(id) => match by_id.get(id.as_ref()) {
                 Some(&at) => {
                     // A later version of a message: it stands in the first's place.
                     superseded += 1;
@@ -282,8 +322,9 @@ fn session_file(
                     first.range = line.range;
                 }
                 None => {
+                    let id = id.into_owned();
                     by_id.insert(id.clone(), placed.len());
-                    live.push((id.clone(), placed.len()));
+                    live.push((id, placed.len()));
                     placed.push(feed);
                 }
             },
@@ -487,4 +528,81 @@ fn account(
     let mut import = feed::account(format, path, entries, thread);
     import.insert("kept_out".into(), json!(kept_out));
     import
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINES: [&str; 5] = [
+        r#"{"sessionId":"s-1","projectHash":"ab","startTime":"2026-03-14T09:00:00.000Z","kind":"main","directories":["/w"]}"#,
+        r#"{"id":"m1","timestamp":"2026-03-14T09:00:01.000Z","type":"user","content":[{"text":"hi \"there\"\n\u00e9"}]}"#,
+        r#"{"id":"m2","timestamp":"2026-03-14T09:00:02.000Z","type":"gemini","content":"ok","toolCalls":[{"id":"t","args":{"n":-1.5e2}}],"tokens":{"input":3,"output":4}}"#,
+        r#"{"$rewindTo":"m2"}"#,
+        r#"{"$set":{"memoryScratchpad":null},"id":"m3","content":null}"#,
+    ];
+
+    #[test]
+    fn the_skim_reads_the_head_serde_json_reads() {
+        for line in LINES {
+            let read: Head<'_> = serde_json::from_str(line).unwrap();
+            assert_eq!(skim_head(line.as_bytes()), Some(read), "{line}");
+        }
+        assert_eq!(head(LINES[4].as_bytes()).content, None);
+        assert_eq!(
+            head(LINES[2].as_bytes()).content,
+            Some(serde::de::IgnoredAny)
+        );
+    }
+
+    /// An escaped key (`\u0069d` is `id`), an escaped field, a field twice: the skim gives
+    /// up, and serde_json decides as it always did.
+    #[test]
+    fn what_the_skim_gives_up_serde_json_reads() {
+        let escaped = [
+            r#"{"\u0069d":"m1","type":"user","content":[]}"#,
+            r#"{"id":"m\u0031","type":"user","content":[]}"#,
+            r#"{"id":"m1","id":"m2","content":[]}"#,
+            r#"{"id":"m1","content":[],"content":null}"#,
+            r#"{"id":5,"content":[]}"#,
+        ];
+        for line in escaped {
+            assert_eq!(skim_head(line.as_bytes()), None, "{line}");
+        }
+        assert_eq!(head(escaped[0].as_bytes()).id.as_deref(), Some("m1"));
+        assert!(head(escaped[0].as_bytes()).content.is_some());
+        assert_eq!(head(escaped[1].as_bytes()).id.as_deref(), Some("m1"));
+        assert_eq!(head(escaped[2].as_bytes()), Head::default());
+    }
+
+    /// Every line one byte short, or one byte changed: what the skim reads, serde_json
+    /// reads the same.
+    #[test]
+    fn a_damaged_line_is_skimmed_as_serde_json_reads_it_or_not_at_all() {
+        let mut checked = 0;
+        for line in LINES {
+            let bytes = line.as_bytes();
+            for at in 0..bytes.len() {
+                let mut short = bytes.to_vec();
+                short.remove(at);
+                let mut changed = bytes.to_vec();
+                for byte in [b'"', b'\\', b'}', b']', b',', b'n', b'\t', b'x'] {
+                    changed[at] = byte;
+                    for damaged in [&short, &changed] {
+                        if let Some(skimmed) = skim_head(damaged) {
+                            let read: Result<Head<'_>, _> = serde_json::from_slice(damaged);
+                            assert_eq!(
+                                Some(skimmed),
+                                read.ok(),
+                                "{}",
+                                String::from_utf8_lossy(damaged)
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 500);
+    }
 }

@@ -34,6 +34,7 @@
 //! * `feed`: the plan's vocabulary (runs, records, spawns).
 //! * `entries`: reading a store's JSON Lines by line and range, and their content hash.
 //! * `ids`: the run ids an importer makes.
+//! * `skim`: a plan's quick read of a record's few fields, as serde_json would read them.
 //! * `session`: the public vocabulary (files, runs, notes, diagnostics, errors).
 
 pub mod claude_code;
@@ -52,6 +53,7 @@ mod entries;
 mod feed;
 mod ids;
 mod session;
+mod skim;
 mod stream;
 
 pub use session::{

@@ -1,0 +1,342 @@
+//! A plan's quick read of a record's few fields: the record validated whole as serde_json
+//! reads it, its strings skipped eight bytes at a time, escapes and all, the fields a plan
+//! asks for handed on borrowed. A store's plan reads every record of a session this way
+//! before transcription reads them again: most of a record is a long string (a command's
+//! output, a message's content) that serde_json skips at several instructions a byte.
+//!
+//! A skim gives up (`None`) at anything it does not read exactly as serde_json would: an
+//! escaped key or field string, a nesting deeper than [`MAX_DEPTH`], a control character in
+//! a string, and everything serde_json refuses. The caller then reads the record with
+//! serde_json, so a skim decides nothing serde_json would decide otherwise: what it accepts
+//! serde_json accepts, with the same fields (a key is matched as written, unescaped; a
+//! field's string is UTF-8 checked as serde_json's borrowed `str`).
+//!
+//! This room owns that reading; it knows no store's fields.
+
+/// Nesting below which a skim gives up (serde_json skips any depth).
+pub(crate) const MAX_DEPTH: u32 = 64;
+
+/// A record's bytes being read.
+pub(crate) struct Skim<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Skim<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Skim { bytes, at: 0 }
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.bytes.get(self.at) == Some(&byte)).then(|| self.at += 1)
+    }
+
+    /// The object here: each member's key handed to `each` with the skim at its value,
+    /// which `each` reads ([`Skim::str_or_null`], [`Skim::object`], [`Skim::skip`], ...).
+    pub(crate) fn object(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        self.ws();
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            self.eat(b'"')?;
+            let key = self.plain_string()?;
+            self.ws();
+            self.eat(b':')?;
+            each(self, key)?;
+            self.ws();
+            match self.bytes.get(self.at)? {
+                b',' => {
+                    self.at += 1;
+                    self.ws();
+                }
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string without escapes (as UTF-8), or `null`.
+    pub(crate) fn str_or_null(&mut self) -> Option<Option<&'a str>> {
+        self.ws();
+        match self.bytes.get(self.at)? {
+            b'"' => {
+                self.at += 1;
+                self.plain_string().map(Some)
+            }
+            b'n' => self.literal(b"null").map(|()| None),
+            _ => None,
+        }
+    }
+
+    /// Whether the value here is `null` (then read); anything else is left to read.
+    pub(crate) fn null(&mut self) -> bool {
+        self.ws();
+        self.bytes[self.at..].starts_with(b"null") && {
+            self.at += 4;
+            true
+        }
+    }
+
+    /// Skips the value here, validated.
+    pub(crate) fn skip(&mut self) -> Option<()> {
+        self.value(1)
+    }
+
+    /// Only whitespace is left.
+    pub(crate) fn end(mut self) -> Option<()> {
+        self.ws();
+        (self.at == self.bytes.len()).then_some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// The string whose opening quote was read, when it has no escape.
+    fn plain_string(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        let escaped = self.string()?;
+        if escaped {
+            return None;
+        }
+        std::str::from_utf8(&self.bytes[start..self.at - 1]).ok()
+    }
+
+    /// Skips the string whose opening quote was read, through its closing quote; whether
+    /// it had an escape. Eight bytes at a time, escapes handled in the loop: a Codex
+    /// rollout's outputs have a backslash every 15 bytes, where a `memchr2` per escape took
+    /// as many instructions as serde_json.
+    fn string(&mut self) -> Option<bool> {
+        const ONES: u64 = u64::MAX / 255;
+        const HIGH: u64 = ONES << 7;
+        let bytes = self.bytes;
+        let mut at = self.at;
+        let mut escaped = false;
+        loop {
+            // The first quote, backslash or control character from `at` (Mycroft's test,
+            // as serde_json's: exact for the lowest byte it flags).
+            while let Some(word) = bytes.get(at..at + 8) {
+                let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+                let control = word.wrapping_sub(ONES * 0x20) & !word;
+                let quote = word ^ (ONES * u64::from(b'"'));
+                let quote = quote.wrapping_sub(ONES) & !quote;
+                let backslash = word ^ (ONES * u64::from(b'\\'));
+                let backslash = backslash.wrapping_sub(ONES) & !backslash;
+                let found = (control | quote | backslash) & HIGH;
+                if found != 0 {
+                    at += found.trailing_zeros() as usize / 8;
+                    break;
+                }
+                at += 8;
+            }
+            while bytes
+                .get(at)
+                .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+            {
+                at += 1;
+            }
+            match *bytes.get(at)? {
+                b'"' => {
+                    self.at = at + 1;
+                    return Some(escaped);
+                }
+                b'\\' => {
+                    escaped = true;
+                    match bytes.get(at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                        b'u' => {
+                            let hex = bytes.get(at + 2..at + 6)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            at += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                // A control character.
+                _ => return None,
+            }
+        }
+    }
+
+    fn value(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.ws();
+        match *self.bytes.get(self.at)? {
+            b'"' => {
+                self.at += 1;
+                self.string().map(|_| ())
+            }
+            b'{' => {
+                self.at += 1;
+                self.ws();
+                if self.eat(b'}').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.eat(b'"')?;
+                    self.string()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    self.value(depth + 1)?;
+                    self.ws();
+                    match self.bytes.get(self.at)? {
+                        b',' => {
+                            self.at += 1;
+                            self.ws();
+                        }
+                        b'}' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                self.ws();
+                if self.eat(b']').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.value(depth + 1)?;
+                    self.ws();
+                    match self.bytes.get(self.at)? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'n' => self.literal(b"null"),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'-' => {
+                self.at += 1;
+                self.number()
+            }
+            b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    /// A number's digits (after its sign), as serde_json reads them.
+    fn number(&mut self) -> Option<()> {
+        let digits = |skim: &mut Self| {
+            let from = skim.at;
+            while let Some(b'0'..=b'9') = skim.bytes.get(skim.at) {
+                skim.at += 1;
+            }
+            skim.at > from
+        };
+        match self.bytes.get(self.at)? {
+            b'0' => {
+                self.at += 1;
+                if let Some(b'0'..=b'9') = self.bytes.get(self.at) {
+                    return None;
+                }
+            }
+            b'1'..=b'9' => {
+                digits(self);
+            }
+            _ => return None,
+        }
+        if self.eat(b'.').is_some() && !digits(self) {
+            return None;
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.at) {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.at) {
+                self.at += 1;
+            }
+            if !digits(self) {
+                return None;
+            }
+        }
+        Some(())
+    }
+}
+
+/// A field read once: a second of the same name is serde derive's `duplicate field`.
+pub(crate) fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value);
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid(text: &str) -> bool {
+        let mut skim = Skim::new(text.as_bytes());
+        skim.skip().is_some() && skim.end().is_some()
+    }
+
+    /// What a skim accepts, serde_json accepts; what serde_json refuses, a skim refuses.
+    #[test]
+    fn a_skim_accepts_only_what_serde_json_accepts() {
+        let cases = [
+            r#"{"a":1}"#,
+            r#" { "a" : [1, 2.5, -0, 1e5, 1E-3, 0.1e+2, true, false, null, "x\n\u00e9\"\\"] } "#,
+            r#"{"a":{"b":{"c":[]}},"d":{}}"#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":-}"#,
+            r#"{"a":nul}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{"a":"\u12g4"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":"unterminated}"#,
+            r#"{"a":[1 2]}"#,
+            "",
+            "   ",
+        ];
+        for case in cases {
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(case).is_ok();
+            assert_eq!(valid(case), serde, "{case}");
+        }
+        assert!(valid(cases[1]) && valid(cases[2]));
+    }
+
+    #[test]
+    fn too_deep_is_given_up() {
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert!(!valid(&deep));
+        let shallow = format!("{}{}", "[".repeat(10), "]".repeat(10));
+        assert!(valid(&shallow));
+    }
+}
