@@ -81,6 +81,8 @@ fn feed_adapter(
     let mut off_usage: HashMap<String, Usage> = HashMap::new();
     // The record a `What::Remade` entry stands for, one at a time.
     let mut made = Vec::new();
+    // The record a `What::Fetched` entry stands for, one at a time.
+    let mut fetched = Vec::new();
     for fed in feed {
         if let Some(ts) = &fed.timestamp {
             *now.lock().expect("clock lock") = ts.clone();
@@ -92,6 +94,14 @@ fn feed_adapter(
             // entry's, whatever its own length.
             What::Made(bytes) => {
                 transcriber.push_made_record(bytes, line, fed.span(), sink)?;
+            }
+            What::Fetched(n) => {
+                let records = run
+                    .records
+                    .as_deref()
+                    .expect("a fetched record's run has its records");
+                records.fetch(*n, &mut fetched)?;
+                transcriber.push_made_record(&fetched, line, fed.span(), sink)?;
             }
             What::Entry => {
                 let bytes = files.reader(file)?.raw(&fed.range)?;
