@@ -156,7 +156,6 @@ pub(crate) enum What {
     /// The record number `n` of the run's [`Records`] makes, made as it is fed: a store kept
     /// in a database is planned as the places of its rows and read again in the same read
     /// (OpenCode's 198 MiB session took 269 MiB held as its records' bytes).
-    #[allow(dead_code)] // Made by OpenCode's database plan (the next commit).
     Fetched(usize),
 }
 

@@ -47,6 +47,8 @@
 
 mod files;
 #[cfg(feature = "import-sqlite")]
+mod scan;
+#[cfg(feature = "import-sqlite")]
 mod sqlite;
 mod stored;
 
@@ -178,7 +180,15 @@ pub(crate) fn cwd(files: &SessionFiles, row: Option<&str>) -> Option<PathBuf> {
 pub(crate) fn plan(files: &SessionFiles, row: Option<&str>) -> Result<SessionPlan, ImportError> {
     let (sessions, format) = match (row, &files.main) {
         #[cfg(feature = "import-sqlite")]
-        (Some(id), Some(db)) => (sqlite::read(db, id)?, "opencode-db"),
+        (Some(id), Some(db)) => {
+            let (sessions, rows) = sqlite::read(db, id)?;
+            let mut plan = plan_sessions(sessions, "opencode-db")?;
+            let rows: std::rc::Rc<dyn feed::Records> = std::rc::Rc::new(rows);
+            for run in &mut plan.runs {
+                run.records = Some(rows.clone());
+            }
+            return Ok(plan);
+        }
         #[cfg(not(feature = "import-sqlite"))]
         (Some(_), Some(db)) => {
             return Err(ImportError::NotASession {
@@ -308,23 +318,56 @@ impl Pieces {
         if let Piece::Message { parts, .. } = &piece {
             for part in parts {
                 let tool = part.get("tool").and_then(Value::as_str).unwrap_or_default();
-                if classify(tool) != Some(ToolClass::SubAgent) {
-                    continue;
-                }
-                let child = part
-                    .pointer("/state/metadata/sessionId")
-                    .and_then(Value::as_str);
-                let call = part.get("callID").and_then(Value::as_str);
-                if let (Some(child), Some(call)) = (child, call) {
-                    let input = part.pointer("/state/input").unwrap_or(&Value::Null);
-                    let name = subagent_name(tool, input).unwrap_or(tool);
-                    self.calls
-                        .push((child.to_owned(), call.to_owned(), name.to_owned()));
-                }
+                self.call(tool, part);
             }
         }
         let n = self.fed.len();
         self.fed.push(fed(&piece, n));
+    }
+
+    /// Notes a part's task call that names the session it spawned.
+    fn call(&mut self, tool: &str, part: &Value) {
+        if classify(tool) != Some(ToolClass::SubAgent) {
+            return;
+        }
+        let child = part
+            .pointer("/state/metadata/sessionId")
+            .and_then(Value::as_str);
+        let call = part.get("callID").and_then(Value::as_str);
+        if let (Some(child), Some(call)) = (child, call) {
+            let input = part.pointer("/state/input").unwrap_or(&Value::Null);
+            let name = subagent_name(tool, input).unwrap_or(tool);
+            self.calls
+                .push((child.to_owned(), call.to_owned(), name.to_owned()));
+        }
+    }
+
+    /// A part (a JSON object) of the message being read, whose `tool` is `tool`: read whole
+    /// only when that is a sub-agent's, for its call.
+    #[cfg(feature = "import-sqlite")]
+    pub(super) fn part(&mut self, tool: &str, data: &[u8]) {
+        if classify(tool) == Some(ToolClass::SubAgent)
+            && let Ok(part) = serde_json::from_slice::<Value>(data)
+        {
+            self.call(tool, &part);
+        }
+    }
+
+    /// A message the `n`th record of the session's rows makes as it is fed, from its time.
+    #[cfg(feature = "import-sqlite")]
+    pub(super) fn fetched(&mut self, n: usize, created: Option<i64>) {
+        let line = self.fed.len() as u64 + 1;
+        let mut feed = Feed::at(What::Fetched(n), line, 0..0);
+        feed.timestamp = created.map(|ms| Timestamp::from_unix_nanos(i128::from(ms) * 1_000_000));
+        self.fed.push(feed);
+    }
+
+    /// A database row whose `data` is no JSON object: fed as it is, for the adapter to
+    /// report (its parts, which have no message to go in, with it).
+    #[cfg(feature = "import-sqlite")]
+    pub(super) fn row(&mut self, bytes: Vec<u8>) {
+        let line = self.fed.len() as u64 + 1;
+        self.fed.push(Feed::at(What::Made(bytes), line, 0..0));
     }
 }
 
@@ -362,6 +405,5 @@ fn fed(piece: &Piece, n: usize) -> Feed {
             feed.file = Some(file.clone());
             feed
         }
-        Piece::Row(bytes) => Feed::at(What::Made(bytes.clone()), n as u64 + 1, 0..0),
     }
 }

@@ -5,7 +5,10 @@
 //! Read-only (`SQLITE_OPEN_READ_ONLY`, not `immutable`: OpenCode may be writing it, in WAL
 //! mode), one read transaction per session tree, so a session is read as one snapshot of
 //! the database, never half of a write; a writer's lock is waited on (5 s) rather than
-//! failed. This room owns the queries; nothing is written to the database.
+//! failed. The plan reads each row once, whole, for what it decides, and keeps the rows'
+//! places ([`Rows`]); each message is read again as it is fed, in the same transaction,
+//! kept open until the session is written. This room owns the queries; nothing is written
+//! to the database.
 
 use std::collections::HashSet;
 use std::io;
@@ -13,9 +16,10 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
-use serde_json::Value;
 
-use super::stored::{Found, Piece, Pieces, Stored};
+use super::scan;
+use super::stored::{Found, Pieces, Stored};
+use crate::import::feed::Records;
 use crate::import::session::{ImportError, SessionFiles};
 use crate::import::state::{ContentHash, Stamp};
 
@@ -145,27 +149,34 @@ struct Head {
     title: Option<String>,
 }
 
-/// One row of what a session tree is read from.
+/// One row of what a session tree is read from, with its `rowid` (where it is read again).
 enum Row<'a> {
     Session(Head),
     Message {
+        rowid: i64,
         id: &'a str,
         data: &'a [u8],
     },
     Part {
-        message: &'a str,
+        rowid: i64,
         id: &'a str,
         data: &'a [u8],
     },
 }
 
-/// Walks a session tree in one read transaction: each session (parents first), then its
-/// messages and their parts, in id order.
-fn walk(db: &Path, id: &str, mut each: impl FnMut(Row<'_>)) -> rusqlite::Result<()> {
-    let mut connection = open(db)?;
-    let transaction = connection.transaction()?;
+/// A connection in a read transaction of its own: what it reads is one snapshot of the
+/// database, whatever is written meanwhile, until it is dropped.
+fn snapshot(db: &Path) -> rusqlite::Result<Connection> {
+    let connection = open(db)?;
+    connection.execute_batch("BEGIN")?;
+    Ok(connection)
+}
+
+/// Walks a session tree in the read transaction `connection` is in: each session (parents
+/// first), then its messages and their parts, in id order.
+fn walk(connection: &Connection, id: &str, mut each: impl FnMut(Row<'_>)) -> rusqlite::Result<()> {
     let sessions: Vec<Head> = {
-        let mut statement = transaction.prepare(&format!(
+        let mut statement = connection.prepare(&format!(
             "{TREE} SELECT id, parent_id, directory, version, title FROM session \
              WHERE id IN tree ORDER BY time_created, id"
         ))?;
@@ -207,43 +218,50 @@ fn walk(db: &Path, id: &str, mut each: impl FnMut(Row<'_>)) -> rusqlite::Result<
         }
         rest = later;
     }
-    let mut messages =
-        transaction.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
-    let mut parts = transaction.prepare(
-        "SELECT message_id, id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
+    let mut messages = connection
+        .prepare("SELECT rowid, id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+    // The parts are sorted by their ids alone, their data read by row once placed: SQLite
+    // sorts what a query selects, and a session's parts are nearly all of its bytes (sorted
+    // with them, they went through its sorter and its temporary files).
+    let mut parts = connection.prepare(
+        "SELECT rowid, message_id, id FROM part WHERE session_id = ?1 ORDER BY message_id, id",
     )?;
+    let mut part_data = connection.prepare("SELECT data FROM part WHERE rowid = ?1")?;
     for head in ordered {
         let session = head.id.clone();
         each(Row::Session(head));
         let mut message_rows = messages.query(params![session])?;
         let mut part_rows = parts.query(params![session])?;
-        let mut pending: Option<(String, String, Vec<u8>)> = None;
+        let mut pending: Option<(i64, String, String)> = None;
         while let Some(row) = message_rows.next()? {
-            let message: String = row.get(0)?;
-            let data = text_bytes(row, 1)?;
+            let message: String = row.get(1)?;
             each(Row::Message {
+                rowid: row.get(0)?,
                 id: &message,
-                data: &data,
+                data: text_bytes(row, 2)?,
             });
             // Its parts: those of the part rows, in message order, that name it.
             loop {
                 if pending.is_none() {
                     pending = match part_rows.next()? {
-                        Some(row) => Some((row.get(0)?, row.get(1)?, text_bytes(row, 2)?)),
+                        Some(row) => Some((row.get(0)?, row.get(1)?, row.get(2)?)),
                         None => None,
                     };
                 }
                 match &pending {
-                    Some((of, part, data)) if *of == message => {
-                        each(Row::Part {
-                            message: of,
-                            id: part,
-                            data,
-                        });
+                    Some((rowid, of, part)) if *of == message => {
+                        part_data.query_row([rowid], |row| {
+                            each(Row::Part {
+                                rowid: *rowid,
+                                id: part,
+                                data: text_bytes(row, 0)?,
+                            });
+                            Ok(())
+                        })?;
                         pending = None;
                     }
                     // A part of an earlier message the table no longer has: never shown.
-                    Some((of, ..)) if *of < message => pending = None,
+                    Some((_, of, _)) if *of < message => pending = None,
                     _ => break,
                 }
             }
@@ -253,19 +271,18 @@ fn walk(db: &Path, id: &str, mut each: impl FnMut(Row<'_>)) -> rusqlite::Result<
 }
 
 /// A text column's bytes (a JSON document).
-fn text_bytes(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Vec<u8>> {
+fn text_bytes<'r>(row: &'r rusqlite::Row<'_>, at: usize) -> rusqlite::Result<&'r [u8]> {
     Ok(match row.get_ref(at)? {
-        rusqlite::types::ValueRef::Text(bytes) | rusqlite::types::ValueRef::Blob(bytes) => {
-            bytes.to_vec()
-        }
-        _ => Vec::new(),
+        rusqlite::types::ValueRef::Text(bytes) | rusqlite::types::ValueRef::Blob(bytes) => bytes,
+        _ => &[],
     })
 }
 
 /// The hash of every row a session tree is read from.
 pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
     let mut hash = ContentHash::new();
-    walk(db, id, |row| match row {
+    let connection = snapshot(db).map_err(|e| failed(db, e))?;
+    walk(&connection, id, |row| match row {
         Row::Session(head) => {
             let Head {
                 id,
@@ -279,7 +296,7 @@ pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
                 hash.write(&[0]);
             }
         }
-        Row::Message { id, data } | Row::Part { id, data, .. } => {
+        Row::Message { id, data, .. } | Row::Part { id, data, .. } => {
             hash.write(id.as_bytes());
             hash.write(data);
             hash.write(&(data.len() as u64).to_le_bytes());
@@ -289,77 +306,227 @@ pub(super) fn content_hash(db: &Path, id: &str) -> Result<String, ImportError> {
     Ok(hash.finish())
 }
 
-/// A message read, whose parts are still to come: its id, its info, its parts, and the
-/// rows of its parts that are no JSON (fed after it).
-type Open = (String, Value, Vec<Value>, Vec<Piece>);
+/// Where a planned session tree's messages are read again, as they are fed: the
+/// connection it was planned in, still in that read (so the records are made of the rows
+/// the plan saw), and the rows of each message and of its parts.
+pub(super) struct Rows {
+    db: std::path::PathBuf,
+    connection: Connection,
+    /// The sessions' ids, by their place in the tree.
+    sessions: Vec<String>,
+    messages: Vec<Message>,
+    /// The rows of the parts that go in their messages, message after message.
+    parts: Vec<i64>,
+}
 
-/// Adds the message read last, its parts all read, to the session it is in.
-fn close(sessions: &mut [Stored], open: &mut Option<Open>) {
-    if let (Some((_, info, parts, rows)), Some(session)) = (open.take(), sessions.last_mut()) {
-        session.pieces.push(Piece::Message {
-            info,
-            parts,
-            file: None,
-        });
-        rows.into_iter().for_each(|row| session.pieces.push(row));
+/// A message to make into its record: its row, its session, its parts' rows (a range of
+/// [`Rows::parts`]) and its time.
+struct Message {
+    rowid: i64,
+    session: usize,
+    parts: std::ops::Range<usize>,
+    created: Option<i64>,
+}
+
+impl Records for Rows {
+    /// The `message` record of a message and its parts (OpenCode's `MessageV2.WithParts`):
+    /// each row's JSON as it is, the ids its columns hold added as its last members (a
+    /// later member of a name wins, as the ids set on the tree did).
+    fn fetch(&self, n: usize, out: &mut Vec<u8>) -> Result<(), ImportError> {
+        let message = &self.messages[n];
+        let session = &self.sessions[message.session];
+        out.clear();
+        out.extend_from_slice(b"{\"type\":\"message\",\"timestamp\":");
+        match message.created {
+            Some(ms) => out.extend_from_slice(itoa::Buffer::new().format(ms).as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"sessionID\":");
+        string(out, session);
+        out.extend_from_slice(b",\"info\":");
+        let mut info = self
+            .connection
+            .prepare("SELECT id, data FROM message WHERE rowid = ?1")
+            .map_err(|e| failed(&self.db, e))?;
+        info.query_row([message.rowid], |row| {
+            let id: String = row.get(0)?;
+            object(
+                out,
+                text_bytes(row, 1)?,
+                &[("id", &id), ("sessionID", session)],
+            );
+            Ok(())
+        })
+        .map_err(|e| failed(&self.db, e))?;
+        out.extend_from_slice(b",\"parts\":[");
+        let mut part = self
+            .connection
+            .prepare("SELECT id, message_id, data FROM part WHERE rowid = ?1")
+            .map_err(|e| failed(&self.db, e))?;
+        for (at, rowid) in self.parts[message.parts.clone()].iter().enumerate() {
+            if at > 0 {
+                out.push(b',');
+            }
+            part.query_row([rowid], |row| {
+                let id: String = row.get(0)?;
+                let of: String = row.get(1)?;
+                let ids = [
+                    ("id", id.as_str()),
+                    ("messageID", &of),
+                    ("sessionID", session),
+                ];
+                object(out, text_bytes(row, 2)?, &ids);
+                Ok(())
+            })
+            .map_err(|e| failed(&self.db, e))?;
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
     }
 }
 
-/// Reads a session tree: root first, each session after the one that spawned it. Each
-/// message is made into its record once its parts are read, so a session is never held
-/// as parsed JSON.
-pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
-    let mut sessions: Vec<Stored> = Vec::new();
-    let mut open: Option<Open> = None;
-    walk(db, id, |row| match row {
-        Row::Session(head) => {
-            close(&mut sessions, &mut open);
-            sessions.push(Stored {
-                id: head.id,
-                parent: head.parent,
-                directory: head.directory,
-                version: head.version,
-                title: head.title,
-                source: db.to_owned(),
-                pieces: Pieces::default(),
+/// A JSON object's text (as the plan read it: an object) with `members` added last.
+fn object(out: &mut Vec<u8>, data: &[u8], members: &[(&str, &str)]) {
+    let json_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = data.iter().position(|b| !json_space(b)).unwrap_or(0);
+    let end = data
+        .iter()
+        .rposition(|b| !json_space(b))
+        .map_or(0, |at| at + 1);
+    // `{` ... `}`, the closing brace left off.
+    let open = &data[start..end.saturating_sub(1).max(start)];
+    out.extend_from_slice(open);
+    let empty = open.iter().skip(1).all(json_space);
+    for (at, (name, value)) in members.iter().enumerate() {
+        if at > 0 || !empty {
+            out.push(b',');
+        }
+        string(out, name);
+        out.push(b':');
+        string(out, value);
+    }
+    out.push(b'}');
+}
+
+/// A JSON string.
+fn string(out: &mut Vec<u8>, text: &str) {
+    serde_json::to_writer(&mut *out, text).expect("a string serializes into a Vec");
+}
+
+/// The message read last, whose parts are still to come: its row, its time, where its
+/// parts start in [`Rows::parts`], and the rows of its parts that are no JSON object (fed
+/// after it).
+struct Open {
+    rowid: i64,
+    created: Option<i64>,
+    parts: usize,
+    rows: Vec<Vec<u8>>,
+}
+
+/// What a session tree's plan has read so far: its sessions, and the rows its messages
+/// are made of.
+#[derive(Default)]
+struct Planning {
+    sessions: Vec<Stored>,
+    messages: Vec<Message>,
+    parts: Vec<i64>,
+    /// The message read last, its parts still to come.
+    open: Option<Open>,
+}
+
+impl Planning {
+    /// Adds the message read last, its parts all read, to the session it is in.
+    fn close(&mut self) {
+        let at = self.sessions.len().saturating_sub(1);
+        if let (Some(open), Some(session)) = (self.open.take(), self.sessions.last_mut()) {
+            self.messages.push(Message {
+                rowid: open.rowid,
+                session: at,
+                parts: open.parts..self.parts.len(),
+                created: open.created,
             });
+            session
+                .pieces
+                .fetched(self.messages.len() - 1, open.created);
+            open.rows
+                .into_iter()
+                .for_each(|row| session.pieces.row(row));
         }
-        Row::Message { id, data } => {
-            close(&mut sessions, &mut open);
-            let session = sessions.last_mut().expect("a message's session came first");
-            match serde_json::from_slice::<Value>(data) {
-                Ok(mut info @ Value::Object(_)) => {
-                    info["id"] = id.into();
-                    info["sessionID"] = session.id.clone().into();
-                    open = Some((id.to_owned(), info, Vec::new(), Vec::new()));
+    }
+
+    fn row(&mut self, row: Row<'_>, db: &Path) {
+        match row {
+            Row::Session(head) => {
+                self.close();
+                self.sessions.push(Stored {
+                    id: head.id,
+                    parent: head.parent,
+                    directory: head.directory,
+                    version: head.version,
+                    title: head.title,
+                    source: db.to_owned(),
+                    pieces: Pieces::default(),
+                });
+            }
+            Row::Message { rowid, data, .. } => {
+                self.close();
+                let session = self
+                    .sessions
+                    .last_mut()
+                    .expect("a message's session came first");
+                match scan::message(data) {
+                    Some(created) => {
+                        self.open = Some(Open {
+                            rowid,
+                            created,
+                            parts: self.parts.len(),
+                            rows: Vec::new(),
+                        });
+                    }
+                    None => session.pieces.row(data.to_vec()),
                 }
-                _ => session.pieces.push(Piece::Row(data.to_vec())),
+            }
+            Row::Part { rowid, data, .. } => {
+                let session = self
+                    .sessions
+                    .last_mut()
+                    .expect("a part's session came first");
+                let Some(open) = self.open.as_mut() else {
+                    // Its message's row is no JSON object: fed beside it, as it is.
+                    session.pieces.row(data.to_vec());
+                    return;
+                };
+                match scan::part(data) {
+                    Some(tool) => {
+                        session
+                            .pieces
+                            .part(tool.as_deref().unwrap_or_default(), data);
+                        self.parts.push(rowid);
+                    }
+                    None => open.rows.push(data.to_vec()),
+                }
             }
         }
-        Row::Part {
-            message: of,
-            id,
-            data,
-        } => {
-            let session = sessions.last_mut().expect("a part's session came first");
-            let Some((message, _, parts, rows)) = open.as_mut() else {
-                // Its message's row is no JSON: fed beside it, as it is.
-                session.pieces.push(Piece::Row(data.to_vec()));
-                return;
-            };
-            match serde_json::from_slice::<Value>(data) {
-                Ok(mut part @ Value::Object(_)) if message == of => {
-                    part["id"] = id.into();
-                    part["messageID"] = of.into();
-                    part["sessionID"] = session.id.clone().into();
-                    parts.push(part);
-                }
-                _ => rows.push(Piece::Row(data.to_vec())),
-            }
-        }
-    })
-    .map_err(|e| failed(db, e))?;
-    close(&mut sessions, &mut open);
+    }
+}
+
+/// Plans a session tree: root first, each session after the one that spawned it. Each
+/// message is planned as its place ([`What::Fetched`](crate::import::feed::What::Fetched)),
+/// made into its record as it is fed, by the [`Rows`] returned, in the read this plan was
+/// made in: what is held is the rows' numbers, not their bytes. The plan reads of each row
+/// only whether it is a JSON object, a message's time and a part's tool (a sub-agent's
+/// call is read whole).
+pub(super) fn read(db: &Path, id: &str) -> Result<(Vec<Stored>, Rows), ImportError> {
+    let connection = snapshot(db).map_err(|e| failed(db, e))?;
+    let mut planning = Planning::default();
+    walk(&connection, id, |row| planning.row(row, db)).map_err(|e| failed(db, e))?;
+    planning.close();
+    let Planning {
+        sessions,
+        messages,
+        parts,
+        ..
+    } = planning;
     if sessions.is_empty() {
         return Err(ImportError::NotASession {
             format: "OpenCode session",
@@ -369,13 +536,21 @@ pub(super) fn read(db: &Path, id: &str) -> Result<Vec<Stored>, ImportError> {
             reason: format!("the database has no session {id:?}"),
         });
     }
-    Ok(sessions)
+    let rows = Rows {
+        db: db.to_owned(),
+        connection,
+        sessions: sessions.iter().map(|s| s.id.clone()).collect(),
+        messages,
+        parts,
+    };
+    Ok((sessions, rows))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::import::feed::What;
+    use serde_json::Value;
 
     /// A part row that is no JSON is fed right after its message, whose later parts still
     /// go into it; each message made into its record as its parts end.
@@ -402,21 +577,13 @@ mod tests {
             )
             .unwrap();
         drop(connection);
-        let sessions = read(&db, "ses_a").unwrap();
+        let (sessions, rows) = read(&db, "ses_a").unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let fed: Vec<(u64, Value)> = sessions[0]
             .pieces
             .fed
             .iter()
-            .map(|feed| match &feed.what {
-                What::Made(bytes) => (
-                    feed.line,
-                    serde_json::from_slice(bytes).unwrap_or_else(|_| {
-                        Value::String(String::from_utf8_lossy(bytes).into_owned())
-                    }),
-                ),
-                _ => panic!("a database's records are made"),
-            })
+            .map(|feed| (feed.line, record(&rows, &feed.what)))
             .collect();
         let types = |record: &Value| -> Vec<String> {
             record["parts"]
@@ -434,5 +601,115 @@ mod tests {
         assert_eq!(fed[2].0, 3);
         assert_eq!(fed[2].1["info"]["id"], "msg_2");
         assert_eq!(types(&fed[2].1), ["text"]);
+    }
+
+    /// What a feed gives the adapter: its record as JSON, or its bytes as a string.
+    fn record(rows: &Rows, what: &What) -> Value {
+        let bytes = match what {
+            What::Made(bytes) => bytes.clone(),
+            What::Fetched(n) => {
+                let mut out = Vec::new();
+                rows.fetch(*n, &mut out).unwrap();
+                out
+            }
+            _ => panic!("a database's records are made or fetched"),
+        };
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// A message's record, made of its rows as they are (the ids added last), is the tree
+    /// the importer made before of the same rows (the ids set on each row's tree), whatever
+    /// the rows' spacing, escapes, order of members and members named as the ids; and it is
+    /// made of the rows as the plan saw them, whatever is written to the database after.
+    #[test]
+    fn a_message_is_made_of_the_rows_the_plan_read_as_its_tree_was() {
+        let dir = std::env::temp_dir().join(format!("axt-opencode-made-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("opencode.db");
+        let _ = std::fs::remove_file(&db);
+        let infos = [
+            r#"{"role":"user","time":{"created":1700000000000}}"#,
+            r#" {"id":"old","sessionID":"x","role":"assistant","time":{"created":1.5}}	"#,
+            r#"{}"#,
+            "\n{ }\r\n",
+            r#"{"r\u006fle":"user","s":"\ud83d\ude00\"\\","n":[1e2,-0,12345678901234567890]}"#,
+        ];
+        let parts = [
+            r#"{"type":"text","text":"a\u00e9\n","id":"x","messageID":"y"}"#,
+            r#"{}"#,
+            r#" { "type" : "tool", "tool" : "bash", "state" : { "input" : { } } } "#,
+        ];
+        let connection = Connection::open(&db).unwrap();
+        connection
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 CREATE TABLE session (id text, parent_id text, directory text, version text, \
+                   title text, time_created integer, time_updated integer);
+                 CREATE TABLE message (id text, session_id text, data text);
+                 CREATE TABLE part (id text, message_id text, session_id text, data text);
+                 INSERT INTO session VALUES ('ses_a', NULL, '/w', '1.2', 't', 1, 2);",
+            )
+            .unwrap();
+        for (m, info) in infos.iter().enumerate() {
+            let message = format!("msg_{m}");
+            connection
+                .execute(
+                    "INSERT INTO message VALUES (?1, 'ses_a', ?2)",
+                    params![message, info],
+                )
+                .unwrap();
+            for (p, part) in parts.iter().enumerate() {
+                connection
+                    .execute(
+                        "INSERT INTO part VALUES (?1, ?2, 'ses_a', ?3)",
+                        params![format!("prt_{m}_{p}"), message, part],
+                    )
+                    .unwrap();
+            }
+        }
+        let (sessions, rows) = read(&db, "ses_a").unwrap();
+        // Written after the plan: not in what it feeds.
+        connection
+            .execute_batch(
+                "UPDATE part SET data = '{\"type\":\"text\",\"text\":\"later\"}';
+                 DELETE FROM message WHERE id = 'msg_1';",
+            )
+            .unwrap();
+        let fed: Vec<Value> = sessions[0]
+            .pieces
+            .fed
+            .iter()
+            .map(|feed| record(&rows, &feed.what))
+            .collect();
+        drop((rows, connection));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(fed.len(), infos.len());
+        for (m, (info, record)) in infos.iter().zip(&fed).enumerate() {
+            // The importer's tree before: each row's tree, its ids set.
+            let mut info: Value = serde_json::from_slice(info.as_bytes()).unwrap();
+            info["id"] = format!("msg_{m}").into();
+            info["sessionID"] = "ses_a".into();
+            let parts: Vec<Value> = parts
+                .iter()
+                .enumerate()
+                .map(|(p, part)| {
+                    let mut part: Value = serde_json::from_str(part).unwrap();
+                    part["id"] = format!("prt_{m}_{p}").into();
+                    part["messageID"] = format!("msg_{m}").into();
+                    part["sessionID"] = "ses_a".into();
+                    part
+                })
+                .collect();
+            let created = info.pointer("/time/created").and_then(Value::as_i64);
+            let tree = serde_json::json!({
+                "type": "message",
+                "timestamp": created,
+                "sessionID": info.get("sessionID"),
+                "info": info,
+                "parts": parts,
+            });
+            assert_eq!(record, &tree);
+        }
     }
 }

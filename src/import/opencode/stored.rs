@@ -21,10 +21,11 @@ pub(crate) struct Stored {
     pub(crate) pieces: Pieces,
 }
 
-/// A session's pieces, each made into the record it feeds as it is added (the folder's
-/// `Pieces::push`): a session is held as its records' bytes, never also as parsed JSON,
-/// which took three times the session's size (a 198 MiB database session peaked at
-/// 611 MiB).
+/// A session's pieces, each made into what it feeds as it is added (the folder's
+/// `Pieces::push`, ...): never held as parsed JSON, which took three times the session's
+/// size (a 198 MiB database session peaked at 611 MiB). A message of the JSON files is held
+/// as its record's bytes; one of the database as its place in the rows, read again as it is
+/// fed (held as bytes, the same session peaked at 269 MiB).
 #[derive(Default)]
 pub(crate) struct Pieces {
     /// What each piece feeds, in order.
@@ -46,10 +47,6 @@ pub(crate) enum Piece {
     /// A file that is no JSON object: its bytes fed as one record, for the adapter to
     /// report at that file.
     Unreadable { file: PathBuf, bytes: Vec<u8> },
-    /// A database row whose `data` is no JSON object: fed as it is, for the adapter to
-    /// report (its parts, which have no message to go in, with it).
-    #[cfg_attr(not(feature = "import-sqlite"), allow(dead_code))]
-    Row(Vec<u8>),
 }
 
 /// The sessions found: each its files and, for a database, its id there.
