@@ -327,7 +327,7 @@ fn key(line: &[u8], at: usize) -> Option<usize> {
 /// (control bytes were refused for the whole line).
 fn string(line: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        at += memchr::memchr2(b'"', b'\\', line.get(at..)?)?;
+        at = quote_or_escape(line, at)?;
         if line[at] == b'"' {
             return Some(at + 1);
         }
@@ -337,6 +337,31 @@ fn string(line: &[u8], mut at: usize) -> Option<usize> {
             _ => return None,
         };
     }
+}
+
+/// The first `"` or `\\` at or after `at`. Eight bytes at a time for the first 32 (in
+/// Copilot's text an escape comes every 20 bytes or so, where memchr2's setup cost more
+/// than the search: 52 instructions a call), then memchr2.
+fn quote_or_escape(line: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    // The lowest flagged byte of `(v - ONES) & !v & HIGH` is `v`'s first zero byte.
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    for _ in 0..4 {
+        let Some(word) = line
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        else {
+            break;
+        };
+        let word = u64::from_le_bytes(word);
+        let found = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    Some(at + memchr::memchr2(b'"', b'\\', line.get(at..)?)?)
 }
 
 fn literal(line: &[u8], at: usize, word: &[u8]) -> Option<usize> {
@@ -597,6 +622,29 @@ mod tests {
             }
         }
         assert!(read > 1000, "plain read only {read} lines");
+    }
+
+    /// `quote_or_escape` finds what memchr2 finds, in its words and past them.
+    #[test]
+    fn quote_or_escape_is_memchr2() {
+        for len in 0..80 {
+            for at in 0..=len {
+                for mark in [b'"', b'\\'] {
+                    let mut line = vec![b'a'; len];
+                    line.iter_mut()
+                        .skip(at + 1)
+                        .step_by(3)
+                        .for_each(|b| *b = 0xa2);
+                    if at < len {
+                        line[at] = mark;
+                    }
+                    for from in 0..=len {
+                        let want = memchr::memchr2(b'"', b'\\', &line[from..]).map(|i| from + i);
+                        assert_eq!(quote_or_escape(&line, from), want, "{len} {at} {from}");
+                    }
+                }
+            }
+        }
     }
 
     /// `plain` reads the lines planning needs nothing of, and leaves to serde every line
