@@ -373,6 +373,17 @@ pub fn encode_event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), Enco
     Ok(())
 }
 
+/// About how many bytes [`encode_event`] writes for `event`: the writer's walk, counting
+/// each string's bytes as they are (not escaped) and each number as the longest it could
+/// be. Much cheaper than encoding (nothing is copied or escaped), for a writer that bounds
+/// the events it holds by their size (the importer's batches). For an event the writer
+/// refuses, what the walk counted up to the refusal.
+pub(crate) fn size_hint(event: &ExchangeEvent) -> usize {
+    let mut measure = super::write::Measure(0);
+    let _ = super::write::event(event, &mut measure);
+    measure.0
+}
+
 /// Whether [`encode_event`] would write `event`, without writing it: [`validate`], then the
 /// writer's own walk over the event with its output discarded, so its refusals (an empty
 /// optional field, an unknown fidelity, ...) are the writer's and cannot drift from it.

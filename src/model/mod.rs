@@ -379,6 +379,7 @@ pub mod tools;
 mod write;
 
 pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
+pub(crate) use codec::size_hint;
 pub use codec::{
     DecodeCategory, DecodeError, DecodeWarning, EncodeError, check_encodable, decode_event,
     encode_event, validate, warnings,

@@ -85,6 +85,32 @@ impl Out for Refusals {
     fn number(&mut self, _: &serde_json::Number) {}
 }
 
+/// The writer's walk counting bytes instead of writing them: a string counts as its
+/// length and quotes (escapes not counted), a number as the longest it could be written.
+pub(super) struct Measure(pub(super) usize);
+
+impl Out for Measure {
+    const WRITES: bool = true;
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    fn byte(&mut self, _: u8) {
+        self.0 += 1;
+    }
+    fn string(&mut self, text: &str) {
+        self.0 += text.len() + 2;
+    }
+    fn integer(&mut self, _: u64) {
+        self.0 += 20;
+    }
+    fn signed(&mut self, _: i64) {
+        self.0 += 20;
+    }
+    fn number(&mut self, _: &serde_json::Number) {
+        self.0 += 24;
+    }
+}
+
 fn refuse(message: String) -> Refusal {
     Refusal::Value(serde_json::Error::custom(message))
 }

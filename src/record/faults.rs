@@ -421,6 +421,127 @@ mod tests {
         ));
     }
 
+    /// A batch is one append: its events read back with consecutive seqs after what came
+    /// before, and a subscriber gets them after the append, in order.
+    #[test]
+    fn a_batch_is_written_whole_with_consecutive_seqs_and_its_subscribers_get_it_in_order() {
+        let dir = Dir::new("batch");
+        let rec = create(&dir, Durability::None);
+        let mut live = rec.subscribe();
+        assert_eq!(rec.record(event("one")).unwrap(), 1);
+        let mut batch = vec![event("two"), event("three"), event("four")];
+        batch[1].run_id = String::new();
+        assert_eq!(rec.record_batch(&mut batch).unwrap(), 2..5);
+        let seqs: Vec<u64> = batch.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [2, 3, 4], "the caller's events keep their seqs");
+        assert_eq!(batch[1].run_id, "", "and their own run id");
+        assert_eq!(
+            rec.record_batch(&mut []).unwrap(),
+            5..5,
+            "an empty batch uses no seq"
+        );
+        assert_eq!(rec.record(event("five")).unwrap(), 5);
+        rec.close().unwrap();
+        assert_eq!(
+            lines(&dir.run_file()),
+            ["one", "two", "three", "four", "five"]
+        );
+        let seen: Vec<(u64, String)> = std::iter::from_fn(|| live.recv())
+            .map(|delivery| match delivery {
+                Delivery::Event(event) => (event.seq, event.run_id.clone()),
+                Delivery::Missed { .. } => panic!("nothing missed"),
+            })
+            .collect();
+        let expected: Vec<(u64, String)> = (1..=5).map(|seq| (seq, RUN.to_owned())).collect();
+        assert_eq!(seen, expected);
+    }
+
+    /// A batch that fails part-way on a full disk, or at once on a failing one, leaves the
+    /// file and the seq as they were, and no subscriber sees any of it; the next batch
+    /// continues right after the last line.
+    #[rstest::rstest]
+    #[case::full_disk(vec![Fault::Short(30), Fault::Write(ENOSPC)], libc::ENOSPC)]
+    #[case::failing_disk(vec![Fault::Write(EIO)], libc::EIO)]
+    fn a_failed_batch_leaves_the_file_and_the_seq_as_they_were(
+        #[case] faults: Vec<Fault>,
+        #[case] errno: i32,
+    ) {
+        let dir = Dir::new("batch-fails");
+        let rec = create(&dir, Durability::None);
+        let mut live = rec.subscribe();
+        rec.record(event("one")).unwrap();
+        let before = fs::read(dir.run_file()).unwrap();
+        inject(&dir.run_file(), faults);
+        let mut batch = vec![event("lost"), event("lost too")];
+        let error = rec.record_batch(&mut batch).unwrap_err();
+        assert_eq!(os_error(&error), Some(errno));
+        assert_eq!(rec.last_seq(), 1, "no seq used");
+        assert_eq!(
+            fs::read(dir.run_file()).unwrap(),
+            before,
+            "the file as it was"
+        );
+        let mut batch = vec![event("two"), event("three")];
+        assert_eq!(rec.record_batch(&mut batch).unwrap(), 2..4);
+        rec.close().unwrap();
+        assert_eq!(lines(&dir.run_file()), ["one", "two", "three"]);
+        let seen: Vec<u64> = std::iter::from_fn(|| live.recv())
+            .map(|delivery| match delivery {
+                Delivery::Event(event) => event.seq,
+                Delivery::Missed { .. } => panic!("nothing missed"),
+            })
+            .collect();
+        assert_eq!(seen, [1, 2, 3], "a subscriber never sees the failed batch");
+    }
+
+    /// An event the writer refuses refuses its whole batch: nothing written, no seq used.
+    #[test]
+    fn an_event_that_cannot_be_encoded_refuses_its_whole_batch() {
+        let dir = Dir::new("batch-refused");
+        let rec = create(&dir, Durability::None);
+        rec.record(event("one")).unwrap();
+        let mut refused = event("refused");
+        refused.event_type = EventType::Unknown("no.such.type".to_owned());
+        let mut batch = vec![event("lost"), refused];
+        let error = rec.record_batch(&mut batch).unwrap_err();
+        assert!(matches!(error, RecordError::Encode(_)), "{error}");
+        assert_eq!(rec.last_seq(), 1);
+        assert_eq!(rec.record(event("two")).unwrap(), 2);
+        rec.close().unwrap();
+        assert_eq!(lines(&dir.run_file()), ["one", "two"]);
+    }
+
+    /// A batch is one write and, under the sync policies, one sync after it; a failed sync
+    /// takes the whole batch back and stops the recorder.
+    #[rstest::rstest]
+    #[case::flush(Durability::Flush)]
+    #[case::fsync(Durability::Fsync)]
+    fn a_batch_is_one_write_and_one_sync_and_a_failed_sync_takes_all_of_it_back(
+        #[case] durability: Durability,
+    ) {
+        let dir = Dir::new("batch-sync");
+        let rec = create(&dir, durability);
+        // Two writes that succeed whole, then a failing sync: a batch that took more than
+        // one write, or synced before its last write, would reach the failure.
+        let whole = Fault::Short(usize::MAX);
+        let plan = inject(&dir.run_file(), [whole, whole, Fault::Sync(EIO)]);
+        let mut batch = vec![event("one"), event("two"), event("three")];
+        assert_eq!(rec.record_batch(&mut batch).unwrap(), 1..4);
+        assert_eq!(plan.pending(), 2, "one write for the batch");
+        let mut batch = vec![event("lost"), event("lost too")];
+        let error = rec.record_batch(&mut batch).unwrap_err();
+        assert_eq!(os_error(&error), Some(EIO), "its one sync failed");
+        assert_eq!(plan.pending(), 0);
+        assert_eq!(rec.last_seq(), 3, "no seq used");
+        assert_eq!(
+            lines(&dir.run_file()),
+            ["one", "two", "three"],
+            "taken back"
+        );
+        let stopped = rec.record_batch(&mut [event("later")]).unwrap_err();
+        assert!(matches!(stopped, RecordError::Failed { .. }), "{stopped}");
+    }
+
     #[test]
     fn without_sync_policies_no_sync_is_attempted_so_none_can_fail() {
         let dir = Dir::new("no-sync");

@@ -33,7 +33,9 @@
 //!   (`write_all`, which loops only on a short write; Linux writes regular files whole
 //!   except on a full disk or a fatal signal), from one reused buffer. With `O_APPEND` each
 //!   write lands at the end of the file, whatever its size: `PIPE_BUF` only matters for
-//!   pipes, and the mutex serializes lines of any size.
+//!   pipes, and the mutex serializes lines of any size. A writer with many events at hand
+//!   (an importer) hands them over as a batch ([`Recorder::record_batch`]): their lines go
+//!   in one `write(2)`, all or nothing, with consecutive `seq`s and one sync per batch.
 //! * **A failed append is undone.** If a write fails part-way, the file is cut back to its
 //!   last whole line, so no later line ever continues a fragment (see [Failures](#failures)).
 //! * **Crash recovery.** Opening an existing file continues it: `seq` resumes after the last

@@ -285,6 +285,83 @@ impl Recorder {
         Ok(seq)
     }
 
+    /// Writes `events` as the next lines, in order, with consecutive `seq`s, in ONE append
+    /// (one `write(2)`), and returns the `seq`s they were given (empty for no events).
+    ///
+    /// Each event is recorded as [`record_ref`](Recorder::record_ref) records it (masked,
+    /// given the run's links, fitted to a line and its cuts reported; what the recorder
+    /// sets stays set on it, its `run_id` is left as the caller had it), and the batch is
+    /// all or nothing: when an event cannot be encoded or the append fails, nothing of the
+    /// batch is in the file and no `seq` is used, as for one event (see
+    /// [failures](super#failures)). The durability applies once per batch: under
+    /// [`Durability::Flush`] or [`Durability::Fsync`] one sync after the append, whose
+    /// failure takes the whole batch back and stops the recorder. Subscribers get a copy of
+    /// each event after the append, in `seq` order.
+    ///
+    /// For a writer that has many events at hand (an importer): the system call per event is
+    /// most of what recording costs. The caller bounds the batch (its events are encoded
+    /// into one buffer, under the lock).
+    pub fn record_batch(
+        &self,
+        events: &mut [ExchangeEvent],
+    ) -> Result<std::ops::Range<u64>, RecordError> {
+        for event in events.iter_mut() {
+            if let Some(mask) = &self.options.mask {
+                mask(event);
+            }
+            if event.parent_run_id != self.parent_run_id {
+                event.parent_run_id.clone_from(&self.parent_run_id);
+            }
+        }
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let seqs = self.write_lines(state, events)?;
+        if state.fanout.is_live() {
+            for event in events.iter() {
+                let mut copy = event.clone();
+                if copy.run_id != self.run_id {
+                    copy.run_id.clone_from(&self.run_id);
+                }
+                state.fanout.publish(copy, &self.run_id);
+            }
+        }
+        Ok(seqs)
+    }
+
+    /// Numbers and encodes `events` into the line buffer, each with the run's id on loan
+    /// (as [`write_event`](Recorder::write_event) lends it), then appends and syncs them as
+    /// one, under the lock; on error nothing was written and no `seq` used.
+    fn write_lines(
+        &self,
+        state: &mut State,
+        events: &mut [ExchangeEvent],
+    ) -> Result<std::ops::Range<u64>, RecordError> {
+        if state.file.is_none() {
+            return Err(self.stopped(state));
+        }
+        let first = state.last_seq + 1;
+        state.line.clear();
+        for (seq, event) in (first..).zip(events.iter_mut()) {
+            event.seq = seq;
+            let borrowed = event.run_id != self.run_id;
+            if borrowed {
+                std::mem::swap(&mut event.run_id, &mut state.run_id);
+            }
+            let encoded = encode_fitted(event, &mut state.line);
+            if borrowed {
+                std::mem::swap(&mut event.run_id, &mut state.run_id);
+            }
+            report_cuts(&self.run_id, seq, &encoded?);
+            state.line.push(b'\n');
+        }
+        let end = first + events.len() as u64;
+        if events.is_empty() {
+            return Ok(first..end);
+        }
+        self.append(state, end - 1)?;
+        Ok(first..end)
+    }
+
     /// Masks `event`, gives it the run's links and writes it under the lock, which it
     /// returns held (the fan-out is offered the event under it, in `seq` order), with
     /// whether the event's own `run_id` differs from the run's (it was written with the
@@ -318,15 +395,26 @@ impl Recorder {
     /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
     /// written and no `seq` used (see [failures](super#failures) for the one exception).
     fn write_line(&self, state: &mut State, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
-        let Some(file) = state.file.as_mut() else {
+        if state.file.is_none() {
             return Err(self.stopped(state));
-        };
+        }
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
         let cuts = encode_fitted(event, &mut state.line)?;
         report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
+        self.append(state, seq)?;
+        Ok(seq)
+    }
+
+    /// Appends the line buffer (whole lines, the last numbered `last`) in one append and
+    /// syncs it as the durability says, under the lock; on error nothing was written and no
+    /// `seq` used (see [failures](super#failures) for the one exception).
+    fn append(&self, state: &mut State, last: u64) -> Result<(), RecordError> {
+        let Some(file) = state.file.as_mut() else {
+            return Err(self.stopped(state));
+        };
         let out = file.out();
         let before = out.len();
         // A failed append leaves nothing (the appender cuts back what reached the file) and
@@ -341,20 +429,21 @@ impl Recorder {
         if let Err(error) = synced {
             // After a failed sync the kernel may have dropped the dirty pages and cleared the
             // error (fsyncgate): a later sync that succeeds would vouch for nothing. So the
-            // line is taken back (the caller is told it was not recorded, and no subscriber
-            // sees it) and this recorder stops; every line before was synced, and a new
-            // recorder on the run continues from there. If the cut fails too, the line stays
-            // with its seq (see the module docs for what it then reads back as).
+            // lines are taken back (the caller is told they were not recorded, and no
+            // subscriber sees them) and this recorder stops; every line before was synced,
+            // and a new recorder on the run continues from there. If the cut fails too, the
+            // lines stay with their seqs (see the module docs for what they then read back
+            // as).
             if out.cut_back(before).is_err() {
-                state.last_seq = seq;
+                state.last_seq = last;
             }
             state.file = None;
             state.failed = true;
             state.fanout.close(state.last_seq, &self.run_id);
             return Err(RecordError::io(&self.path, error));
         }
-        state.last_seq = seq;
-        Ok(seq)
+        state.last_seq = last;
+        Ok(())
     }
 
     /// Keeps the first `keep` lines of the run's file, which end at byte `len`, and cuts
