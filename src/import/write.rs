@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use super::feed::SessionPlan;
 use super::session::{ImportError, Imported, ImportedRun, RunChange, Session, WrittenRun};
 use super::stream::transcribe;
-use crate::model::{ExchangeEvent, decode_event, encode_event};
+use crate::model::{ExchangeEvent, decode_event, encode_event, size_hint};
 use crate::record::{IfExists, RecordError, Recorder, RecorderOptions};
 
 /// What writing a run does to a file the run has already.
@@ -92,7 +92,17 @@ pub(crate) fn write_plan(
         if mode == Mode::Update && existed {
             writer.compare_with(recorder.path())?;
         }
-        diagnostics.extend(transcribe(plan, at, &mut |event| writer.event(event))?);
+        let transcribed = transcribe(plan, at, &mut |event| writer.event(event));
+        let transcribed = match transcribed {
+            Ok(transcribed) => transcribed,
+            Err(error) => {
+                // What was made before the error is written, as when each event was
+                // recorded on its own.
+                let _ = writer.flush();
+                return Err(error);
+            }
+        };
+        diagnostics.extend(transcribed);
         let change = writer.finish(existed, mode)?;
         recorder.close()?;
         runs.push(WrittenRun {
@@ -130,9 +140,13 @@ pub(crate) fn write_session(
             options = options.parent_run_id(parent);
         }
         let recorder = create(dir, &run.run_id, options, mode)?;
+        let mut batch = Batch::default();
         for event in &run.events {
-            recorder.record(event.clone())?;
+            if batch.push(event.clone()) {
+                batch.record(&recorder)?;
+            }
         }
+        batch.record(&recorder)?;
         recorder.close()?;
         written.push(recorder.path().to_owned());
     }
@@ -181,8 +195,43 @@ fn refuse_existing<'a>(
     Ok(())
 }
 
+/// Events on their way into a run's file, recorded in batches: one append (one `write(2)`)
+/// per batch instead of one per event, the system calls being most of what recording
+/// costs. Bounded, so that memory holds a batch, not a run: it is recorded once it holds
+/// [`Batch::EVENTS`] events or about [`Batch::BYTES`] bytes of lines.
+#[derive(Default)]
+struct Batch {
+    events: Vec<ExchangeEvent>,
+    /// The lines' length, about ([`size_hint`]).
+    bytes: usize,
+}
+
+impl Batch {
+    const EVENTS: usize = 256;
+    const BYTES: usize = 64 << 10;
+
+    /// Adds `event`; true when the batch is full and is to be recorded.
+    fn push(&mut self, event: ExchangeEvent) -> bool {
+        self.bytes += size_hint(&event);
+        self.events.push(event);
+        self.events.len() >= Self::EVENTS || self.bytes >= Self::BYTES
+    }
+
+    /// Records the events held, all or none ([`Recorder::record_batch`]), and empties the
+    /// batch either way.
+    fn record(&mut self, recorder: &Recorder) -> Result<(), RecordError> {
+        if self.events.is_empty() {
+            return Ok(());
+        }
+        let recorded = recorder.record_batch(&mut self.events);
+        self.events.clear();
+        self.bytes = 0;
+        recorded.map(drop)
+    }
+}
+
 /// A run's events on their way into its file: compared with the file's lines while they
-/// are the same (updating), then recorded.
+/// are the same (updating), then recorded, in batches.
 struct RunWriter<'a> {
     recorder: &'a Recorder,
     parent_run_id: Option<String>,
@@ -196,6 +245,8 @@ struct RunWriter<'a> {
     /// Lines of the old file cut.
     cut: u64,
     line: Vec<u8>,
+    /// Events made and not recorded yet.
+    batch: Batch,
 }
 
 /// The lines of a run file, read one by one.
@@ -243,6 +294,7 @@ impl<'a> RunWriter<'a> {
             kept_len: 0,
             cut: 0,
             line: Vec::with_capacity(1024),
+            batch: Batch::default(),
         }
     }
 
@@ -299,8 +351,15 @@ impl<'a> RunWriter<'a> {
                 None => self.cut_back()?,
             }
         }
-        self.recorder.record(event)?;
+        if self.batch.push(event) {
+            self.flush()?;
+        }
         Ok(())
+    }
+
+    /// Records the events made and not recorded yet.
+    fn flush(&mut self) -> Result<(), ImportError> {
+        Ok(self.batch.record(self.recorder)?)
     }
 
     fn cut_back(&mut self) -> Result<(), ImportError> {
@@ -311,6 +370,7 @@ impl<'a> RunWriter<'a> {
 
     /// Every event was made: lines the old file has beyond them are cut.
     fn finish(&mut self, existed: bool, mode: Mode) -> Result<RunChange, ImportError> {
+        self.flush()?;
         if let Some(old) = &mut self.old {
             self.cut = old.count_rest()?;
             if self.cut > 0 {
