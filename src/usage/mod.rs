@@ -7,17 +7,18 @@
 //! tree. The rules are the importers' and their adapters' (each API call once: Claude
 //! Code's message once per `message.id` from its last snapshot, in the thread the importer
 //! keeps; Codex's running totals once per thread, legs added, a fork's inherited copy
-//! left to its parent), so that a session's tokens here are the tokens `axt stats` counts
+//! left to its parent; Gemini CLI's message once, from its last version), so that a session's tokens here are the tokens `axt stats` counts
 //! over the runs `axt import` makes of it; `tests/axt/usage.rs` holds them equal over
 //! every store corpus. Sessions are independent: the command line reads them on every
 //! core through [`crate::batch`].
 //!
-//! * `claude_code`, `codex`: a store's rules.
+//! * a file per store of [`STORES`] (`claude_code.rs`, ...): the store's rules.
 //! * `tally`: what a session's reading gives ([`SessionUsage`]).
 //! * `lines`: a file's lines, numbered as the importers number them.
 
 mod claude_code;
 mod codex;
+mod gemini;
 mod lines;
 mod tally;
 
@@ -26,7 +27,7 @@ pub use tally::SessionUsage;
 use crate::import::{Found, Store};
 
 /// The stores whose usage is read here.
-pub const STORES: [Store; 2] = [Store::ClaudeCode, Store::Codex];
+pub const STORES: [Store; 3] = [Store::ClaudeCode, Store::Codex, Store::Gemini];
 
 /// Why a session's usage could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +61,7 @@ pub fn read(found: &Found) -> Result<SessionUsage, UsageError> {
     match found.store {
         Store::ClaudeCode => claude_code::read(files).map_err(failed),
         Store::Codex => codex::read(files).map_err(failed),
+        Store::Gemini => gemini::read(files).map_err(failed),
         store => Err(UsageError::Unsupported(store)),
     }
 }

@@ -78,7 +78,11 @@ fn name(found: &Found) -> String {
 #[test]
 fn usage_counts_what_import_and_stats_count_over_the_store_corpora() {
     let root = crate::support::root();
-    for (store, name) in [(Store::ClaudeCode, "claude-code"), (Store::Codex, "codex")] {
+    for (store, name) in [
+        (Store::ClaudeCode, "claude-code"),
+        (Store::Codex, "codex"),
+        (Store::Gemini, "gemini"),
+    ] {
         let mut compared = 0;
         for part in ["ok", "err"] {
             compared += compare(store, &root.join("corpus/import").join(name).join(part));
@@ -105,6 +109,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     let dir = crate::support::TempDir::new("usage-generated");
     let claude = dir.path().join("claude");
     let codex = dir.path().join("codex");
+    let gemini = dir.path().join("gemini");
     let made = generated(
         "claude-code-sessions.py",
         &[claude.to_str().unwrap(), "3", "1", "--seed", "7"],
@@ -114,6 +119,12 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
             "store-sessions.py",
             &["codex", codex.to_str().unwrap(), "3", "1", "--seed", "7"],
         )
+    })
+    .and_then(|()| {
+        generated(
+            "store-sessions.py",
+            &["gemini", gemini.to_str().unwrap(), "3", "1", "--seed", "7"],
+        )
     });
     if made.is_none() {
         eprintln!("SKIPPED the generated stores of usage: no python3");
@@ -121,6 +132,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     }
     assert_eq!(compare(Store::ClaudeCode, &claude.join("projects")), 3);
     assert_eq!(compare(Store::Codex, &codex.join(".codex/sessions")), 3);
+    assert_eq!(compare(Store::Gemini, &gemini.join(".gemini/tmp")), 3);
 }
 
 /// A rewound reply's tokens are kept apart (the importer keeps them out of the run), an
@@ -235,13 +247,42 @@ fn codex_escaped_words_are_read() {
 #[test]
 fn other_stores_are_pointed_to_import_and_stats() {
     let out = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args(["usage", "gemini", "/nonexistent"])
+        .args(["usage", "opencode", "/nonexistent"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("axt import gemini") && stderr.contains("axt stats"),
+        stderr.contains("axt import opencode") && stderr.contains("axt stats"),
         "{stderr}"
     );
+}
+
+/// Gemini CLI: a message rewritten as it grows counts once, and the messages a rewind took
+/// back are apart, as the importer keeps them out of the run (the corpus's rewind).
+#[test]
+fn gemini_rewound_messages_apart() {
+    let dir = root()
+        .join("corpus/import/gemini/ok/resumed-next-day-rewind-takes-back-exchange-0.46.0/tmp");
+    let found = Store::Gemini.discover(&dir).unwrap();
+    assert_eq!(found.len(), 1);
+    let read = usage::read(&found[0]).unwrap();
+    assert_eq!(read.session, "e43982ce-e426-5d94-a591-30178c45ae83");
+    let total = read.total();
+    // g1 and g3 (g2 taken back): input is uncached.
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.output_tokens,
+            total.cache_read_tokens
+        ),
+        (3000 + 300, 20 + 6, 3000)
+    );
+    let off = read.off_chain;
+    assert_eq!(
+        (off.input_tokens, off.output_tokens, off.cache_read_tokens),
+        (3100 - 2048, 15, 2048)
+    );
+    assert!(read.diagnostics.is_empty());
+    assert_eq!(compare(Store::Gemini, &dir), 1);
 }
