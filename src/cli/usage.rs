@@ -25,8 +25,8 @@ use super::{Outcome, prices, with_path};
 /// locations, as `axt import` finds them), and counts them as `axt import` followed by `axt
 /// stats` would: each API call once (Claude Code: a message once per message id, from its
 /// last snapshot, sub-agents included; Codex: each thread's running total once, a fork's
-/// inherited history left to its parent; Gemini CLI: a message rewritten as it grows once,
-/// from its last version). Tokens of a branch the conversation left (a rewound Claude Code
+/// inherited history left to its parent; Gemini CLI, Qwen Code: a message rewritten as it
+/// grows once, from its last version). Tokens of a branch the conversation left (a rewound Claude Code
 /// reply, a Gemini CLI message taken back by a rewind) were spent but are no run's: they
 /// are shown apart, as off-chain. Cost is estimated from the price table `axt stats` uses, per model; `-` where
 /// no model the table knows is named. Input is uncached input; cache reads and writes
@@ -34,8 +34,8 @@ use super::{Outcome, prices, with_path};
 /// whatever their number). Lines that cannot be read go to stderr as FILE:LINE: byte
 /// OFFSET: KIND: MESSAGE.
 ///
-/// Stores read: claude-code, codex, gemini; for the others, `axt import STORE --out DIR` then
-/// `axt stats DIR`.
+/// Stores read: claude-code, codex, gemini, qwen; for the others, `axt import STORE --out
+/// DIR` then `axt stats DIR`.
 ///
 /// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
 /// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.

@@ -7,7 +7,7 @@
 //! tree. The rules are the importers' and their adapters' (each API call once: Claude
 //! Code's message once per `message.id` from its last snapshot, in the thread the importer
 //! keeps; Codex's running totals once per thread, legs added, a fork's inherited copy
-//! left to its parent; Gemini CLI's message once, from its last version), so that a session's tokens here are the tokens `axt stats` counts
+//! left to its parent; Gemini CLI's and Qwen Code's message once, from its last version), so that a session's tokens here are the tokens `axt stats` counts
 //! over the runs `axt import` makes of it; `tests/axt/usage.rs` holds them equal over
 //! every store corpus. Sessions are independent: the command line reads them on every
 //! core through [`crate::batch`].
@@ -20,6 +20,7 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod lines;
+mod qwen;
 mod tally;
 
 pub use tally::SessionUsage;
@@ -27,7 +28,7 @@ pub use tally::SessionUsage;
 use crate::import::{Found, Store};
 
 /// The stores whose usage is read here.
-pub const STORES: [Store; 3] = [Store::ClaudeCode, Store::Codex, Store::Gemini];
+pub const STORES: [Store; 4] = [Store::ClaudeCode, Store::Codex, Store::Gemini, Store::Qwen];
 
 /// Why a session's usage could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +63,7 @@ pub fn read(found: &Found) -> Result<SessionUsage, UsageError> {
         Store::ClaudeCode => claude_code::read(files).map_err(failed),
         Store::Codex => codex::read(files).map_err(failed),
         Store::Gemini => gemini::read(files).map_err(failed),
+        Store::Qwen => qwen::read(files).map_err(failed),
         store => Err(UsageError::Unsupported(store)),
     }
 }

@@ -78,16 +78,21 @@ fn name(found: &Found) -> String {
 #[test]
 fn usage_counts_what_import_and_stats_count_over_the_store_corpora() {
     let root = crate::support::root();
-    for (store, name) in [
-        (Store::ClaudeCode, "claude-code"),
-        (Store::Codex, "codex"),
-        (Store::Gemini, "gemini"),
+    // The store, its corpus folder, and how many of its sessions the importer converts.
+    for (store, name, least) in [
+        (Store::ClaudeCode, "claude-code", 5),
+        (Store::Codex, "codex", 5),
+        (Store::Gemini, "gemini", 5),
+        (Store::Qwen, "qwen", 3),
     ] {
         let mut compared = 0;
         for part in ["ok", "err"] {
             compared += compare(store, &root.join("corpus/import").join(name).join(part));
         }
-        assert!(compared >= 5, "{name}: only {compared} sessions compared");
+        assert!(
+            compared >= least,
+            "{name}: only {compared} sessions compared"
+        );
     }
 }
 
@@ -110,6 +115,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     let claude = dir.path().join("claude");
     let codex = dir.path().join("codex");
     let gemini = dir.path().join("gemini");
+    let qwen = dir.path().join("qwen");
     let made = generated(
         "claude-code-sessions.py",
         &[claude.to_str().unwrap(), "3", "1", "--seed", "7"],
@@ -125,6 +131,12 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
             "store-sessions.py",
             &["gemini", gemini.to_str().unwrap(), "3", "1", "--seed", "7"],
         )
+    })
+    .and_then(|()| {
+        generated(
+            "store-sessions.py",
+            &["qwen", qwen.to_str().unwrap(), "3", "1", "--seed", "7"],
+        )
     });
     if made.is_none() {
         eprintln!("SKIPPED the generated stores of usage: no python3");
@@ -133,6 +145,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     assert_eq!(compare(Store::ClaudeCode, &claude.join("projects")), 3);
     assert_eq!(compare(Store::Codex, &codex.join(".codex/sessions")), 3);
     assert_eq!(compare(Store::Gemini, &gemini.join(".gemini/tmp")), 3);
+    assert_eq!(compare(Store::Qwen, &qwen.join(".qwen/projects")), 3);
 }
 
 /// A rewound reply's tokens are kept apart (the importer keeps them out of the run), an
@@ -285,4 +298,39 @@ fn gemini_rewound_messages_apart() {
     );
     assert!(read.diagnostics.is_empty());
     assert_eq!(compare(Store::Gemini, &dir), 1);
+}
+
+/// Qwen Code: an `assistant` record's `usageMetadata` counts, a sidechain sub-agent's in
+/// its own run, a torn line is reported where it is; the importer agrees.
+#[test]
+fn qwen_usage_metadata_and_sidechains() {
+    let dir = crate::support::TempDir::new("usage-qwen");
+    let chats = dir.path().join("projects/-w/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let lines = [
+        r#"{"uuid":"u1","parentUuid":null,"sessionId":"q1","timestamp":"2026-05-01T10:00:00Z","type":"user","cwd":"/w","version":"0.13.2","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+        r#"{"uuid":"a1","parentUuid":"u1","sessionId":"q1","timestamp":"2026-05-01T10:00:01Z","type":"assistant","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"text":"ok"}]},"usageMetadata":{"promptTokenCount":1000,"cachedContentTokenCount":400,"candidatesTokenCount":50,"thoughtsTokenCount":10,"totalTokenCount":1060}}"#,
+        r#"{"uuid":"s1","parentUuid":null,"sessionId":"q1","timestamp":"2026-05-01T10:00:02Z","type":"assistant","isSidechain":true,"agentId":"ag1","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"text":"side"}]},"usageMetadata":{"promptTokenCount":200,"candidatesTokenCount":5}}"#,
+        r#"{"uuid":"x1","parentUuid":"a1","sessionId":"q1","timestamp":"2026-05-01T10:00:03Z","type":"system","subtype":"ui_telemetry","usageMetadata":{"promptTokenCount":99999}}"#,
+        "{\"uuid\":\"a2\",\"torn",
+    ];
+    let file = chats.join("q1.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let found = Store::Qwen.discover(dir.path()).unwrap();
+    assert_eq!(found.len(), 1);
+    let read = usage::read(&found[0]).unwrap();
+    assert_eq!(read.session, "q1");
+    let total = read.total();
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.cache_read_tokens,
+            total.output_tokens,
+            total.reasoning_tokens
+        ),
+        (600 + 200, 400, 60 + 5, 10)
+    );
+    assert_eq!(read.diagnostics.len(), 1);
+    assert_eq!(read.diagnostics[0].1.line, 5);
+    assert_eq!(compare(Store::Qwen, dir.path()), 1);
 }
