@@ -185,7 +185,7 @@ STORES = {
 SIZES = [("one-198mib", 1, 198), ("100x2mib", 100, 2)]
 # The stores `axt usage` reads (Claude Code's always): its rows are measured beside the
 # import's, against the same peers.
-USAGE_STORES = ["codex", "gemini", "qwen"]
+USAGE_STORES = ["codex", "gemini", "qwen", "opencode"]
 # Tools that read a store, searched for and found unable to read the one generated here
 # (printed with the store's rows, so that a missing row says why).
 NO_ROW = {

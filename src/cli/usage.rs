@@ -26,16 +26,18 @@ use super::{Outcome, prices, with_path};
 /// stats` would: each API call once (Claude Code: a message once per message id, from its
 /// last snapshot, sub-agents included; Codex: each thread's running total once, a fork's
 /// inherited history left to its parent; Gemini CLI, Qwen Code: a message rewritten as it
-/// grows once, from its last version). Tokens of a branch the conversation left (a rewound Claude Code
-/// reply, a Gemini CLI message taken back by a rewind) were spent but are no run's: they
-/// are shown apart, as off-chain. Cost is estimated from the price table `axt stats` uses, per model; `-` where
-/// no model the table knows is named. Input is uncached input; cache reads and writes
+/// grows once, from its last version; OpenCode: each assistant message's steps, every session
+/// of the tree its task calls spawned). Tokens of a branch the conversation left (a rewound
+/// Claude Code reply, a Gemini CLI message taken back by a rewind) were spent but are no
+/// run's: they are shown apart, as off-chain. Cost is what the store reported where it did
+/// (OpenCode), else estimated from the price table `axt stats` uses, per model; `-` where no
+/// model the table knows is named. Input is uncached input; cache reads and writes
 /// follow. Sessions are read in parallel on all cores (--jobs; the output is the same
 /// whatever their number). Lines that cannot be read go to stderr as FILE:LINE: byte
 /// OFFSET: KIND: MESSAGE.
 ///
-/// Stores read: claude-code, codex, gemini, qwen; for the others, `axt import STORE --out
-/// DIR` then `axt stats DIR`.
+/// Stores read: claude-code, codex, gemini, qwen, opencode; for the others, `axt import
+/// STORE --out DIR` then `axt stats DIR`.
 ///
 /// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
 /// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.
@@ -92,11 +94,16 @@ struct Sum {
 }
 
 impl Sum {
-    fn add_part(&mut self, model: &str, tokens: &Usage, prices: &Prices) {
+    /// A part's tokens, priced as its store `reported` them, else by the table.
+    fn add_part(&mut self, model: &str, tokens: &Usage, reported: Option<f64>, prices: &Prices) {
         self.tokens.add(tokens);
-        match prices.lookup(model).filter(|_| !model.is_empty()) {
-            Some((_, price)) => {
-                self.usd += price.cost(tokens);
+        let priced = reported.or_else(|| {
+            let (_, price) = prices.lookup(model).filter(|_| !model.is_empty())?;
+            Some(price.cost(tokens))
+        });
+        match priced {
+            Some(usd) => {
+                self.usd += usd;
                 self.priced = true;
             }
             None if *tokens != Usage::default() => self.unpriced = true,
@@ -297,7 +304,8 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
             };
             sum.span(session.first.as_deref(), session.last.as_deref());
             for ((day, model), tokens) in &session.parts {
-                sum.add_part(model, tokens, &prices);
+                let reported = session.reported(day, model);
+                sum.add_part(model, tokens, reported, &prices);
                 let key = match args.by {
                     By::Session => continue,
                     By::Day => day.clone(),
@@ -305,7 +313,7 @@ pub(crate) fn run(args: Args) -> io::Result<Outcome> {
                 };
                 let group = groups.entry(key).or_default();
                 let mut part = Sum::default();
-                part.add_part(model, tokens, &prices);
+                part.add_part(model, tokens, reported, &prices);
                 group.merge(&part);
             }
             if args.by != By::Session {

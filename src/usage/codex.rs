@@ -131,7 +131,7 @@ fn delta(now: &Usage, before: &Usage) -> [i128; 5] {
 /// key or a value this reader looks for (all ASCII) could be spelled without its bytes
 /// appearing as they are. Escapes of control characters (`\u001b`) and of anything past
 /// ASCII, common in tool output, cannot spell them.
-fn escapes_ascii(finder: &memmem::Finder<'_>, bytes: &[u8]) -> bool {
+pub(super) fn escapes_ascii(finder: &memmem::Finder<'_>, bytes: &[u8]) -> bool {
     finder.find_iter(bytes).any(|at| {
         let hex = bytes
             .get(at + 4..at + 6)

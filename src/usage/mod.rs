@@ -20,6 +20,7 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod lines;
+mod opencode;
 mod qwen;
 mod tally;
 
@@ -28,7 +29,13 @@ pub use tally::SessionUsage;
 use crate::import::{Found, Store};
 
 /// The stores whose usage is read here.
-pub const STORES: [Store; 4] = [Store::ClaudeCode, Store::Codex, Store::Gemini, Store::Qwen];
+pub const STORES: [Store; 5] = [
+    Store::ClaudeCode,
+    Store::Codex,
+    Store::Gemini,
+    Store::Qwen,
+    Store::OpenCode,
+];
 
 /// Why a session's usage could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +71,7 @@ pub fn read(found: &Found) -> Result<SessionUsage, UsageError> {
         Store::Codex => codex::read(files).map_err(failed),
         Store::Gemini => gemini::read(files).map_err(failed),
         Store::Qwen => qwen::read(files).map_err(failed),
+        Store::OpenCode => opencode::read(found).map_err(failed),
         store => Err(UsageError::Unsupported(store)),
     }
 }

@@ -27,6 +27,11 @@ pub struct SessionUsage {
     /// Tokens spent on branches the conversation left (a rewound reply): spent, but kept
     /// apart, as `axt import` keeps them out of the run's usage (`import.off_chain_usage`).
     pub off_chain: Usage,
+    /// Dollars the store reported for a part's calls (OpenCode's `cost`), by the key of
+    /// `parts`: a part with an entry costs that, not the price table's estimate, as `axt
+    /// stats` takes a run's reported cost over an estimate. Empty for a store that reports
+    /// none.
+    pub reported_usd: BTreeMap<(String, String), f64>,
     /// The lines that could not be read, in each file's order.
     pub diagnostics: Vec<(PathBuf, Diagnostic)>,
 }
@@ -68,6 +73,22 @@ impl SessionUsage {
         (self.parts.entry((day.to_owned(), model.to_owned())))
             .or_default()
             .add(usage);
+    }
+
+    /// What the part of `time`'s day and `model` cost, as its store reported it; `None`
+    /// where it reported nothing (the price table then estimates it).
+    pub fn reported(&self, day: &str, model: &str) -> Option<f64> {
+        (self.reported_usd)
+            .get(&(day.to_owned(), model.to_owned()))
+            .copied()
+    }
+
+    /// Adds `usd`, reported by the store, to the part of `time`'s day and `model`.
+    pub(super) fn report(&mut self, time: Option<&str>, model: &str, usd: f64) {
+        let day = time.and_then(|t| t.get(..10)).unwrap_or_default();
+        *(self.reported_usd)
+            .entry((day.to_owned(), model.to_owned()))
+            .or_default() += usd;
     }
 
     /// A line of `file` that could not be read.

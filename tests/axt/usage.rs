@@ -58,7 +58,10 @@ fn compare(store: Store, dir: &Path) -> usize {
             continue;
         }
         let cost: f64 = (read.parts.iter())
-            .filter_map(|((_, model), usage)| Some(prices.lookup(model)?.1.cost(usage)))
+            .filter_map(|((day, model), usage)| match read.reported(day, model) {
+                Some(usd) => Some(usd),
+                None => Some(prices.lookup(model)?.1.cost(usage)),
+            })
             .sum();
         let theirs = stats.cost.estimated_usd + stats.cost.reported_usd;
         assert!(
@@ -84,10 +87,19 @@ fn usage_counts_what_import_and_stats_count_over_the_store_corpora() {
         (Store::Codex, "codex", 5),
         (Store::Gemini, "gemini", 5),
         (Store::Qwen, "qwen", 3),
+        (Store::OpenCode, "opencode", 4),
     ] {
         let mut compared = 0;
         for part in ["ok", "err"] {
-            compared += compare(store, &root.join("corpus/import").join(name).join(part));
+            let dir = root.join("corpus/import").join(name).join(part);
+            // OpenCode's cases are each a data directory (the other stores' are read whole).
+            if store == Store::OpenCode {
+                for case in std::fs::read_dir(&dir).expect("the corpus") {
+                    compared += compare(store, &case.expect("a corpus case").path());
+                }
+            } else {
+                compared += compare(store, &dir);
+            }
         }
         assert!(
             compared >= least,
@@ -116,6 +128,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     let codex = dir.path().join("codex");
     let gemini = dir.path().join("gemini");
     let qwen = dir.path().join("qwen");
+    let opencode = dir.path().join("opencode");
     let made = generated(
         "claude-code-sessions.py",
         &[claude.to_str().unwrap(), "3", "1", "--seed", "7"],
@@ -137,6 +150,19 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
             "store-sessions.py",
             &["qwen", qwen.to_str().unwrap(), "3", "1", "--seed", "7"],
         )
+    })
+    .and_then(|()| {
+        generated(
+            "store-sessions.py",
+            &[
+                "opencode",
+                opencode.to_str().unwrap(),
+                "3",
+                "1",
+                "--seed",
+                "7",
+            ],
+        )
     });
     if made.is_none() {
         eprintln!("SKIPPED the generated stores of usage: no python3");
@@ -146,6 +172,8 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     assert_eq!(compare(Store::Codex, &codex.join(".codex/sessions")), 3);
     assert_eq!(compare(Store::Gemini, &gemini.join(".gemini/tmp")), 3);
     assert_eq!(compare(Store::Qwen, &qwen.join(".qwen/projects")), 3);
+    let data = opencode.join(".local/share/opencode");
+    assert_eq!(compare(Store::OpenCode, &data), 3);
 }
 
 /// A rewound reply's tokens are kept apart (the importer keeps them out of the run), an
@@ -260,13 +288,13 @@ fn codex_escaped_words_are_read() {
 #[test]
 fn other_stores_are_pointed_to_import_and_stats() {
     let out = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args(["usage", "opencode", "/nonexistent"])
+        .args(["usage", "copilot", "/nonexistent"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("axt import opencode") && stderr.contains("axt stats"),
+        stderr.contains("axt import copilot") && stderr.contains("axt stats"),
         "{stderr}"
     );
 }
@@ -333,4 +361,66 @@ fn qwen_usage_metadata_and_sidechains() {
     assert_eq!(read.diagnostics.len(), 1);
     assert_eq!(read.diagnostics[0].1.line, 5);
     assert_eq!(compare(Store::Qwen, dir.path()), 1);
+}
+
+/// OpenCode (the JSON files): a message's steps count, not its own tokens; a `step-finish`
+/// spelled with escapes is read; a part cut mid-write is reported at its file; a reported
+/// cost is the cost; the importer agrees.
+#[test]
+fn opencode_steps_escaped_parts_read_torn_parts_located() {
+    let dir = crate::support::TempDir::new("usage-opencode");
+    let storage = dir.path().join("storage");
+    let write = |path: &str, text: &str| {
+        let path = storage.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "session/proj/ses_a.json",
+        r#"{"id":"ses_a","directory":"/w","version":"1.1.0","title":"t","time":{"created":1767261600000}}"#,
+    );
+    write(
+        "message/ses_a/msg_1.json",
+        r#"{"role":"user","time":{"created":1767261600000}}"#,
+    );
+    // Its own tokens are the steps' sum as OpenCode writes it: the steps count.
+    write(
+        "message/ses_a/msg_2.json",
+        r#"{"role":"assistant","time":{"created":1767261601000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":9,"tokens":{"input":999,"output":999}}"#,
+    );
+    write(
+        "part/msg_2/prt_1.json",
+        r#"{"type":"step-finish","tokens":{"input":100,"output":10,"reasoning":5,"cache":{"read":1000,"write":50}},"cost":0.25}"#,
+    );
+    write(
+        "part/msg_2/prt_2.json",
+        r#"{"\u0074ype":"step\u002dfinish","tokens":{"input":1,"output":2,"reasoning":0,"cache":{"read":3,"write":4}},"cost":0.5}"#,
+    );
+    write("part/msg_2/prt_3.json", r#"{"type":"text","text":"cut"#);
+    // No step part: the message's own tokens.
+    write(
+        "message/ses_a/msg_3.json",
+        r#"{"role":"assistant","time":{"created":1767348001000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":1,"tokens":{"input":7,"output":8,"reasoning":0,"cache":{"read":0,"write":0}}}"#,
+    );
+    let found = Store::OpenCode.discover(dir.path()).unwrap();
+    assert_eq!(found.len(), 1);
+    let read = usage::read(&found[0]).unwrap();
+    assert_eq!(read.session, "ses_a");
+    let total = read.total();
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.output_tokens,
+            total.reasoning_tokens,
+            total.cache_read_tokens,
+            total.cache_write_tokens
+        ),
+        (108, 25, 5, 1003, 54)
+    );
+    let model = "anthropic/claude-sonnet-4-5";
+    assert_eq!(read.reported("2026-01-01", model), Some(0.75));
+    assert_eq!(read.reported("2026-01-02", model), Some(1.0));
+    assert_eq!(read.diagnostics.len(), 1);
+    assert!(read.diagnostics[0].0.ends_with("prt_3.json"));
+    assert_eq!(compare(Store::OpenCode, dir.path()), 1);
 }
