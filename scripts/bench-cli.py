@@ -183,9 +183,6 @@ STORES = {
                  ["ccusage-20", "tokscale-4", "agentsview-0"]),
 }
 SIZES = [("one-198mib", 1, 198), ("100x2mib", 100, 2)]
-# The stores `axt usage` reads (Claude Code's always): its rows are measured beside the
-# import's, against the same peers.
-USAGE_STORES = ["codex", "gemini", "qwen", "opencode"]
 # Tools that read a store, searched for and found unable to read the one generated here
 # (printed with the store's rows, so that a missing row says why).
 NO_ROW = {
@@ -265,6 +262,14 @@ def store_home(store: str, name: str, count: int, mib: float, seed: int) -> Path
     return home
 
 
+def reads_usage(store: str) -> bool:
+    """Whether `axt usage` reads `store`: a store it does not read yet is refused (exit 2,
+    naming `axt import`) before any path is looked at, so the list is axt's own."""
+    done = subprocess.run([str(AXT), "usage", store, os.devnull], capture_output=True,
+                          text=True)
+    return "not read by `axt usage`" not in done.stderr
+
+
 def size_of(root: Path) -> float:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / (1 << 20)
 
@@ -332,9 +337,9 @@ def peers() -> None:
             shutil.rmtree(out, ignore_errors=True)
             axt = ([str(AXT), "import", store, str(home / root), "--out", str(out), "--replace"],
                    None)
-            # The stores `axt usage` reads (USAGE_STORES) get its rows beside the import's.
+            # The stores `axt usage` reads get its rows beside the import's.
             usage = None
-            if store in USAGE_STORES:
+            if reads_usage(store):
                 usage = ([str(AXT), "usage", store, str(home / root), "--json"], None)
             compare(targets, f"{store} peers-{name}", axt, readers, agent, home, None,
                     size_of(home / root), usage)

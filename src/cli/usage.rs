@@ -36,8 +36,8 @@ use super::{Outcome, prices, with_path};
 /// whatever their number). Lines that cannot be read go to stderr as FILE:LINE: byte
 /// OFFSET: KIND: MESSAGE.
 ///
-/// Stores read: claude-code, codex, gemini, qwen, opencode; for the others, `axt import
-/// STORE --out DIR` then `axt stats DIR`.
+/// Stores read: every store `axt import` reads but copilot, whose usage is counted by `axt
+/// import copilot --out DIR` then `axt stats DIR`.
 ///
 /// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
 /// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.

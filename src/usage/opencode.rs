@@ -38,6 +38,7 @@ use super::tally::SessionUsage;
 use crate::import::Found;
 use crate::model::{Timestamp, Usage};
 use crate::normalize::DiagnosticKind;
+use crate::normalize::opencode::tokens_usage;
 
 /// The fields of a message's or a part's `data` this reader needs.
 #[derive(Deserialize)]
@@ -73,20 +74,6 @@ struct Said {
 
 /// Why a `data` is not read as an object, for its diagnostic.
 struct NotAnObject(DiagnosticKind, String);
-
-/// A part's tokens as the adapter counts them (`normalize::opencode::parts`).
-fn tokens_usage(tokens: &Value) -> Usage {
-    let count = |within: &Value, field: &str| within.get(field).and_then(Value::as_u64);
-    let cache = tokens.get("cache").unwrap_or(&Value::Null);
-    let reasoning = count(tokens, "reasoning").unwrap_or(0);
-    Usage {
-        input_tokens: count(tokens, "input").unwrap_or(0),
-        output_tokens: count(tokens, "output").unwrap_or(0) + reasoning,
-        cache_read_tokens: count(cache, "read").unwrap_or(0),
-        cache_write_tokens: count(cache, "write").unwrap_or(0),
-        reasoning_tokens: reasoning,
-    }
-}
 
 fn model_of(model: Option<&str>, provider: Option<&str>) -> Option<String> {
     model.map(|model| match provider {
@@ -346,7 +333,7 @@ mod database {
     use rusqlite::types::ValueRef;
     use rusqlite::{Connection, OpenFlags, params};
 
-    use super::{NotAnObject, Open, Session, Sieve, said};
+    use crate::usage::opencode::{NotAnObject, Open, Session, Sieve, said};
     use crate::usage::tally::SessionUsage;
 
     /// The ids of a session and every session below it (the importer's tree).

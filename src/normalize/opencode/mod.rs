@@ -45,6 +45,7 @@ use super::{
 };
 use crate::model::{Role, Timestamp};
 
+pub(crate) use parts::tokens_usage;
 use parts::{Part, PartBlocks, Step};
 
 /// Whether the first record of an output looks like OpenCode's: a known event type with a

@@ -334,8 +334,9 @@ pub(crate) fn step_usage(part: &Value) -> Option<Usage> {
     part.get("tokens").map(tokens_usage)
 }
 
-/// A part's `tokens` as usage (see the module docs).
-fn tokens_usage(tokens: &Value) -> Usage {
+/// A part's `tokens` as usage (see the module docs); `axt usage` counts OpenCode's steps
+/// with it too.
+pub(crate) fn tokens_usage(tokens: &Value) -> Usage {
     // `get`, not `pointer`: a pointer copies each of its tokens to unescape `~1`.
     let count = |within: &Value, field: &str| within.get(field).and_then(Value::as_u64);
     let cache = tokens.get("cache").unwrap_or(&Value::Null);
