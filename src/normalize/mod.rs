@@ -88,8 +88,8 @@ mod driver;
 mod framing;
 mod history;
 mod json;
-mod lenient;
-mod messages_api;
+pub(crate) mod lenient;
+pub(crate) mod messages_api;
 pub mod report;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.
 #[doc(hidden)]

@@ -34,8 +34,9 @@ use twox_hash::XxHash3_64;
 use super::lines::scan;
 use super::tally::SessionUsage;
 use crate::import::SessionFiles;
-use crate::model::Usage;
 use crate::normalize::DiagnosticKind;
+use crate::normalize::lenient::{Text, otherwise, skip_seq};
+use crate::normalize::messages_api::MessageUsage;
 
 /// The fields of an entry the thread and the usage need.
 #[derive(Deserialize)]
@@ -63,7 +64,7 @@ struct Head<'a> {
 struct Message<'a> {
     id: Option<Cow<'a, str>>,
     model: Option<Cow<'a, str>>,
-    usage: Option<Snapshot>,
+    usage: Option<MessageUsage>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
@@ -84,7 +85,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                         "model" => {
                             message.model = map.next_value::<Option<Text<'a>>>()?.and_then(|t| t.0)
                         }
-                        "usage" => message.usage = map.next_value::<Option<Snapshot>>()?,
+                        "usage" => message.usage = map.next_value::<Option<MessageUsage>>()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -92,119 +93,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                 }
                 Ok(message)
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Message<'a>, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Message::default())
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Message<'a>, S::Error> {
+                skip_seq(seq).map(|()| Message::default())
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Message<'a>, E> {
                 Ok(Message::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Message<'a>, E> {
-                Ok(Message::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Message<'a>, E> {
-                Ok(Message::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Message<'a>, E> {
-                Ok(Message::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Message<'a>, E> {
-                Ok(Message::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Message<'a>, E> {
-                Ok(Message::default())
-            }
+            otherwise!(Message::default());
         }
         deserializer.deserialize_any(Fields(std::marker::PhantomData))
-    }
-}
-
-/// A string, or `None` for any other value (the adapter reads a non-string id as none).
-struct Text<'a>(Option<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Any<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Any<'a> {
-            type Value = Text<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
-                Ok(Text(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'a>, E> {
-                Ok(Text(Some(Cow::Owned(v.to_owned()))))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Text<'a>, M::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Text(None))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Text<'a>, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Text(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-        }
-        deserializer.deserialize_any(Any(std::marker::PhantomData))
-    }
-}
-
-/// One snapshot of a message's usage, in the Messages API's names.
-#[derive(Deserialize, Clone, Copy, Default)]
-struct Snapshot {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-}
-
-impl Snapshot {
-    /// A later snapshot of the same message: the fields it carries replace these.
-    fn update(&mut self, later: &Snapshot) {
-        let keep = |old: &mut Option<u64>, new: Option<u64>| {
-            if new.is_some() {
-                *old = new;
-            }
-        };
-        keep(&mut self.input_tokens, later.input_tokens);
-        keep(&mut self.output_tokens, later.output_tokens);
-        keep(
-            &mut self.cache_creation_input_tokens,
-            later.cache_creation_input_tokens,
-        );
-        keep(
-            &mut self.cache_read_input_tokens,
-            later.cache_read_input_tokens,
-        );
-    }
-
-    fn usage(&self) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens.unwrap_or(0),
-            output_tokens: self.output_tokens.unwrap_or(0),
-            cache_read_tokens: self.cache_read_input_tokens.unwrap_or(0),
-            cache_write_tokens: self.cache_creation_input_tokens.unwrap_or(0),
-            reasoning_tokens: 0,
-        }
     }
 }
 
@@ -225,7 +122,7 @@ struct Entry {
 
 /// An assistant entry with a usage.
 struct Call {
-    snapshot: Snapshot,
+    snapshot: MessageUsage,
     /// Its line, the key of a message without id.
     line: u64,
     model: Option<u32>,
@@ -396,7 +293,7 @@ fn count(log: &Log, members: &[usize], thread: Option<&HashSet<usize>>, usage: &
         };
         match messages.get_mut(&key) {
             Some((snapshot, kept_model, time, _)) => {
-                snapshot.update(&call.snapshot);
+                snapshot.update(call.snapshot);
                 if model.is_some() {
                     *kept_model = model;
                 }
@@ -415,7 +312,7 @@ fn count(log: &Log, members: &[usize], thread: Option<&HashSet<usize>>, usage: &
         .unwrap_or_default();
     for key in order {
         let (snapshot, model, time, ours) = &messages[&key];
-        let tokens = snapshot.usage();
+        let tokens = snapshot.to_usage();
         if !ours {
             usage.off_chain.add(&tokens);
             continue;
@@ -426,7 +323,7 @@ fn count(log: &Log, members: &[usize], thread: Option<&HashSet<usize>>, usage: &
 }
 
 /// A message's snapshots folded, its model, its last time, whether it is the thread's.
-type Folded<'a> = (Snapshot, Option<u32>, Option<&'a str>, bool);
+type Folded<'a> = (MessageUsage, Option<u32>, Option<&'a str>, bool);
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum MessageKey {

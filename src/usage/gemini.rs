@@ -39,6 +39,7 @@ use super::tally::SessionUsage;
 use crate::import::SessionFiles;
 use crate::model::Usage;
 use crate::normalize::DiagnosticKind;
+use crate::normalize::lenient::{otherwise, skip_map, skip_seq};
 
 /// A field read as a string, told apart from absent, `null` and any other value.
 #[derive(Default, Clone, Debug, PartialEq)]
@@ -493,28 +494,13 @@ impl<'de> Deserialize<'de> for FirstLine {
                 }
                 Ok(FirstLine { messages })
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<FirstLine, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(FirstLine { messages: false })
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<FirstLine, S::Error> {
+                skip_seq(seq).map(|()| FirstLine { messages: false })
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<FirstLine, E> {
                 Ok(FirstLine { messages: false })
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<FirstLine, E> {
-                Ok(FirstLine { messages: false })
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<FirstLine, E> {
-                Ok(FirstLine { messages: false })
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<FirstLine, E> {
-                Ok(FirstLine { messages: false })
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<FirstLine, E> {
-                Ok(FirstLine { messages: false })
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<FirstLine, E> {
-                Ok(FirstLine { messages: false })
-            }
+            otherwise!(FirstLine { messages: false });
         }
         deserializer.deserialize_any(V)
     }
@@ -587,21 +573,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Messages<'a> {
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Messages<'a>, E> {
                 Ok(Messages(Vec::new()))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Messages<'a>, E> {
-                Ok(Messages(Vec::new()))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Messages<'a>, E> {
-                Ok(Messages(Vec::new()))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Messages<'a>, E> {
-                Ok(Messages(Vec::new()))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Messages<'a>, E> {
-                Ok(Messages(Vec::new()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Messages<'a>, E> {
-                Ok(Messages(Vec::new()))
-            }
+            otherwise!(Messages(Vec::new()));
         }
         deserializer.deserialize_any(V(PhantomData))
     }
@@ -675,28 +647,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
                 }
                 Ok(record)
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Record<'a>, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Record::default())
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Record<'a>, S::Error> {
+                skip_seq(seq).map(|()| Record::default())
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Record<'a>, E> {
                 Ok(Record::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
+            otherwise!(Record::default());
         }
         deserializer.deserialize_any(V(PhantomData))
     }
@@ -829,25 +786,10 @@ impl<'de, K: TokenKeys> Deserialize<'de> for MaybeTokens<K> {
             fn visit_str<E: de::Error>(self, _: &str) -> Result<MaybeTokens<K>, E> {
                 Ok(MaybeTokens(None, PhantomData))
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<MaybeTokens<K>, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeTokens(None, PhantomData))
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<MaybeTokens<K>, S::Error> {
+                skip_seq(seq).map(|()| MaybeTokens(None, PhantomData))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<MaybeTokens<K>, E> {
-                Ok(MaybeTokens(None, PhantomData))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<MaybeTokens<K>, E> {
-                Ok(MaybeTokens(None, PhantomData))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<MaybeTokens<K>, E> {
-                Ok(MaybeTokens(None, PhantomData))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<MaybeTokens<K>, E> {
-                Ok(MaybeTokens(None, PhantomData))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<MaybeTokens<K>, E> {
-                Ok(MaybeTokens(None, PhantomData))
-            }
+            otherwise!(MaybeTokens(None, PhantomData));
         }
         deserializer.deserialize_any(V(PhantomData))
     }
@@ -867,26 +809,16 @@ impl<'de> Deserialize<'de> for Count {
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
                 Ok(Count(u64::try_from(v).unwrap_or(0)))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Count, E> {
-                Ok(Count(0))
-            }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
                 Ok(Count(0))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
-                Ok(Count(0))
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Count, M::Error> {
+                skip_map(map).map(|()| Count(0))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
-                Ok(Count(0))
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Count, S::Error> {
+                skip_seq(seq).map(|()| Count(0))
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Count, M::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Count(0))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Count, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Count(0))
-            }
+            otherwise!(but integers: Count(0));
         }
         deserializer.deserialize_any(V)
     }

@@ -28,6 +28,7 @@ use super::lines::scan;
 use super::tally::SessionUsage;
 use crate::import::SessionFiles;
 use crate::normalize::DiagnosticKind;
+use crate::normalize::lenient::{otherwise, skip_seq};
 
 /// `usageMetadata`'s names.
 struct QwenKeys;
@@ -170,28 +171,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
                 }
                 Ok(record)
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Record<'a>, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Record::default())
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Record<'a>, S::Error> {
+                skip_seq(seq).map(|()| Record::default())
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Record<'a>, E> {
                 Ok(Record::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Record<'a>, E> {
-                Ok(Record::default())
-            }
+            otherwise!(Record::default());
         }
         deserializer.deserialize_any(V(std::marker::PhantomData))
     }
@@ -216,28 +202,13 @@ impl<'de> Deserialize<'de> for Message {
                 }
                 Ok(Message(parts))
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Message, S::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Message(false))
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Message, S::Error> {
+                skip_seq(seq).map(|()| Message(false))
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Message, E> {
                 Ok(Message(false))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Message, E> {
-                Ok(Message(false))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Message, E> {
-                Ok(Message(false))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Message, E> {
-                Ok(Message(false))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Message, E> {
-                Ok(Message(false))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Message, E> {
-                Ok(Message(false))
-            }
+            otherwise!(Message(false));
         }
         deserializer.deserialize_any(V)
     }

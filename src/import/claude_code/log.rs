@@ -20,6 +20,7 @@ use crate::import::entries::scan;
 use crate::import::session::ImportError;
 use crate::model::Timestamp;
 use crate::model::tools::{ToolClass, classify, subagent_name};
+use crate::normalize::lenient::otherwise;
 
 /// The fields of an entry the graph needs, read in one pass over its line, borrowed: the
 /// graph fields as a derived struct would read them (a field of the wrong type, or given
@@ -473,31 +474,6 @@ fn once<E: serde::de::Error>(seen: &mut bool, name: &'static str) -> Result<(), 
     }
     Ok(())
 }
-
-/// The visits of the scalar JSON types a lenient reader reads as `$other`.
-macro_rules! otherwise {
-    ($other:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-    };
-}
-use otherwise;
 
 /// One entry of a log: where it is and the graph fields.
 #[derive(Clone, Debug, Default)]

@@ -15,29 +15,7 @@ use serde::Deserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-/// The scalars of a visitor that makes `$value` of each.
-macro_rules! scalars {
-    ($value:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($value)
-        }
-    };
-}
+use crate::normalize::lenient::{Integer, otherwise};
 
 /// A message's `data`, when it is a JSON object: its `time.created`, when a whole number
 /// (`Value::as_i64` of `/time/created`).
@@ -429,7 +407,11 @@ impl<'de> Visitor<'de> for Object {
         IgnoredAny.visit_seq(seq).map(|_| None)
     }
 
-    scalars!(None);
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    otherwise!(None);
 }
 
 /// `time`: an object's `created`, when a whole number that fits an i64.
@@ -453,7 +435,7 @@ impl<'de> Visitor<'de> for Time {
         let mut created = None;
         while let Some(key) = map.next_key::<Key<'_>>()? {
             match &*key.0 {
-                "created" => created = map.next_value_seed(Whole)?,
+                "created" => created = map.next_value::<Integer>()?.0,
                 _ => map.next_value::<IgnoredAny>().map(drop)?,
             }
         }
@@ -464,54 +446,11 @@ impl<'de> Visitor<'de> for Time {
         IgnoredAny.visit_seq(seq).map(|_| None)
     }
 
-    scalars!(None);
-}
-
-/// A whole number that fits an i64 (`Value::as_i64`); any other value is none.
-struct Whole;
-
-impl<'de> DeserializeSeed<'de> for Whole {
-    type Value = Option<i64>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Whole {
-    type Value = Option<i64>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Some(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(i64::try_from(v).ok())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        IgnoredAny.visit_map(map).map(|_| None)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        IgnoredAny.visit_seq(seq).map(|_| None)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
         Ok(None)
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+
+    otherwise!(None);
 }
 
 /// A string, borrowed when it has no escapes; any other value is none.
