@@ -37,7 +37,13 @@
 //! Environment: `AXT_BENCH_DIR` (default: the system temp dir; use a real disk for the
 //! sync policies), `AXT_BENCH_EVENTS` (default 200,000), `AXT_BENCH_SYNC_EVENTS` (per-event
 //! sync policies, default 1,000), `AXT_BENCH_REPS` (default 9), `AXT_BENCH_EACH` (set: print
-//! every repetition's times too, not only the medians).
+//! every repetition's times too, not only the medians), `AXT_BENCH_ROWS` (a comma-separated
+//! list of the rows to run, by the names `AXT_BENCH_ROWS=list` prints, for a profile of one
+//! row; the targets are then not saved), `AXT_BENCH_NO_CPU_CLOCK` (set: no thread CPU time,
+//! its columns read 0: for `valgrind --tool=callgrind`, whose guest cannot call the vDSO that
+//! rustix reads the thread clock through; instruction counts are the steady figure under
+//! load: `AXT_BENCH_ROWS=none AXT_BENCH_EVENTS=20000 AXT_BENCH_REPS=1 valgrind
+//! --tool=callgrind target/release/deps/recorder-* --bench`).
 
 #![allow(clippy::print_stdout)] // A benchmark's report is its output.
 
@@ -68,6 +74,10 @@ const LINE_BYTES: usize = 279;
 /// The CPU time this thread has run so far (`CLOCK_THREAD_CPUTIME_ID`, which the kernel
 /// brings up to date when read).
 fn thread_cpu() -> Duration {
+    static NO_CPU_CLOCK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *NO_CPU_CLOCK.get_or_init(|| std::env::var_os("AXT_BENCH_NO_CPU_CLOCK").is_some()) {
+        return Duration::ZERO;
+    }
     let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
         u64::try_from(time.tv_sec).unwrap_or(0),
@@ -391,11 +401,66 @@ fn report(name: &str, events: usize, bytes: usize, time: Time, baseline: Option<
 
 /// The medians of a row's repetitions, of wall time and of CPU time each.
 fn medians(times: &[Time]) -> Time {
+    if times.is_empty() {
+        return Time::default();
+    }
     let mut wall: Vec<Duration> = times.iter().map(|time| time.wall).collect();
     let mut cpu: Vec<Duration> = times.iter().map(|time| time.cpu).collect();
     Time {
         wall: median(&mut wall),
         cpu: median(&mut cpu),
+    }
+}
+
+/// The rows a run times (`AXT_BENCH_ROWS`), by their index in `main`'s table of times.
+struct Rows(Option<Vec<usize>>);
+
+impl Rows {
+    /// Each row's name for `AXT_BENCH_ROWS`, at its index in `main`'s table of times.
+    const NAMES: [&'static str; 13] = [
+        "raw",
+        "none",
+        "building",
+        "fsync-on-close",
+        "raw-small",
+        "flush",
+        "fsync",
+        "step",
+        "pairs",
+        "raw-freeing",
+        "encode",
+        "tool-events",
+        "by-ref",
+    ];
+
+    fn from_env() -> Rows {
+        let Ok(list) = std::env::var("AXT_BENCH_ROWS") else {
+            return Rows(None);
+        };
+        if list.trim() == "list" {
+            println!("rows: {}", Rows::NAMES.join(","));
+            std::process::exit(0);
+        }
+        let indices = list
+            .split(',')
+            .map(|name| {
+                Rows::NAMES
+                    .iter()
+                    .position(|known| *known == name.trim())
+                    .unwrap_or_else(|| {
+                        panic!("no row {name:?}: {}", Rows::NAMES.join(","));
+                    })
+            })
+            .collect();
+        Rows(Some(indices))
+    }
+
+    fn run(&self, index: usize) -> bool {
+        self.0.as_ref().is_none_or(|rows| rows.contains(&index))
+    }
+
+    fn all(&self) -> bool {
+        self.0.is_none()
     }
 }
 
@@ -412,10 +477,19 @@ fn main() {
         template: template(),
     };
 
-    // The raw loop's lines: exactly what the recorder writes.
-    let (_, sample) = bench.recorder(Durability::None, events, "sample");
-    let bytes = fs::read(&sample).unwrap();
-    fs::remove_file(&sample).unwrap();
+    let rows = Rows::from_env();
+    // Made by the first recorder otherwise; a run of the raw rows alone needs it too.
+    fs::create_dir_all(&dir).unwrap();
+    // The raw loop's lines: exactly what the recorder writes (not written when no row
+    // writes them, so that a profile of one recorder row sees only it).
+    let bytes = if rows.run(0) || rows.run(4) || rows.run(9) {
+        let (_, sample) = bench.recorder(Durability::None, events, "sample");
+        let bytes = fs::read(&sample).unwrap();
+        fs::remove_file(&sample).unwrap();
+        bytes
+    } else {
+        Vec::new()
+    };
     let lines: Vec<&[u8]> = bytes.split_inclusive(|byte| *byte == b'\n').collect();
     let sync_lines = &lines[..sync_events.min(lines.len())];
     let sync_bytes: usize = sync_lines.iter().map(|line| line.len()).sum();
@@ -424,20 +498,31 @@ fn main() {
     // Each repetition's times, with AXT_BENCH_EACH: the spread the medians hide.
     let each = std::env::var_os("AXT_BENCH_EACH").is_some();
     for _ in 0..reps {
-        times[7].push(bench.step_messages(events));
-        times[8].push(bench.tool_calls(events));
-        times[11].push(bench.tool_events(events));
-        times[0].push(bench.raw(&lines));
-        times[1].push(bench.recorder(Durability::None, events, "none").0);
-        times[12].push(bench.by_reference(events));
-        times[9].push(bench.raw_freeing(&lines));
-        times[10].push(bench.encode_write_free(events));
-        times[2].push(bench.end_to_end(events));
-        times[3].push(bench.recorder(Durability::FsyncOnClose, events, "close").0);
-        times[4].push(bench.raw(sync_lines));
-        times[5].push(bench.recorder(Durability::Flush, sync_events, "flush").0);
-        times[6].push(bench.recorder(Durability::Fsync, sync_events, "fsync").0);
-        if each {
+        let mut row = |index: usize, time: &dyn Fn() -> Time| {
+            if rows.run(index) {
+                times[index].push(time());
+            }
+        };
+        row(7, &|| bench.step_messages(events));
+        row(8, &|| bench.tool_calls(events));
+        row(11, &|| bench.tool_events(events));
+        row(0, &|| bench.raw(&lines));
+        row(1, &|| bench.recorder(Durability::None, events, "none").0);
+        row(12, &|| bench.by_reference(events));
+        row(9, &|| bench.raw_freeing(&lines));
+        row(10, &|| bench.encode_write_free(events));
+        row(2, &|| bench.end_to_end(events));
+        row(3, &|| {
+            bench.recorder(Durability::FsyncOnClose, events, "close").0
+        });
+        row(4, &|| bench.raw(sync_lines));
+        row(5, &|| {
+            bench.recorder(Durability::Flush, sync_events, "flush").0
+        });
+        row(6, &|| {
+            bench.recorder(Durability::Fsync, sync_events, "fsync").0
+        });
+        if each && rows.all() {
             let us = |row: &[Time]| {
                 let last = row.last().copied().unwrap_or_default();
                 let per = |time: Duration| 1e6 * time.as_secs_f64() / events as f64;
@@ -473,7 +558,7 @@ fn main() {
     println!(
         "recorder append, {} B/line average, {} in {}, medians of {reps} interleaved repetitions \
          (wall time; CPU: this thread's, per event and as a ratio)",
-        bytes.len() / lines.len(),
+        bytes.len() / lines.len().max(1),
         events,
         base.display()
     );
@@ -485,7 +570,12 @@ fn main() {
         "|{:-<27}|{:->11}|{:->12}|{:->9}|{:->11}|{:->11}|{:->8}|{:->8}|",
         "", "", "", "", "", "", "", ""
     );
-    let big = |name, time, baseline| report(name, events, bytes.len(), time, baseline);
+    // A row not run (AXT_BENCH_ROWS) is not reported.
+    let big = |name, time: Time, baseline| {
+        if time != Time::default() || rows.all() {
+            report(name, events, bytes.len(), time, baseline);
+        }
+    };
     big("raw write(2) loop", raw, None);
     big("Durability::None", none, Some(raw));
     big("None, by reference", by_ref, Some(raw));
@@ -496,10 +586,18 @@ fn main() {
     big("workflow: Step::message", step, Some(raw));
     big("workflow: tool call pairs", tools, Some(raw));
     big("their events, recorder", tool_events, Some(raw));
-    let small = |name, time, baseline| report(name, sync_lines.len(), sync_bytes, time, baseline);
+    let small = |name, time: Time, baseline| {
+        if time != Time::default() || rows.all() {
+            report(name, sync_lines.len(), sync_bytes, time, baseline);
+        }
+    };
     small("raw write(2) loop", raw_small, None);
     small("Durability::Flush", flush, Some(raw_small));
     small("Durability::Fsync", fsync, Some(raw_small));
+    if !rows.all() {
+        let _ = fs::remove_dir_all(&dir);
+        return;
+    }
     // Issue 31: the recorder close to the syscall, the seam not far behind it. The targets
     // are the wall-time ratios the issue states; the CPU-time ratios are printed beside them.
     let of_raw = |time: Time| 100.0 * raw.wall.as_secs_f64() / time.wall.as_secs_f64();
