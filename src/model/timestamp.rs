@@ -238,6 +238,25 @@ impl Timestamp {
         kept == Some(text.as_bytes())
     }
 
+    /// The text's bytes when it is known to be RFC 3339 (made by this module, or parsed by
+    /// it): ASCII digits and `-:.+TtZz `, none of which JSON escapes, so that the strict
+    /// writer copies them between quotes as they are, with neither the UTF-8 check of
+    /// [`Timestamp::as_str`] nor an escape scan. `None` for a text not known to be.
+    pub(crate) fn rfc3339_bytes(&self) -> Option<&[u8]> {
+        match &self.text {
+            Text::Inline {
+                len,
+                checked: true,
+                bytes,
+            } => bytes.get(..usize::from(*len)),
+            Text::Heap {
+                checked: true,
+                text,
+            } => Some(text.as_bytes()),
+            Text::Inline { .. } | Text::Heap { .. } => None,
+        }
+    }
+
     /// Nanoseconds since the Unix epoch, or why the text is not an RFC 3339 date-time.
     pub fn unix_nanos(&self) -> Result<i128, TimestampError> {
         parse_unix_nanos(self.as_str())
