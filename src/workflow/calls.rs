@@ -24,7 +24,7 @@
 //! live in `message.assistant`) until the call's result. [`RouterTools`] narrows the hold to
 //! the tools the executor's router serves, so calls the agent runs itself stay live.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 // foldhash, not std's SipHash: a router call is hashed by id several times (its open, its
@@ -34,7 +34,7 @@ use foldhash::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::model::{EventType, Fidelity, Timestamp, ToolPayload};
+use crate::model::{EventType, Timestamp, ToolPayload};
 
 /// Which of the agent's calls an agent step holds back until the router has had its chance
 /// to claim them (see [`AgentOptions::router_tools`](super::AgentOptions::router_tools)).
@@ -104,6 +104,8 @@ struct RouterCall {
     /// Its input, kept only where an agent's sighting may have to be matched by content.
     input: Value,
     agent_call_id: Option<String>,
+    /// Not returned yet.
+    open: bool,
 }
 
 /// The names under which an agent may report a router's tool: its own, and for an MCP
@@ -139,9 +141,11 @@ pub(super) struct Ledger {
     hold: RouterTools,
     /// Router calls by id: the open ones, and in an agent step every one. Names and ids
     /// are the call scope's own (`Arc<str>`), shared, not copied, by every table here.
+    /// Which are open is a flag on each, not a second table: a B-tree of the open calls
+    /// allocated its node at each call's open and freed it at its result (the step's one
+    /// open call closed), about 300 instructions a call of the recorder bench's pairs
+    /// (callgrind); a step that ends with calls open sorts them then.
     calls: HashMap<Arc<str>, RouterCall>,
-    /// Open router calls by `order`, to their id.
-    open: BTreeMap<u64, Arc<str>>,
     /// Router calls no agent sighting has matched, by tool name: (order, id), oldest first.
     unmatched: HashMap<Arc<str>, VecDeque<(u64, Arc<str>)>>,
     router_calls: u64,
@@ -241,14 +245,14 @@ impl Ledger {
         }
     }
 
-    /// The router captured a call: its `tool.call` payload, with `agent_call_id` when it
-    /// claims a call the agent reported under another id.
+    /// The router captured a call with `input`: the `agent_call_id` of its `tool.call`,
+    /// when it claims a call the agent reported under another id.
     pub(super) fn router_call(
         &mut self,
         name: &Arc<str>,
         call_id: &Arc<str>,
-        input: Value,
-    ) -> ToolPayload {
+        input: &Value,
+    ) -> Option<String> {
         let order = self.router_calls;
         self.router_calls += 1;
         let by_id = self
@@ -256,9 +260,9 @@ impl Ledger {
             .iter()
             .position(|held| *held.payload.call_id == **call_id);
         let by_content = || {
-            self.held
-                .iter()
-                .position(|held| same_tool(name, &held.payload.name) && held.payload.input == input)
+            self.held.iter().position(|held| {
+                same_tool(name, &held.payload.name) && held.payload.input == *input
+            })
         };
         let claimed = by_id.or_else(by_content).map(|pos| self.held.remove(pos));
         let agent_call_id = claimed
@@ -284,12 +288,10 @@ impl Ledger {
                     Value::Null
                 },
                 agent_call_id: agent_call_id.clone(),
+                open: true,
             },
         );
-        self.open.insert(order, Arc::clone(call_id));
-        let mut payload = ToolPayload::call(&**name, &**call_id, input, Fidelity::Router);
-        payload.agent_call_id = agent_call_id;
-        payload
+        agent_call_id
     }
 
     /// The router call `call_id` returned: closes it and gives the agent's id for it, when
@@ -297,24 +299,30 @@ impl Ledger {
     /// ended first and wrote its result).
     pub(super) fn router_result(&mut self, call_id: &str) -> Option<Option<String>> {
         if self.agent {
-            let call = self.calls.get(call_id)?;
-            self.open.remove(&call.order)?;
+            let call = self.calls.get_mut(call_id)?;
+            if !call.open {
+                return None;
+            }
+            call.open = false;
             Some(call.agent_call_id.clone())
         } else {
             // No agent will report it: nothing of it is needed any more, and a step with
             // no agent keeps only its open calls.
             let call = self.calls.remove(call_id)?;
-            self.open.remove(&call.order);
             Some(call.agent_call_id)
         }
     }
 
     /// The router calls still open, as (name, call id), in the order they opened.
     pub(super) fn open_router_calls(&self) -> Vec<(Arc<str>, Arc<str>)> {
-        self.open
-            .values()
-            .filter_map(|id| Some((Arc::clone(&self.calls.get(id)?.name), Arc::clone(id))))
-            .collect()
+        let mut open: Vec<(u64, Arc<str>, Arc<str>)> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.open)
+            .map(|(id, call)| (call.order, Arc::clone(&call.name), Arc::clone(id)))
+            .collect();
+        open.sort_unstable_by_key(|(order, ..)| *order);
+        open.into_iter().map(|(_, name, id)| (name, id)).collect()
     }
 
     /// The agent's calls still held when the step ends: no router claimed them and no
@@ -352,6 +360,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Fidelity;
 
     fn agent(name: &str, id: &str, input: Value) -> ToolPayload {
         ToolPayload::call(name, id, input, Fidelity::AgentEmitted)
@@ -386,11 +395,9 @@ mod tests {
     #[test]
     fn router_first_the_agent_s_sighting_and_its_result_are_dropped() {
         let mut ledger = ledger(RouterTools::All);
-        let call = ledger.router_call(&"Read".into(), &"toolu_1".into(), json!({"path": "a"}));
-        assert_eq!(
-            (call.fidelity, call.agent_call_id),
-            (Fidelity::Router, None)
-        );
+        let agent_call_id =
+            ledger.router_call(&"Read".into(), &"toolu_1".into(), &json!({"path": "a"}));
+        assert_eq!(agent_call_id, None);
         assert!(
             ledger
                 .agent_call(agent("Read", "toolu_1", json!({"path": "a"})), now())
@@ -413,8 +420,8 @@ mod tests {
                 .agent_call(agent("Read", "toolu_1", json!({})), now())
                 .is_empty()
         );
-        let call = ledger.router_call(&"Read".into(), &"toolu_1".into(), json!({}));
-        assert_eq!(call.agent_call_id, None);
+        let agent_call_id = ledger.router_call(&"Read".into(), &"toolu_1".into(), &json!({}));
+        assert_eq!(agent_call_id, None);
         assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
         assert!(ledger.drain_held().is_empty());
     }
@@ -445,14 +452,14 @@ mod tests {
             agent("mcp__awf__read_file", "toolu_9", json!({"p": 1})),
             now(),
         );
-        let call = ledger.router_call(&"read_file".into(), &"7".into(), json!({"p": 1}));
-        assert_eq!(call.agent_call_id.as_deref(), Some("toolu_9"));
+        let agent_call_id = ledger.router_call(&"read_file".into(), &"7".into(), &json!({"p": 1}));
+        assert_eq!(agent_call_id.as_deref(), Some("toolu_9"));
         assert_eq!(
             ledger.router_result("7").flatten().as_deref(),
             Some("toolu_9")
         );
         // Router first: the agent's later sighting names the id for the result.
-        ledger.router_call(&"read_file".into(), &"8".into(), json!({"p": 2}));
+        ledger.router_call(&"read_file".into(), &"8".into(), &json!({"p": 2}));
         ledger.agent_call(
             agent("mcp__awf__read_file", "toolu_10", json!({"p": 2})),
             now(),
@@ -462,7 +469,7 @@ mod tests {
             Some("toolu_10")
         );
         // Different input: not the same call.
-        ledger.router_call(&"read_file".into(), &"9".into(), json!({"p": 3}));
+        ledger.router_call(&"read_file".into(), &"9".into(), &json!({"p": 3}));
         assert!(
             ledger
                 .agent_call(agent("read_file", "toolu_11", json!({"p": 4})), now())

@@ -78,6 +78,9 @@ struct RunState {
     /// its path's buffer is reused, and the recorder writes it where it is, so that an
     /// event costs no allocation of its own (see [`StepCtx::write_at`]).
     scratch: ExchangeEvent,
+    /// The name and call id buffers of the last tool event written, for the next router
+    /// tool event's ([`StepCtx::tool_payload`]).
+    spare: (String, String),
 }
 
 /// A step that has started and not completed.
@@ -99,6 +102,7 @@ pub(super) struct StepCtx<'a> {
     /// The ids of the run's router calls.
     pub(super) call_ids: &'a mut CallIds,
     scratch: &'a mut ExchangeEvent,
+    spare: &'a mut (String, String),
 }
 
 impl StepCtx<'_> {
@@ -132,9 +136,30 @@ impl StepCtx<'_> {
         event.payload = payload;
         let written = self.writes.record_ref(self.recorder, event);
         // The payload was the caller's to hand over: freed now, not kept until the next
-        // event (a tool's output can be megabytes).
-        event.payload = Payload::None;
+        // event (a tool's output can be megabytes); a tool event's name and id buffers are
+        // kept for the next router tool event.
+        if let Payload::Tool(tool) = std::mem::replace(&mut event.payload, Payload::None) {
+            let ToolPayload { name, call_id, .. } = tool;
+            *self.spare = (name, call_id);
+        }
         written
+    }
+
+    /// A router tool event's payload (fidelity `router`) for `name`, `call_id` and `input`,
+    /// its two strings written into the buffers the last tool event left, not allocated:
+    /// four allocations and frees fewer per router call.
+    pub(super) fn tool_payload(&mut self, name: &str, call_id: &str, input: Value) -> ToolPayload {
+        let (mut name_buffer, mut id_buffer) = std::mem::take(self.spare);
+        name_buffer.clear();
+        name_buffer.push_str(name);
+        id_buffer.clear();
+        id_buffer.push_str(call_id);
+        ToolPayload::call(
+            name_buffer,
+            id_buffer,
+            input,
+            crate::model::Fidelity::Router,
+        )
     }
 
     /// Writes the tool events the ledger decided on.
@@ -233,6 +258,7 @@ impl RunCore {
                 call_ids: CallIds::default(),
                 writes,
                 scratch: empty_event(),
+                spare: (String::new(), String::new()),
             }),
         }))
     }
@@ -324,6 +350,7 @@ impl RunCore {
             step,
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
+            spare: &mut state.spare,
         })
     }
 
@@ -582,6 +609,7 @@ impl RunCore {
             step: &mut step,
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
+            spare: &mut state.spare,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
             let agent_call_id = ctx.step.ledger.router_result(&call_id).flatten();

@@ -10,6 +10,8 @@
 
 use std::hash::BuildHasher;
 
+use std::collections::hash_map::Entry;
+
 use foldhash::HashMap;
 use foldhash::fast::RandomState;
 
@@ -20,14 +22,14 @@ pub(super) struct CallIds {
     text: String,
     /// Each id's (start, end) in `text`, and the entry of the previous id with the same
     /// hash (`NONE` for none).
-    entries: Vec<Entry>,
+    entries: Vec<Span>,
     /// An id's hash to the entry of the last id with that hash.
     by_hash: HashMap<u64, usize>,
     seed: RandomState,
 }
 
 #[derive(Debug)]
-struct Entry {
+struct Span {
     start: usize,
     end: usize,
     same_hash: usize,
@@ -39,24 +41,34 @@ impl CallIds {
     /// Adds `id`; `false` when it was there already.
     pub(super) fn insert(&mut self, id: &str) -> bool {
         let hash = self.seed.hash_one(id);
-        let head = self.by_hash.get(&hash).copied().unwrap_or(NONE);
-        let mut at = head;
-        while at != NONE {
-            let entry = &self.entries[at];
-            if &self.text[entry.start..entry.end] == id {
-                return false;
-            }
-            at = entry.same_hash;
-        }
         let index = self.entries.len();
+        // One lookup of the hash: its slot is read, and written when the id is new.
+        let head = match self.by_hash.entry(hash) {
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+                NONE
+            }
+            Entry::Occupied(mut slot) => {
+                let head = *slot.get();
+                let mut at = head;
+                while at != NONE {
+                    let entry = &self.entries[at];
+                    if &self.text[entry.start..entry.end] == id {
+                        return false;
+                    }
+                    at = entry.same_hash;
+                }
+                slot.insert(index);
+                head
+            }
+        };
         let start = self.text.len();
         self.text.push_str(id);
-        self.entries.push(Entry {
+        self.entries.push(Span {
             start,
             end: self.text.len(),
             same_hash: head,
         });
-        self.by_hash.insert(hash, index);
         true
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::core::{RunCore, StepInfo};
 use super::error::RunError;
-use crate::model::{EventType, Fidelity, Payload, ToolPayload};
+use crate::model::{EventType, Payload, ToolPayload};
 
 /// A tool call in flight, opened with [`Step::tool`](super::Step::tool): its `tool.call`
 /// is written, and exactly one `tool.result` will be, by [`ok`](ToolCall::ok),
@@ -49,7 +49,9 @@ impl ToolCall {
                     call_id: call_id.to_string(),
                 });
             }
-            let payload = ctx.step.ledger.router_call(&name, &call_id, input);
+            let agent_call_id = ctx.step.ledger.router_call(&name, &call_id, &input);
+            let mut payload = ctx.tool_payload(&name, &call_id, input);
+            payload.agent_call_id = agent_call_id;
             ctx.write(EventType::ToolCall, Payload::Tool(payload), None)
         })?;
         Ok(ToolCall {
@@ -94,11 +96,14 @@ impl ToolCall {
         self.result(output, error.filter(|e| !e.is_empty()), exit_code)
     }
 
-    // Tried and measured no better (git show 8081507): the name and id of each tool event
-    // written into buffers kept from the last one, the ledger's open calls as a flag instead
-    // of a B-tree, one hash lookup per new call id; about 60 ns a call less work on paper,
-    // lost in the noise of the recorder bench's pairs row (50-53% of the raw loop against
-    // 48-53%, load 12-17). The write(2) is two thirds of that row's CPU time.
+    // The name and id of each tool event are written into the buffers the last one left
+    // (StepCtx::tool_payload), the ledger's open calls are a flag, a new call id is one
+    // hash lookup. The recorder bench's pairs row (10,000 calls, callgrind,
+    // AXT_BENCH_ROWS=pairs AXT_BENCH_EVENTS=20000): 94.4M instructions -> 88.8M for the
+    // flag and the lookup, 87.8M with the buffers (jemalloc's malloc and free are cheap in
+    // instructions; their cost is cache misses). In CPU time at load 10-17 the same change
+    // timed alone was within the noise (git show 8081507): the write(2) is two thirds of
+    // that row's time.
     fn result(
         &self,
         output: Value,
@@ -120,8 +125,7 @@ impl ToolCall {
                 exit_code,
                 duration_ms: Some(duration_ms),
                 agent_call_id,
-                input: Value::Null,
-                ..ToolPayload::call(&*self.name, &*self.call_id, Value::Null, Fidelity::Router)
+                ..ctx.tool_payload(&self.name, &self.call_id, Value::Null)
             };
             ctx.write(EventType::ToolResult, Payload::Tool(payload), None)
                 .map(drop)
