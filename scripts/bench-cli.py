@@ -10,7 +10,10 @@ small transcripts, each on one core (`taskset -c 0`) and on every core (unpinned
 speed-up on two cores against one, and the peak RSS of both. With autogroup scheduling
 (Linux's default for sessions), a machine busy with other sessions' work gives a process
 about the same CPU however many threads it runs: these ratios mean something only on a
-machine otherwise idle.
+machine otherwise idle, or with AXT_BENCH_FIFO=1, which runs each command under `chrt -f
+1` (SCHED_FIFO: the other sessions' ordinary tasks wait while it runs; needs root or
+CAP_SYS_NICE). Even so, under a load of 8-16 a row's 2v1 ratio ranged 1.4-2.0 over 21
+alternated runs of one binary: judge medians of many runs, or the quiet machine's.
 
 peers: `axt import STORE` (and `axt usage STORE`, for the stores it reads) against the tools
 that read the same store (PEER_PACKAGES below, versions pinned, installed into target/peers
@@ -460,9 +463,10 @@ def batch() -> None:
             print(f"\n{name}: cannot run: {probe.stderr.strip()[:300]}")
             targets.not_measured(f"{name}: 2 cores / 1 core", ">= 1.8x", "unsupported")
             continue
+        fifo = ["chrt", "-f", "1"] if os.environ.get("AXT_BENCH_FIFO") == "1" else []
         results = interleaved({
-            "one core (taskset -c 0)": (["taskset", "-c", "0"] + command, None),
-            "every core": (command, None),
+            "one core (taskset -c 0)": (fifo + ["taskset", "-c", "0"] + command, None),
+            "every core": (fifo + command, None),
         })
         print(f"\n{name}: medians of {RUNS}, load average {load()}")
         table(results)
