@@ -527,43 +527,42 @@ impl Writing {
         Ok(())
     }
 
-    /// Finishes the batch's files, synced. Each file is finished (its last rows encoded,
-    /// its footer written) and synced on a thread of its own, all at once: the batch waits
-    /// for the slowest file, not for their sum. The tables' last rows were encoded one
-    /// table after another on the calling thread, the workers idle: 13 ms of the batch
-    /// bench's 260 ms on two cores (strace); and the `fsync(2)`s one after another, 33 ms
-    /// of a 110 ms tail on a busy machine. A file's bytes do not depend on when it is
-    /// finished.
+    /// Finishes the batch's files, synced. Each file is synced on a thread of its own as
+    /// soon as it is closed, while the next ones are closed: the batch waits for the
+    /// slowest `fsync(2)`, not for their sum (4 to 6 files: 33 ms of a 110 ms tail, one
+    /// after another, in the batch bench on a busy machine).
+    // Tried and measured no better for the 2v1 ratio: each table's close (last rows
+    // encoded, footer) on its sync thread, all at once (095b9d7, reverted). The closes
+    // took ~4 ms of the 23 ms tail on two cores (perf trace); 2-core wall medians 0.273 ->
+    // 0.264 s and 0.236 -> 0.232 s (25 and 21 alternated rounds, chrt -f 1), 2v1 1.80x ->
+    // 1.73x and, in `make bench-batch`, 1.76x -> 1.81x and 1.73x -> 1.70x: noise. The
+    // rest of the tail is fsync(2) latency (2-9 ms each on a busy disk) and the commit's
+    // own syncs (~6 ms).
     fn finish(self, staging: &Path) -> Result<Staged, JobError> {
         let mut counts = BTreeMap::new();
         let mut moves = Vec::new();
         let at = |e| (staging.to_owned(), e);
         std::thread::scope(|scope| {
-            let mut closing = Vec::new();
-            for writer in self.tables.writers {
-                let close = std::thread::Builder::new()
-                    .name("axt-sync".to_owned())
-                    .spawn_scoped(scope, move || {
-                        let (rows, file) = writer.close()?;
-                        if let Some(file) = file {
-                            file.sync_all()?;
-                        }
-                        Ok::<_, io::Error>(rows)
-                    })
-                    .map_err(at)?;
-                closing.push(close);
-            }
-            // In the tables' order, so that the error is the first table's, as when they
-            // were finished one after another.
-            for ((table, close), target) in TABLES.iter().zip(closing).zip(self.targets) {
-                let rows = close
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    .map_err(at)?;
+            let mut syncs = Vec::new();
+            let tables = TABLES.iter().zip(self.tables.writers).zip(self.targets);
+            for ((table, writer), target) in tables {
+                let (rows, file) = writer.close().map_err(at)?;
+                if let Some(file) = file {
+                    let sync = std::thread::Builder::new()
+                        .name("axt-sync".to_owned())
+                        .spawn_scoped(scope, move || file.sync_all())
+                        .map_err(at)?;
+                    syncs.push(sync);
+                }
                 if rows > 0 {
                     counts.insert(table.name.to_owned(), rows);
                     moves.push((staged_name(&target), target));
                 }
+            }
+            for sync in syncs {
+                sync.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .map_err(at)?;
             }
             Ok(())
         })?;
