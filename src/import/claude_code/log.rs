@@ -9,471 +9,14 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use std::fmt;
-
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
+use super::head::{Content, Head, Message, skim_head};
 use crate::import::entries::scan;
 use crate::import::session::ImportError;
 use crate::model::Timestamp;
 use crate::model::tools::{ToolClass, classify, subagent_name};
-use crate::normalize::lenient::otherwise;
-
-/// The fields of an entry the graph needs, read in one pass over its line, borrowed: the
-/// graph fields as a derived struct would read them (a field of the wrong type, or given
-/// twice, and the entry has no graph fields), and of the content only what linking and
-/// thread selection ask (see [`Message`]). No `serde_json::Value` is built.
-#[derive(Default)]
-struct Head<'a> {
-    kind: Option<Cow<'a, str>>,
-    subtype: Option<Cow<'a, str>>,
-    uuid: Option<Cow<'a, str>>,
-    parent: Option<Cow<'a, str>>,
-    logical_parent: Option<Cow<'a, str>>,
-    sidechain: Option<bool>,
-    agent_id: Option<Cow<'a, str>>,
-    session_id: Option<Cow<'a, str>>,
-    /// `session_id`, snake case: stream-json output (`claude -p`), not a session log.
-    stream_session: Option<IgnoredAny>,
-    timestamp: Option<Cow<'a, str>>,
-    compact_summary: Option<bool>,
-    cwd: Option<Cow<'a, str>>,
-    version: Option<Cow<'a, str>>,
-    git_branch: Option<Cow<'a, str>>,
-    role: Option<IgnoredAny>,
-    /// `toolUseResult.agentId`: `Some(None)` when `toolUseResult` names none.
-    tool_use_result: Option<Option<String>>,
-    /// The call a user entry belongs to without answering it (a skill's body, 2.1.x).
-    source_tool: Option<Cow<'a, str>>,
-    /// Read leniently, so that a `message` of an unexpected shape does not cost the entry
-    /// its graph fields.
-    message: Option<Message<'a>>,
-    /// `isMeta: true`, as the tree reads it: the last `isMeta` member, exactly `true`.
-    meta: bool,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Head<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Head<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a session-log entry")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                fn text<'de, A: MapAccess<'de>>(
-                    map: &mut A,
-                    slot: &mut Option<Cow<'de, str>>,
-                    seen: &mut bool,
-                    name: &'static str,
-                ) -> Result<(), A::Error> {
-                    once(seen, name)?;
-                    *slot = map.next_value::<Option<Str<'de>>>()?.map(|s| s.0);
-                    Ok(())
-                }
-                let mut head = Head::default();
-                // Which fields were given (a derived struct refuses a field given twice).
-                let mut seen = [false; 18];
-                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
-                    let map = &mut map;
-                    match &*key {
-                        "type" => text(map, &mut head.kind, &mut seen[0], "type")?,
-                        "subtype" => text(map, &mut head.subtype, &mut seen[1], "subtype")?,
-                        "uuid" => text(map, &mut head.uuid, &mut seen[2], "uuid")?,
-                        "parentUuid" => text(map, &mut head.parent, &mut seen[3], "parentUuid")?,
-                        "logicalParentUuid" => text(
-                            map,
-                            &mut head.logical_parent,
-                            &mut seen[4],
-                            "logicalParentUuid",
-                        )?,
-                        "isSidechain" => {
-                            once(&mut seen[5], "isSidechain")?;
-                            head.sidechain = map.next_value()?;
-                        }
-                        "agentId" => text(map, &mut head.agent_id, &mut seen[6], "agentId")?,
-                        "sessionId" => {
-                            text(map, &mut head.session_id, &mut seen[7], "sessionId")?;
-                        }
-                        "session_id" => {
-                            once(&mut seen[8], "session_id")?;
-                            head.stream_session = map.next_value()?;
-                        }
-                        "timestamp" => {
-                            text(map, &mut head.timestamp, &mut seen[9], "timestamp")?;
-                        }
-                        "isCompactSummary" => {
-                            once(&mut seen[10], "isCompactSummary")?;
-                            head.compact_summary = map.next_value()?;
-                        }
-                        "cwd" => text(map, &mut head.cwd, &mut seen[11], "cwd")?,
-                        "version" => text(map, &mut head.version, &mut seen[12], "version")?,
-                        "gitBranch" => {
-                            text(map, &mut head.git_branch, &mut seen[13], "gitBranch")?;
-                        }
-                        "role" => {
-                            once(&mut seen[14], "role")?;
-                            head.role = map.next_value()?;
-                        }
-                        "toolUseResult" => {
-                            once(&mut seen[15], "toolUseResult")?;
-                            head.tool_use_result =
-                                map.next_value::<Option<ResultAgent>>()?.map(|r| r.0);
-                        }
-                        "sourceToolUseID" => {
-                            text(map, &mut head.source_tool, &mut seen[16], "sourceToolUseID")?
-                        }
-                        "message" => {
-                            once(&mut seen[17], "message")?;
-                            head.message = map.next_value()?;
-                        }
-                        "isMeta" => {
-                            head.meta = matches!(map.next_value()?, Any::Bool(true));
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(head)
-            }
-        }
-        deserializer.deserialize_map(Visit)
-    }
-}
-
-/// `toolUseResult.agentId`, as a derived `{agentId: Option<String>}` read it: `None` where
-/// `toolUseResult` is not an object holding one string `agentId` (or null), never an error.
-struct ResultAgent(Option<String>);
-
-impl<'de> Deserialize<'de> for ResultAgent {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = ResultAgent;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let (mut agent, mut read, mut refused) = (None, false, false);
-                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
-                    if key != "agentId" {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    }
-                    // Given twice, or not a string: a derived struct refuses it.
-                    refused |= read;
-                    read = true;
-                    match map.next_value::<Any<'de>>()? {
-                        Any::Str(text) => agent = Some(text.into_owned()),
-                        Any::Null => agent = None,
-                        _ => refused = true,
-                    }
-                }
-                Ok(ResultAgent(agent.filter(|_| !refused)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                // A derived struct reads an array by position: `[agentId]`.
-                let first = seq.next_element::<Any<'de>>()?;
-                let more = seq.next_element::<IgnoredAny>()?.is_some();
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(ResultAgent(match first {
-                    Some(Any::Str(text)) if !more => Some(text.into_owned()),
-                    _ => None,
-                }))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(ResultAgent(None))
-            }
-            otherwise!(ResultAgent(None));
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-/// An entry's `message`, read leniently in the same pass as the entry: its `id` and raw
-/// `content` as a derived `{id: Option<String>, content: Option<&RawValue>}` reads them
-/// (`typed` is false where that refuses the message: not an object, an `id` that is no
-/// string, a member given twice), and the `content` the tree reads (its last member), for
-/// the blocks.
-#[derive(Default)]
-struct Message<'a> {
-    typed: bool,
-    id: Option<Cow<'a, str>>,
-    /// The last `content` member, `None` when null.
-    content: Option<&'a RawValue>,
-    /// Whether the tree reads a `content` at all (the message is an object).
-    object: bool,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Message<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut message = Message {
-                    typed: true,
-                    object: true,
-                    ..Message::default()
-                };
-                let (mut ids, mut contents) = (0, 0);
-                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
-                    match &*key {
-                        "id" => {
-                            ids += 1;
-                            message.id = match map.next_value::<Any<'de>>()? {
-                                Any::Str(text) => Some(text),
-                                Any::Null => None,
-                                _ => {
-                                    message.typed = false;
-                                    None
-                                }
-                            };
-                        }
-                        "content" => {
-                            contents += 1;
-                            message.content = map.next_value::<Option<&'de RawValue>>()?;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                message.typed &= ids <= 1 && contents <= 1;
-                Ok(message)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                // A derived struct reads an array by position, `[id, content]`; the tree
-                // reads no `content` in an array.
-                let mut message = Message::default();
-                let id = seq.next_element::<Any<'de>>()?;
-                let content = match id {
-                    Some(_) => seq.next_element::<Option<&'de RawValue>>()?,
-                    None => None,
-                };
-                let more = seq.next_element::<IgnoredAny>()?.is_some();
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                message.typed =
-                    content.is_some() && !more && matches!(id, Some(Any::Str(_) | Any::Null));
-                message.id = match id {
-                    Some(Any::Str(text)) => Some(text),
-                    _ => None,
-                };
-                message.content = content.flatten();
-                Ok(message)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Message::default())
-            }
-            otherwise!(Message::default());
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-/// A content block, as the tree reads it (the last member of a name wins; a member of
-/// another type is none); the text and input raw, read only where they are asked for.
-#[derive(Default)]
-struct Block<'a> {
-    kind: Option<Cow<'a, str>>,
-    id: Option<Cow<'a, str>>,
-    name: Option<Cow<'a, str>>,
-    tool_use_id: Option<Cow<'a, str>>,
-    text: Option<&'a RawValue>,
-    input: Option<&'a RawValue>,
-}
-
-/// A `message.content`: a string, or the blocks (an item that is no object is none).
-enum Content<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<Block<'a>>),
-    Other,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(text)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element::<Option<Item<'de>>>()? {
-                    blocks.extend(block.and_then(|b| b.0));
-                }
-                Ok(Content::Blocks(blocks))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-            otherwise!(Content::Other);
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-/// An item of a content array: a block when it is an object.
-struct Item<'a>(Option<Block<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Item<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Item<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut block = Block::default();
-                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
-                    let slot = match &*key {
-                        "type" => &mut block.kind,
-                        "id" => &mut block.id,
-                        "name" => &mut block.name,
-                        "tool_use_id" => &mut block.tool_use_id,
-                        "text" => {
-                            block.text = Some(map.next_value()?);
-                            continue;
-                        }
-                        "input" => {
-                            block.input = Some(map.next_value()?);
-                            continue;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    *slot = match map.next_value::<Any<'de>>()? {
-                        Any::Str(text) => Some(text),
-                        _ => None,
-                    };
-                }
-                Ok(Item(Some(block)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Item(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Item(None))
-            }
-            otherwise!(Item(None));
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-/// A JSON value read as the tree (`serde_json::Value`) would see it, without building one:
-/// a string (borrowed where it has no escape), `null`, or something else (skipped).
-enum Any<'a> {
-    Str(Cow<'a, str>),
-    Null,
-    Bool(bool),
-    Other,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Any<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Any<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Any::Str(Cow::Borrowed(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Any::Str(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Any::Str(Cow::Owned(text)))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Any::Null)
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Any::Null)
-            }
-            fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
-                Ok(Any::Bool(value))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Any::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Any::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Any::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Any::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Any::Other)
-            }
-        }
-        deserializer.deserialize_any(Visit)
-    }
-}
-
-/// A string borrowed where it has no escape; any other type is an error (as a derived
-/// `Cow<str>` field with `#[serde(borrow)]` reads it).
-struct Str<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Str<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Str(Cow::Borrowed(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Str(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Str(Cow::Owned(text)))
-            }
-        }
-        deserializer.deserialize_str(Visit)
-    }
-}
-
-/// For a hand-written struct visitor: a field given twice is an error, as in a derived
-/// `Deserialize`.
-fn once<E: serde::de::Error>(seen: &mut bool, name: &'static str) -> Result<(), E> {
-    if std::mem::replace(seen, true) {
-        return Err(E::duplicate_field(name));
-    }
-    Ok(())
-}
 
 /// One entry of a log: where it is and the graph fields.
 #[derive(Clone, Debug, Default)]
@@ -618,8 +161,19 @@ pub(super) fn is_simplified(log: &Log) -> bool {
 }
 
 fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
+    read_entry(line, range, bytes, true)
+}
+
+/// An entry read by the skim where it can (`skim`), else by serde_json (the tests read
+/// every entry both ways and compare).
+fn read_entry(line: u64, range: Range<usize>, bytes: &[u8], skim: bool) -> Entry {
     let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).filter(|t| !t.is_empty());
-    let Ok(head) = serde_json::from_slice::<Head<'_>>(bytes) else {
+    let skimmed = skim.then(|| skim_head(bytes)).flatten();
+    let Some(head) = skimmed
+        .map(Ok)
+        .unwrap_or_else(|| serde_json::from_slice::<Head<'_>>(bytes))
+        .ok()
+    else {
         return Entry {
             line,
             range,
@@ -639,7 +193,7 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
             ..
         } if assistant => (
             owned(id.clone()),
-            content.map(|content| bytes_hash(content.get().as_bytes())),
+            content.map(|content| bytes_hash(content.as_bytes())),
         ),
         _ => (None, None),
     };
@@ -673,16 +227,16 @@ fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
         ..Entry::default()
     };
     if let Some(content) = message.content.filter(|_| message.object) {
-        blocks(&mut entry, content);
+        blocks(&mut entry, content, message.skimmed);
     }
     entry
 }
 
 /// The content fields linking and thread selection need: the calls and `Task` / `Agent`
 /// calls of an assistant entry, the results and prompt of a user entry.
-fn blocks(entry: &mut Entry, content: &RawValue) {
+fn blocks(entry: &mut Entry, content: &str, skimmed: Option<Content<'_>>) {
     let user = entry.kind == "user";
-    let raw = content.get().as_bytes();
+    let raw = content.as_bytes();
     // Only a block typed `tool_use` or `server_tool_use` is a call: an assistant content
     // without those bytes has none, unless it spells them with an escape (`\u0075`), and
     // every escape of a letter is `\u`. So the blocks are read where either is found.
@@ -691,7 +245,10 @@ fn blocks(entry: &mut Entry, content: &RawValue) {
     if !user && !tools {
         return;
     }
-    let Ok(content) = serde_json::from_str::<Content<'_>>(content.get()) else {
+    let Ok(content) = skimmed
+        .map(Ok)
+        .unwrap_or_else(|| serde_json::from_str::<Content<'_>>(content))
+    else {
         return;
     };
     let blocks = match content {
@@ -713,7 +270,7 @@ fn blocks(entry: &mut Entry, content: &RawValue) {
             .filter(|b| matches!(b.kind.as_deref(), Some("tool_use" | "server_tool_use")))
             .filter_map(|b| {
                 let name = b.name.as_deref()?;
-                let input = b.input.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                let input = b.input.and_then(|raw| serde_json::from_str(raw).ok());
                 task(b.id.as_deref(), name, input.as_ref())
             })
             .collect();
@@ -726,7 +283,7 @@ fn blocks(entry: &mut Entry, content: &RawValue) {
         // The first text block's text, when it is a string.
         entry.prompt = (blocks.iter())
             .find(|b| b.kind.as_deref() == Some("text"))
-            .and_then(|b| serde_json::from_str::<String>(b.text?.get()).ok())
+            .and_then(|b| serde_json::from_str::<String>(b.text?).ok())
             .map(|text| text_hash(&text));
     }
 }
@@ -791,6 +348,7 @@ pub(crate) fn cwd(path: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::value::RawValue;
     use serde_json::{Value, json};
 
     use super::*;
@@ -978,5 +536,91 @@ mod tests {
             let e = read(refused);
             assert!(!e.json && e.kind.is_empty() && e.line == 3, "{refused}");
         }
+    }
+
+    /// The skim reads an entry as the serde visitors do, or gives up to them: every line
+    /// here, and every line of the store corpus, reads the same both ways.
+    #[test]
+    fn the_skim_reads_an_entry_as_serde_json_does() {
+        let lines = [
+            r#"{"type":"assistant","uuid":"u","parentUuid":"p","isSidechain":false,"sessionId":"s","timestamp":"2026-03-14T09:00:01.001Z","cwd":"/x","version":"2","gitBranch":"main","message":{"id":"m","role":"assistant","content":[{"type":"thinking","thinking":"a\nb \"c\" \u001b"},{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p\n","subagent_type":"x"}}]}}"#,
+            r#"{"type":"user","isMeta":true,"sourceToolUseID":"t","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"out\n\\d"},{"type":"text","text":"hi"}]},"toolUseResult":{"stdout":"x\ny","agentId":"a1"}}"#,
+            r#"{"type":"user","message":{"content":"plain"},"toolUseResult":"Error: denied"}"#,
+            r#"{"type":"user","message":{"content":"esc\n"},"toolUseResult":"Error:\n\ud800"}"#,
+            r#"{"type":"user","toolUseResult":"\ud800"}"#,
+            r#"{"type":"user","toolUseResult":1e999}"#,
+            r#"{"type":"user","toolUseResult":true,"role":{"a":[1]},"session_id":[]}"#,
+            r#"{"type":"user","toolUseResult":{"agentId":null,"x":"\ud800"}}"#,
+            r#"{"type":"user","toolUseResult":{"agentId":["a"]}}"#,
+            r#"{"type":"user","isMeta":1e999}"#,
+            r#"{"type":"user","isMeta":"\ud800"}"#,
+            r#"{"type":"user","isMeta":null,"isMeta":true}"#,
+            r#"{"type":"user","isSidechain":null,"isCompactSummary":true}"#,
+            r#"{"type":"user","isCompactSummary":1}"#,
+            r#"{"type":"user","uuid":"\u0075"}"#,
+            r#"{"type":"user","uuid":null,"uuid":null}"#,
+            r#"{"type":"user","other":"\ud800","more":{"\ud800":1e999}}"#,
+            r#"{"type":"user","message":null}"#,
+            r#"{"type":"user","message":{"content":null}}"#,
+            r#"{"type":"user","message":{"content":{"\ud800":1}}}"#,
+            r#"{"type":"user","message":{"content":[1e999]}}"#,
+            r#"{"type":"user","message":{"content":["\ud800",null,[{"\ud800":1}],true]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","text":null},{"type":"text","text":"\u00e9"}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":{"\ud800":1},"tool_use_id":"t"}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":5}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"\u0074"}]}}"#,
+            r#"{"type":"assistant","message":{"id":null,"content":[{"type":"tool_use","id":"a","id":null}]}}"#,
+            r#"{"type":"assistant","message":{"id":"m","content":"\ud800"}}"#,
+            r#"{"type":"assistant","message":{"id":{"a":1},"content":[]}}"#,
+            r#"{"type":"assistant","message":{"id":"m","content":[]},"message":null}"#,
+            r#"{"type":"assistant","message":{"id":"m","content":[],"content":null}}"#,
+            "{\"type\":\"user\",\"message\":{\"content\":\"tab\there\"}}",
+            "{\"type\":\"user\",\"message\":{\"content\":\"\u{e9}t\u{e9}\"}}",
+            "\t{\"type\":\"user\"}\r",
+            r#"{"type":"user"} x"#,
+            r#"{"type":"user","a":[1,2,]}"#,
+            r#"{"type":"user","a":"\x"}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"a":"\ud800"}}]}}"#,
+        ];
+        let same = |bytes: &[u8]| {
+            let skimmed = read_entry(1, 0..bytes.len(), bytes, true);
+            let read = read_entry(1, 0..bytes.len(), bytes, false);
+            assert_eq!(
+                format!("{skimmed:?}"),
+                format!("{read:?}"),
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        };
+        for line in lines {
+            same(line.as_bytes());
+        }
+        // Not UTF-8: in a skipped string, and in the content.
+        same(b"{\"type\":\"user\",\"x\":\"\xff\"}");
+        same(b"{\"type\":\"user\",\"message\":{\"content\":\"\xff\"}}");
+        let mut read = 0;
+        for file in walk(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/import/claude-code"
+        ))) {
+            for line in std::fs::read(&file).unwrap().split(|&b| b == b'\n') {
+                same(line);
+                read += 1;
+            }
+        }
+        assert!(read > 100, "{read} corpus lines");
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+        files
     }
 }

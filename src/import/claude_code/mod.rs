@@ -161,6 +161,8 @@ mod thread;
 mod workflow;
 // Choosing a thread's entries from the graph.
 mod select;
+// An entry's head: the fields the plan reads of a line, skimmed or by serde.
+mod head;
 // A log's skeleton, read once.
 mod log;
 // Finding sessions and their agents' logs by path.
