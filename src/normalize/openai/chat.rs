@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::State;
 use super::assembly::Assembly;
 use super::items::ItemResult;
-use super::wire::{StrOr, Wire};
+use super::wire::{StrOr, Wire, unboxed};
 use crate::model::{Citation, Role};
 use crate::normalize::tools::citation_of;
 use crate::normalize::{Diagnostic, Item, Source, StopKind};
@@ -61,8 +61,12 @@ impl State {
                 }
             }
         }
-        self.usage(wire.usage.filter(|usage| !usage.is_null()).or(groq_usage));
-        if let Some(error) = wire.error.filter(|e| !e.is_null()) {
+        self.usage(
+            unboxed(wire.usage)
+                .filter(|usage| !usage.is_null())
+                .or(groq_usage),
+        );
+        if let Some(error) = unboxed(wire.error).filter(|e| !e.is_null()) {
             self.fail(&error, span, items, diagnostics);
         }
     }
@@ -102,8 +106,8 @@ impl State {
             }
         }
         self.history += 1;
-        self.usage(wire.usage);
-        match wire.error.filter(|e| !e.is_null()) {
+        self.usage(unboxed(wire.usage));
+        match unboxed(wire.error).filter(|e| !e.is_null()) {
             Some(error) => self.fail(&error, span, items, diagnostics),
             None => self.completed(),
         }
@@ -127,7 +131,7 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        self.keep_request_tools(wire.request_tools, span);
+        self.keep_request_tools(unboxed(wire.request_tools), span);
         let messages = wire.messages.unwrap_or_default();
         let skip = self.history.min(messages.len());
         self.history = messages.len();
@@ -167,7 +171,7 @@ impl State {
     /// `citations`; on every chunk in its full stream mode, so the latest list is the one).
     fn sources(&mut self, wire: &mut Wire<'_>) {
         let mut sources: Vec<Citation> = Vec::new();
-        if let Some(Value::Array(results)) = wire.search_results.take() {
+        if let Some(Value::Array(results)) = unboxed(wire.search_results.take()) {
             for result in results {
                 let mut fields = result.as_object().cloned().unwrap_or_default();
                 fields.insert("type".into(), Value::String("search_result".into()));
@@ -176,7 +180,7 @@ impl State {
                 }
             }
         }
-        if let Some(Value::Array(urls)) = wire.citations.take() {
+        if let Some(Value::Array(urls)) = unboxed(wire.citations.take()) {
             for url in urls.iter().filter_map(Value::as_str) {
                 // Perplexity lists each source in both; a URL its search results name is
                 // read once.

@@ -194,7 +194,7 @@ mod wire;
 use assembly::Assembly;
 use extras::Extras;
 use responses::OpenItem;
-use wire::{Wire, WireShape, top_response};
+use wire::{Wire, WireShape, top_response, unboxed};
 
 /// Whether a record is OpenAI's: a completion, chunk or response object, a Responses event,
 /// or a request body.
@@ -456,7 +456,7 @@ impl State {
                 self.responses_request(wire, record, span, items, diagnostics)
             }
             _ if wire.error.as_ref().is_some_and(|e| !e.is_null()) => {
-                let error = wire.error.unwrap_or(Value::Null);
+                let error = unboxed(wire.error).unwrap_or(Value::Null);
                 self.fail(&error, span, items, diagnostics);
             }
             other => {

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::State;
 use super::assembly::Assembly;
 use super::items::{OUTPUT_ITEMS, item_field_read, result_item, server_tool_progress};
-use super::wire::{StrOr, Wire, WireItem, WireResponse};
+use super::wire::{StrOr, Wire, WireItem, WireResponse, unboxed};
 use crate::model::Role;
 use crate::normalize::framing::Record;
 use crate::normalize::json::{Borrowed, to_value};
@@ -56,14 +56,14 @@ impl State {
     ) {
         // The system prompt of a Responses request, kept when it changes (every request
         // repeats it).
-        if let Some(instructions) = wire.instructions.filter(|i| !i.is_null())
+        if let Some(instructions) = unboxed(wire.instructions).filter(|i| !i.is_null())
             && self.instructions.as_ref() != Some(&instructions)
         {
             let kept = instructions.clone();
             self.meta.keep(span.line, "instructions", || kept);
             self.instructions = Some(instructions);
         }
-        self.keep_request_tools(wire.request_tools.take(), span);
+        self.keep_request_tools(unboxed(wire.request_tools.take()), span);
         let input = match wire.input {
             Some(StrOr::Str(text)) => {
                 self.user_text(&StrOr::Str(text), span, items);
@@ -172,7 +172,7 @@ impl State {
                 let at = self.item_at(&wire);
                 let item = &mut self.items[at];
                 let shift = item.part_start(wire.content_index);
-                if let Some(annotation) = wire.annotation {
+                if let Some(annotation) = unboxed(wire.annotation) {
                     item.assembly.cite(&[annotation], shift, span);
                 }
             }
@@ -191,7 +191,7 @@ impl State {
             | "response.mcp_call_arguments.done"
             | "response.code_interpreter_call_code.done" => {
                 let at = self.item_at(&wire);
-                let code = match wire.code {
+                let code = match unboxed(wire.code) {
                     Some(Value::String(code)) => Some(StrOr::Str(Cow::Owned(code))),
                     _ => None,
                 };
@@ -257,12 +257,12 @@ impl State {
                 // openai-python types the event flat (`code`, `message`, `param`); the API
                 // also sends the details in an `error` object. Each field is taken from the
                 // top level, else from inside `error`.
-                let mut error = match wire.error {
+                let mut error = match unboxed(wire.error) {
                     Some(Value::Object(inner)) => inner,
                     _ => Map::new(),
                 };
                 let flat = [
-                    ("code", wire.code),
+                    ("code", unboxed(wire.code)),
                     ("message", wire.message.map(StrOr::into_value)),
                 ];
                 for (name, value) in flat {
