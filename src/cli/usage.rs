@@ -25,7 +25,9 @@ use super::{Outcome, prices, with_path};
 /// locations, as `axt import` finds them), and counts them as `axt import` followed by `axt
 /// stats` would: each API call once (Claude Code: a message once per message id, from its
 /// last snapshot, sub-agents included; Codex: each thread's running total once, a fork's
-/// inherited history left to its parent; Gemini CLI, Qwen Code: a message rewritten as it
+/// inherited history left to its parent; Copilot CLI: the session's shutdown totals per model,
+/// a resumed session's running total once, sub-agents included (without a shutdown, the
+/// per-call or per-message counts); Gemini CLI, Qwen Code: a message rewritten as it
 /// grows once, from its last version; OpenCode: each assistant message's steps, every session
 /// of the tree its task calls spawned). Tokens of a branch the conversation left (a rewound
 /// Claude Code reply, a Gemini CLI message taken back by a rewind) were spent but are no
@@ -36,8 +38,7 @@ use super::{Outcome, prices, with_path};
 /// whatever their number). Lines that cannot be read go to stderr as FILE:LINE: byte
 /// OFFSET: KIND: MESSAGE.
 ///
-/// Stores read: every store `axt import` reads but copilot, whose usage is counted by `axt
-/// import copilot --out DIR` then `axt stats DIR`.
+/// Stores read: every store `axt import` reads.
 ///
 /// Prices: the table axt ships (data/prices.json), with a user's own laid over it, model by
 /// model: the file AXT_PRICES names, else $XDG_CONFIG_HOME/axt/prices.json.

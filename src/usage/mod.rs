@@ -2,15 +2,17 @@
 //! sessions and nothing else, counted as `axt import` and `axt stats` count them (`axt
 //! usage`).
 //!
-//! A store's session is read in one pass over its files: only the lines that carry usage
-//! and what deciding which of them count needs, each read borrowed and typed, never as a
-//! tree. The rules are the importers' and their adapters' (each API call once: Claude
-//! Code's message once per `message.id` from its last snapshot, in the thread the importer
-//! keeps; Codex's running totals once per thread, legs added, a fork's inherited copy
-//! left to its parent; Gemini CLI's and Qwen Code's message once, from its last version), so that a session's tokens here are the tokens `axt stats` counts
-//! over the runs `axt import` makes of it; `tests/axt/usage.rs` holds them equal over
-//! every store corpus. Sessions are independent: the command line reads them on every
-//! core through [`crate::batch`].
+//! A store's session is read in one pass over its files (a Copilot CLI log without shutdown
+//! totals in two): only the lines that carry usage and what deciding which of them count
+//! needs, each read borrowed and typed, never as a tree. The rules are the importers' and
+//! their adapters' (each API call once: Claude Code's message once per `message.id` from its
+//! last snapshot, in the thread the importer keeps; Codex's running totals once per thread,
+//! legs added, a fork's inherited copy left to its parent; Copilot CLI's shutdown totals
+//! once, a resumed session's running total once; Gemini CLI's and Qwen Code's message once,
+//! from its last version), so that a session's tokens here are the tokens `axt stats` counts
+//! over the runs `axt import` makes of it; `tests/axt/usage.rs` holds them equal over every
+//! store corpus. Sessions are independent: the command line reads them on every core through
+//! [`crate::batch`].
 //!
 //! * a file per store of [`STORES`] (`claude_code.rs`, ...): the store's rules.
 //! * `tally`: what a session's reading gives ([`SessionUsage`]).
@@ -18,6 +20,7 @@
 
 mod claude_code;
 mod codex;
+mod copilot;
 mod gemini;
 mod lines;
 mod opencode;
@@ -29,9 +32,10 @@ pub use tally::SessionUsage;
 use crate::import::{Found, Store};
 
 /// The stores whose usage is read here.
-pub const STORES: [Store; 5] = [
+pub const STORES: [Store; 6] = [
     Store::ClaudeCode,
     Store::Codex,
+    Store::Copilot,
     Store::Gemini,
     Store::Qwen,
     Store::OpenCode,
@@ -40,7 +44,8 @@ pub const STORES: [Store; 5] = [
 /// Why a session's usage could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
-    /// The store's usage is not read here yet.
+    /// The store's usage is not read here yet (every store of [`Store::ALL`] is read now;
+    /// kept for the next store `axt import` reads).
     #[error(
         "the usage of {0} sessions is not read by `axt usage` yet: `axt import {0} --out DIR` then `axt stats DIR` counts it"
     )]
@@ -69,9 +74,9 @@ pub fn read(found: &Found) -> Result<SessionUsage, UsageError> {
     match found.store {
         Store::ClaudeCode => claude_code::read(files).map_err(failed),
         Store::Codex => codex::read(files).map_err(failed),
+        Store::Copilot => copilot::read(files).map_err(failed),
         Store::Gemini => gemini::read(files).map_err(failed),
         Store::Qwen => qwen::read(files).map_err(failed),
         Store::OpenCode => opencode::read(found).map_err(failed),
-        store => Err(UsageError::Unsupported(store)),
     }
 }

@@ -85,6 +85,7 @@ fn usage_counts_what_import_and_stats_count_over_the_store_corpora() {
     for (store, name, least) in [
         (Store::ClaudeCode, "claude-code", 5),
         (Store::Codex, "codex", 5),
+        (Store::Copilot, "copilot", 5),
         (Store::Gemini, "gemini", 5),
         (Store::Qwen, "qwen", 3),
         (Store::OpenCode, "opencode", 4),
@@ -126,6 +127,7 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     let dir = crate::support::TempDir::new("usage-generated");
     let claude = dir.path().join("claude");
     let codex = dir.path().join("codex");
+    let copilot = dir.path().join("copilot");
     let gemini = dir.path().join("gemini");
     let qwen = dir.path().join("qwen");
     let opencode = dir.path().join("opencode");
@@ -137,6 +139,19 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
         generated(
             "store-sessions.py",
             &["codex", codex.to_str().unwrap(), "3", "1", "--seed", "7"],
+        )
+    })
+    .and_then(|()| {
+        generated(
+            "store-sessions.py",
+            &[
+                "copilot",
+                copilot.to_str().unwrap(),
+                "3",
+                "1",
+                "--seed",
+                "7",
+            ],
         )
     })
     .and_then(|()| {
@@ -170,6 +185,8 @@ fn usage_counts_what_import_and_stats_count_over_generated_stores() {
     }
     assert_eq!(compare(Store::ClaudeCode, &claude.join("projects")), 3);
     assert_eq!(compare(Store::Codex, &codex.join(".codex/sessions")), 3);
+    let state = copilot.join(".copilot/session-state");
+    assert_eq!(compare(Store::Copilot, &state), 3);
     assert_eq!(compare(Store::Gemini, &gemini.join(".gemini/tmp")), 3);
     assert_eq!(compare(Store::Qwen, &qwen.join(".qwen/projects")), 3);
     let data = opencode.join(".local/share/opencode");
@@ -285,18 +302,102 @@ fn codex_escaped_words_are_read() {
     assert_eq!(compare(Store::Codex, &sessions), 1);
 }
 
+/// Copilot CLI: a session still running (no shutdown) counts its `assistant.usage` calls
+/// over its messages' `outputTokens`, each call at its own model; a sub-agent's calls are
+/// its own run's; an escaped key is read as its name; a torn line is reported where it is.
+/// Then, once a shutdown with totals is written, the totals alone count (the sub-agent's
+/// none), and the import agrees at every step.
 #[test]
-fn other_stores_are_pointed_to_import_and_stats() {
-    let out = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args(["usage", "copilot", "/nonexistent"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains("axt import copilot") && stderr.contains("axt stats"),
-        "{stderr}"
+fn copilot_calls_until_the_shutdown_totals() {
+    let dir = crate::support::TempDir::new("usage-copilot");
+    let state = dir.path().join("session-state");
+    let log = state.join("0c0c0c0c-1111-4222-8333-444444444444/events.jsonl");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let event = |kind: &str, agent: &str, data: &str, n: u32| {
+        let agent = match agent {
+            "" => String::new(),
+            agent => format!(r#","agentId":"{agent}""#),
+        };
+        format!(
+            r#"{{"type":"{kind}","data":{data},"id":"e{n}","timestamp":"2026-06-18T19:13:{n:02}.000Z","parentId":null{agent}}}"#
+        )
+    };
+    let call = |model: &str, input: u64, output: u64| {
+        format!(
+            r#"{{"model":"{model}","inputTokens":{input},"outputTokens":{output},"cacheReadTokens":100,"cacheWriteTokens":0,"reasoningTokens":0,"cost":1}}"#
+        )
+    };
+    let mut lines = vec![
+        event(
+            "session.start",
+            "",
+            r#"{"sessionId":"0c0c0c0c-1111-4222-8333-444444444444","selectedModel":"auto"}"#,
+            1,
+        ),
+        event(
+            "assistant.message",
+            "",
+            r#"{"messageId":"m1","content":"a","outputTokens":7}"#,
+            2,
+        ),
+        event("assistant.usage", "", &call("gpt-5", 1000, 10), 3),
+        // A sub-agent's call: its own run, which counts it while no shutdown has totals.
+        event("assistant.usage", "explore-1", &call("gpt-5", 500, 5), 4),
+        // An escaped key, read as `outputTokens` would be.
+        event(
+            "assistant.usage",
+            "",
+            &call("gpt-5", 300, 3).replace("outputTokens", "\\u006futputTokens"),
+            5,
+        ),
+        "{\"type\":\"assistant.usage\",\"data\":{\"inputTok".to_owned(),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let found = Store::Copilot.discover(&state).unwrap();
+    assert_eq!(found.len(), 1);
+    let read = usage::read(&found[0]).unwrap();
+    assert_eq!(read.session, "0c0c0c0c-1111-4222-8333-444444444444");
+    let total = read.total();
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.cache_read_tokens,
+            total.output_tokens
+        ),
+        (1500, 300, 18)
     );
+    assert_eq!(read.models(), ["gpt-5"]);
+    assert_eq!(read.diagnostics.len(), 1, "{:?}", read.diagnostics);
+    assert_eq!(read.diagnostics[0].1.line, 6);
+    assert_eq!(compare(Store::Copilot, &state), 1);
+    // The process ends: its shutdown's totals are the session's, the sub-agent's included.
+    lines.pop();
+    lines.push(event(
+        "session.shutdown",
+        "",
+        r#"{"shutdownType":"routine","currentModel":"gpt-5","modelMetrics":{"gpt-5":{"requests":{"count":3,"cost":3},"usage":{"inputTokens":2100,"outputTokens":19,"cacheReadTokens":300,"cacheWriteTokens":0,"reasoningTokens":0}}}}"#,
+        7,
+    ));
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let read = usage::read(&Store::Copilot.discover(&state).unwrap()[0]).unwrap();
+    let total = read.total();
+    assert_eq!(
+        (
+            total.input_tokens,
+            total.cache_read_tokens,
+            total.output_tokens
+        ),
+        (1800, 300, 19)
+    );
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    assert_eq!(
+        (read.first.as_deref(), read.last.as_deref()),
+        (
+            Some("2026-06-18T19:13:01.000Z"),
+            Some("2026-06-18T19:13:07.000Z")
+        )
+    );
+    assert_eq!(compare(Store::Copilot, &state), 1);
 }
 
 /// Gemini CLI: a message rewritten as it grows counts once, and the messages a rewind took
