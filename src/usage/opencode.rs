@@ -18,45 +18,251 @@
 //!   `data` of the tree's messages and of their parts; the JSON files (0.5 to 1.1), each
 //!   message's file and its parts' files.
 //!
-//! A message is always read (its fields typed and borrowed; the small `time` and `tokens`
-//! objects as trees). A part is read only when it can be a `step-finish`: its bytes hold
-//! the word, or a `\u00XX` escape of a printable ASCII character that could spell it; a
-//! part that does not look like an object (not `{`...`}`) is reported where the importer
-//! reports it, one that does is otherwise not checked (`axt import` reports it).
+//! A message is always read, its fields typed and borrowed (`time` and `tokens` too, as the
+//! adapter reads them from its tree). A part is read only when it can be a `step-finish`:
+//! its bytes hold the word, or a `\u00XX` escape of one of its characters; a part that
+//! does not look like an object (not `{`...`}`) is reported where the importer reports it,
+//! one that does is otherwise not checked (`axt import` reports it).
 
 use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use memchr::memmem;
-use serde::Deserialize;
-use serde_json::Value;
-use serde_json::value::RawValue;
+use std::fmt;
 
-use super::codex::escapes_ascii;
+use memchr::memmem;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
 use super::tally::SessionUsage;
 use crate::import::Found;
 use crate::model::{Timestamp, Usage};
 use crate::normalize::DiagnosticKind;
+use crate::normalize::lenient::{Integer, Members, Slot, Text, otherwise, skip_map, skip_seq};
 use crate::normalize::opencode::tokens_usage;
 
-/// The fields of a message's or a part's `data` this reader needs.
-#[derive(Deserialize)]
+/// The fields of a message's or a part's `data` this reader needs, read typed as the
+/// adapter reads them from its tree (`Value::as_str`, `as_i64`, `as_u64`, `as_f64`: a field
+/// of another type is absent; a member given twice, the last), in one pass and borrowed:
+/// building the small `time` and `tokens` objects as trees was most of a step's reading
+/// (about 11,000 instructions a `step-finish` part, callgrind).
+#[derive(Default)]
 struct Fields<'a> {
-    #[serde(borrow, default)]
-    role: Option<&'a RawValue>,
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<&'a RawValue>,
-    #[serde(rename = "modelID", borrow, default)]
-    model: Option<&'a RawValue>,
-    #[serde(rename = "providerID", borrow, default)]
-    provider: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    time: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tokens: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    cost: Option<&'a RawValue>,
+    role: Option<Cow<'a, str>>,
+    kind: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    provider: Option<Cow<'a, str>>,
+    /// `time.created`.
+    created: Option<i64>,
+    /// `tokens`, read as the adapter's `tokens_usage` reads it (zero where it is no
+    /// object); `None` where the data has no `tokens`.
+    tokens: Option<Usage>,
+    cost: Option<f64>,
+}
+
+impl<'de: 'a, 'a> Members<'de> for Fields<'a> {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
+            "role" => self.role = map.next_value::<Text<'de>>()?.0,
+            "type" => self.kind = map.next_value::<Text<'de>>()?.0,
+            "modelID" => self.model = map.next_value::<Text<'de>>()?.0,
+            "providerID" => self.provider = map.next_value::<Text<'de>>()?.0,
+            "time" => {
+                self.created = match map.next_value::<Slot<Time>>()? {
+                    Slot::Read(time) => time.created,
+                    Slot::Other => None,
+                };
+            }
+            "tokens" => {
+                self.tokens = Some(match map.next_value::<Slot<Tokens>>()? {
+                    Slot::Read(tokens) => tokens.usage(),
+                    Slot::Other => Usage::default(),
+                });
+            }
+            "cost" => self.cost = map.next_value::<Number>()?.0,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A message's `time`: `created`, as `Value::as_i64` reads it.
+#[derive(Default)]
+struct Time {
+    created: Option<i64>,
+}
+
+impl<'de> Members<'de> for Time {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
+            "created" => self.created = map.next_value::<Integer>()?.0,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `tokens{input, output, reasoning, cache{read, write}}`, each as `Value::as_u64` reads it.
+#[derive(Default)]
+struct Tokens {
+    input: Option<u64>,
+    output: Option<u64>,
+    reasoning: Option<u64>,
+    cache: Option<Cache>,
+}
+
+#[derive(Default)]
+struct Cache {
+    read: Option<u64>,
+    write: Option<u64>,
+}
+
+impl Tokens {
+    /// As the adapter's `tokens_usage` (`output` gets `reasoning` added; the unit test
+    /// `typed_fields_read_as_the_tree` holds the two together).
+    fn usage(&self) -> Usage {
+        let reasoning = self.reasoning.unwrap_or(0);
+        let cache = self.cache.as_ref();
+        Usage {
+            input_tokens: self.input.unwrap_or(0),
+            output_tokens: self.output.unwrap_or(0) + reasoning,
+            cache_read_tokens: cache.and_then(|c| c.read).unwrap_or(0),
+            cache_write_tokens: cache.and_then(|c| c.write).unwrap_or(0),
+            reasoning_tokens: reasoning,
+        }
+    }
+}
+
+impl<'de> Members<'de> for Tokens {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
+            "input" => self.input = map.next_value::<Count>()?.0,
+            "output" => self.output = map.next_value::<Count>()?.0,
+            "reasoning" => self.reasoning = map.next_value::<Count>()?.0,
+            "cache" => {
+                self.cache = match map.next_value::<Slot<Cache>>()? {
+                    Slot::Read(cache) => Some(cache),
+                    Slot::Other => None,
+                };
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Members<'de> for Cache {
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        key: Cow<'de, str>,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match &*key {
+            "read" => self.read = map.next_value::<Count>()?.0,
+            "write" => self.write = map.next_value::<Count>()?.0,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A number as `Value::as_u64` reads it (a whole number `u64` holds), or `None` for a
+/// value of any other type.
+struct Count(Option<u64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, number: u64) -> Result<Count, E> {
+                Ok(Count(Some(number)))
+            }
+            fn visit_i64<E>(self, number: i64) -> Result<Count, E> {
+                Ok(Count(u64::try_from(number).ok()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Count, A::Error> {
+                skip_map(map).map(|()| Count(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Count, A::Error> {
+                skip_seq(seq).map(|()| Count(None))
+            }
+            otherwise!(but integers: Count(None));
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+/// A number as `Value::as_f64` reads it (any number), or `None` for a value of another type.
+struct Number(Option<f64>);
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            #[allow(clippy::cast_precision_loss)] // as `Value::as_f64`
+            fn visit_u64<E>(self, number: u64) -> Result<Number, E> {
+                Ok(Number(Some(number as f64)))
+            }
+            #[allow(clippy::cast_precision_loss)] // as `Value::as_f64`
+            fn visit_i64<E>(self, number: i64) -> Result<Number, E> {
+                Ok(Number(Some(number as f64)))
+            }
+            fn visit_f64<E>(self, number: f64) -> Result<Number, E> {
+                Ok(Number(Some(number)))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Number, E> {
+                Ok(Number(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Number, A::Error> {
+                skip_map(map).map(|()| Number(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Number, A::Error> {
+                skip_seq(seq).map(|()| Number(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Number, E> {
+                Ok(Number(None))
+            }
+            fn visit_unit<E>(self) -> Result<Number, E> {
+                Ok(Number(None))
+            }
+            fn visit_none<E>(self) -> Result<Number, E> {
+                Ok(Number(None))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 /// What a message or a part says, read as the adapter reads its tree (`Value::as_str`,
@@ -85,35 +291,20 @@ fn model_of(model: Option<&str>, provider: Option<&str>) -> Option<String> {
 /// Reads `data` as the importer does (`serde_json::Value`, an object or not).
 fn said(data: &[u8]) -> Result<Said, NotAnObject> {
     let trimmed = data.trim_ascii_start();
-    // A struct also reads from an array: only an object is one.
     if trimmed.first() == Some(&b'{')
-        && let Ok(fields) = serde_json::from_slice::<Fields<'_>>(data)
+        && let Ok(Slot::Read(fields)) = serde_json::from_slice::<Slot<Fields<'_>>>(data)
     {
-        let text = |raw: Option<&RawValue>| -> Option<String> {
-            serde_json::from_str::<Cow<'_, str>>(raw?.get())
-                .ok()
-                .map(Cow::into_owned)
-        };
-        let tree = |raw: Option<&RawValue>| -> Option<Value> {
-            serde_json::from_str::<Value>(raw?.get()).ok()
-        };
-        let kind = text(fields.kind);
+        let kind = fields.kind.as_deref();
         return Ok(Said {
-            user: text(fields.role).as_deref() == Some("user"),
-            step_finish: kind.as_deref() == Some("step-finish"),
-            model: model_of(
-                text(fields.model).as_deref(),
-                text(fields.provider).as_deref(),
-            ),
-            created: tree(fields.time).and_then(|t| t.get("created").and_then(Value::as_i64)),
-            tokens: fields.tokens.map(|raw| match tree(Some(raw)) {
-                Some(tokens) => tokens_usage(&tokens),
-                None => Usage::default(),
-            }),
-            cost: tree(fields.cost).as_ref().and_then(Value::as_f64),
+            user: fields.role.as_deref() == Some("user"),
+            step_finish: kind == Some("step-finish"),
+            model: model_of(fields.model.as_deref(), fields.provider.as_deref()),
+            created: fields.created,
+            tokens: fields.tokens,
+            cost: fields.cost,
         });
     }
-    // A member twice (the tree keeps the last), or no object: read as the tree.
+    // Not JSON, or no object: read as the tree, for the importer's words.
     match serde_json::from_slice::<Value>(data) {
         Ok(value @ Value::Object(_)) => {
             let text = |field: &str| value.get(field).and_then(Value::as_str);
@@ -140,17 +331,22 @@ fn said(data: &[u8]) -> Result<Said, NotAnObject> {
     }
 }
 
-/// Whether a part's `data` could be a `step-finish` (and so must be read).
+/// Whether a part's `data` could be a `step-finish` (and so must be read): it holds the
+/// word, or a `\u00XX` escape of one of the word's characters (`-` is 0x2d, the letters
+/// 0x65-0x74), the only way its `type` could spell it otherwise. One search per escape
+/// prefix: tool output is full of escapes that cannot spell it (`\u001b`: 2.1 million in
+/// the 198 MiB bench database), and looking at each of them was 45% of the instructions of
+/// `axt usage opencode` there (an iterator over `\u00`, 280 instructions a match).
 struct Sieve {
     word: memmem::Finder<'static>,
-    escape: memmem::Finder<'static>,
+    escapes: [memmem::Finder<'static>; 3],
 }
 
 impl Sieve {
     fn new() -> Sieve {
         Sieve {
             word: memmem::Finder::new(b"step-finish"),
-            escape: memmem::Finder::new(b"\\u00"),
+            escapes: [b"\\u002", b"\\u006", b"\\u007"].map(memmem::Finder::new),
         }
     }
 
@@ -158,7 +354,10 @@ impl Sieve {
     fn part(&self, data: &[u8]) -> Result<Option<Said>, NotAnObject> {
         let trimmed = data.trim_ascii();
         let looks = trimmed.first() == Some(&b'{') && trimmed.last() == Some(&b'}');
-        if looks && self.word.find(data).is_none() && !escapes_ascii(&self.escape, data) {
+        let could = || {
+            self.word.find(data).is_some() || self.escapes.iter().any(|e| e.find(data).is_some())
+        };
+        if looks && !could() {
             return Ok(None);
         }
         let said = said(data)?;
@@ -330,6 +529,7 @@ mod database {
     use std::path::Path;
     use std::time::Duration;
 
+    use rusqlite::blob::Blob;
     use rusqlite::types::ValueRef;
     use rusqlite::{Connection, OpenFlags, params};
 
@@ -340,11 +540,46 @@ mod database {
     const TREE: &str = "WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE id = ?1 \
         UNION SELECT session.id FROM session JOIN tree ON session.parent_id = tree.id)";
 
+    /// A part's `data` up to this many bytes is read whole (it lies in its row's page); a
+    /// bigger one first by its head (see [`first_kind`]).
+    const SMALL: i64 = 2048;
+
     fn bytes<'r>(value: ValueRef<'r>) -> &'r [u8] {
         match value {
             ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes,
             _ => b"",
         }
+    }
+
+    /// The type a part gives first when it is written as OpenCode writes every part
+    /// (`{"type":"tool",...`, a plain string); `None` for any other head.
+    fn first_kind(head: &[u8]) -> Option<&[u8]> {
+        let rest = head.strip_prefix(b"{\"type\":\"")?;
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        (rest[end] == b'"').then(|| &rest[..end])
+    }
+
+    /// The head of the big part of `rowid` through `blob` (opened on the first, moved to
+    /// each next); `None` where it cannot be read so (then the part is read whole).
+    fn head<'c>(
+        connection: &'c Connection,
+        blob: &mut Option<Blob<'c>>,
+        rowid: i64,
+        buffer: &mut [u8; 64],
+    ) -> Option<usize> {
+        let moved = match blob {
+            Some(open) => open.reopen(rowid).is_ok(),
+            None => false,
+        };
+        if !moved {
+            *blob = connection
+                .blob_open("main", "part", "data", rowid, true)
+                .ok();
+        }
+        let open = blob.as_ref()?;
+        let n = open.len().min(buffer.len());
+        open.read_at_exact(&mut buffer[..n], 0).ok()?;
+        Some(n)
     }
 
     pub(super) fn read(db: &Path, root: &str, usage: &mut SessionUsage) -> rusqlite::Result<()> {
@@ -362,9 +597,18 @@ mod database {
             .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
         // A message's parts by OpenCode's index on `message_id` (the unary `+` keeps SQLite
         // from searching by `session_id` instead, each message's parts among all the
-        // session's: quadratic), the session's own, as the importer's query has them.
-        let mut parts = transaction
-            .prepare("SELECT data FROM part WHERE message_id = ?1 AND +session_id = ?2")?;
+        // session's: quadratic), the session's own, as the importer's query has them. A
+        // part's size is known without reading it (`octet_length`); a big part's `data`
+        // is not read here: most of a database is tool parts' output, in pages of their
+        // own that reading them whole cost a read(2) each (57,000 of them, half the CPU
+        // time, for the 198 MiB bench database).
+        let mut parts = transaction.prepare(&format!(
+            "SELECT rowid, CASE WHEN octet_length(data) <= {SMALL} THEN data END \
+             FROM part WHERE message_id = ?1 AND +session_id = ?2"
+        ))?;
+        let mut whole = transaction.prepare("SELECT data FROM part WHERE rowid = ?1")?;
+        let mut blob: Option<Blob<'_>> = None;
+        let mut buffer = [0u8; 64];
         let sieve = Sieve::new();
         for id in &sessions {
             let mut session = Session::default();
@@ -385,7 +629,24 @@ mod database {
                 };
                 let mut part_rows = parts.query(params![message, id])?;
                 while let Some(part) = part_rows.next()? {
-                    let data = bytes(part.get_ref(0)?);
+                    let held;
+                    let data = match part.get_ref(1)? {
+                        ValueRef::Null => {
+                            let rowid: i64 = part.get(0)?;
+                            // A big part that says first that it is of another type is
+                            // none: OpenCode writes no member twice (a part that gave
+                            // `type` again, later, would be the importer's step).
+                            let kind = head(&transaction, &mut blob, rowid, &mut buffer)
+                                .and_then(|n| first_kind(&buffer[..n]));
+                            if open.is_some() && kind.is_some_and(|k| k != b"step-finish") {
+                                continue;
+                            }
+                            held = whole
+                                .query_row([rowid], |row| Ok(bytes(row.get_ref(0)?).to_vec()))?;
+                            &held[..]
+                        }
+                        data => bytes(data),
+                    };
                     let Some(open) = open.as_mut() else {
                         // The importer feeds each part of a message that is no object
                         // after it, as it is: it reports them, no usage is in them.
@@ -409,5 +670,64 @@ mod database {
             session.end(usage);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed read of a message's or a part's fields gives what the tree read gives (the
+    /// adapter's `tokens_usage`, `Value::as_*`), whatever the fields' types, a member given
+    /// twice, escaped keys.
+    #[test]
+    fn typed_fields_read_as_the_tree() {
+        let records = [
+            r#"{"type":"step-finish","cost":0.004,"tokens":{"input":4266,"output":811,"reasoning":3,"cache":{"read":38396,"write":3821}}}"#,
+            r#"{"role":"assistant","time":{"created":1773478801481,"completed":1},"modelID":"m","providerID":"p","cost":1,"tokens":{"input":1,"output":2}}"#,
+            r#"{"role":"user","time":{"created":-5},"modelID":"m"}"#,
+            r#"{"type":"step-finish","tokens":{"input":-1,"output":2.5,"reasoning":"3","cache":[1]},"cost":"x"}"#,
+            r#"{"type":"step-finish","tokens":null,"cost":null,"time":null}"#,
+            r#"{"type":"step-finish","tokens":{"input":1,"input":7,"cache":{"read":1},"cache":{"write":2}},"cost":-3}"#,
+            r#"{"\u0074ype":"step\u002dfinish","tokens":{"\u0069nput":9},"time":{"created":18446744073709551615}}"#,
+            r#"{"type":"step-finish","type":"tool","modelID":7,"providerID":{"a":1}}"#,
+            r#"{"role":"assistant","time":[1],"tokens":5,"cost":true}"#,
+        ];
+        for record in records {
+            let typed = said(record.as_bytes()).ok().unwrap();
+            let tree: Value = serde_json::from_str(record).unwrap();
+            let text = |field: &str| tree.get(field).and_then(Value::as_str);
+            assert_eq!(typed.user, text("role") == Some("user"), "{record}");
+            assert_eq!(
+                typed.step_finish,
+                text("type") == Some("step-finish"),
+                "{record}"
+            );
+            assert_eq!(
+                typed.model,
+                model_of(text("modelID"), text("providerID")),
+                "{record}"
+            );
+            let created = (tree.get("time").and_then(|t| t.get("created"))).and_then(Value::as_i64);
+            assert_eq!(typed.created, created, "{record}");
+            // `null` tokens read as no usage either way (zero added).
+            let tokens = tree.get("tokens").map(tokens_usage).unwrap_or_default();
+            assert_eq!(typed.tokens.unwrap_or_default(), tokens, "{record}");
+            let cost = tree.get("cost").and_then(Value::as_f64);
+            assert_eq!(typed.cost, cost, "{record}");
+        }
+    }
+
+    /// A part is read when it can be a `step-finish`: the word, or an escape of one of its
+    /// characters; escapes of anything else (`\u001b`, `\u00e9`) do not make it read.
+    #[test]
+    fn the_sieve_reads_what_could_be_a_step() {
+        let sieve = Sieve::new();
+        let step = |data: &str| sieve.part(data.as_bytes()).ok().unwrap().is_some();
+        assert!(step(r#"{"type":"step-finish","tokens":{"input":1}}"#));
+        assert!(step(r#"{"type":"step\u002Dfinish"}"#));
+        assert!(step(r#"{"type":"\u0073tep-finish"}"#));
+        assert!(!step(r#"{"type":"tool","output":"\u001b[31m\u00e9"}"#));
+        assert!(sieve.part(b"{\"type\":\"tool\"").is_err());
     }
 }
