@@ -48,6 +48,7 @@ use super::tally::SessionUsage;
 use crate::import::SessionFiles;
 use crate::model::Usage;
 use crate::normalize::DiagnosticKind;
+use crate::normalize::copilot::model_metrics;
 
 /// An event's envelope, as the adapter's `Event` reads it (`type` required, each field
 /// once, strings or `null`).
@@ -105,33 +106,6 @@ fn read_data(kind: &str) -> bool {
             | "session.model_change"
             | "session.shutdown"
     )
-}
-
-/// A shutdown's `modelMetrics`, as the adapter reads it (`normalize::copilot`'s
-/// `model_metrics`, private to the adapter: the equality test holds the two together):
-/// `{<model>: {usage: {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
-/// reasoningTokens}}}`, `inputTokens` including the cache; a model without a `usage`
-/// object left out.
-fn model_metrics(metrics: &Value) -> Vec<(String, Usage)> {
-    let Some(models) = metrics.as_object() else {
-        return Vec::new();
-    };
-    models
-        .iter()
-        .filter_map(|(model, entry)| {
-            let usage = entry.get("usage")?.as_object()?;
-            let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
-            let (cache_read, cache_write) = (count("cacheReadTokens"), count("cacheWriteTokens"));
-            let usage = Usage {
-                input_tokens: count("inputTokens").saturating_sub(cache_read + cache_write),
-                output_tokens: count("outputTokens"),
-                cache_read_tokens: cache_read,
-                cache_write_tokens: cache_write,
-                reasoning_tokens: count("reasoningTokens"),
-            };
-            Some((model.clone(), usage))
-        })
-        .collect()
 }
 
 /// Whether every model of `before` is in `now` with no count lower: the same process's

@@ -65,6 +65,9 @@
 
 mod state;
 mod usage;
+
+// `axt usage copilot` counts a shutdown's totals by the adapter's own reading of them.
+pub(crate) use usage::model_metrics;
 mod wire;
 
 use serde_json::Value;

@@ -56,7 +56,7 @@ fn not_less(now: &Usage, before: &Usage) -> bool {
 /// `modelMetrics`: `{<model>: {usage: {inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens, reasoningTokens}, requests}}`, `inputTokens` including the cache. Models
 /// without a `usage` object are left out.
-pub(super) fn model_metrics(metrics: &Value) -> Vec<(String, Usage)> {
+pub(crate) fn model_metrics(metrics: &Value) -> Vec<(String, Usage)> {
     let Some(models) = metrics.as_object() else {
         return Vec::new();
     };
