@@ -163,12 +163,7 @@ fn read_log(path: &Path, usage: &mut SessionUsage) -> io::Result<Log> {
     let mut log = Log::default();
     scan(path, |line| {
         if line.too_long {
-            usage.problem(
-                path,
-                DiagnosticKind::RecordTooLarge,
-                (line.number, line.offset),
-                "a line over the limit, not read".into(),
-            );
+            usage.line_too_long(path, (line.number, line.offset));
             return;
         }
         let head: Head<'_> = match serde_json::from_slice(line.bytes) {

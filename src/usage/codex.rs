@@ -160,12 +160,7 @@ fn read_thread(path: &Path, usage: &mut SessionUsage) -> io::Result<Option<Head>
         let at = ordinal;
         ordinal += 1;
         if line.too_long {
-            usage.problem(
-                path,
-                DiagnosticKind::RecordTooLarge,
-                (line.number, line.offset),
-                "a line over the limit, not read".into(),
-            );
+            usage.line_too_long(path, (line.number, line.offset));
             return;
         }
         let looking_for_head = head.is_none() && line.number <= 8;

@@ -297,12 +297,7 @@ fn read_log(path: &Path, sieve: &Sieve, all: bool) -> io::Result<Session> {
     scan(path, |line| {
         let usage = &mut session.usage;
         if line.too_long {
-            usage.problem(
-                path,
-                DiagnosticKind::RecordTooLarge,
-                (line.number, line.offset),
-                "a line over the limit, not read".into(),
-            );
+            usage.line_too_long(path, (line.number, line.offset));
             return;
         }
         if !sieve.wants(line.bytes, all) {

@@ -228,12 +228,7 @@ fn read_file(path: &Path, usage: &mut SessionUsage) -> io::Result<Run> {
     let mut session_id: Option<Option<String>> = None;
     scan(path, |line| {
         if line.too_long {
-            usage.problem(
-                path,
-                DiagnosticKind::RecordTooLarge,
-                (line.number, line.offset),
-                "a line over the limit, not read".into(),
-            );
+            usage.line_too_long(path, (line.number, line.offset));
             placed.push(Kept {
                 unread: true,
                 ..Kept::default()

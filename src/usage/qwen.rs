@@ -77,12 +77,7 @@ pub(super) fn read(files: &SessionFiles) -> io::Result<SessionUsage> {
             ..Kept::default()
         };
         if line.too_long {
-            usage.problem(
-                path,
-                DiagnosticKind::RecordTooLarge,
-                (line.number, line.offset),
-                "a line over the limit, not read".into(),
-            );
+            usage.line_too_long(path, (line.number, line.offset));
             root.feed.push(unread());
             return;
         }

@@ -104,4 +104,14 @@ impl SessionUsage {
             Diagnostic::new(kind, line, offset, message),
         ));
     }
+
+    /// A line over the reader's limit: reported where it is, and not read.
+    pub(super) fn line_too_long(&mut self, file: &std::path::Path, (line, offset): (u64, u64)) {
+        self.problem(
+            file,
+            DiagnosticKind::RecordTooLarge,
+            (line, offset),
+            "a line over the limit, not read".into(),
+        );
+    }
 }
