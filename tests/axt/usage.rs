@@ -1,11 +1,12 @@
 //! `axt usage` counts what `axt import` then `axt stats` count: per session, the same
-//! tokens by kind and the same estimated cost, over every store corpus of the two stores
-//! it reads and over generated stores; and it says so on the command line.
+//! tokens by kind and the same estimated cost, over every store corpus of the stores it
+//! reads and over generated stores; and it says so on the command line.
 
 use std::path::Path;
 use std::process::Command;
 
 use axt::import::{Found, Store};
+use axt::normalize::DiagnosticKind;
 use axt::read::{Prices, Stats};
 use axt::usage;
 
@@ -261,6 +262,36 @@ fn rewound_replies_apart_escaped_keys_read_torn_lines_located() {
         stderr.contains("s1.jsonl") && stderr.contains("\"line\":5"),
         "{stderr}"
     );
+}
+
+/// A line over the line limit is reported where it is, as what it is, and not read; the
+/// lines around it are counted (as the importer counts them).
+#[test]
+fn a_line_over_the_limit_is_located_and_the_rest_counted() {
+    let dir = crate::support::TempDir::new("usage-too-long");
+    let project = dir.path().join("projects/p");
+    std::fs::create_dir_all(&project).unwrap();
+    let user = r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-05-01T10:00:00Z","sessionId":"s1"}"#;
+    let reply = r#"{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":200,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}},"uuid":"a1","timestamp":"2026-05-01T10:00:01Z","sessionId":"s1"}"#;
+    // A user entry whose text alone is over the 16 MiB line limit.
+    let huge = format!(
+        r#"{{"parentUuid":"a1","isSidechain":false,"type":"user","message":{{"role":"user","content":"{}"}},"uuid":"u2","timestamp":"2026-05-01T10:00:02Z","sessionId":"s1"}}"#,
+        "x".repeat(17 << 20)
+    );
+    let file = project.join("s1.jsonl");
+    std::fs::write(&file, format!("{user}\n{reply}\n{huge}\n")).unwrap();
+    let found = Store::ClaudeCode.discover(&project).unwrap();
+    let read = usage::read(&found[0]).unwrap();
+    let total = read.total();
+    assert_eq!((total.input_tokens, total.output_tokens), (200, 20));
+    assert_eq!(read.diagnostics.len(), 1, "{:?}", read.diagnostics);
+    let (path, diagnostic) = &read.diagnostics[0];
+    assert_eq!(path, &file);
+    assert_eq!(diagnostic.line, 3);
+    assert_eq!(diagnostic.offset, (user.len() + reply.len() + 2) as u64);
+    assert_eq!(diagnostic.kind, DiagnosticKind::RecordTooLarge);
+    assert_eq!(diagnostic.message, "a line over the limit, not read");
+    assert_eq!(compare(Store::ClaudeCode, &project), 1);
 }
 
 /// Codex: a `token_count` whose words are spelled with escapes is read (a line is skipped
