@@ -466,13 +466,7 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     if entries == 0 {
         return Err(no_entries("Copilot session log", path, &scanned));
     }
-    let fallback = path
-        .parent()
-        .filter(|_| path.file_name() == Some("events.jsonl".as_ref()))
-        .and_then(Path::file_name)
-        .or_else(|| path.file_stem())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".into());
+    let fallback = fallback_id(path);
     let session = sanitize(session_id.as_deref().unwrap_or(&fallback));
     let session = if session.is_empty() {
         sanitize(&fallback)
@@ -532,6 +526,17 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
         spawns,
         notes,
     })
+}
+
+/// A session's name when its log gives no id: its directory's name
+/// (`<id>/events.jsonl`), else the file's stem (the older `<id>.jsonl`).
+pub(crate) fn fallback_id(path: &Path) -> String {
+    path.parent()
+        .filter(|_| path.file_name() == Some("events.jsonl".as_ref()))
+        .and_then(Path::file_name)
+        .or_else(|| path.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into())
 }
 
 #[cfg(test)]

@@ -61,3 +61,7 @@ pub use session::{
     SessionFiles, WrittenRun,
 };
 pub use stores::{Env, Found, Store};
+// What `axt usage` (src/usage/) reads a store by as its importer does.
+pub(crate) use copilot::fallback_id as copilot_fallback_id;
+pub(crate) use opencode::json_files as opencode_json_files;
+pub(crate) use qwen::surrogate_escape;

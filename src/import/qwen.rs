@@ -424,7 +424,7 @@ fn write_record(
 }
 
 /// The line has an escape `\uD800` to `\uDFFF` (half of a pair, or a lone one).
-fn surrogate_escape(bytes: &[u8]) -> bool {
+pub(crate) fn surrogate_escape(bytes: &[u8]) -> bool {
     memchr::memmem::find_iter(bytes, b"\\u").any(|at| {
         let escaped = bytes[..at]
             .iter()

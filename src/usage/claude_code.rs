@@ -34,7 +34,6 @@ use twox_hash::XxHash3_64;
 use super::lines::scan;
 use super::tally::SessionUsage;
 use crate::import::SessionFiles;
-use crate::normalize::DiagnosticKind;
 use crate::normalize::lenient::{Text, otherwise, skip_seq};
 use crate::normalize::messages_api::MessageUsage;
 
@@ -169,11 +168,7 @@ fn read_log(path: &Path, usage: &mut SessionUsage) -> io::Result<Log> {
         let head: Head<'_> = match serde_json::from_slice(line.bytes) {
             Ok(head) => head,
             Err(error) => {
-                let kind = match error.is_eof() {
-                    true => DiagnosticKind::Truncated,
-                    false => DiagnosticKind::InvalidJson,
-                };
-                usage.problem(path, kind, (line.number, line.offset), error.to_string());
+                usage.unreadable(path, (line.number, line.offset), &error);
                 return;
             }
         };

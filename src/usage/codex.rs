@@ -32,7 +32,6 @@ use super::lines::scan;
 use super::tally::SessionUsage;
 use crate::import::SessionFiles;
 use crate::model::Usage;
-use crate::normalize::DiagnosticKind;
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -181,11 +180,7 @@ fn read_thread(path: &Path, usage: &mut SessionUsage) -> io::Result<Option<Head>
         let record: Record<'_> = match serde_json::from_slice(bytes) {
             Ok(record) => record,
             Err(error) => {
-                let kind = match error.is_eof() {
-                    true => DiagnosticKind::Truncated,
-                    false => DiagnosticKind::InvalidJson,
-                };
-                usage.problem(path, kind, (line.number, line.offset), error.to_string());
+                usage.unreadable(path, (line.number, line.offset), &error);
                 return;
             }
         };

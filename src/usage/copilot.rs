@@ -45,9 +45,8 @@ use serde_json::value::RawValue;
 use super::codex::escapes_ascii;
 use super::lines::scan;
 use super::tally::SessionUsage;
-use crate::import::SessionFiles;
+use crate::import::{SessionFiles, copilot_fallback_id};
 use crate::model::Usage;
-use crate::normalize::DiagnosticKind;
 use crate::normalize::copilot::model_metrics;
 
 /// An event's envelope, as the adapter's `Event` reads it (`type` required, each field
@@ -304,11 +303,7 @@ fn read_log(path: &Path, sieve: &Sieve, all: bool) -> io::Result<Session> {
             return;
         }
         let refused = |usage: &mut SessionUsage, error: serde_json::Error| {
-            let kind = match error.is_eof() {
-                true => DiagnosticKind::Truncated,
-                false => DiagnosticKind::InvalidJson,
-            };
-            usage.problem(path, kind, (line.number, line.offset), error.to_string());
+            usage.unreadable(path, (line.number, line.offset), &error);
         };
         let event: Event<'_> = match serde_json::from_slice(line.bytes) {
             Ok(event) => event,
@@ -370,13 +365,7 @@ pub(super) fn read(files: &SessionFiles) -> io::Result<SessionUsage> {
     }
     // The importer's run id: the session's id, else the session's directory's name (the
     // file's stem in the older layout).
-    let fallback = path
-        .parent()
-        .filter(|_| path.file_name() == Some("events.jsonl".as_ref()))
-        .and_then(Path::file_name)
-        .or_else(|| path.file_stem())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".into());
+    let fallback = copilot_fallback_id(path);
     usage.session = id.filter(|id| !id.is_empty()).unwrap_or(fallback);
     Ok(usage)
 }

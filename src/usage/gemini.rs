@@ -35,10 +35,10 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::lines::scan;
-use super::tally::SessionUsage;
+use super::tally::{SessionUsage, json_kind};
 use crate::import::SessionFiles;
+use crate::import::surrogate_escape;
 use crate::model::Usage;
-use crate::normalize::DiagnosticKind;
 use crate::normalize::lenient::{otherwise, skip_map, skip_seq};
 
 /// A field read as a string, told apart from absent, `null` and any other value.
@@ -238,11 +238,7 @@ fn read_file(path: &Path, usage: &mut SessionUsage) -> io::Result<Run> {
         let record: Record<'_> = match parse(line.bytes) {
             Ok(record) => record,
             Err(error) => {
-                let kind = match error.is_eof() {
-                    true => DiagnosticKind::Truncated,
-                    false => DiagnosticKind::InvalidJson,
-                };
-                usage.problem(path, kind, (line.number, line.offset), error.to_string());
+                usage.unreadable(path, (line.number, line.offset), &error);
                 placed.push(Kept {
                     unread: true,
                     ..Kept::default()
@@ -302,32 +298,13 @@ pub(super) fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Resu
     serde_json::from_slice(bytes)
 }
 
-/// The line has an escape `\uD800` to `\uDFFF` (half of a pair, or a lone one).
-fn surrogate_escape(bytes: &[u8]) -> bool {
-    memchr::memmem::find_iter(bytes, b"\\u").any(|at| {
-        let escaped = (bytes[..at].iter().rev())
-            .take_while(|&&b| b == b'\\')
-            .count()
-            % 2
-            == 1;
-        !escaped
-            && matches!(
-                bytes.get(at + 2..at + 4),
-                Some([b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])
-            )
-    })
-}
-
 /// The older single document: its metadata, then each message, in order.
 fn read_document(path: &Path, usage: &mut SessionUsage) -> io::Result<Run> {
     let bytes = std::fs::read(path)?;
     let document: Document<'_> = match serde_json::from_slice(&bytes) {
         Ok(document) => document,
         Err(error) => {
-            let kind = match error.is_eof() {
-                true => DiagnosticKind::Truncated,
-                false => DiagnosticKind::InvalidJson,
-            };
+            let kind = json_kind(&error);
             let (line, column) = (error.line() as u64, error.column());
             let offset = (bytes.split(|b| *b == b'\n'))
                 .take(line.saturating_sub(1) as usize)

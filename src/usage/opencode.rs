@@ -35,8 +35,8 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::tally::SessionUsage;
-use crate::import::Found;
+use super::tally::{SessionUsage, json_kind};
+use crate::import::{Found, opencode_json_files};
 use crate::model::{Timestamp, Usage};
 use crate::normalize::DiagnosticKind;
 use crate::normalize::lenient::{Integer, Members, Slot, Text, otherwise, skip_map, skip_seq};
@@ -321,13 +321,7 @@ fn said(data: &[u8]) -> Result<Said, NotAnObject> {
             DiagnosticKind::UnexpectedShape,
             "not a JSON object".into(),
         )),
-        Err(error) => Err(NotAnObject(
-            match error.is_eof() {
-                true => DiagnosticKind::Truncated,
-                false => DiagnosticKind::InvalidJson,
-            },
-            error.to_string(),
-        )),
+        Err(error) => Err(NotAnObject(json_kind(&error), error.to_string())),
     }
 }
 
@@ -465,19 +459,6 @@ pub(super) fn read(found: &Found) -> io::Result<SessionUsage> {
     Ok(usage)
 }
 
-/// The JSON files of one directory, sorted by name.
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
-        .collect();
-    files.sort();
-    files
-}
-
 /// A session tree of the JSON layout: `storage/session/<project>/<id>.json` and below.
 fn read_files(main: &Path, below: &[PathBuf], usage: &mut SessionUsage) -> io::Result<()> {
     // The importer refuses a tree whose root is no session.
@@ -496,7 +477,7 @@ fn read_files(main: &Path, below: &[PathBuf], usage: &mut SessionUsage) -> io::R
         let storage = file.ancestors().nth(3).unwrap_or(Path::new(""));
         let id = file.file_stem().unwrap_or_default();
         let mut session = Session::default();
-        for message in json_files(&storage.join("message").join(id)) {
+        for message in opencode_json_files(&storage.join("message").join(id)) {
             let bytes = std::fs::read(&message)?;
             let said = match said(&bytes) {
                 Ok(said) => said,
@@ -509,7 +490,7 @@ fn read_files(main: &Path, below: &[PathBuf], usage: &mut SessionUsage) -> io::R
             let parts = storage
                 .join("part")
                 .join(message.file_stem().unwrap_or_default());
-            for part in json_files(&parts) {
+            for part in opencode_json_files(&parts) {
                 match sieve.part(&std::fs::read(&part)?) {
                     Ok(Some(step)) => open.step(step),
                     Ok(None) => {}

@@ -27,7 +27,6 @@ use super::gemini::{self, Field, Kept, MaybeTokens, Run, Shape, Skipped, TokenKe
 use super::lines::scan;
 use super::tally::SessionUsage;
 use crate::import::SessionFiles;
-use crate::normalize::DiagnosticKind;
 use crate::normalize::lenient::{otherwise, skip_seq};
 
 /// `usageMetadata`'s names.
@@ -84,11 +83,7 @@ pub(super) fn read(files: &SessionFiles) -> io::Result<SessionUsage> {
         let record: Record<'_> = match gemini::parse(line.bytes) {
             Ok(record) => record,
             Err(error) => {
-                let kind = match error.is_eof() {
-                    true => DiagnosticKind::Truncated,
-                    false => DiagnosticKind::InvalidJson,
-                };
-                usage.problem(path, kind, (line.number, line.offset), error.to_string());
+                usage.unreadable(path, (line.number, line.offset), &error);
                 root.feed.push(unread());
                 return;
             }

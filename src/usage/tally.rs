@@ -105,6 +105,16 @@ impl SessionUsage {
         ));
     }
 
+    /// A line serde_json could not read: cut short ([`json_kind`]) or not JSON.
+    pub(super) fn unreadable(
+        &mut self,
+        file: &std::path::Path,
+        place: (u64, u64),
+        error: &serde_json::Error,
+    ) {
+        self.problem(file, json_kind(error), place, error.to_string());
+    }
+
     /// A line over the reader's limit: reported where it is, and not read.
     pub(super) fn line_too_long(&mut self, file: &std::path::Path, (line, offset): (u64, u64)) {
         self.problem(
@@ -113,5 +123,14 @@ impl SessionUsage {
             (line, offset),
             "a line over the limit, not read".into(),
         );
+    }
+}
+
+/// What a JSON text serde_json could not read is: one that ends inside its JSON is
+/// truncated, any other is not JSON.
+pub(super) fn json_kind(error: &serde_json::Error) -> DiagnosticKind {
+    match error.is_eof() {
+        true => DiagnosticKind::Truncated,
+        false => DiagnosticKind::InvalidJson,
     }
 }

@@ -32,7 +32,7 @@ fn read_json(path: &Path) -> io::Result<Value> {
 }
 
 /// The JSON files of one directory, sorted by name (OpenCode's ids ascend in time).
-fn json_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn json_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

@@ -46,6 +46,8 @@
 //! tree either gives, which this file plans runs of).
 
 mod files;
+// `axt usage opencode` walks the JSON layout as the importer does.
+pub(crate) use files::json_files;
 #[cfg(feature = "import-sqlite")]
 mod scan;
 #[cfg(feature = "import-sqlite")]
