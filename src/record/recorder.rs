@@ -306,12 +306,7 @@ impl Recorder {
         events: &mut [ExchangeEvent],
     ) -> Result<std::ops::Range<u64>, RecordError> {
         for event in events.iter_mut() {
-            if let Some(mask) = &self.options.mask {
-                mask(event);
-            }
-            if event.parent_run_id != self.parent_run_id {
-                event.parent_run_id.clone_from(&self.parent_run_id);
-            }
+            self.prepare(event);
         }
         let mut guard = self.lock();
         let state = &mut *guard;
@@ -362,6 +357,17 @@ impl Recorder {
         Ok(first..end)
     }
 
+    /// What every event gets before it is written, outside the lock: the recorder's mask,
+    /// and the run's parent.
+    fn prepare(&self, event: &mut ExchangeEvent) {
+        if let Some(mask) = &self.options.mask {
+            mask(event);
+        }
+        if event.parent_run_id != self.parent_run_id {
+            event.parent_run_id.clone_from(&self.parent_run_id);
+        }
+    }
+
     /// Masks `event`, gives it the run's links and writes it under the lock, which it
     /// returns held (the fan-out is offered the event under it, in `seq` order), with
     /// whether the event's own `run_id` differs from the run's (it was written with the
@@ -370,12 +376,7 @@ impl Recorder {
         &self,
         event: &mut ExchangeEvent,
     ) -> (MutexGuard<'_, State>, Result<u64, RecordError>, bool) {
-        if let Some(mask) = &self.options.mask {
-            mask(event);
-        }
-        if event.parent_run_id != self.parent_run_id {
-            event.parent_run_id.clone_from(&self.parent_run_id);
-        }
+        self.prepare(event);
         let mut guard = self.lock();
         let state = &mut *guard;
         // An event is written with the run's id. Most come without it (a workflow scope's
