@@ -15,7 +15,7 @@ machine otherwise idle, or with AXT_BENCH_FIFO=1, which runs each command under 
 CAP_SYS_NICE). Even so, under a load of 8-16 a row's 2v1 ratio ranged 1.4-2.0 over 21
 alternated runs of one binary: judge medians of many runs, or the quiet machine's.
 
-peers: `axt import STORE` (and `axt usage STORE`, for the stores it reads) against the tools
+peers: `axt import STORE` (and `axt usage STORE`) against the tools
 that read the same store (PEER_PACKAGES below, versions pinned, installed into target/peers
 by npm or pip, runs offline) on the same
 generated logs: one session of about 198 MiB, and 100 sessions of 2 MiB, of Claude Code
@@ -265,14 +265,6 @@ def store_home(store: str, name: str, count: int, mib: float, seed: int) -> Path
     return home
 
 
-def reads_usage(store: str) -> bool:
-    """Whether `axt usage` reads `store`: a store it does not read yet is refused (exit 2,
-    naming `axt import`) before any path is looked at, so the list is axt's own."""
-    done = subprocess.run([str(AXT), "usage", store, os.devnull], capture_output=True,
-                          text=True)
-    return "not read by `axt usage`" not in done.stderr
-
-
 def size_of(root: Path) -> float:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / (1 << 20)
 
@@ -340,10 +332,8 @@ def peers() -> None:
             shutil.rmtree(out, ignore_errors=True)
             axt = ([str(AXT), "import", store, str(home / root), "--out", str(out), "--replace"],
                    None)
-            # The stores `axt usage` reads get its rows beside the import's.
-            usage = None
-            if reads_usage(store):
-                usage = ([str(AXT), "usage", store, str(home / root), "--json"], None)
+            # `axt usage` reads every store: its rows beside the import's.
+            usage = ([str(AXT), "usage", store, str(home / root), "--json"], None)
             compare(targets, f"{store} peers-{name}", axt, readers, agent, home, None,
                     size_of(home / root), usage)
         if store in NO_ROW:

@@ -223,10 +223,6 @@ const HEADER: [&str; 7] = [
 
 pub(crate) fn run(args: Args) -> io::Result<Outcome> {
     console::set_json(args.json);
-    if !usage::STORES.contains(&args.store) {
-        console::error(&UsageError::Unsupported(args.store));
-        return Ok(Outcome::Failed);
-    }
     let mut outcome = Outcome::Clean;
     let mut sessions: Vec<Found> = Vec::new();
     let roots = match args.paths.is_empty() {

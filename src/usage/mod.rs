@@ -14,7 +14,8 @@
 //! store corpus. Sessions are independent: the command line reads them on every core through
 //! [`crate::batch`].
 //!
-//! * a file per store of [`STORES`] (`claude_code.rs`, ...): the store's rules.
+//! * a file per store of [`Store::ALL`] (`claude_code.rs`, ...): the store's rules; [`read`]'s
+//!   match over every store makes a new store's reader a compile error until it has one.
 //! * `tally`: what a session's reading gives ([`SessionUsage`]).
 //! * `lines`: a file's lines, numbered as the importers number them.
 
@@ -31,25 +32,9 @@ pub use tally::SessionUsage;
 
 use crate::import::{Found, Store};
 
-/// The stores whose usage is read here.
-pub const STORES: [Store; 6] = [
-    Store::ClaudeCode,
-    Store::Codex,
-    Store::Copilot,
-    Store::Gemini,
-    Store::Qwen,
-    Store::OpenCode,
-];
-
 /// Why a session's usage could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
-    /// The store's usage is not read here yet (every store of [`Store::ALL`] is read now;
-    /// kept for the next store `axt import` reads).
-    #[error(
-        "the usage of {0} sessions is not read by `axt usage` yet: `axt import {0} --out DIR` then `axt stats DIR` counts it"
-    )]
-    Unsupported(Store),
     /// A file could not be read.
     #[error("{}: {source}", path.display())]
     Io {
