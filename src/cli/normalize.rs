@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::Timestamp;
+use crate::model::ExchangeEvent;
 use crate::model::files::RAW_EXTENSION;
-use crate::model::{ExchangeEvent, size_hint};
 use crate::normalize::{
     DEFAULT_MAX_RECORD_BYTES, Detection, Diagnostic, DiagnosticKind, Options, Provider, Severity,
     detect_head,
 };
 use crate::read::files_with_extensions;
-use crate::record::RecorderOptions;
+use crate::record::{Batch, RecorderOptions};
 use crate::transcribe::{
     EventOptions, EventSink, IfExists, JsonlSink, RecordingError, RecordingSink, Transcriber,
 };
@@ -380,8 +380,7 @@ fn normalize_file(
             let sink = Batched {
                 sink: RecordingSink::new(dir, RecorderOptions::default(), on_diagnostic)
                     .if_exists(if_exists),
-                events: Vec::new(),
-                bytes: 0,
+                batch: Batch::default(),
             };
             let mut sink = IoErrors {
                 sink,
@@ -581,44 +580,33 @@ where
     }
 }
 
-/// A run's events on their way into its file, written in batches: one append (one
-/// `write(2)`) per [`Batched::EVENTS`] events or about [`Batched::BYTES`] bytes of lines,
-/// instead of one per event (the system calls were a third of a batch's CPU time, and two
-/// workers appending side by side paid more of it than one: 0.08-0.10 s of 0.30 s with one
-/// worker, 0.11-0.15 s with two). What is written is what the recorder writes event by
-/// event, up to the same error: the first event creates the run's file (and is refused
-/// there, as it was), events held are written before a diagnostic is handed on, when the
-/// input pauses ([`EventSink::flush`]) and at its end ([`Batched::write`]), and a batch the
-/// recorder refuses (all or nothing: it leaves the file as it was) is written again event
-/// by event, which writes the events before the one at fault and fails on it, as one event
-/// at a time would have.
+/// A run's events on their way into its file, written in batches ([`Batch`]: one append,
+/// one `write(2)`, per batch instead of one per event; the system calls were a third of a
+/// batch's CPU time, and two workers appending side by side paid more of it than one:
+/// 0.08-0.10 s of 0.30 s with one worker, 0.11-0.15 s with two). What is written is what
+/// the recorder writes event by event, up to the same error: the first event creates the
+/// run's file (and is refused there, as it was), events held are written before a
+/// diagnostic is handed on, when the input pauses ([`EventSink::flush`]) and at its end
+/// ([`Batched::write`]), and a batch the recorder refuses (all or nothing: it leaves the
+/// file as it was) is written again event by event, which writes the events before the one
+/// at fault and fails on it, as one event at a time would have.
 struct Batched<D: FnMut(Diagnostic) -> io::Result<()>> {
     sink: RecordingSink<D>,
-    events: Vec<ExchangeEvent>,
-    /// The held events' lines' length, about ([`size_hint`]).
-    bytes: usize,
+    batch: Batch,
 }
 
 impl<D: FnMut(Diagnostic) -> io::Result<()>> Batched<D> {
-    /// The import's batch bounds (`import::write`'s `Batch`): a few tens of kilobytes,
-    /// large enough that the system call costs little per event.
-    const EVENTS: usize = 256;
-    const BYTES: usize = 64 << 10;
-
     /// Writes the events held, in one append.
     fn write(&mut self) -> Result<(), RecordingError> {
-        if self.events.is_empty() {
+        let Some(recorder) = self.sink.recorder() else {
+            // No event held: the first one makes the recorder.
             return Ok(());
-        }
-        self.bytes = 0;
-        let recorder = self.sink.recorder().expect("the first event made it");
-        if recorder.record_batch(&mut self.events).is_ok() {
-            self.events.clear();
-            return Ok(());
-        }
-        // Nothing of the batch was written: one at a time, to fail where one would.
-        for event in std::mem::take(&mut self.events) {
-            self.sink.event(event)?;
+        };
+        if let Err((_, events)) = self.batch.record(recorder) {
+            // Nothing of the batch was written: one at a time, to fail where one would.
+            for event in events {
+                self.sink.event(event)?;
+            }
         }
         Ok(())
     }
@@ -631,9 +619,7 @@ impl<D: FnMut(Diagnostic) -> io::Result<()>> EventSink for Batched<D> {
         if self.sink.recorder().is_none() {
             return self.sink.event(event);
         }
-        self.bytes += size_hint(&event);
-        self.events.push(event);
-        if self.events.len() >= Self::EVENTS || self.bytes >= Self::BYTES {
+        if self.batch.push(event) {
             self.write()?;
         }
         Ok(())
@@ -880,8 +866,7 @@ mod tests {
             let mut each = RecordingSink::new(&one, RecorderOptions::default(), |_| Ok(()));
             let mut held = Batched {
                 sink: RecordingSink::new(&batched, RecorderOptions::default(), |_| Ok(())),
-                events: Vec::new(),
-                bytes: 0,
+                batch: Batch::default(),
             };
             let (mut failed_each, mut failed_held) = (None, None);
             for (n, event) in events(700, refused).into_iter().enumerate() {

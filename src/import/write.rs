@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use super::feed::SessionPlan;
 use super::session::{ImportError, Imported, ImportedRun, RunChange, Session, WrittenRun};
 use super::stream::transcribe;
-use crate::model::{ExchangeEvent, decode_event, encode_event, size_hint};
-use crate::record::{IfExists, RecordError, Recorder, RecorderOptions};
+use crate::model::{ExchangeEvent, decode_event, encode_event};
+use crate::record::{Batch, IfExists, RecordError, Recorder, RecorderOptions};
 
 /// What writing a run does to a file the run has already.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,10 +143,10 @@ pub(crate) fn write_session(
         let mut batch = Batch::default();
         for event in &run.events {
             if batch.push(event.clone()) {
-                batch.record(&recorder)?;
+                batch.record(&recorder).map_err(|(error, _)| error)?;
             }
         }
-        batch.record(&recorder)?;
+        batch.record(&recorder).map_err(|(error, _)| error)?;
         recorder.close()?;
         written.push(recorder.path().to_owned());
     }
@@ -193,41 +193,6 @@ fn refuse_existing<'a>(
         }
     }
     Ok(())
-}
-
-/// Events on their way into a run's file, recorded in batches: one append (one `write(2)`)
-/// per batch instead of one per event, the system calls being most of what recording
-/// costs. Bounded, so that memory holds a batch, not a run: it is recorded once it holds
-/// [`Batch::EVENTS`] events or about [`Batch::BYTES`] bytes of lines.
-#[derive(Default)]
-struct Batch {
-    events: Vec<ExchangeEvent>,
-    /// The lines' length, about ([`size_hint`]).
-    bytes: usize,
-}
-
-impl Batch {
-    const EVENTS: usize = 256;
-    const BYTES: usize = 64 << 10;
-
-    /// Adds `event`; true when the batch is full and is to be recorded.
-    fn push(&mut self, event: ExchangeEvent) -> bool {
-        self.bytes += size_hint(&event);
-        self.events.push(event);
-        self.events.len() >= Self::EVENTS || self.bytes >= Self::BYTES
-    }
-
-    /// Records the events held, all or none ([`Recorder::record_batch`]), and empties the
-    /// batch either way.
-    fn record(&mut self, recorder: &Recorder) -> Result<(), RecordError> {
-        if self.events.is_empty() {
-            return Ok(());
-        }
-        let recorded = recorder.record_batch(&mut self.events);
-        self.events.clear();
-        self.bytes = 0;
-        recorded.map(drop)
-    }
 }
 
 /// A run's events on their way into its file: compared with the file's lines while they
@@ -359,7 +324,10 @@ impl<'a> RunWriter<'a> {
 
     /// Records the events made and not recorded yet.
     fn flush(&mut self) -> Result<(), ImportError> {
-        Ok(self.batch.record(self.recorder)?)
+        Ok(self
+            .batch
+            .record(self.recorder)
+            .map_err(|(error, _)| error)?)
     }
 
     fn cut_back(&mut self) -> Result<(), ImportError> {

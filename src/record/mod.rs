@@ -258,6 +258,7 @@
 //! `parent_run_id` on every event, and the parent records `step.call_workflow.started` and
 //! `step.call_workflow.completed` with `child_run_id` set.
 
+mod batch;
 mod error;
 mod fanout;
 #[cfg(test)]
@@ -270,6 +271,7 @@ mod redact;
 mod storage;
 mod writer;
 
+pub(crate) use batch::Batch;
 pub use error::{RecordError, Unrecorded};
 pub use fanout::{
     DEFAULT_SUBSCRIBER_CAPACITY, Delivery, FanOutStats, SubscriberStats, Subscription,
