@@ -165,6 +165,9 @@ struct State {
     declared: Option<Value>,
     /// Calls given an id of axt's (`<name>#<n>`), for the next one's `n`.
     named_calls: u64,
+    /// The members of the `usageMetadata` kept in `meta.raw_usage`, in order
+    /// ([`wire::UsageMembers::keep_in`]).
+    usage_members: Vec<(String, Value)>,
 }
 
 impl State {
@@ -179,6 +182,7 @@ impl State {
             system: None,
             declared: None,
             named_calls: 0,
+            usage_members: Vec::new(),
         }
     }
 

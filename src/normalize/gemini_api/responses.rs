@@ -54,7 +54,7 @@ impl State {
         }
         if let Some(Slot::Read(usage)) = wire.usage {
             response.usage = usage.counts();
-            usage.keep_in(&mut self.meta.raw_usage);
+            usage.keep_in(&mut self.meta.raw_usage, &mut self.usage_members);
         }
         let mut blocked = None;
         for (name, value) in [

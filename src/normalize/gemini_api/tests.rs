@@ -272,3 +272,48 @@ fn a_repeated_content_of_the_wrong_shape_fails_its_request_as_a_built_one_does()
         assert!(problems[0].1.contains(expected), "{repeated}: {problems:?}");
     }
 }
+
+/// A usage is kept as its tree, built only when its members differ from those of the tree
+/// kept (`UsageMembers::keep_in`): over usages repeated, changed in a value, a name, their
+/// order, a member more or less, a name twice, a nested value, and a kept tree taken away
+/// between two equal usages, the tree kept is always the tree of the last usage read.
+#[test]
+fn the_usage_kept_is_the_tree_of_the_last_usage_whatever_came_before() {
+    use super::wire::UsageMembers;
+    use crate::normalize::lenient::Slot;
+    let usages = [
+        r#"{"promptTokenCount":3,"totalTokenCount":5}"#,
+        r#"{"promptTokenCount":3,"totalTokenCount":5}"#,
+        r#"{"promptTokenCount":3,"totalTokenCount":6}"#,
+        r#"{"promptTokenCount":3,"totalTokenCount":6.0}"#,
+        r#"{"totalTokenCount":6.0,"promptTokenCount":3}"#,
+        r#"{"totalTokenCount":6.0,"prompt_token_count":3}"#,
+        r#"{"totalTokenCount":6.0}"#,
+        r#"{"totalTokenCount":6.0,"totalTokenCount":7}"#,
+        r#"{"totalTokenCount":7}"#,
+        r#"{"totalTokenCount":7,"promptTokensDetails":[{"modality":"TEXT","tokenCount":7}]}"#,
+        r#"{"totalTokenCount":7,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}]}"#,
+        r#"{}"#,
+        r#"{}"#,
+        "TAKEN",
+        r#"{}"#,
+        r#"{"totalTokenCount":7}"#,
+        "TAKEN",
+        r#"{"totalTokenCount":7}"#,
+    ];
+    let mut kept = None;
+    let mut last = Vec::new();
+    for (at, usage) in usages.into_iter().enumerate() {
+        if usage == "TAKEN" {
+            kept = None;
+            continue;
+        }
+        let Slot::Read(members) = serde_json::from_str::<Slot<UsageMembers<'_>>>(usage).unwrap()
+        else {
+            panic!("{usage}: an object");
+        };
+        members.keep_in(&mut kept, &mut last);
+        let tree: Value = serde_json::from_str(usage).unwrap();
+        assert_eq!(kept.as_ref(), Some(&tree), "usage {at}: {usage}");
+    }
+}

@@ -365,23 +365,26 @@ impl UsageMembers<'_> {
     }
 
     /// Keeps the usage in `kept` as its tree (as `Value` reads it: a later member of a name
-    /// replaces an earlier one), built only when `kept` is not that tree already.
-    pub(super) fn keep_in(self, kept: &mut Option<Value>) {
+    /// replaces an earlier one), built only when the members differ from `last`, those of
+    /// the tree kept (the tree is a function of the members in order). `last` is compared
+    /// member by member in order, not the tree looked up by name: a stream's every chunk
+    /// repeats its usage, so this runs per chunk.
+    pub(super) fn keep_in(self, kept: &mut Option<Value>, last: &mut Vec<(String, Value)>) {
         let members = self.0;
-        // Members of the same name make a smaller tree: then never equal, built again.
-        let same = match kept {
-            Some(Value::Object(kept)) => {
-                kept.len() == members.len()
-                    && (members.iter()).all(|(name, value)| kept.get(&**name) == Some(value))
-            }
-            _ => false,
-        };
-        if !same {
-            let members = members
-                .into_iter()
-                .map(|(name, value)| (name.into_owned(), value));
-            *kept = Some(Value::Object(members.collect::<Map<_, _>>()));
+        let same = kept.is_some()
+            && last.len() == members.len()
+            && (last.iter().zip(&members)).all(|((kept_name, kept_value), (name, value))| {
+                kept_name == name && kept_value == value
+            });
+        if same {
+            return;
         }
+        last.clear();
+        last.extend((members.iter()).map(|(name, value)| ((**name).to_owned(), value.clone())));
+        let members = members
+            .into_iter()
+            .map(|(name, value)| (name.into_owned(), value));
+        *kept = Some(Value::Object(members.collect::<Map<_, _>>()));
     }
 }
 
