@@ -387,6 +387,41 @@ fn days_in_month(year: i64, month: u32) -> u32 {
     }
 }
 
+/// The seconds and fraction of an RFC 3339 date-time's minute, as [`parse_unix_nanos`] reads
+/// them (`ss(.fraction)?` from byte 17, the fraction's first nine digits), in nanoseconds, and
+/// where its offset begins; `None` where that reading fails. Nothing before byte 17 or from
+/// the offset on is looked at: a stamp that shares those bytes with one known valid is
+/// valid when this reads, and later than it when this is larger (`RunMeta::saw_time`).
+pub(crate) fn minute_tail(bytes: &[u8]) -> Option<(u64, usize)> {
+    let (&[tens, ones], rest) = bytes.get(17..)?.split_first_chunk::<2>()?;
+    if !(tens.is_ascii_digit() && ones.is_ascii_digit()) {
+        return None;
+    }
+    let second = u64::from(tens - b'0') * 10 + u64::from(ones - b'0');
+    if second > 60 {
+        return None;
+    }
+    let mut at = 19;
+    let mut fraction_nanos = 0u64;
+    if rest.first() == Some(&b'.') {
+        at += 1;
+        let start = at;
+        let mut kept = 0;
+        while let Some(&digit) = bytes.get(at).filter(|b| b.is_ascii_digit()) {
+            if kept < 9 {
+                fraction_nanos = fraction_nanos * 10 + u64::from(digit - b'0');
+                kept += 1;
+            }
+            at += 1;
+        }
+        if at == start {
+            return None;
+        }
+        fraction_nanos *= POW10[9 - kept];
+    }
+    Some((second * 1_000_000_000 + fraction_nanos, at))
+}
+
 /// `YYYY-MM-DD(T|t| )hh:mm:ss(.fraction)?(Z|z|(+|-)hh:mm)`, RFC 3339 section 5.6.
 fn parse_unix_nanos(text: &str) -> Result<i128, TimestampError> {
     let fail = |reason| TimestampError {
