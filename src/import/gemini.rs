@@ -47,8 +47,8 @@ use super::entries::{files_under, no_entries, scan};
 use super::feed::{self, Feed, RunPlan, SessionPlan, Spawn, What};
 use super::ids::{self, sanitize};
 use super::session::{ImportError, Note, NoteKind, SessionFiles};
-use super::skim::{Skim, once};
 use crate::model::{Provider, Timestamp, Usage};
+use crate::normalize::skim::{Skim, once};
 
 /// The sessions under `path`: a session file (with its sub-agents' directory), a saved
 /// chat, a project's directory, or `tmp/` (searched recursively). Sorted.

@@ -34,7 +34,6 @@
 //! * `feed`: the plan's vocabulary (runs, records, spawns).
 //! * `entries`: reading a store's JSON Lines by line and range, and their content hash.
 //! * `ids`: the run ids an importer makes.
-//! * `skim`: a plan's quick read of a record's few fields, as serde_json would read them.
 //! * `session`: the public vocabulary (files, runs, notes, diagnostics, errors).
 
 pub mod claude_code;
@@ -53,7 +52,6 @@ mod entries;
 mod feed;
 mod ids;
 mod session;
-mod skim;
 mod stream;
 
 pub use session::{

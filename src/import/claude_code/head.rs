@@ -11,8 +11,8 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::import::skim::Skim;
 use crate::normalize::lenient::otherwise;
+use crate::normalize::skim::Skim;
 
 /// The fields of an entry the graph needs, read in one pass over its line, borrowed: the
 /// graph fields as a derived struct would read them (a field of the wrong type, or given

@@ -19,8 +19,8 @@ use crate::import::entries::scan;
 use crate::import::feed::{Feed, RunPlan, SessionPlan, Spawn, What};
 use crate::import::ids::{self, sanitize};
 use crate::import::session::{ImportError, Note, NoteKind, SessionFiles};
-use crate::import::skim::{Skim, once};
 use crate::model::{Provider, Timestamp};
+use crate::normalize::skim::{Skim, once};
 
 /// One thread's file, read once.
 struct Thread {
@@ -201,7 +201,7 @@ fn skeleton(bytes: &[u8]) -> Skeleton<'_> {
     skim_skeleton(bytes).unwrap_or_else(|| serde_json::from_slice(bytes).unwrap_or_default())
 }
 
-/// The skeleton, [`skim`](crate::import::skim)med: the plan of a 20 MiB rollout took 134M
+/// The skeleton, [`skim`](crate::normalize::skim)med: the plan of a 20 MiB rollout took 134M
 /// instructions so, 185M read by serde_json (callgrind; most of them skipping the outputs'
 /// escaped strings).
 fn skim_skeleton(bytes: &[u8]) -> Option<Skeleton<'_>> {

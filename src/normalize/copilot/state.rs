@@ -13,7 +13,7 @@ use super::super::{
     Diagnostic, Item, Output, Provider, RunError, RunMeta, RunStatus, Source, Usage,
 };
 use super::usage::{ShutdownUsage, model_metrics};
-use super::wire::{Data, Event, EventShape, Payload, ignored};
+use super::wire::{Data, Event, EventShape, Payload, ignored, skim_ignored};
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
@@ -53,6 +53,17 @@ impl Adapter for State {
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
         self.claimed = false;
+        if let Some(skimmed) = skim_ignored(record.bytes) {
+            // As the parser counts an event it reads, and as `event` takes an ignored one.
+            let slot = parser.tally.see((skimmed.kind, None));
+            if let Some(time) = skimmed.timestamp {
+                self.meta.saw_time(time);
+            }
+            // Every ignored type has its dot.
+            self.claimed = skimmed.id && skimmed.timestamp.is_some() && skimmed.data_object;
+            parser.tally.fate(slot, Fate::Ignored);
+            return;
+        }
         parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
             self.event(event, record, items, diagnostics)
         });

@@ -11,6 +11,9 @@
 //! serde_json accepts, with the same fields (a key is matched as written, unescaped; a
 //! field's string is UTF-8 checked as serde_json's borrowed `str`).
 //!
+//! [`string_end`], the skim's reading of a string, is also the Copilot adapter's, which
+//! reads the streaming deltas it ignores by their envelope alone.
+//!
 //! This room owns that reading; it knows no store's fields.
 
 /// Nesting below which a skim gives up (serde_json skips any depth).
@@ -173,63 +176,11 @@ impl<'a> Skim<'a> {
     }
 
     /// Skips the string whose opening quote was read, through its closing quote; whether
-    /// it had an escape. Eight bytes at a time, escapes handled in the loop: a Codex
-    /// rollout's outputs have a backslash every 15 bytes, where a `memchr2` per escape took
-    /// as many instructions as serde_json. (Handling every escape of a word from the
-    /// word's flags, without testing the word again after each, measured 13% more
-    /// instructions here on a Claude Code import: 99M -> 112M of 21 MB.)
+    /// it had an escape ([`string_end`]).
     fn string(&mut self) -> Option<bool> {
-        const ONES: u64 = u64::MAX / 255;
-        const HIGH: u64 = ONES << 7;
-        let bytes = self.bytes;
-        let mut at = self.at;
-        let mut escaped = false;
-        loop {
-            // The first quote, backslash or control character from `at` (Mycroft's test,
-            // as serde_json's: exact for the lowest byte it flags).
-            while let Some(word) = bytes.get(at..at + 8) {
-                let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-                let control = word.wrapping_sub(ONES * 0x20) & !word;
-                let quote = word ^ (ONES * u64::from(b'"'));
-                let quote = quote.wrapping_sub(ONES) & !quote;
-                let backslash = word ^ (ONES * u64::from(b'\\'));
-                let backslash = backslash.wrapping_sub(ONES) & !backslash;
-                let found = (control | quote | backslash) & HIGH;
-                if found != 0 {
-                    at += found.trailing_zeros() as usize / 8;
-                    break;
-                }
-                at += 8;
-            }
-            while bytes
-                .get(at)
-                .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-            {
-                at += 1;
-            }
-            match *bytes.get(at)? {
-                b'"' => {
-                    self.at = at + 1;
-                    return Some(escaped);
-                }
-                b'\\' => {
-                    escaped = true;
-                    match bytes.get(at + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
-                        b'u' => {
-                            let hex = bytes.get(at + 2..at + 6)?;
-                            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return None;
-                            }
-                            at += 6;
-                        }
-                        _ => return None,
-                    }
-                }
-                // A control character.
-                _ => return None,
-            }
-        }
+        let (end, escaped) = string_end(self.bytes, self.at)?;
+        self.at = end;
+        Some(escaped)
     }
 
     fn value(&mut self, depth: u32) -> Option<()> {
@@ -333,6 +284,65 @@ impl<'a> Skim<'a> {
             }
         }
         Some(())
+    }
+}
+
+/// Where the string whose opening quote is before `from` ends (past its closing quote), and
+/// whether it had an escape; `None` at a control character or an escape JSON has not.
+/// Eight bytes at a time, escapes handled in the loop: a Codex rollout's outputs have a
+/// backslash every 15 bytes, where a `memchr2` per escape took as many instructions as
+/// serde_json. (Handling every escape of a word from the word's flags, without testing the
+/// word again after each, measured 13% more instructions here on a Claude Code import:
+/// 99M -> 112M of 21 MB.)
+pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let mut at = from;
+    let mut escaped = false;
+    loop {
+        // The first quote, backslash or control character from `at` (Mycroft's test,
+        // as serde_json's: exact for the lowest byte it flags).
+        while let Some(word) = bytes.get(at..at + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            let control = word.wrapping_sub(ONES * 0x20) & !word;
+            let quote = word ^ (ONES * u64::from(b'"'));
+            let quote = quote.wrapping_sub(ONES) & !quote;
+            let backslash = word ^ (ONES * u64::from(b'\\'));
+            let backslash = backslash.wrapping_sub(ONES) & !backslash;
+            let found = (control | quote | backslash) & HIGH;
+            if found != 0 {
+                at += found.trailing_zeros() as usize / 8;
+                break;
+            }
+            at += 8;
+        }
+        while bytes
+            .get(at)
+            .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+        {
+            at += 1;
+        }
+        match *bytes.get(at)? {
+            b'"' => {
+                return Some((at + 1, escaped));
+            }
+            b'\\' => {
+                escaped = true;
+                match bytes.get(at + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                    b'u' => {
+                        let hex = bytes.get(at + 2..at + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        at += 6;
+                    }
+                    _ => return None,
+                }
+            }
+            // A control character.
+            _ => return None,
+        }
     }
 }
 
