@@ -254,6 +254,7 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
         exit_code,
         duration_ms,
         agent_call_id,
+        output_escaped,
     } = tool;
     out.bytes(b"{\"name\":");
     out.string(name);
@@ -262,7 +263,18 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     out.bytes(b",\"input\":");
     value(input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    value(output, out, PAYLOAD_VALUE_LEVEL)?;
+    // The provider's own escaping of this very string, when an adapter kept it: copied.
+    match (output, output_escaped) {
+        (Value::String(text), Some(copy))
+            if O::WRITES
+                && let Some(json) = copy.of(text) =>
+        {
+            out.byte(b'"');
+            out.bytes(json);
+            out.byte(b'"');
+        }
+        _ => value(output, out, PAYLOAD_VALUE_LEVEL)?,
+    }
     if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
