@@ -363,7 +363,6 @@
 
 mod block;
 mod codec;
-mod escaped;
 mod event;
 pub mod files;
 mod fit;
@@ -385,7 +384,6 @@ pub use codec::{
     DecodeCategory, DecodeError, DecodeWarning, EncodeError, check_encodable, decode_event,
     encode_event, validate, warnings,
 };
-pub use escaped::EscapedCopy;
 pub use event::{EventType, ExchangeEvent};
 pub use fit::{Cut, CutReason, encode_fitted, fit_event};
 pub use limits::{MAX_DEPTH, MAX_LINE_BYTES};

@@ -12,7 +12,6 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::block::{ContentBlock, Fidelity, non_empty};
-use super::escaped::EscapedCopy;
 use super::step::StepKind;
 
 /// The payload of an event.
@@ -175,10 +174,6 @@ pub struct ToolPayload {
     /// differs from `call_id` (see the model's rule for calls seen on both channels).
     /// Extension field.
     pub agent_call_id: Option<String>,
-    /// The escaping of `output` when it is a string the provider sent already escaped as
-    /// the writer escapes (see [`EscapedCopy`]): the writer copies it, and ignores it for
-    /// any other output. Not part of the value: payloads compare equal whatever it holds.
-    pub(crate) output_escaped: Option<EscapedCopy>,
 }
 
 impl MessagePayload {
@@ -210,7 +205,6 @@ impl ToolPayload {
             exit_code: None,
             duration_ms: None,
             agent_call_id: None,
-            output_escaped: None,
         }
     }
 }
@@ -305,7 +299,6 @@ fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
         },
         duration_ms: unsigned(fields, "duration_ms")?,
         agent_call_id: string(fields, "agent_call_id")?.filter(|id| !id.is_empty()),
-        output_escaped: None,
     })
 }
 
@@ -408,7 +401,6 @@ impl Serialize for ToolPayload {
             exit_code,
             duration_ms,
             agent_call_id,
-            output_escaped: _,
         } = self;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("name", name)?;

@@ -254,7 +254,6 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
         exit_code,
         duration_ms,
         agent_call_id,
-        output_escaped,
     } = tool;
     out.bytes(b"{\"name\":");
     out.string(name);
@@ -263,18 +262,7 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     out.bytes(b",\"input\":");
     value(input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    // The provider's own escaping of this very string, when an adapter kept it: copied.
-    match (output, output_escaped) {
-        (Value::String(text), Some(copy))
-            if O::WRITES
-                && let Some(json) = copy.of(text) =>
-        {
-            out.byte(b'"');
-            out.bytes(json);
-            out.byte(b'"');
-        }
-        _ => value(output, out, PAYLOAD_VALUE_LEVEL)?,
-    }
+    value(output, out, PAYLOAD_VALUE_LEVEL)?;
     if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
@@ -669,6 +657,16 @@ const RUN: usize = 64;
 /// run's length copied and the excess written over, so no copy of variable length) took
 /// 1.05-1.09x this escaper's time on the Codex and OpenCode strings where this one ran at
 /// full speed.
+///
+/// Nor did copying the provider's own escaping of a string instead of escaping it again
+/// (Codex's command outputs; `git show 6b20ae6`, reverted): its bytes found in the record
+/// at the parser's in-place offset, its end and its escapes checked with memchr and
+/// memmem, carried to the writer boxed and checked by length and hash. Timed alone on the
+/// generated stream's outputs it took half of escaping's time (0.29 against 0.58 ns a byte),
+/// but the normalize bench's Codex row measured 32.6% of simd-json against 34.4% before
+/// (medians of ten alternated runs), and no better without the hash check: the copy is
+/// made when the record is parsed and written a chunk later, and finding, boxing and
+/// copying it out move as many bytes as the escaping saved.
 fn escaped_from(out: &mut Vec<u8>, bytes: &[u8]) {
     // A run's worst case (every byte a `\\u00XX`), and the last word's tail.
     let mut written = [0u8; RUN * 6 + 8];

@@ -40,7 +40,6 @@ use super::json::{JsonParser, to_value};
 use super::report::Fate;
 use super::tools::too_large;
 use super::{Diagnostic, DiagnosticKind, Item, Normalizer, Options, Output, Provider, RunMeta};
-use crate::model::EscapedCopy;
 
 /// A provider dialect read record by record: the state between records.
 pub(crate) trait Adapter: Send {
@@ -77,14 +76,6 @@ pub(crate) trait Adapter: Send {
     fn claimed(&self) -> bool {
         false
     }
-
-    /// [`Normalizer::keep_escaped`]: only adapters that read tool outputs whole keep any.
-    fn keep_escaped(&mut self) {}
-
-    /// [`Normalizer::take_escaped`].
-    fn take_escaped(&mut self, into: &mut Vec<(String, EscapedCopy)>) {
-        let _ = into;
-    }
 }
 
 /// A [`Normalizer`] made of a [`Framing`], the JSON door and an [`Adapter`].
@@ -120,14 +111,6 @@ impl<F, A: Adapter> fmt::Debug for Driver<F, A> {
 impl<F: Framing, A: Adapter> Normalizer for Driver<F, A> {
     fn provider(&self) -> Provider {
         A::PROVIDER
-    }
-
-    fn keep_escaped(&mut self) {
-        self.adapter.keep_escaped();
-    }
-
-    fn take_escaped(&mut self, into: &mut Vec<(String, EscapedCopy)>) {
-        self.adapter.take_escaped(into);
     }
 
     fn push(&mut self, bytes: &[u8], out: &mut Output) {

@@ -56,8 +56,7 @@ impl<'de> Deserialize<'de> for Present {
 /// A string borrowed from the record wherever the parser can lend it. serde borrows a
 /// `Cow<str>` field, but not one inside an `Option`: that one is always a copy (an
 /// allocation and a copy of every such field of every record). An optional string field
-/// read as `Option<Borrowed>` is borrowed, and a long one can then be found in the record
-/// as it was escaped there ([`raw_string`](super::raw_string)).
+/// read as `Option<Borrowed>` is borrowed.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
 #[serde(transparent)]
 pub(crate) struct Borrowed<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
@@ -89,6 +88,10 @@ impl PartialEq<&str> for Borrowed<'_> {
     }
 }
 
+/// simd-json unescapes each string in place from its first byte, so a borrowed string's
+/// offset in the scratch buffer is that of its own bytes in the record (when the record was
+/// not repaired): a copy of a string as the record escaped it can be found from there
+/// (tried for Codex's outputs and measured no faster: see the writer's `escaped_from`).
 #[derive(Default)]
 pub(crate) struct JsonParser {
     scratch: Vec<u8>,
@@ -97,16 +100,6 @@ pub(crate) struct JsonParser {
     tape: Option<Tape<'static>>,
     /// Every record read so far, by type and fate.
     pub(crate) tally: Tally,
-}
-
-/// Where a record was parsed: the address and length of the scratch buffer holding the
-/// record's bytes as is (length 0 when the record had to be repaired first, so that no
-/// offset in the scratch is one in the record). Addresses only: nothing is read through
-/// them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Parsed {
-    pub(crate) start: usize,
-    pub(crate) len: usize,
 }
 
 /// How a record was prepared for an attempt.
@@ -126,20 +119,6 @@ impl JsonParser {
         record: Record<'_>,
         diagnostics: &mut Vec<Diagnostic>,
         handle: impl FnOnce(S::Of<'_>, &mut Vec<Diagnostic>) -> Fate,
-    ) -> bool {
-        self.parse_in::<S>(record, diagnostics, |value, _, diagnostics| {
-            handle(value, diagnostics)
-        })
-    }
-
-    /// [`JsonParser::parse`], also telling `handle` where the record was parsed
-    /// ([`Parsed`]), so that it can find a string's own bytes in the record
-    /// ([`raw_string::escaped`](super::raw_string::escaped)).
-    pub(crate) fn parse_in<S: RecordShape>(
-        &mut self,
-        record: Record<'_>,
-        diagnostics: &mut Vec<Diagnostic>,
-        handle: impl FnOnce(S::Of<'_>, Parsed, &mut Vec<Diagnostic>) -> Fate,
     ) -> bool {
         let first = record.bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
@@ -162,17 +141,6 @@ impl JsonParser {
             } = self;
             let len = scratch.len();
             scratch.resize(len + simd_json::INPUT_PADDING, 0);
-            // simd-json unescapes each string in place, from the byte after its opening
-            // quote: a string borrowed from the record starts at the offset of its own
-            // bytes in the record, when the scratch is the record as is.
-            let parsed_at = Parsed {
-                start: scratch.as_ptr() as usize,
-                len: if preparation == Preparation::AsIs {
-                    len
-                } else {
-                    0
-                },
-            };
             let mut filled = tape.take().map_or_else(Tape::null, Tape::reset);
             match simd_json::fill_tape_padded(scratch, len, buffers, &mut filled) {
                 Ok(()) => {
@@ -188,7 +156,7 @@ impl JsonParser {
                             check_fields(tally, slot, &deserializer, fields);
                         }
                         *tape = Some(deserializer.into_tape().reset());
-                        let fate = handle(value, parsed_at, diagnostics);
+                        let fate = handle(value, diagnostics);
                         tally.fate(slot, fate);
                         return true;
                     }

@@ -92,7 +92,6 @@ pub(crate) mod lenient;
 // A record's few fields read as serde_json reads them, unparsed (the importers' plans, Copilot's
 // ignored deltas).
 pub(crate) mod messages_api;
-mod raw_string;
 pub mod report;
 pub(crate) mod skim;
 // Public only for the SSE fuzz target (its `SseSplitter` seam): not part of axt's API.

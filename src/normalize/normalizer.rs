@@ -56,22 +56,6 @@ pub trait Normalizer {
     /// The run's metadata as known so far; final after [`Normalizer::finish`].
     fn meta(&self) -> &RunMeta;
 
-    /// Asks the normalizer to keep, for the tool outputs it reads as whole strings, the
-    /// provider's own escaping of them where it is exactly the writer's
-    /// ([`EscapedCopy`](crate::model::EscapedCopy)), for [`Normalizer::take_escaped`]: a
-    /// transcriber asks, so that the writer copies them instead of escaping them again; a
-    /// caller that wants only blocks does not ask and pays nothing. Adapters without such
-    /// outputs ignore it.
-    #[doc(hidden)]
-    fn keep_escaped(&mut self) {}
-
-    /// The escapings kept since the last call, each with the id of the tool call whose
-    /// result it is.
-    #[doc(hidden)]
-    fn take_escaped(&mut self, into: &mut Vec<(String, crate::model::EscapedCopy)>) {
-        let _ = into;
-    }
-
     /// Feeds one whole record (without its line feed) that the caller picked out of a larger
     /// input, at the caller's `line` and byte `offset`: every position reported for it is
     /// the caller's. For line-based dialects; the default feeds the record as a line, the

@@ -46,8 +46,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use crate::model::{
-    Block, ContentBlock, EscapedCopy, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
-    Role, StepKind, StepPayload, Timestamp, ToolPayload,
+    Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
+    StepKind, StepPayload, Timestamp, ToolPayload,
 };
 use crate::model::{Provider, RunMeta, RunStatus};
 use crate::normalize::Item;
@@ -101,10 +101,6 @@ pub struct EventMapper {
     /// The items of the group being mapped, kept for its allocation: a group is made per
     /// input record.
     group: Vec<Item>,
-    /// The provider's escaping of tool outputs about to be mapped, by call id
-    /// ([`Normalizer::take_escaped`](crate::normalize::Normalizer::take_escaped)): each goes
-    /// with its result's `tool.result` payload.
-    escaped: Vec<(String, EscapedCopy)>,
 }
 
 impl std::fmt::Debug for EventMapper {
@@ -130,20 +126,12 @@ impl EventMapper {
             time: None,
             finished: false,
             group: Vec::new(),
-            escaped: Vec::new(),
         }
     }
 
     /// The run id, once the first event has been made.
     pub fn run_id(&self) -> Option<&str> {
         self.run_id.as_deref()
-    }
-
-    /// Where the escapings of the outputs of the next items go, by call id: the writer
-    /// copies a result's escaping instead of escaping its output again. Those no result
-    /// of the next items takes are dropped.
-    pub(crate) fn escaped_outputs(&mut self) -> &mut Vec<(String, EscapedCopy)> {
-        &mut self.escaped
     }
 
     /// Maps completed items, taking them out of `items` (their blocks move into the events:
@@ -165,7 +153,6 @@ impl EventMapper {
             self.group(&mut group, out);
         }
         self.group = group;
-        self.escaped.clear();
     }
 
     /// Starts the run before any output: `run.started`, `step.started`, then, when `user`
@@ -337,11 +324,6 @@ impl EventMapper {
                 }
             });
             let ends_scope = self.open_scopes.contains(&tool_id).then(|| tool_id.clone());
-            let output_escaped = self
-                .escaped
-                .iter()
-                .position(|(id, _)| *id == tool_id)
-                .map(|at| self.escaped.swap_remove(at).1);
             let result = ToolPayload {
                 name,
                 call_id: tool_id,
@@ -352,7 +334,6 @@ impl EventMapper {
                 exit_code,
                 duration_ms: None,
                 agent_call_id: None,
-                output_escaped,
             };
             out.push(self.event(EventType::ToolResult, path.clone(), Payload::Tool(result)));
             // The result of a call that spawned a sub-agent ends that sub-agent.

@@ -77,12 +77,8 @@ impl std::fmt::Debug for Transcriber {
 impl Transcriber {
     /// A transcriber for one run of `provider`.
     pub fn new(provider: Provider, options: Options, events: EventOptions) -> Self {
-        let mut normalizer = provider.normalizer(options);
-        // The events are written: the provider's own escaping of a tool output, where it is
-        // the writer's, saves escaping it again.
-        normalizer.keep_escaped();
         Transcriber {
-            normalizer,
+            normalizer: provider.normalizer(options),
             mapper: EventMapper::new(provider, events),
             output: Output::default(),
             events: Vec::new(),
@@ -205,13 +201,12 @@ impl Transcriber {
     }
 
     fn deliver<S: EventSink + ?Sized>(&mut self, sink: &mut S) -> Result<(), S::Error> {
+        let meta = self.normalizer.meta();
         // The events of these items are reported at the first one's record: the mapper
         // groups items into events, and the first record is where the first event begins.
         if let Some(item) = self.output.items.first() {
             self.place = (item.source.line, item.source.offset);
         }
-        self.normalizer.take_escaped(self.mapper.escaped_outputs());
-        let meta = self.normalizer.meta();
         self.mapper
             .items(&mut self.output.items, meta, &mut self.events);
         self.output
@@ -275,57 +270,6 @@ mod tests {
         fn diagnostic(&mut self, diagnostic: Diagnostic) -> Result<(), Self::Error> {
             self.diagnostics.push(diagnostic);
             Ok(())
-        }
-    }
-
-    /// A Codex command's output goes out as the record escaped it (the writer copies it),
-    /// and the line is the one escaping it again would give; an output escaped otherwise
-    /// (`\/`) is escaped again.
-    #[test]
-    fn codex_command_output_is_written_as_the_record_escaped_it() {
-        let output = r#"line\n\t\"quoted\" C:\\path \u001b[0m é"#;
-        let input = format!(
-            "{}\n{}\n",
-            r#"{"type":"item.started","item":{"id":"c1","type":"command_execution","command":"ls","aggregated_output":"","status":"in_progress"}}"#,
-            format_args!(
-                r#"{{"type":"item.completed","item":{{"id":"c1","type":"command_execution","command":"ls","aggregated_output":"{output}","exit_code":0,"status":"completed"}}}}"#
-            ),
-        ) + r#"{"type":"item.completed","item":{"id":"c2","type":"command_execution","command":"ls","aggregated_output":"a\/b","exit_code":0,"status":"completed"}}"#
-            + "\n";
-        let mut transcriber =
-            Transcriber::new(Provider::Codex, Options::default(), EventOptions::default());
-        let mut sink = Collect::default();
-        transcriber.push(input.as_bytes(), &mut sink).unwrap();
-        let results: Vec<_> = sink
-            .events
-            .iter()
-            .filter(|event| event.event_type == crate::model::EventType::ToolResult)
-            .filter_map(|event| match &event.payload {
-                crate::model::Payload::Tool(tool) => Some((
-                    tool.call_id.clone(),
-                    tool.output.clone(),
-                    tool.output_escaped.clone(),
-                )),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(results.len(), 2);
-        let (_, text, copy) = &results[0];
-        let text = text.as_str().unwrap();
-        assert_eq!(text, "line\n\t\"quoted\" C:\\path \u{1b}[0m é");
-        assert_eq!(
-            copy.as_ref().and_then(|copy| copy.of(text)),
-            Some(output.as_bytes())
-        );
-        // `\/` is not how the writer escapes `/`: no copy, the string is escaped again.
-        assert_eq!(results[1].1, json!("a/b"));
-        assert!(results[1].2.is_none());
-        let mut written = sink.events.clone();
-        for (seq, event) in (1..).zip(&mut written) {
-            event.seq = seq;
-            let mut line = Vec::new();
-            crate::model::encode_event(event, &mut line).unwrap();
-            assert_eq!(line, serde_json::to_vec(&*event).unwrap());
         }
     }
 

@@ -62,8 +62,7 @@ use serde_json::{Map, Value};
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{Borrowed, JsonParser, Parsed, to_value};
-use super::raw_string;
+use super::json::{Borrowed, JsonParser, to_value};
 use super::report::Fate;
 use super::tools::PendingTools;
 use super::{
@@ -71,7 +70,7 @@ use super::{
     RunStatus, Source, StopKind, StopReason,
 };
 use crate::model::tools::shell_join;
-use crate::model::{Block, ContentBlock, EscapedCopy, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 mod rollout;
 mod wire;
@@ -125,20 +124,9 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
-            self.parsed = Some(parsed);
-            let fate = self.line(line, record, items, diagnostics);
-            self.parsed = None;
-            fate
+        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
+            self.line(line, record, items, diagnostics)
         });
-    }
-
-    fn keep_escaped(&mut self) {
-        self.keep_escaped = true;
-    }
-
-    fn take_escaped(&mut self, into: &mut Vec<(String, EscapedCopy)>) {
-        into.append(&mut self.escaped);
     }
 
     fn finish(&mut self, last: (u64, u64), out: &mut Output) {
@@ -224,13 +212,6 @@ struct State {
     rollout: Rollout,
     /// The caller says the input is whole ([`Adapter::complete`]).
     complete: bool,
-    /// Where the record being read was parsed, and whether to keep commands' outputs as
-    /// the record escapes them ([`Adapter::keep_escaped`]), with those kept so far: nearly
-    /// every byte of `exec --json` is an escaped `aggregated_output`, which then goes out
-    /// as it came instead of being unescaped and escaped again.
-    parsed: Option<Parsed>,
-    keep_escaped: bool,
-    escaped: Vec<(String, EscapedCopy)>,
 }
 
 impl State {
@@ -243,9 +224,6 @@ impl State {
             turn_open: false,
             rollout: Rollout::new(),
             complete: false,
-            parsed: None,
-            keep_escaped: false,
-            escaped: Vec::new(),
         }
     }
 
@@ -466,7 +444,7 @@ impl State {
                 };
                 let id = id.to_owned();
                 if phase == Phase::Updated
-                    && let Some(Borrowed(output)) = &item.aggregated_output
+                    && let Some(output) = &item.aggregated_output
                 {
                     self.latest_output.insert(id.clone(), output.to_string());
                 }
@@ -475,7 +453,7 @@ impl State {
                     self.call(&id, item_call(kind, &mut item), record, items);
                 }
                 if done {
-                    let result = self.item_result(kind, &id, item, record);
+                    let result = self.item_result(kind, &id, item);
                     self.result(&id, result, record, items, diagnostics);
                 }
             }
@@ -501,17 +479,6 @@ impl State {
         Fate::Mapped
     }
 
-    /// Keeps the record's own bytes for `output` (a command's whole output, as it goes out
-    /// as the result of call `id`), when asked to and when they are the writer's escaping.
-    fn keep_escaping(&mut self, id: &str, output: &str, record: Record<'_>) {
-        if let Some(parsed) = self.parsed.filter(|_| self.keep_escaped)
-            && let Some(json) = raw_string::escaped(record.bytes, parsed, output)
-        {
-            self.escaped
-                .push((id.to_owned(), EscapedCopy::new(output, json)));
-        }
-    }
-
     /// Keeps an item as passthrough. The record is parsed again (as a tree) only if it is
     /// kept: past the run's passthrough bounds it is only counted, and a turn's plan
     /// (`todo_list`, updated after every step) is most of a long run's passthrough.
@@ -522,23 +489,14 @@ impl State {
         });
     }
 
-    fn item_result(
-        &mut self,
-        kind: &str,
-        id: &str,
-        item: RawItem<'_>,
-        record: Record<'_>,
-    ) -> ToolOutcome {
+    fn item_result(&mut self, kind: &str, id: &str, item: RawItem<'_>) -> ToolOutcome {
         let status = item.status.as_deref().unwrap_or("");
         let failed = matches!(status, "failed" | "declined");
         match kind {
             "command_execution" => {
                 let latest = self.latest_output.remove(id).unwrap_or_default();
                 let output = match item.aggregated_output {
-                    Some(Borrowed(output)) if !output.is_empty() => {
-                        self.keep_escaping(id, &output, record);
-                        output.into_owned()
-                    }
+                    Some(output) if !output.is_empty() => output.into_owned(),
                     _ => latest,
                 };
                 ToolOutcome {
@@ -644,12 +602,8 @@ impl State {
                 self.call(&owned(msg.call_id), call, record, items);
             }
             "exec_command_end" => {
-                let id = owned(msg.call_id);
                 let content = match msg.aggregated_output {
-                    Some(Borrowed(output)) if !output.is_empty() => {
-                        self.keep_escaping(&id, &output, record);
-                        output.into_owned()
-                    }
+                    Some(output) if !output.is_empty() => output.into_owned(),
                     _ => owned(msg.stdout) + msg.stderr.as_deref().unwrap_or(""),
                 };
                 let outcome = ToolOutcome {
@@ -657,7 +611,7 @@ impl State {
                     is_error: msg.exit_code.is_some_and(|code| code != 0),
                     exit_code: msg.exit_code,
                 };
-                self.result(&id, outcome, record, items, diagnostics);
+                self.result(&owned(msg.call_id), outcome, record, items, diagnostics);
             }
             "patch_apply_begin" => {
                 let call = Call {
