@@ -12,7 +12,7 @@ use serde::ser::Error as _;
 use serde_json::{Map, Value};
 
 use super::block::{Block, Citation, ContentBlock, Fidelity};
-use super::event::ExchangeEvent;
+use super::event::{EventType, ExchangeEvent};
 use super::limits::MAX_DEPTH;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
@@ -44,8 +44,9 @@ pub(super) trait Out {
     fn bytes(&mut self, bytes: &[u8]);
     fn byte(&mut self, byte: u8);
     fn string(&mut self, text: &str);
-    /// A string that needs no escape (a name of the vocabulary, a checked timestamp):
-    /// between quotes as it is, not scanned.
+    /// A string that needs no escape (a checked timestamp): between quotes as it is, not
+    /// scanned. (The vocabulary's names are constants, written with their keys by
+    /// `vocabulary!`.)
     fn plain(&mut self, text: &[u8]);
     fn integer(&mut self, number: u64);
     fn signed(&mut self, number: i64);
@@ -54,22 +55,33 @@ pub(super) trait Out {
 
 impl Out for Vec<u8> {
     const WRITES: bool = true;
+    // Inlined, so that the walk's constant pieces (`,"path":`, a name of the vocabulary
+    // with its key) are stores of known length, not calls to memcpy.
+    #[inline]
     fn bytes(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
+    #[inline]
     fn byte(&mut self, byte: u8) {
         self.push(byte);
     }
     fn string(&mut self, text: &str) {
         escaped(self, text);
     }
+    #[inline]
     fn plain(&mut self, text: &[u8]) {
         self.reserve(text.len() + 2);
         self.push(b'"');
         self.extend_from_slice(text);
         self.push(b'"');
     }
+    #[inline]
     fn integer(&mut self, number: u64) {
+        if number < 10 {
+            // Most iterations, a tool's exit code: one digit, without formatting.
+            self.push(b'0' + number as u8);
+            return;
+        }
         self.extend_from_slice(itoa::Buffer::new().format(number).as_bytes());
     }
     fn signed(&mut self, number: i64) {
@@ -124,6 +136,21 @@ impl Out for Measure {
     }
 }
 
+/// Writes `key` and the quoted name of `value`'s variant as one constant (`,"type":"text"`),
+/// which the compiler stores inline. Each variant's name must be its `as_str` spelling
+/// (`every_name_is_written_as_serde_writes_it` holds them equal); an arm that is no name
+/// (an unknown value, refused) gives its own expression, after `else`.
+macro_rules! vocabulary {
+    ($out:expr, $value:expr, $key:literal, {
+        $($variant:pat => $name:literal,)*
+    } else $other:pat => $refused:expr) => {
+        match $value {
+            $($variant => $out.bytes(concat!($key, "\"", $name, "\"").as_bytes()),)*
+            $other => $refused,
+        }
+    };
+}
+
 fn refuse(message: String) -> Refusal {
     Refusal::Value(serde_json::Error::custom(message))
 }
@@ -155,11 +182,20 @@ pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Re
         out.bytes(b",\"child_run_id\":");
         out.string(non_empty("child_run_id", child)?);
     }
-    if !event_type.is_known() {
-        return Err(refuse(refusal::event_type(event_type.as_str())));
-    }
-    out.bytes(b",\"type\":");
-    out.plain(event_type.as_str().as_bytes());
+    // The vocabulary's names with their key, each a constant the compiler stores inline (a
+    // name copied from `as_str` took a call to memcpy and four capacity checks).
+    vocabulary!(out, event_type, ",\"type\":", {
+        EventType::RunStarted => "run.started",
+        EventType::RunCompleted => "run.completed",
+        EventType::StepStarted => "step.started",
+        EventType::StepCompleted => "step.completed",
+        EventType::CallWorkflowStarted => "step.call_workflow.started",
+        EventType::CallWorkflowCompleted => "step.call_workflow.completed",
+        EventType::MessageUser => "message.user",
+        EventType::MessageAssistant => "message.assistant",
+        EventType::ToolCall => "tool.call",
+        EventType::ToolResult => "tool.result",
+    } else EventType::Unknown(name) => return Err(refuse(refusal::event_type(name))));
     out.bytes(b",\"path\":");
     out.string(path);
     out.bytes(b",\"iteration\":");
@@ -222,11 +258,10 @@ fn message_payload<O: Out>(message: &MessagePayload, out: &mut O) -> Result<(), 
         blocks,
         message_id,
     } = message;
-    if let Role::Unknown(role) = role {
-        return Err(refuse(refusal::role(role)));
-    }
-    out.bytes(b"{\"role\":");
-    out.plain(role.as_str().as_bytes());
+    vocabulary!(out, role, "{\"role\":", {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    } else Role::Unknown(role) => return Err(refuse(refusal::role(role))));
     out.bytes(b",\"blocks\":[");
     for (index, block) in blocks.iter().enumerate() {
         if index > 0 {
@@ -267,7 +302,6 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
     }
-    out.bytes(b",\"fidelity\":");
     fidelity(seam, out)?;
     if let Some(exit_code) = *exit_code {
         out.bytes(b",\"exit_code\":");
@@ -288,9 +322,14 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
     if let Block::Unrecognized(unrecognized) = &block.block {
         return Err(refuse(unrecognized.reason.refusal()));
     }
-    out.bytes(b"{\"type\":");
-    out.plain(block.block.type_name().as_bytes());
-    out.bytes(b",\"fidelity\":");
+    vocabulary!(out, &block.block, "{\"type\":", {
+        Block::Text { .. } => "text",
+        Block::Thinking { .. } => "thinking",
+        Block::ToolUse { .. } => "tool_use",
+        Block::ToolResult { .. } => "tool_result",
+        Block::Command { .. } => "command",
+        Block::Stream { .. } => "stream",
+    } else Block::Unrecognized(_) => unreachable!("refused above"));
     fidelity(&block.fidelity, out)?;
     match &block.block {
         Block::Text {
@@ -409,11 +448,13 @@ fn citation<O: Out>(citation: &Citation, out: &mut O) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// `,"fidelity":"<name>"`.
+#[inline]
 fn fidelity<O: Out>(fidelity: &Fidelity, out: &mut O) -> Result<(), Refusal> {
-    if let Fidelity::Unknown(other) = fidelity {
-        return Err(refuse(refusal::fidelity(other)));
-    }
-    out.plain(fidelity.as_str().as_bytes());
+    vocabulary!(out, fidelity, ",\"fidelity\":", {
+        Fidelity::Router => "router",
+        Fidelity::AgentEmitted => "agent_emitted",
+    } else Fidelity::Unknown(other) => return Err(refuse(refusal::fidelity(other))));
     Ok(())
 }
 
@@ -426,6 +467,7 @@ fn non_empty<'a>(field: &str, text: &'a str) -> Result<&'a str, Refusal> {
 }
 
 /// `,"name":"text"`; field names are plain ASCII and need no escaping.
+#[inline]
 fn field(out: &mut impl Out, name: &str, text: &str) {
     out.bytes(b",\"");
     out.bytes(name.as_bytes());
@@ -768,9 +810,9 @@ mod tests {
         }
     }
 
-    /// The names the writer copies between quotes without escaping them ([`Out::plain`])
-    /// need no escape, and a timestamp's bytes it copies likewise are those of a checked
-    /// RFC 3339 text.
+    /// The vocabulary's names, which the writer writes as constants without escaping them
+    /// (`vocabulary!`), need no escape, and a timestamp's bytes it copies between quotes
+    /// unscanned ([`Out::plain`]) are those of a checked RFC 3339 text.
     #[test]
     fn the_names_written_plain_need_no_escape() {
         use crate::model::{EventType, Role, Timestamp};
@@ -806,6 +848,56 @@ mod tests {
             assert_eq!(first_escape(text.as_bytes()), text.len());
         }
         assert_eq!(Timestamp::from_raw("not \"a\" time").rfc3339_bytes(), None);
+    }
+
+    /// The names written as constants with their keys (`vocabulary!`) are those
+    /// `Serialize` writes: every event type, role, block type and fidelity, on both kinds of
+    /// payload that carry a fidelity, and seq and iteration at one digit and more.
+    #[test]
+    fn every_name_is_written_as_serde_writes_it() {
+        use crate::model::{MessagePayload, Timestamp};
+        let fidelities = [Fidelity::Router, Fidelity::AgentEmitted];
+        let blocks = |fidelity: &Fidelity| {
+            let input = serde_json::json!({"a": [1, "b"]});
+            vec![
+                ContentBlock::text(fidelity.clone(), "t"),
+                ContentBlock::thinking(fidelity.clone(), "th"),
+                ContentBlock::tool_use(fidelity.clone(), "Bash", "id-1", input.clone()),
+                ContentBlock::tool_result(fidelity.clone(), "id-1", input),
+                ContentBlock::command(fidelity.clone(), "ls"),
+                ContentBlock::stream(fidelity.clone(), "out"),
+            ]
+        };
+        let mut payloads = vec![Payload::None];
+        for fidelity in &fidelities {
+            for role in [Role::User, Role::Assistant] {
+                payloads.push(Payload::Message(MessagePayload::new(
+                    role,
+                    blocks(fidelity),
+                )));
+            }
+            let mut tool = ToolPayload::call("Bash", "id-1", Value::Null, fidelity.clone());
+            tool.exit_code = Some(7);
+            tool.duration_ms = Some(12);
+            payloads.push(Payload::Tool(tool));
+        }
+        let mut checked = 0;
+        for (index, kind) in EventType::VOCABULARY.iter().enumerate() {
+            for payload in &payloads {
+                let mut event = ExchangeEvent::new("run", kind.clone(), "a.b", payload.clone());
+                event.seq = [1, 9, 10, 12_345][index % 4];
+                event.iteration = [0, 3, 10, 99][index % 4];
+                event.timestamp = Timestamp::parse("2026-11-27T23:59:59.123Z").unwrap();
+                let mut ours = Vec::new();
+                super::event(&event, &mut ours).unwrap();
+                assert_eq!(
+                    String::from_utf8(ours).unwrap(),
+                    serde_json::to_string(&event).unwrap()
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 10 * 7);
     }
 
     #[test]
