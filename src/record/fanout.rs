@@ -258,18 +258,17 @@ impl FanOut {
         self.hub.is_some()
     }
 
-    /// Hands `event` to the hub without waiting. Gives the event back when there is no
-    /// subscriber, so the caller can free it after releasing its lock.
-    pub(crate) fn publish(&mut self, event: ExchangeEvent, _run_id: &str) -> Option<ExchangeEvent> {
+    /// Hands `event` to the hub without waiting. The caller asks [`is_live`](FanOut::is_live)
+    /// first, and frees an event nobody subscribed to itself, after releasing its lock.
+    pub(crate) fn publish(&mut self, event: ExchangeEvent, _run_id: &str) {
         let Some((hub, _)) = &self.hub else {
-            return Some(event);
+            return;
         };
         match hub.try_send(Message::Event(Arc::new(event))) {
             // Full: the hub fell behind; the subscribers see the gap in `seq` and are told.
             Ok(()) | Err(TrySendError::Full(_)) => {}
             Err(TrySendError::Disconnected(_)) => self.hub = None,
         }
-        None
     }
 
     /// Hangs up on every subscriber: each receives what is buffered, then a final

@@ -157,9 +157,12 @@ impl RunRecorder for MemoryRecorder {
             run.jsonl.extend_from_slice(&state.line);
             run.events.push(event.clone());
         }
-        let unsent = state.fanout.publish(event, &self.run_id);
-        drop(guard);
-        drop(unsent);
+        if state.fanout.is_live() {
+            state.fanout.publish(event, &self.run_id);
+        } else {
+            drop(guard);
+            drop(event);
+        }
         Ok(seq)
     }
 

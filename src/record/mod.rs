@@ -144,7 +144,12 @@
 //! keeps its events ([`Recorder::record_ref`], which writes an event where it is; the
 //! [`workflow`](crate::workflow) scopes fill one event again for each) does not pay the
 //! freeing: the bench's `None, by reference` row, 74-85% of the raw loop by CPU time where
-//! the same runs' `None` row was 72-77% (six runs at load 8-17). Opening and
+//! the same runs' `None` row was 72-77% (six runs at load 8-17). Freeing sets `None`'s
+//! ceiling: the raw loop that only frees the events (`raw + freeing the event`) is at 83-90%
+//! of the raw loop by CPU time (eight runs at load 5-10), so `None` at 80% would leave the
+//! encode and the recorder's own code 2-5% of a `write(2)`; per event they are now about
+//! 900 and 430 instructions, the freeing 670 (callgrind; the kernel's `write(2)` is about
+//! three quarters of the row's CPU time). Opening and
 //! locking the raw loop's file as the recorder opens its own changes nothing (98% of the
 //! plain `O_APPEND` loop in one run). The raw loop itself ranged from 2.4 to 3.7 M lines/s
 //! between runs on this VM (a `dd bs=279 oflag=append` ceiling measured 2.1 M/s), `None`

@@ -244,6 +244,7 @@ impl Recorder {
     /// it would have been), so that a caller can keep it and retry once the disk has room
     /// without copying every event it records: what the [`workflow`](crate::workflow)
     /// scopes do.
+    #[inline] // into `record`, so that the event is not moved (copied) once more to get here
     pub fn try_record(&self, mut event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
         let (mut guard, written, borrowed) = self.write_event(&mut event);
         let state = &mut *guard;
@@ -253,11 +254,15 @@ impl Recorder {
             event.run_id.clone_from(&self.run_id);
         }
         match written {
+            Ok(seq) if state.fanout.is_live() => {
+                state.fanout.publish(event, &self.run_id);
+                Ok(seq)
+            }
             Ok(seq) => {
-                let unsent = state.fanout.publish(event, &self.run_id);
+                // Freeing the event's strings is the caller's time, not the other writers':
+                // the lock goes first, and the event is freed where it lies as this returns
+                // (handed to the fan-out and back, or to `drop`, it was copied on the way).
                 drop(guard);
-                // Freeing the event's strings is the caller's time, not the other writers'.
-                drop(unsent);
                 Ok(seq)
             }
             Err(error) => Err(Box::new(Unrecorded { error, event })),
@@ -359,6 +364,7 @@ impl Recorder {
 
     /// What every event gets before it is written, outside the lock: the recorder's mask,
     /// and the run's parent.
+    #[inline]
     fn prepare(&self, event: &mut ExchangeEvent) {
         if let Some(mask) = &self.options.mask {
             mask(event);
@@ -605,10 +611,15 @@ impl Recorder {
 /// Events made from provider output were fitted, and reported as a diagnostic, before they
 /// reached a recorder or a sink; this is for those an executor records itself (a step's
 /// result, say).
+#[inline]
 pub(crate) fn report_cuts(run_id: &str, seq: u64, cuts: &[Cut]) {
-    if cuts.is_empty() {
-        return;
+    if !cuts.is_empty() {
+        warn_cuts(run_id, seq, cuts);
     }
+}
+
+#[cold]
+fn warn_cuts(run_id: &str, seq: u64, cuts: &[Cut]) {
     let cuts: Vec<String> = cuts.iter().map(ToString::to_string).collect();
     tracing::warn!(
         run_id,
