@@ -104,7 +104,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 
 /// A whole number an `i64` holds, as `Value::as_i64` reads it, or `None` for a value of any
 /// other type (a float, a string of digits, an integer past `i64::MAX`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Integer(pub(crate) Option<i64>);
 
 impl<'de> Deserialize<'de> for Integer {
