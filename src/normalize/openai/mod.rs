@@ -296,15 +296,9 @@ impl Adapter for State {
             self.done(&mut out.items, &mut out.diagnostics);
             return;
         }
-        // Valid UTF-8 (every real event name) checked by `from_utf8`'s ASCII fast path, not
-        // the lossy decoder's walk: this runs for every event of a stream.
-        let event = (record.event).map(|name| match std::str::from_utf8(name) {
-            Ok(name) => Cow::Borrowed(name),
-            Err(_) => String::from_utf8_lossy(name),
-        });
         let Output { items, diagnostics } = out;
         parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-            self.record(wire, record, event.as_deref(), items, diagnostics)
+            self.record(wire, record, items, diagnostics)
         });
     }
 
@@ -398,7 +392,6 @@ impl State {
         &mut self,
         mut wire: Wire<'_>,
         record: Record<'_>,
-        event: Option<&str>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -414,7 +407,18 @@ impl State {
         // Taken out of the record (it borrows the input, not the record), so that the record
         // can move on to its handler without the name being copied.
         let named = wire.kind.take();
-        let kind = named.as_deref().or(event).unwrap_or("");
+        // The SSE event's name only where the record has no `type` (a Responses stream's
+        // records all have one): decoded here, not for every event. Valid UTF-8 (every real
+        // event name) is checked by `from_utf8`'s ASCII fast path, not the lossy decoder's
+        // walk.
+        let event = match named {
+            Some(_) => None,
+            None => record.event.map(|name| match std::str::from_utf8(name) {
+                Ok(name) => Cow::Borrowed(name),
+                Err(_) => String::from_utf8_lossy(name),
+            }),
+        };
+        let kind = named.as_deref().or(event.as_deref()).unwrap_or("");
         // Azure's first chunk names no object (`"object": ""`) and has no choices, only
         // the prompt's filter results.
         wire.object = wire.object.take().filter(|object| !object.is_empty());
