@@ -701,7 +701,7 @@ const RUN: usize = 64;
 /// full speed.
 ///
 /// Nor did copying the provider's own escaping of a string instead of escaping it again
-/// (Codex's command outputs; `git show 6b20ae6`, reverted): its bytes found in the record
+/// (Codex's command outputs; `git show 7b5d7db`, reverted): its bytes found in the record
 /// at the parser's in-place offset, its end and its escapes checked with memchr and
 /// memmem, carried to the writer boxed and checked by length and hash. Timed alone on the
 /// generated stream's outputs it took half of escaping's time (0.29 against 0.58 ns a byte),
