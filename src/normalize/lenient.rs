@@ -136,6 +136,40 @@ impl<'de> Deserialize<'de> for Integer {
     }
 }
 
+/// A whole number a `u64` holds, as `Value::as_u64` reads it, or `None` for a value of any
+/// other type (a float, a negative number, a string of digits): a token count.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unsigned(pub(crate) Option<u64>);
+
+impl<'de> Deserialize<'de> for Unsigned {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Unsigned;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, number: u64) -> Result<Self::Value, E> {
+                Ok(Unsigned(Some(number)))
+            }
+            fn visit_i64<E>(self, number: i64) -> Result<Self::Value, E> {
+                Ok(Unsigned(u64::try_from(number).ok()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Unsigned(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                skip_map(map).map(|()| Unsigned(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                skip_seq(seq).map(|()| Unsigned(None))
+            }
+            otherwise!(but integers: Unsigned(None));
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
 /// A typed object read member by member: `member` reads the value of each member it knows
 /// (a later one of the same name replaces an earlier one, as in the tree) and skips the
 /// others (`map.next_value::<IgnoredAny>()`); its name is borrowed from the record where the

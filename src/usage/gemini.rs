@@ -39,7 +39,7 @@ use super::tally::{SessionUsage, json_kind};
 use crate::import::SessionFiles;
 use crate::import::surrogate_escape;
 use crate::model::Usage;
-use crate::normalize::lenient::{otherwise, skip_map, skip_seq};
+use crate::normalize::lenient::{Unsigned, otherwise, skip_seq};
 
 /// A field read as a string, told apart from absent, `null` and any other value.
 #[derive(Default, Clone, Debug, PartialEq)]
@@ -104,9 +104,6 @@ impl Tokens {
         }
     }
 }
-
-/// A count: an unsigned integer, else 0 (`Value::as_u64`).
-struct Count(u64);
 
 /// What this reader needs of a record.
 #[derive(Default, Debug)]
@@ -751,7 +748,8 @@ impl<'de, K: TokenKeys> Deserialize<'de> for MaybeTokens<K> {
                             continue;
                         }
                     };
-                    *slot = map.next_value::<Count>()?.0;
+                    // A count: an unsigned integer, else 0 (`Value::as_u64`).
+                    *slot = map.next_value::<Unsigned>()?.0.unwrap_or(0);
                 }
                 Ok(MaybeTokens(Some(tokens), PhantomData))
             }
@@ -764,35 +762,6 @@ impl<'de, K: TokenKeys> Deserialize<'de> for MaybeTokens<K> {
             otherwise!(MaybeTokens(None, PhantomData));
         }
         deserializer.deserialize_any(V(PhantomData))
-    }
-}
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Count;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
-                Ok(Count(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
-                Ok(Count(u64::try_from(v).unwrap_or(0)))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Count, M::Error> {
-                skip_map(map).map(|()| Count(0))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Count, S::Error> {
-                skip_seq(seq).map(|()| Count(0))
-            }
-            otherwise!(but integers: Count(0));
-        }
-        deserializer.deserialize_any(V)
     }
 }
 

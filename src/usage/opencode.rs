@@ -39,7 +39,7 @@ use super::tally::{SessionUsage, json_kind};
 use crate::import::{Found, opencode_json_files};
 use crate::model::{Timestamp, Usage};
 use crate::normalize::DiagnosticKind;
-use crate::normalize::lenient::{Integer, Members, Slot, Text, otherwise, skip_map, skip_seq};
+use crate::normalize::lenient::{Integer, Members, Slot, Text, Unsigned, skip_map, skip_seq};
 use crate::normalize::opencode::tokens_usage;
 
 /// The fields of a message's or a part's `data` this reader needs, read typed as the
@@ -153,9 +153,9 @@ impl<'de> Members<'de> for Tokens {
         map: &mut A,
     ) -> Result<(), A::Error> {
         match &*key {
-            "input" => self.input = map.next_value::<Count>()?.0,
-            "output" => self.output = map.next_value::<Count>()?.0,
-            "reasoning" => self.reasoning = map.next_value::<Count>()?.0,
+            "input" => self.input = map.next_value::<Unsigned>()?.0,
+            "output" => self.output = map.next_value::<Unsigned>()?.0,
+            "reasoning" => self.reasoning = map.next_value::<Unsigned>()?.0,
             "cache" => {
                 self.cache = match map.next_value::<Slot<Cache>>()? {
                     Slot::Read(cache) => Some(cache),
@@ -177,46 +177,13 @@ impl<'de> Members<'de> for Cache {
         map: &mut A,
     ) -> Result<(), A::Error> {
         match &*key {
-            "read" => self.read = map.next_value::<Count>()?.0,
-            "write" => self.write = map.next_value::<Count>()?.0,
+            "read" => self.read = map.next_value::<Unsigned>()?.0,
+            "write" => self.write = map.next_value::<Unsigned>()?.0,
             _ => {
                 map.next_value::<IgnoredAny>()?;
             }
         }
         Ok(())
-    }
-}
-
-/// A number as `Value::as_u64` reads it (a whole number `u64` holds), or `None` for a
-/// value of any other type.
-struct Count(Option<u64>);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Count;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_u64<E>(self, number: u64) -> Result<Count, E> {
-                Ok(Count(Some(number)))
-            }
-            fn visit_i64<E>(self, number: i64) -> Result<Count, E> {
-                Ok(Count(u64::try_from(number).ok()))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Count, E> {
-                Ok(Count(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Count, A::Error> {
-                skip_map(map).map(|()| Count(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Count, A::Error> {
-                skip_seq(seq).map(|()| Count(None))
-            }
-            otherwise!(but integers: Count(None));
-        }
-        deserializer.deserialize_any(Visit)
     }
 }
 
