@@ -319,9 +319,6 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
 }
 
 pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result<(), Refusal> {
-    if let Block::Unrecognized(unrecognized) = &block.block {
-        return Err(refuse(unrecognized.reason.refusal()));
-    }
     vocabulary!(out, &block.block, "{\"type\":", {
         Block::Text { .. } => "text",
         Block::Thinking { .. } => "thinking",
@@ -329,7 +326,9 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
         Block::ToolResult { .. } => "tool_result",
         Block::Command { .. } => "command",
         Block::Stream { .. } => "stream",
-    } else Block::Unrecognized(_) => unreachable!("refused above"));
+    } else Block::Unrecognized(unrecognized) => {
+        return Err(refuse(unrecognized.reason.refusal()));
+    });
     fidelity(&block.fidelity, out)?;
     match &block.block {
         Block::Text {
