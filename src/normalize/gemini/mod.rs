@@ -12,7 +12,8 @@
 //!   `message` with `delta: true` and no consolidated copy follows, so an uninterrupted run of
 //!   deltas is accumulated into **one** text block, handed out when the next other event
 //!   arrives (tool_use, tool_result, error, result, ...) or at the end of the input. A CLI
-//!   notice delivered as a delta (the `-p` deprecation warning) is text like any other.
+//!   notice delivered as a delta (the `-p` deprecation warning) is text like any other. A
+//!   delta as the CLI writes it is read by a skim of its line, not parsed (the `delta` room).
 //! * `tool_use` (`tool_name`, `tool_id`, `parameters`): a `tool_use` block, plus a `command`
 //!   block for `run_shell_command`. Parallel calls arrive as all `tool_use` events first, then
 //!   all `tool_result`s; results are paired by id.
@@ -58,6 +59,7 @@ use super::{
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 
+mod delta;
 mod session;
 
 use session::Session;
@@ -188,6 +190,9 @@ impl Adapter for State {
             };
             self.document_line(parser, rest, out);
         } else {
+            if self.skim_delta(parser, record) {
+                return;
+            }
             let Output { items, diagnostics } = out;
             parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
                 self.event(event, record, items, diagnostics)
@@ -483,6 +488,8 @@ struct State {
     session: Session,
     /// The caller says the input is whole without a terminal record ([`Adapter::complete`]).
     complete: bool,
+    /// A skimmed delta's text ([`delta::skim`]), kept for its allocation.
+    skimmed: String,
 }
 
 impl State {
@@ -497,6 +504,7 @@ impl State {
             session_file: None,
             session: Session::default(),
             complete: false,
+            skimmed: String::new(),
         }
     }
 
@@ -514,20 +522,7 @@ impl State {
             && event.role.as_deref() == Some("assistant")
             && event.delta == Some(true);
         if is_delta {
-            let chunk = event.content.as_deref().unwrap_or("");
-            match &mut self.text {
-                Some(open) => {
-                    open.text.push_str(chunk);
-                    open.source.end_line = record.line;
-                }
-                None if chunk.is_empty() => {}
-                None => {
-                    self.text = Some(OpenText {
-                        text: streamed_text(chunk),
-                        source: Source::record(record.line, record.offset),
-                    })
-                }
-            }
+            self.delta(event.content.as_deref().unwrap_or(""), record);
             return Fate::Mapped;
         }
         self.flush_text(items);
@@ -624,6 +619,55 @@ impl State {
             }
         }
         Fate::Mapped
+    }
+
+    /// Whether `record` is an assistant delta [`delta::skim`] reads: then taken as
+    /// [`State::event`] takes it, and counted as the parser counts a `message`. Its text is
+    /// unescaped straight onto the open text.
+    fn skim_delta(&mut self, parser: &mut JsonParser, record: Record<'_>) -> bool {
+        let time = match &mut self.text {
+            Some(open) => {
+                let time = delta::skim(record.bytes, &mut open.text);
+                if time.is_some() {
+                    open.source.end_line = record.line;
+                }
+                time
+            }
+            None => {
+                let mut text = std::mem::take(&mut self.skimmed);
+                let time = delta::skim(record.bytes, &mut text);
+                if time.is_some() {
+                    self.delta(&text, record);
+                }
+                text.clear();
+                self.skimmed = text;
+                time
+            }
+        };
+        let Some(time) = time else {
+            return false;
+        };
+        let slot = parser.tally.see(("message", None));
+        self.meta.saw_time(time);
+        parser.tally.fate(slot, Fate::Mapped);
+        true
+    }
+
+    /// An assistant delta: its text appended to the open text, or opening it.
+    fn delta(&mut self, chunk: &str, record: Record<'_>) {
+        match &mut self.text {
+            Some(open) => {
+                open.text.push_str(chunk);
+                open.source.end_line = record.line;
+            }
+            None if chunk.is_empty() => {}
+            None => {
+                self.text = Some(OpenText {
+                    text: streamed_text(chunk),
+                    source: Source::record(record.line, record.offset),
+                })
+            }
+        }
     }
 
     fn result(&mut self, event: Event<'_>, record: Record<'_>) {
