@@ -397,3 +397,4 @@ pub use report::{InputReport, RecordCounts};
 pub use step::StepKind;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;
+pub(crate) use write::escape_mask;

@@ -551,7 +551,7 @@ static ESCAPE: [u8; 256] = {
 /// "has zero byte"). Borrows can flag bytes above a real match, so only the lowest set bit
 /// is exact, and that is the only one used.
 #[inline]
-fn escape_mask(word: u64) -> u64 {
+pub(crate) fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let control = word.wrapping_sub(ONES * 0x20) & !word;

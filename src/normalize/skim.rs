@@ -16,6 +16,8 @@
 //!
 //! This room owns that reading; it knows no store's fields.
 
+use crate::model::escape_mask;
+
 /// Nesting below which a skim gives up (serde_json skips any depth).
 pub(crate) const MAX_DEPTH: u32 = 64;
 
@@ -287,6 +289,27 @@ impl<'a> Skim<'a> {
     }
 }
 
+/// The first quote, backslash or control character at or after `at`, or the end of `bytes`:
+/// where a run of a string's bytes that stand for themselves ends. Eight bytes at a time, by
+/// the writer's own test of a word ([`escape_mask`]: exact for the lowest byte it flags).
+#[inline]
+pub(crate) fn plain_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(word) = bytes.get(at..at + 8) {
+        let found = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        if found != 0 {
+            return at + found.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    while bytes
+        .get(at)
+        .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    {
+        at += 1;
+    }
+    at
+}
+
 /// Where the string whose opening quote is before `from` ends (past its closing quote), and
 /// whether it had an escape; `None` at a control character or an escape JSON has not.
 /// Eight bytes at a time, escapes handled in the loop: a Codex rollout's outputs have a
@@ -295,33 +318,10 @@ impl<'a> Skim<'a> {
 /// word again after each, measured 13% more instructions here on a Claude Code import:
 /// 99M -> 112M of 21 MB.)
 pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
     let mut at = from;
     let mut escaped = false;
     loop {
-        // The first quote, backslash or control character from `at` (Mycroft's test,
-        // as serde_json's: exact for the lowest byte it flags).
-        while let Some(word) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-            let control = word.wrapping_sub(ONES * 0x20) & !word;
-            let quote = word ^ (ONES * u64::from(b'"'));
-            let quote = quote.wrapping_sub(ONES) & !quote;
-            let backslash = word ^ (ONES * u64::from(b'\\'));
-            let backslash = backslash.wrapping_sub(ONES) & !backslash;
-            let found = (control | quote | backslash) & HIGH;
-            if found != 0 {
-                at += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            at += 8;
-        }
-        while bytes
-            .get(at)
-            .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-        {
-            at += 1;
-        }
+        at = plain_end(bytes, at);
         match *bytes.get(at)? {
             b'"' => {
                 return Some((at + 1, escaped));

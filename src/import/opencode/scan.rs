@@ -15,6 +15,7 @@ use serde::Deserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::model::escape_mask;
 use crate::normalize::lenient::{Integer, otherwise};
 
 /// A message's `data`, when it is a JSON object: its `time.created`, when a whole number
@@ -250,12 +251,6 @@ impl Check<'_> {
 
     /// A string after its opening quote, to its closing one; whether it has escapes.
     fn string(&mut self) -> Result<bool, Verdict> {
-        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-        const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-        let has = |word: u64, byte: u8| {
-            let x = word ^ (ONES * u64::from(byte));
-            x.wrapping_sub(ONES) & !x & HIGHS
-        };
         let data = self.data;
         let mut at = self.at;
         let mut escaped = false;
@@ -272,9 +267,7 @@ impl Check<'_> {
             // Past the bytes that need no look (no quote, backslash or control character),
             // eight at a time.
             while let Some(chunk) = data.get(at..at + 8) {
-                let word = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
-                let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-                if (control | has(word, b'"') | has(word, b'\\')) != 0 {
+                if escape_mask(u64::from_le_bytes(chunk.try_into().expect("eight bytes"))) != 0 {
                     break;
                 }
                 at += 8;

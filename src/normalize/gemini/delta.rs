@@ -16,7 +16,7 @@
 //! ones: not told apart here). What it accepts, the parser accepts, with the same
 //! timestamp and the same text ([`tests`] holds the two readings to each other).
 
-use crate::normalize::skim::string_end;
+use crate::normalize::skim::{plain_end, string_end};
 
 /// The members a delta has after its `type`, each with its key and, where the skim takes one
 /// value only, that value: written as the CLI writes them, compact.
@@ -74,34 +74,13 @@ fn members<'a>(line: &'a str, mut at: usize, text: &mut String) -> Option<&'a st
 
 /// The string whose opening quote is before `at`, unescaped onto `text`: where it ends
 /// (past its closing quote). `None` at a control character, an escape JSON has not, or a
-/// `\u` surrogate. One pass: runs between escapes are found eight bytes at a time, as
+/// `\u` surrogate. One pass: runs between escapes are found by [`plain_end`], as
 /// [`string_end`] finds them.
 fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
     let bytes = line.as_bytes();
     let mut run = at;
     loop {
-        while let Some(word) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-            let control = word.wrapping_sub(ONES * 0x20) & !word;
-            let quote = word ^ (ONES * u64::from(b'"'));
-            let quote = quote.wrapping_sub(ONES) & !quote;
-            let backslash = word ^ (ONES * u64::from(b'\\'));
-            let backslash = backslash.wrapping_sub(ONES) & !backslash;
-            let found = (control | quote | backslash) & HIGH;
-            if found != 0 {
-                at += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            at += 8;
-        }
-        while bytes
-            .get(at)
-            .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-        {
-            at += 1;
-        }
+        at = plain_end(bytes, at);
         match *bytes.get(at)? {
             b'"' => {
                 text.push_str(&line[run..at]);
