@@ -81,6 +81,9 @@ struct RunState {
     /// The name and call id buffers of the last tool event written, for the next router
     /// tool event's ([`StepCtx::tool_payload`]).
     spare: (String, String),
+    /// The name of the last router call opened, shared by the next call of the same tool
+    /// ([`StepCtx::tool_name`]).
+    tool_name: Option<Arc<str>>,
 }
 
 /// A step that has started and not completed.
@@ -103,6 +106,7 @@ pub(super) struct StepCtx<'a> {
     pub(super) call_ids: &'a mut CallIds,
     scratch: &'a mut ExchangeEvent,
     spare: &'a mut (String, String),
+    tool_name: &'a mut Option<Arc<str>>,
 }
 
 impl StepCtx<'_> {
@@ -143,6 +147,15 @@ impl StepCtx<'_> {
             *self.spare = (name, call_id);
         }
         written
+    }
+
+    /// `name` shared: the last router call's copy when it is the same tool (an executor
+    /// calls few tools, many times each), else a new one, kept for the next call.
+    pub(super) fn tool_name(&mut self, name: &str) -> Arc<str> {
+        match &*self.tool_name {
+            Some(last) if **last == *name => Arc::clone(last),
+            _ => Arc::clone(self.tool_name.insert(Arc::from(name))),
+        }
     }
 
     /// A router tool event's payload (fidelity `router`) for `name`, `call_id` and `input`,
@@ -259,6 +272,7 @@ impl RunCore {
                 writes,
                 scratch: empty_event(),
                 spare: (String::new(), String::new()),
+                tool_name: None,
             }),
         }))
     }
@@ -351,6 +365,7 @@ impl RunCore {
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
             spare: &mut state.spare,
+            tool_name: &mut state.tool_name,
         })
     }
 
@@ -610,6 +625,7 @@ impl RunCore {
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
             spare: &mut state.spare,
+            tool_name: &mut state.tool_name,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
             let agent_call_id = ctx.step.ledger.router_result(&call_id).flatten();

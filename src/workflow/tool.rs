@@ -22,7 +22,8 @@ pub struct ToolCall {
     core: Arc<RunCore>,
     step: StepInfo,
     // Shared with the step's call ledger and the run's set of call ids: one copy of each
-    // per call, whatever tables know it.
+    // per call, whatever tables know it; the name is also shared by the calls of the same
+    // tool one after another (StepCtx::tool_name), so it is allocated once per run of them.
     name: Arc<str>,
     call_id: Arc<str>,
     /// When its `tool.call` was written, on the monotonic clock: a duration must not move
@@ -40,19 +41,20 @@ impl ToolCall {
         call_id: &str,
         input: Value,
     ) -> Result<ToolCall, RunError> {
-        let name: Arc<str> = Arc::from(name);
         let call_id: Arc<str> = Arc::from(call_id);
-        core.with_step(&step, |ctx| {
+        let name = core.with_step(&step, |ctx| {
             if !ctx.call_ids.insert(&call_id) {
                 return Err(RunError::CallIdUsed {
                     run_id: core.run_id().to_owned(),
                     call_id: call_id.to_string(),
                 });
             }
+            let name = ctx.tool_name(name);
             let agent_call_id = ctx.step.ledger.router_call(&name, &call_id, &input);
             let mut payload = ctx.tool_payload(&name, &call_id, input);
             payload.agent_call_id = agent_call_id;
-            ctx.write(EventType::ToolCall, Payload::Tool(payload), None)
+            ctx.write(EventType::ToolCall, Payload::Tool(payload), None)?;
+            Ok(name)
         })?;
         Ok(ToolCall {
             core,

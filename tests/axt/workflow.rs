@@ -1596,3 +1596,66 @@ fn a_capture_describes_itself_and_refuses_what_it_cannot_record() {
     assert_eq!(path, dir.path().join("c.jsonl"));
     assert!(!dir.path().join("c.raw").exists());
 }
+
+/// Router calls share the last call's name when they call the same tool: each event still
+/// names its own tool, whatever came before it (the same tool again, another, one still
+/// open when the next opens, one left open until its step ends, an id refused).
+#[test]
+fn each_router_call_names_its_own_tool_when_calls_share_a_name() {
+    let (recorder, store) = memory("names");
+    let run = Run::start(recorder, "w").unwrap();
+    let step = run.step("s", StepKind::Command).unwrap();
+    let first = step.tool("Read", "c1", json!({"n": 1})).unwrap();
+    let second = step.tool("Read", "c2", json!({"n": 2})).unwrap();
+    assert!(step.tool("Bash", "c1", Value::Null).is_err(), "id used");
+    let third = step.tool("Bash", "c3", Value::Null).unwrap();
+    second.ok(json!("two")).unwrap();
+    let fourth = step.tool("Read", "c4", Value::Null).unwrap();
+    let _left_open = step.tool("Reader", "c5", Value::Null).unwrap();
+    let sixth = step.tool("Read", "c6", Value::Null).unwrap();
+    assert_eq!(
+        [&first, &third, &fourth, &sixth].map(|call| (call.name(), call.call_id())),
+        [
+            ("Read", "c1"),
+            ("Bash", "c3"),
+            ("Read", "c4"),
+            ("Read", "c6")
+        ]
+    );
+    for call in [first, third, fourth, sixth] {
+        call.ok(Value::Null).unwrap();
+    }
+    step.done().unwrap();
+    run.done().unwrap();
+    let events = store.events("names");
+    assert_well_formed(&events);
+    let tools: Vec<String> = events
+        .iter()
+        .filter_map(|event| match &event.payload {
+            Payload::Tool(tool) => Some(format!(
+                "{} {} {}",
+                event.event_type.as_str(),
+                tool.name,
+                tool.call_id
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "tool.call Read c1",
+            "tool.call Read c2",
+            "tool.call Bash c3",
+            "tool.result Read c2",
+            "tool.call Read c4",
+            "tool.call Reader c5",
+            "tool.call Read c6",
+            "tool.result Read c1",
+            "tool.result Bash c3",
+            "tool.result Read c4",
+            "tool.result Read c6",
+            "tool.result Reader c5",
+        ]
+    );
+}
