@@ -194,9 +194,11 @@
 //!   created new, with `O_EXCL`, so nothing planted can be reused.
 //! * **Replacing a run takes its lock.** A run is refused or replaced
 //!   ([`RecorderOptions::if_exists`]: `axt normalize --out --replace`, `axt import
-//!   --replace`) by the recorder that holds its lock, which empties the file rather than
-//!   remove it: a run another recorder is writing is never replaced ([`RecordError::Busy`]),
-//!   and a file axt writes is written only under its lock.
+//!   --replace`) by the recorder that holds its lock, which puts a new file (made beside
+//!   it, locked, renamed over it) in its place rather than remove it: a run another
+//!   recorder is writing is never replaced ([`RecordError::Busy`]), a recorder that opened
+//!   the old file and waited for its lock meanwhile opens the new one, and a file axt
+//!   writes is written only under its lock.
 //! * **No masking by default.** An opt-in hook ([`RecorderOptions::mask`]) runs on every
 //!   event before it is encoded; [`RecorderOptions::redact_credentials`] plugs in
 //!   [`Redactor::credentials`], which replaces common credential formats with

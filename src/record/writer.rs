@@ -18,6 +18,7 @@ use std::io::{self, ErrorKind, Read, Seek, SeekFrom};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::error::RecordError;
@@ -25,7 +26,8 @@ use super::storage::Storage;
 use crate::model::decode_event;
 
 /// Longest accepted run id, in bytes: the file name adds `.jsonl` and, for a sidecar,
-/// `.torn-<20 digits>.<n>`, and most file systems stop at 255 bytes per name.
+/// `.torn-<20 digits>.<n>` (a replacement being placed: `.` before and `.new-<pid>-<n>`
+/// after), and most file systems stop at 255 bytes per name.
 const MAX_RUN_ID_LEN: usize = 200;
 
 /// How far back [`RunFile::open`] reads per step while looking for line ends.
@@ -259,8 +261,13 @@ pub enum IfExists {
     /// Fail with [`RecordError::Exists`] before anything is written: a second transcript
     /// of the same run appended to the first would hold two runs' lifecycles in one file.
     Refuse,
-    /// Empty it and start the run anew, under the run's lock: a run another recorder is
-    /// writing is never replaced ([`RecordError::Busy`]).
+    /// Start the run anew in a new, empty file put in the old one's place, under the old
+    /// one's lock: a run another recorder is writing is never replaced
+    /// ([`RecordError::Busy`]). The new file is made beside the old one and renamed over
+    /// it (emptying the old one in place waited for its blocks to be freed); the old one
+    /// is closed on a thread of its own, and a recorder that was waiting for its lock
+    /// opens the new one instead. Other names of the old file (hard links) keep the old
+    /// run.
     Replace,
 }
 
@@ -301,6 +308,92 @@ pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
         return Ok(());
     }
     DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// Whether `file` is still the file at `path`: the same inode, not a symbolic link.
+///
+/// A recorder that opened a run's file and then waited for its lock may find, once it has
+/// the lock, that the run was replaced meanwhile ([`IfExists::Replace`]: a new file renamed
+/// over the one it opened); what it wrote then would go to a file no name leads to.
+fn still_at(file: &File, path: &Path) -> io::Result<bool> {
+    let open = file.metadata()?;
+    match std::fs::symlink_metadata(path) {
+        Ok(named) => Ok(named.dev() == open.dev() && named.ino() == open.ino()),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(error),
+    }
+}
+
+/// How many replaced run files may be closing at once on threads of their own
+/// ([`replace_with_new`]); past that, one is closed where it was replaced.
+const CLOSING_AT_ONCE: usize = 16;
+
+/// Replaced run files closing on threads of their own.
+static CLOSING: AtomicUsize = AtomicUsize::new(0);
+
+/// Names the temporary files of [`replace_with_new`], with the process id.
+static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
+
+/// Replaces the run file `old` (open, locked, at `path` in `dir`) by a new, empty file:
+/// created beside it (0600, `O_EXCL`, under a name no transcript has:
+/// `.<run-id>.jsonl.new-<pid>-<n>`), locked, and renamed over it. `old` keeps its lock
+/// until it is closed, on a thread of its own; a recorder that was waiting for that lock
+/// finds, once it has it, that the file is no longer the run's and opens the new one
+/// ([`still_at`]).
+///
+/// Emptying the file in place (`ftruncate(2)`) cost the run's writer what freeing the old
+/// file's blocks costs, on the writer's thread: on ext4 mounted with `discard` (many cloud
+/// disks) a discard request waited for per extent, after the old pages' writeback, 1-3 ms
+/// a file; and ext4 then forces the rewritten file's writeback when it is closed (its
+/// `auto_da_alloc` for files truncated to nothing). A new inode has neither: the old one's
+/// blocks are freed when the thread closes it.
+///
+/// Should the new file not be made or placed (a file planted at the temporary name, a
+/// file system without `rename(2)` over a file), `old` is emptied in place, as before.
+fn replace_with_new(old: File, dir: &Path, run_id: &str, path: &Path) -> io::Result<File> {
+    let n = REPLACEMENTS.fetch_add(1, Ordering::Relaxed);
+    let temporary = dir.join(format!(".{run_id}.jsonl.new-{}-{n}", std::process::id()));
+    let mut options = reopen_options();
+    options.read(true).append(true).create_new(true);
+    let Ok(new) = options.open(&temporary) else {
+        old.set_len(0)?;
+        return Ok(old);
+    };
+    // Nobody else can have the new file yet (its name was made just now, `O_EXCL`), but a
+    // run's file is only ever written under its lock, so it is locked before it is placed.
+    let placed = match new.try_lock() {
+        Ok(()) => std::fs::rename(&temporary, path),
+        Err(_) => Err(io::Error::from(ErrorKind::WouldBlock)),
+    };
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+        old.set_len(0)?;
+        return Ok(old);
+    }
+    close_aside(old);
+    Ok(new)
+}
+
+/// Closes a replaced run file on a thread of its own (at most [`CLOSING_AT_ONCE`] at a
+/// time; otherwise here). The last close of a file no name leads to frees its blocks.
+fn close_aside(old: File) {
+    if CLOSING.fetch_add(1, Ordering::Relaxed) >= CLOSING_AT_ONCE {
+        CLOSING.fetch_sub(1, Ordering::Relaxed);
+        drop(old);
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("axt-replaced".into())
+        // It only closes a file: the kernel does the work.
+        .stack_size(64 << 10)
+        .spawn(move || {
+            drop(old);
+            CLOSING.fetch_sub(1, Ordering::Relaxed);
+        });
+    if spawned.is_err() {
+        // The closure, and the file with it, were dropped here.
+        CLOSING.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// What [`RunFile::open`] found in an existing file.
@@ -356,30 +449,44 @@ impl RunFile {
         // otherwise send the transcript wherever it points.
         let mut options = reopen_options();
         options.read(true).append(true);
-        let (file, created) = match options.clone().create_new(true).open(&path) {
-            Ok(file) => (file, true),
-            Err(error) if error.kind() == ErrorKind::AlreadyExists => {
-                (options.open(&path).map_err(io_error)?, false)
+        let deadline = Instant::now() + LOCK_PATIENCE;
+        let mut file = loop {
+            let (file, created) = match options.clone().create_new(true).open(&path) {
+                Ok(file) => (file, true),
+                Err(error) if error.kind() == ErrorKind::AlreadyExists => {
+                    (options.open(&path).map_err(io_error)?, false)
+                }
+                Err(error) => return Err(io_error(error)),
+            };
+            if !created {
+                // Whatever is at the path is checked on the open file, not by name first: a
+                // file swapped in between a look and the open cannot slip through.
+                let meta = file.metadata().map_err(io_error)?;
+                check_reused(&file, &meta, &path)?;
             }
-            Err(error) => return Err(io_error(error)),
+            // The lock before anything else is decided: whether the run has lines, and above
+            // all emptying it to replace it, are the lock holder's to do.
+            match lock_patiently(&file) {
+                Ok(true) => {}
+                Ok(false) => return Err(RecordError::Busy { path }),
+                Err(error) => return Err(io_error(error)),
+            }
+            // The file locked must still be the run's: a recorder that replaced the run
+            // while this one waited for the lock put a new file at the path, which is
+            // opened and locked in turn.
+            if still_at(&file, &path).map_err(io_error)? {
+                break file;
+            }
+            if Instant::now() >= deadline {
+                return Err(RecordError::Busy { path });
+            }
         };
-        if !created {
-            // Whatever is at the path is checked on the open file, not by name first: a
-            // file swapped in between a look and the open cannot slip through.
-            let meta = file.metadata().map_err(io_error)?;
-            check_reused(&file, &meta, &path)?;
-        }
-        // The lock before anything else is decided: whether the run has lines, and above
-        // all emptying it to replace it, are the lock holder's to do.
-        match lock_patiently(&file) {
-            Ok(true) => {}
-            Ok(false) => return Err(RecordError::Busy { path }),
-            Err(error) => return Err(io_error(error)),
-        }
         let has_lines = file.metadata().map_err(io_error)?.len() > 0;
         match if_exists {
             IfExists::Refuse if has_lines => return Err(RecordError::Exists { path }),
-            IfExists::Replace if has_lines => file.set_len(0).map_err(io_error)?,
+            IfExists::Replace if has_lines => {
+                file = replace_with_new(file, dir, run_id, &path).map_err(io_error)?;
+            }
             _ => {}
         }
         if sync_metadata {

@@ -4,8 +4,8 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -17,7 +17,9 @@ use axt::model::{
     Block, ContentBlock, EncodeError, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload,
     Role, StepPayload, ToolPayload, decode_event,
 };
-use axt::record::{Delivery, Durability, RecordError, Recorder, RecorderOptions, Redactor};
+use axt::record::{
+    Delivery, Durability, IfExists, RecordError, Recorder, RecorderOptions, Redactor,
+};
 use rstest::rstest;
 use serde_json::{Value, json};
 
@@ -456,6 +458,113 @@ fn a_second_recorder_on_the_same_run_is_refused() {
     assert!(matches!(second, Err(RecordError::Busy { .. })));
     first.close().unwrap();
     Recorder::create(dir.path(), "run-busy", RecorderOptions::default()).expect("free again");
+}
+
+/// This process's open files that lead to `path`, or led to it before it was replaced
+/// (`/proc/self/fd` names those ` (deleted)`): (still named, no longer named).
+fn open_files_of(path: &Path) -> (usize, usize) {
+    let gone = PathBuf::from(format!("{} (deleted)", path.display()));
+    let (mut named, mut unnamed) = (0, 0);
+    for entry in fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        match fs::read_link(entry.path()) {
+            Ok(target) if target == path => named += 1,
+            Ok(target) if target == gone => unnamed += 1,
+            _ => {}
+        }
+    }
+    (named, unnamed)
+}
+
+/// Waits (5 s at most) until `done` holds.
+fn within_5s(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !done() {
+        assert!(Instant::now() < deadline, "not within 5 s: {what}");
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Replacing a run puts a new file in its place (emptying the old one in place waited for
+/// its blocks to be freed): the new run alone, 0600, nothing else left in the directory,
+/// and the old file closed (on a thread of its own) soon after.
+#[test]
+fn replacing_a_run_puts_a_new_file_in_its_place_and_closes_the_old_one() {
+    let dir = TempDir::new("replace-new-file");
+    let old = Recorder::create(dir.path(), "run-r", RecorderOptions::default()).unwrap();
+    for n in 0..3 {
+        old.record(assistant(format!("old {n}"))).unwrap();
+    }
+    old.close().unwrap();
+    let path = dir.path().join("run-r.jsonl");
+    let old_inode = fs::metadata(&path).unwrap().ino();
+    let options = RecorderOptions::default().if_exists(IfExists::Replace);
+    let new = Recorder::create(dir.path(), "run-r", options).unwrap();
+    new.record(assistant("new")).unwrap();
+    new.close().unwrap();
+    assert_ne!(fs::metadata(&path).unwrap().ino(), old_inode);
+    let events = read_run(&path);
+    assert_eq!(events.len(), 1);
+    assert_eq!(text_of(&events[0]), "new");
+    assert_eq!(mode(&path), 0o600);
+    let names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["run-r.jsonl"]);
+    within_5s("the replaced file is closed", || {
+        open_files_of(&path).1 == 0
+    });
+    // An empty file is not replaced but taken as it is (it has nothing to lose).
+    let empty = dir.path().join("run-e.jsonl");
+    fs::File::create(&empty).unwrap();
+    let empty_inode = fs::metadata(&empty).unwrap().ino();
+    let options = RecorderOptions::default().if_exists(IfExists::Replace);
+    let rec = Recorder::create(dir.path(), "run-e", options).unwrap();
+    rec.record(assistant("first")).unwrap();
+    rec.close().unwrap();
+    assert_eq!(fs::metadata(&empty).unwrap().ino(), empty_inode);
+    assert_eq!(read_run(&empty).len(), 1);
+}
+
+/// A recorder that opened a run's file and waits for its lock while the run is replaced
+/// (a new file renamed over the one it opened) writes into the new file, after its lines,
+/// once it has the lock: not into the old one, which no name leads to any more. Here the
+/// lock is held by this test and the replacement is a rename of its own, so that the
+/// waiting recorder has surely opened the old file first (two open files lead to it).
+#[test]
+fn a_recorder_waiting_for_a_replaced_run_s_lock_continues_the_new_file() {
+    let dir = TempDir::new("replaced-while-waiting");
+    let path = dir.path().join("run-w.jsonl");
+    let old = Recorder::create(dir.path(), "run-w", RecorderOptions::default()).unwrap();
+    for n in 0..3 {
+        old.record(assistant(format!("old {n}"))).unwrap();
+    }
+    old.close().unwrap();
+    // The new file: one line of the same run, made in a directory of its own.
+    let elsewhere = TempDir::new("replaced-while-waiting-new");
+    let new = Recorder::create(elsewhere.path(), "run-w", RecorderOptions::default()).unwrap();
+    new.record(assistant("new")).unwrap();
+    new.close().unwrap();
+    let staged = dir.path().join("staged");
+    fs::copy(elsewhere.path().join("run-w.jsonl"), &staged).unwrap();
+
+    let holder = fs::File::open(&path).unwrap();
+    holder.lock().unwrap();
+    let dir_path = dir.path().to_owned();
+    let waiting = thread::spawn(move || {
+        let rec = Recorder::create(&dir_path, "run-w", RecorderOptions::default()).unwrap();
+        rec.record(assistant("after the lock")).unwrap();
+        rec.close().unwrap();
+    });
+    within_5s("the waiting recorder opened the old file", || {
+        open_files_of(&path).0 >= 2
+    });
+    fs::rename(&staged, &path).unwrap();
+    drop(holder);
+    waiting.join().unwrap();
+
+    let texts: Vec<String> = read_run(&path).iter().map(|e| text_of(e).into()).collect();
+    assert_eq!(texts, ["new", "after the lock"]);
 }
 
 #[rstest]
