@@ -236,7 +236,14 @@ fn one(
     {
         return (Status::Unchanged, None);
     }
-    let hash = match found.content_hash() {
+    // A session small enough is read from disk once: hashed, planned and transcribed
+    // from the same bytes, held by this worker until it is written.
+    let held = found.read_whole();
+    let hash = match held.as_ref().map(|held| Ok(held.content_hash())) {
+        Some(hash) => hash,
+        None => found.content_hash(),
+    };
+    let hash = match hash {
         Ok(hash) => hash,
         Err(error) => return (Status::Failed(error), None),
     };
@@ -250,6 +257,7 @@ fn one(
         };
         return (Status::Unchanged, Some(touched));
     }
+    let _holding = held.map(|held| held.hold());
     // A database's session is read in one transaction, whatever is written meanwhile; its
     // stamps, which every session of the database shares, are not looked at again.
     let checked = options.settle.is_some() && found.row.is_none();

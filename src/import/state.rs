@@ -145,6 +145,16 @@ pub fn content_hash(files: &[PathBuf]) -> io::Result<String> {
     Ok(hash.finish())
 }
 
+/// The content hash of files read whole, in order: [`content_hash`] of their paths.
+pub(crate) fn content_hash_of<'a>(files: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hash = ContentHash::new();
+    for bytes in files {
+        hash.write(bytes);
+        hash.write(&(bytes.len() as u64).to_le_bytes());
+    }
+    hash.finish()
+}
+
 impl State {
     /// The state `dir` holds; empty when it has none, or one that cannot be read (it is a
     /// cache: the run files decide).

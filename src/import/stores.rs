@@ -16,6 +16,7 @@ use std::str::FromStr;
 use super::claude_code::{self, Skipped};
 use super::codex;
 use super::copilot;
+use super::entries;
 use super::feed::SessionPlan;
 use super::gemini;
 use super::opencode;
@@ -322,6 +323,16 @@ impl Found {
                     source,
                 })
             }
+        }
+    }
+
+    /// The session's files read whole, once ([`entries::Held`]): for every store whose
+    /// [`content_hash`](Found::content_hash) is its files', when they are small enough to
+    /// hold; `None` for the others (read as they go).
+    pub(crate) fn read_whole(&self) -> Option<entries::Held> {
+        match self.store {
+            Store::OpenCode => None,
+            _ => entries::Held::read(&self.paths()),
         }
     }
 
