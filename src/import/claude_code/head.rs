@@ -647,8 +647,8 @@ fn skim_message<'a>(skim: &mut Skim<'a>, bytes: &'a [u8]) -> Option<Option<Messa
                     *skim = from;
                     skim.skip()?;
                 }
-                // serde_json's `RawValue` is a `str`.
-                let text = std::str::from_utf8(&bytes[start..skim.position()]).ok()?;
+                // serde_json's `RawValue` is a `str` (checked as std checks it, by SIMD).
+                let text = simdutf8::basic::from_utf8(&bytes[start..skim.position()]).ok()?;
                 message.content = Some(text);
                 message.skimmed = read.and_then(|(mut content, spans)| {
                     if let Content::Blocks(blocks) = &mut content {

@@ -598,6 +598,25 @@ mod tests {
         // Not UTF-8: in a skipped string, and in the content.
         same(b"{\"type\":\"user\",\"x\":\"\xff\"}");
         same(b"{\"type\":\"user\",\"message\":{\"content\":\"\xff\"}}");
+        // In a long content's blocks (past the checker's SIMD blocks), a character cut short
+        // and a surrogate's bytes, each against the same content valid.
+        for bad in [
+            &b"\xe6\x97"[..],
+            b"\xed\xa0\x80",
+            b"\xc0\xaf",
+            "日本".as_bytes(),
+        ] {
+            for pad in [0, 63, 64, 100] {
+                let line = [
+                    &br#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":""#[..],
+                    &vec![b'a'; pad],
+                    bad,
+                    br#""},{"type":"tool_use","id":"t","name":"Task","input":{}}]}}"#,
+                ]
+                .concat();
+                same(&line);
+            }
+        }
         let mut read = 0;
         for file in walk(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
