@@ -268,7 +268,7 @@ impl Bench {
                 let input = serde_json::json!({"command": "ls -la src"});
                 let call = ToolPayload::call("Bash", id.as_str(), input, Fidelity::Router);
                 let mut result = ToolPayload::call("Bash", id, Value::Null, Fidelity::Router);
-                result.output = Value::String("lorem ipsum dolor sit amet ".repeat(4));
+                result.output = Value::String("lorem ipsum dolor sit amet ".repeat(4)).into();
                 result.duration_ms = Some(0);
                 [(EventType::ToolCall, call), (EventType::ToolResult, result)]
             })

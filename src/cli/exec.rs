@@ -656,7 +656,7 @@ fn follow_line(event: &ExchangeEvent, colour: bool) -> Option<String> {
             (YELLOW, format!("-> {}", tool.name), tool.input.to_string())
         }
         (EventType::ToolResult, Payload::Tool(tool)) => {
-            let output = match &tool.output {
+            let output = match &*tool.output {
                 serde_json::Value::String(text) => text.clone(),
                 other => other.to_string(),
             };

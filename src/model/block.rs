@@ -6,6 +6,7 @@
 //! reported and passed on. Encoding is strict: an unrecognized block, or a fidelity outside
 //! the vocabulary, is an error.
 
+use super::output::ToolOutput;
 use super::refusal;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -118,7 +119,7 @@ pub enum Block {
         /// The `tool_id` of the call this answers.
         tool_id: String,
         /// Output as observed: a string, structured value, or null.
-        tool_content: Value,
+        tool_content: ToolOutput,
         /// The tool failed (Anthropic `is_error`, a failed or declined command, an MCP error).
         /// Extension field.
         is_error: bool,
@@ -283,11 +284,11 @@ impl ContentBlock {
     pub fn tool_result(
         fidelity: Fidelity,
         tool_id: impl Into<String>,
-        tool_content: Value,
+        tool_content: impl Into<ToolOutput>,
     ) -> Self {
         let block = Block::ToolResult {
             tool_id: tool_id.into(),
-            tool_content,
+            tool_content: tool_content.into(),
             is_error: false,
             exit_code: None,
         };
@@ -378,7 +379,9 @@ fn decode_known(fields: &Map<String, Value>) -> Result<Block, UnrecognizedReason
         },
         "tool_result" => Block::ToolResult {
             tool_id: string(fields, "tool_id")?.unwrap_or_default(),
-            tool_content: fields.get("tool_content").cloned().unwrap_or(Value::Null),
+            tool_content: ToolOutput::new(
+                fields.get("tool_content").cloned().unwrap_or(Value::Null),
+            ),
             is_error: flag(fields, "is_error")?,
             exit_code: match fields.get("exit_code") {
                 None | Some(Value::Null) => None,

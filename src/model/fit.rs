@@ -22,6 +22,7 @@ use super::block::{Block, Citation, ContentBlock, Fidelity};
 use super::codec::EncodeError;
 use super::event::ExchangeEvent;
 use super::limits::{MAX_DEPTH, MAX_LINE_BYTES};
+use super::output::ToolOutput;
 use super::payload::Payload;
 use super::write::{BLOCK_VALUE_LEVEL, CITATION_EXTRA_LEVEL, PAYLOAD_VALUE_LEVEL};
 
@@ -543,7 +544,7 @@ fn bound(event: &ExchangeEvent) -> (usize, usize) {
         }
         Payload::Tool(tool) => {
             walk.value(&tool.input, PAYLOAD_VALUE_LEVEL);
-            walk.value(&tool.output, PAYLOAD_VALUE_LEVEL);
+            walk.output(&tool.output, PAYLOAD_VALUE_LEVEL);
             walk.opt(&tool.error);
             walk.text(&tool.name);
             walk.text(&tool.call_id);
@@ -568,6 +569,15 @@ struct Bound {
 impl Bound {
     fn text(&mut self, text: &str) {
         self.bytes += 6 * text.len() + 16;
+    }
+
+    /// A string held as its JSON is that JSON's length (unescaping it to count would cost
+    /// what holding it saves).
+    fn output(&mut self, output: &ToolOutput, level: usize) {
+        match output.json() {
+            Some(json) => self.bytes += json.len() + 16,
+            None => self.value(output, level),
+        }
     }
 
     fn opt(&mut self, text: &Option<String>) {
@@ -628,7 +638,7 @@ impl Bound {
                 ..
             } => {
                 self.text(tool_id);
-                self.value(tool_content, BLOCK_VALUE_LEVEL);
+                self.output(tool_content, BLOCK_VALUE_LEVEL);
             }
             Block::Command { command, tool_id } => {
                 self.text(command);
@@ -919,7 +929,7 @@ mod tests {
                 Fidelity::AgentEmitted,
                 Block::ToolResult {
                     tool_id: "t1".into(),
-                    tool_content: content,
+                    tool_content: content.into(),
                     is_error: false,
                     exit_code: None,
                 }
@@ -949,7 +959,7 @@ mod tests {
         )
             .prop_map(|(input, output, error)| {
                 let mut tool = ToolPayload::call("Bash", "c1", input, Fidelity::AgentEmitted);
-                tool.output = output;
+                tool.output = output.into();
                 tool.error = error;
                 Payload::Tool(tool)
             });

@@ -369,6 +369,7 @@ mod fit;
 mod limits;
 pub(crate) mod lines;
 mod meta;
+mod output;
 mod payload;
 mod provider;
 mod refusal;
@@ -391,6 +392,7 @@ pub use meta::{
     Compaction, DeniedCall, PASSTHROUGH_BYTES, PASSTHROUGH_LIMIT, Passthrough, ProcessEnd,
     Retraction, RunError, RunMeta, RunStatus, SourceTimes, StopKind, StopReason, Usage, UsageScope,
 };
+pub use output::ToolOutput;
 pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolPayload};
 pub use provider::{Provider, UnknownProvider, Vendor};
 pub use report::{InputReport, RecordCounts};

@@ -12,6 +12,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::block::{ContentBlock, Fidelity, non_empty};
+use super::output::ToolOutput;
 use super::step::StepKind;
 
 /// The payload of an event.
@@ -160,7 +161,7 @@ pub struct ToolPayload {
     /// Arguments (meaningful on `tool.call`; written as `null` when absent).
     pub input: Value,
     /// Return value (meaningful on `tool.result`; written as `null` when absent).
-    pub output: Value,
+    pub output: ToolOutput,
     /// Failure description on `tool.result`; `None` on success.
     pub error: Option<String>,
     /// Who reported the call.
@@ -199,7 +200,7 @@ impl ToolPayload {
             name: name.into(),
             call_id: call_id.into(),
             input,
-            output: Value::Null,
+            output: ToolOutput::default(),
             error: None,
             fidelity,
             exit_code: None,
@@ -287,7 +288,7 @@ fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
         name: string(fields, "name")?.unwrap_or_default(),
         call_id: string(fields, "call_id")?.unwrap_or_default(),
         input: fields.get("input").cloned().unwrap_or(Value::Null),
-        output: fields.get("output").cloned().unwrap_or(Value::Null),
+        output: ToolOutput::new(fields.get("output").cloned().unwrap_or(Value::Null)),
         error: string(fields, "error")?.filter(|e| !e.is_empty()),
         fidelity: match string(fields, "fidelity")? {
             Some(text) => Fidelity::from_wire(&text),

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::block::{Block, Citation, ContentBlock, Fidelity};
 use super::event::{EventType, ExchangeEvent};
 use super::limits::MAX_DEPTH;
+use super::output::ToolOutput;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
 
@@ -48,6 +49,9 @@ pub(super) trait Out {
     /// scanned. (The vocabulary's names are constants, written with their keys by
     /// `vocabulary!`.)
     fn plain(&mut self, text: &[u8]);
+    /// A string already escaped as [`Out::string`] escapes it, quotes included (a
+    /// [`ToolOutput`] held as its JSON): copied as it is.
+    fn escaped(&mut self, json: &[u8]);
     fn integer(&mut self, number: u64);
     fn signed(&mut self, number: i64);
     fn number(&mut self, number: &serde_json::Number);
@@ -80,6 +84,10 @@ impl Out for Vec<u8> {
         self.push(b'"');
     }
     #[inline]
+    fn escaped(&mut self, json: &[u8]) {
+        self.extend_from_slice(json);
+    }
+    #[inline]
     fn integer(&mut self, number: u64) {
         if number < 10 {
             // Most iterations, a tool's exit code: one digit, without formatting.
@@ -106,6 +114,7 @@ impl Out for Refusals {
     fn byte(&mut self, _: u8) {}
     fn string(&mut self, _: &str) {}
     fn plain(&mut self, _: &[u8]) {}
+    fn escaped(&mut self, _: &[u8]) {}
     fn integer(&mut self, _: u64) {}
     fn signed(&mut self, _: i64) {}
     fn number(&mut self, _: &serde_json::Number) {}
@@ -128,6 +137,9 @@ impl Out for Measure {
     }
     fn plain(&mut self, text: &[u8]) {
         self.0 += text.len() + 2;
+    }
+    fn escaped(&mut self, json: &[u8]) {
+        self.0 += json.len();
     }
     fn integer(&mut self, _: u64) {
         self.0 += 20;
@@ -301,7 +313,7 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     out.bytes(b",\"input\":");
     value(input, out, PAYLOAD_VALUE_LEVEL)?;
     out.bytes(b",\"output\":");
-    value(output, out, PAYLOAD_VALUE_LEVEL)?;
+    tool_output(output, out, PAYLOAD_VALUE_LEVEL)?;
     if let Some(error) = error {
         out.bytes(b",\"error\":");
         out.string(non_empty("error", error)?);
@@ -399,7 +411,7 @@ pub(super) fn content_block<O: Out>(block: &ContentBlock, out: &mut O) -> Result
         } => {
             field(out, "tool_id", tool_id);
             out.bytes(b",\"tool_content\":");
-            value(tool_content, out, BLOCK_VALUE_LEVEL)?;
+            tool_output(tool_content, out, BLOCK_VALUE_LEVEL)?;
             if *is_error {
                 out.bytes(b",\"is_error\":true");
             }
@@ -476,6 +488,19 @@ fn field(out: &mut impl Out, name: &str, text: &str) {
     out.bytes(name.as_bytes());
     out.bytes(b"\":");
     out.string(text);
+}
+
+/// A tool's output: a string held as its JSON is that JSON, copied (its invariant: the
+/// writer's own escaping of the string), any other output its value.
+#[inline]
+fn tool_output<O: Out>(output: &ToolOutput, out: &mut O, level: usize) -> Result<(), Refusal> {
+    match output.json() {
+        Some(json) => {
+            out.escaped(json);
+            Ok(())
+        }
+        None => value(output, out, level),
+    }
 }
 
 /// Any JSON value at nesting `level` (the level its own array or object would be), as
@@ -813,7 +838,8 @@ const RUN: usize = 64;
 /// but the normalize bench's Codex row measured 32.6% of simd-json against 34.4% before
 /// (medians of ten alternated runs), and no better without the hash check: the copy is
 /// made when the record is parsed and written a chunk later, and finding, boxing and
-/// copying it out move as many bytes as the escaping saved.
+/// copying it out move as many bytes as the escaping saved. What paid instead is holding
+/// those bytes as the output itself, with no text beside them ([`ToolOutput`]).
 fn escaped_from(out: &mut Vec<u8>, bytes: &[u8]) {
     // A run's worst case (every byte a `\\u00XX`), and the last word's tail.
     let mut written = [0u8; RUN * 6 + 8];

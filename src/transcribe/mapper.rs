@@ -316,7 +316,11 @@ impl EventMapper {
             };
             let name = self.tool_names.get(&tool_id).cloned().unwrap_or_default();
             let error = is_error.then(|| {
-                let text = content_text(&tool_content);
+                // An output held as its JSON is unescaped for this alone, not kept read.
+                let text = match tool_content.text() {
+                    Some(text) => text.into_owned(),
+                    None => content_text(&tool_content),
+                };
                 if text.is_empty() {
                     "the tool reported an error".to_owned()
                 } else {

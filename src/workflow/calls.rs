@@ -368,7 +368,7 @@ mod tests {
 
     fn result(id: &str) -> ToolPayload {
         let mut payload = agent("", id, Value::Null);
-        payload.output = json!("out");
+        payload.output = json!("out").into();
         payload
     }
 

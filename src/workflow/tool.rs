@@ -122,7 +122,7 @@ impl ToolCall {
                 });
             };
             let payload = ToolPayload {
-                output,
+                output: output.into(),
                 error,
                 exit_code,
                 duration_ms: Some(duration_ms),

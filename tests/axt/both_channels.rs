@@ -301,7 +301,7 @@ fn channels(agent_id: &str, agent_name: &str, alias: Alias) -> [ExchangeEvent; 4
     );
     let mut agent_result =
         ToolPayload::call(agent_name, agent_id, Value::Null, Fidelity::AgentEmitted);
-    agent_result.output = json!("make: *** no rule");
+    agent_result.output = json!("make: *** no rule").into();
     agent_result.error = Some("exit status 2".to_owned());
     let mut router_call =
         ToolPayload::call("Bash", "rt-1", json!({"command": "make"}), Fidelity::Router);
@@ -310,7 +310,7 @@ fn channels(agent_id: &str, agent_name: &str, alias: Alias) -> [ExchangeEvent; 4
     }
     let mut router_result = router_call.clone();
     router_result.input = Value::Null;
-    router_result.output = json!("built");
+    router_result.output = json!("built").into();
     router_result.duration_ms = Some(30);
     let named = (agent_id != "rt-1").then(|| agent_id.to_owned());
     router_result.agent_call_id = named.clone();

@@ -255,7 +255,7 @@ fn item_updated_is_not_duplicated() {
                 tool_id,
                 tool_content,
                 ..
-            } => Some((tool_id.as_str(), tool_content)),
+            } => Some((tool_id.as_str(), &**tool_content)),
             _ => None,
         })
         .collect();

@@ -449,7 +449,11 @@ mod forward_compatibility {
             panic!()
         };
         assert_eq!(
-            (tool.input.clone(), tool.output.clone(), tool.error.clone()),
+            (
+                tool.input.clone(),
+                tool.output.clone().into_value(),
+                tool.error.clone()
+            ),
             (Value::Null, Value::Null, None)
         );
     }
@@ -772,7 +776,7 @@ mod strict_writer {
                 Fidelity::AgentEmitted,
                 Block::ToolResult {
                     tool_id: "t".into(),
-                    tool_content: json!(""),
+                    tool_content: json!("").into(),
                     is_error: true,
                     exit_code: Some(42),
                 },
@@ -969,7 +973,7 @@ mod round_trip {
                 .prop_map(|(tool_id, tool_content, is_error, exit_code)| {
                     Block::ToolResult {
                         tool_id,
-                        tool_content,
+                        tool_content: tool_content.into(),
                         is_error,
                         exit_code,
                     }
@@ -1061,7 +1065,7 @@ mod round_trip {
                             t,
                             Payload::Tool({
                                 let mut tool = ToolPayload::call(name, call_id, input, fidelity);
-                                tool.output = output;
+                                tool.output = output.into();
                                 tool.error = error;
                                 tool.exit_code = exit_code;
                                 tool.duration_ms = duration_ms;

@@ -757,7 +757,7 @@ impl Mapper {
             }
         };
         if self.context.content && !tool.output.is_null() {
-            let result = match &tool.output {
+            let result = match &*tool.output {
                 Value::String(text) => text.clone(),
                 other => json_text(other),
             };

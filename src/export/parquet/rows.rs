@@ -686,7 +686,7 @@ impl<'a> RunRows<'a> {
             }
             None => None,
         };
-        let output = match &tool.output {
+        let output = match &*tool.output {
             Value::Null => None,
             Value::String(text) => Some(text.len()),
             other => Some(compact(other).len()),
@@ -812,7 +812,7 @@ impl<'a> RunRows<'a> {
         if let Payload::Tool(tool) = &event.payload {
             let (kind, value) = match event.event_type {
                 EventType::ToolCall => ("tool_input", &tool.input),
-                _ => ("tool_output", &tool.output),
+                _ => ("tool_output", &*tool.output),
             };
             let mut content = row(0, kind, Some(text_of(value)));
             content.tool_name = Some(tool.name.clone());

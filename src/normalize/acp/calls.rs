@@ -260,7 +260,7 @@ impl Calls {
             let (content, exit_code) = result_content(call, out.terminals);
             let block = Block::ToolResult {
                 tool_id: id.to_owned(),
-                tool_content: content,
+                tool_content: content.into(),
                 is_error: call.status.as_deref() != Some("completed"),
                 exit_code,
             };

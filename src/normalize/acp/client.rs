@@ -256,7 +256,7 @@ fn answer(
 ) {
     let block = Block::ToolResult {
         tool_id: tool_id.to_owned(),
-        tool_content: content,
+        tool_content: content.into(),
         is_error,
         exit_code,
     };

@@ -120,7 +120,7 @@ fn tool_result(raw: RawBlock<'_>) -> Block {
             .tool_use_id
             .map(Borrowed::into_owned)
             .unwrap_or_default(),
-        tool_content: raw.content.unwrap_or(Value::Null),
+        tool_content: raw.content.unwrap_or(Value::Null).into(),
         is_error: raw.is_error.unwrap_or(false),
         exit_code: None,
     }

@@ -103,7 +103,7 @@ pub(super) fn tool_result(tool_id: String, content: Value, status: &str) -> Bloc
     };
     Block::ToolResult {
         tool_id,
-        tool_content,
+        tool_content: tool_content.into(),
         is_error: status == "error",
         exit_code: None,
     }
@@ -144,7 +144,7 @@ mod tests {
             };
             return Whole::Blocks(vec![Block::ToolResult {
                 tool_id: field("toolUseId").into(),
-                tool_content,
+                tool_content: tool_content.into(),
                 is_error: field("status") == "error",
                 exit_code: None,
             }]);
@@ -226,7 +226,7 @@ mod tests {
             tool_result("t".into(), items, "success"),
             Block::ToolResult {
                 tool_id: "t".into(),
-                tool_content: json!("out"),
+                tool_content: json!("out").into(),
                 is_error: false,
                 exit_code: None,
             }

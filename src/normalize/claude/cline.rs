@@ -325,7 +325,7 @@ fn cline_result(tool_id: String, event: &Value) -> Block {
     };
     Block::ToolResult {
         tool_id,
-        tool_content: content,
+        tool_content: content.into(),
         is_error: failed || error.is_some(),
         exit_code: None,
     }

@@ -440,7 +440,7 @@ impl State {
                 };
                 let block = Block::ToolResult {
                     tool_id: id,
-                    tool_content: content,
+                    tool_content: content.into(),
                     is_error,
                     exit_code: None,
                 };
@@ -503,7 +503,8 @@ impl State {
                     Some(Value::Array(_)) => Value::String(letta_content(raw.get("content"))),
                     Some(other) => other.clone(),
                     None => Value::Null,
-                },
+                }
+                .into(),
                 is_error: false,
                 exit_code: None,
             };
@@ -621,7 +622,11 @@ impl State {
                 self.flush_family(items, diagnostics);
                 let block = Block::ToolResult {
                     tool_id: field("tool_call_id").unwrap_or("").to_owned(),
-                    tool_content: raw.get("tool_return").cloned().unwrap_or(Value::Null),
+                    tool_content: raw
+                        .get("tool_return")
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                        .into(),
                     is_error: field("status") == Some("error"),
                     exit_code: None,
                 };
@@ -720,7 +725,7 @@ fn cursor_result(tool_id: String, result: &Value) -> Block {
     };
     Block::ToolResult {
         tool_id,
-        tool_content: content,
+        tool_content: content.into(),
         is_error: outcome != "success",
         exit_code: body.get("exitCode").and_then(Value::as_i64),
     }

@@ -214,7 +214,7 @@ fn goose_result(tool_id: String, result: &Value) -> Block {
     let is_error = error.is_some() || value.get("isError").and_then(Value::as_bool) == Some(true);
     Block::ToolResult {
         tool_id,
-        tool_content,
+        tool_content: tool_content.into(),
         is_error,
         exit_code: None,
     }

@@ -314,7 +314,7 @@ impl State {
                         .tool_use_id
                         .map(Borrowed::into_owned)
                         .unwrap_or_default(),
-                    tool_content: raw.content.unwrap_or(Value::Null),
+                    tool_content: raw.content.unwrap_or(Value::Null).into(),
                     is_error: raw.is_error.unwrap_or(false),
                     exit_code: None,
                 },

@@ -68,7 +68,8 @@ impl State {
                         .get("output")
                         .or(raw.get("content"))
                         .cloned()
-                        .unwrap_or(Value::Null),
+                        .unwrap_or(Value::Null)
+                        .into(),
                     is_error: raw
                         .get("is_error")
                         .and_then(Value::as_bool)

@@ -737,7 +737,7 @@ impl State {
             .answer(id, record.line, record.offset, diagnostics);
         let result = Block::ToolResult {
             tool_id: id.to_owned(),
-            tool_content: outcome.content,
+            tool_content: outcome.content.into(),
             is_error: outcome.is_error,
             exit_code: outcome.exit_code,
         };

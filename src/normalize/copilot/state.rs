@@ -213,7 +213,7 @@ impl State {
                     .unwrap_or(Value::Null);
                 let block = Block::ToolResult {
                     tool_id,
-                    tool_content: content,
+                    tool_content: content.into(),
                     is_error: !success,
                     exit_code: None,
                 };

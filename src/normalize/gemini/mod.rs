@@ -588,7 +588,7 @@ impl State {
                 let error_message = event.error.as_ref().and_then(|e| e.get("message")).cloned();
                 let block = Block::ToolResult {
                     tool_id,
-                    tool_content: event.output.or(error_message).unwrap_or(Value::Null),
+                    tool_content: event.output.or(error_message).unwrap_or(Value::Null).into(),
                     is_error: event.status.as_deref() == Some("error"),
                     exit_code: None,
                 };

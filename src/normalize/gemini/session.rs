@@ -432,7 +432,7 @@ impl Session {
             .answer(id, source.line, source.offset, diagnostics);
         let block = Block::ToolResult {
             tool_id: id.to_owned(),
-            tool_content: content,
+            tool_content: content.into(),
             is_error,
             exit_code: None,
         };

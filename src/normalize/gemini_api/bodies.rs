@@ -136,7 +136,7 @@ impl State {
         };
         Block::ToolResult {
             tool_id,
-            tool_content: content,
+            tool_content: content.into(),
             is_error,
             exit_code: None,
         }

@@ -113,7 +113,7 @@ impl Candidate {
             let tool_id = self.last_code.take().unwrap_or_default();
             let block = Block::ToolResult {
                 tool_id,
-                tool_content: Value::from(result.output.unwrap_or_default().into_owned()),
+                tool_content: Value::from(result.output.unwrap_or_default().into_owned()).into(),
                 is_error: !outcome_ok(result.outcome.as_ref()),
                 exit_code: None,
             };

@@ -100,7 +100,7 @@ pub(crate) fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> C
                 || exit_code.is_some_and(|code| code != 0);
             vec![Block::ToolResult {
                 tool_id: owned(raw.tool_use_id),
-                tool_content: content,
+                tool_content: content.into(),
                 is_error,
                 exit_code,
             }]

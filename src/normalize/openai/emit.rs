@@ -67,7 +67,7 @@ impl State {
             .or_else(|| self.program_calls.get(&tool_id).cloned());
         let block = Block::ToolResult {
             tool_id,
-            tool_content: result.content,
+            tool_content: result.content.into(),
             is_error: result.is_error,
             exit_code: result.exit_code,
         };
@@ -242,7 +242,7 @@ impl State {
                     .answer(&call.id, span.line, span.offset, diagnostics);
                 let block = Block::ToolResult {
                     tool_id: call.id,
-                    tool_content: content,
+                    tool_content: content.into(),
                     is_error,
                     exit_code: None,
                 };

@@ -170,7 +170,7 @@ impl Said {
                 }));
                 let result = status.map(|completed| Block::ToolResult {
                     tool_id: tool_id.clone(),
-                    tool_content: content,
+                    tool_content: content.into(),
                     is_error: !completed,
                     exit_code,
                 });

@@ -463,7 +463,7 @@ impl State {
         };
         let block = Block::ToolResult {
             tool_id,
-            tool_content,
+            tool_content: tool_content.into(),
             is_error,
             exit_code: None,
         };
