@@ -212,10 +212,6 @@ impl<'a> Parsed<'a> {
     /// writer would write ([`ToolOutput`]'s invariant; the writer then copies it and never
     /// escapes the text), else as the text. The one line an adapter adopts where it builds
     /// an output it does not read: `tool_content: parsed.output(text)`.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "adopted by the Codex adapter next")
-    )]
     pub(crate) fn output(self, text: Cow<'_, str>) -> ToolOutput {
         match self.json_of(&text) {
             Some(json) => ToolOutput::escaped(json),

@@ -62,7 +62,7 @@ use serde_json::{Map, Value};
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{Borrowed, JsonParser, to_value};
+use super::json::{Borrowed, JsonParser, Parsed, to_value};
 use super::report::Fate;
 use super::tools::PendingTools;
 use super::{
@@ -70,7 +70,7 @@ use super::{
     RunStatus, Source, StopKind, StopReason,
 };
 use crate::model::tools::shell_join;
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
 
 mod rollout;
 mod wire;
@@ -124,8 +124,8 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-            self.line(line, record, items, diagnostics)
+        parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
+            self.line(line, record, parsed, items, diagnostics)
         });
     }
 
@@ -231,11 +231,12 @@ impl State {
         &mut self,
         line: Line<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
         let Some(kind) = line.kind.clone() else {
-            return self.untyped(line, record, items, diagnostics);
+            return self.untyped(line, record, parsed, items, diagnostics);
         };
         if rollout::is_rollout(&kind)
             && let Some(payload) = &line.payload
@@ -258,7 +259,7 @@ impl State {
         };
         if let Some(phase) = phase {
             return match line.item {
-                Some(item) => self.item(phase, kind, item, record, items, diagnostics),
+                Some(item) => self.item((phase, kind), item, record, parsed, items, diagnostics),
                 None => {
                     diagnostics.push(shape(record, &format!("{kind} without `item`")));
                     Fate::Skipped
@@ -299,11 +300,12 @@ impl State {
         &mut self,
         line: Line<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
         if let Some(msg) = line.msg {
-            return self.legacy(msg, record, items, diagnostics);
+            return self.legacy(msg, record, parsed, items, diagnostics);
         }
         if let Some(prompt) = line.prompt {
             let block = Block::text(prompt.into_owned());
@@ -395,12 +397,13 @@ impl State {
     // -----------------------------------------------------------------------------------
     // Current and interim items.
 
+    /// An item of `event` (`item.started`, ...), in its phase.
     fn item(
         &mut self,
-        phase: Phase,
-        event: &str,
+        (phase, event): (Phase, &str),
         mut item: RawItem<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -453,7 +456,7 @@ impl State {
                     self.call(&id, item_call(kind, &mut item), record, items);
                 }
                 if done {
-                    let result = self.item_result(kind, &id, item);
+                    let result = self.item_result(kind, &id, item, parsed);
                     self.result(&id, result, record, items, diagnostics);
                 }
             }
@@ -489,24 +492,32 @@ impl State {
         });
     }
 
-    fn item_result(&mut self, kind: &str, id: &str, item: RawItem<'_>) -> ToolOutcome {
+    fn item_result(
+        &mut self,
+        kind: &str,
+        id: &str,
+        item: RawItem<'_>,
+        parsed: Parsed<'_>,
+    ) -> ToolOutcome {
         let status = item.status.as_deref().unwrap_or("");
         let failed = matches!(status, "failed" | "declined");
         match kind {
             "command_execution" => {
                 let latest = self.latest_output.remove(id).unwrap_or_default();
-                let output = match item.aggregated_output {
-                    Some(output) if !output.is_empty() => output.into_owned(),
-                    _ => latest,
+                // Nearly every byte of `exec --json` is a command's output, which goes out
+                // as the record escaped it.
+                let content = match item.aggregated_output {
+                    Some(Borrowed(output)) if !output.is_empty() => parsed.output(output),
+                    _ => Value::String(latest).into(),
                 };
                 ToolOutcome {
-                    content: Value::String(output),
+                    content,
                     is_error: failed || item.exit_code.is_some_and(|code| code != 0),
                     exit_code: item.exit_code,
                 }
             }
             "file_change" => ToolOutcome {
-                content: Value::String(status.to_owned()),
+                content: Value::String(status.to_owned()).into(),
                 is_error: failed,
                 exit_code: None,
             },
@@ -520,18 +531,18 @@ impl State {
                     _ => error.clone().map_or(Value::Null, Value::String),
                 };
                 ToolOutcome {
-                    content,
+                    content: content.into(),
                     is_error: failed || error.is_some(),
                     exit_code: None,
                 }
             }
             "collab_tool_call" => ToolOutcome {
-                content: item.agents_states.unwrap_or(Value::Null),
+                content: item.agents_states.unwrap_or(Value::Null).into(),
                 is_error: failed,
                 exit_code: None,
             },
             _ => ToolOutcome {
-                content: item.results.unwrap_or(Value::Null),
+                content: item.results.unwrap_or(Value::Null).into(),
                 is_error: failed,
                 exit_code: None,
             },
@@ -545,6 +556,7 @@ impl State {
         &mut self,
         msg: Msg<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -603,11 +615,12 @@ impl State {
             }
             "exec_command_end" => {
                 let content = match msg.aggregated_output {
-                    Some(output) if !output.is_empty() => output.into_owned(),
-                    _ => owned(msg.stdout) + msg.stderr.as_deref().unwrap_or(""),
+                    Some(Borrowed(output)) if !output.is_empty() => parsed.output(output),
+                    _ => Value::String(owned(msg.stdout) + msg.stderr.as_deref().unwrap_or(""))
+                        .into(),
                 };
                 let outcome = ToolOutcome {
-                    content: Value::String(content),
+                    content,
                     is_error: msg.exit_code.is_some_and(|code| code != 0),
                     exit_code: msg.exit_code,
                 };
@@ -624,7 +637,7 @@ impl State {
             "patch_apply_end" => {
                 let content = owned(msg.stdout) + msg.stderr.as_deref().unwrap_or("");
                 let outcome = ToolOutcome {
-                    content: Value::String(content),
+                    content: Value::String(content).into(),
                     is_error: msg.success == Some(false),
                     exit_code: None,
                 };
@@ -656,7 +669,7 @@ impl State {
                 };
                 self.call(&id, call, record, items);
                 let outcome = ToolOutcome {
-                    content: Value::Null,
+                    content: Value::Null.into(),
                     is_error: false,
                     exit_code: None,
                 };
@@ -737,7 +750,7 @@ impl State {
             .answer(id, record.line, record.offset, diagnostics);
         let result = Block::ToolResult {
             tool_id: id.to_owned(),
-            tool_content: outcome.content.into(),
+            tool_content: outcome.content,
             is_error: outcome.is_error,
             exit_code: outcome.exit_code,
         };
@@ -747,7 +760,7 @@ impl State {
 
 /// How a tool call ended.
 struct ToolOutcome {
-    content: Value,
+    content: ToolOutput,
     is_error: bool,
     exit_code: Option<i64>,
 }
@@ -851,7 +864,7 @@ fn legacy_mcp_result(result: Option<Value>) -> ToolOutcome {
         other => (other.unwrap_or(Value::Null), false),
     };
     ToolOutcome {
-        content,
+        content: content.into(),
         is_error,
         exit_code: None,
     }
