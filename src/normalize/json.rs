@@ -214,7 +214,15 @@ impl<'a> Parsed<'a> {
     /// an output it does not read: `tool_content: parsed.output(text)`.
     pub(crate) fn output(self, text: Cow<'_, str>) -> ToolOutput {
         match self.json_of(&text) {
-            Some(json) => ToolOutput::escaped(json),
+            Some(json) => {
+                // A prefix of a string passes `json_of`'s checks when the rest has no escape
+                // the writer does not write: the caller's promise, checked where tests run.
+                debug_assert!(
+                    serde_json::from_slice::<String>(json).is_ok_and(|whole| whole == text),
+                    "not a whole string of the record: {text:?}"
+                );
+                ToolOutput::escaped(json)
+            }
             None => ToolOutput::new(serde_json::Value::String(text.into_owned())),
         }
     }
