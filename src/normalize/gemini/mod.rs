@@ -44,12 +44,15 @@
 
 use std::borrow::Cow;
 
+use std::fmt;
+
 use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{self, Lines, Record};
-use super::json::{Borrowed, JsonParser, RecordShape, to_value};
+use super::json::{Borrowed, JsonParser, Parsed, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal, streamed_text};
 use super::{
@@ -57,7 +60,7 @@ use super::{
     RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::tools::shell_commands;
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
 
 mod delta;
 mod session;
@@ -194,8 +197,8 @@ impl Adapter for State {
                 return;
             }
             let Output { items, diagnostics } = out;
-            parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
-                self.event(event, record, items, diagnostics)
+            parser.parse_in::<EventShape>(record, diagnostics, |event, parsed, diagnostics| {
+                self.event(event, record, parsed, items, diagnostics)
             });
         }
     }
@@ -335,8 +338,9 @@ struct Event<'a> {
     parameters: Option<Value>,
     #[serde(borrow, default)]
     status: Option<Borrowed<'a>>,
-    #[serde(default)]
-    output: Option<Value>,
+    /// Most of a stream's bytes: kept as the record escaped it ([`LentOutput`]).
+    #[serde(borrow, default)]
+    output: Option<LentOutput<'a>>,
     // tool_result, result: `{type, message}`
     #[serde(default)]
     error: Option<Value>,
@@ -346,6 +350,73 @@ struct Event<'a> {
     // result
     #[serde(default)]
     stats: Option<Value>,
+}
+
+/// A tool result's `output` as the record has it: a string as the parse lent it (borrowed
+/// where it needed no unescaping, for [`Parsed::output`] to keep it as the record escaped
+/// it), or any other value as the tree reads it.
+enum LentOutput<'a> {
+    Text(Cow<'a, str>),
+    Value(Value),
+}
+
+impl LentOutput<'_> {
+    /// As the model's output: a string kept as `parsed`'s record escaped it where it can be.
+    fn into_tool_output(self, parsed: Parsed<'_>) -> ToolOutput {
+        match self {
+            LentOutput::Text(text) => parsed.output(text),
+            LentOutput::Value(value) => value.into(),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LentOutput<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = LentOutput<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(LentOutput::Text(Cow::Borrowed(text)))
+            }
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(LentOutput::Text(Cow::Owned(text)))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(LentOutput::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map)).map(LentOutput::Value)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(seq)).map(LentOutput::Value)
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(LentOutput::Value(Value::Bool(value)))
+            }
+            fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
+                Ok(LentOutput::Value(value.into()))
+            }
+            fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+                Ok(LentOutput::Value(value.into()))
+            }
+            fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+                // As the tree: a float that is no JSON number (never from a parser) is null.
+                let number = serde_json::Number::from_f64(value);
+                Ok(LentOutput::Value(number.map_or(Value::Null, Value::Number)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(LentOutput::Value(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(LentOutput::Value(Value::Null))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 struct DocumentShape;
@@ -512,6 +583,7 @@ impl State {
         &mut self,
         event: Event<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -585,10 +657,17 @@ impl State {
                     .unwrap_or_default();
                 self.tools
                     .answer(&tool_id, record.line, record.offset, diagnostics);
-                let error_message = event.error.as_ref().and_then(|e| e.get("message")).cloned();
+                // The output goes out as the record escaped it, never read here.
+                let tool_content = match event.output {
+                    Some(output) => output.into_tool_output(parsed),
+                    None => {
+                        let error = event.error.as_ref().and_then(|e| e.get("message"));
+                        error.cloned().unwrap_or(Value::Null).into()
+                    }
+                };
                 let block = Block::ToolResult {
                     tool_id,
-                    tool_content: event.output.or(error_message).unwrap_or(Value::Null).into(),
+                    tool_content,
                     is_error: event.status.as_deref() == Some("error"),
                     exit_code: None,
                 };
@@ -860,5 +939,46 @@ mod tests {
         assert_eq!(document_start(b"{\""), None);
         assert_eq!(document_start(b" {\"type\":\"init\"}"), None);
         assert_eq!(document_start(b"[ERROR] boom"), None);
+    }
+
+    /// A tool result's `output` of each kind, read as the adapter reads it and made the
+    /// model's output: the same value the tree reads; a string held as the record's own
+    /// JSON for it when that is the writer's escaping, else as its text.
+    #[test]
+    fn a_tool_outputs_string_is_kept_as_the_record_escaped_it_and_any_other_value_as_the_tree() {
+        for output in [
+            r#""plain""#,
+            r#""""#,
+            r#""line\n\t\"quoted\" \u001b[0m é 😀""#,
+            r#""an escaped \/ solidus""#,
+            r#""\u00e9 spelled out""#,
+            "12",
+            "-3",
+            "1.5",
+            "true",
+            r#"[1,"two",{"three":null}]"#,
+            r#"{"a":"b\n","c":[]}"#,
+        ] {
+            let line = format!(
+                r#"{{"type":"tool_result","timestamp":"t","tool_id":"x","status":"success","output":{output}}}"#
+            );
+            let tree: Value = serde_json::from_str(&line).unwrap();
+            let record = Record::line(line.as_bytes(), 1, 0, true);
+            let mut seen = None;
+            JsonParser::default().parse_in::<EventShape>(
+                record,
+                &mut Vec::new(),
+                |event, parsed, _| {
+                    let kept = event.output.expect("an output").into_tool_output(parsed);
+                    seen = Some((kept.json().map(<[u8]>::to_vec), kept.into_value()));
+                    Fate::Mapped
+                },
+            );
+            let (json, value) = seen.expect("the record is read");
+            assert_eq!(value, tree["output"], "{output}");
+            let writers = serde_json::to_vec(&tree["output"]).unwrap();
+            let canonical = tree["output"].is_string() && writers == output.as_bytes();
+            assert_eq!(json, canonical.then_some(writers), "{output}");
+        }
     }
 }
