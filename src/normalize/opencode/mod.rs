@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{JsonParser, RecordShape};
+use super::json::{JsonParser, Parsed, RecordShape};
 use super::lenient::Slot;
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal};
@@ -128,8 +128,8 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
-            self.event(event, record, items, diagnostics)
+        parser.parse_in::<EventShape>(record, diagnostics, |event, parsed, diagnostics| {
+            self.event(event, record, parsed, items, diagnostics)
         });
     }
 
@@ -176,6 +176,7 @@ impl State {
         &mut self,
         event: Event<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -201,7 +202,13 @@ impl State {
                     self.step_finished(part.step());
                 }
                 let message = part.message_id.take().map(Cow::into_owned);
-                self.emit(part.said().blocks(), message, record, items, diagnostics);
+                self.emit(
+                    part.said(parsed).blocks(),
+                    message,
+                    record,
+                    items,
+                    diagnostics,
+                );
             }
             "message" => {
                 let Some(info) = event.info.filter(Value::is_object) else {

@@ -22,11 +22,14 @@
 
 use std::borrow::Cow;
 
-use serde::de::{IgnoredAny, MapAccess};
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::model::tools::shell_commands;
-use crate::model::{Block, Role, StopKind, StopReason, Usage};
+use crate::model::{Block, Role, StopKind, StopReason, ToolOutput, Usage};
+use crate::normalize::json::Parsed;
 use crate::normalize::lenient::{Members, Slot, Text};
 
 /// What a part becomes.
@@ -68,7 +71,7 @@ pub(crate) enum Said {
         status: Option<bool>,
         exit_code: Option<i64>,
         /// The output, or the error, once it has a status.
-        content: Value,
+        content: ToolOutput,
     },
     Nothing,
 }
@@ -122,7 +125,7 @@ impl Said {
                     input,
                     status,
                     exit_code,
-                    content: content.map(Value::take).unwrap_or(Value::Null),
+                    content: content.map(Value::take).unwrap_or(Value::Null).into(),
                 }
             }
             _ => Said::Nothing,
@@ -170,7 +173,7 @@ impl Said {
                 }));
                 let result = status.map(|completed| Block::ToolResult {
                     tool_id: tool_id.clone(),
-                    tool_content: content.into(),
+                    tool_content: content,
                     is_error: !completed,
                     exit_code,
                 });
@@ -196,7 +199,7 @@ pub(crate) struct Part<'a> {
     tool: Option<Cow<'a, str>>,
     call_id: Option<Cow<'a, str>>,
     /// `None` when it has none, or it is no object.
-    state: Option<ToolState>,
+    state: Option<ToolState<'a>>,
     tokens: Option<Value>,
     cost: Option<Value>,
     reason: Option<Cow<'a, str>>,
@@ -204,7 +207,7 @@ pub(crate) struct Part<'a> {
 
 /// A tool part's `state`, the fields the mapping reads.
 #[derive(Default)]
-struct ToolState {
+struct ToolState<'a> {
     status: Option<String>,
     input: Option<Value>,
     // Read as a tree although only `exit` is wanted and OpenCode's bash tool repeats its
@@ -212,8 +215,77 @@ struct ToolState {
     // better, 479.2 M instructions either way on the bench stream and within the noise of
     // CPU time (80 ms) with every completed call's output repeated there (perf-typed).
     metadata: Option<Value>,
-    output: Option<Value>,
-    error: Option<Value>,
+    /// Borrowed when a string: `state.output` is most of the stream's bytes, and goes out as
+    /// the record escaped it ([`Parsed::output`]).
+    output: Option<Output<'a>>,
+    error: Option<Output<'a>>,
+}
+
+/// A tool's output (or error) as a part has it: a string, borrowed from the parse where the
+/// parser lends it (for [`Parsed::output`], which keeps it as the record escaped it), or any
+/// other value, read as the tree reads it.
+enum Output<'a> {
+    Text(Cow<'a, str>),
+    Value(Value),
+}
+
+impl Output<'_> {
+    /// As the model's output: a string kept as `parsed`'s record escaped it where it can be.
+    fn into_tool_output(self, parsed: Parsed<'_>) -> ToolOutput {
+        match self {
+            Output::Text(text) => parsed.output(text),
+            Output::Value(value) => value.into(),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Output<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Output<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Output::Text(Cow::Borrowed(text)))
+            }
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Output::Text(Cow::Owned(text)))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Output::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map)).map(Output::Value)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(seq)).map(Output::Value)
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(Output::Value(Value::Bool(value)))
+            }
+            fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
+                Ok(Output::Value(value.into()))
+            }
+            fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+                Ok(Output::Value(value.into()))
+            }
+            fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+                // As the tree reads it: a float that is no JSON number is null.
+                let number = serde_json::Number::from_f64(value);
+                Ok(Output::Value(number.map_or(Value::Null, Value::Number)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Output::Value(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Output::Value(Value::Null))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 impl<'de: 'a, 'a> Members<'de> for Part<'a> {
@@ -229,7 +301,7 @@ impl<'de: 'a, 'a> Members<'de> for Part<'a> {
             "tool" => self.tool = map.next_value::<Text<'de>>()?.0,
             "callID" => self.call_id = map.next_value::<Text<'de>>()?.0,
             "state" => {
-                self.state = match map.next_value::<Slot<ToolState>>()? {
+                self.state = match map.next_value::<Slot<ToolState<'de>>>()? {
                     Slot::Read(state) => Some(state),
                     Slot::Other => None,
                 };
@@ -245,7 +317,7 @@ impl<'de: 'a, 'a> Members<'de> for Part<'a> {
     }
 }
 
-impl<'de> Members<'de> for ToolState {
+impl<'de: 'a, 'a> Members<'de> for ToolState<'a> {
     fn member<A: MapAccess<'de>>(
         &mut self,
         key: Cow<'de, str>,
@@ -266,8 +338,9 @@ impl<'de> Members<'de> for ToolState {
 }
 
 impl Part<'_> {
-    /// What of the part becomes blocks, as [`Said::of`] reads it from the tree.
-    pub(crate) fn said(self) -> Said {
+    /// What of the part becomes blocks, as [`Said::of`] reads it from the tree; a string
+    /// output kept as `parsed`'s record escaped it.
+    pub(crate) fn said(self, parsed: Parsed<'_>) -> Said {
         match self.kind.as_deref() {
             Some(kind @ ("text" | "reasoning")) => match self.text {
                 Some(text) if !text.is_empty() => Said::Text {
@@ -294,7 +367,10 @@ impl Part<'_> {
                     input: (state.input).unwrap_or_else(|| Value::Object(Default::default())),
                     status,
                     exit_code,
-                    content: content.unwrap_or(Value::Null),
+                    content: match content {
+                        Some(content) => content.into_tool_output(parsed),
+                        None => Value::Null.into(),
+                    },
                 }
             }
             _ => Said::Nothing,
@@ -374,6 +450,9 @@ fn stop_reason(raw: &str) -> StopReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::normalize::framing::Record;
+    use crate::normalize::json::JsonParser;
+    use crate::normalize::report::Fate;
 
     /// Parts at the edges of what the typed reading reads: escaped, empty and mistyped
     /// fields, members twice, states that are no object, tokens and costs of every type.
@@ -400,18 +479,53 @@ mod tests {
         r#"{}"#,
     ];
 
-    /// A part read typed (as the event path reads it, through simd-json) and as a tree.
+    /// A part read typed (as the event path reads it: an event's, through the adapter's
+    /// parser, its string outputs held as the record escaped them) and as a tree.
     fn both(part: &str) -> (String, String) {
         let mut tree: Value = serde_json::from_str(part).expect("a part");
         let step = Step::of(&tree);
         let tree_read = format!("{step:?} {:?}", Said::of(&mut tree).blocks());
-        let mut bytes = part.as_bytes().to_vec();
-        let typed = match simd_json::serde::from_slice::<Slot<Part<'_>>>(&mut bytes) {
-            Ok(Slot::Read(part)) => format!("{:?} {:?}", part.step(), part.said().blocks()),
-            Ok(Slot::Other) => "no object".to_owned(),
-            Err(error) => format!("refused: {error}"),
-        };
-        (typed, tree_read)
+        (typed(part), tree_read)
+    }
+
+    /// A part read as the event path reads it.
+    fn typed(part: &str) -> String {
+        let event = format!(r#"{{"type":"text","timestamp":1,"sessionID":"s","part":{part}}}"#);
+        let record = Record::line(event.as_bytes(), 1, 0, true);
+        let mut seen = "refused".to_owned();
+        let mut parser = JsonParser::default();
+        parser.parse_in::<super::super::EventShape>(record, &mut Vec::new(), |event, parsed, _| {
+            seen = match event.part {
+                Some(Slot::Read(part)) => {
+                    format!("{:?} {:?}", part.step(), part.said(parsed).blocks())
+                }
+                Some(Slot::Other) => "no object".to_owned(),
+                None => "none".to_owned(),
+            };
+            Fate::Mapped
+        });
+        seen
+    }
+
+    #[test]
+    fn a_string_output_is_kept_as_its_record_escaped_it() {
+        let part = r#"{"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","output":"a\n\"b\"\u0001"}}"#;
+        let event = format!(r#"{{"type":"tool_use","part":{part}}}"#);
+        let record = Record::line(event.as_bytes(), 1, 0, true);
+        let mut kept = None;
+        let mut parser = JsonParser::default();
+        parser.parse_in::<super::super::EventShape>(record, &mut Vec::new(), |event, parsed, _| {
+            if let Some(Slot::Read(part)) = event.part
+                && let PartBlocks::Tool { result, .. } = part.said(parsed).blocks()
+                && let Some(Block::ToolResult { tool_content, .. }) = result
+            {
+                kept = Some(tool_content);
+            }
+            Fate::Mapped
+        });
+        let kept = kept.expect("a result");
+        assert_eq!(kept.json(), Some(&br#""a\n\"b\"\u0001""#[..]));
+        assert_eq!(*kept, Value::String("a\n\"b\"\u{1}".to_owned()));
     }
 
     #[test]
@@ -445,10 +559,6 @@ mod tests {
     }
 
     fn both_typed_only(value: &str) -> String {
-        let mut bytes = value.as_bytes().to_vec();
-        match simd_json::serde::from_slice::<Slot<Part<'_>>>(&mut bytes) {
-            Ok(Slot::Other) => "no object".to_owned(),
-            _ => "read".to_owned(),
-        }
+        typed(value)
     }
 }
