@@ -4,7 +4,7 @@
 //!
 //! This file hands out blocks; assembling streamed ones is `partial`'s business.
 
-use crate::normalize::json::Borrowed;
+use crate::normalize::json::{Borrowed, Parsed};
 
 use serde_json::Value;
 
@@ -270,7 +270,7 @@ impl State {
         message: Option<Message<'_>>,
         uuid: Option<&str>,
         agent: Option<String>,
-        record: Record<'_>,
+        (record, parsed): (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
@@ -314,7 +314,11 @@ impl State {
                         .tool_use_id
                         .map(Borrowed::into_owned)
                         .unwrap_or_default(),
-                    tool_content: raw.content.unwrap_or(Value::Null).into(),
+                    // Most of a Claude Code log's bytes: a string goes out as the record
+                    // escaped it.
+                    tool_content: raw
+                        .content
+                        .map_or_else(|| Value::Null.into(), |content| content.output(parsed)),
                     is_error: raw.is_error.unwrap_or(false),
                     exit_code: None,
                 },

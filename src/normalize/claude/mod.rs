@@ -88,7 +88,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Lines, Record};
-use super::json::{JsonParser, to_value};
+use super::json::{JsonParser, Parsed, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -183,8 +183,8 @@ impl Adapter for State {
             });
             return;
         }
-        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-            self.line(line, record, items, diagnostics)
+        parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
+            self.line(line, (record, parsed), items, diagnostics)
         });
     }
 
@@ -294,10 +294,12 @@ impl State {
         }
     }
 
+    /// A line of `record`, `parsed` the parse it was read from (for the outputs kept as the
+    /// record escaped them).
     fn line(
         &mut self,
         line: Line<'_>,
-        record: Record<'_>,
+        (record, parsed): (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -395,7 +397,10 @@ impl State {
                 Some("assistant") => {
                     self.assistant(Some(message), None, None, None, record, items, diagnostics)
                 }
-                Some("user") => self.user(Some(message), None, None, record, items, diagnostics),
+                Some("user") => {
+                    let at = (record, parsed);
+                    self.user(Some(message), None, None, at, items, diagnostics);
+                }
                 _ => {
                     diagnostics.push(shape(
                         record,
@@ -429,7 +434,7 @@ impl State {
                     line.message.map(|message| *message),
                     uuid,
                     agent,
-                    record,
+                    (record, parsed),
                     items,
                     diagnostics,
                 )
@@ -541,6 +546,47 @@ mod tests {
     use super::claims;
     use crate::normalize::{Options, Provider, Retraction, normalize_lossy};
     use serde_json::json;
+
+    /// A `tool_result`'s string content is held as the record escaped it when that is the
+    /// writer's escaping (the writer copies it), else as its text; any other content stays a
+    /// tree. Either way it reads as the same value.
+    #[test]
+    fn a_tool_results_string_content_is_held_as_the_record_escaped_it() {
+        let result = |id: &str, content: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{content}}}]}},"session_id":"s"}}"#
+            )
+        };
+        let lines = [
+            result("t1", r#""line \"one\"\n\ttab \\ é \u001f""#),
+            result("t2", r#""a \/ slash \u00e9""#),
+            result("t3", r#"[{"type":"text","text":"x"}]"#),
+            result("t4", "null"),
+            result("t5", r#""""#),
+        ];
+        let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        let normalized = normalize_lossy(Provider::Claude, input.as_bytes(), Options::default());
+        let outputs: Vec<_> = (normalized.items.iter())
+            .filter_map(|item| match &item.block.block {
+                crate::model::Block::ToolResult { tool_content, .. } => Some(tool_content),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(outputs.len(), 5);
+        let json = |n: usize| outputs[n].json().map(|json| String::from_utf8_lossy(json));
+        assert_eq!(
+            json(0).as_deref(),
+            Some(r#""line \"one\"\n\ttab \\ é \u001f""#)
+        );
+        assert_eq!(*outputs[0], json!("line \"one\"\n\ttab \\ é \u{1f}"));
+        // `\/` and a `\u` for a printable character are not the writer's: kept as the text.
+        assert_eq!(json(1), None);
+        assert_eq!(*outputs[1], json!("a / slash é"));
+        assert_eq!(json(2), None);
+        assert_eq!(*outputs[2], json!([{"type": "text", "text": "x"}]));
+        assert_eq!(*outputs[3], json!(null));
+        assert_eq!(*outputs[4], json!(""));
+    }
 
     #[test]
     fn an_assistant_line_that_supersedes_earlier_ones_is_reported_once() {
