@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use bstr::ByteSlice;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use simd_json::{Deserializer, Tape};
 
@@ -191,6 +192,97 @@ impl JsonParser {
                 return false;
             }
         }
+    }
+}
+
+/// A value of a record as the parse lent it: a string borrowed where it needed no unescaping
+/// (for [`Parsed::output`] to keep it as the record escaped it), any other value as its tree.
+/// What an adapter reads a tool's output as (Claude's and the Messages API's block `content`,
+/// Gemini CLI's `output`, OpenCode's `state.output`).
+pub(crate) enum Lent<'a> {
+    Text(Cow<'a, str>),
+    Other(Value),
+}
+
+impl<'a> Lent<'a> {
+    /// The content as a tree.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Lent::Text(text) => Value::String(text.into_owned()),
+            Lent::Other(value) => value,
+        }
+    }
+
+    /// The content as a tool's output: a string held as the record escaped it when that is
+    /// the writer's escaping (`Parsed::output`), anything else as its tree.
+    pub(crate) fn output(self, parsed: Parsed<'_>) -> ToolOutput {
+        match self {
+            Lent::Text(text) => parsed.output(text),
+            Lent::Other(value) => value.into(),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Lent<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Lent<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                text: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(Lent::Text(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Lent::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Lent::Text(Cow::Owned(text)))
+            }
+            fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::Bool(value)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::from(value)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::from(value)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::from(value)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::Null))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Lent::Other(Value::Null))
+            }
+            fn visit_some<D2: serde::Deserializer<'de>>(
+                self,
+                inner: D2,
+            ) -> Result<Self::Value, D2::Error> {
+                Lent::deserialize(inner)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Lent::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Lent::Other)
+            }
+        }
+        deserializer.deserialize_any(Visit)
     }
 }
 

@@ -11,9 +11,8 @@ use super::wire::Wire;
 use super::{State, block_value, canonical_text};
 use crate::model::{Block, Role};
 use crate::normalize::framing::Record;
-use crate::normalize::messages_api::{
-    BlockContent, Message, MessageContent, MessageUsage, RawBlock, made,
-};
+use crate::normalize::json::Lent;
+use crate::normalize::messages_api::{Message, MessageContent, MessageUsage, RawBlock, made};
 use crate::normalize::{Diagnostic, Item};
 
 impl State {
@@ -122,10 +121,7 @@ fn tool_result(raw: RawBlock<'_>) -> Block {
             .tool_use_id
             .map(Borrowed::into_owned)
             .unwrap_or_default(),
-        tool_content: raw
-            .content
-            .map_or(Value::Null, BlockContent::into_value)
-            .into(),
+        tool_content: raw.content.map_or(Value::Null, Lent::into_value).into(),
         is_error: raw.is_error.unwrap_or(false),
         exit_code: None,
     }

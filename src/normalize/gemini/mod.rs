@@ -44,15 +44,12 @@
 
 use std::borrow::Cow;
 
-use std::fmt;
-
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{self, Lines, Record};
-use super::json::{Borrowed, JsonParser, Parsed, RecordShape, to_value};
+use super::json::{Borrowed, JsonParser, Lent, Parsed, RecordShape, to_value};
 use super::report::{Fate, Fields, Kind};
 use super::tools::{PendingTools, missing_terminal, streamed_text};
 use super::{
@@ -60,7 +57,7 @@ use super::{
     RunStatus, Source, StopKind, StopReason, Usage,
 };
 use crate::model::tools::shell_commands;
-use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
+use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 mod delta;
 mod session;
@@ -338,9 +335,9 @@ struct Event<'a> {
     parameters: Option<Value>,
     #[serde(borrow, default)]
     status: Option<Borrowed<'a>>,
-    /// Most of a stream's bytes: kept as the record escaped it ([`LentOutput`]).
+    /// Most of a stream's bytes: kept as the record escaped it ([`Lent`]).
     #[serde(borrow, default)]
-    output: Option<LentOutput<'a>>,
+    output: Option<Lent<'a>>,
     // tool_result, result: `{type, message}`
     #[serde(default)]
     error: Option<Value>,
@@ -350,73 +347,6 @@ struct Event<'a> {
     // result
     #[serde(default)]
     stats: Option<Value>,
-}
-
-/// A tool result's `output` as the record has it: a string as the parse lent it (borrowed
-/// where it needed no unescaping, for [`Parsed::output`] to keep it as the record escaped
-/// it), or any other value as the tree reads it.
-enum LentOutput<'a> {
-    Text(Cow<'a, str>),
-    Value(Value),
-}
-
-impl LentOutput<'_> {
-    /// As the model's output: a string kept as `parsed`'s record escaped it where it can be.
-    fn into_tool_output(self, parsed: Parsed<'_>) -> ToolOutput {
-        match self {
-            LentOutput::Text(text) => parsed.output(text),
-            LentOutput::Value(value) => value.into(),
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for LentOutput<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = LentOutput<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(LentOutput::Text(Cow::Borrowed(text)))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(LentOutput::Text(Cow::Owned(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(LentOutput::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(MapAccessDeserializer::new(map)).map(LentOutput::Value)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(seq)).map(LentOutput::Value)
-            }
-            fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
-                Ok(LentOutput::Value(Value::Bool(value)))
-            }
-            fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
-                Ok(LentOutput::Value(value.into()))
-            }
-            fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
-                Ok(LentOutput::Value(value.into()))
-            }
-            fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
-                // As the tree: a float that is no JSON number (never from a parser) is null.
-                let number = serde_json::Number::from_f64(value);
-                Ok(LentOutput::Value(number.map_or(Value::Null, Value::Number)))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(LentOutput::Value(Value::Null))
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(LentOutput::Value(Value::Null))
-            }
-        }
-        deserializer.deserialize_any(Visit)
-    }
 }
 
 struct DocumentShape;
@@ -659,7 +589,7 @@ impl State {
                     .answer(&tool_id, record.line, record.offset, diagnostics);
                 // The output goes out as the record escaped it, never read here.
                 let tool_content = match event.output {
-                    Some(output) => output.into_tool_output(parsed),
+                    Some(output) => output.output(parsed),
                     None => {
                         let error = event.error.as_ref().and_then(|e| e.get("message"));
                         error.cloned().unwrap_or(Value::Null).into()
@@ -969,7 +899,7 @@ mod tests {
                 record,
                 &mut Vec::new(),
                 |event, parsed, _| {
-                    let kept = event.output.expect("an output").into_tool_output(parsed);
+                    let kept = event.output.expect("an output").output(parsed);
                     seen = Some((kept.json().map(<[u8]>::to_vec), kept.into_value()));
                     Fate::Mapped
                 },

@@ -6,12 +6,12 @@
 //! out (into the adapter's items, tool bookkeeping and metadata, which it is lent). This
 //! file must not keep state between blocks.
 
-use crate::normalize::json::Borrowed;
+use crate::normalize::json::{Borrowed, Lent};
 
 use serde_json::Value;
 
 use super::print::fingerprint;
-use super::wire::{BlockContent, RawBlock};
+use super::wire::RawBlock;
 use crate::model::tools::shell_commands;
 use crate::model::{Block, ContentBlock, Fidelity, RunMeta};
 use crate::normalize::tools::{PendingTools, citations_of};
@@ -93,7 +93,7 @@ pub(crate) fn canonical(raw: RawBlock<'_>, unknown: impl FnOnce() -> Value) -> C
         // (`web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`,
         // `mcp_tool_result`, ...).
         result if result.ends_with("_tool_result") && raw.tool_use_id.is_some() => {
-            let content = raw.content.map_or(Value::Null, BlockContent::into_value);
+            let content = raw.content.map_or(Value::Null, Lent::into_value);
             let exit_code = return_code(&content);
             let is_error = raw.is_error.unwrap_or(false)
                 || is_error_content(&content)

@@ -26,5 +26,5 @@ mod wire;
 pub(crate) use blocks::{Canonical, canonical, hand_out, made, tool_blocks};
 pub(crate) use stream::{Assembly, Closed, OpenBlock, close_block};
 pub(crate) use wire::{
-    BlockContent, Delta, Message, MessageContent, MessageUsage, RawBlock, StreamEvent, stop_kind,
+    Delta, Message, MessageContent, MessageUsage, RawBlock, StreamEvent, stop_kind,
 };

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::model::{StopKind, ToolOutput, Usage};
-use crate::normalize::json::{Borrowed, Parsed};
+use crate::model::{StopKind, Usage};
+use crate::normalize::json::{Borrowed, Lent};
 
 /// A message: a response body, `message_start`'s message, a Claude Code line's `message`,
 /// or one of a request's `messages`.
@@ -65,85 +65,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageContent<'a> {
     }
 }
 
-/// A block's `content`: a string borrowed from the parse, or any other value as a tree.
-pub(crate) enum BlockContent<'a> {
-    Text(Cow<'a, str>),
-    Other(Value),
-}
-
-impl<'a> BlockContent<'a> {
-    /// The content as a tree.
-    pub(crate) fn into_value(self) -> Value {
-        match self {
-            BlockContent::Text(text) => Value::String(text.into_owned()),
-            BlockContent::Other(value) => value,
-        }
-    }
-
-    /// The content as a tool's output: a string held as the record escaped it when that is
-    /// the writer's escaping (`Parsed::output`), anything else as its tree.
-    pub(crate) fn output(self, parsed: Parsed<'_>) -> ToolOutput {
-        match self {
-            BlockContent::Text(text) => parsed.output(text),
-            BlockContent::Other(value) => value.into(),
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for BlockContent<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = BlockContent<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(BlockContent::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(BlockContent::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, text: String) -> Result<Self::Value, E> {
-                Ok(BlockContent::Text(Cow::Owned(text)))
-            }
-            fn visit_bool<E: de::Error>(self, value: bool) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::Bool(value)))
-            }
-            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::from(value)))
-            }
-            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::from(value)))
-            }
-            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::from(value)))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::Null))
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(BlockContent::Other(Value::Null))
-            }
-            fn visit_some<D2: Deserializer<'de>>(
-                self,
-                inner: D2,
-            ) -> Result<Self::Value, D2::Error> {
-                BlockContent::deserialize(inner)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
-                    .map(BlockContent::Other)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(BlockContent::Other)
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
 /// One content block, every type's fields side by side.
 #[derive(Deserialize)]
 pub(crate) struct RawBlock<'a> {
@@ -166,9 +87,9 @@ pub(crate) struct RawBlock<'a> {
     #[serde(borrow, default)]
     pub(crate) tool_use_id: Option<Borrowed<'a>>,
     /// A result's content: a string kept as the parse lent it (an adapter that only
-    /// passes it on holds it as the record escaped it, `BlockContent::output`).
+    /// passes it on holds it as the record escaped it, `Lent::output`).
     #[serde(borrow, default)]
-    pub(crate) content: Option<BlockContent<'a>>,
+    pub(crate) content: Option<Lent<'a>>,
     #[serde(default)]
     pub(crate) is_error: Option<bool>,
     #[serde(default)]

@@ -22,14 +22,12 @@
 
 use std::borrow::Cow;
 
-use std::fmt;
-
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
 use serde_json::Value;
 
 use crate::model::tools::shell_commands;
 use crate::model::{Block, Role, StopKind, StopReason, ToolOutput, Usage};
-use crate::normalize::json::Parsed;
+use crate::normalize::json::{Lent, Parsed};
 use crate::normalize::lenient::{Members, Slot, Text};
 
 /// What a part becomes.
@@ -217,75 +215,8 @@ struct ToolState<'a> {
     metadata: Option<Value>,
     /// Borrowed when a string: `state.output` is most of the stream's bytes, and goes out as
     /// the record escaped it ([`Parsed::output`]).
-    output: Option<Output<'a>>,
-    error: Option<Output<'a>>,
-}
-
-/// A tool's output (or error) as a part has it: a string, borrowed from the parse where the
-/// parser lends it (for [`Parsed::output`], which keeps it as the record escaped it), or any
-/// other value, read as the tree reads it.
-enum Output<'a> {
-    Text(Cow<'a, str>),
-    Value(Value),
-}
-
-impl Output<'_> {
-    /// As the model's output: a string kept as `parsed`'s record escaped it where it can be.
-    fn into_tool_output(self, parsed: Parsed<'_>) -> ToolOutput {
-        match self {
-            Output::Text(text) => parsed.output(text),
-            Output::Value(value) => value.into(),
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Output<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-        struct Visit;
-        impl<'de> Visitor<'de> for Visit {
-            type Value = Output<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Output::Text(Cow::Borrowed(text)))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Output::Text(Cow::Owned(text)))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Output::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(MapAccessDeserializer::new(map)).map(Output::Value)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(seq)).map(Output::Value)
-            }
-            fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
-                Ok(Output::Value(Value::Bool(value)))
-            }
-            fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
-                Ok(Output::Value(value.into()))
-            }
-            fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
-                Ok(Output::Value(value.into()))
-            }
-            fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
-                // As the tree reads it: a float that is no JSON number is null.
-                let number = serde_json::Number::from_f64(value);
-                Ok(Output::Value(number.map_or(Value::Null, Value::Number)))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Output::Value(Value::Null))
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Output::Value(Value::Null))
-            }
-        }
-        deserializer.deserialize_any(Visit)
-    }
+    output: Option<Lent<'a>>,
+    error: Option<Lent<'a>>,
 }
 
 impl<'de: 'a, 'a> Members<'de> for Part<'a> {
@@ -368,7 +299,7 @@ impl Part<'_> {
                     status,
                     exit_code,
                     content: match content {
-                        Some(content) => content.into_tool_output(parsed),
+                        Some(content) => content.output(parsed),
                         None => Value::Null.into(),
                     },
                 }
