@@ -384,8 +384,8 @@ fn close_aside(old: File) {
     }
     let spawned = std::thread::Builder::new()
         .name("axt-replaced".into())
-        // It only closes a file: the kernel does the work.
-        .stack_size(64 << 10)
+        // The default stack: with 64 KiB, a debug build's thread overflowed it (SIGSEGV in
+        // 3 of 6 runs of batch.rs's replacing FIFO test); the pages are only reserved.
         .spawn(move || {
             drop(old);
             CLOSING.fetch_sub(1, Ordering::Relaxed);
