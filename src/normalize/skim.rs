@@ -346,6 +346,48 @@ pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     }
 }
 
+/// Where the string whose opening quote is before `from` ends (past its closing quote), when
+/// its JSON is exactly what the writer writes for it: the bytes a [`ToolOutput`] may hold
+/// (its invariant; `ToolOutput::escaped(&bytes[from - 1..end])`). `None` at anything else:
+/// a control character, an escape JSON has not, and the valid escapes the writer never
+/// writes (`\/`, a `\u` other than lower-case `\u00xx` for a control character without a
+/// short form), where the caller gives up to its parse. The bytes must have been checked as
+/// UTF-8 (a skim checks its line whole, once). One pass, eight bytes at a time, as
+/// [`string_end`]: a skim that takes a tool's output this way never unescapes it, and the
+/// writer copies it.
+///
+/// [`ToolOutput`]: crate::model::ToolOutput
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the tool-output skims of this release take it up")
+)]
+pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        at = plain_end(bytes, at);
+        match *bytes.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => match bytes.get(at + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                b'u' => match bytes.get(at + 2..at + 6)? {
+                    [
+                        b'0',
+                        b'0',
+                        high @ (b'0' | b'1'),
+                        low @ (b'0'..=b'9' | b'a'..=b'f'),
+                    ] if !matches!((high, low), (b'0', b'8' | b'9' | b'a' | b'c' | b'd')) => {
+                        at += 6
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            // A control character.
+            _ => return None,
+        }
+    }
+}
+
 /// A field read once: a second of the same name is serde derive's `duplicate field`.
 pub(crate) fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     if slot.is_some() {
@@ -421,6 +463,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A string is taken as the writer's exactly when serde_json reads it and writes the
+    /// same bytes back: every escape, canonical or not, at every place in the eight-byte
+    /// words it is read in.
+    #[test]
+    fn a_string_is_the_writers_exactly_when_serde_json_writes_it_back_the_same() {
+        let pieces = [
+            "\\\"",
+            "\\\\",
+            "\\n",
+            "\\b",
+            "\\f",
+            "\\r",
+            "\\t",
+            "\\/",
+            "\\u0001",
+            "\\u001f",
+            "\\u001F",
+            "\\u0008",
+            "\\u000a",
+            "\\u0009",
+            "\\u000c",
+            "\\u000d",
+            "\\u000b",
+            "\\u0020",
+            "\\u007f",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\u12",
+            "\\x",
+            "\t",
+            "\u{7f}",
+            "\u{e9}",
+            "\u{1f600}",
+            "ab",
+            "/",
+        ];
+        for pad in 0..9 {
+            for a in pieces {
+                for b in pieces {
+                    let body = format!(
+                        "{}{a}{}{b}{}",
+                        "x".repeat(pad),
+                        "y".repeat(pad % 3),
+                        "z".repeat(9 - pad)
+                    );
+                    let json = format!("\"{body}\"");
+                    let record = format!("{{\"k\":{json},\"n\":1}}");
+                    let writers = serde_json::from_str::<String>(&json).is_ok_and(|text| {
+                        serde_json::to_string(&text).is_ok_and(|again| again == json)
+                    });
+                    let from = "{\"k\":\"".len();
+                    let end = writers_string_end(record.as_bytes(), from);
+                    assert_eq!(end.is_some(), writers, "{json}");
+                    if let Some(end) = end {
+                        assert_eq!(&record[from - 1..end], json);
+                    }
+                }
+            }
+        }
+        assert_eq!(writers_string_end(b"\"unterminated", 1), None);
     }
 
     #[test]
