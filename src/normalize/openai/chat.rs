@@ -12,6 +12,7 @@ use super::assembly::Assembly;
 use super::items::ItemResult;
 use super::wire::{StrOr, Wire, unboxed};
 use crate::model::{Citation, Role};
+use crate::normalize::json::Parsed;
 use crate::normalize::tools::citation_of;
 use crate::normalize::{Diagnostic, Item, Source, StopKind};
 
@@ -127,6 +128,7 @@ impl State {
     pub(super) fn chat_request(
         &mut self,
         wire: Wire<'_>,
+        parsed: Parsed<'_>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -152,7 +154,11 @@ impl State {
                 "tool" | "function" => {
                     let result = ItemResult {
                         tool_id: message.tool_call_id.as_deref().unwrap_or("").to_owned(),
-                        content: message.content.map_or(Value::Null, StrOr::into_value),
+                        // Held as the record escaped it (see `items::result_item`).
+                        content: match message.content {
+                            Some(StrOr::Str(text)) => parsed.output(text),
+                            content => content.map_or(Value::Null, StrOr::into_value).into(),
+                        },
                         is_error: false,
                         exit_code: None,
                         unnamed: None,

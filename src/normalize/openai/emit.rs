@@ -67,7 +67,7 @@ impl State {
             .or_else(|| self.program_calls.get(&tool_id).cloned());
         let block = Block::ToolResult {
             tool_id,
-            tool_content: result.content.into(),
+            tool_content: result.content,
             is_error: result.is_error,
             exit_code: result.exit_code,
         };

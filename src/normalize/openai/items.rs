@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 
 use super::assembly::{Assembly, Input, OpenCall};
 use super::wire::{StrOr, WireItem, parts_text};
+use crate::model::ToolOutput;
 use crate::normalize::Source;
+use crate::normalize::json::Parsed;
 
 impl Assembly {
     /// A Responses item (output or request input), as far as it carries assistant output.
@@ -363,7 +365,7 @@ pub(super) const OUTPUT_ITEMS: [&str; 18] = [
 pub(super) struct ItemResult {
     /// The call it answers; empty when it names none (see `unnamed`).
     pub(super) tool_id: String,
-    pub(super) content: Value,
+    pub(super) content: ToolOutput,
     pub(super) is_error: bool,
     pub(super) exit_code: Option<i64>,
     /// The tool whose oldest call still waiting a result that names no call answers (a
@@ -374,9 +376,14 @@ pub(super) struct ItemResult {
 }
 
 /// The result a Responses result item carries (`*_output`, `mcp_approval_response`);
-/// `None` for other items.
-pub(super) fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
-    let output = || item.output.as_ref().map_or(Value::Null, StrOr::to_value);
+/// `None` for other items. An `output` string of an item `parsed` from a record (nearly
+/// every byte of a tool-using conversation's requests) is held as the record escaped it
+/// ([`Parsed::output`]): axt never reads it, the writer copies it.
+pub(super) fn result_item(item: &WireItem<'_>, parsed: Option<Parsed<'_>>) -> Option<ItemResult> {
+    let output = || match (&item.output, parsed) {
+        (Some(StrOr::Str(text)), Some(parsed)) => parsed.output(Cow::Borrowed(text)),
+        (output, _) => output.as_ref().map_or(Value::Null, StrOr::to_value).into(),
+    };
     let failed = item.status.as_deref() == Some("failed");
     let mut exit_code = None;
     let (tool_id, content, is_error) = match item.kind() {
@@ -385,7 +392,7 @@ pub(super) fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
         }
         "computer_call_output" | "apply_patch_call_output" => (item.call_id(), output(), failed),
         "shell_call_output" => {
-            let content = output();
+            let content = item.output.as_ref().map_or(Value::Null, StrOr::to_value);
             let outcomes: Vec<&Value> = content
                 .as_array()
                 .into_iter()
@@ -402,25 +409,29 @@ pub(super) fn result_item(item: &WireItem<'_>) -> Option<ItemResult> {
             if let [outcome] = outcomes.as_slice() {
                 exit_code = code(outcome);
             }
-            (item.call_id(), content, failed)
+            (item.call_id(), content.into(), failed)
         }
         "tool_search_output" => {
             let tools = item.field("tools").cloned().unwrap_or(Value::Null);
             // A server-side search names neither its call nor its output by a `call_id`: the
             // output answers the search before it. (Its own item id is no call's.)
             let call = item.call_id.as_deref().unwrap_or("");
-            (call, tools, failed)
+            (call, tools.into(), failed)
         }
         "program_output" => {
             // A program that stopped before producing its result did not complete.
             let result = item.field("result").cloned().unwrap_or(Value::Null);
             let incomplete = item.status.as_deref() == Some("incomplete");
-            (item.call_id(), result, failed || incomplete)
+            (item.call_id(), result.into(), failed || incomplete)
         }
         "mcp_approval_response" => {
             let declined = item.field("approve").and_then(Value::as_bool) == Some(false);
             let answer = pick(item, &["approve", "reason"]);
-            (item.text_field("approval_request_id"), answer, declined)
+            (
+                item.text_field("approval_request_id"),
+                answer.into(),
+                declined,
+            )
         }
         _ => return None,
     };

@@ -158,7 +158,7 @@ use serde_json::Value;
 
 use super::driver::{Adapter, Driver};
 use super::framing::{Http, Record};
-use super::json::{JsonParser, to_value};
+use super::json::{JsonParser, Parsed, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -275,7 +275,7 @@ impl ResponsesItems {
         // What the item says of the run goes into the caller's metadata, for the call.
         std::mem::swap(&mut self.0.meta, meta);
         self.0
-            .input_item(wire, || item.clone(), record.span, items, diagnostics);
+            .input_item(wire, || item.clone(), None, record.span, items, diagnostics);
         std::mem::swap(&mut self.0.meta, meta);
         true
     }
@@ -297,8 +297,8 @@ impl Adapter for State {
             return;
         }
         let Output { items, diagnostics } = out;
-        parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-            self.record(wire, record, items, diagnostics)
+        parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {
+            self.record(wire, record, parsed, items, diagnostics)
         });
     }
 
@@ -392,6 +392,7 @@ impl State {
         &mut self,
         mut wire: Wire<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -455,9 +456,11 @@ impl State {
                 return self.responses_event(kind, wire, record, span, items, diagnostics);
             }
             _ if wire.choices.is_some() => self.completion(wire, span, items, diagnostics),
-            _ if wire.messages.is_some() => self.chat_request(wire, span, items, diagnostics),
+            _ if wire.messages.is_some() => {
+                self.chat_request(wire, parsed, span, items, diagnostics)
+            }
             _ if wire.input.is_some() => {
-                self.responses_request(wire, record, span, items, diagnostics)
+                self.responses_request(wire, record, parsed, span, items, diagnostics)
             }
             _ if wire.error.as_ref().is_some_and(|e| !e.is_null()) => {
                 let error = unboxed(wire.error).unwrap_or(Value::Null);

@@ -15,7 +15,7 @@ use super::items::{OUTPUT_ITEMS, item_field_read, result_item, server_tool_progr
 use super::wire::{StrOr, Wire, WireItem, WireResponse, unboxed};
 use crate::model::Role;
 use crate::normalize::framing::Record;
-use crate::normalize::json::{Borrowed, to_value};
+use crate::normalize::json::{Borrowed, Parsed, to_value};
 use crate::normalize::report::Fate;
 use crate::normalize::{Diagnostic, Item, Source, StopKind};
 
@@ -50,6 +50,7 @@ impl State {
         &mut self,
         mut wire: Wire<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -85,7 +86,7 @@ impl State {
                     .map(Value::take)
                     .unwrap_or_default()
             };
-            self.input_item(item, whole, span, items, diagnostics);
+            self.input_item(item, whole, Some(parsed), span, items, diagnostics);
         }
         self.response_id = id;
     }
@@ -94,10 +95,13 @@ impl State {
     /// conversation as Responses items): user messages are user text, assistant output
     /// assistant blocks, calls open tool calls, outputs answer them user-side; system and
     /// developer messages, and every other kind, are kept (`whole` makes the item's JSON).
+    /// A result's output is held as the record escaped it when the item was `parsed` from
+    /// one (see [`result_item`]).
     pub(super) fn input_item(
         &mut self,
         item: WireItem<'_>,
         whole: impl FnOnce() -> Value,
+        parsed: Option<Parsed<'_>>,
         span: Source,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -123,7 +127,7 @@ impl State {
                 assembly.item(&item, span);
                 self.emit(assembly, true, items, diagnostics);
             }
-            kind => match result_item(&item) {
+            kind => match result_item(&item, parsed) {
                 Some(result) => self.tool_result(result, Role::User, span, items, diagnostics),
                 None => self.meta.keep(span.line, &format!("item/{kind}"), whole),
             },
@@ -454,7 +458,7 @@ impl State {
                     self.extras.note(span.line, &name, Some(value.clone()));
                 }
             }
-        } else if let Some(result) = result_item(item) {
+        } else if let Some(result) = result_item(item, None) {
             self.tool_result(result, Role::Assistant, span, items, diagnostics);
         } else {
             self.meta.keep(span.line, &format!("item/{kind}"), raw);
