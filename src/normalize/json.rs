@@ -21,12 +21,13 @@ use std::collections::BTreeMap;
 
 use bstr::ByteSlice;
 use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::Value;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use simd_json::{Deserializer, Tape};
 
 use super::framing::Record;
+use super::lenient::Text;
 use super::report::{Fate, Fields, Kind, Tally};
 use super::{Diagnostic, DiagnosticKind};
 use crate::model::ToolOutput;
@@ -280,6 +281,116 @@ impl<'de: 'a, 'a> Deserialize<'de> for Lent<'a> {
             ) -> Result<Self::Value, A::Error> {
                 Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(Lent::Other)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+/// A JSON value as the parse lent it, whole: strings borrowed where the parse lends them,
+/// objects' members in the record's order (a name given twice kept twice;
+/// [`Tree::into_value`] keeps the later one, as `Value` does). For a reader that finds one
+/// string in a value it otherwise keeps as `Value` reads it: a tool's output inside a
+/// request's message (Bedrock's `toolResult` content, the Gemini API's `functionResponse`),
+/// held by [`Parsed::output`] as the record escaped it.
+pub(crate) enum Tree<'a> {
+    Str(Cow<'a, str>),
+    Array(Vec<Tree<'a>>),
+    Object(Vec<(Cow<'a, str>, Tree<'a>)>),
+    /// `null`, a boolean or a number.
+    Scalar(Value),
+}
+
+/// (For a derived reader's bound of a `default` member.)
+impl Default for Tree<'_> {
+    fn default() -> Self {
+        Tree::Scalar(Value::Null)
+    }
+}
+
+/// An object's members (as [`Tree`] holds them) as `Value` reads the object.
+pub(crate) fn tree_object(members: Vec<(Cow<'_, str>, Tree<'_>)>) -> Map<String, Value> {
+    (members.into_iter())
+        .map(|(name, value)| (name.into_owned(), value.into_value()))
+        .collect()
+}
+
+impl Tree<'_> {
+    /// The value as `Value` reads it.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Tree::Str(text) => Value::String(text.into_owned()),
+            Tree::Array(items) => Value::Array(items.into_iter().map(Tree::into_value).collect()),
+            Tree::Object(object) => Value::Object(tree_object(object)),
+            Tree::Scalar(value) => value,
+        }
+    }
+}
+
+/// An object's members, each name borrowed where the parse lends it.
+pub(crate) fn tree_members<'de, A: MapAccess<'de>>(
+    mut map: A,
+) -> Result<Vec<(Cow<'de, str>, Tree<'de>)>, A::Error> {
+    let mut members = Vec::new();
+    while let Some(Text(name)) = map.next_key::<Text<'de>>()? {
+        members.push((name.unwrap_or_default(), map.next_value()?));
+    }
+    Ok(members)
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Tree<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Tree<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                text: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(Tree::Str(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Tree::Str(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Tree::Str(Cow::Owned(text)))
+            }
+            fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::Bool(value)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::from(value)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::from(value)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::from(value)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::Null))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Tree::Scalar(Value::Null))
+            }
+            fn visit_some<D2: serde::Deserializer<'de>>(
+                self,
+                inner: D2,
+            ) -> Result<Self::Value, D2::Error> {
+                Tree::deserialize(inner)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Tree::Array(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                tree_members(map).map(Tree::Object)
             }
         }
         deserializer.deserialize_any(Visit)
@@ -806,5 +917,50 @@ mod tests {
         let mut out = Vec::new();
         repair(b"{\"a\":\"\xE2\x86\"}", &mut out);
         assert_eq!(out, "{\"a\":\"\u{FFFD}\"}".as_bytes());
+    }
+
+    /// A [`Tree`] read through simd-json (as the adapters read records) is the value
+    /// `Value` reads, whatever it holds, a name given twice included; its strings are lent
+    /// by the parse.
+    #[test]
+    fn a_tree_reads_as_the_value_does_and_lends_its_strings() {
+        #[derive(Deserialize)]
+        struct Record<'a> {
+            #[serde(borrow, default)]
+            v: Option<Tree<'a>>,
+        }
+        fn lent(tree: &Tree<'_>) -> bool {
+            match tree {
+                Tree::Str(text) => matches!(text, Cow::Borrowed(_)),
+                Tree::Array(items) => items.iter().all(lent),
+                Tree::Object(members) => members
+                    .iter()
+                    .all(|(name, value)| matches!(name, Cow::Borrowed(_)) && lent(value)),
+                Tree::Scalar(_) => true,
+            }
+        }
+        for value in [
+            r#"{"output":"ran\n\"ok\" \u001b[1m"}"#,
+            r#"{"outp\u0075t":"escaped name"}"#,
+            r#"{"output":"first","output":"second","error":null}"#,
+            r#"{"b":[1,-2,2.5,1e300,18446744073709551615,true,false,null],"a":{"c":{}}}"#,
+            r#"[{"text":"a"},["b",[]],{}]"#,
+            r#""a string""#,
+            "-7",
+            "1.5e3",
+            "true",
+            "null",
+        ] {
+            let json = format!(r#"{{"v":{value}}}"#);
+            let tree: Value = serde_json::from_str(&json).unwrap();
+            let mut bytes = json.clone().into_bytes();
+            let read: Record<'_> = simd_json::serde::from_slice(&mut bytes).unwrap();
+            assert!(read.v.as_ref().is_none_or(lent), "not lent: {json}");
+            assert_eq!(
+                read.v.map_or(Value::Null, Tree::into_value),
+                tree["v"],
+                "{json}"
+            );
+        }
     }
 }

@@ -8,10 +8,11 @@
 use serde_json::Value;
 
 use super::State;
-use super::content::{Whole, whole};
+use super::content::{Whole, lone_tool_result, whole};
 use super::wire::{Message, Wire, stop, usage};
 use crate::model::{Role, StopReason};
 use crate::normalize::framing::Record;
+use crate::normalize::json::Parsed;
 use crate::normalize::{Diagnostic, Item};
 
 impl State {
@@ -19,15 +20,15 @@ impl State {
     pub(super) fn body(
         &mut self,
         wire: Wire<'_>,
-        record: Record<'_>,
+        at: (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.end_message("a response body came", items, diagnostics);
         self.begin();
-        let line = record.span.line;
+        let line = at.0.span.line;
         if let Some(message) = wire.output.and_then(|o| o.message) {
-            self.message_blocks(message, Role::Assistant, "", record, items, diagnostics);
+            self.message_blocks(message, Role::Assistant, "", at, items, diagnostics);
         }
         if let Some(raw) = wire.stop_reason {
             self.meta.stop_reason = Some(StopReason {
@@ -54,13 +55,13 @@ impl State {
     pub(super) fn request(
         &mut self,
         wire: Wire<'_>,
-        record: Record<'_>,
+        at: (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         // The message streamed before it is over: the history's last, which this repeats.
         self.end_message("the next request was sent", items, diagnostics);
-        let line = record.span.line;
+        let line = at.0.span.line;
         if let Some(model) = wire.model_id.as_deref().filter(|m| !m.is_empty()) {
             self.meta.model = Some(model.to_owned());
         }
@@ -84,24 +85,29 @@ impl State {
                 Some("assistant") => Role::Assistant,
                 _ => Role::User,
             };
-            self.message_blocks(message, role, "request/", record, items, diagnostics);
+            self.message_blocks(message, role, "request/", at, items, diagnostics);
         }
     }
 
     /// The blocks of a whole message, in order; kinds axt has no form for kept under
-    /// `prefix`.
+    /// `prefix`. A tool's result text is held as the record (`parsed`) escaped it.
     fn message_blocks(
         &mut self,
-        message: Message,
+        message: Message<'_>,
         role: Role,
         prefix: &str,
-        record: Record<'_>,
+        (record, parsed): (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let source = record.span;
         for block in message.content {
-            match whole(block) {
+            if let Some(result) = block.lone_result() {
+                let block = lone_tool_result(result, parsed);
+                self.deliver_block(block, role.clone(), source, items, diagnostics);
+                continue;
+            }
+            match whole(block.into_map()) {
                 Whole::Blocks(blocks) => {
                     for block in blocks {
                         self.deliver_block(block, role.clone(), source, items, diagnostics);

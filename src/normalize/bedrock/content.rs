@@ -8,9 +8,13 @@
 //!
 //! This file owns that mapping. It must not hand blocks out nor pair results with calls.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
+use super::wire::LoneResult;
 use crate::model::Block;
+use crate::normalize::json::Parsed;
 use crate::normalize::messages_api::tool_blocks;
 
 /// What a whole content block became: blocks, or a kind kept as it came.
@@ -105,6 +109,18 @@ pub(super) fn tool_result(tool_id: String, content: Value, status: &str) -> Bloc
         tool_id,
         tool_content: tool_content.into(),
         is_error: status == "error",
+        exit_code: None,
+    }
+}
+
+/// A lone `toolResult` block whose content is one `text` item (the usual result, see
+/// [`LentBlock::lone_result`](super::wire::LentBlock::lone_result)): what [`whole`] makes
+/// of it, the text held as the record escaped it (`Parsed::output`).
+pub(super) fn lone_tool_result(result: LoneResult<'_, '_>, parsed: Parsed<'_>) -> Block {
+    Block::ToolResult {
+        tool_id: result.tool_id.to_owned(),
+        tool_content: parsed.output(Cow::Borrowed(result.text)),
+        is_error: result.status == "error",
         exit_code: None,
     }
 }
@@ -231,5 +247,64 @@ mod tests {
                 exit_code: None,
             }
         );
+    }
+
+    /// A block read lent ([`LentBlock`](super::super::wire::LentBlock)) is the map `Value`
+    /// reads, whatever it holds; a lone result it finds is the one `whole` makes of the map,
+    /// its text borrowed from the parse (through simd-json, as the adapter reads records).
+    #[test]
+    fn a_block_read_lent_is_the_map_and_its_lone_result_is_the_one_whole_makes() {
+        use super::super::wire::LentBlock;
+
+        #[derive(serde::Deserialize)]
+        struct Record<'a> {
+            #[serde(borrow)]
+            block: LentBlock<'a>,
+        }
+        let lone = r#"{"toolResult":{"toolUseId":"t1","content":[{"text":"out \"q\"\n\u001b"}],"status":"success"}}"#;
+        let failed =
+            r#"{"toolResult":{"status":"error","content":[{"text":"no"}],"toolUseId":"t\u0032"}}"#;
+        let not_lone = [
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"text":"a"}],"toolUseId":"t2"}}"#,
+            r#"{"toolResult":{"content":[{"text":"a"}],"content":[{"text":"b"}]}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"text":"a"}]},"toolResult":{}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"text":"a","text":"b"}]}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"text":"a"},{"text":"b"}]}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"json":{"a":[1,2.5,null,true]}}]}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":[{"text":7}]}}"#,
+            r#"{"toolResult":{"toolUseId":"t1","content":"text"}}"#,
+            r#"{"toolResult":{"toolUseId":"t1"}}"#,
+            r#"{"toolResult":7}"#,
+            r#"{"toolResult":{"content":[{"text":"a"}]},"cachePoint":{}}"#,
+            r#"{"text":"hello","text":"again"}"#,
+            r#"{"toolUse":{"toolUseId":"t1","name":"bash","input":{"command":"ls","n":-1}}}"#,
+            r#"{"image":{"format":"png","source":{"bytes":"AAAA"}}}"#,
+            r#"{}"#,
+        ];
+        let ids_and_text = [(lone, true), (failed, true)]
+            .into_iter()
+            .chain(not_lone.into_iter().map(|block| (block, false)));
+        for (block, is_lone) in ids_and_text {
+            let json = format!(r#"{{"block":{block}}}"#);
+            let tree: Value = serde_json::from_str(&json).unwrap();
+            let map: Map<String, Value> = serde_json::from_value(tree["block"].clone()).unwrap();
+            let mut bytes = json.clone().into_bytes();
+            let read: Record<'_> = simd_json::serde::from_slice(&mut bytes).unwrap();
+            match read.block.lone_result() {
+                Some(result) => {
+                    assert!(is_lone, "taken for a lone result: {block}");
+                    assert!(matches!(result.text, Cow::Borrowed(_)), "not lent: {block}");
+                    let made = Block::ToolResult {
+                        tool_id: result.tool_id.to_owned(),
+                        tool_content: json!(result.text).into(),
+                        is_error: result.status == "error",
+                        exit_code: None,
+                    };
+                    assert_eq!(seen(whole(map.clone())), (vec![made], None), "{block}");
+                }
+                None => assert!(!is_lone, "not found: {block}"),
+            }
+            assert_eq!(read.block.into_map(), map, "{block}");
+        }
     }
 }

@@ -53,7 +53,7 @@ use serde_json::{Map, Value};
 use super::driver::{Adapter, Driver};
 use super::framing::{Http, Record};
 use super::history::reading_past;
-use super::json::{JsonParser, to_value};
+use super::json::{JsonParser, Parsed, to_value};
 use super::messages_api::{Assembly, Canonical};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
@@ -164,11 +164,11 @@ impl State {
         }
     }
 
-    /// One parsed record, whatever its kind.
+    /// One parsed record, whatever its kind, and where it was parsed.
     fn wire(
         &mut self,
         wire: Wire<'_>,
-        record: Record<'_>,
+        (record, parsed): (Record<'_>, Parsed<'_>),
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -197,8 +197,8 @@ impl State {
                 let metadata = wire.metadata.expect("its kind");
                 self.metadata(metadata, record, items, diagnostics);
             }
-            "response" => self.body(wire, record, items, diagnostics),
-            "request" => self.request(wire, record, items, diagnostics),
+            "response" => self.body(wire, (record, parsed), items, diagnostics),
+            "request" => self.request(wire, (record, parsed), items, diagnostics),
             "exception" => {
                 let (name, value) = wire.exception().expect("its kind");
                 let (name, value) = (name.to_owned(), value.clone());
@@ -370,8 +370,8 @@ impl Adapter for State {
         let Output { items, diagnostics } = out;
         // A request's messages already read are not built again.
         reading_past(self.history, || {
-            parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-                self.wire(wire, record, items, diagnostics)
+            parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {
+                self.wire(wire, (record, parsed), items, diagnostics)
             })
         });
     }

@@ -6,12 +6,16 @@
 //!
 //! This file owns the wire's vocabulary. It holds no state and hands out nothing.
 
+use std::borrow::Cow;
+use std::fmt;
+
 use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::StopKind;
 use crate::normalize::history::{AnyObject, History};
-use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::json::{Borrowed, RecordShape, Tree, tree_members, tree_object};
 use crate::normalize::messages_api::stop_kind;
 use crate::normalize::report::{Fields, Kind};
 
@@ -116,8 +120,8 @@ pub(super) struct Wire<'a> {
     #[serde(default)]
     pub(super) metadata: Option<Metadata>,
     // A response body.
-    #[serde(default)]
-    pub(super) output: Option<Output>,
+    #[serde(borrow, default)]
+    pub(super) output: Option<Output<'a>>,
     #[serde(borrow, default)]
     pub(super) stop_reason: Option<Borrowed<'a>>,
     #[serde(default)]
@@ -128,7 +132,7 @@ pub(super) struct Wire<'a> {
     // checked (`history`): a request repeats the history, and requests are most of a
     // conversation file's bytes.
     #[serde(borrow, default)]
-    pub(super) messages: Option<History<Message, MessageShape<'a>>>,
+    pub(super) messages: Option<History<Message<'a>, MessageShape<'a>>>,
     #[serde(default)]
     pub(super) system: Option<Value>,
     #[serde(default)]
@@ -278,19 +282,105 @@ pub(super) struct Metadata {
 }
 
 #[derive(Deserialize)]
-pub(super) struct Output {
-    #[serde(default)]
-    pub(super) message: Option<Message>,
+pub(super) struct Output<'a> {
+    #[serde(borrow, default)]
+    pub(super) message: Option<Message<'a>>,
 }
 
 /// A message of a body or a request: a role and its content blocks, each a union keyed by
 /// its kind (`text`, `toolUse`, `toolResult`, `reasoningContent`, `image`, ...).
 #[derive(Deserialize)]
-pub(super) struct Message {
+pub(super) struct Message<'a> {
     #[serde(default)]
     pub(super) role: Option<String>,
-    #[serde(default)]
-    pub(super) content: Vec<Map<String, Value>>,
+    #[serde(borrow, default)]
+    pub(super) content: Vec<LentBlock<'a>>,
+}
+
+/// A content block as the parse lent it: its members in the record's order, each a
+/// [`Tree`] (`json::Tree`). A tool's result is nearly every byte a session's requests add, and axt
+/// never reads its text: [`LentBlock::lone_result`] finds it borrowed, so that it is held
+/// as the record escaped it (`Parsed::output`); any other block is built as `Value` reads
+/// it ([`LentBlock::into_map`]). Only an object is a block, as for `Map`.
+pub(super) struct LentBlock<'a>(Vec<(Cow<'a, str>, Tree<'a>)>);
+
+/// The result a lone `toolResult` block holds when its content is one `text` item, the
+/// usual result: that text, borrowed.
+pub(super) struct LoneResult<'a, 'b> {
+    pub(super) tool_id: &'b str,
+    pub(super) status: &'b str,
+    pub(super) text: &'b Cow<'a, str>,
+}
+
+impl<'a> LentBlock<'a> {
+    /// The block, when it is `{"toolResult": {..., "content": [{"text": "..."}], ...}}`
+    /// (its other members as `content::whole` reads them: `toolUseId` and `status` where
+    /// they are strings). `None` for any other block, a member given twice included.
+    pub(super) fn lone_result(&self) -> Option<LoneResult<'a, '_>> {
+        let [(kind, Tree::Object(result))] = self.0.as_slice() else {
+            return None;
+        };
+        if kind != "toolResult" {
+            return None;
+        }
+        let mut members = [None; 3];
+        for (name, value) in result {
+            let at = match &**name {
+                "content" => 0,
+                "toolUseId" => 1,
+                "status" => 2,
+                _ => continue,
+            };
+            if members[at].replace(value).is_some() {
+                return None;
+            }
+        }
+        let [Some(Tree::Array(items)), id, status] = members else {
+            return None;
+        };
+        let [Tree::Object(item)] = items.as_slice() else {
+            return None;
+        };
+        let [(name, Tree::Str(text))] = item.as_slice() else {
+            return None;
+        };
+        fn text_of<'b>(value: Option<&'b Tree<'_>>) -> &'b str {
+            match value {
+                Some(Tree::Str(text)) => text,
+                _ => "",
+            }
+        }
+        (name == "text").then(|| LoneResult {
+            tool_id: text_of(id),
+            status: text_of(status),
+            text,
+        })
+    }
+
+    /// The block as `Value` reads it.
+    pub(super) fn into_map(self) -> Map<String, Value> {
+        tree_object(self.0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LentBlock<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = LentBlock<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            // As `Map` reads them: `null` is an empty one.
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(LentBlock(Vec::new()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                tree_members(map).map(LentBlock)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
 }
 
 /// A [`Message`] read without building it, accepting exactly what it accepts: a message of
