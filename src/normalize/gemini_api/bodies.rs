@@ -3,7 +3,7 @@
 //!
 //! This file owns reading a request. It must not touch a response's state.
 
-use crate::normalize::json::Borrowed;
+use crate::normalize::json::{Borrowed, Parsed, Tree, tree_object};
 
 use serde_json::Value;
 
@@ -20,6 +20,7 @@ impl State {
         &mut self,
         wire: Wire<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
@@ -45,7 +46,7 @@ impl State {
         for content in contents.past(skip) {
             match content.role.as_deref().unwrap_or("user") {
                 "model" => self.model_content(content, record, items, diagnostics),
-                _ => self.user_content(content, record, items, diagnostics),
+                _ => self.user_content(content, record, parsed, items, diagnostics),
             }
         }
     }
@@ -82,6 +83,7 @@ impl State {
         &mut self,
         content: Content<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
@@ -90,7 +92,7 @@ impl State {
             let block = if let Some(text) = part.text {
                 Block::text(text.into_owned())
             } else if let Some(response) = part.function_response {
-                self.function_response(response)
+                self.function_response(response, parsed)
             } else {
                 let kind = part.rest.keys().next().cloned().unwrap_or_default();
                 let kind = format!("request/part/{kind}");
@@ -112,8 +114,9 @@ impl State {
     /// with the oldest call of its name still waiting. The API's convention is a `response`
     /// of `{"output": ...}` or `{"error": ...}`: a response that is only one of them is its
     /// value (failed for `error`); any other response is kept whole, failed when it reports
-    /// an `error` and no `output`.
-    fn function_response(&self, response: FunctionResponse<'_>) -> Block {
+    /// an `error` and no `output`. A string value is held as the record escaped it
+    /// (`Parsed::output`): axt never reads it.
+    fn function_response(&self, response: FunctionResponse<'_>, parsed: Parsed<'_>) -> Block {
         let name = response.name.map(Borrowed::into_owned).unwrap_or_default();
         let tool_id = match response
             .id
@@ -123,7 +126,26 @@ impl State {
             Some(id) => id,
             None => self.tools.oldest_waiting_named(&name).unwrap_or(name),
         };
-        let content = response.response.unwrap_or(Value::Null);
+        let content = match response.response {
+            Some(Tree::Object(members)) => match <[_; 1]>::try_from(members) {
+                Ok([(name, value)]) if name == "output" || name == "error" => {
+                    let tool_content = match value {
+                        Tree::Str(text) => parsed.output(text),
+                        value => value.into_value().into(),
+                    };
+                    return Block::ToolResult {
+                        tool_id,
+                        tool_content,
+                        is_error: name == "error",
+                        exit_code: None,
+                    };
+                }
+                Ok(member) => Value::Object(tree_object(member.into())),
+                Err(members) => Value::Object(tree_object(members)),
+            },
+            Some(tree) => tree.into_value(),
+            None => Value::Null,
+        };
         let is_error = content.get("error").is_some() && content.get("output").is_none();
         let content = match content {
             Value::Object(mut fields) if fields.len() == 1 => {

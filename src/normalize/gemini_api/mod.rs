@@ -69,7 +69,7 @@ use serde_json::Value;
 use super::driver::{Adapter, Driver};
 use super::framing::{Http, Record};
 use super::history::reading_past;
-use super::json::{JsonParser, to_value};
+use super::json::{JsonParser, Parsed, to_value};
 use super::report::Fate;
 use super::tools::{PendingTools, missing_terminal};
 use super::{
@@ -191,13 +191,14 @@ impl State {
         &mut self,
         wire: Wire<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
         if let Some(error) = wire.error {
             self.fail(&error, record, items, diagnostics);
         } else if wire.contents.is_some() {
-            self.request(wire, record, items, diagnostics);
+            self.request(wire, record, parsed, items, diagnostics);
         } else if wire.candidates.is_some()
             || wire.usage.is_some()
             || wire.prompt_feedback.is_some()
@@ -370,8 +371,8 @@ impl Adapter for State {
         let Output { items, diagnostics } = out;
         // A request's contents already read are not built again.
         reading_past(self.history, || {
-            parser.parse::<WireShape>(record, diagnostics, |wire, diagnostics| {
-                self.wire(wire, record, items, diagnostics)
+            parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {
+                self.wire(wire, record, parsed, items, diagnostics)
             })
         });
     }

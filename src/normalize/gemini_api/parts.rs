@@ -19,7 +19,7 @@
 
 use std::borrow::Cow;
 
-use crate::normalize::json::Borrowed;
+use crate::normalize::json::{Borrowed, Tree};
 
 use serde_json::{Map, Value, json};
 
@@ -123,7 +123,8 @@ impl Candidate {
             let kept = match part.function_response {
                 Some(response) => (
                     "functionResponse".to_owned(),
-                    json!({"id": response.id, "name": response.name, "response": response.response}),
+                    json!({"id": response.id, "name": response.name,
+                        "response": response.response.map(Tree::into_value)}),
                 ),
                 None => (
                     part.rest.keys().next().cloned().unwrap_or_default(),

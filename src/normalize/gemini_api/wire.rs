@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::model::StopKind;
 use crate::normalize::history::History;
-use crate::normalize::json::{Borrowed, RecordShape};
+use crate::normalize::json::{Borrowed, RecordShape, Tree};
 use crate::normalize::lenient::{Members, Slot};
 use crate::normalize::report::{Fields, Kind};
 
@@ -150,20 +150,21 @@ pub(super) struct Candidate<'a> {
 /// A `Content`: a role and its parts. Its JSON values are `V`, the members of a part of
 /// another kind `R`: read as trees, or (for [`ContentShape`]) only looked at.
 #[derive(Deserialize)]
-pub(super) struct Content<'a, V = Value, R = Map<String, Value>> {
+pub(super) struct Content<'a, V = Value, R = Map<String, Value>, F = Tree<'a>> {
     #[serde(borrow, default)]
     pub(super) role: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
-    pub(super) parts: Vec<Part<'a, V, R>>,
+    pub(super) parts: Vec<Part<'a, V, R, F>>,
 }
 
 /// A [`Content`] read without building it, accepting exactly what it accepts: a content of
 /// the history the adapter already read.
-pub(super) type ContentShape<'a> = Content<'a, IgnoredAny, IgnoredAny>;
+pub(super) type ContentShape<'a> = Content<'a, IgnoredAny, IgnoredAny, IgnoredAny>;
 
-/// One part of a content, every kind's fields side by side.
+/// One part of a content, every kind's fields side by side; a function's response read as
+/// `F` (lent, so that its output can be held as the record escaped it: `bodies.rs`).
 #[derive(Deserialize)]
-pub(super) struct Part<'a, V = Value, R = Map<String, Value>> {
+pub(super) struct Part<'a, V = Value, R = Map<String, Value>, F = Tree<'a>> {
     #[serde(borrow, default)]
     pub(super) text: Option<Borrowed<'a>>,
     #[serde(default)]
@@ -183,7 +184,7 @@ pub(super) struct Part<'a, V = Value, R = Map<String, Value>> {
         alias = "function_response",
         rename = "functionResponse"
     )]
-    pub(super) function_response: Option<FunctionResponse<'a, V>>,
+    pub(super) function_response: Option<FunctionResponse<'a, F>>,
     #[serde(borrow, default, alias = "executable_code", rename = "executableCode")]
     pub(super) executable_code: Option<ExecutableCode<'a>>,
     #[serde(
@@ -209,13 +210,13 @@ pub(super) struct FunctionCall<'a, V = Value> {
 }
 
 #[derive(Deserialize)]
-pub(super) struct FunctionResponse<'a, V = Value> {
+pub(super) struct FunctionResponse<'a, F = Tree<'a>> {
     #[serde(borrow, default)]
     pub(super) id: Option<Borrowed<'a>>,
     #[serde(borrow, default)]
     pub(super) name: Option<Borrowed<'a>>,
     #[serde(default)]
-    pub(super) response: Option<V>,
+    pub(super) response: Option<F>,
 }
 
 #[derive(Deserialize)]
