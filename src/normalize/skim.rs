@@ -357,10 +357,6 @@ pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 /// writer copies it.
 ///
 /// [`ToolOutput`]: crate::model::ToolOutput
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the tool-output skims of this release take it up")
-)]
 pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     loop {

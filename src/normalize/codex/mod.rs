@@ -50,6 +50,10 @@
 //! `thread.started` alone, which would date the whole run at its start): events take the
 //! clock's.
 //!
+//! A command item's start and completion as the CLI writes them (most of a stream's bytes)
+//! are read by a skim of their line, its output never unescaped (`command`); any other
+//! shape, by the parser.
+//!
 //! The record shapes of the three generations and the known-field tables are in `wire`;
 //! a session file's records (`{"timestamp", "type", "payload"}`: `session_meta`,
 //! `response_item`, `event_msg`, `turn_context`, `compacted`) are read by `rollout`, which
@@ -72,6 +76,7 @@ use super::{
 use crate::model::tools::shell_join;
 use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
 
+mod command;
 mod rollout;
 mod wire;
 
@@ -124,6 +129,15 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        // A command's line, most of the bytes, is read without the parser where it can be.
+        if let Some(command) = command::skim(record.bytes).filter(|_| self.skim) {
+            let slot = parser
+                .tally
+                .see((command.event(), Some("command_execution")));
+            self.command(command, record, items, diagnostics);
+            parser.tally.fate(slot, Fate::Mapped);
+            return;
+        }
         parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
             self.line(line, record, parsed, items, diagnostics)
         });
@@ -212,6 +226,9 @@ struct State {
     rollout: Rollout,
     /// The caller says the input is whole ([`Adapter::complete`]).
     complete: bool,
+    /// Command lines are skimmed ([`command::skim`]); `false` only where a test holds the
+    /// skim to the parse.
+    skim: bool,
 }
 
 impl State {
@@ -224,6 +241,7 @@ impl State {
             turn_open: false,
             rollout: Rollout::new(),
             complete: false,
+            skim: true,
         }
     }
 
@@ -503,18 +521,13 @@ impl State {
         let failed = matches!(status, "failed" | "declined");
         match kind {
             "command_execution" => {
-                let latest = self.latest_output.remove(id).unwrap_or_default();
                 // Nearly every byte of `exec --json` is a command's output, which goes out
                 // as the record escaped it.
-                let content = match item.aggregated_output {
-                    Some(Borrowed(output)) if !output.is_empty() => parsed.output(output),
-                    _ => Value::String(latest).into(),
+                let output = match item.aggregated_output {
+                    Some(Borrowed(output)) if !output.is_empty() => Some(parsed.output(output)),
+                    _ => None,
                 };
-                ToolOutcome {
-                    content,
-                    is_error: failed || item.exit_code.is_some_and(|code| code != 0),
-                    exit_code: item.exit_code,
-                }
+                self.command_outcome(id, output, status, item.exit_code)
             }
             "file_change" => ToolOutcome {
                 content: Value::String(status.to_owned()).into(),
@@ -546,6 +559,44 @@ impl State {
                 is_error: failed,
                 exit_code: None,
             },
+        }
+    }
+
+    /// A command's item as [`command::skim`] read it from its line: what [`State::item`]
+    /// makes of the same item parsed.
+    fn command(
+        &mut self,
+        command: command::Command<'_>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let id = command.id;
+        if !self.tools.is_waiting(id) {
+            self.call(id, shell_call(command.command.into_owned()), record, items);
+        }
+        if command.done {
+            let status = command.status.unwrap_or("");
+            let outcome = self.command_outcome(id, command.output, status, command.exit_code);
+            self.result(id, outcome, record, items, diagnostics);
+        }
+    }
+
+    /// How a command ended: its output (`None` when the completion carried none: then the
+    /// latest copy an `item.updated` carried, openai/codex#10141), status and exit code.
+    fn command_outcome(
+        &mut self,
+        id: &str,
+        output: Option<ToolOutput>,
+        status: &str,
+        exit_code: Option<i64>,
+    ) -> ToolOutcome {
+        let latest = self.latest_output.remove(id);
+        ToolOutcome {
+            content: output.unwrap_or_else(|| Value::String(latest.unwrap_or_default()).into()),
+            is_error: matches!(status, "failed" | "declined")
+                || exit_code.is_some_and(|code| code != 0),
+            exit_code,
         }
     }
 
@@ -769,18 +820,11 @@ struct ToolOutcome {
 /// `item` (its result reads none of them), not copied.
 fn item_call(kind: &str, item: &mut RawItem<'_>) -> Call {
     match kind {
-        "command_execution" => {
-            let command = match item.command.take() {
-                Some(Value::String(command)) => command,
-                Some(Value::Array(argv)) => shell_join(&argv),
-                _ => String::new(),
-            };
-            Call {
-                name: "shell".into(),
-                input: input_of("command", Value::String(command.clone())),
-                command: Some(command),
-            }
-        }
+        "command_execution" => shell_call(match item.command.take() {
+            Some(Value::String(command)) => command,
+            Some(Value::Array(argv)) => shell_join(&argv),
+            _ => String::new(),
+        }),
         "file_change" => Call {
             name: "apply_patch".into(),
             input: input_of("changes", changes(item.changes.as_ref())),
@@ -823,6 +867,15 @@ fn item_call(kind: &str, item: &mut RawItem<'_>) -> Call {
                 command: None,
             }
         }
+    }
+}
+
+/// A command's call: `shell`, its input the command.
+fn shell_call(command: String) -> Call {
+    Call {
+        name: "shell".into(),
+        input: input_of("command", Value::String(command.clone())),
+        command: Some(command),
     }
 }
 
