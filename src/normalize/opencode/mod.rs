@@ -19,6 +19,11 @@
 //!   the `message` room (the user's text as the user's, the assistant's parts as above).
 //! * Anything else (`done` of some versions ends the run too) is kept as passthrough.
 //!
+//! A `tool_use`, `step_start` or `step_finish` line as OpenCode writes it is read by a skim
+//! of the line, not parsed (the `skim` room: a tool's output taken as the line escaped it,
+//! never unescaped), to the same part; anything else it does not read exactly as the parse
+//! would is parsed.
+//!
 //! OpenCode prints only the root session's parts: a sub-agent's (`task`) work is not in the
 //! stream, and no event names the model (its storage or `opencode export` does). A stream
 //! whose last step ended for `tool-calls`, or that has no step at all, ends with a
@@ -27,6 +32,7 @@
 
 mod message;
 mod parts;
+mod skim;
 
 use std::borrow::Cow;
 
@@ -46,7 +52,7 @@ use super::{
 use crate::model::{Role, Timestamp};
 
 pub(crate) use parts::tokens_usage;
-use parts::{Part, PartBlocks, Step};
+use parts::{Part, PartBlocks, Said, Step};
 
 /// Whether the first record of an output looks like OpenCode's: a known event type with a
 /// millisecond `timestamp`, a `sessionID`, and its `part` (or `error`).
@@ -128,6 +134,15 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        if let Some(event) = skim::skim(record.bytes) {
+            // Counted as the parse counts it: every field of a skimmed event is known.
+            let slot = parser.tally.see((event.kind, None));
+            self.saw(event.timestamp, event.session_id);
+            let message = event.message_id.map(str::to_owned);
+            self.part(event.said, event.step, message, record, items, diagnostics);
+            parser.tally.fate(slot, Fate::Mapped);
+            return;
+        }
         parser.parse_in::<EventShape>(record, diagnostics, |event, parsed, diagnostics| {
             self.event(event, record, parsed, items, diagnostics)
         });
@@ -180,13 +195,7 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
-        if let Some(millis) = event.timestamp {
-            let nanos = i128::from(millis) * 1_000_000;
-            self.meta.saw_timestamp(Timestamp::from_unix_nanos(nanos));
-        }
-        if self.meta.session_id.is_none() {
-            self.meta.session_id = event.session_id.map(Cow::into_owned);
-        }
+        self.saw(event.timestamp, event.session_id.as_deref());
         match &*event.kind {
             "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
                 let Some(Slot::Read(mut part)) = event.part else {
@@ -198,17 +207,9 @@ impl State {
                     ));
                     return Fate::Skipped;
                 };
-                if event.kind == "step_finish" {
-                    self.step_finished(part.step());
-                }
+                let step = (event.kind == "step_finish").then(|| part.step());
                 let message = part.message_id.take().map(Cow::into_owned);
-                self.emit(
-                    part.said(parsed).blocks(),
-                    message,
-                    record,
-                    items,
-                    diagnostics,
-                );
+                self.part(part.said(parsed), step, message, record, items, diagnostics);
             }
             "message" => {
                 let Some(info) = event.info.filter(Value::is_object) else {
@@ -252,6 +253,34 @@ impl State {
             }
         }
         Fate::Mapped
+    }
+
+    /// An event's source time and session.
+    fn saw(&mut self, timestamp: Option<i64>, session_id: Option<&str>) {
+        if let Some(millis) = timestamp {
+            let nanos = i128::from(millis) * 1_000_000;
+            self.meta.saw_timestamp(Timestamp::from_unix_nanos(nanos));
+        }
+        if self.meta.session_id.is_none() {
+            self.meta.session_id = session_id.map(str::to_owned);
+        }
+    }
+
+    /// An event's part, parsed or skimmed: a step's end (`step`, of a `step_finish` event)
+    /// counted, the blocks emitted.
+    fn part(
+        &mut self,
+        said: Said,
+        step: Option<Step>,
+        message: Option<String>,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if let Some(step) = step {
+            self.step_finished(step);
+        }
+        self.emit(said.blocks(), message, record, items, diagnostics);
     }
 
     /// The blocks of one part, their calls opened and results answered.

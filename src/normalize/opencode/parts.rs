@@ -75,7 +75,7 @@ pub(crate) enum Said {
 }
 
 /// A tool part's `state.status` as its outcome.
-fn outcome(status: Option<&str>) -> Option<bool> {
+pub(super) fn outcome(status: Option<&str>) -> Option<bool> {
     match status {
         Some("completed") => Some(true),
         Some("error") => Some(false),
@@ -347,12 +347,34 @@ pub(crate) fn tokens_usage(tokens: &Value) -> Usage {
     // `get`, not `pointer`: a pointer copies each of its tokens to unescape `~1`.
     let count = |within: &Value, field: &str| within.get(field).and_then(Value::as_u64);
     let cache = tokens.get("cache").unwrap_or(&Value::Null);
-    let reasoning = count(tokens, "reasoning").unwrap_or(0);
+    counts_usage(TokenCounts {
+        input: count(tokens, "input"),
+        output: count(tokens, "output"),
+        reasoning: count(tokens, "reasoning"),
+        cache_read: count(cache, "read"),
+        cache_write: count(cache, "write"),
+    })
+}
+
+/// A part's `tokens`, each count as `Value::as_u64` reads it (`None` where it is absent or
+/// no whole number).
+#[derive(Default)]
+pub(super) struct TokenCounts {
+    pub(super) input: Option<u64>,
+    pub(super) output: Option<u64>,
+    pub(super) reasoning: Option<u64>,
+    pub(super) cache_read: Option<u64>,
+    pub(super) cache_write: Option<u64>,
+}
+
+/// The usage of a part's token counts (see the module docs), however they were read.
+pub(super) fn counts_usage(counts: TokenCounts) -> Usage {
+    let reasoning = counts.reasoning.unwrap_or(0);
     Usage {
-        input_tokens: count(tokens, "input").unwrap_or(0),
-        output_tokens: count(tokens, "output").unwrap_or(0) + reasoning,
-        cache_read_tokens: count(cache, "read").unwrap_or(0),
-        cache_write_tokens: count(cache, "write").unwrap_or(0),
+        input_tokens: counts.input.unwrap_or(0),
+        output_tokens: counts.output.unwrap_or(0) + reasoning,
+        cache_read_tokens: counts.cache_read.unwrap_or(0),
+        cache_write_tokens: counts.cache_write.unwrap_or(0),
         reasoning_tokens: reasoning,
     }
 }
@@ -363,7 +385,7 @@ pub(crate) fn step_stop(part: &Value) -> Option<StopReason> {
 }
 
 /// A `reason` as a stop reason.
-fn stop_reason(raw: &str) -> StopReason {
+pub(super) fn stop_reason(raw: &str) -> StopReason {
     let kind = match raw {
         "stop" => StopKind::EndTurn,
         "tool-calls" => StopKind::ToolUse,

@@ -1,0 +1,750 @@
+//! A tool part's line, and a step's, read by a skim of the line, without the JSON parser.
+//!
+//! Most of a `run --format json` stream's bytes are `tool_use` events, each a tool part
+//! whose `state.output` is the tool's whole output (72% of the bench stream's bytes; OpenCode's
+//! bash tool repeats it in `state.metadata.output`). The parser unescaped every output, which
+//! [`ToolOutput`] then kept as the record escaped it, the text thrown away. [`skim`] reads such
+//! a line token by token as OpenCode writes it (`JSON.stringify`, compact; OpenCode 1.18's
+//! `run.ts`, the captures in `shared/captures/opencode/`): the output's JSON taken as it is
+//! ([`writers_string_end`]: exactly the writer's escaping, so never unescaped), every other
+//! string skipped the same way, the tool's input read as a tree. `step_start` and
+//! `step_finish` events (a step's tokens, cost and reason) are read alike.
+//!
+//! It gives up (`None`; the line is then parsed as before) at anything it does not read
+//! exactly as the parse would: whitespace between tokens, a field twice, a top-level field
+//! an event does not have (the input report counts those), an escaped key, id, name or
+//! status, a string escaped otherwise than the writer escapes (`\/`, a `\u` other than a
+//! control character's, which leaves out the surrogates simd-json refuses alone), a number
+//! past 18 digits or with an exponent, `-0`, a field the mapping reads as a string or an
+//! object that is not one, a `text` or `reasoning` part, a tool part without its `state`, nesting deeper than [`DEPTH`], invalid UTF-8.
+//! What it accepts, the parse accepts, and it hands back what [`super::State::event`] takes
+//! of the parsed event ([`tests`] holds the two readings to each other over every fixture and
+//! generated lines).
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+use super::parts::{Said, Step, TokenCounts, counts_usage, outcome, stop_reason};
+use crate::model::ToolOutput;
+use crate::normalize::skim::{once, plain_end, writers_string_end};
+
+/// Nesting below which a skim gives up.
+const DEPTH: u32 = 32;
+
+/// What [`super::State::event`] takes of an event the skim read.
+pub(super) struct Skimmed<'a> {
+    pub(super) kind: &'a str,
+    pub(super) timestamp: Option<i64>,
+    pub(super) session_id: Option<&'a str>,
+    pub(super) message_id: Option<&'a str>,
+    pub(super) said: Said,
+    /// The part as a step's end, for a `step_finish` event.
+    pub(super) step: Option<Step>,
+}
+
+/// The event `bytes` holds, when it is one this reading takes (see the module docs).
+pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
+    const TYPE: &[u8] = b"{\"type\":\"";
+    if !bytes.starts_with(TYPE) {
+        return None;
+    }
+    // Checked whole, once: every piece taken below is cut at an ASCII byte.
+    let line = simdutf8::basic::from_utf8(bytes).ok()?;
+    let mut reader = Reader {
+        line,
+        at: TYPE.len() - 1,
+    };
+    let kind = reader.plain()?;
+    if !matches!(kind, "tool_use" | "step_start" | "step_finish") {
+        return None;
+    }
+    let (mut timestamp, mut session_id, mut part) = (None, None, None);
+    reader.members_after_first(|reader, key| match key {
+        "timestamp" => once(&mut timestamp, reader.integer()?),
+        "sessionID" => once(&mut session_id, reader.plain()?),
+        "part" => once(&mut part, PartRead::read(reader)?),
+        _ => None,
+    })?;
+    if reader.at != bytes.len() {
+        return None;
+    }
+    let part = part?;
+    let said = part.said(line)?;
+    Some(Skimmed {
+        kind,
+        timestamp,
+        session_id,
+        message_id: part.message_id,
+        said,
+        step: (kind == "step_finish").then(|| part.step()),
+    })
+}
+
+/// A part's members the mapping reads (as [`super::parts::Part`] reads them; a field given
+/// twice gives up, where serde derive refuses it and the lenient part reader takes the last:
+/// either way, the parse decides).
+#[derive(Default)]
+struct PartRead<'a> {
+    kind: Option<&'a str>,
+    message_id: Option<&'a str>,
+    tool: Option<&'a str>,
+    call_id: Option<&'a str>,
+    state: Option<StateRead<'a>>,
+    tokens: Option<TokenCounts>,
+    /// As `Value::as_f64` reads it.
+    cost: Option<Option<f64>>,
+    reason: Option<&'a str>,
+}
+
+/// A tool part's `state`, as [`super::parts`]'s `ToolState` reads it.
+#[derive(Default)]
+struct StateRead<'a> {
+    status: Option<&'a str>,
+    input: Option<Range<usize>>,
+    exit: Option<Option<i64>>,
+    /// The string's JSON, quotes included.
+    output: Option<Range<usize>>,
+    error: Option<Range<usize>>,
+}
+
+impl<'a> PartRead<'a> {
+    fn read(reader: &mut Reader<'a>) -> Option<Self> {
+        let mut part = PartRead::default();
+        reader.object(|reader, key| match key {
+            "type" => once(&mut part.kind, reader.plain()?),
+            "messageID" => once(&mut part.message_id, reader.plain()?),
+            // A text part's text is unescaped by the parse.
+            "text" => None,
+            "tool" => once(&mut part.tool, reader.plain()?),
+            "callID" => once(&mut part.call_id, reader.plain()?),
+            "state" => once(&mut part.state, StateRead::read(reader)?),
+            "tokens" => once(&mut part.tokens, reader.tokens()?),
+            "cost" => once(&mut part.cost, reader.float(1)?),
+            "reason" => once(&mut part.reason, reader.plain()?),
+            _ => reader.value(1).map(drop),
+        })?;
+        Some(part)
+    }
+
+    /// What of the part becomes blocks, as `Part::said` reads it.
+    fn said(&self, line: &str) -> Option<Said> {
+        match self.kind {
+            Some("text" | "reasoning") => None,
+            Some("tool") => {
+                let state = self.state.as_ref()?;
+                let status = outcome(state.status);
+                let content = match status {
+                    Some(true) => state.output.clone(),
+                    Some(false) => state.error.clone(),
+                    None => None,
+                };
+                let input = match &state.input {
+                    Some(input) => serde_json::from_str(&line[input.clone()]).ok()?,
+                    None => Value::Object(Default::default()),
+                };
+                Some(Said::Tool {
+                    tool_name: self.tool.unwrap_or_default().to_owned(),
+                    tool_id: self.call_id.unwrap_or_default().to_owned(),
+                    input,
+                    status,
+                    exit_code: state.exit.flatten(),
+                    content: match content {
+                        Some(json) => ToolOutput::escaped(&line.as_bytes()[json]),
+                        None => Value::Null.into(),
+                    },
+                })
+            }
+            _ => Some(Said::Nothing),
+        }
+    }
+
+    /// The part as a step's end, as `Part::step` reads it.
+    fn step(self) -> Step {
+        Step {
+            usage: self.tokens.map(counts_usage),
+            cost: self.cost.flatten(),
+            stop: self.reason.map(stop_reason),
+        }
+    }
+}
+
+impl<'a> StateRead<'a> {
+    fn read(reader: &mut Reader<'a>) -> Option<Self> {
+        let mut state = StateRead::default();
+        reader.object(|reader, key| match key {
+            "status" => once(&mut state.status, reader.plain()?),
+            "input" => once(&mut state.input, reader.value(2)?),
+            "metadata" => once(&mut state.exit, reader.exit()?),
+            "output" => once(&mut state.output, reader.writers_string()?),
+            "error" => once(&mut state.error, reader.writers_string()?),
+            _ => reader.value(2).map(drop),
+        })?;
+        Some(state)
+    }
+}
+
+/// A number as the skim reads it.
+enum Number {
+    Integer(i64),
+    Other,
+}
+
+/// The line being read, at a byte.
+struct Reader<'a> {
+    line: &'a str,
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.line.as_bytes()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.bytes().get(self.at) == Some(&byte)).then(|| self.at += 1)
+    }
+
+    /// The object here: each member's key handed to `each`, with the reader at its value,
+    /// which `each` reads.
+    fn object(&mut self, mut each: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        self.member(&mut each)?;
+        self.members_after_first(each)
+    }
+
+    /// The members after an object's first, through its closing brace.
+    fn members_after_first(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        loop {
+            match *self.bytes().get(self.at)? {
+                b',' => {
+                    self.at += 1;
+                    self.member(&mut each)?;
+                }
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn member(&mut self, each: &mut impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        let key = self.plain()?;
+        self.eat(b':')?;
+        each(self, key)
+    }
+
+    /// A string without an escape.
+    fn plain(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let end = plain_end(self.bytes(), start);
+        (self.bytes().get(end) == Some(&b'"')).then_some(())?;
+        self.at = end + 1;
+        Some(&self.line[start..end])
+    }
+
+    /// A string escaped as the writer escapes: its JSON, quotes included.
+    fn writers_string(&mut self) -> Option<Range<usize>> {
+        let start = self.at;
+        self.eat(b'"')?;
+        self.at = writers_string_end(self.bytes(), self.at)?;
+        Some(start..self.at)
+    }
+
+    /// An integer an `i64` holds.
+    fn integer(&mut self) -> Option<i64> {
+        match self.number()? {
+            Number::Integer(integer) => Some(integer),
+            Number::Other => None,
+        }
+    }
+
+    /// A number of at most 18 digits, or 15 with a fraction, without an exponent, not `-0`:
+    /// one the parse reads (simd-json refuses some longer ones serde_json reads), and to the
+    /// same value wherever it is read.
+    fn number(&mut self) -> Option<Number> {
+        let bytes = self.bytes();
+        let start = self.at;
+        let negative = self.eat(b'-').is_some();
+        let digits = |reader: &mut Self| {
+            let from = reader.at;
+            while let Some(b'0'..=b'9') = bytes.get(reader.at) {
+                reader.at += 1;
+            }
+            reader.at - from
+        };
+        let whole = self.at;
+        match digits(self) {
+            // `-0` (and `-0.5`): serde_json and simd-json read `-0` apart.
+            1 if bytes[whole] == b'0' && negative => return None,
+            1..=18 if bytes[whole] != b'0' || self.at == whole + 1 => {}
+            _ => return None,
+        }
+        let integer = self.line[start..self.at].parse().ok()?;
+        let whole_digits = self.at - whole;
+        if self.eat(b'.').is_some() {
+            if !matches!(digits(self) + whole_digits, 2..=15) {
+                return None;
+            }
+            return match bytes.get(self.at) {
+                Some(b'e' | b'E') => None,
+                _ => Some(Number::Other),
+            };
+        }
+        match bytes.get(self.at) {
+            Some(b'e' | b'E') => None,
+            _ => Some(Number::Integer(integer)),
+        }
+    }
+
+    /// A tool state's `metadata`: its `exit` as `Value::as_i64` reads it (`Some(None)` for
+    /// no exit code).
+    fn exit(&mut self) -> Option<Option<i64>> {
+        if self.bytes().get(self.at) != Some(&b'{') {
+            self.value(3)?;
+            return Some(None);
+        }
+        let mut exit = None;
+        self.object(|reader, key| match key {
+            "exit" => once(&mut exit, reader.whole(4)?),
+            _ => reader.value(4).map(drop),
+        })?;
+        Some(exit.flatten())
+    }
+
+    /// A part's `tokens`, as `tokens_usage` reads them from their tree.
+    fn tokens(&mut self) -> Option<TokenCounts> {
+        let mut counts = TokenCounts::default();
+        let mut seen = [false; 4];
+        let count = |reader: &mut Self| Some(reader.whole(3)?.and_then(|n| u64::try_from(n).ok()));
+        self.object(|reader, key| {
+            let (slot, index) = match key {
+                "input" => (&mut counts.input, 0),
+                "output" => (&mut counts.output, 1),
+                "reasoning" => (&mut counts.reasoning, 2),
+                "cache" => {
+                    if std::mem::replace(&mut seen[3], true) {
+                        return None;
+                    }
+                    if reader.bytes().get(reader.at) != Some(&b'{') {
+                        return reader.value(3).map(drop);
+                    }
+                    let (mut read, mut write) = (None, None);
+                    reader.object(|reader, key| match key {
+                        "read" => once(&mut read, count(reader)?),
+                        "write" => once(&mut write, count(reader)?),
+                        _ => reader.value(4).map(drop),
+                    })?;
+                    counts.cache_read = read.flatten();
+                    counts.cache_write = write.flatten();
+                    return Some(());
+                }
+                _ => return reader.value(3).map(drop),
+            };
+            if std::mem::replace(&mut seen[index], true) {
+                return None;
+            }
+            *slot = count(reader)?;
+            Some(())
+        })?;
+        Some(counts)
+    }
+
+    /// A value as `Value::as_i64` reads it: a whole number, or `None` for any other value
+    /// (skipped, validated).
+    fn whole(&mut self, depth: u32) -> Option<Option<i64>> {
+        match self.bytes().get(self.at)? {
+            b'-' | b'0'..=b'9' => match self.number()? {
+                Number::Integer(whole) => Some(Some(whole)),
+                Number::Other => Some(None),
+            },
+            _ => self.value(depth).map(|_| None),
+        }
+    }
+
+    /// A value as `Value::as_f64` reads it: a number, or `None` for any other value.
+    fn float(&mut self, depth: u32) -> Option<Option<f64>> {
+        let start = self.at;
+        match self.bytes().get(self.at)? {
+            b'-' | b'0'..=b'9' => match self.number()? {
+                // As an `i64` or `u64` is turned into an `f64`: exactly, or to the nearest.
+                Number::Integer(whole) => Some(Some(whole as f64)),
+                // Correctly rounded, as the parsers read it (no more than 15 digits: read
+                // exactly wherever it is read).
+                Number::Other => Some(Some(self.line[start..self.at].parse().ok()?)),
+            },
+            _ => self.value(depth).map(|_| None),
+        }
+    }
+
+    /// Skips the value here, validated: where it is in the line.
+    fn value(&mut self, depth: u32) -> Option<Range<usize>> {
+        if depth > DEPTH {
+            return None;
+        }
+        let start = self.at;
+        match *self.bytes().get(self.at)? {
+            b'"' => {
+                self.writers_string()?;
+            }
+            b'{' => self.object(|reader, _| reader.value(depth + 1).map(drop))?,
+            b'[' => {
+                self.at += 1;
+                if self.eat(b']').is_none() {
+                    loop {
+                        self.value(depth + 1)?;
+                        match *self.bytes().get(self.at)? {
+                            b',' => self.at += 1,
+                            b']' => {
+                                self.at += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+            }
+            _ => return None,
+        }
+        Some(start..self.at)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes()[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+    use crate::normalize::framing::Record;
+    use crate::normalize::json::JsonParser;
+    use crate::normalize::lenient::Slot;
+    use crate::normalize::report::Fate;
+
+    /// Whether a tool part's output is held as its JSON.
+    fn held(said: &Said) -> Option<bool> {
+        match said {
+            Said::Tool { content, .. } => Some(content.json().is_some()),
+            _ => None,
+        }
+    }
+
+    /// What the adapter takes of `line` as the parse reads it, when it reads it as an event
+    /// with a part, every field known.
+    fn parsed(line: &str) -> Option<String> {
+        let record = Record::line(line.as_bytes(), 1, 0, true);
+        let mut seen = None;
+        let mut parser = JsonParser::default();
+        parser.parse_in::<super::super::EventShape>(record, &mut Vec::new(), |event, parsed, _| {
+            if let Some(Slot::Read(mut part)) = event.part {
+                let step = (event.kind == "step_finish").then(|| part.step());
+                let message = part.message_id.take();
+                let said = part.said(parsed);
+                seen = Some(format!(
+                    "{} {:?} {:?} {:?} {step:?} {:?} {:?}",
+                    event.kind,
+                    event.timestamp,
+                    event.session_id.as_deref(),
+                    message.as_deref(),
+                    held(&said),
+                    said.blocks()
+                ));
+            }
+            Fate::Mapped
+        });
+        let report = parser.tally.report();
+        let all_known = report.records.values().all(|r| r.unknown_fields.is_empty());
+        seen.filter(|_| all_known)
+    }
+
+    fn skimmed(line: &str) -> Option<String> {
+        let event = skim(line.as_bytes())?;
+        Some(format!(
+            "{} {:?} {:?} {:?} {:?} {:?} {:?}",
+            event.kind,
+            event.timestamp,
+            event.session_id,
+            event.message_id,
+            event.step,
+            held(&event.said),
+            event.said.blocks()
+        ))
+    }
+
+    /// `line` skimmed: `None` when the skim gives it up, else what it reads, which must be
+    /// what the parse reads.
+    fn agrees(line: &str) -> Option<String> {
+        let skim = skimmed(line)?;
+        assert_eq!(Some(&skim), parsed(line).as_ref(), "{line}");
+        Some(skim)
+    }
+
+    const TOOL: &str = r#"{"type":"tool_use","timestamp":1767036061199,"sessionID":"ses_4947","part":{"id":"prt_b6b8","sessionID":"ses_4947","messageID":"msg_b6b8","type":"tool","callID":"r9bQ","tool":"bash","state":{"status":"completed","input":{"command":"echo hello","description":"Print","env":{"CI":"true"}},"output":"OUT","title":"Print","metadata":{"output":"OUT","exit":0,"description":"Print","truncated":false},"time":{"start":1767036061123,"end":1767036061173}}}}"#;
+    const STEP: &str = r#"{"type":"step_finish","timestamp":1767036061205,"sessionID":"ses_4947","part":{"id":"prt_b6b8","sessionID":"ses_4947","messageID":"msg_b6b8","type":"step-finish","reason":"tool-calls","snapshot":"ee34","cost":0,"tokens":{"input":21772,"output":110,"reasoning":0,"cache":{"read":0,"write":0}}}}"#;
+
+    /// Every line of the corpus the skim takes is read alike by the parse, and it takes the
+    /// tool and step lines.
+    #[test]
+    fn a_corpus_line_is_skimmed_as_the_parse_reads_it() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/opencode");
+        let (mut lines, mut taken) = (0, 0);
+        for outcome in ["ok", "err"] {
+            for entry in std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus") {
+                let input = std::fs::read_to_string(entry.expect("a fixture").path());
+                for line in input.expect("a fixture").lines() {
+                    lines += 1;
+                    taken += usize::from(agrees(line).is_some());
+                }
+            }
+        }
+        assert!(lines > 80 && taken > 30, "{taken} of {lines}");
+        assert!(agrees(TOOL).is_some() && agrees(STEP).is_some());
+    }
+
+    /// Every escape and character at every place of outputs of 0 to 24 bytes, in the output,
+    /// the error and the fields skipped: a line the skim takes is read alike by the parse,
+    /// its output held; one it gives up has an escape the writer does not write there.
+    #[test]
+    fn an_output_is_skimmed_as_the_parse_reads_it_wherever_its_escapes_fall() {
+        let pieces = [
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0001",
+            "\\u001f",
+            "\\u001F",
+            "\\u000a",
+            "\\u0041",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\u12",
+            "\\x",
+            "\\",
+            "\"",
+            "\t",
+            "\u{1}",
+            "\u{7f}",
+            "\u{e9}",
+            "\u{1F600}",
+            "}",
+            ",",
+            "ab",
+        ];
+        let mut taken = 0;
+        for len in 0..=24 {
+            for piece in pieces {
+                for at in [0, len / 2, len] {
+                    let mut output = "x".repeat(len);
+                    output.insert_str(at, piece);
+                    let json = format!("\"{output}\"");
+                    let writers = serde_json::from_str::<String>(&json)
+                        .is_ok_and(|text| serde_json::to_string(&text).ok() == Some(json.clone()));
+                    let variants = [
+                        TOOL.replace("\"OUT\",\"title\"", &format!("{json},\"title\"")),
+                        TOOL.replace(
+                            "\"output\":\"OUT\",\"exit\"",
+                            &format!("\"output\":{json},\"exit\""),
+                        ),
+                        TOOL.replace("\"completed\"", "\"error\"")
+                            .replace(",\"title\"", &format!(",\"error\":{json},\"title\"")),
+                        TOOL.replace("echo hello", &output),
+                    ];
+                    for line in variants {
+                        match agrees(&line) {
+                            Some(read) => {
+                                taken += 1;
+                                assert!(read.contains("Some(true)"), "{line}");
+                            }
+                            None => assert!(!writers || line.contains("echo"), "{line}"),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 2_500, "{taken}");
+    }
+
+    /// Numbers, literals, types, orders, duplicates, whitespace and unknown fields where the
+    /// skim reads and skips: what it takes, the parse reads alike.
+    #[test]
+    fn edges_are_skimmed_as_the_parse_reads_them_or_given_up() {
+        let numbers = [
+            "0",
+            "7",
+            "-7",
+            "-0",
+            "01",
+            "1.5",
+            "-1.5",
+            "0.25",
+            "1.",
+            ".5",
+            "1e3",
+            "1E3",
+            "-",
+            "123456789012345678",
+            "1234567890123456789",
+            "12345678901234567890",
+            "-0.5",
+            "0.123456789012345",
+            "0.1234567890123456",
+            "9007199254740993.0",
+            "true",
+            "null",
+            "\"5\"",
+            "[]",
+            "{}",
+            "[1,{\"a\":[null]}]",
+        ];
+        let mut lines = vec![];
+        for number in numbers {
+            lines.push(TOOL.replace("1767036061199", number));
+            lines.push(TOOL.replace("\"exit\":0", &format!("\"exit\":{number}")));
+            lines.push(TOOL.replace("\"start\":1767036061123", &format!("\"start\":{number}")));
+            lines.push(TOOL.replace(
+                "\"command\":\"echo hello\"",
+                &format!("\"command\":{number}"),
+            ));
+            lines.push(STEP.replace("\"cost\":0", &format!("\"cost\":{number}")));
+            lines.push(STEP.replace("21772", number));
+            lines.push(STEP.replace("\"reasoning\":0", &format!("\"reasoning\":{number}")));
+            lines.push(STEP.replace("\"read\":0", &format!("\"read\":{number}")));
+            lines.push(STEP.replace("{\"read\":0,\"write\":0}", number));
+            lines.push(STEP.replace("{\"input\":21772,", &format!("{{\"input\":{number},")));
+            lines.push(TOOL.replace("{\"output\":\"OUT\",\"exit\":0,", &format!("{number},{{")));
+        }
+        let swaps = [
+            ("\"status\":\"completed\"", "\"status\":\"running\""),
+            ("\"status\":\"completed\"", "\"status\":\"error\""),
+            ("\"status\":\"completed\"", "\"status\":null"),
+            (
+                "\"status\":\"completed\"",
+                "\"status\":\"completed\",\"status\":\"error\"",
+            ),
+            ("\"output\":\"OUT\",\"title\"", "\"title\""),
+            ("\"output\":\"OUT\",\"title\"", "\"output\":null,\"title\""),
+            (
+                "\"output\":\"OUT\",\"title\"",
+                "\"output\":{\"a\":1},\"title\"",
+            ),
+            (
+                "\"output\":\"OUT\",\"title\"",
+                "\"output\":\"OUT\",\"output\":\"2\",\"title\"",
+            ),
+            ("\"exit\":0", "\"exit\":0,\"exit\":1"),
+            ("\"exit\":0", "\"ex\\u0069t\":3"),
+            ("\"metadata\":{", "\"metadata\":{\"x\":{},\"y\":[],"),
+            ("\"type\":\"tool\"", "\"type\":\"patch\""),
+            ("\"type\":\"tool\"", "\"type\":\"step-start\""),
+            ("\"type\":\"tool\"", "\"type\":\"text\",\"text\":\"hi\""),
+            ("\"type\":\"tool\"", "\"type\":7"),
+            ("\"type\":\"tool\",", ""),
+            ("\"tool\":\"bash\"", "\"tool\":\"b\\u0061sh\""),
+            ("\"tool\":\"bash\"", "\"tool\":\"bash\",\"tool\":\"read\""),
+            ("\"callID\":\"r9bQ\",", ""),
+            ("\"messageID\":\"msg_b6b8\",", ""),
+            ("\"messageID\":\"msg_b6b8\"", "\"messageID\":null"),
+            ("\"input\":{", "\"input\":{\"n\":null,\"a\":[1.5,-2,true],"),
+            (
+                "\"input\":{\"command\":\"echo hello\",\"description\":\"Print\",\"env\":{\"CI\":\"true\"}},",
+                "",
+            ),
+            ("\"input\":{", "\"input\":{\"command\":\"x\","),
+            ("\"state\":{", "\"state\":{\"extra\":[{}],"),
+            ("\"state\":{\"status\"", "\"state\":[],\"s\":{\"status\""),
+            ("\"sessionID\":\"ses_4947\",\"part\"", "\"part\""),
+            (
+                "\"sessionID\":\"ses_4947\",\"part\"",
+                "\"sessionID\":null,\"part\"",
+            ),
+            ("\"timestamp\":1767036061199,", ""),
+            (
+                "\"timestamp\":1767036061199,",
+                "\"timestamp\":1,\"timestamp\":2,",
+            ),
+            ("\"part\":{", "\"extra\":1,\"part\":{"),
+            ("\"part\":{", "\"part\":{},\"part\":{"),
+            ("{\"type\":\"tool_use\"", "{\"type\":\"text\""),
+            ("{\"type\":\"tool_use\"", "{\"type\":\"step_finish\""),
+            ("{\"type\":\"tool_use\"", "{\"type\":\"reasoning\""),
+            ("{\"type\":\"tool_use\"", "{\"type\":\"error\""),
+            ("\"id\":\"prt_b6b8\",", "\"id\" :\"prt_b6b8\","),
+            ("\"id\":\"prt_b6b8\",", "\"id\":\"prt_b6b8\" ,"),
+            ("\"id\":\"prt_b6b8\",", "\"id\":\"prt_b6b8\",,"),
+            ("\"id\":\"prt_b6b8\",", "\"id\":\"prt\\/b6b8\","),
+            ("\"id\":\"prt_b6b8\",", "\"id\":\"prt\\ud800\","),
+            ("\"id\":\"prt_b6b8\",", "\"id\":nul,"),
+            ("}}}}", "}}} }"),
+            ("}}}}", "}}}"),
+            ("}}}}", "}}}}}"),
+            ("}}}}", "}}}},"),
+        ];
+        for (from, to) in swaps {
+            lines.push(TOOL.replacen(from, to, 1));
+        }
+        for (from, to) in [
+            ("\"reason\":\"tool-calls\"", "\"reason\":\"stop\""),
+            ("\"reason\":\"tool-calls\",", ""),
+            ("\"reason\":\"tool-calls\"", "\"reason\":5"),
+            ("\"tokens\":{", "\"tokens\":{\"x\":[1],"),
+            ("\"tokens\":{", "\"tokens\":{\"input\":1,"),
+            ("\"cache\":{", "\"cache\":{\"read\":1,"),
+            (
+                "\"cache\":{\"read\":0,\"write\":0}",
+                "\"cache\":{},\"cache\":{}",
+            ),
+            (
+                ",\"tokens\":{\"input\":21772,\"output\":110,\"reasoning\":0,\"cache\":{\"read\":0,\"write\":0}}",
+                "",
+            ),
+            ("\"cost\":0,", ""),
+            ("\"cost\":0,", "\"cost\":1,\"cost\":2,"),
+            ("\"type\":\"step-finish\"", "\"type\":\"tool\""),
+            ("{\"type\":\"step_finish\"", "{\"type\":\"step_start\""),
+        ] {
+            lines.push(STEP.replacen(from, to, 1));
+        }
+        let mut invalid = TOOL.as_bytes().to_vec();
+        invalid.insert(TOOL.find("OUT").expect("an output"), 0xE9);
+        assert!(skim(&invalid).is_none());
+        let mut taken = String::new();
+        for line in &lines {
+            if agrees(line).is_some() {
+                writeln!(taken, "{line}").expect("a string");
+            }
+        }
+        // Some of every kind are taken, not all.
+        let count = taken.lines().count();
+        assert!(
+            count > 100 && count < lines.len() - 60,
+            "{count} of {}",
+            lines.len()
+        );
+    }
+}
