@@ -354,7 +354,9 @@ pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 /// short form), where the caller gives up to its parse. The bytes must have been checked as
 /// UTF-8 (a skim checks its line whole, once). One pass, eight bytes at a time, as
 /// [`string_end`]: a skim that takes a tool's output this way never unescapes it, and the
-/// writer copies it.
+/// writer copies it. (Taking every escape of a word from exact flags of each of its bytes,
+/// without loading and testing the word again after each, measured 26% more instructions
+/// here on OpenCode's bench stream, an escape every 13 bytes: 19.3M -> 24.4M of 5.5 MB.)
 ///
 /// [`ToolOutput`]: crate::model::ToolOutput
 pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
