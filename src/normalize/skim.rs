@@ -26,11 +26,34 @@ pub(crate) const MAX_DEPTH: u32 = 64;
 pub(crate) struct Skim<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Read as simd-json reads (an adapter's skim, beside its parse), not as serde_json.
+    simd: bool,
+    /// The bytes as the text they were checked to be (a skim for simd-json's), else empty.
+    text: &'a str,
 }
 
 impl<'a> Skim<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Skim { bytes, at: 0 }
+        Skim {
+            bytes,
+            at: 0,
+            simd: false,
+            text: "",
+        }
+    }
+
+    /// A skim of a record an adapter would otherwise parse with simd-json, which refuses
+    /// more than serde_json: it also gives up at a `\u` escape of a surrogate (simd-json
+    /// refuses a lone one; a pair is not told apart here) and at a number with an exponent
+    /// or more than 18 characters (simd-json refuses those out of its range). The record is
+    /// checked as UTF-8 whole, once, by the caller.
+    pub(crate) fn simd(text: &'a str) -> Self {
+        Skim {
+            bytes: text.as_bytes(),
+            at: 0,
+            simd: true,
+            text,
+        }
     }
 
     fn ws(&mut self) {
@@ -111,6 +134,53 @@ impl<'a> Skim<'a> {
         }
     }
 
+    /// The string here, when its JSON is exactly the writer's escaping of it
+    /// ([`writers_string_end`]): where its JSON is, quotes included.
+    pub(crate) fn writers_string(&mut self) -> Option<std::ops::Range<usize>> {
+        self.ws();
+        let start = self.at;
+        self.eat(b'"')?;
+        self.at = writers_string_end(self.bytes, self.at)?;
+        Some(start..self.at)
+    }
+
+    /// A string unescaped as simd-json reads it (borrowed when it has no escape), or `null`;
+    /// `None` where [`unescape`] gives up. Only a skim for simd-json's reads text.
+    pub(crate) fn text_or_null(&mut self) -> Option<Option<std::borrow::Cow<'a, str>>> {
+        self.ws();
+        match self.bytes.get(self.at)? {
+            b'"' => {
+                let start = self.at + 1;
+                let plain = plain_end(self.bytes, start);
+                if self.bytes.get(plain) == Some(&b'"') && !self.text.is_empty() {
+                    self.at = plain + 1;
+                    return Some(Some(std::borrow::Cow::Borrowed(
+                        self.text.get(start..plain)?,
+                    )));
+                }
+                let mut text = String::with_capacity(plain - start + 16);
+                self.at = unescape(self.text, start, &mut text)?;
+                Some(Some(std::borrow::Cow::Owned(text)))
+            }
+            b'n' => self.literal(b"null").map(|()| None),
+            _ => None,
+        }
+    }
+
+    /// An unsigned integer of at most 18 digits (simd-json's `u64` of a plain number).
+    pub(crate) fn small_u64(&mut self) -> Option<u64> {
+        self.ws();
+        let start = self.at;
+        self.number_as_serde_json()?;
+        let digits = self.bytes.get(start..self.at)?;
+        if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        digits
+            .iter()
+            .try_fold(0u64, |n, &d| Some(n * 10 + u64::from(d - b'0')))
+    }
+
     /// Whether the value here is `null` (then read); anything else is left to read.
     pub(crate) fn null(&mut self) -> bool {
         self.ws();
@@ -180,7 +250,11 @@ impl<'a> Skim<'a> {
     /// Skips the string whose opening quote was read, through its closing quote; whether
     /// it had an escape ([`string_end`]).
     fn string(&mut self) -> Option<bool> {
-        let (end, escaped) = string_end(self.bytes, self.at)?;
+        let (end, escaped) = if self.simd {
+            string_end_as::<true>(self.bytes, self.at)?
+        } else {
+            string_end(self.bytes, self.at)?
+        };
         self.at = end;
         Some(escaped)
     }
@@ -252,8 +326,23 @@ impl<'a> Skim<'a> {
         }
     }
 
-    /// A number's digits (after its sign), as serde_json reads them.
+    /// A number's digits (after its sign), as serde_json reads them (as simd-json does: see
+    /// [`Skim::simd`]).
     fn number(&mut self) -> Option<()> {
+        let from = self.at;
+        self.number_as_serde_json()?;
+        if self.simd
+            && (self.at - from > 18
+                || self.bytes[from..self.at]
+                    .iter()
+                    .any(|&b| b == b'e' || b == b'E'))
+        {
+            return None;
+        }
+        Some(())
+    }
+
+    fn number_as_serde_json(&mut self) -> Option<()> {
         let digits = |skim: &mut Self| {
             let from = skim.at;
             while let Some(b'0'..=b'9') = skim.bytes.get(skim.at) {
@@ -318,6 +407,12 @@ pub(crate) fn plain_end(bytes: &[u8], mut at: usize) -> usize {
 /// word again after each, measured 13% more instructions here on a Claude Code import:
 /// 99M -> 112M of 21 MB.)
 pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    string_end_as::<false>(bytes, from)
+}
+
+/// [`string_end`]; with `SIMD`, `None` at a `\u` escape of a surrogate too (see [`Skim::simd`]).
+#[inline]
+fn string_end_as<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     let mut at = from;
     let mut escaped = false;
     loop {
@@ -332,7 +427,11 @@ pub(crate) fn string_end(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
                     b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
                     b'u' => {
                         let hex = bytes.get(at + 2..at + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        if !hex.iter().all(u8::is_ascii_hexdigit)
+                            || (SIMD
+                                && matches!(hex[0], b'd' | b'D')
+                                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+                        {
                             return None;
                         }
                         at += 6;
@@ -380,6 +479,52 @@ pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
                 },
                 _ => return None,
             },
+            // A control character.
+            _ => return None,
+        }
+    }
+}
+
+/// The string whose opening quote is before `at`, unescaped onto `text` as simd-json reads
+/// it: where it ends (past its closing quote). `None` at a control character, an escape JSON
+/// has not, or a `\u` surrogate (simd-json reads pairs and refuses lone ones: not told apart
+/// here). One pass: runs between escapes are found by [`plain_end`], as [`string_end`] finds
+/// them. (Gemini CLI's delta skim's, and Claude's.)
+pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut run = at;
+    loop {
+        at = plain_end(bytes, at);
+        match *bytes.get(at)? {
+            b'"' => {
+                text.push_str(&line[run..at]);
+                return Some(at + 1);
+            }
+            b'\\' => {
+                text.push_str(&line[run..at]);
+                let (unescaped, length) = match *bytes.get(at + 1)? {
+                    b'"' => ('"', 2),
+                    b'\\' => ('\\', 2),
+                    b'/' => ('/', 2),
+                    b'b' => ('\u{8}', 2),
+                    b'f' => ('\u{c}', 2),
+                    b'n' => ('\n', 2),
+                    b'r' => ('\r', 2),
+                    b't' => ('\t', 2),
+                    b'u' => {
+                        let hex = bytes.get(at + 2..at + 6)?;
+                        let point = hex.iter().try_fold(0, |point, &digit| {
+                            Some(point << 4 | char::from(digit).to_digit(16)?)
+                        })?;
+                        // A surrogate, of a pair or alone, is no `char` of its own.
+                        (char::from_u32(point)?, 6)
+                    }
+                    _ => return None,
+                };
+                text.push(unescaped);
+                at += length;
+                run = at;
+            }
             // A control character.
             _ => return None,
         }
@@ -523,6 +668,51 @@ mod tests {
             }
         }
         assert_eq!(writers_string_end(b"\"unterminated", 1), None);
+    }
+
+    /// What a skim for simd-json ([`Skim::simd`]) accepts, simd-json accepts: the numbers
+    /// and `\u` escapes simd-json refuses where serde_json does not are given up.
+    #[test]
+    fn a_simd_skim_accepts_only_what_simd_json_accepts() {
+        let values = [
+            "1",
+            "-0",
+            "0.5",
+            "-12.25",
+            "123456789012345678",
+            "1234567890123456789",
+            "18446744073709551615",
+            "123456789012345678901234567890",
+            "1e4",
+            "1E-3",
+            "1e400",
+            "1.7976931348623157e309",
+            "0.1234567890123456",
+            r#""\u001b""#,
+            r#""\u00e9""#,
+            r#""\ud800""#,
+            r#""\udc00x""#,
+            r#""\uD83D\uDE00""#,
+            r#""\ud83d\ude00""#,
+            r#""\uDbFf""#,
+            r#""\ue000""#,
+            r#""\/""#,
+            "[1,{\"a\":null}]",
+            "true",
+        ];
+        let mut accepted = 0;
+        for value in values {
+            let record = format!("{{\"k\":{value}}}");
+            let mut skim = Skim::simd(&record);
+            let skimmed = skim.skip().is_some() && skim.end().is_some();
+            let mut copy = record.clone().into_bytes();
+            let simd = simd_json::to_borrowed_value(&mut copy).is_ok();
+            if skimmed {
+                accepted += 1;
+                assert!(simd, "{record}");
+            }
+        }
+        assert_eq!(accepted, 12);
     }
 
     #[test]

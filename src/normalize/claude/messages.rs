@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::blocks::{content_value, subagent_of};
 use super::partial::{MessageKey, Verdict};
+use super::skimmed::tool_result_block;
 use super::{State, shape};
 use crate::model::{Block, ContentBlock, Fidelity, Role};
 use crate::normalize::framing::Record;
@@ -309,20 +310,17 @@ impl State {
         };
         for (position, raw) in blocks.into_iter().enumerate() {
             let block = match &*raw.kind {
-                "tool_result" => Block::ToolResult {
-                    tool_id: raw
-                        .tool_use_id
+                // Most of a Claude Code log's bytes: a string goes out as the record escaped
+                // it. (A line of tool results with nothing else is read by a skim: `skimmed`.)
+                "tool_result" => tool_result_block(
+                    raw.tool_use_id
                         .map(Borrowed::into_owned)
                         .unwrap_or_default(),
-                    // Most of a Claude Code log's bytes: a string goes out as the record
-                    // escaped it.
-                    tool_content: raw
-                        .content
+                    raw.content
                         .map_or_else(|| Value::Null.into(), |content| content.output(parsed)),
-                    is_error: raw.is_error.unwrap_or(false),
-                    exit_code: None,
-                },
-                "text" => Block::text(raw.text.map(Borrowed::into_owned).unwrap_or_default()),
+                    raw.is_error,
+                ),
+                "text" => text_block(raw.text.map(Borrowed::into_owned).unwrap_or_default()),
                 _ => {
                     let kind = raw.kind.into_owned();
                     let unknown = Canonical {
@@ -344,13 +342,6 @@ impl State {
                     continue;
                 }
             };
-            let block = Canonical {
-                kind: String::new(),
-                identity: None,
-                blocks: vec![ContentBlock::new(Fidelity::AgentEmitted, block)],
-                print: None,
-                unknown: None,
-            };
             self.deliver(
                 block,
                 Role::User,
@@ -361,5 +352,16 @@ impl State {
                 diagnostics,
             );
         }
+    }
+}
+
+/// A user's `text` block in canonical form.
+fn text_block(text: String) -> Canonical {
+    Canonical {
+        kind: String::new(),
+        identity: None,
+        blocks: vec![ContentBlock::new(Fidelity::AgentEmitted, Block::text(text))],
+        print: None,
+        unknown: None,
     }
 }

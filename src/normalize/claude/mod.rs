@@ -106,6 +106,7 @@ mod partial;
 mod recent;
 mod result;
 mod simplified;
+mod skimmed;
 mod wire;
 
 use super::messages_api::{Message, MessageUsage};
@@ -176,13 +177,17 @@ impl Adapter for State {
     const STAMPED: bool = false;
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
-        let Output { items, diagnostics } = out;
         if cline::is_cline(self, record.bytes) {
+            let Output { items, diagnostics } = out;
             parser.parse::<cline::ClineShape>(record, diagnostics, |line, diagnostics| {
                 self.cline_line(line, record, items, diagnostics)
             });
             return;
         }
+        if self.skimmed(parser, record, out) {
+            return;
+        }
+        let Output { items, diagnostics } = out;
         parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
             self.line(line, (record, parsed), items, diagnostics)
         });

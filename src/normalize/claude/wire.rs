@@ -53,7 +53,7 @@ impl RecordShape for LineShape {
 // adapter leaves out on purpose (uuids, attribution, UI flags, timings).
 
 /// Fields of every record, stream-json and session log.
-fn known_field(field: &str) -> bool {
+pub(super) fn known_field(field: &str) -> bool {
     matches!(
         field,
         "type" | "subtype" | "uuid" | "session_id" | "parent_tool_use_id" | "timestamp"
@@ -95,7 +95,7 @@ fn known_assistant_field(field: &str) -> bool {
     )
 }
 
-fn known_user_field(field: &str) -> bool {
+pub(super) fn known_user_field(field: &str) -> bool {
     matches!(
         field,
         "message"

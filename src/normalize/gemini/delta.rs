@@ -16,7 +16,7 @@
 //! ones: not told apart here). What it accepts, the parser accepts, with the same
 //! timestamp and the same text ([`tests`] holds the two readings to each other).
 
-use crate::normalize::skim::{plain_end, string_end};
+use crate::normalize::skim::{string_end, unescape};
 
 /// The members a delta has after its `type`, each with its key and, where the skim takes one
 /// value only, that value: written as the CLI writes them, compact.
@@ -70,51 +70,6 @@ fn members<'a>(line: &'a str, mut at: usize, text: &mut String) -> Option<&'a st
         }
     }
     (at + 1 == bytes.len() && seen[1] && seen[2] && seen[3]).then_some(timestamp?)
-}
-
-/// The string whose opening quote is before `at`, unescaped onto `text`: where it ends
-/// (past its closing quote). `None` at a control character, an escape JSON has not, or a
-/// `\u` surrogate. One pass: runs between escapes are found by [`plain_end`], as
-/// [`string_end`] finds them.
-fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let mut run = at;
-    loop {
-        at = plain_end(bytes, at);
-        match *bytes.get(at)? {
-            b'"' => {
-                text.push_str(&line[run..at]);
-                return Some(at + 1);
-            }
-            b'\\' => {
-                text.push_str(&line[run..at]);
-                let (unescaped, length) = match *bytes.get(at + 1)? {
-                    b'"' => ('"', 2),
-                    b'\\' => ('\\', 2),
-                    b'/' => ('/', 2),
-                    b'b' => ('\u{8}', 2),
-                    b'f' => ('\u{c}', 2),
-                    b'n' => ('\n', 2),
-                    b'r' => ('\r', 2),
-                    b't' => ('\t', 2),
-                    b'u' => {
-                        let hex = bytes.get(at + 2..at + 6)?;
-                        let point = hex.iter().try_fold(0, |point, &digit| {
-                            Some(point << 4 | char::from(digit).to_digit(16)?)
-                        })?;
-                        // A surrogate, of a pair or alone, is no `char` of its own.
-                        (char::from_u32(point)?, 6)
-                    }
-                    _ => return None,
-                };
-                text.push(unescaped);
-                at += length;
-                run = at;
-            }
-            // A control character.
-            _ => return None,
-        }
-    }
 }
 
 #[cfg(test)]
