@@ -244,6 +244,11 @@ impl<'a> Skim<'a> {
         if escaped {
             return None;
         }
+        if self.simd {
+            // The record was checked whole: cut at its quotes, the string is text. (std's
+            // check of each short key and id was a quarter of a Claude delta line's skim.)
+            return self.text.get(start..self.at - 1);
+        }
         std::str::from_utf8(&self.bytes[start..self.at - 1]).ok()
     }
 
