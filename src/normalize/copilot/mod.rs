@@ -26,7 +26,9 @@
 //!   `toolCallId`. A call becomes one tool_use, at whichever of the two comes first.
 //! * `tool.execution_complete`: a user-side tool_result; `is_error` is `!success`; content is
 //!   `result.content` (what the model saw), else `result.detailedContent`, else
-//!   `result.contents`, else `error.message`.
+//!   `result.contents`, else `error.message`. A string content is held as the record escaped
+//!   it (`model::ToolOutput`) and written back verbatim, never unescaped when the line is
+//!   read by a skim (`skim::skim_complete`; most are, as Copilot CLI writes them).
 //! * A `command` block follows the tool_use of `bash` / `shell` calls with `arguments.command`.
 //! * `assistant.usage` (per API call; when present it replaces the `outputTokens` sum):
 //!   `inputTokens` is taken to include cache reads and writes, as in the OpenAI-style usage
@@ -60,9 +62,11 @@
 //! missing-terminal warning and status incomplete.
 //!
 //! The stages, one module each: `wire` reads a record into its shape (the envelope, `data`,
-//! a tool's output); `state` turns the records into blocks and run metadata; `usage` adds
+//! a tool's output); `skim` reads the lines most of a session is without the parser (the
+//! deltas it ignores, the tool outputs it copies); `state` turns the records into blocks and run metadata; `usage` adds
 //! up the token counts of a session log's `session.shutdown` records.
 
+mod skim;
 mod state;
 mod usage;
 
@@ -235,5 +239,81 @@ mod tests {
             }
             assert_eq!(reports[0], reports[1], "{line}");
         }
+    }
+
+    /// Each fixture of the corpus (normalize and import), read as the adapter reads it (the
+    /// completions and the deltas skimmed where they can be) and with every record parsed:
+    /// the same items, diagnostics, detection answers, run metadata and input report; and
+    /// the skim takes most of the fixtures' completions.
+    #[test]
+    fn a_skimmed_completion_is_read_as_its_parse() {
+        fn files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).expect("the corpus") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    files(&path, into);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    into.push(path);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths = Vec::new();
+        files(&root.join("corpus/normalize/copilot"), &mut paths);
+        files(&root.join("corpus/import/copilot"), &mut paths);
+        let (mut completions, mut skimmed) = (0, 0);
+        for path in &paths {
+            let input = std::fs::read(path).expect("a fixture");
+            let mut read = Vec::new();
+            for skim in [true, false] {
+                let mut state = State::new();
+                let mut parser = JsonParser::default();
+                let mut out = Output::default();
+                let mut claimed = Vec::new();
+                let mut offset = 0;
+                for (at, line) in input.split(|b| *b == b'\n').enumerate() {
+                    let record = Record::line(line, at as u64 + 1, offset, true);
+                    offset += line.len() as u64 + 1;
+                    if line.is_empty() {
+                        continue;
+                    }
+                    if skim {
+                        if line.starts_with(br#"{"type":"tool.execution_complete""#) {
+                            completions += 1;
+                            skimmed += usize::from(skim::skim_complete(line).is_some());
+                        }
+                        state.record(&mut parser, record, &mut out);
+                    } else {
+                        let Output { items, diagnostics } = &mut out;
+                        let read = parser.parse_in::<wire::EventShape>(
+                            record,
+                            diagnostics,
+                            |event, parsed, diagnostics| {
+                                state.event(event, record, parsed, items, diagnostics)
+                            },
+                        );
+                        // `record` says no for a record it could not read.
+                        if !read {
+                            claimed.push(false);
+                            continue;
+                        }
+                    }
+                    claimed.push(state.claimed());
+                }
+                state.finish((0, 0), &mut out);
+                read.push(format!(
+                    "{:?}\n{:?}\n{claimed:?}\n{:?}\n{:?}",
+                    out.items,
+                    out.diagnostics,
+                    state.meta(),
+                    parser.tally.report()
+                ));
+            }
+            assert_eq!(read[0], read[1], "{}", path.display());
+        }
+        assert!(
+            completions >= 20 && skimmed * 4 >= completions * 3,
+            "{skimmed} of {completions}"
+        );
     }
 }

@@ -6,16 +6,17 @@ use serde_json::Value;
 
 use super::super::driver::Adapter;
 use super::super::framing::Record;
-use super::super::json::{Borrowed, JsonParser, to_value};
+use super::super::json::{Borrowed, JsonParser, Parsed, to_value};
 use super::super::report::Fate;
 use super::super::tools::{PendingTools, missing_terminal};
 use super::super::{
     Diagnostic, Item, Output, Provider, RunError, RunMeta, RunStatus, Source, Usage,
 };
+use super::skim::{skim_complete, skim_ignored};
 use super::usage::{ShutdownUsage, model_metrics};
-use super::wire::{Data, Event, EventShape, Payload, ignored, skim_ignored};
+use super::wire::{Data, Event, EventShape, Payload, ignored};
 use crate::model::tools::shell_commands;
-use crate::model::{Block, ContentBlock, Fidelity, Role};
+use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
 
 /// An `assistant.reasoning` waiting to see whether the next message consolidates it.
 struct HeldReasoning {
@@ -64,8 +65,32 @@ impl Adapter for State {
             parser.tally.fate(slot, Fate::Ignored);
             return;
         }
-        parser.parse::<EventShape>(record, diagnostics, |event, diagnostics| {
-            self.event(event, record, items, diagnostics)
+        if let Some(done) = skim_complete(record.bytes) {
+            // As the parser counts the event (every member of its `data` known) and as
+            // `event` takes it.
+            let slot = parser.tally.see(("tool.execution_complete", None));
+            if let Some(time) = done.timestamp {
+                self.meta.saw_time(time);
+            }
+            self.claimed = done.id && done.timestamp.is_some();
+            self.release_reasoning(None, items);
+            let at = Place {
+                agent: done.agent_id.map(str::to_owned),
+                message_id: None,
+                source: Source::record(record.line, record.offset),
+            };
+            let done = Done {
+                tool_call_id: done.tool_call_id.map(str::to_owned),
+                model: done.model,
+                success: done.success,
+                content: ToolOutput::escaped(done.output),
+            };
+            self.tool_complete(done, at, record, items, diagnostics);
+            parser.tally.fate(slot, Fate::Mapped);
+            return;
+        }
+        parser.parse_in::<EventShape>(record, diagnostics, |event, parsed, diagnostics| {
+            self.event(event, record, parsed, items, diagnostics)
         });
     }
 
@@ -136,6 +161,7 @@ impl State {
         &mut self,
         event: Event<'_>,
         record: Record<'_>,
+        parsed: Parsed<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
@@ -196,29 +222,21 @@ impl State {
                 self.tool_use(tool_id, name, data.arguments, &at, record, items);
             }
             "tool.execution_complete" => {
-                if let Some(model) = data.model.as_deref() {
-                    self.meta.model = Some(model.to_owned());
-                }
-                let tool_id = data
-                    .tool_call_id
-                    .map(Borrowed::into_owned)
-                    .unwrap_or_default();
-                self.tools
-                    .answer(&tool_id, record.line, record.offset, diagnostics);
-                let success = data.success.unwrap_or(true);
-                let content = data
-                    .result
-                    .content()
-                    .or_else(|| data.error.as_ref().and_then(|e| e.get("message")).cloned())
-                    .unwrap_or(Value::Null);
-                let block = Block::ToolResult {
-                    tool_id,
-                    tool_content: content.into(),
-                    is_error: !success,
-                    exit_code: None,
+                let tool_call_id = data.tool_call_id.map(Borrowed::into_owned);
+                // Kept as the record escaped it when a string (most of a session's bytes).
+                let content = match data.result.content() {
+                    Some(content) => content.output(parsed),
+                    None => (data.error.as_ref().and_then(|e| e.get("message")).cloned())
+                        .unwrap_or(Value::Null)
+                        .into(),
                 };
-                let block = ContentBlock::new(Fidelity::AgentEmitted, block);
-                items.push(at.item(block, Role::User));
+                let done = Done {
+                    tool_call_id,
+                    model: data.model.as_deref(),
+                    success: data.success,
+                    content,
+                };
+                self.tool_complete(done, at, record, items, diagnostics);
             }
             "assistant.usage" => {
                 if let Some(model) = data.model.as_deref() {
@@ -295,6 +313,31 @@ impl State {
             }
         }
         Fate::Mapped
+    }
+
+    /// A `tool.execution_complete`, parsed or skimmed: the call's tool_result.
+    fn tool_complete(
+        &mut self,
+        done: Done<'_>,
+        at: Place,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if let Some(model) = done.model {
+            self.meta.model = Some(model.to_owned());
+        }
+        let tool_id = done.tool_call_id.unwrap_or_default();
+        self.tools
+            .answer(&tool_id, record.line, record.offset, diagnostics);
+        let block = Block::ToolResult {
+            tool_id,
+            tool_content: done.content,
+            is_error: !done.success.unwrap_or(true),
+            exit_code: None,
+        };
+        let block = ContentBlock::new(Fidelity::AgentEmitted, block);
+        items.push(at.item(block, Role::User));
     }
 
     /// A session log's `session.shutdown`: the process ended; its token counts.
@@ -476,6 +519,14 @@ impl State {
     fn keep(&mut self, record: Record<'_>, kind: &str) {
         self.meta.keep(record.line, kind, || to_value(record.bytes));
     }
+}
+
+/// What a `tool.execution_complete` says, parsed or skimmed.
+struct Done<'a> {
+    tool_call_id: Option<String>,
+    model: Option<&'a str>,
+    success: Option<bool>,
+    content: ToolOutput,
 }
 
 /// Where an event's blocks belong.
