@@ -32,7 +32,7 @@ use serde_json::{Map, Value, json};
 use super::client::Terminals;
 use super::wire::{At, Patch, block_text, text};
 use crate::model::tools::shell_commands;
-use crate::model::{Block, Role};
+use crate::model::{Block, Role, ToolOutput};
 use crate::normalize::tools::PendingTools;
 use crate::normalize::{Item, Source};
 
@@ -52,6 +52,9 @@ struct Call {
     raw_input: Option<Value>,
     raw_output: Option<Value>,
     content: Vec<Value>,
+    /// The content when it is one text part, held as the record escaped it (`content` is
+    /// then empty; see [`Patch::said`]).
+    said: Option<ToolOutput>,
     locations: Option<Value>,
     /// The client's decision, once it answered the agent's permission request.
     permission: Option<Value>,
@@ -83,6 +86,7 @@ impl Call {
             raw_output,
             locations,
             content,
+            said,
         } = patch;
         set(&mut self.title, title);
         set(&mut self.kind, kind);
@@ -92,6 +96,7 @@ impl Call {
         set(&mut self.locations, locations);
         if let Some(content) = content {
             self.content = content;
+            self.said = said;
         }
     }
 
@@ -147,7 +152,16 @@ impl Calls {
         let call = self.entry(id, at);
         match change {
             Change::Patch(patch) => call.patch(patch),
-            Change::Append(content) => call.content.extend(content),
+            Change::Append(Some(content)) => {
+                // A part held as its text is a text part again when more follow it.
+                if let Some(said) = call.said.take() {
+                    let block = json!({"type": "text", "text": said.into_value()});
+                    call.content
+                        .push(json!({"type": "content", "content": block}));
+                }
+                call.content.push(content);
+            }
+            Change::Append(None) => {}
         }
         self.advance(id, false, at, out);
     }
@@ -260,7 +274,7 @@ impl Calls {
             let (content, exit_code) = result_content(call, out.terminals);
             let block = Block::ToolResult {
                 tool_id: id.to_owned(),
-                tool_content: content.into(),
+                tool_content: content,
                 is_error: call.status.as_deref() != Some("completed"),
                 exit_code,
             };
@@ -330,10 +344,13 @@ fn decision(params: &Value, result: &Value) -> Value {
 
 /// A finished call's result content and exit code (see the module docs), taken out of the
 /// call: it is answered once, and its content is most of the bytes of the exchange.
-fn result_content(call: &mut Call, terminals: &Terminals) -> (Value, Option<i64>) {
+fn result_content(call: &mut Call, terminals: &Terminals) -> (ToolOutput, Option<i64>) {
+    if let Some(said) = call.said.take() {
+        return (said, None);
+    }
     let content = std::mem::take(&mut call.content);
     if content.is_empty() {
-        return (call.raw_output.take().unwrap_or(Value::Null), None);
+        return (call.raw_output.take().unwrap_or(Value::Null).into(), None);
     }
     let exit_code = (content.iter())
         .filter(|part| text(part, "type") == Some("terminal"))
@@ -367,7 +384,7 @@ fn result_content(call: &mut Call, terminals: &Terminals) -> (Value, Option<i64>
             joined.push_str(&said);
             joined
         });
-        return (Value::String(joined), exit_code);
+        return (Value::String(joined).into(), exit_code);
     }
     let parts = (content.into_iter())
         .map(|mut part| match text(&part, "type") {
@@ -396,5 +413,5 @@ fn result_content(call: &mut Call, terminals: &Terminals) -> (Value, Option<i64>
             _ => part,
         })
         .collect();
-    (Value::Array(parts), exit_code)
+    (Value::Array(parts).into(), exit_code)
 }

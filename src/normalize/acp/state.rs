@@ -19,7 +19,7 @@ use super::wire::{
 use crate::model::{Block, Role, Timestamp};
 use crate::normalize::driver::{Adapter, Driver};
 use crate::normalize::framing::{Lines, Record};
-use crate::normalize::json::{JsonParser, to_value};
+use crate::normalize::json::{JsonParser, Parsed, to_value};
 use crate::normalize::report::Fate;
 use crate::normalize::tools::{PendingTools, missing_terminal};
 use crate::normalize::{
@@ -95,8 +95,8 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        parser.parse::<LineShape>(record, diagnostics, |line, diagnostics| {
-            self.line(line, At { record }, items, diagnostics)
+        parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
+            self.line(line, parsed, At { record }, items, diagnostics)
         });
     }
 
@@ -165,14 +165,15 @@ impl State {
 
     /// A line: the text chunks and tool call updates that are most of an exchange's lines
     /// from their typed fields, every other line read again whole.
-    fn line(
+    fn line<'a>(
         &mut self,
-        mut line: Line<'_>,
+        mut line: Line<'a>,
+        parsed: Parsed<'a>,
         at: At<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Fate {
-        let Some(hot) = line.hot().filter(|_| !self.whole_lines_only) else {
+        let Some(hot) = line.hot(parsed).filter(|_| !self.whole_lines_only) else {
             let value = to_value(at.record.bytes);
             return match ValueLine::deserialize(&value) {
                 Ok(line) => self.whole_line(line, at, items, diagnostics),
@@ -802,6 +803,15 @@ mod tests {
 {"direction":5,"message":{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"l"}}}}}
 {"jsonrpc":"2.0","method":"session/update","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"m"}}}}
 {"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"raw	tab"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c6","status":"in_progress","content":[{"type":"content","content":{"type":"text","text":"esc\"aped\n\u001b[0m"}}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_content_chunk","toolCallId":"c6","content":{"type":"content","content":{"type":"text","text":"more"}}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"c6","status":"completed"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c7","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a\/b","text":"last\/"},"type":"content"}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c8","status":"completed","content":[{"type":"content","content":{"type":"text","text":5}}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c9","status":"completed","content":[{"type":"content","content":{"type":"text","text":"t\u00e9","annotations":{}},"extra":1}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c10","status":"completed","content":[{"content":{"type":"text","text":"first"},"type":"content","content":{"type":"image","data":"x"}}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c11","status":"completed","content":[{"type":"content","content":{"type":"text","text":"kept"}}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"c11","content":[{"type":"terminal","terminalId":"t0"}]}}}
 {"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}
 "#;
 

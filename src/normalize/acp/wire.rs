@@ -19,9 +19,9 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::model::Timestamp;
+use crate::model::{Timestamp, ToolOutput};
 use crate::normalize::framing::Record;
-use crate::normalize::json::{Borrowed, Present, RecordShape};
+use crate::normalize::json::{Borrowed, Parsed, Present, RecordShape, Tree};
 use crate::normalize::lenient::{Members, Slot, Text, otherwise};
 use crate::normalize::report::{Fields, Kind};
 use crate::normalize::{Diagnostic, DiagnosticKind, Source};
@@ -153,8 +153,10 @@ pub(super) struct Line<'a> {
 impl<'a> Line<'a> {
     /// What the hot path reads of a `session/update` notification it takes whole from the
     /// typed fields: a message or thought chunk of text, or a `tool_call`/`tool_call_update`.
-    /// `None` for every other line, which is read as a [`ValueLine`].
-    pub(super) fn hot(&mut self) -> Option<Hot<'a>> {
+    /// `None` for every other line, which is read as a [`ValueLine`]. `parsed` is where the
+    /// line was parsed: a tool call's content of one text part is held as the record escaped
+    /// it ([`lent_content`]).
+    pub(super) fn hot(&mut self, parsed: Parsed<'a>) -> Option<Hot<'a>> {
         let (method, id, params) = match &mut self.message {
             Some(Slot::Read(inner)) if !inner.method_refused => (
                 inner.method.as_deref(),
@@ -190,13 +192,23 @@ impl<'a> Line<'a> {
                     text,
                 })
             }
-            "tool_call" | "tool_call_update" => Some(Hot::Call {
-                id: tool_call_id,
-                patch: Patch {
-                    content,
-                    ..patch.map_or_else(Patch::default, |patch| *patch)
-                },
-            }),
+            "tool_call" | "tool_call_update" => {
+                let (content, said) = match content {
+                    Some(items) => {
+                        let (items, said) = lent_content(items, parsed);
+                        (Some(items), said)
+                    }
+                    None => (None, None),
+                };
+                Some(Hot::Call {
+                    id: tool_call_id,
+                    patch: Patch {
+                        content,
+                        said,
+                        ..patch.map_or_else(Patch::default, |patch| *patch)
+                    },
+                })
+            }
             _ => None,
         }
     }
@@ -313,8 +325,9 @@ pub(super) struct Update<'a> {
     tool_call_id: Option<Cow<'a, str>>,
     /// A chunk's text: its `content` is a `text` block.
     chunk: Option<Cow<'a, str>>,
-    /// The tool call's `content` this update carries (see [`Patch::content`]).
-    content: Option<Vec<Value>>,
+    /// The tool call's `content` this update carries (see [`Patch::content`]), as the parse
+    /// lent it.
+    content: Option<Vec<Tree<'a>>>,
     /// The tool call's other fields this update carries, boxed: most updates are chunks of
     /// text, which have none, and the update is moved from reader to reader by value.
     patch: Option<Box<Patch>>,
@@ -372,6 +385,11 @@ pub(super) struct Patch {
     pub(super) locations: Option<Option<Value>>,
     /// `content`, replaced whole (a value that is no array empties it).
     pub(super) content: Option<Vec<Value>>,
+    /// `content` when it is one text part (`{type: "content", content: {type: "text",
+    /// text}}`, the usual tool output), its text held as the record escaped it: `content` is
+    /// then `Some` and empty. Only the part's text is ever read (see `calls`), so the
+    /// part need not be kept.
+    pub(super) said: Option<ToolOutput>,
 }
 
 impl Patch {
@@ -403,7 +421,7 @@ impl Patch {
 /// (a tool call's content items), or anything else.
 enum Content<'a> {
     Block(Option<Cow<'a, str>>),
-    Items(Vec<Value>),
+    Items(Vec<Tree<'a>>),
     Other,
 }
 
@@ -431,7 +449,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(item) = seq.next_element::<Value>()? {
+                while let Some(item) = seq.next_element::<Tree<'de>>()? {
                     items.push(item);
                 }
                 Ok(Content::Items(items))
@@ -443,6 +461,38 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
         }
         deserializer.deserialize_any(Visit)
     }
+}
+
+/// A tool call's content items as the parse lent them, as the call holds them: one text part
+/// (see [`Patch::said`]) as its text held as the record escaped it ([`Parsed::output`]: the
+/// writer copies it, never escaping it again), any other content as its values. A member
+/// named twice is read as `Value` reads it: the last one.
+pub(super) fn lent_content(
+    items: Vec<Tree<'_>>,
+    parsed: Parsed<'_>,
+) -> (Vec<Value>, Option<ToolOutput>) {
+    fn last<'t, 'a>(tree: &'t Tree<'a>, name: &str) -> Option<&'t Tree<'a>> {
+        let Tree::Object(members) = tree else {
+            return None;
+        };
+        members
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value)
+    }
+    fn is(tree: Option<&Tree<'_>>, text: &str) -> bool {
+        matches!(tree, Some(Tree::Str(said)) if said == text)
+    }
+    if let [part] = items.as_slice()
+        && is(last(part, "type"), "content")
+        && let Some(block) = last(part, "content")
+        && is(last(block, "type"), "text")
+        && let Some(Tree::Str(said)) = last(block, "text")
+    {
+        return (Vec::new(), Some(parsed.output(Cow::Borrowed(said))));
+    }
+    (items.into_iter().map(Tree::into_value).collect(), None)
 }
 
 pub(super) struct LineShape;
@@ -600,6 +650,55 @@ pub(super) fn base64(encoded: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the hot path makes of a `session/update` line's tool call: its patch.
+    fn patch_of(line: &str) -> Patch {
+        let record = Record::line(line.as_bytes(), 1, 0, true);
+        let mut patch = None;
+        let mut parser = crate::normalize::json::JsonParser::default();
+        parser.parse_in::<LineShape>(record, &mut Vec::new(), |mut line, parsed, _| {
+            if let Some(Hot::Call { patch: read, .. }) = line.hot(parsed) {
+                patch = Some(read);
+            }
+            crate::normalize::report::Fate::Mapped
+        });
+        patch.expect("a tool call the hot path reads")
+    }
+
+    #[test]
+    fn one_text_part_is_kept_as_its_record_escaped_it() {
+        let line = |content: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"update":{{"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","content":{content}}}}}}}"#
+            )
+        };
+        let text = r#""a\n\"b\"\u001b[0m""#;
+        let patch = patch_of(&line(&format!(
+            r#"[{{"type":"content","content":{{"type":"text","text":{text}}}}}]"#
+        )));
+        let said = patch.said.expect("held as its text");
+        assert_eq!(said.json(), Some(text.as_bytes()));
+        assert_eq!(*said, Value::String("a\n\"b\"\u{1b}[0m".to_owned()));
+        assert_eq!(patch.content, Some(Vec::new()));
+        // Escaped otherwise than the writer escapes: the text, unescaped.
+        let patch = patch_of(&line(
+            r#"[{"type":"content","content":{"type":"text","text":"a\/b"}}]"#,
+        ));
+        let said = patch.said.expect("held as its text");
+        assert_eq!((said.json(), said.as_str()), (None, Some("a/b")));
+        // Two parts, or a part of another shape: the values.
+        for content in [
+            r#"[{"type":"content","content":{"type":"text","text":"a"}},{"type":"content","content":{"type":"text","text":"b"}}]"#,
+            r#"[{"type":"content","content":{"type":"text","text":1}}]"#,
+            r#"[{"type":"diff","path":"a","newText":"b"}]"#,
+            r#"[{"type":"content","content":{"type":"text","text":"a"},"type":"x"}]"#,
+        ] {
+            let patch = patch_of(&line(content));
+            assert!(patch.said.is_none(), "{content}");
+            let items: Value = serde_json::from_str(content).unwrap();
+            assert_eq!(patch.content, items.as_array().cloned(), "{content}");
+        }
+    }
 
     #[test]
     fn base64_decodes_with_and_without_padding() {
