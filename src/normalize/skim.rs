@@ -456,11 +456,16 @@ fn string_end_as<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, 
 /// a control character, an escape JSON has not, and the valid escapes the writer never
 /// writes (`\/`, a `\u` other than lower-case `\u00xx` for a control character without a
 /// short form), where the caller gives up to its parse. The bytes must have been checked as
-/// UTF-8 (a skim checks its line whole, once). One pass, eight bytes at a time, as
-/// [`string_end`]: a skim that takes a tool's output this way never unescapes it, and the
-/// writer copies it. (Taking every escape of a word from exact flags of each of its bytes,
-/// without loading and testing the word again after each, measured 26% more instructions
-/// here on OpenCode's bench stream, an escape every 13 bytes: 19.3M -> 24.4M of 5.5 MB.)
+/// UTF-8 (a skim checks its line whole, once). One pass, sixteen bytes at a time: a block's
+/// quotes, backslashes and control characters compared at once ([`block_mask`], SIMD without
+/// unsafe code through `wide`), every escape of the block taken from its mask without loading
+/// the block again; the last bytes, fewer than sixteen, by [`plain_end`]'s words. A skim that
+/// takes a tool's output this way never unescapes it, and the writer copies it.
+/// (callgrind of this function over the bench streams' outputs, a backslash every 12-13
+/// bytes: eight-byte words, loaded again after each escape, 19.9M instructions for Codex's
+/// 4.4 MB and 17.3M for OpenCode's 3.9 MB; these blocks 12.5M and 10.9M. Taking every escape
+/// of an eight-byte word from exact flags of each of its bytes measured 26% more than the
+/// words: it is the flags' cost, which SIMD compares make a few instructions a block.)
 ///
 /// Tried and measured as worse (callgrind, the normalize bench's Copilot stream, 5 MB, a
 /// backslash every 12.8 bytes of its outputs): the escapes and the closing quote found by
@@ -470,28 +475,32 @@ fn string_end_as<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, 
 /// [`ToolOutput`]: crate::model::ToolOutput
 pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
+    // `at` is the block's first byte; `mask` its bytes still to look at.
+    while let Some(block) = bytes.get(at..at + 16) {
+        let mut mask = block_mask(block.try_into().expect("sixteen bytes"));
+        let mut next = at + 16;
+        while mask != 0 {
+            let here = at + mask.trailing_zeros() as usize;
+            next = writers_escape_end(bytes, here)?;
+            if bytes[here] == b'"' {
+                return Some(next);
+            }
+            let past = next - at;
+            mask = if past < 16 {
+                mask & (u32::MAX << past)
+            } else {
+                0
+            };
+        }
+        at = next.max(at + 16);
+    }
     loop {
         at = plain_end(bytes, at);
-        match *bytes.get(at)? {
-            b'"' => return Some(at + 1),
-            b'\\' => match bytes.get(at + 1)? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
-                b'u' => match bytes.get(at + 2..at + 6)? {
-                    [
-                        b'0',
-                        b'0',
-                        high @ (b'0' | b'1'),
-                        low @ (b'0'..=b'9' | b'a'..=b'f'),
-                    ] if !matches!((high, low), (b'0', b'8' | b'9' | b'a' | b'c' | b'd')) => {
-                        at += 6
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            },
-            // A control character.
-            _ => return None,
+        let next = writers_escape_end(bytes, at)?;
+        if bytes[at] == b'"' {
+            return Some(next);
         }
+        at = next;
     }
 }
 
@@ -539,6 +548,45 @@ pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<u
             _ => return None,
         }
     }
+}
+
+/// Past the quote, or the escape the writer writes, at `at`; `None` at anything else (a
+/// control character, an escape the writer does not write, the end of `bytes`).
+#[inline(always)]
+fn writers_escape_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        b'"' => Some(at + 1),
+        b'\\' => match bytes.get(at + 1)? {
+            b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(at + 2),
+            b'u' => match bytes.get(at + 2..at + 6)? {
+                [
+                    b'0',
+                    b'0',
+                    high @ (b'0' | b'1'),
+                    low @ (b'0'..=b'9' | b'a'..=b'f'),
+                ] if !matches!((high, low), (b'0', b'8' | b'9' | b'a' | b'c' | b'd')) => {
+                    Some(at + 6)
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        // A control character.
+        _ => None,
+    }
+}
+
+/// Bit `i` set when byte `i` of `block` is a quote, a backslash or a control character
+/// (below 0x20: the bytes whose minimum with 0x1f is themselves).
+#[inline(always)]
+fn block_mask(block: &[u8; 16]) -> u32 {
+    use wide::u8x16;
+    let bytes = u8x16::new(*block);
+    let quote = bytes.cmp_eq(u8x16::splat(b'"'));
+    let backslash = bytes.cmp_eq(u8x16::splat(b'\\'));
+    let control = bytes.min(u8x16::splat(0x1f)).cmp_eq(bytes);
+    // The sixteen bits of the mask, as an unsigned number.
+    (quote | backslash | control).move_mask() as u32 & 0xffff
 }
 
 /// A field read once: a second of the same name is serde derive's `duplicate field`.
@@ -619,8 +667,8 @@ mod tests {
     }
 
     /// A string is taken as the writer's exactly when serde_json reads it and writes the
-    /// same bytes back: every escape, canonical or not, at every place in the eight-byte
-    /// words it is read in.
+    /// same bytes back: every escape, canonical or not, at every place in the sixteen-byte
+    /// blocks and the eight-byte words it is read in.
     #[test]
     fn a_string_is_the_writers_exactly_when_serde_json_writes_it_back_the_same() {
         let pieces = [
@@ -654,14 +702,16 @@ mod tests {
             "ab",
             "/",
         ];
-        for pad in 0..9 {
+        // Pads of 0-17 bytes put every piece across the sixteen-byte blocks' edges and
+        // the eight-byte words' of the shorter tails.
+        for pad in 0..18 {
             for a in pieces {
                 for b in pieces {
                     let body = format!(
                         "{}{a}{}{b}{}",
                         "x".repeat(pad),
                         "y".repeat(pad % 3),
-                        "z".repeat(9 - pad)
+                        "z".repeat(17 - pad)
                     );
                     let json = format!("\"{body}\"");
                     let record = format!("{{\"k\":{json},\"n\":1}}");
