@@ -589,6 +589,125 @@ fn block_mask(block: &[u8; 16]) -> u32 {
     (quote | backslash | control).move_mask() as u32 & 0xffff
 }
 
+/// A compact line read token by token as the CLIs write their JSONL: no whitespace between
+/// tokens, keys and field strings without escapes. The line skims of the adapters (Codex's
+/// command lines; a new dialect's skim is a field list over this reader) read through it,
+/// where [`Skim`]'s generality (whitespace, any nesting, serde_json's reading) costs
+/// instructions a skim of one known shape does not need. Every method gives up (`None`) at
+/// anything it does not read exactly as the parse would; the line is UTF-8 checked whole,
+/// once, by the caller, and every piece is cut at an ASCII byte.
+pub(crate) struct Compact<'a> {
+    line: &'a str,
+    at: usize,
+}
+
+impl<'a> Compact<'a> {
+    /// The reader of `line` (checked as UTF-8 whole), at byte `at`.
+    pub(crate) fn new(line: &'a str, at: usize) -> Self {
+        Compact { line, at }
+    }
+
+    /// Where the reader is in the line.
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The line's bytes.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.line.as_bytes()
+    }
+
+    /// The byte here, read.
+    pub(crate) fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.bytes().get(self.at) == Some(&byte)).then(|| self.at += 1)
+    }
+
+    /// Past a `,` (`true`: a member follows) or the object's `}` (`false`).
+    pub(crate) fn next(&mut self) -> Option<bool> {
+        match self.bytes().get(self.at)? {
+            b',' => {
+                self.at += 1;
+                Some(true)
+            }
+            b'}' => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// A string without an escape (or a control character).
+    pub(crate) fn plain(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let end = plain_end(self.bytes(), start);
+        (self.bytes().get(end) == Some(&b'"')).then_some(())?;
+        self.at = end + 1;
+        Some(&self.line[start..end])
+    }
+
+    /// A key without an escape, and its colon.
+    pub(crate) fn key(&mut self) -> Option<&'a str> {
+        let key = self.plain()?;
+        self.eat(b':')?;
+        Some(key)
+    }
+
+    /// A string escaped as the writer escapes ([`writers_string_end`]): its JSON, quotes
+    /// included.
+    pub(crate) fn writers_string(&mut self) -> Option<std::ops::Range<usize>> {
+        let start = self.at;
+        self.eat(b'"')?;
+        self.at = writers_string_end(self.bytes(), self.at)?;
+        Some(start..self.at)
+    }
+
+    /// A string unescaped (borrowed when it has no escape). An escaped one is read by
+    /// serde_json, which reads a valid string as the parsers do and refuses a lone
+    /// surrogate (then given up): for short strings (a command), where an escape is rare.
+    pub(crate) fn text(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        let (json, escaped) = self.string()?;
+        Some(if escaped {
+            std::borrow::Cow::Owned(serde_json::from_str(&self.line[json]).ok()?)
+        } else {
+            std::borrow::Cow::Borrowed(&self.line[json.start + 1..json.end - 1])
+        })
+    }
+
+    /// Any string JSON allows ([`string_end`]): its JSON, quotes included, and whether it
+    /// has an escape.
+    pub(crate) fn string(&mut self) -> Option<(std::ops::Range<usize>, bool)> {
+        let start = self.at;
+        self.eat(b'"')?;
+        let (end, escaped) = string_end(self.bytes(), self.at)?;
+        self.at = end;
+        Some((start..end, escaped))
+    }
+
+    /// A whole number an `i64` holds, or `null` (`None`). `-0` is given up (a parser may
+    /// read it as a float).
+    pub(crate) fn integer_or_null(&mut self) -> Option<Option<i64>> {
+        let bytes = self.bytes();
+        let at = self.at;
+        if bytes[at..].starts_with(b"null") {
+            self.at += 4;
+            return Some(None);
+        }
+        let digits = at + usize::from(bytes.get(at) == Some(&b'-'));
+        let mut end = digits;
+        while let Some(b'0'..=b'9') = bytes.get(end) {
+            end += 1;
+        }
+        if end == digits || (bytes[digits] == b'0' && (end > digits + 1 || digits > at)) {
+            return None;
+        }
+        let integer = self.line[at..end].parse().ok()?;
+        self.at = end;
+        Some(Some(integer))
+    }
+}
+
 /// A field read once: a second of the same name is serde derive's `duplicate field`.
 pub(crate) fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     if slot.is_some() {

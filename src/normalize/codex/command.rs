@@ -20,7 +20,8 @@
 //! `i64` holds (or `-0`), invalid UTF-8, a control character, an escape JSON does not have,
 //! and an output escaped otherwise than the writer escapes it (`\/`, `\u00e9`, ...). What it
 //! accepts, the parser accepts, with the same fields ([`tests`] holds the two readings to
-//! each other).
+//! each other). The line is read through [`Compact`], the compact-line reader the adapters'
+//! skims share.
 //!
 //! Where the time goes now (callgrind, `axt normalize -p codex` of the bench's 5 MB stream:
 //! 88.5M instructions, from 104.7M parsed): this skim 29.1M, of it [`writers_string_end`]
@@ -30,11 +31,13 @@
 //! (19.9M -> 20.5M over the bench's outputs, in a harness). Outside the adapter: a failed
 //! command's error message is its output's text, unescaped by serde_json (8.0M for 55 of
 //! 503 outputs) and escaped again by the writer.
+//!
+//! [`writers_string_end`]: crate::normalize::skim::writers_string_end
 
 use std::borrow::Cow;
 
 use crate::model::ToolOutput;
-use crate::normalize::skim::{once, string_end, writers_string_end};
+use crate::normalize::skim::{Compact, once};
 
 /// A `command_execution` item's start or completion, as its line has it.
 pub(super) struct Command<'a> {
@@ -79,8 +82,8 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Command<'_>> {
 }
 
 /// The item's members, through its closing brace, the line's, and the line's end.
-fn members(line: &str, mut at: usize, done: bool) -> Option<Command<'_>> {
-    let bytes = line.as_bytes();
+fn members(line: &str, at: usize, done: bool) -> Option<Command<'_>> {
+    let mut reader = Compact::new(line, at);
     let mut kind = None;
     let mut id = None;
     let mut command = None;
@@ -88,61 +91,26 @@ fn members(line: &str, mut at: usize, done: bool) -> Option<Command<'_>> {
     let mut exit_code = None;
     let mut status = None;
     loop {
-        if bytes.get(at) != Some(&b'"') {
-            return None;
-        }
-        let (end, escaped) = string_end(bytes, at + 1)?;
-        if escaped || bytes.get(end) != Some(&b':') {
-            return None;
-        }
-        let key = &bytes[at + 1..end - 1];
-        at = end + 1;
-        match key {
-            b"type" => {
-                let (text, end) = plain(line, at)?;
+        match reader.key()? {
+            "type" => {
+                let text = reader.plain()?;
                 if text != "command_execution" {
                     return None;
                 }
                 once(&mut kind, text)?;
-                at = end;
             }
-            b"id" => {
-                let (text, end) = plain(line, at)?;
-                once(&mut id, text)?;
-                at = end;
-            }
-            b"status" => {
-                let (text, end) = plain(line, at)?;
-                once(&mut status, text)?;
-                at = end;
-            }
-            b"command" => {
-                let (text, end) = string(line, at)?;
-                once(&mut command, text)?;
-                at = end;
-            }
-            b"aggregated_output" => {
-                if bytes.get(at) != Some(&b'"') {
-                    return None;
-                }
-                let end = writers_string_end(bytes, at + 1)?;
-                once(&mut output, &bytes[at..end])?;
-                at = end;
-            }
-            b"exit_code" => {
-                let (code, end) = integer_or_null(line, at)?;
-                once(&mut exit_code, code)?;
-                at = end;
-            }
+            "id" => once(&mut id, reader.plain()?)?,
+            "status" => once(&mut status, reader.plain()?)?,
+            "command" => once(&mut command, reader.text()?)?,
+            "aggregated_output" => once(&mut output, reader.writers_string()?)?,
+            "exit_code" => once(&mut exit_code, reader.integer_or_null()?)?,
             _ => return None,
         }
-        match bytes.get(at)? {
-            b',' => at += 1,
-            b'}' => break,
-            _ => return None,
+        if !reader.next()? {
+            break;
         }
     }
-    if bytes.get(at + 1..)? != b"}" {
+    if line.as_bytes().get(reader.position()..)? != b"}" {
         return None;
     }
     kind?;
@@ -152,56 +120,11 @@ fn members(line: &str, mut at: usize, done: bool) -> Option<Command<'_>> {
         command: command?,
         // Two bytes are the empty string's quotes.
         output: output
-            .filter(|json: &&[u8]| json.len() > 2)
-            .map(ToolOutput::escaped),
+            .filter(|json| json.len() > 2)
+            .map(|json| ToolOutput::escaped(&line.as_bytes()[json])),
         exit_code: exit_code.flatten(),
         status,
     })
-}
-
-/// The string at `at` (its opening quote), when it has no escape: it and where it ends.
-fn plain(line: &str, at: usize) -> Option<(&str, usize)> {
-    let bytes = line.as_bytes();
-    if bytes.get(at) != Some(&b'"') {
-        return None;
-    }
-    let (end, escaped) = string_end(bytes, at + 1)?;
-    (!escaped).then(|| (&line[at + 1..end - 1], end))
-}
-
-/// The string at `at` (its opening quote), unescaped: it and where it ends. An escaped one
-/// is read by serde_json, which reads a valid string as the parser does and refuses a lone
-/// surrogate (then given up). A command is a line of shell, a few dozen bytes.
-fn string(line: &str, at: usize) -> Option<(Cow<'_, str>, usize)> {
-    let bytes = line.as_bytes();
-    if bytes.get(at) != Some(&b'"') {
-        return None;
-    }
-    let (end, escaped) = string_end(bytes, at + 1)?;
-    let text = if escaped {
-        Cow::Owned(serde_json::from_str(&line[at..end]).ok()?)
-    } else {
-        Cow::Borrowed(&line[at + 1..end - 1])
-    };
-    Some((text, end))
-}
-
-/// A whole number an `i64` holds, or `null` (`None`), at `at`: it and where it ends. `-0`
-/// is given up (a parser may read it as a float).
-fn integer_or_null(line: &str, at: usize) -> Option<(Option<i64>, usize)> {
-    let bytes = line.as_bytes();
-    if bytes[at..].starts_with(b"null") {
-        return Some((None, at + 4));
-    }
-    let digits = at + usize::from(bytes.get(at) == Some(&b'-'));
-    let mut end = digits;
-    while let Some(b'0'..=b'9') = bytes.get(end) {
-        end += 1;
-    }
-    if end == digits || (bytes[digits] == b'0' && (end > digits + 1 || digits > at)) {
-        return None;
-    }
-    Some((Some(line[at..end].parse().ok()?), end))
 }
 
 // The bench's generator, for the test that reads its stream both ways.
