@@ -591,7 +591,8 @@ fn block_mask(block: &[u8; 16]) -> u32 {
 
 /// A compact line read token by token as the CLIs write their JSONL: no whitespace between
 /// tokens, keys and field strings without escapes. The line skims of the adapters (Codex's
-/// command lines; a new dialect's skim is a field list over this reader) read through it,
+/// command lines, OpenCode's tool parts; a new dialect's skim is a field list over this
+/// reader) read through it,
 /// where [`Skim`]'s generality (whitespace, any nesting, serde_json's reading) costs
 /// instructions a skim of one known shape does not need. Every method gives up (`None`) at
 /// anything it does not read exactly as the parse would; the line is UTF-8 checked whole,
@@ -706,6 +707,179 @@ impl<'a> Compact<'a> {
         self.at = end;
         Some(Some(integer))
     }
+
+    /// The byte here, not read.
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.bytes().get(self.at).copied()
+    }
+
+    /// The object here: each member's key handed to `each`, with the reader at its value,
+    /// which `each` reads.
+    pub(crate) fn object(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        self.member(&mut each)?;
+        self.members_after_first(each)
+    }
+
+    /// The members after an object's first, through its closing brace.
+    pub(crate) fn members_after_first(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        loop {
+            match *self.bytes().get(self.at)? {
+                b',' => {
+                    self.at += 1;
+                    self.member(&mut each)?;
+                }
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn member(&mut self, each: &mut impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        let key = self.key()?;
+        each(self, key)
+    }
+
+    /// An integer an `i64` holds (see [`Compact::number`]).
+    pub(crate) fn integer(&mut self) -> Option<i64> {
+        match self.number()? {
+            Number::Integer(integer) => Some(integer),
+            Number::Other => None,
+        }
+    }
+
+    /// A number of at most 18 digits, or 15 with a fraction, without an exponent, not `-0`:
+    /// one the parse reads (simd-json refuses some longer ones serde_json reads), and to the
+    /// same value wherever it is read.
+    pub(crate) fn number(&mut self) -> Option<Number> {
+        let bytes = self.bytes();
+        let start = self.at;
+        let negative = self.eat(b'-').is_some();
+        let digits = |reader: &mut Self| {
+            let from = reader.at;
+            while let Some(b'0'..=b'9') = bytes.get(reader.at) {
+                reader.at += 1;
+            }
+            reader.at - from
+        };
+        let whole = self.at;
+        match digits(self) {
+            // `-0` (and `-0.5`): serde_json and simd-json read `-0` apart.
+            1 if bytes[whole] == b'0' && negative => return None,
+            1..=18 if bytes[whole] != b'0' || self.at == whole + 1 => {}
+            _ => return None,
+        }
+        let integer = self.line[start..self.at].parse().ok()?;
+        let whole_digits = self.at - whole;
+        if self.eat(b'.').is_some() {
+            if !matches!(digits(self) + whole_digits, 2..=15) {
+                return None;
+            }
+            return match bytes.get(self.at) {
+                Some(b'e' | b'E') => None,
+                _ => Some(Number::Other),
+            };
+        }
+        match bytes.get(self.at) {
+            Some(b'e' | b'E') => None,
+            _ => Some(Number::Integer(integer)),
+        }
+    }
+
+    /// A value as `Value::as_i64` reads it: a whole number, or `None` for any other value
+    /// (skipped, validated, as [`Compact::value`]).
+    pub(crate) fn whole(&mut self, depth: u32) -> Option<Option<i64>> {
+        match self.bytes().get(self.at)? {
+            b'-' | b'0'..=b'9' => match self.number()? {
+                Number::Integer(whole) => Some(Some(whole)),
+                Number::Other => Some(None),
+            },
+            _ => self.value(depth).map(|_| None),
+        }
+    }
+
+    /// A value as `Value::as_f64` reads it: a number, or `None` for any other value.
+    pub(crate) fn float(&mut self, depth: u32) -> Option<Option<f64>> {
+        let start = self.at;
+        match self.bytes().get(self.at)? {
+            b'-' | b'0'..=b'9' => match self.number()? {
+                // As an `i64` or `u64` is turned into an `f64`: exactly, or to the nearest.
+                Number::Integer(whole) => Some(Some(whole as f64)),
+                // Correctly rounded, as the parsers read it (no more than 15 digits: read
+                // exactly wherever it is read).
+                Number::Other => Some(Some(self.line[start..self.at].parse().ok()?)),
+            },
+            _ => self.value(depth).map(|_| None),
+        }
+    }
+
+    /// Skips the value here, at nesting `depth`, validated: where it is in the line. Its
+    /// strings must be the writer's ([`Compact::writers_string`]), its numbers
+    /// [`Compact::number`]'s; deeper than [`COMPACT_DEPTH`] is given up.
+    pub(crate) fn value(&mut self, depth: u32) -> Option<std::ops::Range<usize>> {
+        if depth > COMPACT_DEPTH {
+            return None;
+        }
+        let start = self.at;
+        match *self.bytes().get(self.at)? {
+            b'"' => {
+                self.writers_string()?;
+            }
+            b'{' => self.object(|reader, _| reader.value(depth + 1).map(drop))?,
+            b'[' => {
+                self.at += 1;
+                if self.eat(b']').is_none() {
+                    loop {
+                        self.value(depth + 1)?;
+                        match *self.bytes().get(self.at)? {
+                            b',' => self.at += 1,
+                            b']' => {
+                                self.at += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+            }
+            _ => return None,
+        }
+        Some(start..self.at)
+    }
+
+    /// The word here (`true`, `false`, `null`), read.
+    pub(crate) fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes()[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+}
+
+/// Nesting below which a [`Compact`] reader gives up.
+pub(crate) const COMPACT_DEPTH: u32 = 32;
+
+/// A number as [`Compact::number`] reads it.
+pub(crate) enum Number {
+    Integer(i64),
+    Other,
 }
 
 /// A field read once: a second of the same name is serde derive's `duplicate field`.

@@ -16,10 +16,14 @@
 //! status, a string escaped otherwise than the writer escapes (`\/`, a `\u` other than a
 //! control character's, which leaves out the surrogates simd-json refuses alone), a number
 //! past 18 digits or with an exponent, `-0`, a field the mapping reads as a string or an
-//! object that is not one, a `text` or `reasoning` part, a tool part without its `state`, nesting deeper than [`DEPTH`], invalid UTF-8.
-//! What it accepts, the parse accepts, and it hands back what [`super::State::event`] takes
-//! of the parsed event ([`tests`] holds the two readings to each other over every fixture and
-//! generated lines).
+//! object that is not one, a `text` or `reasoning` part, a tool part without its `state`,
+//! nesting deeper than [`COMPACT_DEPTH`], invalid UTF-8. What it accepts, the parse accepts,
+//! and it hands back what [`super::State::event`] takes of the parsed event ([`tests`] holds
+//! the two readings to each other over every fixture and generated lines). The line is read
+//! through [`Compact`], the compact-line reader the adapters' skims share.
+//!
+//! [`writers_string_end`]: crate::normalize::skim::writers_string_end
+//! [`COMPACT_DEPTH`]: crate::normalize::skim::COMPACT_DEPTH
 
 use std::ops::Range;
 
@@ -27,10 +31,7 @@ use serde_json::Value;
 
 use super::parts::{Said, Step, TokenCounts, counts_usage, outcome, stop_reason};
 use crate::model::ToolOutput;
-use crate::normalize::skim::{once, plain_end, writers_string_end};
-
-/// Nesting below which a skim gives up.
-const DEPTH: u32 = 32;
+use crate::normalize::skim::{Compact, once};
 
 /// What [`super::State::event`] takes of an event the skim read.
 pub(super) struct Skimmed<'a> {
@@ -51,10 +52,7 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
     }
     // Checked whole, once: every piece taken below is cut at an ASCII byte.
     let line = simdutf8::basic::from_utf8(bytes).ok()?;
-    let mut reader = Reader {
-        line,
-        at: TYPE.len() - 1,
-    };
+    let mut reader = Compact::new(line, TYPE.len() - 1);
     let kind = reader.plain()?;
     if !matches!(kind, "tool_use" | "step_start" | "step_finish") {
         return None;
@@ -66,7 +64,7 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
         "part" => once(&mut part, PartRead::read(reader)?),
         _ => None,
     })?;
-    if reader.at != bytes.len() {
+    if reader.position() != bytes.len() {
         return None;
     }
     let part = part?;
@@ -109,7 +107,7 @@ struct StateRead<'a> {
 }
 
 impl<'a> PartRead<'a> {
-    fn read(reader: &mut Reader<'a>) -> Option<Self> {
+    fn read(reader: &mut Compact<'a>) -> Option<Self> {
         let mut part = PartRead::default();
         reader.object(|reader, key| match key {
             "type" => once(&mut part.kind, reader.plain()?),
@@ -119,7 +117,7 @@ impl<'a> PartRead<'a> {
             "tool" => once(&mut part.tool, reader.plain()?),
             "callID" => once(&mut part.call_id, reader.plain()?),
             "state" => once(&mut part.state, StateRead::read(reader)?),
-            "tokens" => once(&mut part.tokens, reader.tokens()?),
+            "tokens" => once(&mut part.tokens, tokens(reader)?),
             "cost" => once(&mut part.cost, reader.float(1)?),
             "reason" => once(&mut part.reason, reader.plain()?),
             _ => reader.value(1).map(drop),
@@ -170,12 +168,12 @@ impl<'a> PartRead<'a> {
 }
 
 impl<'a> StateRead<'a> {
-    fn read(reader: &mut Reader<'a>) -> Option<Self> {
+    fn read(reader: &mut Compact<'a>) -> Option<Self> {
         let mut state = StateRead::default();
         reader.object(|reader, key| match key {
             "status" => once(&mut state.status, reader.plain()?),
             "input" => once(&mut state.input, reader.value(2)?),
-            "metadata" => once(&mut state.exit, reader.exit()?),
+            "metadata" => once(&mut state.exit, exit(reader)?),
             "output" => once(&mut state.output, reader.writers_string()?),
             "error" => once(&mut state.error, reader.writers_string()?),
             _ => reader.value(2).map(drop),
@@ -184,251 +182,58 @@ impl<'a> StateRead<'a> {
     }
 }
 
-/// A number as the skim reads it.
-enum Number {
-    Integer(i64),
-    Other,
+/// A tool state's `metadata`: its `exit` as `Value::as_i64` reads it (`Some(None)` for no
+/// exit code).
+fn exit(reader: &mut Compact<'_>) -> Option<Option<i64>> {
+    if reader.peek() != Some(b'{') {
+        reader.value(3)?;
+        return Some(None);
+    }
+    let mut exit = None;
+    reader.object(|reader, key| match key {
+        "exit" => once(&mut exit, reader.whole(4)?),
+        _ => reader.value(4).map(drop),
+    })?;
+    Some(exit.flatten())
 }
 
-/// The line being read, at a byte.
-struct Reader<'a> {
-    line: &'a str,
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn bytes(&self) -> &'a [u8] {
-        self.line.as_bytes()
-    }
-
-    fn eat(&mut self, byte: u8) -> Option<()> {
-        (self.bytes().get(self.at) == Some(&byte)).then(|| self.at += 1)
-    }
-
-    /// The object here: each member's key handed to `each`, with the reader at its value,
-    /// which `each` reads.
-    fn object(&mut self, mut each: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
-        if self.eat(b'}').is_some() {
-            return Some(());
-        }
-        self.member(&mut each)?;
-        self.members_after_first(each)
-    }
-
-    /// The members after an object's first, through its closing brace.
-    fn members_after_first(
-        &mut self,
-        mut each: impl FnMut(&mut Self, &'a str) -> Option<()>,
-    ) -> Option<()> {
-        loop {
-            match *self.bytes().get(self.at)? {
-                b',' => {
-                    self.at += 1;
-                    self.member(&mut each)?;
+/// A part's `tokens`, as `tokens_usage` reads them from their tree.
+fn tokens(reader: &mut Compact<'_>) -> Option<TokenCounts> {
+    let mut counts = TokenCounts::default();
+    let mut seen = [false; 4];
+    let count =
+        |reader: &mut Compact<'_>| Some(reader.whole(3)?.and_then(|n| u64::try_from(n).ok()));
+    reader.object(|reader, key| {
+        let (slot, index) = match key {
+            "input" => (&mut counts.input, 0),
+            "output" => (&mut counts.output, 1),
+            "reasoning" => (&mut counts.reasoning, 2),
+            "cache" => {
+                if std::mem::replace(&mut seen[3], true) {
+                    return None;
                 }
-                b'}' => {
-                    self.at += 1;
-                    return Some(());
+                if reader.peek() != Some(b'{') {
+                    return reader.value(3).map(drop);
                 }
-                _ => return None,
+                let (mut read, mut write) = (None, None);
+                reader.object(|reader, key| match key {
+                    "read" => once(&mut read, count(reader)?),
+                    "write" => once(&mut write, count(reader)?),
+                    _ => reader.value(4).map(drop),
+                })?;
+                counts.cache_read = read.flatten();
+                counts.cache_write = write.flatten();
+                return Some(());
             }
-        }
-    }
-
-    fn member(&mut self, each: &mut impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
-        let key = self.plain()?;
-        self.eat(b':')?;
-        each(self, key)
-    }
-
-    /// A string without an escape.
-    fn plain(&mut self) -> Option<&'a str> {
-        self.eat(b'"')?;
-        let start = self.at;
-        let end = plain_end(self.bytes(), start);
-        (self.bytes().get(end) == Some(&b'"')).then_some(())?;
-        self.at = end + 1;
-        Some(&self.line[start..end])
-    }
-
-    /// A string escaped as the writer escapes: its JSON, quotes included.
-    fn writers_string(&mut self) -> Option<Range<usize>> {
-        let start = self.at;
-        self.eat(b'"')?;
-        self.at = writers_string_end(self.bytes(), self.at)?;
-        Some(start..self.at)
-    }
-
-    /// An integer an `i64` holds.
-    fn integer(&mut self) -> Option<i64> {
-        match self.number()? {
-            Number::Integer(integer) => Some(integer),
-            Number::Other => None,
-        }
-    }
-
-    /// A number of at most 18 digits, or 15 with a fraction, without an exponent, not `-0`:
-    /// one the parse reads (simd-json refuses some longer ones serde_json reads), and to the
-    /// same value wherever it is read.
-    fn number(&mut self) -> Option<Number> {
-        let bytes = self.bytes();
-        let start = self.at;
-        let negative = self.eat(b'-').is_some();
-        let digits = |reader: &mut Self| {
-            let from = reader.at;
-            while let Some(b'0'..=b'9') = bytes.get(reader.at) {
-                reader.at += 1;
-            }
-            reader.at - from
+            _ => return reader.value(3).map(drop),
         };
-        let whole = self.at;
-        match digits(self) {
-            // `-0` (and `-0.5`): serde_json and simd-json read `-0` apart.
-            1 if bytes[whole] == b'0' && negative => return None,
-            1..=18 if bytes[whole] != b'0' || self.at == whole + 1 => {}
-            _ => return None,
-        }
-        let integer = self.line[start..self.at].parse().ok()?;
-        let whole_digits = self.at - whole;
-        if self.eat(b'.').is_some() {
-            if !matches!(digits(self) + whole_digits, 2..=15) {
-                return None;
-            }
-            return match bytes.get(self.at) {
-                Some(b'e' | b'E') => None,
-                _ => Some(Number::Other),
-            };
-        }
-        match bytes.get(self.at) {
-            Some(b'e' | b'E') => None,
-            _ => Some(Number::Integer(integer)),
-        }
-    }
-
-    /// A tool state's `metadata`: its `exit` as `Value::as_i64` reads it (`Some(None)` for
-    /// no exit code).
-    fn exit(&mut self) -> Option<Option<i64>> {
-        if self.bytes().get(self.at) != Some(&b'{') {
-            self.value(3)?;
-            return Some(None);
-        }
-        let mut exit = None;
-        self.object(|reader, key| match key {
-            "exit" => once(&mut exit, reader.whole(4)?),
-            _ => reader.value(4).map(drop),
-        })?;
-        Some(exit.flatten())
-    }
-
-    /// A part's `tokens`, as `tokens_usage` reads them from their tree.
-    fn tokens(&mut self) -> Option<TokenCounts> {
-        let mut counts = TokenCounts::default();
-        let mut seen = [false; 4];
-        let count = |reader: &mut Self| Some(reader.whole(3)?.and_then(|n| u64::try_from(n).ok()));
-        self.object(|reader, key| {
-            let (slot, index) = match key {
-                "input" => (&mut counts.input, 0),
-                "output" => (&mut counts.output, 1),
-                "reasoning" => (&mut counts.reasoning, 2),
-                "cache" => {
-                    if std::mem::replace(&mut seen[3], true) {
-                        return None;
-                    }
-                    if reader.bytes().get(reader.at) != Some(&b'{') {
-                        return reader.value(3).map(drop);
-                    }
-                    let (mut read, mut write) = (None, None);
-                    reader.object(|reader, key| match key {
-                        "read" => once(&mut read, count(reader)?),
-                        "write" => once(&mut write, count(reader)?),
-                        _ => reader.value(4).map(drop),
-                    })?;
-                    counts.cache_read = read.flatten();
-                    counts.cache_write = write.flatten();
-                    return Some(());
-                }
-                _ => return reader.value(3).map(drop),
-            };
-            if std::mem::replace(&mut seen[index], true) {
-                return None;
-            }
-            *slot = count(reader)?;
-            Some(())
-        })?;
-        Some(counts)
-    }
-
-    /// A value as `Value::as_i64` reads it: a whole number, or `None` for any other value
-    /// (skipped, validated).
-    fn whole(&mut self, depth: u32) -> Option<Option<i64>> {
-        match self.bytes().get(self.at)? {
-            b'-' | b'0'..=b'9' => match self.number()? {
-                Number::Integer(whole) => Some(Some(whole)),
-                Number::Other => Some(None),
-            },
-            _ => self.value(depth).map(|_| None),
-        }
-    }
-
-    /// A value as `Value::as_f64` reads it: a number, or `None` for any other value.
-    fn float(&mut self, depth: u32) -> Option<Option<f64>> {
-        let start = self.at;
-        match self.bytes().get(self.at)? {
-            b'-' | b'0'..=b'9' => match self.number()? {
-                // As an `i64` or `u64` is turned into an `f64`: exactly, or to the nearest.
-                Number::Integer(whole) => Some(Some(whole as f64)),
-                // Correctly rounded, as the parsers read it (no more than 15 digits: read
-                // exactly wherever it is read).
-                Number::Other => Some(Some(self.line[start..self.at].parse().ok()?)),
-            },
-            _ => self.value(depth).map(|_| None),
-        }
-    }
-
-    /// Skips the value here, validated: where it is in the line.
-    fn value(&mut self, depth: u32) -> Option<Range<usize>> {
-        if depth > DEPTH {
+        if std::mem::replace(&mut seen[index], true) {
             return None;
         }
-        let start = self.at;
-        match *self.bytes().get(self.at)? {
-            b'"' => {
-                self.writers_string()?;
-            }
-            b'{' => self.object(|reader, _| reader.value(depth + 1).map(drop))?,
-            b'[' => {
-                self.at += 1;
-                if self.eat(b']').is_none() {
-                    loop {
-                        self.value(depth + 1)?;
-                        match *self.bytes().get(self.at)? {
-                            b',' => self.at += 1,
-                            b']' => {
-                                self.at += 1;
-                                break;
-                            }
-                            _ => return None,
-                        }
-                    }
-                }
-            }
-            b't' => self.literal(b"true")?,
-            b'f' => self.literal(b"false")?,
-            b'n' => self.literal(b"null")?,
-            b'-' | b'0'..=b'9' => {
-                self.number()?;
-            }
-            _ => return None,
-        }
-        Some(start..self.at)
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        self.bytes()[self.at..]
-            .starts_with(word)
-            .then(|| self.at += word.len())
-    }
+        *slot = count(reader)?;
+        Some(())
+    })?;
+    Some(counts)
 }
 
 #[cfg(test)]
