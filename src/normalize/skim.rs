@@ -591,8 +591,8 @@ fn block_mask(block: &[u8; 16]) -> u32 {
 
 /// A compact line read token by token as the CLIs write their JSONL: no whitespace between
 /// tokens, keys and field strings without escapes. The line skims of the adapters (Codex's
-/// command lines, OpenCode's tool parts; a new dialect's skim is a field list over this
-/// reader) read through it,
+/// command lines, OpenCode's tool parts, Copilot's deltas and tool results; a new dialect's
+/// skim is a field list over this reader) read through it,
 /// where [`Skim`]'s generality (whitespace, any nesting, serde_json's reading) costs
 /// instructions a skim of one known shape does not need. Every method gives up (`None`) at
 /// anything it does not read exactly as the parse would; the line is UTF-8 checked whole,
@@ -684,6 +684,24 @@ impl<'a> Compact<'a> {
         let (end, escaped) = string_end(self.bytes(), self.at)?;
         self.at = end;
         Some((start..end, escaped))
+    }
+
+    /// A string without an escape, or `null` (`None`).
+    pub(crate) fn plain_or_null(&mut self) -> Option<Option<&'a str>> {
+        if self.literal(b"null").is_some() {
+            return Some(None);
+        }
+        self.plain().map(Some)
+    }
+
+    /// The run of ASCII digits here (perhaps empty), read.
+    pub(crate) fn digits(&mut self) -> &'a [u8] {
+        let bytes = self.bytes();
+        let start = self.at;
+        while let Some(b'0'..=b'9') = bytes.get(self.at) {
+            self.at += 1;
+        }
+        &bytes[start..self.at]
     }
 
     /// A whole number an `i64` holds, or `null` (`None`). `-0` is given up (a parser may

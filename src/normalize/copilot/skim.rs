@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::super::skim::{string_end, writers_string_end};
+use super::super::skim::{Compact, once};
 
 /// What [`Event`](super::wire::Event) reads of an ignored event (see [`ignored`](super::wire::ignored)) and the adapter asks of
 /// one: its type, its time and whether it is enveloped as `claims` wants it.
@@ -48,19 +48,16 @@ pub(super) fn skim_ignored(bytes: &[u8]) -> Option<Skimmed<'_>> {
         .into_iter()
         .find(|kind| rest.starts_with(kind.as_bytes()) && rest.get(kind.len()) == Some(&b'"'))?;
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
-    let mut read = Compact {
-        bytes,
-        at: TYPE.len() + kind.len() + 1,
-    };
+    let mut read = Compact::new(text, TYPE.len() + kind.len() + 1);
     let (mut timestamp, mut agent, mut session) = (None, None, None);
     let (mut data, mut id) = (None, None);
     while read.next()? {
         match read.key()? {
-            b"timestamp" => timestamp = Some(read.plain_or_null(text, timestamp)?),
-            b"agentId" => agent = Some(read.plain_or_null(text, agent)?),
-            b"sessionId" => session = Some(read.plain_or_null(text, session)?),
-            b"data" if data.is_none() => {
-                if read.literal(b"null") {
+            "timestamp" => once(&mut timestamp, read.plain_or_null()?)?,
+            "agentId" => once(&mut agent, read.plain_or_null()?)?,
+            "sessionId" => once(&mut session, read.plain_or_null()?)?,
+            "data" if data.is_none() => {
+                if read.literal(b"null").is_some() {
                     data = Some(false);
                     continue;
                 }
@@ -69,22 +66,22 @@ pub(super) fn skim_ignored(bytes: &[u8]) -> Option<Skimmed<'_>> {
                 if read.eat(b'}').is_none() {
                     loop {
                         read.key()?;
-                        read.scalar()?;
+                        scalar(&mut read)?;
                         if !read.next()? {
                             break;
                         }
                     }
                 }
             }
-            b"id" if id.is_none() => {
+            "id" if id.is_none() => {
                 id = Some(());
-                read.scalar()?;
+                scalar(&mut read)?;
             }
-            b"type" | b"data" | b"id" | b"exitCode" | b"usage" => return None,
-            _ => read.scalar()?,
+            "type" | "data" | "id" | "exitCode" | "usage" => return None,
+            _ => scalar(&mut read)?,
         }
     }
-    (read.at == bytes.len()).then_some(Skimmed {
+    (read.position() == bytes.len()).then_some(Skimmed {
         kind,
         timestamp: timestamp.flatten(),
         id: id.is_some(),
@@ -108,16 +105,16 @@ pub(super) struct Completed<'a> {
 
 /// The members of a `tool.execution_complete`'s `data` a skim takes and does not read
 /// (none of them is a field of [`Data`](super::wire::Data)): their values are skipped, validated.
-const COMPLETE_SKIPPED: [&[u8]; 9] = [
-    b"interactionId",
-    b"toolTelemetry",
-    b"isUserRequested",
-    b"mcpMeta",
-    b"parentToolCallId",
-    b"rte",
-    b"sandboxed",
-    b"toolDescription",
-    b"turnId",
+const COMPLETE_SKIPPED: [&str; 9] = [
+    "interactionId",
+    "toolTelemetry",
+    "isUserRequested",
+    "mcpMeta",
+    "parentToolCallId",
+    "rte",
+    "sandboxed",
+    "toolDescription",
+    "turnId",
 ];
 
 /// A `tool.execution_complete` read by a skim, not parsed: `None` for any other record, and
@@ -150,27 +147,24 @@ pub(super) fn skim_complete(bytes: &[u8]) -> Option<Completed<'_>> {
     }
     // Checked whole, once: every piece taken below is cut at an ASCII byte.
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
-    let mut read = Compact {
-        bytes,
-        at: TYPE.len(),
-    };
+    let mut read = Compact::new(text, TYPE.len());
     let (mut timestamp, mut agent, mut id) = (None, None, None);
     let mut data = None;
     while read.next()? {
         match read.key()? {
-            b"timestamp" => timestamp = Some(read.plain_or_null(text, timestamp)?),
-            b"agentId" => agent = Some(read.plain_or_null(text, agent)?),
-            b"data" if data.is_none() => data = Some(read.complete_data(text)?),
-            b"id" if id.is_none() => {
+            "timestamp" => once(&mut timestamp, read.plain_or_null()?)?,
+            "agentId" => once(&mut agent, read.plain_or_null()?)?,
+            "data" if data.is_none() => data = Some(complete_data(&mut read)?),
+            "id" if id.is_none() => {
                 id = Some(());
-                read.scalar()?;
+                scalar(&mut read)?;
             }
-            b"type" | b"data" | b"id" | b"exitCode" | b"usage" | b"sessionId" => return None,
-            _ => read.scalar()?,
+            "type" | "data" | "id" | "exitCode" | "usage" | "sessionId" => return None,
+            _ => scalar(&mut read)?,
         }
     }
     let (tool_call_id, model, success, output) = data?;
-    (read.at == bytes.len()).then_some(Completed {
+    (read.position() == bytes.len()).then_some(Completed {
         timestamp: timestamp.flatten(),
         agent_id: agent.flatten(),
         id: id.is_some(),
@@ -184,224 +178,141 @@ pub(super) fn skim_complete(bytes: &[u8]) -> Option<Completed<'_>> {
 /// What [`skim_complete`] takes of `data`: `toolCallId`, `model`, `success` and the output.
 type CompleteData<'a> = (Option<&'a str>, Option<&'a str>, Option<bool>, Range<usize>);
 
-/// A compact record read token by token (see [`skim_ignored`]).
-struct Compact<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// A `tool.execution_complete`'s `data` object (see [`skim_complete`]).
+fn complete_data<'t>(read: &mut Compact<'t>) -> Option<CompleteData<'t>> {
+    let (mut tool_call_id, mut model, mut success, mut result) = (None, None, None, None);
+    let mut error = None;
+    read.eat(b'{')?;
+    if read.eat(b'}').is_some() {
+        return None;
+    }
+    loop {
+        match read.key()? {
+            "toolCallId" => once(&mut tool_call_id, read.plain_or_null()?)?,
+            "model" => once(&mut model, read.plain_or_null()?)?,
+            "success" if success.is_none() => {
+                success = Some(match read.peek()? {
+                    b't' => read.literal(b"true").map(|()| Some(true))?,
+                    b'f' => read.literal(b"false").map(|()| Some(false))?,
+                    _ => read.literal(b"null").map(|()| None)?,
+                });
+            }
+            "result" if result.is_none() => result = Some(complete_result(read)?),
+            // Read (as a value) only when there is no output: there is one.
+            "error" if error.is_none() => {
+                error = Some(());
+                nested(read, 0)?;
+            }
+            key if COMPLETE_SKIPPED.contains(&key) => nested(read, 0)?,
+            _ => return None,
+        }
+        if !read.next()? {
+            break;
+        }
+    }
+    Some((
+        tool_call_id.flatten(),
+        model.flatten(),
+        success.flatten(),
+        result??,
+    ))
 }
 
-impl Compact<'_> {
-    fn eat(&mut self, byte: u8) -> Option<()> {
-        (self.bytes.get(self.at) == Some(&byte)).then(|| self.at += 1)
-    }
-
-    fn literal(&mut self, word: &[u8]) -> bool {
-        self.bytes[self.at..].starts_with(word) && {
-            self.at += word.len();
-            true
-        }
-    }
-
-    /// Past a `,` (`true`: a member follows) or the object's `}` (`false`).
-    fn next(&mut self) -> Option<bool> {
-        match self.bytes.get(self.at)? {
-            b',' => {
-                self.at += 1;
-                Some(true)
-            }
-            b'}' => {
-                self.at += 1;
-                Some(false)
-            }
-            _ => None,
-        }
-    }
-
-    /// A key without escapes, and its colon.
-    fn key(&mut self) -> Option<&[u8]> {
-        self.eat(b'"')?;
-        let start = self.at;
-        let (end, escaped) = string_end(self.bytes, start)?;
-        if escaped {
-            return None;
-        }
-        self.at = end;
-        self.eat(b':')?;
-        Some(&self.bytes[start..end - 1])
-    }
-
-    /// A string without escapes, or null, given as `seen` was not (a field once).
-    fn plain_or_null<'t>(
-        &mut self,
-        text: &'t str,
-        seen: Option<Option<&'t str>>,
-    ) -> Option<Option<&'t str>> {
-        if seen.is_some() {
-            return None;
-        }
-        if self.literal(b"null") {
-            return Some(None);
-        }
-        self.eat(b'"')?;
-        let start = self.at;
-        let (end, escaped) = string_end(self.bytes, start)?;
-        self.at = end;
-        if escaped {
-            return None;
-        }
-        text.get(start..end - 1).map(Some)
-    }
-
-    /// A `tool.execution_complete`'s `data` object (see [`skim_complete`]).
-    fn complete_data<'t>(&mut self, text: &'t str) -> Option<CompleteData<'t>> {
-        let (mut tool_call_id, mut model, mut success, mut result) = (None, None, None, None);
-        let mut error = None;
-        self.eat(b'{')?;
-        if self.eat(b'}').is_some() {
-            return None;
-        }
+/// A `result` object: where the JSON of the first of `content`, `detailedContent` and
+/// `contents` that is not null is in the record, when it is a string escaped as the
+/// writer escapes it (`None` inside when all three are absent or null; `None` when the
+/// first is any other value, which the parse reads as a tree).
+fn complete_result(read: &mut Compact<'_>) -> Option<Option<Range<usize>>> {
+    // Each as read: `Some(None)` for a value other than a string (or null).
+    let mut fields: [Option<Option<Range<usize>>>; 3] = [None, None, None];
+    read.eat(b'{')?;
+    if read.eat(b'}').is_none() {
         loop {
-            match self.key()? {
-                b"toolCallId" => tool_call_id = Some(self.plain_or_null(text, tool_call_id)?),
-                b"model" => model = Some(self.plain_or_null(text, model)?),
-                b"success" if success.is_none() => {
-                    success = Some(match self.bytes.get(self.at)? {
-                        b't' => self.literal(b"true").then_some(Some(true))?,
-                        b'f' => self.literal(b"false").then_some(Some(false))?,
-                        _ => self.literal(b"null").then_some(None)?,
-                    });
+            let slot = match read.key()? {
+                "content" => 0,
+                "detailedContent" => 1,
+                "contents" => 2,
+                _ => {
+                    nested(read, 0)?;
+                    if !read.next()? {
+                        break;
+                    }
+                    continue;
                 }
-                b"result" if result.is_none() => result = Some(self.complete_result()?),
-                // Read (as a value) only when there is no output: there is one.
-                b"error" if error.is_none() => {
-                    error = Some(());
-                    self.nested(0)?;
-                }
-                key if COMPLETE_SKIPPED.contains(&key) => self.nested(0)?,
-                _ => return None,
-            }
-            if !self.next()? {
+            };
+            // A field given twice counts as its last copy (as the parse reads it).
+            fields[slot] = if read.literal(b"null").is_some() {
+                None
+            } else if read.peek() == Some(b'"') {
+                Some(Some(read.writers_string()?))
+            } else {
+                nested(read, 0)?;
+                Some(None)
+            };
+            if !read.next()? {
                 break;
             }
         }
-        Some((
-            tool_call_id.flatten(),
-            model.flatten(),
-            success.flatten(),
-            result??,
-        ))
     }
+    match fields.into_iter().flatten().next() {
+        Some(json) => json.map(Some),
+        None => Some(None),
+    }
+}
 
-    /// A `result` object: where the JSON of the first of `content`, `detailedContent` and
-    /// `contents` that is not null is in the record, when it is a string escaped as the
-    /// writer escapes it (`None` inside when all three are absent or null; `None` when the
-    /// first is any other value, which the parse reads as a tree).
-    fn complete_result(&mut self) -> Option<Option<Range<usize>>> {
-        // Each as read: `Some(None)` for a value other than a string (or null).
-        let mut fields: [Option<Option<Range<usize>>>; 3] = [None, None, None];
-        self.eat(b'{')?;
-        if self.eat(b'}').is_none() {
+/// A scalar (see [`scalar`]), or an object or array of them, nested at most four deep (a
+/// tool's telemetry), keys without escapes.
+fn nested(read: &mut Compact<'_>, depth: u32) -> Option<()> {
+    match read.peek()? {
+        b'{' if depth < 4 => {
+            read.eat(b'{')?;
+            if read.eat(b'}').is_some() {
+                return Some(());
+            }
             loop {
-                let slot = match self.key()? {
-                    b"content" => 0,
-                    b"detailedContent" => 1,
-                    b"contents" => 2,
-                    _ => {
-                        self.nested(0)?;
-                        if !self.next()? {
-                            break;
-                        }
-                        continue;
-                    }
-                };
-                // A field given twice counts as its last copy (as the parse reads it).
-                fields[slot] = if self.literal(b"null") {
-                    None
-                } else if self.eat(b'"').is_some() {
-                    let start = self.at;
-                    self.at = writers_string_end(self.bytes, start)?;
-                    Some(Some(start - 1..self.at))
-                } else {
-                    self.nested(0)?;
-                    Some(None)
-                };
-                if !self.next()? {
-                    break;
-                }
-            }
-        }
-        match fields.into_iter().flatten().next() {
-            Some(json) => json.map(Some),
-            None => Some(None),
-        }
-    }
-
-    /// A scalar (see [`Compact::scalar`]), or an object or array of them, nested at most
-    /// four deep (a tool's telemetry), keys without escapes.
-    fn nested(&mut self, depth: u32) -> Option<()> {
-        match *self.bytes.get(self.at)? {
-            b'{' if depth < 4 => {
-                self.at += 1;
-                if self.eat(b'}').is_some() {
+                read.key()?;
+                nested(read, depth + 1)?;
+                if !read.next()? {
                     return Some(());
                 }
-                loop {
-                    self.key()?;
-                    self.nested(depth + 1)?;
-                    if !self.next()? {
-                        return Some(());
-                    }
-                }
             }
-            b'[' if depth < 4 => {
-                self.at += 1;
-                if self.eat(b']').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.nested(depth + 1)?;
-                    match *self.bytes.get(self.at)? {
-                        b',' => self.at += 1,
-                        b']' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'{' | b'[' => None,
-            _ => self.scalar(),
         }
-    }
-
-    /// A string, `true`, `false`, `null`, or an integer of at most 18 digits.
-    fn scalar(&mut self) -> Option<()> {
-        match *self.bytes.get(self.at)? {
-            b'"' => {
-                let (end, escaped) = string_end(self.bytes, self.at + 1)?;
-                let string = &self.bytes[self.at..end];
-                self.at = end;
-                // simd-json refuses a lone surrogate: not told apart here.
-                let surrogate = |at: usize| matches!(string.get(at + 2), Some(b'd' | b'D'));
-                (!escaped || !memchr::memmem::find_iter(string, b"\\u").any(surrogate))
-                    .then_some(())
+        b'[' if depth < 4 => {
+            read.eat(b'[')?;
+            if read.eat(b']').is_some() {
+                return Some(());
             }
-            b't' => self.literal(b"true").then_some(()),
-            b'f' => self.literal(b"false").then_some(()),
-            b'n' => self.literal(b"null").then_some(()),
-            _ => {
-                self.eat(b'-');
-                let start = self.at;
-                while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
-                    self.at += 1;
+            loop {
+                nested(read, depth + 1)?;
+                if read.eat(b',').is_none() {
+                    return read.eat(b']');
                 }
-                let digits = &self.bytes[start..self.at];
-                let fraction = matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'));
-                let leading_zero = digits.len() > 1 && digits[0] == b'0';
-                (!digits.is_empty() && digits.len() <= 18 && !fraction && !leading_zero)
-                    .then_some(())
             }
+        }
+        b'{' | b'[' => None,
+        _ => scalar(read),
+    }
+}
+
+/// A string, `true`, `false`, `null`, or an integer of at most 18 digits.
+fn scalar(read: &mut Compact<'_>) -> Option<()> {
+    match read.peek()? {
+        b'"' => {
+            let (json, escaped) = read.string()?;
+            let string = &read.bytes()[json];
+            // simd-json refuses a lone surrogate: not told apart here.
+            let surrogate = |at: usize| matches!(string.get(at + 2), Some(b'd' | b'D'));
+            (!escaped || !memchr::memmem::find_iter(string, b"\\u").any(surrogate)).then_some(())
+        }
+        b't' => read.literal(b"true"),
+        b'f' => read.literal(b"false"),
+        b'n' => read.literal(b"null"),
+        _ => {
+            read.eat(b'-');
+            let digits = read.digits();
+            let fraction = matches!(read.peek(), Some(b'.' | b'e' | b'E'));
+            let leading_zero = digits.len() > 1 && digits[0] == b'0';
+            (!digits.is_empty() && digits.len() <= 18 && !fraction && !leading_zero).then_some(())
         }
     }
 }
