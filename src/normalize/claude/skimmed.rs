@@ -126,11 +126,32 @@ pub(super) fn skim(bytes: &[u8]) -> Option<UserLine<'_>> {
     if !(bytes.starts_with(b"{\"type\":\"user\"") || bytes.starts_with(b"{\"parentUuid\"")) {
         return None;
     }
-    // Checked whole, once: every piece taken below is cut at an ASCII byte.
+    let mut results = Vec::new();
+    let mut message = false;
+    let envelope = envelope_line(bytes, "user", |skim, key| match key {
+        "message" => {
+            (!std::mem::replace(&mut message, true)).then_some(())?;
+            self::message(skim, bytes, &mut results)
+        }
+        "event" => None,
+        key if known_field(key) || known_user_field(key) => skim.skip(),
+        _ => None,
+    })?;
+    message.then_some(UserLine { envelope, results })
+}
+
+/// The envelope of the line `bytes` whose `type` is `kind`: the members every line shares,
+/// read here, and the line's own, read by `member` (`None` from it, or at anything else:
+/// the line is none this reading takes). The line is checked as UTF-8 whole, once: every
+/// piece taken from it is cut at an ASCII byte.
+fn envelope_line<'a>(
+    bytes: &'a [u8],
+    kind: &str,
+    mut member: impl FnMut(&mut Skim<'a>, &'a str) -> Option<()>,
+) -> Option<Envelope<'a>> {
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
     let mut envelope = Envelope::default();
-    let mut results = Vec::new();
-    let (mut kind, mut message) = (None, false);
+    let mut typed = None;
     let mut skim = Skim::simd(text);
     skim.object(|skim, key| {
         if let Some(read) = envelope.member(key, skim) {
@@ -138,20 +159,15 @@ pub(super) fn skim(bytes: &[u8]) -> Option<UserLine<'_>> {
         }
         match key {
             "type" => once(
-                &mut kind,
-                skim.str_or_null()?.filter(|kind| *kind == "user")?,
+                &mut typed,
+                skim.str_or_null()?.filter(|typed| *typed == kind)?,
             ),
-            "message" => {
-                (!std::mem::replace(&mut message, true)).then_some(())?;
-                self::message(skim, bytes, &mut results)
-            }
-            "event" => None,
-            key if known_field(key) || known_user_field(key) => skim.skip(),
-            _ => None,
+            key => member(skim, key),
         }
     })?;
     skim.end()?;
-    (kind.is_some() && message).then_some(UserLine { envelope, results })
+    typed?;
+    Some(envelope)
 }
 
 /// A `message` of tool results: `role` and a `content` array of them.
@@ -232,27 +248,13 @@ pub(super) fn skim_delta(bytes: &[u8]) -> Option<DeltaLine<'_>> {
     if !bytes.starts_with(b"{\"type\":\"stream_event\"") {
         return None;
     }
-    let text = simdutf8::basic::from_utf8(bytes).ok()?;
-    let mut envelope = Envelope::default();
-    let (mut kind, mut event) = (None, None);
-    let mut skim = Skim::simd(text);
-    skim.object(|skim, key| {
-        if let Some(read) = envelope.member(key, skim) {
-            return read;
-        }
-        match key {
-            "type" => once(
-                &mut kind,
-                skim.str_or_null()?.filter(|kind| *kind == "stream_event")?,
-            ),
-            "event" => once(&mut event, delta_event(skim)?),
-            "message" => None,
-            key if known_field(key) || key == "ttft_ms" => skim.skip(),
-            _ => None,
-        }
+    let mut event = None;
+    let envelope = envelope_line(bytes, "stream_event", |skim, key| match key {
+        "event" => once(&mut event, delta_event(skim)?),
+        "message" => None,
+        key if known_field(key) || key == "ttft_ms" => skim.skip(),
+        _ => None,
     })?;
-    skim.end()?;
-    kind?;
     let (index, delta) = event?;
     Some(DeltaLine {
         envelope,
