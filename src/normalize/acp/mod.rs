@@ -45,14 +45,16 @@
 //! warning, and the run is incomplete.
 //!
 //! The rooms, each importing only those after it: `state` (the state between records, the
-//! dispatch of a message, the session and its turns), `calls`, `client`, `text`, and `wire`
-//! (the shapes, and an item at a record). This file names the adapter for detection and the
+//! dispatch of a message, the session and its turns), `calls`, `client`, `text`, `skim`
+//! (the lines of text chunks and tool call updates read by a skim, without the parser), and
+//! `wire` (the shapes, and an item at a record). This file names the adapter for detection and the
 //! factory, and defines nothing the rooms use.
 
 use serde_json::Value;
 
 mod calls;
 mod client;
+mod skim;
 mod state;
 mod text;
 mod wire;

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::calls::{Calls, Change, Out};
 use super::client::{self, Asked, Terminals};
+use super::skim::{self, Skimmed};
 use super::text::{Chunks, role_of};
 use super::wire::{
     At, Hot, Line, LineShape, Patch, Side, ValueLine, block_text, id_key, sender_of, text,
@@ -86,6 +87,11 @@ struct State {
     /// Every line is read whole, none from the hot path's typed fields: the tests' reference
     /// the hot path is held to.
     whole_lines_only: bool,
+    /// Text chunks' and tool call updates' lines are read by a skim ([`skim`]); off, they
+    /// are parsed (the tests' reference the skim is held to).
+    skim: bool,
+    /// A skimmed chunk's text that opens a block, kept for its allocation.
+    skimmed: String,
 }
 
 impl Adapter for State {
@@ -94,6 +100,9 @@ impl Adapter for State {
     const STAMPED: bool = false;
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
+        if self.skim && !self.whole_lines_only && self.skimmed(parser, record, out) {
+            return;
+        }
         let Output { items, diagnostics } = out;
         parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
             self.line(line, parsed, At { record }, items, diagnostics)
@@ -151,6 +160,8 @@ impl State {
             usage: None,
             prompt: None,
             whole_lines_only: false,
+            skim: true,
+            skimmed: String::new(),
         }
     }
 
@@ -161,6 +172,55 @@ impl State {
             items,
         };
         (&mut self.calls, out)
+    }
+
+    /// Whether `record` is a line [`skim::skim`] reads: then taken as [`State::line`] takes
+    /// it, and counted as the parse counts it. A chunk's text is unescaped straight onto the
+    /// open block's where it continues it.
+    fn skimmed(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) -> bool {
+        let Some(skimmed) = skim::skim(record.bytes) else {
+            return false;
+        };
+        let at = At { record };
+        let (kind, fate) = match skimmed {
+            Skimmed::Chunk(head) => match self.skimmed_chunk(&head, &at, &mut out.items) {
+                Some(fate) => (head.kind, fate),
+                None => return false,
+            },
+            Skimmed::Call { id, patch } => {
+                let Output { items, diagnostics } = out;
+                let fate = self.tool_call(Some(id), Change::Patch(patch), &at, items, diagnostics);
+                ("tool_call_update", fate)
+            }
+        };
+        let slot = parser.tally.see(("session/update", Some(kind)));
+        parser.tally.fate(slot, fate);
+        true
+    }
+
+    /// A chunk [`skim::skim`] read up to its text: what became of it, `None` when the rest of
+    /// its line is not read ([`skim::text`]; then nothing is).
+    fn skimmed_chunk(
+        &mut self,
+        head: &skim::Head<'_>,
+        at: &At<'_>,
+        items: &mut Vec<Item>,
+    ) -> Option<Fate> {
+        // A user's chunk may repeat the prompt, which only its whole text tells
+        // ([`State::chunk`]): read aside first.
+        if head.kind != "user_message_chunk" {
+            let role = role_of(head.kind);
+            let read = |text: &mut String| skim::text(head, text);
+            if let Some(read) = (self.chunks).continue_with(role, head.message_id, at, read) {
+                return read.then_some(Fate::Mapped);
+            }
+        }
+        let mut text = std::mem::take(&mut self.skimmed);
+        text.clear();
+        let fate = skim::text(head, &mut text)
+            .map(|()| self.chunk(head.kind, head.message_id, &text, at, items));
+        self.skimmed = text;
+        fate
     }
 
     /// A line: the text chunks and tool call updates that are most of an exchange's lines
@@ -812,20 +872,50 @@ mod tests {
 {"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c10","status":"completed","content":[{"content":{"type":"text","text":"first"},"type":"content","content":{"type":"image","data":"x"}}]}}}
 {"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c11","status":"completed","content":[{"type":"content","content":{"type":"text","text":"kept"}}]}}}
 {"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"c11","content":[{"type":"terminal","terminalId":"t0"}]}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"think "}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"more\n\u00e9\/"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"pair \ud83d\ude00"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"lone \ud800"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","messageId":"t1","content":{"type":"text","text":"raw	tab"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"t1","content":{"type":"text","text":"same id, no thought"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"t1","content":{"type":"text","text":"torn"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"t1","content":{"type":"text","text":"after"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"not the prompt"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":" again"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x\u0001"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c12","status":"pending","title":"ls","kind":"execute","rawInput":{"command":"ls"}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c12","status":"in_progress"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c12","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a\n\"b\"\u001b[0m\\"}}]}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c13","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a\/b"}}]}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c14","status":"failed","content":[{"type":"content","content":{"type":"text","text":""}}]}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c15","content":[{"type":"content","content":{"type":"text","text":"no status"}}]}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c15","status":"completed"}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c16","status":"completed","content":[{"type":"content","content":{"type":"text","text":"raw	tab"}}]}}}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"","status":"completed"}}}
 {"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}
 "#;
 
-    /// What a normalizer made of `input`, whole, as text to compare.
-    fn read(mut normalizer: impl Normalizer, input: &[u8]) -> String {
+    /// What a normalizer made of `input`, whole, as text to compare; and the tool results'
+    /// outputs held as their record escaped them (or not: the same value either way).
+    fn read(mut normalizer: impl Normalizer, input: &[u8]) -> (String, Vec<Option<Vec<u8>>>) {
         let mut out = Output::default();
         normalizer.push(input, &mut out);
         normalizer.finish(&mut out);
-        format!(
+        let held: Vec<_> = (out.items.iter())
+            .map(|item| match &item.block.block {
+                Block::ToolResult { tool_content, .. } => tool_content.json().map(<[u8]>::to_vec),
+                _ => None,
+            })
+            .collect();
+        let read = format!(
             "{:#?}\n{:#?}\n{:#?}",
             out.items,
             out.diagnostics,
             normalizer.meta()
-        )
+        );
+        (read, held)
     }
 
     fn whole_lines_normalizer() -> impl Normalizer {
@@ -834,8 +924,8 @@ mod tests {
         Driver::<Lines, State>::new(&Options::default(), state)
     }
 
-    #[test]
-    fn the_hot_path_reads_every_line_as_the_whole_reading_does() {
+    /// The edge cases, every input of the ACP corpus, and the bench's generated stream.
+    fn inputs() -> Vec<(String, Vec<u8>)> {
         let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/acp");
         let mut inputs = vec![("edges".to_owned(), EDGES.as_bytes().to_vec())];
         for outcome in ["ok", "err"] {
@@ -847,10 +937,63 @@ mod tests {
             }
         }
         assert!(inputs.len() > 10, "the corpus is read");
-        for (name, input) in inputs {
-            let hot = read(normalizer(Options::default()), &input);
-            let whole = read(whole_lines_normalizer(), &input);
+        inputs.push(("bench".to_owned(), acp_stream::acp_stream(1 << 20, 7)));
+        inputs
+    }
+
+    #[test]
+    fn the_hot_path_reads_every_line_as_the_whole_reading_does() {
+        for (name, input) in inputs() {
+            let hot = read(normalizer(Options::default()), &input).0;
+            let whole = read(whole_lines_normalizer(), &input).0;
             assert_eq!(hot, whole, "{name}");
         }
     }
+
+    /// Lines skimmed or parsed, alike: the same items (outputs held alike, escaped or not),
+    /// diagnostics and run metadata with its input report; most of the bench's lines
+    /// skimmed, and some of the edges'.
+    #[test]
+    fn every_line_the_skim_takes_is_read_as_the_parse_reads_it() {
+        for (name, input) in inputs() {
+            let parsed = {
+                let mut state = State::new();
+                state.skim = false;
+                read(
+                    Driver::<Lines, State>::new(&Options::default(), state),
+                    &input,
+                )
+            };
+            let skimmed = read(normalizer(Options::default()), &input);
+            assert_eq!(skimmed, parsed, "{name}");
+            let lines = input.split(|&b| b == b'\n').count();
+            let taken = (input.split(|&b| b == b'\n'))
+                .filter(|line| match skim::skim(line) {
+                    Some(Skimmed::Chunk(head)) => skim::text(&head, &mut String::new()).is_some(),
+                    Some(Skimmed::Call { .. }) => true,
+                    None => false,
+                })
+                .count();
+            match name.as_str() {
+                "bench" => assert!(taken * 100 / lines > 50, "{taken} of {lines}"),
+                "edges" => assert!(taken >= 10, "{taken}"),
+                _ => {}
+            }
+        }
+    }
 }
+
+// The bench's generator, for the tests that read its stream every way. Its shared pieces
+// are the Codex skim's tests' too, a copy each: the generators reach them as their sibling.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../benches/acp_stream/mod.rs"]
+mod acp_stream;
+#[cfg(test)]
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../../benches/gen_common/mod.rs"]
+mod gen_common;
+#[cfg(test)]
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../../benches/measure/mod.rs"]
+mod measure;

@@ -74,6 +74,28 @@ impl Chunks {
         });
     }
 
+    /// A chunk `read` appends straight onto the open block's text, where the chunk continues
+    /// it (as [`Chunks::chunk`] tells): `None` where it does not (`read` not called),
+    /// `Some(false)` where `read` gave up (it leaves the text as it was).
+    pub(super) fn continue_with(
+        &mut self,
+        (role, thinking): (Role, bool),
+        message_id: Option<&str>,
+        at: &At<'_>,
+        read: impl FnOnce(&mut String) -> Option<()>,
+    ) -> Option<bool> {
+        let open = self.open.as_mut().filter(|open| {
+            open.role == role
+                && open.thinking == thinking
+                && open.message_id.as_deref() == message_id
+        })?;
+        let read = read(&mut open.text).is_some();
+        if read {
+            open.source.end_line = at.record.line;
+        }
+        Some(read)
+    }
+
     /// A v2 whole-message upsert (`update` holds its `content`).
     pub(super) fn whole(
         &mut self,
