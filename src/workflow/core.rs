@@ -23,7 +23,8 @@ use super::calls::{Ledger, Write};
 use super::error::RunError;
 use super::ids::CallIds;
 use crate::model::{
-    EventType, ExchangeEvent, Payload, StepKind, StepPayload, Timestamp, ToolPayload,
+    EventType, ExchangeEvent, Fidelity, Payload, StepKind, StepPayload, Timestamp, ToolOutput,
+    ToolPayload,
 };
 use crate::record::RunRecorder;
 
@@ -76,11 +77,11 @@ struct RunState {
     writes: Backlog,
     /// The event a step's messages and tool calls are written from, filled anew for each:
     /// its path's buffer is reused, and the recorder writes it where it is, so that an
-    /// event costs no allocation of its own (see [`StepCtx::write_at`]).
+    /// event costs no allocation of its own (see [`StepCtx::write_at`]). After a tool
+    /// event it keeps its tool payload, emptied of the caller's values, whose name and
+    /// call id buffers the next router tool event is written into
+    /// ([`StepCtx::write_router_tool`]).
     scratch: ExchangeEvent,
-    /// The name and call id buffers of the last tool event written, for the next router
-    /// tool event's ([`StepCtx::tool_payload`]).
-    spare: (String, String),
     /// The name of the last router call opened, shared by the next call of the same tool
     /// ([`StepCtx::tool_name`]).
     tool_name: Option<Arc<str>>,
@@ -105,7 +106,6 @@ pub(super) struct StepCtx<'a> {
     /// The ids of the run's router calls.
     pub(super) call_ids: &'a mut CallIds,
     scratch: &'a mut ExchangeEvent,
-    spare: &'a mut (String, String),
     tool_name: &'a mut Option<Arc<str>>,
 }
 
@@ -130,6 +130,51 @@ impl StepCtx<'_> {
         payload: Payload,
         time: Option<Timestamp>,
     ) -> Result<Option<u64>, RunError> {
+        self.scratch.payload = payload;
+        self.write_scratch(path, event_type, time)
+    }
+
+    /// Writes a router tool event (fidelity `router`) of the step, stamped now: its name
+    /// and call id are copied into the buffers the last tool event left in the scratch
+    /// event, and `fill` sets the rest of its payload there (every field but those three is
+    /// empty when it is called). Built in place, a router call's two payloads are neither
+    /// allocated nor moved (a `ToolPayload` is over 200 bytes: building one, moving it into
+    /// the event and out again copied it three times per event).
+    pub(super) fn write_router_tool(
+        &mut self,
+        event_type: EventType,
+        name: &str,
+        call_id: &str,
+        fill: impl FnOnce(&mut ToolPayload),
+    ) -> Result<Option<u64>, RunError> {
+        match &mut self.scratch.payload {
+            Payload::Tool(tool) => {
+                tool.name.clear();
+                tool.name.push_str(name);
+                tool.call_id.clear();
+                tool.call_id.push_str(call_id);
+                tool.fidelity = Fidelity::Router;
+                fill(tool);
+            }
+            // The run's first tool event, or one after an event of another kind (or after
+            // a write the disk refused: the backlog took the scratch event to keep).
+            payload => {
+                let mut tool = ToolPayload::call(name, call_id, Value::Null, Fidelity::Router);
+                fill(&mut tool);
+                *payload = Payload::Tool(tool);
+            }
+        }
+        self.write_scratch(None, event_type, None)
+    }
+
+    /// Stamps the scratch event, its payload set, with the step's path (or `path`) and
+    /// iteration and `time` (now when `None`), and writes it.
+    fn write_scratch(
+        &mut self,
+        path: Option<&str>,
+        event_type: EventType,
+        time: Option<Timestamp>,
+    ) -> Result<Option<u64>, RunError> {
         let info = &self.step.info;
         let event = &mut *self.scratch;
         event.event_type = event_type;
@@ -137,14 +182,13 @@ impl StepCtx<'_> {
         event.path.push_str(path.unwrap_or(&info.path));
         event.iteration = info.iteration;
         event.timestamp = time.unwrap_or_else(Timestamp::now);
-        event.payload = payload;
         let written = self.writes.record_ref(self.recorder, event);
         // The payload was the caller's to hand over: freed now, not kept until the next
-        // event (a tool's output can be megabytes); a tool event's name and id buffers are
-        // kept for the next router tool event.
-        if let Payload::Tool(tool) = std::mem::replace(&mut event.payload, Payload::None) {
-            let ToolPayload { name, call_id, .. } = tool;
-            *self.spare = (name, call_id);
+        // event (a tool's output can be megabytes); a tool payload's name and id buffers
+        // are kept for the next router tool event.
+        match &mut event.payload {
+            Payload::Tool(tool) => empty_tool(tool),
+            payload => *payload = Payload::None,
         }
         written
     }
@@ -158,23 +202,6 @@ impl StepCtx<'_> {
         }
     }
 
-    /// A router tool event's payload (fidelity `router`) for `name`, `call_id` and `input`,
-    /// its two strings written into the buffers the last tool event left, not allocated:
-    /// four allocations and frees fewer per router call.
-    pub(super) fn tool_payload(&mut self, name: &str, call_id: &str, input: Value) -> ToolPayload {
-        let (mut name_buffer, mut id_buffer) = std::mem::take(self.spare);
-        name_buffer.clear();
-        name_buffer.push_str(name);
-        id_buffer.clear();
-        id_buffer.push_str(call_id);
-        ToolPayload::call(
-            name_buffer,
-            id_buffer,
-            input,
-            crate::model::Fidelity::Router,
-        )
-    }
-
     /// Writes the tool events the ledger decided on.
     pub(super) fn write_all(&mut self, writes: Vec<Write>) -> Result<(), RunError> {
         for write in writes {
@@ -183,6 +210,29 @@ impl StepCtx<'_> {
         }
         Ok(())
     }
+}
+
+/// Frees what a tool payload held of its caller's (its input, output, error, ...) and
+/// keeps its name and call id buffers. Every field named, so that a field added to the
+/// payload cannot be left over from one event to the next.
+fn empty_tool(tool: &mut ToolPayload) {
+    let ToolPayload {
+        name: _,
+        call_id: _,
+        input,
+        output,
+        error,
+        fidelity: _,
+        exit_code,
+        duration_ms,
+        agent_call_id,
+    } = tool;
+    *input = Value::Null;
+    *output = ToolOutput::default();
+    *error = None;
+    *exit_code = None;
+    *duration_ms = None;
+    *agent_call_id = None;
 }
 
 fn event(
@@ -271,7 +321,6 @@ impl RunCore {
                 call_ids: CallIds::default(),
                 writes,
                 scratch: empty_event(),
-                spare: (String::new(), String::new()),
                 tool_name: None,
             }),
         }))
@@ -364,7 +413,6 @@ impl RunCore {
             step,
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
-            spare: &mut state.spare,
             tool_name: &mut state.tool_name,
         })
     }
@@ -624,7 +672,6 @@ impl RunCore {
             step: &mut step,
             call_ids: &mut state.call_ids,
             scratch: &mut state.scratch,
-            spare: &mut state.spare,
             tool_name: &mut state.tool_name,
         };
         for (name, call_id) in ctx.step.ledger.open_router_calls() {
