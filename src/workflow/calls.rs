@@ -122,6 +122,19 @@ fn router_names(agent: &str) -> impl Iterator<Item = &str> {
     std::iter::once(agent).chain(suffixes)
 }
 
+/// A router call open in a step no agent watches, at the slot of [`Ledger::open`] its
+/// scope keeps.
+#[derive(Debug)]
+struct OpenCall {
+    order: u64,
+    name: Arc<str>,
+    id: Arc<str>,
+}
+
+/// Where a router call of a step no agent watches is kept while it runs
+/// ([`Ledger::router_call`]): its scope hands it back with the result.
+pub(super) type Slot = usize;
+
 #[derive(Debug)]
 struct Held {
     payload: ToolPayload,
@@ -146,6 +159,13 @@ pub(super) struct Ledger {
     /// open call closed), about 300 instructions a call of the recorder bench's pairs
     /// (callgrind); a step that ends with calls open sorts them then.
     calls: HashMap<Arc<str>, RouterCall>,
+    /// In a step no agent watches, the open router calls instead (`calls` stays empty):
+    /// nothing of a call is needed once it returned, and each is closed at the slot its
+    /// scope kept, without a hash of its id. A map insert and remove were about 300
+    /// instructions of a call's ~6,800 in the recorder bench's pairs row (callgrind).
+    open: Vec<Option<OpenCall>>,
+    /// The slots of `open` free for the next call.
+    free: Vec<Slot>,
     /// Router calls no agent sighting has matched, by tool name: (order, id), oldest first.
     unmatched: HashMap<Arc<str>, VecDeque<(u64, Arc<str>)>>,
     router_calls: u64,
@@ -162,6 +182,21 @@ impl Ledger {
     pub(super) fn watch_agent(&mut self, hold: RouterTools) {
         self.agent = true;
         self.hold = hold;
+        // Calls opened before are kept as an agent step keeps its calls (their scopes'
+        // slots find nothing now, and they are closed by id).
+        self.free.clear();
+        for call in self.open.drain(..).flatten() {
+            self.calls.insert(
+                call.id,
+                RouterCall {
+                    order: call.order,
+                    name: call.name,
+                    input: Value::Null,
+                    agent_call_id: None,
+                    open: true,
+                },
+            );
+        }
     }
 
     /// The agent reported a call.
@@ -246,15 +281,36 @@ impl Ledger {
     }
 
     /// The router captured a call with `input`: the `agent_call_id` of its `tool.call`,
-    /// when it claims a call the agent reported under another id.
+    /// when it claims a call the agent reported under another id, and in a step no agent
+    /// watches the slot the call is kept at, for [`router_result`](Ledger::router_result).
     pub(super) fn router_call(
         &mut self,
         name: &Arc<str>,
         call_id: &Arc<str>,
         input: &Value,
-    ) -> Option<String> {
+    ) -> (Option<String>, Option<Slot>) {
         let order = self.router_calls;
         self.router_calls += 1;
+        if !self.agent && self.held.is_empty() {
+            // No agent reports calls here: none is held to be claimed, none will be
+            // matched, and the call is kept only until it returns.
+            let call = Some(OpenCall {
+                order,
+                name: Arc::clone(name),
+                id: Arc::clone(call_id),
+            });
+            let slot = match self.free.pop() {
+                Some(slot) => {
+                    self.open[slot] = call;
+                    slot
+                }
+                None => {
+                    self.open.push(call);
+                    self.open.len() - 1
+                }
+            };
+            return (None, Some(slot));
+        }
         let by_id = self
             .held
             .iter()
@@ -291,13 +347,29 @@ impl Ledger {
                 open: true,
             },
         );
-        agent_call_id
+        (agent_call_id, None)
     }
 
-    /// The router call `call_id` returned: closes it and gives the agent's id for it, when
-    /// the agent reported it under another id. `None` when no such call is open (its step
-    /// ended first and wrote its result).
-    pub(super) fn router_result(&mut self, call_id: &str) -> Option<Option<String>> {
+    /// The router call `call_id`, kept at `slot` when it opened, returned: closes it and
+    /// gives the agent's id for it, when the agent reported it under another id. `None`
+    /// when no such call is open (its step ended first and wrote its result).
+    pub(super) fn router_result(
+        &mut self,
+        call_id: &str,
+        slot: Option<Slot>,
+    ) -> Option<Option<String>> {
+        let is_it = |call: &Option<OpenCall>| call.as_ref().is_some_and(|c| *c.id == *call_id);
+        // Its own slot, else (a slot not handed back) found by id among the open ones.
+        let kept = slot
+            .filter(|&slot| self.open.get(slot).is_some_and(is_it))
+            .or_else(|| self.open.iter().position(is_it));
+        if let Some(slot) = kept
+            && let Some(call) = self.open.get_mut(slot)
+        {
+            *call = None;
+            self.free.push(slot);
+            return Some(None);
+        }
         if self.agent {
             let call = self.calls.get_mut(call_id)?;
             if !call.open {
@@ -313,16 +385,24 @@ impl Ledger {
         }
     }
 
-    /// The router calls still open, as (name, call id), in the order they opened.
-    pub(super) fn open_router_calls(&self) -> Vec<(Arc<str>, Arc<str>)> {
-        let mut open: Vec<(u64, Arc<str>, Arc<str>)> = self
+    /// The router calls still open, as (name, call id, slot), in the order they opened.
+    pub(super) fn open_router_calls(&self) -> Vec<(Arc<str>, Arc<str>, Option<Slot>)> {
+        let mut open: Vec<_> = self
             .calls
             .iter()
             .filter(|(_, call)| call.open)
-            .map(|(id, call)| (call.order, Arc::clone(&call.name), Arc::clone(id)))
+            .map(|(id, call)| (call.order, Arc::clone(&call.name), Arc::clone(id), None))
             .collect();
+        open.extend(self.open.iter().enumerate().filter_map(|(slot, call)| {
+            call.as_ref().map(|call| {
+                let (name, id) = (Arc::clone(&call.name), Arc::clone(&call.id));
+                (call.order, name, id, Some(slot))
+            })
+        }));
         open.sort_unstable_by_key(|(order, ..)| *order);
-        open.into_iter().map(|(_, name, id)| (name, id)).collect()
+        open.into_iter()
+            .map(|(_, name, id, slot)| (name, id, slot))
+            .collect()
     }
 
     /// The agent's calls still held when the step ends: no router claimed them and no
@@ -395,16 +475,17 @@ mod tests {
     #[test]
     fn router_first_the_agent_s_sighting_and_its_result_are_dropped() {
         let mut ledger = ledger(RouterTools::All);
-        let agent_call_id =
-            ledger.router_call(&"Read".into(), &"toolu_1".into(), &json!({"path": "a"}));
+        let agent_call_id = ledger
+            .router_call(&"Read".into(), &"toolu_1".into(), &json!({"path": "a"}))
+            .0;
         assert_eq!(agent_call_id, None);
         assert!(
             ledger
                 .agent_call(agent("Read", "toolu_1", json!({"path": "a"})), now())
                 .is_empty()
         );
-        assert_eq!(ledger.router_result("toolu_1"), Some(None));
-        assert_eq!(ledger.router_result("toolu_1"), None, "closed once");
+        assert_eq!(ledger.router_result("toolu_1", None), Some(None));
+        assert_eq!(ledger.router_result("toolu_1", None), None, "closed once");
         assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
         assert_eq!(
             ledger.summary(),
@@ -420,7 +501,9 @@ mod tests {
                 .agent_call(agent("Read", "toolu_1", json!({})), now())
                 .is_empty()
         );
-        let agent_call_id = ledger.router_call(&"Read".into(), &"toolu_1".into(), &json!({}));
+        let agent_call_id = ledger
+            .router_call(&"Read".into(), &"toolu_1".into(), &json!({}))
+            .0;
         assert_eq!(agent_call_id, None);
         assert!(ledger.agent_result(result("toolu_1"), now()).is_empty());
         assert!(ledger.drain_held().is_empty());
@@ -452,10 +535,12 @@ mod tests {
             agent("mcp__awf__read_file", "toolu_9", json!({"p": 1})),
             now(),
         );
-        let agent_call_id = ledger.router_call(&"read_file".into(), &"7".into(), &json!({"p": 1}));
+        let agent_call_id = ledger
+            .router_call(&"read_file".into(), &"7".into(), &json!({"p": 1}))
+            .0;
         assert_eq!(agent_call_id.as_deref(), Some("toolu_9"));
         assert_eq!(
-            ledger.router_result("7").flatten().as_deref(),
+            ledger.router_result("7", None).flatten().as_deref(),
             Some("toolu_9")
         );
         // Router first: the agent's later sighting names the id for the result.
@@ -465,7 +550,7 @@ mod tests {
             now(),
         );
         assert_eq!(
-            ledger.router_result("8").flatten().as_deref(),
+            ledger.router_result("8", None).flatten().as_deref(),
             Some("toolu_10")
         );
         // Different input: not the same call.
@@ -488,6 +573,55 @@ mod tests {
         assert_eq!(kinds(&writes), [("tool.call".into(), "toolu_1".into())]);
         let writes = ledger.agent_call(agent("mcp__x__read_file", "toolu_2", json!({})), now());
         assert!(writes.is_empty(), "held for the router");
+    }
+
+    /// A step no agent watches keeps its open calls at slots: each closes once, by its
+    /// slot, a freed slot is taken again, the calls still open are listed in the order
+    /// they opened, and an agent watching later finds them by id.
+    #[test]
+    fn a_step_without_an_agent_keeps_its_open_calls_at_slots() {
+        let mut ledger = Ledger::default();
+        let name: Arc<str> = "Bash".into();
+        let ids: Vec<Arc<str>> = ["a", "b", "c"].map(Arc::from).into();
+        let slots: Vec<Option<Slot>> = ids
+            .iter()
+            .map(|id| {
+                let (agent_call_id, slot) = ledger.router_call(&name, id, &json!({}));
+                assert_eq!(agent_call_id, None);
+                assert!(slot.is_some());
+                slot
+            })
+            .collect();
+        assert_eq!(ledger.router_result("b", slots[1]), Some(None));
+        assert_eq!(ledger.router_result("b", slots[1]), None, "closed once");
+        let (_, d) = ledger.router_call(&name, &"d".into(), &json!({}));
+        assert_eq!(d, slots[1], "b's slot taken again");
+        let open: Vec<(String, Option<Slot>)> = ledger
+            .open_router_calls()
+            .into_iter()
+            .map(|(_, id, slot)| (id.to_string(), slot))
+            .collect();
+        assert_eq!(
+            open,
+            [
+                ("a".into(), slots[0]),
+                ("c".into(), slots[2]),
+                ("d".into(), d)
+            ]
+        );
+        assert_eq!(ledger.router_result("a", d), Some(None), "found by id");
+        assert_eq!(ledger.router_result("a", slots[0]), None, "closed once");
+        ledger.watch_agent(RouterTools::All);
+        assert!(
+            ledger
+                .open_router_calls()
+                .iter()
+                .all(|(.., slot)| slot.is_none())
+        );
+        assert_eq!(ledger.router_result("c", slots[2]), Some(None), "by id");
+        assert_eq!(ledger.router_result("c", None), None, "closed once");
+        assert_eq!(ledger.open_router_calls().len(), 1, "d");
+        assert_eq!(ledger.summary()["calls"], 4);
     }
 
     #[test]

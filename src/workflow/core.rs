@@ -674,8 +674,8 @@ impl RunCore {
             scratch: &mut state.scratch,
             tool_name: &mut state.tool_name,
         };
-        for (name, call_id) in ctx.step.ledger.open_router_calls() {
-            let agent_call_id = ctx.step.ledger.router_result(&call_id).flatten();
+        for (name, call_id, slot) in ctx.step.ledger.open_router_calls() {
+            let agent_call_id = ctx.step.ledger.router_result(&call_id, slot).flatten();
             let mut payload = ToolPayload::call(
                 &*name,
                 &*call_id,
