@@ -89,7 +89,7 @@ struct RunState {
 
 /// A step that has started and not completed.
 pub(super) struct OpenStep {
-    info: StepInfo,
+    info: Arc<StepInfo>,
     parent: Option<StepId>,
     started: Instant,
     pub(super) ledger: Ledger,
@@ -350,7 +350,7 @@ impl RunCore {
         name: &str,
         kind: StepKind,
         iteration: Option<u64>,
-    ) -> Result<StepInfo, RunError> {
+    ) -> Result<Arc<StepInfo>, RunError> {
         check_name(name)?;
         let mut state = self.lock();
         if state.ended.is_some() {
@@ -378,17 +378,17 @@ impl RunCore {
         state.writes.record(&*self.recorder, started)?;
         let id = state.next_id;
         state.next_id += 1;
-        let info = StepInfo {
+        let info = Arc::new(StepInfo {
             id,
             path: path.into(),
             iteration,
             name: name.into(),
             kind,
-        };
+        });
         state.steps.insert(
             id,
             OpenStep {
-                info: info.clone(),
+                info: Arc::clone(&info),
                 parent: parent.map(|p| p.id),
                 started: Instant::now(),
                 ledger: Ledger::default(),

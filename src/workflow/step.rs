@@ -22,7 +22,9 @@ use crate::model::{EventType, Payload, StepKind};
 #[must_use = "a step records its completion when ended; dropping it records a failure"]
 pub struct Step {
     pub(super) core: Arc<RunCore>,
-    pub(super) info: StepInfo,
+    /// Shared with its open step and its tool calls' scopes: a router call takes one
+    /// reference, not a copy of the step's path, name and kind.
+    pub(super) info: Arc<StepInfo>,
     pub(super) ended: bool,
 }
 
@@ -93,7 +95,7 @@ impl Step {
     ) -> Result<ToolCall, RunError> {
         ToolCall::open(
             Arc::clone(&self.core),
-            self.info.clone(),
+            Arc::clone(&self.info),
             name.as_ref(),
             call_id.as_ref(),
             input,
