@@ -456,52 +456,131 @@ fn string_end_as<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, 
 /// a control character, an escape JSON has not, and the valid escapes the writer never
 /// writes (`\/`, a `\u` other than lower-case `\u00xx` for a control character without a
 /// short form), where the caller gives up to its parse. The bytes must have been checked as
-/// UTF-8 (a skim checks its line whole, once). One pass, sixteen bytes at a time: a block's
-/// quotes, backslashes and control characters compared at once ([`block_mask`], SIMD without
-/// unsafe code through `wide`), every escape of the block taken from its mask without loading
-/// the block again; the last bytes, fewer than sixteen, by [`plain_end`]'s words. A skim that
-/// takes a tool's output this way never unescapes it, and the writer copies it.
-/// (callgrind of this function over the bench streams' outputs, a backslash every 12-13
-/// bytes: eight-byte words, loaded again after each escape, 19.9M instructions for Codex's
-/// 4.4 MB and 17.3M for OpenCode's 3.9 MB; these blocks 12.5M and 10.9M. Taking every escape
-/// of an eight-byte word from exact flags of each of its bytes measured 26% more than the
-/// words: it is the flags' cost, which SIMD compares make a few instructions a block.)
+/// UTF-8 (a skim checks its line whole, once). A skim that takes a tool's output this way
+/// never unescaped it, and the writer copies it.
 ///
-/// Tried and measured as worse (callgrind, the normalize bench's Copilot stream, 5 MB, a
-/// backslash every 12.8 bytes of its outputs): the escapes and the closing quote found by
-/// `memchr2_iter`, control characters by a separate pass 32 bytes a step: 38.1M -> 68.5M
-/// instructions here (the per-escape search costs more than this loop's word test).
+/// 64 bytes a block, as simdjson finds a string's end: the block's backslashes, and its
+/// quotes and control characters, as two masks ([`block_masks`], SIMD through `wide`); the
+/// bytes odd runs of backslashes escape, by carries ([`escaped_bytes`]); the end the first
+/// quote or control character not escaped; only the escaped bytes before it looked up
+/// ([`ESCAPED`]). The last bytes are a block padded with NULs (control characters: a string
+/// cut short gives up). callgrind of this function over the bench's Codex outputs (4.8 MB,
+/// a backslash every 12-13 bytes): 9.1M instructions; 16-byte blocks with each quote,
+/// backslash and control character taken from the mask one at a time 12.4M; eight-byte
+/// words loaded again after each escape 19.9M; exact flags of each byte of a word 26% more
+/// than the words. Worse still (the Copilot stream): the escapes and the closing quote found
+/// by `memchr2_iter`, control characters by a separate pass, 38.1M -> 68.5M.
 ///
 /// [`ToolOutput`]: crate::model::ToolOutput
 pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
-    // `at` is the block's first byte; `mask` its bytes still to look at.
-    while let Some(block) = bytes.get(at..at + 16) {
-        let mut mask = block_mask(block.try_into().expect("sixteen bytes"));
-        let mut next = at + 16;
-        while mask != 0 {
-            let here = at + mask.trailing_zeros() as usize;
-            next = writers_escape_end(bytes, here)?;
-            if bytes[here] == b'"' {
-                return Some(next);
-            }
-            let past = next - at;
-            mask = if past < 16 {
-                mask & (u32::MAX << past)
-            } else {
-                0
-            };
-        }
-        at = next.max(at + 16);
-    }
+    // The first byte of the block at `at` is escaped (the block before ended in an odd
+    // run of backslashes): 1, else 0.
+    let mut carry = 0;
     loop {
-        at = plain_end(bytes, at);
-        let next = writers_escape_end(bytes, at)?;
-        if bytes[at] == b'"' {
-            return Some(next);
+        let tail;
+        let block: &[u8; 64] = match bytes.get(at..at + 64) {
+            Some(block) => block.try_into().expect("64 bytes"),
+            None => {
+                let rest = bytes.get(at..)?;
+                let mut padded = [0; 64];
+                padded[..rest.len()].copy_from_slice(rest);
+                tail = padded;
+                &tail
+            }
+        };
+        let (backslashes, stops) = block_masks(block);
+        let escaped = escaped_bytes(backslashes, &mut carry);
+        let end = stops & !escaped;
+        // The escaped bytes before the end (all of them when the block has none).
+        let mut escapes = escaped & end.wrapping_sub(1) & !end;
+        while escapes != 0 {
+            let bit = escapes.trailing_zeros() as usize;
+            // An escaped byte of the padding is a NUL: no escape, given up.
+            match ESCAPED[usize::from(block[bit & 63])] {
+                1 => {}
+                2 if writers_unicode(bytes.get(at + bit + 1..at + bit + 5)?) => {}
+                _ => return None,
+            }
+            escapes &= escapes - 1;
         }
-        at = next;
+        if end != 0 {
+            let here = at + end.trailing_zeros() as usize;
+            // A control character, or the padding, is no closing quote.
+            return (*bytes.get(here)? == b'"').then_some(here + 1);
+        }
+        at += 64;
     }
+}
+
+/// The escapes the writer writes, by the byte after the backslash: 1 two bytes (`\"`,
+/// `\n`, ...), 2 a `\u` its digits decide ([`writers_unicode`]), 0 any other (`\/`, what
+/// JSON has not). An escaped backslash is never looked up ([`escaped_bytes`]).
+static ESCAPED: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut at = 0;
+    while at < 6 {
+        table[b"\"bfnrt"[at] as usize] = 1;
+        at += 1;
+    }
+    table[b'u' as usize] = 2;
+    table
+};
+
+/// A `\u` escape's digits as the writer writes them: lower-case `00xx` of a control
+/// character without a short form.
+#[inline(always)]
+fn writers_unicode(digits: &[u8]) -> bool {
+    match *digits {
+        [b'0', b'0', b'0', low] => matches!(low, b'0'..=b'7' | b'b' | b'e' | b'f'),
+        [b'0', b'0', b'1', low] => matches!(low, b'0'..=b'9' | b'a'..=b'f'),
+        _ => false,
+    }
+}
+
+/// A block's backslashes, and its quotes and control characters: bit `i` of each mask for
+/// byte `i`. A quote or a control character is a byte at most 0x20 once 0x20 and 0x22 are
+/// swapped (`xor 2`, which keeps 0x00-0x1f among themselves): one compare fewer than the
+/// two apart.
+#[inline(always)]
+fn block_masks(block: &[u8; 64]) -> (u64, u64) {
+    use wide::u8x16;
+    let (lanes, _) = block.as_chunks::<16>();
+    let mut backslashes = 0;
+    let mut stops = 0;
+    for (i, lane) in lanes.iter().enumerate() {
+        let bytes = u8x16::new(*lane);
+        let swapped = bytes ^ u8x16::splat(2);
+        // The sixteen bits of each mask, as an unsigned number.
+        let backslash = bytes.cmp_eq(u8x16::splat(b'\\')).move_mask() as u32 & 0xffff;
+        let stop = swapped.min(u8x16::splat(0x20)).cmp_eq(swapped).move_mask() as u32 & 0xffff;
+        backslashes |= u64::from(backslash) << (16 * i);
+        stops |= u64::from(stop) << (16 * i);
+    }
+    (backslashes, stops)
+}
+
+/// The bytes of a block escaped by an odd run of backslashes before them, backslashes left
+/// out (an escaped backslash is always one the writer writes): simdjson's carries. `carry`
+/// is 1 when the block's first byte is escaped by the block before; set for the next.
+#[inline(always)]
+fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    const ODD: u64 = !EVEN;
+    // A run's first backslash; one continued from the block before counts its parity.
+    let starts = backslashes & !(backslashes << 1);
+    let even_at = EVEN ^ *carry;
+    let even_starts = starts & even_at;
+    let odd_starts = starts & !even_at;
+    // Adding a run's start to the run carries past its end.
+    let even_carries = backslashes.wrapping_add(even_starts);
+    let (odd_carries, out) = backslashes.overflowing_add(odd_starts);
+    let odd_carries = odd_carries | *carry;
+    *carry = u64::from(out);
+    // A run started even and ended odd, or the other way round, has an odd length.
+    let even_ends = even_carries & !backslashes;
+    let odd_ends = odd_carries & !backslashes;
+    (even_ends & ODD) | (odd_ends & EVEN)
 }
 
 /// The string whose opening quote is before `at`, unescaped onto `text` as simd-json reads
@@ -548,45 +627,6 @@ pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<u
             _ => return None,
         }
     }
-}
-
-/// Past the quote, or the escape the writer writes, at `at`; `None` at anything else (a
-/// control character, an escape the writer does not write, the end of `bytes`).
-#[inline(always)]
-fn writers_escape_end(bytes: &[u8], at: usize) -> Option<usize> {
-    match *bytes.get(at)? {
-        b'"' => Some(at + 1),
-        b'\\' => match bytes.get(at + 1)? {
-            b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(at + 2),
-            b'u' => match bytes.get(at + 2..at + 6)? {
-                [
-                    b'0',
-                    b'0',
-                    high @ (b'0' | b'1'),
-                    low @ (b'0'..=b'9' | b'a'..=b'f'),
-                ] if !matches!((high, low), (b'0', b'8' | b'9' | b'a' | b'c' | b'd')) => {
-                    Some(at + 6)
-                }
-                _ => None,
-            },
-            _ => None,
-        },
-        // A control character.
-        _ => None,
-    }
-}
-
-/// Bit `i` set when byte `i` of `block` is a quote, a backslash or a control character
-/// (below 0x20: the bytes whose minimum with 0x1f is themselves).
-#[inline(always)]
-fn block_mask(block: &[u8; 16]) -> u32 {
-    use wide::u8x16;
-    let bytes = u8x16::new(*block);
-    let quote = bytes.cmp_eq(u8x16::splat(b'"'));
-    let backslash = bytes.cmp_eq(u8x16::splat(b'\\'));
-    let control = bytes.min(u8x16::splat(0x1f)).cmp_eq(bytes);
-    // The sixteen bits of the mask, as an unsigned number.
-    (quote | backslash | control).move_mask() as u32 & 0xffff
 }
 
 /// A compact line read token by token as the CLIs write their JSONL: no whitespace between
@@ -1012,33 +1052,81 @@ mod tests {
             "\u{1f600}",
             "ab",
             "/",
+            "\\\\\\\\",
+            "\\\\\\\"",
+            "\\\\\\u0001",
         ];
-        // Pads of 0-17 bytes put every piece across the sixteen-byte blocks' edges and
-        // the eight-byte words' of the shorter tails.
-        for pad in 0..18 {
+        // Pads of 0-66 bytes put every piece across the 64-byte blocks' edges, and the
+        // string's end in a whole block and in the padded last one; what follows the
+        // string (an escape the writer does not write, the line's end) is not read.
+        for pad in 0..67 {
             for a in pieces {
                 for b in pieces {
                     let body = format!(
                         "{}{a}{}{b}{}",
                         "x".repeat(pad),
                         "y".repeat(pad % 3),
-                        "z".repeat(17 - pad)
+                        "z".repeat(66 - pad)
                     );
                     let json = format!("\"{body}\"");
-                    let record = format!("{{\"k\":{json},\"n\":1}}");
                     let writers = serde_json::from_str::<String>(&json).is_ok_and(|text| {
                         serde_json::to_string(&text).is_ok_and(|again| again == json)
                     });
                     let from = "{\"k\":\"".len();
-                    let end = writers_string_end(record.as_bytes(), from);
-                    assert_eq!(end.is_some(), writers, "{json}");
-                    if let Some(end) = end {
-                        assert_eq!(&record[from - 1..end], json);
+                    for after in [",\"n\":\"\\/\"}", ""] {
+                        let record = format!("{{\"k\":{json}{after}");
+                        let end = writers_string_end(record.as_bytes(), from);
+                        assert_eq!(end.is_some(), writers, "{json}");
+                        if let Some(end) = end {
+                            assert_eq!(&record[from - 1..end], json);
+                        }
+                        // Cut short anywhere in the string: no end.
+                        let cut = &record.as_bytes()[..from + pad + a.len()];
+                        assert_eq!(writers_string_end(cut, from), None, "{json}");
                     }
                 }
             }
         }
         assert_eq!(writers_string_end(b"\"unterminated", 1), None);
+    }
+
+    /// The bytes a block's backslashes escape, and the carry into the next block, as a
+    /// reading byte by byte finds them: runs of every length at every place, across the
+    /// block's end, with and without a carry in.
+    #[test]
+    fn escaped_bytes_are_those_an_odd_run_of_backslashes_escapes() {
+        let mut masks = vec![0, u64::MAX, 1, 1 << 63, 0x5555_5555_5555_5555, !1];
+        for start in 0..64 {
+            for len in 1..=(64 - start).min(9) {
+                let run = (u64::MAX >> (64 - len)) << start;
+                masks.extend([run, run | run << 12 | 1 << 63, run | run << 2]);
+            }
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13 ^ (state ^ state << 13) >> 7;
+            state ^= state << 17;
+            masks.extend([state | state >> 1, state & state >> 3]);
+        }
+        for backslashes in masks {
+            for carry_in in [0, 1] {
+                let mut escaping = carry_in == 1;
+                let mut expected = 0;
+                for i in 0..64 {
+                    let backslash = backslashes >> i & 1 == 1;
+                    if escaping {
+                        escaping = false;
+                        expected |= u64::from(!backslash) << i;
+                    } else {
+                        escaping = backslash;
+                    }
+                }
+                let mut carry = carry_in;
+                let escaped = escaped_bytes(backslashes, &mut carry);
+                assert_eq!(escaped, expected, "{backslashes:064b} {carry_in}");
+                assert_eq!(carry, u64::from(escaping), "{backslashes:064b} {carry_in}");
+            }
+        }
     }
 
     /// What a skim for simd-json ([`Skim::simd`]) accepts, simd-json accepts: the numbers
