@@ -726,6 +726,16 @@ impl<'a> Compact<'a> {
         Some((start..end, escaped))
     }
 
+    /// A string unescaped as simd-json reads it ([`unescape`]: given up at a `\u`
+    /// surrogate): for long text, where an escape is common. Its room is the rest of the
+    /// line, which it fits in (no escape is shorter than what it stands for).
+    pub(crate) fn unescaped(&mut self) -> Option<String> {
+        self.eat(b'"')?;
+        let mut text = String::with_capacity(self.line.len() - self.at);
+        self.at = unescape(self.line, self.at, &mut text)?;
+        Some(text)
+    }
+
     /// A string without an escape, or `null` (`None`).
     pub(crate) fn plain_or_null(&mut self) -> Option<Option<&'a str>> {
         if self.literal(b"null").is_some() {

@@ -51,8 +51,9 @@
 //! clock's.
 //!
 //! A command item's start and completion as the CLI writes them (most of a stream's bytes)
-//! are read by a skim of their line, its output never unescaped (`command`); any other
-//! shape, by the parser.
+//! are read by a skim of their line, its output never unescaped (`item`), and so are a
+//! completed message's and reasoning's (their text unescaped once, not copied through the
+//! parser's buffer); any other shape, by the parser.
 //!
 //! The record shapes of the three generations and the known-field tables are in `wire`;
 //! a session file's records (`{"timestamp", "type", "payload"}`: `session_meta`,
@@ -76,10 +77,11 @@ use super::{
 use crate::model::tools::shell_join;
 use crate::model::{Block, ContentBlock, Fidelity, Role, ToolOutput};
 
-mod command;
+mod item;
 mod rollout;
 mod wire;
 
+use item::Skimmed;
 use rollout::{Rollout, RolloutLine};
 use wire::{Line, LineShape, Msg, RawItem, TokenUsage};
 
@@ -129,14 +131,24 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
-        // A command's line, most of the bytes, is read without the parser where it can be.
-        if let Some(command) = command::skim(record.bytes).filter(|_| self.skim) {
-            let slot = parser
-                .tally
-                .see((command.event(), Some("command_execution")));
-            self.command(command, record, items, diagnostics);
-            parser.tally.fate(slot, Fate::Mapped);
-            return;
+        // A command's line, most of the bytes, and a message's or reasoning's, are read
+        // without the parser where they can be.
+        match item::skim(record.bytes).filter(|_| self.skim) {
+            Some(Skimmed::Command(command)) => {
+                let slot = parser
+                    .tally
+                    .see((command.event(), Some("command_execution")));
+                self.command(command, record, items, diagnostics);
+                parser.tally.fate(slot, Fate::Mapped);
+                return;
+            }
+            Some(Skimmed::Said { kind, text }) => {
+                let slot = parser.tally.see(("item.completed", Some(kind)));
+                said(kind, text, record, items);
+                parser.tally.fate(slot, Fate::Mapped);
+                return;
+            }
+            None => {}
         }
         parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
             self.line(line, record, parsed, items, diagnostics)
@@ -226,7 +238,7 @@ struct State {
     rollout: Rollout,
     /// The caller says the input is whole ([`Adapter::complete`]).
     complete: bool,
-    /// Command lines are skimmed ([`command::skim`]); `false` only where a test holds the
+    /// Item lines are skimmed ([`item::skim`]); `false` only where a test holds the
     /// skim to the parse.
     skim: bool,
 }
@@ -438,17 +450,8 @@ impl State {
             "agent_message" | "assistant_message" | "reasoning" | "error" if !done => {
                 return Fate::Ignored;
             }
-            "agent_message" | "assistant_message" => {
-                let text = owned(item.text);
-                emit(items, Block::text(text), Role::Assistant, record);
-            }
-            "reasoning" => {
-                let thinking = Block::Thinking {
-                    thinking: owned(item.text),
-                    signature: None,
-                    redacted: false,
-                };
-                emit(items, thinking, Role::Assistant, record);
+            "agent_message" | "assistant_message" | "reasoning" => {
+                said(kind, owned(item.text), record, items);
             }
             "error" => {
                 let message = item.message.or(item.text).map_or_else(
@@ -562,11 +565,11 @@ impl State {
         }
     }
 
-    /// A command's item as [`command::skim`] read it from its line: what [`State::item`]
+    /// A command's item as [`item::skim`] read it from its line: what [`State::item`]
     /// makes of the same item parsed.
     fn command(
         &mut self,
-        command: command::Command<'_>,
+        command: item::Command<'_>,
         record: Record<'_>,
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
@@ -988,6 +991,21 @@ fn error_message(error: Option<&Value>) -> Option<String> {
             _ => other.to_string(),
         }),
     }
+}
+
+/// A completed message (`agent_message`, `assistant_message`) or `reasoning` item, with its
+/// text, as its block: parsed or skimmed ([`item::skim`]) alike.
+fn said(kind: &str, text: String, record: Record<'_>, items: &mut Vec<Item>) {
+    let block = if kind == "reasoning" {
+        Block::Thinking {
+            thinking: text,
+            signature: None,
+            redacted: false,
+        }
+    } else {
+        Block::text(text)
+    };
+    emit(items, block, Role::Assistant, record);
 }
 
 fn owned(text: Option<Borrowed<'_>>) -> String {

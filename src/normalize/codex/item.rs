@@ -1,4 +1,5 @@
-//! A command item's line read by a skim, without the JSON parser.
+//! Item lines read by a skim, without the JSON parser: a command's start and completion, a
+//! message's and a reasoning's completion.
 //!
 //! Nearly every byte of `codex exec --json` is a command's output: the `item.completed` line
 //! of a `command_execution` item, written by the CLI (0.44 and later; the captures of
@@ -12,25 +13,36 @@
 //! [`writers_string_end`] and never unescaped, and what [`State`](super::State) takes of the
 //! item is handed back.
 //!
+//! Most of the rest is prose: a completed `reasoning` or `agent_message` item,
+//! `{"type":"item.completed","item":{"id":"item_3","type":"reasoning","text":"..."}}` (6% of
+//! the bench's bytes). Its text is unescaped once, as simd-json reads it, straight into the
+//! block's string ([`Compact::unescaped`]), where the parse copied the line into its buffer,
+//! indexed it, unescaped the text there and copied it out again.
+//!
 //! It gives up (`None`; the line is then parsed as before) at anything it cannot read
 //! exactly as the parser would: whitespace between tokens, another event or item type, a
 //! field twice, a field the item does not have here (the input report counts those), a
 //! `null` other than a started command's exit code, an escaped key, id, type or status, an
-//! empty id, a command that is not a string, an exit code that is not a whole number an
-//! `i64` holds (or `-0`), invalid UTF-8, a control character, an escape JSON does not have,
-//! and an output escaped otherwise than the writer escapes it (`\/`, `\u00e9`, ...). What it
+//! empty command id, a command that is not a string, an exit code that is not a whole
+//! number an `i64` holds (or `-0`), invalid UTF-8, a control character, an escape JSON does
+//! not have, an output escaped otherwise than the writer escapes it (`\/`, `\u00e9`, ...),
+//! a `\u` surrogate in a text (simd-json reads pairs and refuses lone ones: not told apart
+//! here), and a message's or reasoning's start or update (the parse ignores those). What it
 //! accepts, the parser accepts, with the same fields ([`tests`] holds the two readings to
 //! each other). The line is read through [`Compact`], the compact-line reader the adapters'
 //! skims share.
 //!
 //! Where the time goes now (callgrind, `axt normalize -p codex` of the bench's 5 MB stream:
-//! 88.5M instructions, from 104.7M parsed): this skim 29.1M, of it [`writers_string_end`]
-//! 19.9M (4.5 instructions a byte: the bench's outputs have a backslash every 12 bytes),
-//! copying the output into its [`ToolOutput`] 4.5M, the UTF-8 check 2.4M. Reusing a word's
-//! flags after each escape instead of loading the word again measured no better there
-//! (19.9M -> 20.5M over the bench's outputs, in a harness). Outside the adapter: a failed
-//! command's error message is its output's text, unescaped by serde_json (8.0M for 55 of
-//! 503 outputs) and escaped again by the writer.
+//! 75.8M instructions; 81.1M before messages were skimmed and [`writers_string_end`] read
+//! 64 bytes a block, 104.7M before any skim): this skim 20.3M, of it [`writers_string_end`]
+//! 8.6M (1.9 instructions a byte: the bench's outputs have a backslash every 12 bytes),
+//! copying the output into its [`ToolOutput`] 3.8M, the UTF-8 check 2.4M, the messages'
+//! text unescaped 2.4M (8 instructions a byte: a `String` push a run and an escape); the
+//! parse of the lines left (MCP calls, file changes, plans: 9% of the bytes) 7.2M. Reusing
+//! a word's flags after each escape instead of loading the word again measured no better
+//! (19.9M -> 20.5M over the bench's outputs, in a harness, when words were read). Outside
+//! the adapter: a failed command's error message is its output's text, unescaped by
+//! serde_json (8.0M for 55 of 503 outputs) and escaped again by the writer.
 //!
 //! [`writers_string_end`]: crate::normalize::skim::writers_string_end
 
@@ -66,9 +78,20 @@ impl Command<'_> {
 const STARTED: &[u8] = b"{\"type\":\"item.started\",\"item\":{";
 const COMPLETED: &[u8] = b"{\"type\":\"item.completed\",\"item\":{";
 
-/// The command item `bytes` holds (see the module docs); `None` when it is no line this
-/// reading takes.
-pub(super) fn skim(bytes: &[u8]) -> Option<Command<'_>> {
+/// An item line the skim takes.
+pub(super) enum Skimmed<'a> {
+    Command(Command<'a>),
+    /// A completed `agent_message` (`assistant_message`) or `reasoning` item: its type and
+    /// text.
+    Said {
+        kind: &'a str,
+        text: String,
+    },
+}
+
+/// The item `bytes` holds (see the module docs); `None` when it is no line this reading
+/// takes.
+pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
     let (done, at) = if bytes.starts_with(COMPLETED) {
         (true, COMPLETED.len())
     } else if bytes.starts_with(STARTED) {
@@ -82,7 +105,7 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Command<'_>> {
 }
 
 /// The item's members, through its closing brace, the line's, and the line's end.
-fn members(line: &str, at: usize, done: bool) -> Option<Command<'_>> {
+fn members(line: &str, at: usize, done: bool) -> Option<Skimmed<'_>> {
     let mut reader = Compact::new(line, at);
     let mut kind = None;
     let mut id = None;
@@ -90,15 +113,11 @@ fn members(line: &str, at: usize, done: bool) -> Option<Command<'_>> {
     let mut output = None;
     let mut exit_code = None;
     let mut status = None;
+    let mut text = None;
     loop {
         match reader.key()? {
-            "type" => {
-                let text = reader.plain()?;
-                if text != "command_execution" {
-                    return None;
-                }
-                once(&mut kind, text)?;
-            }
+            "type" => once(&mut kind, reader.plain()?)?,
+            "text" => once(&mut text, reader.unescaped()?)?,
             "id" => once(&mut id, reader.plain()?)?,
             "status" => once(&mut status, reader.plain()?)?,
             "command" => once(&mut command, reader.text()?)?,
@@ -113,8 +132,18 @@ fn members(line: &str, at: usize, done: bool) -> Option<Command<'_>> {
     if line.as_bytes().get(reader.position()..)? != b"}" {
         return None;
     }
-    kind?;
-    Some(Command {
+    match kind? {
+        "command_execution" if text.is_none() => {}
+        // Read when it completes (its start and updates are ignored), from its text alone.
+        kind @ ("reasoning" | "agent_message" | "assistant_message") => {
+            let alone = command.is_none() && output.is_none();
+            let alone = alone && exit_code.is_none() && status.is_none();
+            let text = text.filter(|_| done && alone)?;
+            return Some(Skimmed::Said { kind, text });
+        }
+        _ => return None,
+    }
+    Some(Skimmed::Command(Command {
         done,
         id: id.filter(|id: &&str| !id.is_empty())?,
         command: command?,
@@ -124,7 +153,7 @@ fn members(line: &str, at: usize, done: bool) -> Option<Command<'_>> {
             .map(|json| ToolOutput::escaped(&line.as_bytes()[json])),
         exit_code: exit_code.flatten(),
         status,
-    })
+    }))
 }
 
 // The bench's generator, for the test that reads its stream both ways.
@@ -300,8 +329,70 @@ mod tests {
         assert!(taken > 1_500, "{taken}");
     }
 
+    /// Every escape and character at every place of texts of 0 to 40 bytes: a message or
+    /// reasoning line the skim takes is read alike by the parse; one it gives up has a `\u`
+    /// surrogate, or a string the parse refuses.
     #[test]
-    fn lines_other_than_a_compact_command_item_are_given_up_and_read_alike() {
+    fn a_message_is_skimmed_as_the_parse_reads_it_wherever_its_escapes_fall() {
+        let pieces = [
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0000",
+            "\\u001b",
+            "\\u00e9",
+            "\\u2028",
+            "\\uFFFF",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\u12",
+            "\\x",
+            "\\",
+            "\"",
+            "\t",
+            "\u{1}",
+            "\u{7f}",
+            "\u{e9}",
+            "\u{1F600}",
+            "}",
+            ",",
+            "ab",
+        ];
+        let mut taken = 0;
+        for len in 0..=40 {
+            for piece in pieces {
+                for at in [0, len / 2, len] {
+                    let mut text = "x".repeat(len);
+                    text.insert_str(at, piece);
+                    for kind in ["reasoning", "agent_message"] {
+                        let line = format!(
+                            r#"{{"type":"item.completed","item":{{"id":"item_1","type":"{kind}","text":"{text}"}}}}"#
+                        );
+                        let skimmed = skim(line.as_bytes()).is_some();
+                        assert_eq!(alike(format!("{line}\n").as_bytes()), usize::from(skimmed));
+                        if skimmed {
+                            taken += 1;
+                        } else {
+                            let surrogate = piece.starts_with("\\ud");
+                            let refused =
+                                serde_json::from_str::<String>(&format!("\"{piece}\"")).is_err();
+                            assert!(surrogate || refused, "{line}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 4_000, "{taken}");
+    }
+
+    #[test]
+    fn lines_other_than_a_compact_command_or_message_item_are_given_up_and_read_alike() {
         let typical = [
             started("item_2", "/bin/bash -lc 'echo step1'"),
             started("item_2", r#"/bin/bash -lc \"printf '%s' 'hi'\""#),
@@ -313,6 +404,12 @@ mod tests {
             r#"{"type":"item.completed","item":{"status":"completed","exit_code":0,"aggregated_output":"a\nb","command":"ls","type":"command_execution","id":"item_1"}}"#.to_owned(),
             r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","exit_code":0,"status":"completed"}}"#.to_owned(),
             r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"a\n\"b\" \u00e9\u001b"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"assistant_message","text":""}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"text":"a","type":"reasoning"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"","type":"agent_message","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"a\/b"}}"#.to_owned(),
         ];
         for line in &typical {
             assert!(skim(line.as_bytes()).is_some(), "{line}");
@@ -333,7 +430,24 @@ mod tests {
             started("", "ls"),
             started("item_\\u0031", "ls"),
             r#"{"type":"item.updated","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"a","exit_code":null,"status":"in_progress"}}"#.to_owned(),
-            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.started","item":{"id":"item_1","type":"reasoning","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.updated","item":{"id":"item_1","type":"agent_message","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","item_type":"reasoning","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"error","message":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"error","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"todo_list","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":null}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":7}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"a","text":"b"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"a","status":"completed"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"a","exit_code":0}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"a","command":"ls"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"a","summary":[]}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"\ud800"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"a\/b"}}"#.replace("\\/", "\t\u{1}"),
+            r#"{"type":"item.completed","item":{"id":"item_\u0031","type":"agent_message","text":"a"}}"#.to_owned(),
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","text":"a","aggregated_output":"a","exit_code":0,"status":"completed"}}"#.to_owned(),
             r#"{"type":"item.completed","item":{"id":"item_1","item_type":"command_execution","command":"ls","aggregated_output":"a","exit_code":0,"status":"completed"}}"#.to_owned(),
             r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","type":"command_execution","command":"ls","aggregated_output":"a","exit_code":0,"status":"completed"}}"#.to_owned(),
             r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"a","aggregated_output":"b","exit_code":0,"status":"completed"}}"#.to_owned(),
