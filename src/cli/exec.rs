@@ -661,7 +661,7 @@ fn follow_line(event: &ExchangeEvent, colour: bool) -> Option<String> {
                 other => other.to_string(),
             };
             match &tool.error {
-                Some(error) => (RED, format!("<- {} failed", tool.name), error.clone()),
+                Some(error) => (RED, format!("<- {} failed", tool.name), error.to_string()),
                 None => (GREEN, format!("<- {}", tool.name), output),
             }
         }

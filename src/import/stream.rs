@@ -287,7 +287,7 @@ impl Stream<'_> {
                     started = Some(at);
                 }
             } else if event.event_type == EventType::ToolResult && state.result.is_none() {
-                state.result = Some(tool.error.clone());
+                state.result = Some(tool.error.as_deref().map(str::to_owned));
                 if state.started && !state.completed {
                     completed = Some(at);
                 }

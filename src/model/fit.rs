@@ -24,6 +24,7 @@ use super::event::ExchangeEvent;
 use super::limits::{MAX_DEPTH, MAX_LINE_BYTES};
 use super::output::ToolOutput;
 use super::payload::Payload;
+use super::text::Text;
 use super::write::{BLOCK_VALUE_LEVEL, CITATION_EXTRA_LEVEL, PAYLOAD_VALUE_LEVEL};
 
 /// An array or object given less than this is replaced whole by a marker.
@@ -393,7 +394,7 @@ fn slots(event: &mut ExchangeEvent, names_too: bool) -> Vec<Named<'_>> {
                 Slot::Json(&mut tool.output, PAYLOAD_VALUE_LEVEL),
             ));
             if let Some(error) = &mut tool.error {
-                found.push(at("error", Slot::Text(error)));
+                found.push(at("error", Slot::Text(error.to_mut())));
             }
             if names_too {
                 found.push(at("name", Slot::Text(&mut tool.name)));
@@ -545,7 +546,9 @@ fn bound(event: &ExchangeEvent) -> (usize, usize) {
         Payload::Tool(tool) => {
             walk.value(&tool.input, PAYLOAD_VALUE_LEVEL);
             walk.output(&tool.output, PAYLOAD_VALUE_LEVEL);
-            walk.opt(&tool.error);
+            if let Some(error) = &tool.error {
+                walk.escaped(error);
+            }
             walk.text(&tool.name);
             walk.text(&tool.call_id);
             walk.opt(&tool.agent_call_id);
@@ -577,6 +580,14 @@ impl Bound {
         match output.json() {
             Some(json) => self.bytes += json.len() + 16,
             None => self.value(output, level),
+        }
+    }
+
+    /// A text held as its JSON is that JSON's length, as for an output.
+    fn escaped(&mut self, text: &Text) {
+        match text.json() {
+            Some(json) => self.bytes += json.len() + 16,
+            None => self.text(text),
         }
     }
 
@@ -956,11 +967,16 @@ mod tests {
             value(),
             value(),
             prop::option::of(text().prop_filter("non-empty", |t| !t.is_empty())),
+            any::<bool>(),
         )
-            .prop_map(|(input, output, error)| {
+            .prop_map(|(input, output, error, escaped)| {
                 let mut tool = ToolPayload::call("Bash", "c1", input, Fidelity::AgentEmitted);
                 tool.output = output.into();
-                tool.error = error;
+                // Either way a text is held: as the record's JSON, or as the string.
+                tool.error = error.map(|error| match escaped {
+                    true => Text::escaped(&serde_json::to_vec(&error).unwrap()),
+                    false => Text::from(error),
+                });
                 Payload::Tool(tool)
             });
         prop_oneof![message, tool].prop_map(|payload| {

@@ -363,6 +363,7 @@
 
 mod block;
 mod codec;
+mod escaped;
 mod event;
 pub mod files;
 mod fit;
@@ -375,6 +376,7 @@ mod provider;
 mod refusal;
 mod report;
 mod step;
+mod text;
 mod timestamp;
 pub mod tools;
 mod write;
@@ -397,6 +399,7 @@ pub use payload::{MessagePayload, Payload, PayloadKind, Role, StepPayload, ToolP
 pub use provider::{Provider, UnknownProvider, Vendor};
 pub use report::{InputReport, RecordCounts};
 pub use step::StepKind;
+pub use text::Text;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;
 pub(crate) use write::escape_mask;

@@ -17,10 +17,12 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+use super::escaped::Escaped;
+use super::text::Text;
 
 /// A tool's output (`tool_content` of a `tool_result` block, `output` of a tool payload):
 /// any JSON value, read as a [`Value`] through `Deref`.
@@ -36,14 +38,7 @@ pub struct ToolOutput(Form);
 
 enum Form {
     Value(Value),
-    Escaped(Box<Escaped>),
-}
-
-struct Escaped {
-    /// The string's JSON, quotes included, as the writer writes it.
-    json: Box<[u8]>,
-    /// The string, unescaped on the first read.
-    text: OnceLock<Value>,
+    Escaped(Box<Escaped<Value>>),
 }
 
 impl ToolOutput {
@@ -56,35 +51,37 @@ impl ToolOutput {
     /// invariant in the type's docs: `json` is what the writer would write for the string
     /// (`normalize::json::Parsed::output` checks it of a string in its record).
     pub(crate) fn escaped(json: &[u8]) -> Self {
-        debug_assert!(
-            serde_json::from_slice::<String>(json)
-                .is_ok_and(|text| serde_json::to_vec(&text).is_ok_and(|again| again == json)),
-            "not the writer's escaping of a string: {}",
-            String::from_utf8_lossy(json)
-        );
-        ToolOutput(Form::Escaped(Box::new(Escaped {
-            json: json.into(),
-            text: OnceLock::new(),
-        })))
+        ToolOutput(Form::Escaped(Box::new(Escaped::new(json))))
     }
 
     /// The string's JSON as the writer writes it (quotes included), when it is held so.
     pub(crate) fn json(&self) -> Option<&[u8]> {
         match &self.0 {
             Form::Value(_) => None,
-            Form::Escaped(escaped) => Some(&escaped.json),
+            Form::Escaped(escaped) => Some(escaped.json()),
         }
     }
 
     /// The output's text when it is a string: borrowed when it is held as a value (or was
     /// read before), else unescaped for this call without being kept (for a reader that
-    /// reads it once, as a failed call's error message is taken from its output).
+    /// reads it once).
     pub fn text(&self) -> Option<Cow<'_, str>> {
         match &self.0 {
-            Form::Escaped(escaped) if escaped.text.get().is_none() => {
-                serde_json::from_slice(&escaped.json).ok().map(Cow::Owned)
+            Form::Escaped(escaped) if escaped.read().is_none() => {
+                Some(Cow::Owned(escaped.unescape()))
             }
             _ => self.as_str().map(Cow::Borrowed),
+        }
+    }
+
+    /// A string output as a [`Text`] of the same string, held as the same JSON when the
+    /// output is (copied, not unescaped): a failed call's error is its output's text.
+    /// `None` for any other output.
+    pub(crate) fn to_text(&self) -> Option<Text> {
+        match &self.0 {
+            Form::Escaped(escaped) => Some(Text::escaped(escaped.json())),
+            Form::Value(Value::String(text)) => Some(Text::from(text.as_str())),
+            Form::Value(_) => None,
         }
     }
 
@@ -92,20 +89,8 @@ impl ToolOutput {
     pub fn into_value(self) -> Value {
         match self.0 {
             Form::Value(value) => value,
-            Form::Escaped(escaped) => {
-                let Escaped { json, text } = *escaped;
-                text.into_inner().unwrap_or_else(|| unescape(&json))
-            }
+            Form::Escaped(escaped) => escaped.into_text(),
         }
-    }
-}
-
-/// The string `json` stands for. The escaped form holds only JSON strings (its invariant),
-/// which serde_json reads.
-fn unescape(json: &[u8]) -> Value {
-    match serde_json::from_slice::<String>(json) {
-        Ok(text) => Value::String(text),
-        Err(error) => unreachable!("an escaped tool output is a JSON string: {error}"),
     }
 }
 
@@ -115,7 +100,7 @@ impl Deref for ToolOutput {
     fn deref(&self) -> &Value {
         match &self.0 {
             Form::Value(value) => value,
-            Form::Escaped(escaped) => escaped.text.get_or_init(|| unescape(&escaped.json)),
+            Form::Escaped(escaped) => escaped.get(),
         }
     }
 }
@@ -125,10 +110,7 @@ impl Deref for ToolOutput {
 impl DerefMut for ToolOutput {
     fn deref_mut(&mut self) -> &mut Value {
         if let Form::Escaped(escaped) = &mut self.0 {
-            let value = match escaped.text.take() {
-                Some(value) => value,
-                None => unescape(&escaped.json),
-            };
+            let value = escaped.take();
             self.0 = Form::Value(value);
         }
         match &mut self.0 {
@@ -161,10 +143,7 @@ impl Clone for ToolOutput {
     fn clone(&self) -> Self {
         ToolOutput(match &self.0 {
             Form::Value(value) => Form::Value(value.clone()),
-            Form::Escaped(escaped) => Form::Escaped(Box::new(Escaped {
-                json: escaped.json.clone(),
-                text: escaped.text.clone(),
-            })),
+            Form::Escaped(escaped) => Form::Escaped(escaped.clone()),
         })
     }
 }
@@ -172,7 +151,7 @@ impl Clone for ToolOutput {
 impl PartialEq for ToolOutput {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
-            (Form::Escaped(one), Form::Escaped(other)) => one.json == other.json,
+            (Form::Escaped(one), Form::Escaped(other)) => one == other,
             _ => **self == **other,
         }
     }
@@ -274,6 +253,20 @@ mod tests {
             assert_eq!(ToolOutput::new(json!(text)).text().as_deref(), Some(&*text));
         }
         assert_eq!(ToolOutput::new(json!(["a"])).text(), None);
+    }
+
+    #[test]
+    fn its_text_keeps_the_escaped_form() {
+        for text in texts() {
+            let held = escaped(&text).to_text().expect("a string");
+            assert_eq!(held.json(), Some(&serde_json::to_vec(&text).unwrap()[..]));
+            assert_eq!(held, *text);
+            let plain = ToolOutput::new(json!(text)).to_text().expect("a string");
+            assert_eq!(plain.json(), None);
+            assert_eq!(plain, Text::new(text));
+        }
+        assert_eq!(ToolOutput::new(json!(["a"])).to_text(), None);
+        assert_eq!(ToolOutput::default().to_text(), None);
     }
 
     #[test]

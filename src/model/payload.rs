@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::block::{ContentBlock, Fidelity, non_empty};
 use super::output::ToolOutput;
 use super::step::StepKind;
+use super::text::Text;
 
 /// The payload of an event.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,8 +163,10 @@ pub struct ToolPayload {
     pub input: Value,
     /// Return value (meaningful on `tool.result`; written as `null` when absent).
     pub output: ToolOutput,
-    /// Failure description on `tool.result`; `None` on success.
-    pub error: Option<String>,
+    /// Failure description on `tool.result`; `None` on success. A failed call's error is
+    /// often its output's text, held as the same JSON as the output when that is (see
+    /// [`Text`]); read it as a `&str` (`error.as_deref()`).
+    pub error: Option<Text>,
     /// Who reported the call.
     pub fidelity: Fidelity,
     /// Exit status of a shell command, on `tool.result`, when known. Extension field.
@@ -289,7 +292,9 @@ fn decode_tool(fields: &Map<String, Value>) -> Result<ToolPayload, String> {
         call_id: string(fields, "call_id")?.unwrap_or_default(),
         input: fields.get("input").cloned().unwrap_or(Value::Null),
         output: ToolOutput::new(fields.get("output").cloned().unwrap_or(Value::Null)),
-        error: string(fields, "error")?.filter(|e| !e.is_empty()),
+        error: string(fields, "error")?
+            .filter(|e| !e.is_empty())
+            .map(Text::new),
         fidelity: match string(fields, "fidelity")? {
             Some(text) => Fidelity::from_wire(&text),
             None => Fidelity::Unknown(String::new()),
@@ -409,7 +414,7 @@ impl Serialize for ToolPayload {
         map.serialize_entry("input", input)?;
         map.serialize_entry("output", output)?;
         if let Some(error) = error {
-            map.serialize_entry("error", non_empty::<S>("error", error)?)?;
+            map.serialize_entry("error", non_empty::<S>("error", error.as_str())?)?;
         }
         map.serialize_entry("fidelity", fidelity)?;
         if let Some(exit_code) = exit_code {

@@ -17,6 +17,7 @@ use super::limits::MAX_DEPTH;
 use super::output::ToolOutput;
 use super::payload::{MessagePayload, Payload, Role, StepPayload, ToolPayload};
 use super::refusal;
+use super::text::Text;
 
 /// Why the writer refused an event: a value outside the vocabulary (with the same message
 /// the `Serialize` impls give), or nesting deeper than a reader takes.
@@ -50,7 +51,7 @@ pub(super) trait Out {
     /// `vocabulary!`.)
     fn plain(&mut self, text: &[u8]);
     /// A string already escaped as [`Out::string`] escapes it, quotes included (a
-    /// [`ToolOutput`] held as its JSON): copied as it is.
+    /// [`ToolOutput`] or a [`Text`] held as its JSON): copied as it is.
     fn escaped(&mut self, json: &[u8]);
     fn integer(&mut self, number: u64);
     fn signed(&mut self, number: i64);
@@ -316,7 +317,7 @@ fn tool_payload<O: Out>(tool: &ToolPayload, out: &mut O) -> Result<(), Refusal> 
     tool_output(output, out, PAYLOAD_VALUE_LEVEL)?;
     if let Some(error) = error {
         out.bytes(b",\"error\":");
-        out.string(non_empty("error", error)?);
+        text(non_empty_text("error", error)?, out);
     }
     fidelity(seam, out)?;
     if let Some(exit_code) = *exit_code {
@@ -478,6 +479,25 @@ fn non_empty<'a>(field: &str, text: &'a str) -> Result<&'a str, Refusal> {
         Err(refuse(refusal::empty_optional(field)))
     } else {
         Ok(text)
+    }
+}
+
+/// `text` when it is not empty, known without unescaping a text held as its JSON.
+fn non_empty_text<'a>(field: &str, text: &'a Text) -> Result<&'a Text, Refusal> {
+    if text.is_empty() {
+        Err(refuse(refusal::empty_optional(field)))
+    } else {
+        Ok(text)
+    }
+}
+
+/// A [`Text`]: one held as its JSON is that JSON, copied (its invariant: the writer's own
+/// escaping of the string), any other its string, escaped.
+#[inline]
+fn text<O: Out>(text: &Text, out: &mut O) {
+    match text.json() {
+        Some(json) => out.escaped(json),
+        None => out.string(text),
     }
 }
 

@@ -377,7 +377,10 @@ impl Redactor {
             Payload::Tool(tool) => {
                 self.redact_value(&mut tool.input)
                     + self.redact_value(&mut tool.output)
-                    + tool.error.as_mut().map_or(0, |e| self.redact_string(e))
+                    + tool
+                        .error
+                        .as_mut()
+                        .map_or(0, |e| self.redact_string(e.to_mut()))
             }
             Payload::Step(step) => {
                 self.redact_value(&mut step.result)

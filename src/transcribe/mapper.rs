@@ -47,7 +47,7 @@ use serde_json::Value;
 
 use crate::model::{
     Block, ContentBlock, EventType, ExchangeEvent, Fidelity, MessagePayload, Payload, Role,
-    StepKind, StepPayload, Timestamp, ToolPayload,
+    StepKind, StepPayload, Text, Timestamp, ToolPayload,
 };
 use crate::model::{Provider, RunMeta, RunStatus};
 use crate::normalize::Item;
@@ -316,13 +316,14 @@ impl EventMapper {
             };
             let name = self.tool_names.get(&tool_id).cloned().unwrap_or_default();
             let error = is_error.then(|| {
-                // An output held as its JSON is unescaped for this alone, not kept read.
-                let text = match tool_content.text() {
-                    Some(text) => text.into_owned(),
-                    None => content_text(&tool_content),
+                // A string output held as its JSON gives its error the same bytes, copied:
+                // neither unescaped here nor escaped again by the writer.
+                let text = match tool_content.to_text() {
+                    Some(text) => text,
+                    None => Text::new(content_text(&tool_content)),
                 };
                 if text.is_empty() {
-                    "the tool reported an error".to_owned()
+                    Text::from("the tool reported an error")
                 } else {
                     text
                 }
@@ -563,6 +564,55 @@ mod tests {
         );
         assert_eq!(run.result["process"], json!({"signal": 9}));
         assert_eq!(run.result["errors"][0]["line"], 0);
+    }
+
+    /// A failed call's error is its output's text: held as the output's own JSON when the
+    /// output is (neither unescaped nor escaped again), the same line either way.
+    #[test]
+    fn a_failed_calls_error_is_its_outputs_text_as_held() {
+        use crate::model::{ToolOutput, encode_event};
+        use crate::normalize::{Item, Source};
+        let failed = |output: ToolOutput| {
+            let mut block = ContentBlock::tool_result(Fidelity::AgentEmitted, "c1", output);
+            if let Block::ToolResult { is_error, .. } = &mut block.block {
+                *is_error = true;
+            }
+            let options = EventOptions {
+                run_id: Some("r".into()),
+                ..EventOptions::default()
+            };
+            let mut mapper = EventMapper::new(Provider::Codex, options);
+            let mut items = vec![Item::new(block, Role::User, Source::record(1, 0))];
+            let mut out = Vec::new();
+            mapper.items(&mut items, &RunMeta::new(Provider::Codex), &mut out);
+            let mut event = out.pop().expect("the result's event");
+            event.seq = 1;
+            // One time for both lines compared.
+            event.timestamp = Timestamp::from_unix_nanos(0);
+            let mut line = Vec::new();
+            encode_event(&event, &mut line).unwrap();
+            let Payload::Tool(tool) = event.payload else {
+                panic!("a tool.result: {event:?}");
+            };
+            (tool.error.expect("an error"), line)
+        };
+        for text in ["", "boom", "line\n\t\"quoted\" \u{1b}[0m é"] {
+            let json = serde_json::to_vec(text).unwrap();
+            let (error, line) = failed(ToolOutput::escaped(&json));
+            let (plain, plain_line) = failed(json!(text).into());
+            assert_eq!(line, plain_line, "{text:?}");
+            assert_eq!(error, plain);
+            if text.is_empty() {
+                assert_eq!(error, "the tool reported an error");
+                assert_eq!(error.json(), None);
+            } else {
+                assert_eq!(error, text);
+                assert_eq!(error.json(), Some(&json[..]));
+                assert_eq!(plain.json(), None);
+            }
+        }
+        let parts = json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]);
+        assert_eq!(failed(parts.into()).0, "a\nb");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::calls::Slot;
 use super::core::{RunCore, StepInfo};
 use super::error::RunError;
-use crate::model::EventType;
+use crate::model::{EventType, Text};
 
 /// A tool call in flight, opened with [`Step::tool`](super::Step::tool): its `tool.call`
 /// is written, and exactly one `tool.result` will be, by [`ok`](ToolCall::ok),
@@ -136,7 +136,7 @@ impl ToolCall {
                 &self.call_id,
                 |payload| {
                     payload.output = output.into();
-                    payload.error = error;
+                    payload.error = error.map(Text::from);
                     payload.exit_code = exit_code;
                     payload.duration_ms = Some(duration_ms);
                     payload.agent_call_id = agent_call_id;

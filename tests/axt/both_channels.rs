@@ -302,7 +302,7 @@ fn channels(agent_id: &str, agent_name: &str, alias: Alias) -> [ExchangeEvent; 4
     let mut agent_result =
         ToolPayload::call(agent_name, agent_id, Value::Null, Fidelity::AgentEmitted);
     agent_result.output = json!("make: *** no rule").into();
-    agent_result.error = Some("exit status 2".to_owned());
+    agent_result.error = Some("exit status 2".into());
     let mut router_call =
         ToolPayload::call("Bash", "rt-1", json!({"command": "make"}), Fidelity::Router);
     if agent_id == "rt-1" {

@@ -4,7 +4,7 @@
 use axt::model::{
     Block, Citation, ContentBlock, DecodeCategory, DecodeWarning, EncodeError, EventType,
     ExchangeEvent, Fidelity, MessagePayload, Payload, PayloadKind, Role, StepKind, StepPayload,
-    Timestamp, ToolPayload, UnrecognizedReason, check_encodable, decode_event, encode_event,
+    Text, Timestamp, ToolPayload, UnrecognizedReason, check_encodable, decode_event, encode_event,
     warnings,
 };
 use insta::assert_snapshot;
@@ -1066,7 +1066,7 @@ mod round_trip {
                             Payload::Tool({
                                 let mut tool = ToolPayload::call(name, call_id, input, fidelity);
                                 tool.output = output.into();
-                                tool.error = error;
+                                tool.error = error.map(Text::from);
                                 tool.exit_code = exit_code;
                                 tool.duration_ms = duration_ms;
                                 tool.agent_call_id = agent_call_id;

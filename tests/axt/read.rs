@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::process::Command;
 
-use axt::model::{EventType, ExchangeEvent, Fidelity, Payload, StepPayload, ToolPayload};
+use axt::model::{EventType, ExchangeEvent, Fidelity, Payload, StepPayload, Text, ToolPayload};
 use axt::record::{Recorder, RecorderOptions};
 use serde_json::{Value, json};
 
@@ -81,7 +81,7 @@ impl Recording<'_> {
                     json!({"cmd": name}),
                     Fidelity::Router,
                 );
-                tool.error = error.filter(|_| result).map(str::to_owned);
+                tool.error = error.filter(|_| result).map(Text::from);
                 tool
             });
             self.rec

@@ -1058,7 +1058,7 @@ fn the_redactor_walks_every_content_string_of_an_event() {
         Payload::Tool({
             let mut tool = ToolPayload::call("env", "c1", json!({"show": key}), Fidelity::Router);
             tool.output = json!({"stdout": format!("K={key}\n")}).into();
-            tool.error = Some(format!("leaked {key}"));
+            tool.error = Some(format!("leaked {key}").into());
             tool
         }),
     );

@@ -294,7 +294,7 @@ impl Mapper {
                     let mut extra = Map::new();
                     let mut axt = Map::new();
                     if let Some(error) = &tool.error {
-                        axt.insert("error".into(), error.clone().into());
+                        axt.insert("error".into(), error.as_str().into());
                     }
                     if let Some(code) = tool.exit_code {
                         axt.insert("exit_code".into(), code.into());

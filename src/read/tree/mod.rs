@@ -821,7 +821,7 @@ impl RunBuilder {
         match known.map(|index| &mut self.arena[index]) {
             Some(Slot::Tool(call)) => {
                 call.outcome = outcome;
-                call.error = tool.error.clone();
+                call.error = tool.error.as_deref().map(str::to_owned);
                 call.lines.push(line);
             }
             _ => {
@@ -829,7 +829,7 @@ impl RunBuilder {
                     name: tool.name.clone(),
                     call_id: tool.call_id.clone(),
                     outcome: Outcome::NoCall,
-                    error: tool.error.clone(),
+                    error: tool.error.as_deref().map(str::to_owned),
                     sighted_by_agent: false,
                     agent_call_id: None,
                     line,
