@@ -19,10 +19,10 @@
 //!   the `message` room (the user's text as the user's, the assistant's parts as above).
 //! * Anything else (`done` of some versions ends the run too) is kept as passthrough.
 //!
-//! A `tool_use`, `step_start` or `step_finish` line as OpenCode writes it is read by a skim
-//! of the line, not parsed (the `skim` room: a tool's output taken as the line escaped it,
-//! never unescaped), to the same part; anything else it does not read exactly as the parse
-//! would is parsed.
+//! A `tool_use`, `step_start`, `step_finish`, `text` or `reasoning` line as OpenCode writes
+//! it is read by a skim of the line, not parsed (the `skim` room: a tool's output taken as
+//! the line escaped it, never unescaped; a text unescaped once, into its block), to the same
+//! part; anything else it does not read exactly as the parse would is parsed.
 //!
 //! OpenCode prints only the root session's parts: a sub-agent's (`task`) work is not in the
 //! stream, and no event names the model (its storage or `opencode export` does). A stream

@@ -1,4 +1,5 @@
-//! A tool part's line, and a step's, read by a skim of the line, without the JSON parser.
+//! A tool part's line, a step's and a text's, read by a skim of the line, without the JSON
+//! parser.
 //!
 //! Most of a `run --format json` stream's bytes are `tool_use` events, each a tool part
 //! whose `state.output` is the tool's whole output (72% of the bench stream's bytes; OpenCode's
@@ -8,19 +9,23 @@
 //! `run.ts`, the captures in `shared/captures/opencode/`): the output's JSON taken as it is
 //! ([`writers_string_end`]: exactly the writer's escaping, so never unescaped), every other
 //! string skipped the same way, the tool's input read as a tree. `step_start` and
-//! `step_finish` events (a step's tokens, cost and reason) are read alike.
+//! `step_finish` events (a step's tokens, cost and reason) are read alike, and `text` and
+//! `reasoning` events (13% of the bench stream's bytes), whose text is unescaped in one pass
+//! straight into the block's string ([`Compact::unescaped`]), as the parse unescapes it.
 //!
 //! It gives up (`None`; the line is then parsed as before) at anything it does not read
 //! exactly as the parse would: whitespace between tokens, a field twice, a top-level field
 //! an event does not have (the input report counts those), an escaped key, id, name or
-//! status, a string escaped otherwise than the writer escapes (`\/`, a `\u` other than a
-//! control character's, which leaves out the surrogates simd-json refuses alone), a number
-//! past 18 digits or with an exponent, `-0`, a field the mapping reads as a string or an
-//! object that is not one, a `text` or `reasoning` part, a tool part without its `state`,
-//! nesting deeper than [`COMPACT_DEPTH`], invalid UTF-8. What it accepts, the parse accepts,
-//! and it hands back what [`super::State::event`] takes of the parsed event ([`tests`] holds
-//! the two readings to each other over every fixture and generated lines). The line is read
-//! through [`Compact`], the compact-line reader the adapters' skims share.
+//! status, a string other than a text escaped otherwise than the writer escapes (`\/`, a
+//! `\u` other than a control character's, which leaves out the surrogates simd-json refuses
+//! alone), a text that is no string or has a `\u` escape of a surrogate (simd-json reads a
+//! pair and refuses a lone one: not told apart), a number past 18 digits or with an
+//! exponent, `-0`, a field the mapping reads as a string or an object that is not one, a
+//! tool part without its `state`, nesting deeper than [`COMPACT_DEPTH`], invalid UTF-8.
+//! What it accepts, the parse accepts, and it hands back what [`super::State::event`] takes
+//! of the parsed event ([`tests`] holds the two readings to each other over every fixture,
+//! the bench's stream and generated lines). The line is read through [`Compact`], the
+//! compact-line reader the adapters' skims share.
 //!
 //! [`writers_string_end`]: crate::normalize::skim::writers_string_end
 //! [`COMPACT_DEPTH`]: crate::normalize::skim::COMPACT_DEPTH
@@ -54,7 +59,10 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
     let line = simdutf8::basic::from_utf8(bytes).ok()?;
     let mut reader = Compact::new(line, TYPE.len() - 1);
     let kind = reader.plain()?;
-    if !matches!(kind, "tool_use" | "step_start" | "step_finish") {
+    if !matches!(
+        kind,
+        "tool_use" | "step_start" | "step_finish" | "text" | "reasoning"
+    ) {
         return None;
     }
     let (mut timestamp, mut session_id, mut part) = (None, None, None);
@@ -67,7 +75,7 @@ pub(super) fn skim(bytes: &[u8]) -> Option<Skimmed<'_>> {
     if reader.position() != bytes.len() {
         return None;
     }
-    let part = part?;
+    let mut part: PartRead<'_> = part?;
     let said = part.said(line)?;
     Some(Skimmed {
         kind,
@@ -88,6 +96,8 @@ struct PartRead<'a> {
     message_id: Option<&'a str>,
     tool: Option<&'a str>,
     call_id: Option<&'a str>,
+    /// Unescaped as the parse reads it.
+    text: Option<String>,
     state: Option<StateRead<'a>>,
     tokens: Option<TokenCounts>,
     /// As `Value::as_f64` reads it.
@@ -112,8 +122,8 @@ impl<'a> PartRead<'a> {
         reader.object(|reader, key| match key {
             "type" => once(&mut part.kind, reader.plain()?),
             "messageID" => once(&mut part.message_id, reader.plain()?),
-            // A text part's text is unescaped by the parse.
-            "text" => None,
+            // Unescaped straight into the text block's string.
+            "text" => once(&mut part.text, reader.unescaped()?),
             "tool" => once(&mut part.tool, reader.plain()?),
             "callID" => once(&mut part.call_id, reader.plain()?),
             "state" => once(&mut part.state, StateRead::read(reader)?),
@@ -126,9 +136,15 @@ impl<'a> PartRead<'a> {
     }
 
     /// What of the part becomes blocks, as `Part::said` reads it.
-    fn said(&self, line: &str) -> Option<Said> {
+    fn said(&mut self, line: &str) -> Option<Said> {
         match self.kind {
-            Some("text" | "reasoning") => None,
+            Some(kind @ ("text" | "reasoning")) => Some(match self.text.take() {
+                Some(text) if !text.is_empty() => Said::Text {
+                    thinking: kind == "reasoning",
+                    text,
+                },
+                _ => Said::Nothing,
+            }),
             Some("tool") => {
                 let state = self.state.as_ref()?;
                 let status = outcome(state.status);
@@ -236,6 +252,22 @@ fn tokens(reader: &mut Compact<'_>) -> Option<TokenCounts> {
     Some(counts)
 }
 
+// The bench's generator, for the test that reads its stream both ways. Its shared pieces
+// are loaded here again (the Codex skim's test loads them too): the generator reaches them
+// as its parent's modules.
+#[cfg(test)]
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../../benches/gen_common/mod.rs"]
+mod gen_common;
+#[cfg(test)]
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../../benches/measure/mod.rs"]
+mod measure;
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../benches/opencode_stream/mod.rs"]
+mod opencode_stream;
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;
@@ -305,6 +337,7 @@ mod tests {
     }
 
     const TOOL: &str = r#"{"type":"tool_use","timestamp":1767036061199,"sessionID":"ses_4947","part":{"id":"prt_b6b8","sessionID":"ses_4947","messageID":"msg_b6b8","type":"tool","callID":"r9bQ","tool":"bash","state":{"status":"completed","input":{"command":"echo hello","description":"Print","env":{"CI":"true"}},"output":"OUT","title":"Print","metadata":{"output":"OUT","exit":0,"description":"Print","truncated":false},"time":{"start":1767036061123,"end":1767036061173}}}}"#;
+    const TEXT: &str = r#"{"type":"text","timestamp":1767036060500,"sessionID":"ses_93be","part":{"id":"prt_cef1","sessionID":"ses_93be","messageID":"msg_2ee2","type":"text","text":"TEXT","time":{"start":1767036060071,"end":1767036060074}}}"#;
     const STEP: &str = r#"{"type":"step_finish","timestamp":1767036061205,"sessionID":"ses_4947","part":{"id":"prt_b6b8","sessionID":"ses_4947","messageID":"msg_b6b8","type":"step-finish","reason":"tool-calls","snapshot":"ee34","cost":0,"tokens":{"input":21772,"output":110,"reasoning":0,"cache":{"read":0,"write":0}}}}"#;
 
     /// Every line of the corpus the skim takes is read alike by the parse, and it takes the
@@ -323,7 +356,159 @@ mod tests {
             }
         }
         assert!(lines > 80 && taken > 30, "{taken} of {lines}");
-        assert!(agrees(TOOL).is_some() && agrees(STEP).is_some());
+        assert!(agrees(TOOL).is_some() && agrees(STEP).is_some() && agrees(TEXT).is_some());
+    }
+
+    /// Every line of the bench's generated stream: read alike by the skim and the parse, and
+    /// every line of it taken (it is written as OpenCode writes).
+    #[test]
+    fn the_bench_stream_is_skimmed_as_the_parse_reads_it() {
+        let stream = super::opencode_stream::opencode_stream(2 << 20, 7);
+        let text = std::str::from_utf8(&stream).expect("text");
+        let (mut lines, mut taken, mut texts) = (0, 0, 0);
+        for line in text.lines() {
+            lines += 1;
+            if agrees(line).is_some() {
+                taken += 1;
+                texts += usize::from(
+                    line.starts_with("{\"type\":\"text\"")
+                        || line.starts_with("{\"type\":\"reasoning\""),
+                );
+            }
+        }
+        assert!(
+            taken == lines && texts > lines / 5,
+            "{taken} ({texts} texts) of {lines}"
+        );
+    }
+
+    /// Every escape and character at every place of texts of 0 to 24 bytes, in a text part
+    /// and a reasoning part: a line the skim takes is read alike by the parse, as a text; one
+    /// it gives up is one the parse refuses, or has a `\u` surrogate (simd-json reads a pair,
+    /// not told apart here) or a control character as itself (simd-json takes it).
+    #[test]
+    fn a_text_is_skimmed_as_the_parse_reads_it_wherever_its_escapes_fall() {
+        let pieces = [
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0000",
+            "\\u0001",
+            "\\u001F",
+            "\\u0041",
+            "\\u00e9",
+            "\\u00E9",
+            "\\u2028",
+            "\\uffff",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\u12",
+            "\\u12g4",
+            "\\x",
+            "\\",
+            "\"",
+            "\t",
+            "\u{1}",
+            "\u{7f}",
+            "\u{e9}",
+            "\u{1F600}",
+            "}",
+            ",",
+            "ab",
+        ];
+        let mut taken = 0;
+        for len in 0..=24 {
+            for piece in pieces {
+                for at in [0, len / 2, len] {
+                    let mut said = "x".repeat(len);
+                    said.insert_str(at, piece);
+                    let text = TEXT.replace("\"TEXT\"", &format!("\"{said}\""));
+                    let reasoning = text.replace("\"type\":\"text\"", "\"type\":\"reasoning\"");
+                    for line in [text, reasoning] {
+                        let surrogate = piece.starts_with("\\ud");
+                        match agrees(&line) {
+                            Some(read) => {
+                                taken += 1;
+                                assert!(!surrogate, "{line}");
+                                assert!(
+                                    read.contains("Text") || read.contains("Thinking"),
+                                    "{line}"
+                                );
+                            }
+                            // A control character the parse takes as it is.
+                            None => assert!(
+                                surrogate
+                                    || piece.bytes().any(|b| b < 0x20)
+                                    || parsed(&line).is_none(),
+                                "{line}"
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 2_500, "{taken}");
+    }
+
+    /// A string is unescaped alike by the block-wise `skim::unescaped` (the texts' reading)
+    /// and by `skim::unescape`, wherever its escapes fall against the blocks and the line's
+    /// end; each gives up alike. (Here, not in `skim`'s own tests: that file is at its
+    /// length limit.)
+    #[test]
+    fn a_string_is_unescaped_alike_one_block_or_one_run_at_a_time() {
+        let pieces = [
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0000",
+            "\\u001f",
+            "\\u0041",
+            "\\u00e9",
+            "\\u00E9",
+            "\\u2028",
+            "\\uFFFF",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\u12",
+            "\\u12g4",
+            "\\x",
+            "\\",
+            "\t",
+            "\u{7f}",
+            "\u{e9}",
+            "\u{1F600}",
+            "ab",
+        ];
+        let mut read = 0;
+        for len in 0..=40_usize {
+            for piece in pieces {
+                for at in [0, len.min(1), len / 2, len.saturating_sub(1), len] {
+                    let mut said = "x".repeat(len);
+                    said.insert_str(at, piece);
+                    for after in ["", ",\"n\":1}", ",\"time\":{\"start\":1767036060071}}}"] {
+                        let line = format!("{{\"text\":\"{said}\"{after}");
+                        let mut one = String::new();
+                        let runs = crate::normalize::skim::unescape(&line, 9, &mut one)
+                            .map(|end| (one, end));
+                        let blocks = crate::normalize::skim::unescaped(&line, 9);
+                        assert_eq!(blocks, runs, "{line}");
+                        read += usize::from(blocks.is_some());
+                    }
+                }
+            }
+        }
+        assert!(read > 3_000, "{read}");
     }
 
     /// Every escape and character at every place of outputs of 0 to 24 bytes, in the output,

@@ -16,7 +16,9 @@
 //!
 //! This room owns that reading; it knows no store's fields.
 
-use crate::model::escape_mask;
+mod text;
+
+pub(crate) use text::{plain_end, unescape, unescaped};
 
 /// Nesting below which a skim gives up (serde_json skips any depth).
 pub(crate) const MAX_DEPTH: u32 = 64;
@@ -383,27 +385,6 @@ impl<'a> Skim<'a> {
     }
 }
 
-/// The first quote, backslash or control character at or after `at`, or the end of `bytes`:
-/// where a run of a string's bytes that stand for themselves ends. Eight bytes at a time, by
-/// the writer's own test of a word ([`escape_mask`]: exact for the lowest byte it flags).
-#[inline]
-pub(crate) fn plain_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(word) = bytes.get(at..at + 8) {
-        let found = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
-        if found != 0 {
-            return at + found.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    while bytes
-        .get(at)
-        .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-    {
-        at += 1;
-    }
-    at
-}
-
 /// Where the string whose opening quote is before `from` ends (past its closing quote), and
 /// whether it had an escape; `None` at a control character or an escape JSON has not.
 /// Eight bytes at a time, escapes handled in the loop: a Codex rollout's outputs have a
@@ -583,52 +564,6 @@ fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
     (even_ends & ODD) | (odd_ends & EVEN)
 }
 
-/// The string whose opening quote is before `at`, unescaped onto `text` as simd-json reads
-/// it: where it ends (past its closing quote). `None` at a control character, an escape JSON
-/// has not, or a `\u` surrogate (simd-json reads pairs and refuses lone ones: not told apart
-/// here). One pass: runs between escapes are found by [`plain_end`], as [`string_end`] finds
-/// them. (Gemini CLI's delta skim's, and Claude's.)
-pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let mut run = at;
-    loop {
-        at = plain_end(bytes, at);
-        match *bytes.get(at)? {
-            b'"' => {
-                text.push_str(&line[run..at]);
-                return Some(at + 1);
-            }
-            b'\\' => {
-                text.push_str(&line[run..at]);
-                let (unescaped, length) = match *bytes.get(at + 1)? {
-                    b'"' => ('"', 2),
-                    b'\\' => ('\\', 2),
-                    b'/' => ('/', 2),
-                    b'b' => ('\u{8}', 2),
-                    b'f' => ('\u{c}', 2),
-                    b'n' => ('\n', 2),
-                    b'r' => ('\r', 2),
-                    b't' => ('\t', 2),
-                    b'u' => {
-                        let hex = bytes.get(at + 2..at + 6)?;
-                        let point = hex.iter().try_fold(0, |point, &digit| {
-                            Some(point << 4 | char::from(digit).to_digit(16)?)
-                        })?;
-                        // A surrogate, of a pair or alone, is no `char` of its own.
-                        (char::from_u32(point)?, 6)
-                    }
-                    _ => return None,
-                };
-                text.push(unescaped);
-                at += length;
-                run = at;
-            }
-            // A control character.
-            _ => return None,
-        }
-    }
-}
-
 /// A compact line read token by token as the CLIs write their JSONL: no whitespace between
 /// tokens, keys and field strings without escapes. The line skims of the adapters (Codex's
 /// command lines, OpenCode's tool parts, Copilot's deltas and tool results; a new dialect's
@@ -719,6 +654,15 @@ impl<'a> Compact<'a> {
         })
     }
 
+    /// A string unescaped as simd-json reads it, into a new string ([`unescaped`]: for a
+    /// line's long text).
+    pub(crate) fn unescaped(&mut self) -> Option<String> {
+        self.eat(b'"')?;
+        let (text, end) = unescaped(self.line, self.at)?;
+        self.at = end;
+        Some(text)
+    }
+
     /// Any string JSON allows ([`string_end`]): its JSON, quotes included, and whether it
     /// has an escape.
     pub(crate) fn string(&mut self) -> Option<(std::ops::Range<usize>, bool)> {
@@ -727,16 +671,6 @@ impl<'a> Compact<'a> {
         let (end, escaped) = string_end(self.bytes(), self.at)?;
         self.at = end;
         Some((start..end, escaped))
-    }
-
-    /// A string unescaped as simd-json reads it ([`unescape`]: given up at a `\u`
-    /// surrogate): for long text, where an escape is common. Its room is the rest of the
-    /// line, which it fits in (no escape is shorter than what it stands for).
-    pub(crate) fn unescaped(&mut self) -> Option<String> {
-        self.eat(b'"')?;
-        let mut text = String::with_capacity(self.line.len() - self.at);
-        self.at = unescape(self.line, self.at, &mut text)?;
-        Some(text)
     }
 
     /// A string without an escape, or `null` (`None`).

@@ -1,0 +1,157 @@
+//! A JSON string's text: where a run of its bytes that stand for themselves ends
+//! ([`plain_end`], every skim's), and the string unescaped as simd-json reads it, for the
+//! skims that read a text out of a line instead of holding its escaped bytes: onto an open
+//! text ([`unescape`]: Gemini CLI's deltas, Claude's) or into a new string ([`unescaped`]:
+//! Codex's messages, OpenCode's text parts). Both give up (`None`) where simd-json and
+//! serde_json could differ (a `\u` surrogate) and where the parse would refuse.
+
+use crate::model::escape_mask;
+
+/// The first quote, backslash or control character at or after `at`, or the end of `bytes`:
+/// where a run of a string's bytes that stand for themselves ends. Eight bytes at a time, by
+/// the writer's own test of a word ([`escape_mask`]: exact for the lowest byte it flags).
+#[inline]
+pub(crate) fn plain_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(word) = bytes.get(at..at + 8) {
+        let found = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        if found != 0 {
+            return at + found.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    while bytes
+        .get(at)
+        .is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    {
+        at += 1;
+    }
+    at
+}
+
+/// The string whose opening quote is before `at`, unescaped onto `text` as simd-json reads
+/// it: where it ends (past its closing quote). `None` at a control character, an escape JSON
+/// has not, or a `\u` surrogate (simd-json reads pairs and refuses lone ones: not told apart
+/// here). One pass: runs between escapes are found by [`plain_end`], as
+/// [`string_end`](super::string_end) finds them. (Gemini CLI's delta skim's, and Claude's.)
+pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut run = at;
+    loop {
+        at = plain_end(bytes, at);
+        match *bytes.get(at)? {
+            b'"' => {
+                text.push_str(&line[run..at]);
+                return Some(at + 1);
+            }
+            b'\\' => {
+                text.push_str(&line[run..at]);
+                let (unescaped, length) = match *bytes.get(at + 1)? {
+                    b'"' => ('"', 2),
+                    b'\\' => ('\\', 2),
+                    b'/' => ('/', 2),
+                    b'b' => ('\u{8}', 2),
+                    b'f' => ('\u{c}', 2),
+                    b'n' => ('\n', 2),
+                    b'r' => ('\r', 2),
+                    b't' => ('\t', 2),
+                    b'u' => {
+                        let hex = bytes.get(at + 2..at + 6)?;
+                        let point = hex.iter().try_fold(0, |point, &digit| {
+                            Some(point << 4 | char::from(digit).to_digit(16)?)
+                        })?;
+                        // A surrogate, of a pair or alone, is no `char` of its own.
+                        (char::from_u32(point)?, 6)
+                    }
+                    _ => return None,
+                };
+                text.push(unescaped);
+                at += length;
+                run = at;
+            }
+            // A control character.
+            _ => return None,
+        }
+    }
+}
+
+/// The string whose opening quote is before `from`, unescaped as [`unescape`] unescapes it
+/// (as simd-json reads it), into a new string; where it ends (past its closing quote).
+/// Sixteen bytes at a time: each block is copied whole onto the text and cut back to its
+/// first quote, backslash or control character ([`block_mask`]), so a run between escapes
+/// costs no copy call of its own, where [`unescape`] pushes each run and each escape onto a
+/// `String` (a text part of the OpenCode bench stream, an escape every 16 bytes: 6.9
+/// instructions a byte there). The text is held as bytes, cut only at ASCII bytes of a line
+/// checked as UTF-8, and checked once more as the string is made (there is no unsafe code).
+/// Their room is the rest of the line and a block: no escape is shorter than what it stands
+/// for, so it is never grown.
+pub(crate) fn unescaped(line: &str, from: usize) -> Option<(String, usize)> {
+    let bytes = line.as_bytes();
+    let mut text = Vec::with_capacity(bytes.len().saturating_sub(from) + 16);
+    let mut at = from;
+    loop {
+        // The next quote, backslash or control character, the run before it copied.
+        at = loop {
+            let Some(block) = bytes.get(at..at + 16) else {
+                let end = plain_end(bytes, at);
+                text.extend_from_slice(bytes.get(at..end)?);
+                break end;
+            };
+            let block: &[u8; 16] = block.try_into().ok()?;
+            let mask = block_mask(block);
+            text.extend_from_slice(block);
+            if mask != 0 {
+                let run = mask.trailing_zeros() as usize;
+                text.truncate(text.len() - 16 + run);
+                break at + run;
+            }
+            at += 16;
+        };
+        match *bytes.get(at)? {
+            // Checked by simdutf8 and copied into a string of its length: core's check
+            // (`String::from_utf8`, a byte at a time past the ASCII) was 1.1 instructions a
+            // byte of the OpenCode bench stream's texts.
+            b'"' => return Some((simdutf8::basic::from_utf8(&text).ok()?.to_owned(), at + 1)),
+            b'\\' => {
+                let byte = match *bytes.get(at + 1)? {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'/' => b'/',
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    b'u' => {
+                        let hex = bytes.get(at + 2..at + 6)?;
+                        let point = hex.iter().try_fold(0, |point, &digit| {
+                            Some(point << 4 | char::from(digit).to_digit(16)?)
+                        })?;
+                        // A surrogate, of a pair or alone, is no `char` of its own.
+                        let unescaped = char::from_u32(point)?;
+                        text.extend_from_slice(unescaped.encode_utf8(&mut [0; 4]).as_bytes());
+                        at += 6;
+                        continue;
+                    }
+                    _ => return None,
+                };
+                text.push(byte);
+                at += 2;
+            }
+            // A control character.
+            _ => return None,
+        }
+    }
+}
+
+/// Bit `i` set when byte `i` of `block` is a quote, a backslash or a control character
+/// (below 0x20: the bytes whose minimum with 0x1f is themselves).
+#[inline(always)]
+fn block_mask(block: &[u8; 16]) -> u32 {
+    use wide::u8x16;
+    let bytes = u8x16::new(*block);
+    let quote = bytes.cmp_eq(u8x16::splat(b'"'));
+    let backslash = bytes.cmp_eq(u8x16::splat(b'\\'));
+    let control = bytes.min(u8x16::splat(0x1f)).cmp_eq(bytes);
+    // The sixteen bits of the mask, as an unsigned number.
+    (quote | backslash | control).move_mask() as u32 & 0xffff
+}
