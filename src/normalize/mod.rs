@@ -371,6 +371,8 @@ pub fn detect_head(head: &[u8], at_end: bool, max_record_bytes: usize) -> Detect
 }
 
 #[cfg(test)]
+mod bench_streams;
+#[cfg(test)]
 mod streamed_property;
 
 #[cfg(test)]

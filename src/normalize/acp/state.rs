@@ -937,7 +937,10 @@ mod tests {
             }
         }
         assert!(inputs.len() > 10, "the corpus is read");
-        inputs.push(("bench".to_owned(), acp_stream::acp_stream(1 << 20, 7)));
+        inputs.push((
+            "bench".to_owned(),
+            crate::normalize::bench_streams::acp_stream::acp_stream(1 << 20, 7),
+        ));
         inputs
     }
 
@@ -982,18 +985,3 @@ mod tests {
         }
     }
 }
-
-// The bench's generator, for the tests that read its stream every way. Its shared pieces
-// are the Codex skim's tests' too, a copy each: the generators reach them as their sibling.
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../benches/acp_stream/mod.rs"]
-mod acp_stream;
-#[cfg(test)]
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "../../../benches/gen_common/mod.rs"]
-mod gen_common;
-#[cfg(test)]
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "../../../benches/measure/mod.rs"]
-mod measure;

@@ -158,27 +158,13 @@ fn members(line: &str, at: usize, done: bool) -> Option<Skimmed<'_>> {
     }))
 }
 
-// The bench's generator, for the test that reads its stream both ways.
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../benches/codex_stream/mod.rs"]
-mod codex_stream;
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../benches/gen_common/mod.rs"]
-mod gen_common;
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../benches/measure/mod.rs"]
-mod measure;
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
     use super::super::State;
-    use super::codex_stream;
     use super::*;
+    use crate::normalize::bench_streams::codex_stream;
     use crate::normalize::driver::Driver;
     use crate::normalize::framing::Lines;
     use crate::normalize::{Diagnostic, Item, Normalizer, Options, Output, RunMeta};

@@ -252,22 +252,6 @@ fn tokens(reader: &mut Compact<'_>) -> Option<TokenCounts> {
     Some(counts)
 }
 
-// The bench's generator, for the test that reads its stream both ways. Its shared pieces
-// are loaded here again (the Codex skim's test loads them too): the generator reaches them
-// as its parent's modules.
-#[cfg(test)]
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "../../../benches/gen_common/mod.rs"]
-mod gen_common;
-#[cfg(test)]
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "../../../benches/measure/mod.rs"]
-mod measure;
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../benches/opencode_stream/mod.rs"]
-mod opencode_stream;
-
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;
@@ -363,7 +347,7 @@ mod tests {
     /// every line of it taken (it is written as OpenCode writes).
     #[test]
     fn the_bench_stream_is_skimmed_as_the_parse_reads_it() {
-        let stream = super::opencode_stream::opencode_stream(2 << 20, 7);
+        let stream = crate::normalize::bench_streams::opencode_stream::opencode_stream(2 << 20, 7);
         let text = std::str::from_utf8(&stream).expect("text");
         let (mut lines, mut taken, mut texts) = (0, 0, 0);
         for line in text.lines() {
