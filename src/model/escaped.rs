@@ -119,3 +119,21 @@ impl<T> PartialEq for Escaped<T> {
         self.json == other.json
     }
 }
+
+/// Strings with every character the writer escapes, and some it does not: the texts the
+/// tests of both escaped forms ([`ToolOutput`](super::ToolOutput)'s, [`Text`](super::Text)'s)
+/// hold each way.
+#[cfg(test)]
+pub(super) fn test_texts() -> Vec<String> {
+    let mut texts: Vec<String> = [
+        "",
+        "plain",
+        "line\n\t\"quoted\" back\\slash \u{1b}[0m é ✓ 😀 \u{7f} /",
+        "\0",
+        "ends in a backslash\\",
+    ]
+    .map(str::to_owned)
+    .into();
+    texts.push((0u8..0x20).map(char::from).collect());
+    texts
+}

@@ -195,22 +195,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::model::escaped::test_texts as texts;
     use crate::model::{EventType, ExchangeEvent, Fidelity, Payload, ToolPayload, encode_event};
-
-    /// Strings with every character the writer escapes, and some it does not.
-    fn texts() -> Vec<String> {
-        let mut texts: Vec<String> = [
-            "",
-            "plain",
-            "line\n\t\"quoted\" back\\slash \u{1b}[0m é ✓ 😀 \u{7f} /",
-            "\0",
-            "ends in a backslash\\",
-        ]
-        .map(str::to_owned)
-        .into();
-        texts.push((0u8..0x20).map(char::from).collect());
-        texts
-    }
 
     fn escaped(text: &str) -> ToolOutput {
         ToolOutput::escaped(&serde_json::to_vec(text).unwrap())

@@ -216,21 +216,7 @@ impl<'de> Deserialize<'de> for Text {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Strings with every character the writer escapes, and some it does not.
-    fn texts() -> Vec<String> {
-        let mut texts: Vec<String> = [
-            "",
-            "plain",
-            "line\n\t\"quoted\" back\\slash \u{1b}[0m é ✓ 😀 \u{7f} /",
-            "\0",
-            "ends in a backslash\\",
-        ]
-        .map(str::to_owned)
-        .into();
-        texts.push((0u8..0x20).map(char::from).collect());
-        texts
-    }
+    use crate::model::escaped::test_texts as texts;
 
     fn escaped(text: &str) -> Text {
         Text::escaped(&serde_json::to_vec(text).unwrap())
