@@ -5,12 +5,13 @@
 //! read, the ACP field names of the objects the other rooms read, and the shape of an item
 //! and a problem at a record. It holds no state and hands out nothing.
 //!
-//! A line is read twice over at most. First typed and borrowed ([`Line`]): the text chunks
-//! and tool call updates that are nearly every line of an exchange are read from their typed
-//! fields ([`Hot`]), no JSON tree built. Every other line (requests, responses, the rarer
-//! updates, and any whose fields have another type than the typed reading reads) is read
-//! again whole ([`ValueLine`]): the typed reading never refuses what the whole one takes,
-//! and reads what it takes as the whole one would (a unit test holds it to that).
+//! A line the skim (`acp/skim.rs`: bare chunk and tool call update lines as the agents write
+//! them) does not take is parsed, and read twice over at most. First typed and borrowed
+//! ([`Line`]): the text chunks and tool call updates that are nearly every line of an exchange
+//! are read from their typed fields ([`Hot`]), no JSON tree built. Every other line (requests,
+//! responses, the rarer updates, and any whose fields have another type than the typed reading
+//! reads) is read again whole ([`ValueLine`]): the typed reading never refuses what the whole
+//! one takes, and reads what it takes as the whole one would (a unit test holds it to that).
 
 use std::borrow::Cow;
 use std::fmt;
