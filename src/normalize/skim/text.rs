@@ -155,3 +155,117 @@ fn block_mask(block: &[u8; 16]) -> u32 {
     // The sixteen bits of the mask, as an unsigned number.
     (quote | backslash | control).move_mask() as u32 & 0xffff
 }
+
+// The readings of a string's end (`string_end`, the parent's) held to serde_json's and to
+// the byte-by-byte reading the blocks replaced: here, beside the text's, so that the
+// skim's file stays under its length.
+#[cfg(test)]
+mod tests {
+    use super::super::{Skim, string_end_as};
+
+    fn valid(text: &str) -> bool {
+        let mut skim = Skim::new(text.as_bytes());
+        skim.skip().is_some() && skim.end().is_some()
+    }
+
+    /// Escapes, quotes and control characters at every place in and across the eight-byte
+    /// words a string is read in: a skim reads them as serde_json does.
+    #[test]
+    fn a_string_is_skipped_as_serde_json_skips_it_wherever_its_escapes_fall() {
+        let pieces = [
+            "\\\"", "\\\\", "\\n", "\\u00e9", "\\u12", "\\x", "#", "]", " ", "\t", "\"", "\\",
+            "\u{e9}", "ab",
+        ];
+        for pad in 0..9 {
+            for a in pieces {
+                for b in pieces {
+                    for c in ["", "\\\\\\\"", "\\u0022x", "\\\"\\\""] {
+                        let case = format!(
+                            "{{\"k\":\"{}{a}{}{b}{c}{}\"}}",
+                            "x".repeat(pad),
+                            "y".repeat(pad % 3),
+                            "z".repeat(9 - pad)
+                        );
+                        let serde = serde_json::from_str::<serde::de::IgnoredAny>(&case).is_ok();
+                        assert_eq!(valid(&case), serde, "{case}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`string_end_as`] as it read byte by byte before it read blocks: the reading it must
+    /// equal.
+    fn string_end_bytewise<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+        let mut at = from;
+        let mut escaped = false;
+        loop {
+            match *bytes.get(at)? {
+                b'"' => return Some((at + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    match bytes.get(at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                        b'u' => {
+                            let hex = bytes.get(at + 2..at + 6)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit)
+                                || (SIMD
+                                    && matches!(hex[0], b'd' | b'D')
+                                    && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+                            {
+                                return None;
+                            }
+                            at += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                0..0x20 => return None,
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// The end of a string and whether it had an escape, by blocks, as byte by byte: every
+    /// escape (valid or not, surrogates included), quote and control character at every
+    /// place across the sixteen-byte start, the 64-byte blocks and the padded last block,
+    /// the string cut short anywhere, in both readings (serde_json's, simd-json's).
+    #[test]
+    fn a_string_ends_where_a_reading_byte_by_byte_ends_it() {
+        let pieces = [
+            "\\\"", "\\\\", "\\/", "\\n", "\\u00e9", "\\u001b", "\\uD83D", "\\ud800x", "\\uDbFf",
+            "\\ue000", "\\u12", "\\u12g4", "\\x", "\\\t", "\t", "\u{1f}", "\"", "\\", "\\\\\\\"",
+            "\u{e9}", "ab",
+        ];
+        let mut checked = 0;
+        for pad in (0..20).chain(44..70).chain(120..132) {
+            for a in pieces {
+                for b in pieces {
+                    let body = format!("{}{a}{}{b}", "x".repeat(pad), "y".repeat(pad % 5));
+                    for after in ["\",\"n\":1}", "", "\\"] {
+                        let record = format!("{{\"k\":\"{body}{after}");
+                        let bytes = record.as_bytes();
+                        let from = "{\"k\":\"".len();
+                        for cut in [bytes.len(), from + pad + a.len(), from + pad / 2] {
+                            let bytes = &bytes[..cut.min(bytes.len())];
+                            assert_eq!(
+                                string_end_as::<false>(bytes, from),
+                                string_end_bytewise::<false>(bytes, from),
+                                "{:?}",
+                                String::from_utf8_lossy(bytes)
+                            );
+                            assert_eq!(
+                                string_end_as::<true>(bytes, from),
+                                string_end_bytewise::<true>(bytes, from),
+                                "{:?}",
+                                String::from_utf8_lossy(bytes)
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50_000);
+    }
+}
