@@ -482,7 +482,13 @@ pub(super) fn skim_head(bytes: &[u8]) -> Option<Head<'_>> {
     fn text<'a>(skim: &mut Skim<'a>) -> Option<Option<Cow<'a, str>>> {
         skim.str_or_null().map(|t| t.map(Cow::Borrowed))
     }
-    let mut skim = Skim::new(bytes);
+    // Checked as UTF-8 whole, once (SIMD), when it is: its keys and strings are then cut
+    // from the text. A line that is not is read string by string, as serde_json reads it
+    // (which checks only the strings it reads).
+    let mut skim = match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Skim::checked(text),
+        Err(_) => Skim::new(bytes),
+    };
     let mut head = Head::default();
     let mut seen = [false; 18];
     // A field given twice: the visitor refuses the entry.
@@ -567,7 +573,7 @@ pub(super) fn skim_head(bytes: &[u8]) -> Option<Head<'_>> {
             }
             "message" => {
                 first(&mut seen, 17)?;
-                head.message = skim_message(skim, bytes)?;
+                head.message = skim_message(skim)?;
             }
             // `Any` reads a number as serde_json parses it (which may refuse it), a string
             // UTF-8 checked: left to the visitor.
@@ -611,7 +617,7 @@ fn skim_result_agent(skim: &mut Skim<'_>) -> Option<Option<Option<String>>> {
 /// message that is no object or null, an `id` that is no plain string or null, a member
 /// given twice, a `content` that is not UTF-8). Its content's blocks are read in the same
 /// pass, where the skim can ([`Message::skimmed`]).
-fn skim_message<'a>(skim: &mut Skim<'a>, bytes: &'a [u8]) -> Option<Option<Message<'a>>> {
+fn skim_message<'a>(skim: &mut Skim<'a>) -> Option<Option<Message<'a>>> {
     if skim.null() {
         return Some(None);
     }
@@ -647,8 +653,9 @@ fn skim_message<'a>(skim: &mut Skim<'a>, bytes: &'a [u8]) -> Option<Option<Messa
                     *skim = from;
                     skim.skip()?;
                 }
-                // serde_json's `RawValue` is a `str` (checked as std checks it, by SIMD).
-                let text = simdutf8::basic::from_utf8(&bytes[start..skim.position()]).ok()?;
+                // serde_json's `RawValue` is a `str` (checked as std checks it, by SIMD, or
+                // cut from the line checked whole).
+                let text = skim.text_of(start..skim.position())?;
                 message.content = Some(text);
                 message.skimmed = read.and_then(|(mut content, spans)| {
                     if let Content::Blocks(blocks) = &mut content {
