@@ -104,6 +104,21 @@ impl LineSplitter {
         Some(Piece::Line(&self.partial))
     }
 
+    /// Whether nothing of a line is pending: the next byte fed starts a line.
+    pub(crate) fn is_idle(&self) -> bool {
+        (self.handed || self.partial.is_empty()) && self.skipping.is_none()
+    }
+
+    /// A whole line without its LF, when [`is_idle`](Self::is_idle): the piece feeding it
+    /// and then its LF hands on, without keeping it.
+    pub(crate) fn whole<'a>(&self, line: &'a [u8]) -> Piece<'a> {
+        if line.len() > self.max_line_bytes {
+            Piece::TooLong(line.len() as u64)
+        } else {
+            Piece::Line(line)
+        }
+    }
+
     fn accumulate(&mut self, bytes: &[u8]) {
         if let Some(skipped) = &mut self.skipping {
             *skipped += bytes.len() as u64;

@@ -161,8 +161,7 @@ impl<F: Framing, A: Adapter> Normalizer for Driver<F, A> {
             return;
         }
         self.framing.seek(line, offset, None);
-        self.push(bytes, out);
-        self.push(b"\n", out);
+        self.push_whole(bytes, out);
     }
 
     fn push_made_record(&mut self, bytes: &[u8], line: u64, span: Range<u64>, out: &mut Output) {
@@ -170,8 +169,7 @@ impl<F: Framing, A: Adapter> Normalizer for Driver<F, A> {
             return;
         }
         self.framing.seek(line, span.start, Some(span.end));
-        self.push(bytes, out);
-        self.push(b"\n", out);
+        self.push_whole(bytes, out);
         // The input read so far ends after the caller's record and its line feed, not the
         // bytes pushed: a record the caller made may be longer than what it stands for.
         self.framing
@@ -188,6 +186,23 @@ impl<F: Framing, A: Adapter> Normalizer for Driver<F, A> {
 }
 
 impl<F: Framing, A: Adapter> Driver<F, A> {
+    /// A whole record and its implied line feed, as `push(bytes)` then `push(b"\n")` read
+    /// them ([`Framing::push_record`]: not gathered into the framing's buffer).
+    fn push_whole(&mut self, bytes: &[u8], out: &mut Output) {
+        let Driver {
+            framing,
+            parser,
+            adapter,
+            watch,
+            ..
+        } = self;
+        watch.input(bytes);
+        watch.input(b"\n");
+        framing.push_record(bytes, &mut |frame| {
+            Self::frame(watch, parser, adapter, frame, out);
+        });
+    }
+
     /// One frame: a record to the adapter, with the checks around it; a record too large or
     /// cut off, reported.
     fn frame(

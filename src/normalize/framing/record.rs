@@ -92,6 +92,14 @@ pub(crate) trait Framing: Send {
     /// The next bytes, split anywhere: every frame they complete, in order.
     fn push(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>));
 
+    /// One whole record the caller picked out of a larger input, its line end implied: the
+    /// frames of `push(bytes)` then `push(b"\n")`. A framing that can hand the caller's
+    /// bytes on as they are, rather than gather them into its buffer first, does so.
+    fn push_record(&mut self, bytes: &[u8], each: &mut dyn FnMut(Frame<'_>)) {
+        self.push(bytes, each);
+        self.push(b"\n", each);
+    }
+
     /// The input has ended: what is still pending, then [`Frame::Cut`] for what never
     /// closed.
     fn finish(&mut self, each: &mut dyn FnMut(Frame<'_>));
