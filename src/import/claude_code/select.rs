@@ -7,7 +7,10 @@
 //! This file owns those rules and the notes they raise; it builds no thread and reads no
 //! content.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+// foldhash, not std's SipHash (see plan.rs); nothing here depends on a table's order.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::log::{Entry, Log};
 use crate::import::session::{Note, NoteKind};
@@ -276,7 +279,7 @@ fn keep_out(
     let mut branch_of: HashMap<usize, usize> = HashMap::new();
     for at in &off {
         let mut path = vec![*at];
-        let mut seen: HashSet<usize> = HashSet::from([*at]);
+        let mut seen: HashSet<usize> = [*at].into_iter().collect();
         let mut root = *at;
         while let Some(up) = parent(root) {
             if let Some(known) = branch_of.get(&up) {
