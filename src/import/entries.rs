@@ -20,6 +20,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::session::ImportError;
+use super::state::ContentHash;
 use crate::model::lines::{self, LineSplitter, Piece};
 
 /// One line of a file, as [`scan`] hands it on.
@@ -68,24 +69,46 @@ pub(crate) fn first_string(path: &Path, lines: usize, pointer: &str) -> Option<S
 }
 
 /// Reads `path` line by line, handing every line that is not blank to `each` (from the
-/// bytes [`Held`] when this worker holds the file).
+/// bytes [`Held`] when this worker holds the file). A file this worker hashes while it is
+/// read ([`Hashing`]) is hashed as its bytes go by.
 pub(crate) fn scan(path: &Path, each: impl FnMut(Line<'_>)) -> Result<Scanned, ImportError> {
     if let Some(bytes) = held(path) {
-        return scan_from(path, &bytes[..], each);
+        return scan_from(path, &bytes[..], each, None);
     }
     let file = std::fs::File::open(path).map_err(|source| ImportError::Io {
         path: path.to_owned(),
         source,
     })?;
-    scan_from(path, io::BufReader::with_capacity(1 << 16, file), each)
+    let mut hashing = HASHING.with(|hashing| {
+        let mut hashing = hashing.borrow_mut();
+        match hashing.as_mut() {
+            Some(pending) if pending.path == path => pending.take(),
+            _ => None,
+        }
+    });
+    let scanned = scan_from(
+        path,
+        io::BufReader::with_capacity(1 << 16, file),
+        each,
+        hashing.as_mut(),
+    );
+    if let (Ok(_), Some(read)) = (&scanned, hashing) {
+        HASHING.with(|hashing| {
+            if let Some(pending) = hashing.borrow_mut().as_mut() {
+                pending.read = Some(read);
+            }
+        });
+    }
+    scanned
 }
 
 /// [`scan`] of what `reader` reads (from a slice, every line is whole in the first
-/// buffer: none is copied).
+/// buffer: none is copied), each byte hashed into `hash` too when given.
 fn scan_from(
     path: &Path,
     mut reader: impl BufRead,
     mut each: impl FnMut(Line<'_>),
+    mut hash: Option<&mut (ContentHash, u64)>,
 ) -> Result<Scanned, ImportError> {
     let failed = |source| ImportError::Io {
         path: path.to_owned(),
@@ -129,6 +152,11 @@ fn scan_from(
             break;
         }
         let (used, piece) = splitter.feed(buffer);
+        // Only what the splitter used is consumed: the rest starts the next buffer.
+        if let Some((hash, len)) = hash.as_mut() {
+            hash.write(&buffer[..used]);
+            *len += used as u64;
+        }
         if let Some(piece) = piece {
             number += 1;
             start += give(piece, number, start) + 1;
@@ -139,6 +167,71 @@ fn scan_from(
         start += give(piece, number + 1, start);
     }
     Ok(Scanned { size: start as u64 })
+}
+
+thread_local! {
+    /// The file this worker hashes as [`scan`] reads it ([`Hashing`]).
+    static HASHING: RefCell<Option<Pending>> = const { RefCell::new(None) };
+}
+
+/// A file to hash as it is scanned, and what its scan read.
+struct Pending {
+    path: PathBuf,
+    /// The hash and length so far, taken by the scan that reads it.
+    hash: Option<(ContentHash, u64)>,
+    /// The first scan's, once it read the file to its end.
+    read: Option<(ContentHash, u64)>,
+}
+
+impl Pending {
+    /// The hash to feed, for the first scan of the file only: a second scan (of what may
+    /// have grown meanwhile) spoils what the first read.
+    fn take(&mut self) -> Option<(ContentHash, u64)> {
+        if self.read.is_some() || self.hash.is_none() {
+            self.read = None;
+            self.hash = None;
+            return None;
+        }
+        self.hash.take()
+    }
+}
+
+/// A session's one file hashed by the plan's read of it instead of a read of its own: of
+/// a session too large to hold ([`Held`]) whose hash is not wanted before it is planned
+/// (it was never imported, or is being replaced), the hash is that of the bytes the plan
+/// read, which every other read of the file took in (`axt import claude-code` of a session
+/// of 198 MiB read it three times: hashed, planned, transcribed). Until dropped, [`scan`]
+/// on this thread hashes that file as it reads it; [`Hashing::finish`] is the hash, as
+/// [`content_hash`](super::state::content_hash) would make it of those bytes, when one scan
+/// read the whole file and no other scan read it again.
+pub(crate) struct Hashing(std::marker::PhantomData<Rc<()>>);
+
+impl Hashing {
+    /// Hashes `path` as it is scanned on this thread.
+    pub(crate) fn start(path: &Path) -> Hashing {
+        HASHING.with(|hashing| {
+            *hashing.borrow_mut() = Some(Pending {
+                path: path.to_owned(),
+                hash: Some((ContentHash::new(), 0)),
+                read: None,
+            });
+        });
+        Hashing(std::marker::PhantomData)
+    }
+
+    /// The content hash of what one scan read of the file, whole; `None` when no scan read
+    /// it, or more than one did (then read the file to hash it).
+    pub(crate) fn finish(self) -> Option<String> {
+        let (mut hash, len) = HASHING.with(|hashing| hashing.borrow_mut().take()?.read)?;
+        hash.write(&len.to_le_bytes());
+        Some(hash.finish())
+    }
+}
+
+impl Drop for Hashing {
+    fn drop(&mut self) {
+        let _ = HASHING.try_with(|hashing| hashing.borrow_mut().take());
+    }
 }
 
 /// What a worker holds of a session at most: a session whose files are larger together is
@@ -443,6 +536,43 @@ pub(crate) fn fnv1a_64(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file hashed by the scan that reads it has the hash a read of its own gives: lines
+    /// longer than the reader's buffer, one over the limit, blank lines, a last line
+    /// without its end. No scan, or a second one, and there is none (the file is read).
+    #[test]
+    fn a_file_hashed_by_its_scan_has_the_hash_of_a_read_of_its_own() {
+        let dir = std::env::temp_dir().join(format!("axt-hashing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("session.jsonl");
+        let long = "x".repeat(200 << 10);
+        let over = "y".repeat(lines::DEFAULT_MAX_LINE_BYTES + 10);
+        for text in [
+            String::new(),
+            "{}\n\n  \n{\"a\":1}".to_owned(),
+            format!("{{\"a\":\"{long}\"}}\r\n{over}\n{{}}\n"),
+        ] {
+            std::fs::write(&path, &text).unwrap();
+            let expected = super::super::state::content_hash(std::slice::from_ref(&path)).unwrap();
+            let hashing = Hashing::start(&path);
+            let mut lines = 0;
+            scan(&path, |_| lines += 1).unwrap();
+            assert_eq!(hashing.finish(), Some(expected), "{}", text.len());
+            let hashing = Hashing::start(&path);
+            scan(&path, |_| {}).unwrap();
+            scan(&path, |_| {}).unwrap();
+            assert_eq!(hashing.finish(), None);
+            assert_eq!(Hashing::start(&path).finish(), None);
+        }
+        // Another file's scan is not hashed, nor is one after the guard is gone.
+        let other = dir.join("other.jsonl");
+        std::fs::write(&other, "{}\n").unwrap();
+        let hashing = Hashing::start(&path);
+        scan(&other, |_| {}).unwrap();
+        assert_eq!(hashing.finish(), None);
+        assert!(HASHING.with(|hashing| hashing.borrow().is_none()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// The published FNV-1a test vectors: if these change, every long run id the importer
     /// ever wrote would be named differently by the next import.

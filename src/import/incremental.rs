@@ -25,9 +25,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::batch;
 
+use super::entries::Hashing;
 use super::session::{ImportError, Imported};
 use super::state::{Seen, State, stamps};
-use super::stores::Found;
+use super::stores::{Found, Store};
 use super::write::Mode;
 
 /// How [`import`] works.
@@ -239,16 +240,26 @@ fn one(
     // A session small enough is read from disk once: hashed, planned and transcribed
     // from the same bytes, held by this worker until it is written.
     let held = found.read_whole();
-    let hash = match held.as_ref().map(|held| Ok(held.content_hash())) {
-        Some(hash) => hash,
-        None => found.content_hash(),
+    // A larger one in one file, whose hash is not compared before it is planned, is hashed
+    // by the plan's read of it ([`Hashing`]), a read of the file fewer (of 198 MiB, 28 ms
+    // of CPU): the same hash, of the same bytes.
+    let paths = found.paths();
+    let fused = match (&held, before, paths.as_slice()) {
+        // (OpenCode's hash is its rows', not its files'.)
+        (None, None, [path]) if found.store != Store::OpenCode => Some(path),
+        _ => None,
+    };
+    let hash = match (&held, fused) {
+        (Some(held), _) => Ok(Some(held.content_hash())),
+        (None, Some(_)) => Ok(None),
+        (None, None) => found.content_hash().map(Some),
     };
     let hash = match hash {
         Ok(hash) => hash,
         Err(error) => return (Status::Failed(error), None),
     };
-    if let Some(seen) = before
-        && seen.hash == hash
+    if let (Some(seen), Some(hash)) = (before, &hash)
+        && seen.hash == *hash
         && runs_there(seen)
     {
         let touched = Seen {
@@ -257,6 +268,7 @@ fn one(
         };
         return (Status::Unchanged, Some(touched));
     }
+    let hashing = fused.map(|path| Hashing::start(path));
     let _holding = held.map(|held| held.hold());
     // A database's session is read in one transaction, whatever is written meanwhile; its
     // stamps, which every session of the database shares, are not looked at again.
@@ -271,6 +283,14 @@ fn one(
     match written {
         Ok(None) => (Status::Moving, None),
         Ok(Some(imported)) => {
+            // The plan's read's hash, else (the file was not read by one scan) the file's.
+            let hash = match hash.or_else(|| hashing.and_then(Hashing::finish)) {
+                Some(hash) => hash,
+                None => match found.content_hash() {
+                    Ok(hash) => hash,
+                    Err(error) => return (Status::Failed(error), None),
+                },
+            };
             let seen = Seen {
                 files: now,
                 hash,
