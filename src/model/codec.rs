@@ -393,6 +393,32 @@ pub fn check_encodable(event: &ExchangeEvent) -> Result<(), EncodeError> {
     Ok(super::write::event(event, &mut super::write::Refusals)?)
 }
 
+/// As [`encode_event`], for a recorder: the event is written with its run's id, given as
+/// its field already written (`super::write::run_id_field`), whatever its own `run_id`
+/// (which is not read). The same line, refused for the same reasons, as `encode_event` of
+/// the event holding the run's id.
+pub(crate) fn encode_in_run(
+    event: &ExchangeEvent,
+    run_id_field: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    if event.seq == 0 {
+        return Err(EncodeError::NoSeq);
+    }
+    validate_after_run_id(event)?;
+    let start = out.len();
+    if let Err(refusal) = super::write::event_in_run(event, run_id_field, out) {
+        out.truncate(start);
+        return Err(refusal.into());
+    }
+    let bytes = out.len() - start;
+    if bytes > super::limits::MAX_LINE_BYTES {
+        out.truncate(start);
+        return Err(EncodeError::TooLong { bytes });
+    }
+    Ok(())
+}
+
 /// The checks of [`encode_event`] that serialization alone does not make.
 pub fn validate(event: &ExchangeEvent) -> Result<(), EncodeError> {
     if event.seq == 0 {
@@ -401,6 +427,11 @@ pub fn validate(event: &ExchangeEvent) -> Result<(), EncodeError> {
     if event.run_id.is_empty() {
         return Err(EncodeError::EmptyRunId);
     }
+    validate_after_run_id(event)
+}
+
+/// [`validate`]'s checks after `seq` and `run_id`'s, in its order.
+fn validate_after_run_id(event: &ExchangeEvent) -> Result<(), EncodeError> {
     event.timestamp.check()?;
     let kind = event.payload.kind();
     let malformed = matches!(event.payload, Payload::Malformed { .. });

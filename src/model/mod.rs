@@ -382,11 +382,11 @@ pub mod tools;
 mod write;
 
 pub use block::{Block, Citation, ContentBlock, Fidelity, UnrecognizedBlock, UnrecognizedReason};
-pub(crate) use codec::size_hint;
 pub use codec::{
     DecodeCategory, DecodeError, DecodeWarning, EncodeError, check_encodable, decode_event,
     encode_event, validate, warnings,
 };
+pub(crate) use codec::{encode_in_run, size_hint};
 pub use event::{EventType, ExchangeEvent};
 pub use fit::{Cut, CutReason, encode_fitted, fit_event};
 pub use limits::{MAX_DEPTH, MAX_LINE_BYTES};
@@ -402,4 +402,4 @@ pub use step::StepKind;
 pub use text::Text;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;
-pub(crate) use write::escape_mask;
+pub(crate) use write::{escape_mask, run_id_field};

@@ -174,6 +174,37 @@ fn refuse(message: String) -> Refusal {
 
 /// Appends `event` as one JSON object. Nothing is rolled back on error: the caller truncates.
 pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Refusal> {
+    envelope(event, None, out)
+}
+
+/// The run id's field as the writer writes it after `seq` (`,"run_id":"<id>"`): a
+/// recorder's, made once when it opens the run, for [`event_in_run`].
+pub(crate) fn run_id_field(run_id: &str) -> Box<[u8]> {
+    let mut field = b",\"run_id\":".to_vec();
+    escaped(&mut field, run_id);
+    field.into_boxed_slice()
+}
+
+/// As [`event`], with the run id's field given already written ([`run_id_field`]) in place
+/// of the event's own `run_id`: a recorder writes every event with its run's id, and
+/// escaping that id for every line was a tenth of the writer's time on the recorder bench's
+/// events (and lending the event the id, swapped in and out, more).
+pub(super) fn event_in_run(
+    event: &ExchangeEvent,
+    run_id_field: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), Refusal> {
+    envelope(event, Some(run_id_field), out)
+}
+
+/// [`event`]'s walk, the run id's field taken from `run_id_field` when it is given. Inlined
+/// into both callers, so that neither tests which it is per event.
+#[inline(always)]
+fn envelope<O: Out>(
+    event: &ExchangeEvent,
+    run_id_field: Option<&[u8]>,
+    out: &mut O,
+) -> Result<(), Refusal> {
     // Every field named: a field added to the envelope does not compile until it is written
     // here (and in `Serialize for ExchangeEvent`, the other encoder).
     let ExchangeEvent {
@@ -189,8 +220,13 @@ pub(super) fn event<O: Out>(event: &ExchangeEvent, out: &mut O) -> Result<(), Re
     } = event;
     out.bytes(b"{\"seq\":");
     out.integer(*seq);
-    out.bytes(b",\"run_id\":");
-    out.string(run_id);
+    match run_id_field {
+        Some(field) => out.bytes(field),
+        None => {
+            out.bytes(b",\"run_id\":");
+            out.string(run_id);
+        }
+    }
     if let Some(parent) = parent_run_id {
         out.bytes(b",\"parent_run_id\":");
         out.string(non_empty("parent_run_id", parent)?);

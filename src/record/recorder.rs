@@ -18,7 +18,7 @@ use super::redact::Redactor;
 use super::writer::{
     IfExists, RunFile, TornTail, check_run_id, create_private, create_private_dir,
 };
-use crate::model::{Cut, ExchangeEvent, encode_fitted};
+use crate::model::{Cut, EncodeError, ExchangeEvent, encode_fitted, encode_in_run, run_id_field};
 
 /// When a recorded line is made durable. See the [module documentation](super#durability)
 /// for what each policy guarantees and costs.
@@ -167,8 +167,10 @@ struct State {
     last_seq: u64,
     /// The line being written, reused so that a steady run allocates nothing for it.
     line: Vec<u8>,
-    /// The run's id, lent to each event written without it (see `try_record`).
-    run_id: String,
+    /// The run's id as every line has it (`,"run_id":"<id>"`), escaped once: an event is
+    /// written with it whatever its own `run_id` (most have none: a workflow scope's never
+    /// has it), which is neither read nor replaced (see `encode`).
+    run_id_field: Box<[u8]>,
     fanout: FanOut,
 }
 
@@ -205,7 +207,7 @@ impl Recorder {
                 failed: false,
                 last_seq: recovered.last_seq,
                 line: Vec::with_capacity(1024),
-                run_id: run_id.to_owned(),
+                run_id_field: run_id_field(run_id),
                 fanout: FanOut::default(),
             }),
         })
@@ -246,11 +248,12 @@ impl Recorder {
     /// scopes do.
     #[inline] // into `record`, so that the event is not moved (copied) once more to get here
     pub fn try_record(&self, mut event: ExchangeEvent) -> Result<u64, Box<Unrecorded>> {
-        let (mut guard, written, borrowed) = self.write_event(&mut event);
+        let (mut guard, written) = self.write_event(&mut event);
         let state = &mut *guard;
         // A copy of the run's id for an event a subscriber will see, or one handed back
-        // unrecorded; one that is only written and freed got the state's on loan.
-        if borrowed && (written.is_err() || state.fanout.is_live()) {
+        // unrecorded; one that is only written and freed was written with the run's id
+        // without holding it.
+        if (written.is_err() || state.fanout.is_live()) && event.run_id != self.run_id {
             event.run_id.clone_from(&self.run_id);
         }
         match written {
@@ -277,12 +280,12 @@ impl Recorder {
     /// subscriber gets a copy. On error nothing was written and no `seq` used, as for
     /// `record`.
     pub fn record_ref(&self, event: &mut ExchangeEvent) -> Result<u64, RecordError> {
-        let (mut guard, written, borrowed) = self.write_event(event);
+        let (mut guard, written) = self.write_event(event);
         let seq = written?;
         let state = &mut *guard;
         if state.fanout.is_live() {
             let mut copy = event.clone();
-            if borrowed {
+            if copy.run_id != self.run_id {
                 copy.run_id.clone_from(&self.run_id);
             }
             state.fanout.publish(copy, &self.run_id);
@@ -328,8 +331,8 @@ impl Recorder {
         Ok(seqs)
     }
 
-    /// Numbers and encodes `events` into the line buffer, each with the run's id on loan
-    /// (as [`write_event`](Recorder::write_event) lends it), then appends and syncs them as
+    /// Numbers and encodes `events` into the line buffer, each with the run's id (as
+    /// [`write_event`](Recorder::write_event) writes it), then appends and syncs them as
     /// one, under the lock; on error nothing was written and no `seq` used.
     fn write_lines(
         &self,
@@ -343,15 +346,8 @@ impl Recorder {
         state.line.clear();
         for (seq, event) in (first..).zip(events.iter_mut()) {
             event.seq = seq;
-            let borrowed = event.run_id != self.run_id;
-            if borrowed {
-                std::mem::swap(&mut event.run_id, &mut state.run_id);
-            }
-            let encoded = encode_fitted(event, &mut state.line);
-            if borrowed {
-                std::mem::swap(&mut event.run_id, &mut state.run_id);
-            }
-            report_cuts(&self.run_id, seq, &encoded?);
+            let cuts = self.encode(&mut state.line, &state.run_id_field, event)?;
+            report_cuts(&self.run_id, seq, &cuts);
             state.line.push(b'\n');
         }
         let end = first + events.len() as u64;
@@ -375,28 +371,40 @@ impl Recorder {
     }
 
     /// Masks `event`, gives it the run's links and writes it under the lock, which it
-    /// returns held (the fan-out is offered the event under it, in `seq` order), with
-    /// whether the event's own `run_id` differs from the run's (it was written with the
-    /// run's, lent for the write and taken back).
+    /// returns held (the fan-out is offered the event under it, in `seq` order). The line
+    /// has the run's id whatever the event's own `run_id`, which is left as it was.
     fn write_event(
         &self,
         event: &mut ExchangeEvent,
-    ) -> (MutexGuard<'_, State>, Result<u64, RecordError>, bool) {
+    ) -> (MutexGuard<'_, State>, Result<u64, RecordError>) {
         self.prepare(event);
         let mut guard = self.lock();
-        let state = &mut *guard;
-        // An event is written with the run's id. Most come without it (a workflow scope's
-        // never has it): they borrow the state's copy for the write and give it back, so
-        // that a run with no subscriber copies no id per event.
-        let borrowed = event.run_id != self.run_id;
-        if borrowed {
-            std::mem::swap(&mut event.run_id, &mut state.run_id);
+        let written = self.write_line(&mut guard, event);
+        (guard, written)
+    }
+
+    /// Appends `event`'s JSON to `line` with the run's id (`run_id_field`) in place of the
+    /// event's own, cut to fit a line when it does not ([`encode_fitted`]); the cuts made.
+    ///
+    /// An event whose line is too long is cut as `encode_fitted` cuts it with the run's id
+    /// in it (the cut depends on the line's length): for that rare event the id is copied
+    /// into it for the cut and its own put back after.
+    fn encode(
+        &self,
+        line: &mut Vec<u8>,
+        run_id_field: &[u8],
+        event: &mut ExchangeEvent,
+    ) -> Result<Vec<Cut>, EncodeError> {
+        match encode_in_run(event, run_id_field, line) {
+            Ok(()) => Ok(Vec::new()),
+            Err(error) if error.is_over_limit() => {
+                let own = std::mem::replace(&mut event.run_id, self.run_id.clone());
+                let fitted = encode_fitted(event, line);
+                event.run_id = own;
+                fitted
+            }
+            Err(error) => Err(error),
         }
-        let written = self.write_line(state, event);
-        if borrowed {
-            std::mem::swap(&mut event.run_id, &mut state.run_id);
-        }
-        (guard, written, borrowed)
     }
 
     /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
@@ -408,7 +416,7 @@ impl Recorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        let cuts = encode_fitted(event, &mut state.line)?;
+        let cuts = self.encode(&mut state.line, &state.run_id_field, event)?;
         report_cuts(&self.run_id, seq, &cuts);
         state.line.push(b'\n');
         self.append(state, seq)?;
