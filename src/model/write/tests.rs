@@ -67,6 +67,35 @@ fn the_first_escape_is_found_at_every_length_and_place() {
     }
 }
 
+/// The sixteen-byte scan finds the first escape where the eight-byte one does, at
+/// every place in strings of every length up to a few blocks.
+#[test]
+fn the_block_scan_finds_the_first_escape_as_the_word_scan() {
+    let text = "lorem ipsum dolor sit amet, consectetur adipiscing elit ".repeat(2);
+    for len in 0..100 {
+        let clean = &text.as_bytes()[..len];
+        assert_eq!(first_escape_long(clean), len, "clean, {len} bytes");
+        for special in [b'"', b'\\', b'\n', 0, 0x1f] {
+            for place in 0..len {
+                let mut bytes = clean.to_vec();
+                bytes[place] = special;
+                for later in bytes.iter_mut().skip(place + 1).step_by(5) {
+                    *later = b'"';
+                }
+                assert_eq!(
+                    first_escape_long(&bytes),
+                    place,
+                    "{special:#x} at {place} of {len}"
+                );
+                assert_eq!(first_escape(&bytes), place);
+            }
+        }
+    }
+    // Bytes above 0x7f (UTF-8) need no escape: the compare is unsigned.
+    let accented = "é→😀".repeat(10);
+    assert_eq!(first_escape_long(accented.as_bytes()), accented.len());
+}
+
 /// Strings of every length around the short path's (up to a few bytes past it), clean
 /// and with every kind of escape at every place, written after other bytes (a line's
 /// start), are written exactly as serde_json writes them; a clean one between quotes
