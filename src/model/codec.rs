@@ -430,7 +430,9 @@ pub fn validate(event: &ExchangeEvent) -> Result<(), EncodeError> {
     validate_after_run_id(event)
 }
 
-/// [`validate`]'s checks after `seq` and `run_id`'s, in its order.
+/// [`validate`]'s checks after `seq` and `run_id`'s, in its order. Inlined into both
+/// callers: a recorder checks every event it writes.
+#[inline]
 fn validate_after_run_id(event: &ExchangeEvent) -> Result<(), EncodeError> {
     event.timestamp.check()?;
     let kind = event.payload.kind();

@@ -346,8 +346,9 @@ impl Recorder {
         state.line.clear();
         for (seq, event) in (first..).zip(events.iter_mut()) {
             event.seq = seq;
-            let cuts = self.encode(&mut state.line, &state.run_id_field, event)?;
-            report_cuts(&self.run_id, seq, &cuts);
+            if let Err(refused) = encode_in_run(event, &state.run_id_field, &mut state.line) {
+                self.fit(&mut state.line, event, refused)?;
+            }
             state.line.push(b'\n');
         }
         let end = first + events.len() as u64;
@@ -383,28 +384,28 @@ impl Recorder {
         (guard, written)
     }
 
-    /// Appends `event`'s JSON to `line` with the run's id (`run_id_field`) in place of the
-    /// event's own, cut to fit a line when it does not ([`encode_fitted`]); the cuts made.
+    /// After `encode_in_run` refused `event` with `refused`: an event that is only too long
+    /// for a line is cut to fit ([`encode_fitted`]), appended to `line` and its cuts
+    /// reported; any other refusal is returned.
     ///
-    /// An event whose line is too long is cut as `encode_fitted` cuts it with the run's id
-    /// in it (the cut depends on the line's length): for that rare event the id is copied
-    /// into it for the cut and its own put back after.
-    fn encode(
+    /// It is cut as `encode_fitted` cuts it with the run's id in it (the cut depends on the
+    /// line's length): for that rare event the id is copied into it for the cut and its own
+    /// put back after. Out of line, so that the common path returns no list of cuts.
+    #[cold]
+    fn fit(
         &self,
         line: &mut Vec<u8>,
-        run_id_field: &[u8],
         event: &mut ExchangeEvent,
-    ) -> Result<Vec<Cut>, EncodeError> {
-        match encode_in_run(event, run_id_field, line) {
-            Ok(()) => Ok(Vec::new()),
-            Err(error) if error.is_over_limit() => {
-                let own = std::mem::replace(&mut event.run_id, self.run_id.clone());
-                let fitted = encode_fitted(event, line);
-                event.run_id = own;
-                fitted
-            }
-            Err(error) => Err(error),
+        refused: EncodeError,
+    ) -> Result<(), RecordError> {
+        if !refused.is_over_limit() {
+            return Err(refused.into());
         }
+        let own = std::mem::replace(&mut event.run_id, self.run_id.clone());
+        let fitted = encode_fitted(event, line);
+        event.run_id = own;
+        report_cuts(&self.run_id, event.seq, &fitted?);
+        Ok(())
     }
 
     /// Numbers, encodes, appends and syncs one line under the lock; on error nothing was
@@ -416,8 +417,9 @@ impl Recorder {
         let seq = state.last_seq + 1;
         event.seq = seq;
         state.line.clear();
-        let cuts = self.encode(&mut state.line, &state.run_id_field, event)?;
-        report_cuts(&self.run_id, seq, &cuts);
+        if let Err(refused) = encode_in_run(event, &state.run_id_field, &mut state.line) {
+            self.fit(&mut state.line, event, refused)?;
+        }
         state.line.push(b'\n');
         self.append(state, seq)?;
         Ok(seq)
