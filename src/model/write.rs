@@ -75,7 +75,16 @@ impl Out for Vec<u8> {
     }
     #[inline]
     fn plain(&mut self, text: &[u8]) {
-        // A checked timestamp (27 bytes from `Timestamp::now`) is never refused by `short`.
+        // The stamps of the two common lengths (27 bytes, a writer's: `Timestamp::now`; 24,
+        // a provider's milliseconds) are one store of a length known here: `short` spent
+        // ~120 instructions on a stamp testing bytes a checked stamp never has (the
+        // recorder bench: ~40 for the store).
+        match text.len() {
+            27 => return quoted::<27>(self, text.try_into().expect("27 bytes")),
+            24 => return quoted::<24>(self, text.try_into().expect("24 bytes")),
+            _ => {}
+        }
+        // Any other checked timestamp is never refused by `short`.
         if text.len() <= SHORT && short(self, text) {
             return;
         }
@@ -104,6 +113,15 @@ impl Out for Vec<u8> {
         // Floats go through serde_json itself, so their formatting is its own.
         serde_json::to_writer(self, number).expect("writing to a Vec cannot fail");
     }
+}
+
+/// `text` between quotes, `text` one that needs no escape, as one store of a length known
+/// where it is called (`N` at most [`SHORT`]).
+#[inline(always)]
+fn quoted<const N: usize>(out: &mut Vec<u8>, text: &[u8; N]) {
+    let mut quoted = [b'"'; SHORT + 2];
+    quoted[1..=N].copy_from_slice(text);
+    out.extend_from_slice(&quoted[..N + 2]);
 }
 
 /// The writer's walk with nothing written: it returns exactly the writer's refusals.
