@@ -1,7 +1,8 @@
 //! The normalize bench's stream generators (`benches/<provider>_stream/`), for the tests
 //! that read a bench stream both ways (a skim against the parse: Codex's items, ACP's
-//! chunks and tool calls, OpenCode's parts). Loaded once, here, beside the pieces they
-//! share, which they reach as their siblings (`gen_common`, `measure`).
+//! chunks and tool calls, OpenCode's parts, the Gemini API's text chunks). Loaded once,
+//! here, beside the pieces they share, which they reach as their siblings (`gen_common`,
+//! `measure`).
 
 // The tests call the generators, not the bench's typed readers or timing.
 #![allow(dead_code)]
@@ -15,5 +16,7 @@ mod measure;
 pub(super) mod acp_stream;
 #[path = "../../benches/codex_stream/mod.rs"]
 pub(super) mod codex_stream;
+#[path = "../../benches/gemini-api_stream/mod.rs"]
+pub(super) mod gemini_api_stream;
 #[path = "../../benches/opencode_stream/mod.rs"]
 pub(super) mod opencode_stream;

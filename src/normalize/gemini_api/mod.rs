@@ -80,10 +80,12 @@ use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 // The files of the adapter: this one holds detection, the state and the dispatch of a
 // record; `responses` a response's chunks; `bodies` requests; `parts` the assembly of a
-// candidate's parts; `wire` the record shapes.
+// candidate's parts; `wire` the record shapes; `skim` the reading of a text chunk without
+// the parser.
 mod bodies;
 mod parts;
 mod responses;
+mod skim;
 #[cfg(test)]
 mod tests;
 mod wire;
@@ -168,6 +170,9 @@ struct State {
     /// The members of the `usageMetadata` kept in `meta.raw_usage`, in order
     /// ([`wire::UsageMembers::keep_in`]).
     usage_members: Vec<(String, Value)>,
+    /// Text chunks are read by a skim ([`skim::chunk`]); off, they are parsed (the tests'
+    /// reference the skim is held to).
+    skim: bool,
 }
 
 impl State {
@@ -183,6 +188,7 @@ impl State {
             declared: None,
             named_calls: 0,
             usage_members: Vec::new(),
+            skim: true,
         }
     }
 
@@ -369,6 +375,16 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        // A text chunk read by the skim goes to the handler the parse would hand it to,
+        // counted as the parse counts a chunk (its members are all known ones).
+        if self.skim
+            && let Some(wire) = skim::chunk(record.bytes)
+        {
+            let slot = parser.tally.see(("response", None));
+            self.chunk(wire, record, items, diagnostics);
+            parser.tally.fate(slot, Fate::Mapped);
+            return;
+        }
         // A request's contents already read are not built again.
         reading_past(self.history, || {
             parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {

@@ -23,13 +23,15 @@ impl State {
         items: &mut Vec<Item>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let id = wire.response_id.as_deref().map(str::to_owned);
+        // The id and the model are copied only where they change: a stream's every chunk
+        // repeats them.
+        let id = wire.response_id.as_deref();
         let has_parts = wire
             .candidates
             .as_ref()
             .is_some_and(|candidates| candidates.iter().any(|c| c.content.is_some()));
         let next = match &self.response {
-            Some(current) => match (&current.id, &id) {
+            Some(current) => match (&current.id, id) {
                 (Some(current), Some(id)) => current != id,
                 _ => current.finished && has_parts,
             },
@@ -39,9 +41,11 @@ impl State {
             self.end_response("the next response started", items, diagnostics);
         }
         if self.response.is_none() {
-            self.begin(id.clone());
+            self.begin(id.map(str::to_owned));
         }
-        if let Some(model) = wire.model_version.as_deref().filter(|m| !m.is_empty()) {
+        if let Some(model) = wire.model_version.as_deref().filter(|m| !m.is_empty())
+            && self.meta.model.as_deref() != Some(model)
+        {
             self.meta.model = Some(model.to_owned());
         }
         if let Some(time) = &wire.create_time {
@@ -50,7 +54,7 @@ impl State {
         let line = record.span.line;
         let response = self.response.as_mut().expect("begun above");
         if response.id.is_none() {
-            response.id = id;
+            response.id = id.map(str::to_owned);
         }
         if let Some(Slot::Read(usage)) = wire.usage {
             response.usage = usage.counts();
@@ -78,7 +82,6 @@ impl State {
                 self.meta.keep(line, name, || value);
             }
         }
-        let message_id = self.response.as_ref().and_then(|r| r.id.clone());
         for (position, candidate) in wire.candidates.into_iter().flatten().enumerate() {
             let index = candidate.index.unwrap_or(position as u64);
             let mut out = Out::default();
@@ -117,8 +120,12 @@ impl State {
                 };
                 StopReason { kind, raw }
             });
-            for made in out.blocks {
-                self.deliver(made, Role::Assistant, &message_id, items, diagnostics);
+            if !out.blocks.is_empty() {
+                // The response's id, set above: copied only for the blocks that carry it.
+                let message_id = self.response.as_ref().and_then(|r| r.id.clone());
+                for made in out.blocks {
+                    self.deliver(made, Role::Assistant, &message_id, items, diagnostics);
+                }
             }
             self.unknown(out.unknown, "part/", record.span, diagnostics);
             for (kind, value) in kept {

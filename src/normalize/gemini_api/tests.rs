@@ -317,3 +317,88 @@ fn the_usage_kept_is_the_tree_of_the_last_usage_whatever_came_before() {
         assert_eq!(kept.as_ref(), Some(&tree), "usage {at}: {usage}");
     }
 }
+
+/// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
+/// run's metadata with its input report; read with the skim on or off.
+fn read_with(skim: bool, input: &[u8]) -> String {
+    use crate::normalize::driver::Driver;
+    use crate::normalize::framing::Http;
+    use crate::normalize::{Normalizer, Output};
+    let mut state = super::State::new();
+    state.skim = skim;
+    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
+    let mut out = Output::default();
+    normalizer.push(input, &mut out);
+    normalizer.finish(&mut out);
+    format!(
+        "{:#?}\n{:#?}\n{:#?}",
+        out.items,
+        out.diagnostics,
+        normalizer.meta()
+    )
+}
+
+/// Chunks skimmed or parsed, alike, over every input of the corpus, chunks the skim must
+/// give up (each with a member it does not read, or not as the parse reads it) and the
+/// bench's generated stream, most of whose chunks it takes.
+#[test]
+fn every_chunk_the_skim_takes_is_read_as_the_parse_reads_it() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/gemini-api");
+    let mut inputs = Vec::new();
+    for outcome in ["ok", "err"] {
+        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
+        for entry in dir {
+            let path = entry.expect("a fixture").path();
+            inputs.push((
+                path.display().to_string(),
+                std::fs::read(&path).expect("a fixture"),
+            ));
+        }
+    }
+    assert!(inputs.len() > 10, "the corpus is read");
+    let chunk = |parts: &str, rest: &str| {
+        format!(
+            "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{parts}],\"role\": \"model\"}},\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 3,\"totalTokenCount\": 5}},\"modelVersion\": \"m\",\"responseId\": \"r\"{rest}}}\r\n\r\n"
+        )
+    };
+    let mut edges = String::new();
+    for (parts, rest) in [
+        (r#"{"text": "a\n\u00e9\u001b[0m"}"#, ""),
+        (r#"{"text": "b", "thought": true}"#, ""),
+        (r#"{"text": "c","thought": false}"#, ""),
+        (r#"{"text": null}"#, ""),
+        (r#"{"text": "d"},{"text": "e"}"#, ""),
+        (r#"{"text": "\ud83d\ude00"}"#, ""),
+        (r#"{"text": "f", "text": "g"}"#, ""),
+        (r#"{"text": "h", "thoughtSignature": "s"}"#, ""),
+        (
+            r#"{"text": "i"}"#,
+            r#","createTime": "2025-01-01T00:00:00Z""#,
+        ),
+        (r#"{"text": "j"}"#, r#","extra": 1"#),
+        (r#"{"text": "k"}"#, r#","responseId": "again""#),
+        (r#"{"functionCall": {"name": "lookup", "args": {}}}"#, ""),
+        (r#"{"text": "l"}"#, ""),
+    ] {
+        edges.push_str(&chunk(parts, rest));
+    }
+    edges.push_str("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"m\"}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 03},\"responseId\": \"r\"}\r\n\r\n");
+    edges.push_str("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"n\"}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 3, \"promptTokenCount\": 4},\"responseId\": \"r\"}\r\n\r\n");
+    edges.push_str("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"o\"}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"responseId\": \"r\"}\r\n\r\n");
+    inputs.push(("edges".to_owned(), edges.into_bytes()));
+    let bench = crate::normalize::bench_streams::gemini_api_stream::gemini_api_stream(1 << 20, 7);
+    inputs.push(("bench".to_owned(), bench));
+    for (name, input) in &inputs {
+        assert_eq!(read_with(true, input), read_with(false, input), "{name}");
+    }
+    let (_, bench) = inputs.last().expect("the bench's stream");
+    let chunks = (bench.split(|&b| b == b'\n'))
+        .filter_map(|line| line.strip_prefix(b"data: "))
+        .map(|data| data.strip_suffix(b"\r").unwrap_or(data));
+    let (mut taken, mut all) = (0, 0);
+    for data in chunks {
+        all += 1;
+        taken += usize::from(super::skim::chunk(data).is_some());
+    }
+    assert!(taken * 100 / all > 90, "{taken} of {all}");
+}

@@ -357,7 +357,7 @@ impl Counts {
 /// copied per member) is built only when it differs from the one kept
 /// ([`UsageMembers::keep_in`]).
 #[derive(Default)]
-pub(super) struct UsageMembers<'a>(Vec<(Cow<'a, str>, Value)>);
+pub(super) struct UsageMembers<'a>(pub(super) Vec<(Cow<'a, str>, Value)>);
 
 impl UsageMembers<'_> {
     /// The counts (see [`Counts`]).

@@ -74,6 +74,40 @@ pub(crate) fn unescape(line: &str, mut at: usize, text: &mut String) -> Option<u
     }
 }
 
+/// The string whose opening quote is before `at`, as simd-json reads it: borrowed when it
+/// has no escape, else unescaped by [`unescape`] (which gives up where it gives up); where
+/// it ends (past its closing quote). For a stream's short texts, read by the API adapters'
+/// skims of their deltas.
+pub(crate) fn text_at(line: &str, at: usize) -> Option<(std::borrow::Cow<'_, str>, usize)> {
+    let bytes = line.as_bytes();
+    let end = plain_end(bytes, at);
+    if bytes.get(end) == Some(&b'"') {
+        return Some((std::borrow::Cow::Borrowed(line.get(at..end)?), end + 1));
+    }
+    let mut text = String::with_capacity(end - at + 16);
+    let end = unescape(line, at, &mut text)?;
+    Some((std::borrow::Cow::Owned(text), end))
+}
+
+/// The whole number at `at` as JSON writes it (no sign, fraction, exponent or leading
+/// zero), of at most 18 digits: a `u64` simd-json and serde_json read alike; and where its
+/// digits end. The caller reads what follows (a fraction or an exponent there is no token
+/// of its own, and gives up).
+pub(crate) fn small_count(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
+    let mut end = at;
+    while let Some(b'0'..=b'9') = bytes.get(end) {
+        end += 1;
+    }
+    let digits = bytes.get(at..end)?;
+    if digits.is_empty() || digits.len() > 18 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    Some((
+        digits.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0')),
+        end,
+    ))
+}
+
 /// The string whose opening quote is before `from`, unescaped as [`unescape`] unescapes it
 /// (as simd-json reads it), into a new string; where it ends (past its closing quote).
 /// Sixteen bytes at a time: each block is copied whole onto the text and cut back to its
