@@ -190,6 +190,8 @@ mod extras;
 mod usage;
 // The record shapes, borrowed from the input.
 mod wire;
+// Responses deltas read without the parser, into the record shape.
+mod skim;
 
 use assembly::Assembly;
 use extras::Extras;
@@ -297,6 +299,16 @@ impl Adapter for State {
             return;
         }
         let Output { items, diagnostics } = out;
+        // A delta read by the skim goes where `State::record` sends a Responses event, counted
+        // as the parse counts it (its members are all known ones).
+        if self.skim
+            && let Some((kind, wire)) = skim::delta(record.bytes)
+        {
+            let slot = parser.tally.see((kind, None));
+            let fate = self.responses_event(kind, wire, record, record.span, items, diagnostics);
+            parser.tally.fate(slot, fate);
+            return;
+        }
         parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {
             self.record(wire, record, parsed, items, diagnostics)
         });
@@ -362,6 +374,9 @@ struct State {
     /// Messages (or input items) of the conversation read so far, for requests that repeat
     /// the history.
     history: usize,
+    /// Responses deltas are read by a skim ([`skim::delta`]); off, they are parsed (the
+    /// tests' reference the skim is held to).
+    skim: bool,
 }
 
 impl State {
@@ -384,6 +399,7 @@ impl State {
             streaming: false,
             saw_response: false,
             history: 0,
+            skim: true,
         }
     }
 
@@ -597,5 +613,89 @@ mod tests {
         ] {
             assert!(!claims(&record), "{record}");
         }
+    }
+
+    /// What the adapter made of `input`, whole, as text to compare: items, diagnostics and
+    /// the run's metadata with its input report; read with the skim on or off.
+    fn read_with(skim: bool, input: &[u8]) -> String {
+        let mut state = State::new();
+        state.skim = skim;
+        let mut normalizer = Driver::<Http, State>::new(&Options::default(), state);
+        let mut out = Output::default();
+        normalizer.push(input, &mut out);
+        normalizer.finish(&mut out);
+        format!(
+            "{:#?}\n{:#?}\n{:#?}",
+            out.items,
+            out.diagnostics,
+            normalizer.meta()
+        )
+    }
+
+    /// Deltas skimmed or parsed, alike, over every input of the corpus, deltas the skim
+    /// must give up (each with a member it does not read, or not as the parse reads it) and
+    /// the bench's generated stream, most of whose deltas it takes.
+    #[test]
+    fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/openai");
+        let mut inputs = Vec::new();
+        for outcome in ["ok", "err"] {
+            let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
+            for entry in dir {
+                let path = entry.expect("a fixture").path();
+                let input = std::fs::read(&path).expect("a fixture");
+                inputs.push((path.display().to_string(), input));
+            }
+        }
+        assert!(inputs.len() > 10, "the corpus is read");
+        let mut edges = String::from(
+            "data: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"model\":\"m\",\"created_at\":1}}\n\n",
+        );
+        for delta in [
+            r#""item_id":"m1","output_index":0,"content_index":0,"delta":"a\n\u00e9""#,
+            r#""item_id":"m1","output_index":0,"content_index":0,"delta":"b","obfuscation":"x","logprobs":[]"#,
+            r#""item_id":"m1","output_index":0,"content_index":1,"delta":null"#,
+            r#""item_id":null,"output_index":0, "content_index":0,"delta":"c""#,
+            r#""item_id":"m2","delta":"d""#,
+            r#""item_id":"m1","output_index":0,"delta":"\ud83d\ude00""#,
+            r#""item_id":"m1","output_index":0,"delta":"e","delta":"f""#,
+            r#""item_id":"m1","output_index":-1,"delta":"g""#,
+            r#""item_id":"m1","output_index":0,"delta":{"text":"h"}"#,
+            r#""item_id":"m1","output_index":0,"delta":"i","extra":1"#,
+            r#""item_id":"m\u0031","output_index":0,"delta":"j""#,
+        ] {
+            for kind in [
+                "response.output_text.delta",
+                "response.reasoning_summary_text.delta",
+                "response.function_call_arguments.delta",
+                "response.unknown.delta",
+            ] {
+                let summary = if kind.contains("summary") {
+                    ",\"summary_index\":1"
+                } else {
+                    ""
+                };
+                edges.push_str(&format!(
+                    "event: {kind}\ndata: {{\"type\":\"{kind}\",\"sequence_number\":1{summary},{delta}}}\n\n"
+                ));
+            }
+        }
+        edges.push_str("data: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\",\"status\":\"completed\",\"output\":[]}}\n\n");
+        inputs.push(("edges".to_owned(), edges.into_bytes()));
+        let bench = crate::normalize::bench_streams::openai_stream::openai_stream(1 << 20, 7);
+        inputs.push(("bench".to_owned(), bench));
+        for (name, input) in &inputs {
+            assert_eq!(read_with(true, input), read_with(false, input), "{name}");
+        }
+        let (_, bench) = inputs.last().expect("the bench's stream");
+        let deltas = (bench.split(|&b| b == b'\n'))
+            .filter_map(|line| line.strip_prefix(b"data: "))
+            .filter(|data| data.windows(7).any(|w| w == b".delta\""));
+        let (mut taken, mut all) = (0, 0);
+        for data in deltas {
+            all += 1;
+            taken += usize::from(skim::delta(data).is_some());
+        }
+        assert!(all > 100 && taken * 100 / all > 90, "{taken} of {all}");
     }
 }
