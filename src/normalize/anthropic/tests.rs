@@ -195,3 +195,86 @@ proptest! {
         prop_assert_eq!(outcome(&streamed), outcome(&whole));
     }
 }
+
+/// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
+/// run's metadata with its input report; read with the skim on or off.
+fn read_with(skim: bool, input: &[u8]) -> String {
+    use crate::normalize::driver::Driver;
+    use crate::normalize::framing::Http;
+    use crate::normalize::{Normalizer, Output};
+    let mut state = super::State::new();
+    state.skim = skim;
+    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
+    let mut out = Output::default();
+    normalizer.push(input, &mut out);
+    normalizer.finish(&mut out);
+    format!(
+        "{:#?}\n{:#?}\n{:#?}",
+        out.items,
+        out.diagnostics,
+        normalizer.meta()
+    )
+}
+
+/// Deltas skimmed or parsed, alike, over every input of the corpus, deltas the skim must
+/// give up (each with a member it does not read, or not as the parse reads it) and the
+/// bench's generated stream, most of whose text deltas it takes.
+#[test]
+fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/anthropic");
+    let mut inputs = Vec::new();
+    for outcome in ["ok", "err"] {
+        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
+        for entry in dir {
+            let path = entry.expect("a fixture").path();
+            inputs.push((
+                path.display().to_string(),
+                std::fs::read(&path).expect("a fixture"),
+            ));
+        }
+    }
+    assert!(inputs.len() > 10, "the corpus is read");
+    let mut edges = String::from(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"c\",\"content\":[]}}\n\n\
+         data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n\
+         data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    );
+    for delta in [
+        r#"0,"delta":{"type":"thinking_delta","thinking":"a\n\u00e9"}}"#,
+        r#"1,"delta":{"type":"text_delta","text":"b\u001b[0m"}}"#,
+        r#"1,"delta":{"type":"text_delta","thinking":"c"}}"#,
+        r#"0,"delta":{"type":"thinking_delta","text":"d"}}"#,
+        r#"2,"delta":{"type":"text_delta","text":"e"}}"#,
+        r#"1,"delta":{"type":"text_delta","text":"\ud83d\ude00"}}"#,
+        r#"1,"delta":{"type":"text_delta","text":"f","text":"g"}}"#,
+        r#"01,"delta":{"type":"text_delta","text":"h"}}"#,
+        r#"1,"delta":{"type":"text_delta","text":"i"}, "x":1}"#,
+        r#"1,"delta":{"type":"text_d\u0065lta","text":"j"}}"#,
+        r#"1,"delta":{"type":"text_delta","text":null}}"#,
+        r#"1,"delta":{"type":"text_delta","text":"k"}}"#,
+    ] {
+        edges.push_str(&format!(
+            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{delta}\n\n"
+        ));
+    }
+    edges.push_str("data: {\"type\":\"content_block_stop\",\"index\":0}\n\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\ndata: {\"type\":\"message_stop\"}\n\n");
+    inputs.push(("edges".to_owned(), edges.into_bytes()));
+    let bench = crate::normalize::bench_streams::anthropic_stream::anthropic_stream(1 << 20, 7);
+    inputs.push(("bench".to_owned(), bench));
+    for (name, input) in &inputs {
+        assert_eq!(read_with(true, input), read_with(false, input), "{name}");
+    }
+    let (_, bench) = inputs.last().expect("the bench's stream");
+    let deltas = (bench.split(|&b| b == b'\n'))
+        .filter_map(|line| line.strip_prefix(b"data: "))
+        .filter(|data| {
+            data.windows(14).any(|w| w == b"\"text_delta\",\"")
+                || data.windows(18).any(|w| w == b"\"thinking_delta\",\"")
+        });
+    let (mut taken, mut all) = (0, 0);
+    for data in deltas {
+        all += 1;
+        taken += usize::from(super::skim::delta(data).is_some());
+    }
+    assert!(all > 100 && taken * 100 / all > 90, "{taken} of {all}");
+}
