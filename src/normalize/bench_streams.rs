@@ -1,8 +1,8 @@
 //! The normalize bench's stream generators (`benches/<provider>_stream/`), for the tests
 //! that read a bench stream both ways (a skim against the parse: Codex's items, ACP's
 //! chunks and tool calls, OpenCode's parts, the Gemini API's text chunks, OpenAI's
-//! Responses deltas, Anthropic's text deltas). Loaded once, here, beside the pieces they
-//! share, which they reach as their siblings (`gen_common`, `measure`).
+//! Responses deltas, Anthropic's and Bedrock's text deltas). Loaded once, here, beside the
+//! pieces they share, which they reach as their siblings (`gen_common`, `measure`).
 
 // The tests call the generators, not the bench's typed readers or timing.
 #![allow(dead_code)]
@@ -16,6 +16,8 @@ mod measure;
 pub(super) mod acp_stream;
 #[path = "../../benches/anthropic_stream/mod.rs"]
 pub(super) mod anthropic_stream;
+#[path = "../../benches/bedrock_stream/mod.rs"]
+pub(super) mod bedrock_stream;
 #[path = "../../benches/codex_stream/mod.rs"]
 pub(super) mod codex_stream;
 #[path = "../../benches/gemini-api_stream/mod.rs"]

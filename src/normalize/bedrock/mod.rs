@@ -65,9 +65,11 @@ use crate::model::{Block, ContentBlock, Fidelity, Role};
 
 // The files of the adapter: this one holds detection, the state and the dispatch of a
 // record; `stream` the stream's events; `bodies` a response body and a request; `content`
-// a whole content block; `wire` the record shapes.
+// a whole content block; `wire` the record shapes; `skim` the reading of a text delta
+// without the parser.
 mod bodies;
 mod content;
+mod skim;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -148,6 +150,9 @@ struct State {
     /// The last request's system prompt and tools, kept again only when they change.
     system: Option<Value>,
     declared: Option<Value>,
+    /// Text and reasoning deltas are read by a skim ([`skim::delta`]); off, they are
+    /// parsed (the tests' reference the skim is held to).
+    skim: bool,
 }
 
 impl State {
@@ -161,6 +166,7 @@ impl State {
             history: 0,
             system: None,
             declared: None,
+            skim: true,
         }
     }
 
@@ -368,6 +374,16 @@ impl Adapter for State {
 
     fn record(&mut self, parser: &mut JsonParser, record: Record<'_>, out: &mut Output) {
         let Output { items, diagnostics } = out;
+        // A delta read by the skim goes to the handler the parse would hand it to, counted
+        // as the parse counts it (its members are all known ones).
+        if self.skim
+            && let Some(delta) = skim::delta(record.bytes)
+        {
+            let slot = parser.tally.see(("contentBlockDelta", None));
+            self.block_delta(delta, record, diagnostics);
+            parser.tally.fate(slot, Fate::Mapped);
+            return;
+        }
         // A request's messages already read are not built again.
         reading_past(self.history, || {
             parser.parse_in::<WireShape>(record, diagnostics, |wire, parsed, diagnostics| {

@@ -203,3 +203,89 @@ fn a_repeated_message_of_the_wrong_shape_fails_its_request_as_a_built_one_does()
         assert!(problems[0].1.contains(expected), "{repeated}: {problems:?}");
     }
 }
+
+/// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
+/// run's metadata with its input report; read with the skim on or off.
+fn read_with(skim: bool, input: &[u8]) -> String {
+    use crate::normalize::driver::Driver;
+    use crate::normalize::framing::Http;
+    use crate::normalize::{Normalizer, Output};
+    let mut state = super::State::new();
+    state.skim = skim;
+    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
+    let mut out = Output::default();
+    normalizer.push(input, &mut out);
+    normalizer.finish(&mut out);
+    format!(
+        "{:#?}\n{:#?}\n{:#?}",
+        out.items,
+        out.diagnostics,
+        normalizer.meta()
+    )
+}
+
+/// Deltas skimmed or parsed, alike, over every input of the corpus (binary event streams
+/// among them), deltas the skim must give up (each with a member it does not read, or not
+/// as the parse reads it), the same as an event stream, and the bench's generated stream,
+/// most of whose text deltas it takes.
+#[test]
+fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/bedrock");
+    let mut inputs = Vec::new();
+    for outcome in ["ok", "err"] {
+        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
+        for entry in dir {
+            let path = entry.expect("a fixture").path();
+            inputs.push((
+                path.display().to_string(),
+                std::fs::read(&path).expect("a fixture"),
+            ));
+        }
+    }
+    assert!(inputs.len() > 10, "the corpus is read");
+    let deltas = [
+        r#"0,"delta":{"reasoningContent":{"text":"a\n\u00e9"}}"#,
+        r#"0,"delta":{"reasoningContent":{"text":"b"}},"p":"abcd""#,
+        r#"1,"delta":{"text":"c\u001b[0m"}"#,
+        r#"1,"delta":{"text":"d"},"p":"ab\u0063""#,
+        r#"1,"delta":{"text":"\ud83d\ude00"}"#,
+        r#"1,"delta":{"text":"e","text":"f"}"#,
+        r#"01,"delta":{"text":"g"}"#,
+        r#"1,"delta":{"text":"h"},"x":1"#,
+        r#"1,"delta":{"text":null}"#,
+        r#"1,"delta":{"reasoningContent":{"text":"i","signature":"s"}}"#,
+        r#"2,"delta":{"text":"j"}"#,
+        r#"1,"delta":{"text":"k"}"#,
+    ];
+    let mut edges = String::from("{\"messageStart\":{\"role\":\"assistant\"}}\n");
+    let mut stream = message("messageStart", br#"{"role":"assistant","p":"ab"}"#);
+    for delta in deltas {
+        // The payload as the event stream carries it; the record the framing makes of it is
+        // the decoded one.
+        let payload = format!("{{\"contentBlockIndex\":{delta}}}");
+        edges.push_str(&format!("{{\"contentBlockDelta\":{payload}}}\n"));
+        stream.extend(message("contentBlockDelta", payload.as_bytes()));
+    }
+    edges.push_str("{\"messageStop\":{\"stopReason\":\"end_turn\"}}\n");
+    stream.extend(message(
+        "messageStop",
+        br#"{"stopReason":"end_turn","p":"a"}"#,
+    ));
+    inputs.push(("edges".to_owned(), edges.into_bytes()));
+    inputs.push(("edges as an event stream".to_owned(), stream));
+    let bench = crate::normalize::bench_streams::bedrock_stream::bedrock_stream(1 << 20, 7);
+    inputs.push(("bench".to_owned(), bench));
+    for (name, input) in &inputs {
+        assert_eq!(read_with(true, input), read_with(false, input), "{name}");
+    }
+    let (_, bench) = inputs.last().expect("the bench's stream");
+    let deltas = (bench.split(|&b| b == b'\n')).filter(|line| {
+        line.starts_with(b"{\"contentBlockDelta\"") && !line.windows(9).any(|w| w == b"\"toolUse\"")
+    });
+    let (mut taken, mut all) = (0, 0);
+    for line in deltas {
+        all += 1;
+        taken += usize::from(super::skim::delta(line).is_some());
+    }
+    assert!(all > 100 && taken * 100 / all > 90, "{taken} of {all}");
+}
