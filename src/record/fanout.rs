@@ -168,8 +168,12 @@ enum Message {
     Subscribe(Sender),
     /// The recorder closed after `seq`.
     Close(u64),
-    /// Answer once everything before is handed on (for counters that are exact).
-    Sync(SyncSender<()>),
+    /// Answer once everything published up to `through` is handed on or counted as
+    /// dropped (for counters that are exact).
+    Sync {
+        through: u64,
+        answer: SyncSender<()>,
+    },
 }
 
 /// The writer's side of the fan-out. Lives inside the recorder's lock, so `publish` is
@@ -182,6 +186,9 @@ pub(crate) struct FanOut {
     subscribers: Vec<Arc<Shared>>,
     totals: Arc<Totals>,
     last_id: u64,
+    /// The `seq` of the last event offered to the hub, taken or not: a tail the hub's full
+    /// queue refused leaves no later event to reveal the gap, so `stats` tells the hub.
+    last_published: u64,
 }
 
 impl std::fmt::Debug for Message {
@@ -190,7 +197,7 @@ impl std::fmt::Debug for Message {
             Message::Event(event) => write!(f, "Event({})", event.seq),
             Message::Subscribe(sender) => write!(f, "Subscribe({})", sender.shared.id),
             Message::Close(seq) => write!(f, "Close({seq})"),
-            Message::Sync(_) => write!(f, "Sync"),
+            Message::Sync { through, .. } => write!(f, "Sync({through})"),
         }
     }
 }
@@ -264,6 +271,7 @@ impl FanOut {
         let Some((hub, _)) = &self.hub else {
             return;
         };
+        self.last_published = event.seq;
         match hub.try_send(Message::Event(Arc::new(event))) {
             // Full: the hub fell behind; the subscribers see the gap in `seq` and are told.
             Ok(()) | Err(TrySendError::Full(_)) => {}
@@ -293,7 +301,8 @@ impl FanOut {
         // handed them on (it never waits for anyone, so this is short).
         if let Some((hub, _)) = &self.hub {
             let (answer, answered) = sync_channel(1);
-            if hub.send(Message::Sync(answer)).is_ok() {
+            let through = self.last_published;
+            if hub.send(Message::Sync { through, answer }).is_ok() {
                 let _ = answered.recv();
             }
         }
@@ -328,7 +337,8 @@ fn start_hub(
 fn hub(messages: &Receiver<Message>, run_id: &str, totals: &Totals) {
     let mut senders: Vec<Sender> = Vec::new();
     // The `seq` the next event should have: a jump is what the hub's own queue dropped.
-    let mut expected: Option<u64> = None;
+    // Before the first event it is unknown, and 0 counts from each subscriber's first.
+    let mut expected = 0;
     let gap = |senders: &mut Vec<Sender>, from: u64, to: u64| {
         for sender in senders.iter_mut() {
             let from = from.max(sender.first_seq);
@@ -343,12 +353,10 @@ fn hub(messages: &Receiver<Message>, run_id: &str, totals: &Totals) {
             Message::Subscribe(sender) => senders.push(sender),
             Message::Event(event) => {
                 let seq = event.seq;
-                if let Some(expected) = expected
-                    && seq > expected
-                {
+                if seq > expected {
                     gap(&mut senders, expected, seq);
                 }
-                expected = Some(seq + 1);
+                expected = seq + 1;
                 senders.retain_mut(|sender| {
                     if seq < sender.first_seq {
                         return true;
@@ -370,13 +378,15 @@ fn hub(messages: &Receiver<Message>, run_id: &str, totals: &Totals) {
                     true
                 });
             }
-            Message::Sync(answer) => {
+            Message::Sync { through, answer } => {
+                if through >= expected {
+                    gap(&mut senders, expected, through + 1);
+                    expected = through + 1;
+                }
                 let _ = answer.send(());
             }
             Message::Close(last_seq) => {
-                if let Some(expected) = expected {
-                    gap(&mut senders, expected, last_seq + 1);
-                }
+                gap(&mut senders, expected, last_seq + 1);
                 for mut sender in senders.drain(..) {
                     sender.shared.end_seq.store(last_seq, Ordering::SeqCst);
                     sender.warn(run_id);
@@ -547,5 +557,101 @@ impl Iterator for Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContentBlock, EventType, Fidelity, MessagePayload, Payload, Role};
+    use std::sync::{Condvar, Mutex};
+
+    /// A `tracing` subscriber whose events wait until it is opened: the hub's first drop
+    /// warning holds its thread, so the test can fill the hub's queue deterministically.
+    #[derive(Default)]
+    struct Gate {
+        open: Mutex<bool>,
+        opened: Condvar,
+        warned: AtomicBool,
+    }
+
+    impl Gate {
+        fn open(&self) {
+            *self.open.lock().unwrap() = true;
+            self.opened.notify_all();
+        }
+    }
+
+    /// The test keeps one handle to the gate, the dispatcher the other.
+    struct Held(Arc<Gate>);
+
+    impl tracing::Subscriber for Held {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {
+            let gate = &self.0;
+            gate.warned.store(true, Ordering::SeqCst);
+            let mut open = gate.open.lock().unwrap();
+            while !*open {
+                open = gate.opened.wait(open).unwrap();
+            }
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    fn event(seq: u64) -> ExchangeEvent {
+        let payload = Payload::Message(MessagePayload::new(
+            Role::Assistant,
+            vec![ContentBlock::text(Fidelity::AgentEmitted, "x")],
+        ));
+        let mut event = ExchangeEvent::new("r", EventType::MessageAssistant, "step", payload);
+        event.seq = seq;
+        event
+    }
+
+    #[test]
+    fn stats_count_a_tail_the_hubs_full_queue_refused() {
+        let gate = Arc::new(Gate::default());
+        let dispatch = tracing::Dispatch::new(Held(Arc::clone(&gate)));
+        tracing::dispatcher::with_default(&dispatch, || {
+            let mut fan = FanOut::default();
+            let mut subscription = fan.subscribe(1, 1, "r");
+            // 1 fills the subscriber's buffer; 2 is dropped for it and the warning holds
+            // the hub, whose queue then takes HUB_CAPACITY events and refuses the rest.
+            fan.publish(event(1), "r");
+            fan.publish(event(2), "r");
+            while !gate.warned.load(Ordering::SeqCst) {
+                thread::yield_now();
+            }
+            let total = 2 + HUB_CAPACITY as u64 + 50;
+            for seq in 3..=total {
+                fan.publish(event(seq), "r");
+            }
+            gate.open();
+            let stats = fan.stats("r");
+            // Every event but the one delivered is counted dropped, the refused tail too.
+            assert_eq!(stats.delivered, 1);
+            assert_eq!(stats.dropped_total, total - 1);
+            assert_eq!(stats.subscribers[0].dropped, total - 1);
+            fan.close(total, "r");
+            assert_eq!(
+                subscription
+                    .recv()
+                    .map(|d| matches!(d, Delivery::Event(e) if e.seq == 1)),
+                Some(true)
+            );
+            assert!(matches!(
+                subscription.recv(),
+                Some(Delivery::Missed { from_seq: 2, count }) if count == total - 1
+            ));
+            assert!(subscription.recv().is_none());
+        });
     }
 }
