@@ -199,21 +199,9 @@ proptest! {
 /// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
 /// run's metadata with its input report; read with the skim on or off.
 fn read_with(skim: bool, input: &[u8]) -> String {
-    use crate::normalize::driver::Driver;
-    use crate::normalize::framing::Http;
-    use crate::normalize::{Normalizer, Output};
     let mut state = super::State::new();
     state.skim = skim;
-    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
-    let mut out = Output::default();
-    normalizer.push(input, &mut out);
-    normalizer.finish(&mut out);
-    format!(
-        "{:#?}\n{:#?}\n{:#?}",
-        out.items,
-        out.diagnostics,
-        normalizer.meta()
-    )
+    crate::normalize::bench_streams::read_whole::<crate::normalize::framing::Http, _>(state, input)
 }
 
 /// Deltas skimmed or parsed, alike, over every input of the corpus, deltas the skim must
@@ -221,19 +209,7 @@ fn read_with(skim: bool, input: &[u8]) -> String {
 /// bench's generated stream, most of whose text deltas it takes.
 #[test]
 fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/anthropic");
-    let mut inputs = Vec::new();
-    for outcome in ["ok", "err"] {
-        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
-        for entry in dir {
-            let path = entry.expect("a fixture").path();
-            inputs.push((
-                path.display().to_string(),
-                std::fs::read(&path).expect("a fixture"),
-            ));
-        }
-    }
-    assert!(inputs.len() > 10, "the corpus is read");
+    let mut inputs = crate::normalize::bench_streams::corpus_inputs("anthropic");
     let mut edges = String::from(
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"c\",\"content\":[]}}\n\n\
          data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n\

@@ -207,21 +207,9 @@ fn a_repeated_message_of_the_wrong_shape_fails_its_request_as_a_built_one_does()
 /// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
 /// run's metadata with its input report; read with the skim on or off.
 fn read_with(skim: bool, input: &[u8]) -> String {
-    use crate::normalize::driver::Driver;
-    use crate::normalize::framing::Http;
-    use crate::normalize::{Normalizer, Output};
     let mut state = super::State::new();
     state.skim = skim;
-    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
-    let mut out = Output::default();
-    normalizer.push(input, &mut out);
-    normalizer.finish(&mut out);
-    format!(
-        "{:#?}\n{:#?}\n{:#?}",
-        out.items,
-        out.diagnostics,
-        normalizer.meta()
-    )
+    crate::normalize::bench_streams::read_whole::<crate::normalize::framing::Http, _>(state, input)
 }
 
 /// Deltas skimmed or parsed, alike, over every input of the corpus (binary event streams
@@ -230,19 +218,7 @@ fn read_with(skim: bool, input: &[u8]) -> String {
 /// most of whose text deltas it takes.
 #[test]
 fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/bedrock");
-    let mut inputs = Vec::new();
-    for outcome in ["ok", "err"] {
-        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
-        for entry in dir {
-            let path = entry.expect("a fixture").path();
-            inputs.push((
-                path.display().to_string(),
-                std::fs::read(&path).expect("a fixture"),
-            ));
-        }
-    }
-    assert!(inputs.len() > 10, "the corpus is read");
+    let mut inputs = crate::normalize::bench_streams::corpus_inputs("bedrock");
     let deltas = [
         r#"0,"delta":{"reasoningContent":{"text":"a\n\u00e9"}}"#,
         r#"0,"delta":{"reasoningContent":{"text":"b"}},"p":"abcd""#,

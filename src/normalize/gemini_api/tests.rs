@@ -321,21 +321,9 @@ fn the_usage_kept_is_the_tree_of_the_last_usage_whatever_came_before() {
 /// What the adapter made of `input`, whole, as text to compare: items, diagnostics and the
 /// run's metadata with its input report; read with the skim on or off.
 fn read_with(skim: bool, input: &[u8]) -> String {
-    use crate::normalize::driver::Driver;
-    use crate::normalize::framing::Http;
-    use crate::normalize::{Normalizer, Output};
     let mut state = super::State::new();
     state.skim = skim;
-    let mut normalizer = Driver::<Http, super::State>::new(&Options::default(), state);
-    let mut out = Output::default();
-    normalizer.push(input, &mut out);
-    normalizer.finish(&mut out);
-    format!(
-        "{:#?}\n{:#?}\n{:#?}",
-        out.items,
-        out.diagnostics,
-        normalizer.meta()
-    )
+    crate::normalize::bench_streams::read_whole::<crate::normalize::framing::Http, _>(state, input)
 }
 
 /// Chunks skimmed or parsed, alike, over every input of the corpus, chunks the skim must
@@ -343,19 +331,7 @@ fn read_with(skim: bool, input: &[u8]) -> String {
 /// bench's generated stream, most of whose chunks it takes.
 #[test]
 fn every_chunk_the_skim_takes_is_read_as_the_parse_reads_it() {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/gemini-api");
-    let mut inputs = Vec::new();
-    for outcome in ["ok", "err"] {
-        let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
-        for entry in dir {
-            let path = entry.expect("a fixture").path();
-            inputs.push((
-                path.display().to_string(),
-                std::fs::read(&path).expect("a fixture"),
-            ));
-        }
-    }
-    assert!(inputs.len() > 10, "the corpus is read");
+    let mut inputs = crate::normalize::bench_streams::corpus_inputs("gemini-api");
     let chunk = |parts: &str, rest: &str| {
         format!(
             "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{parts}],\"role\": \"model\"}},\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 3,\"totalTokenCount\": 5}},\"modelVersion\": \"m\",\"responseId\": \"r\"{rest}}}\r\n\r\n"

@@ -620,15 +620,8 @@ mod tests {
     fn read_with(skim: bool, input: &[u8]) -> String {
         let mut state = State::new();
         state.skim = skim;
-        let mut normalizer = Driver::<Http, State>::new(&Options::default(), state);
-        let mut out = Output::default();
-        normalizer.push(input, &mut out);
-        normalizer.finish(&mut out);
-        format!(
-            "{:#?}\n{:#?}\n{:#?}",
-            out.items,
-            out.diagnostics,
-            normalizer.meta()
+        crate::normalize::bench_streams::read_whole::<crate::normalize::framing::Http, _>(
+            state, input,
         )
     }
 
@@ -637,17 +630,7 @@ mod tests {
     /// the bench's generated stream, most of whose deltas it takes.
     #[test]
     fn every_delta_the_skim_takes_is_read_as_the_parse_reads_it() {
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/normalize/openai");
-        let mut inputs = Vec::new();
-        for outcome in ["ok", "err"] {
-            let dir = std::fs::read_dir(format!("{corpus}/{outcome}")).expect("the corpus");
-            for entry in dir {
-                let path = entry.expect("a fixture").path();
-                let input = std::fs::read(&path).expect("a fixture");
-                inputs.push((path.display().to_string(), input));
-            }
-        }
-        assert!(inputs.len() > 10, "the corpus is read");
+        let mut inputs = crate::normalize::bench_streams::corpus_inputs("openai");
         let mut edges = String::from(
             "data: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"model\":\"m\",\"created_at\":1}}\n\n",
         );
