@@ -768,7 +768,10 @@ fn import_shows_a_progress_bar_on_a_terminal_only() {
     };
     let out = dir.path().join("a");
     let shown = on_a_terminal("", out.to_str().unwrap());
-    assert!(shown.contains("13/13 sessions ("), "{shown:?}");
+    // A frame of the bar was drawn; which ones depends on timing (indicatif draws at most
+    // 20 a second and the bar is cleared at the end, so under load the last frame, 13/13,
+    // may never be drawn before it goes).
+    assert!(shown.contains("/13 sessions ("), "{shown:?}");
     assert!(
         shown.contains("axt: 13 sessions, 25 runs, 339 events written to"),
         "{shown:?}"
