@@ -361,7 +361,18 @@ impl From<super::write::Refusal> for EncodeError {
 pub fn encode_event(event: &ExchangeEvent, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     validate(event)?;
     let start = out.len();
-    if let Err(refusal) = super::write::event(event, out) {
+    let written = super::write::event(event, out);
+    line_written(out, start, written)
+}
+
+/// The line the writer appended to `out` from `start` (or refused), checked against the
+/// transcript's line limit: on a refusal or a line too long, `out` is as it was.
+fn line_written(
+    out: &mut Vec<u8>,
+    start: usize,
+    written: Result<(), super::write::Refusal>,
+) -> Result<(), EncodeError> {
+    if let Err(refusal) = written {
         out.truncate(start);
         return Err(refusal.into());
     }
@@ -407,16 +418,8 @@ pub(crate) fn encode_in_run(
     }
     validate_after_run_id(event)?;
     let start = out.len();
-    if let Err(refusal) = super::write::event_in_run(event, run_id_field, out) {
-        out.truncate(start);
-        return Err(refusal.into());
-    }
-    let bytes = out.len() - start;
-    if bytes > super::limits::MAX_LINE_BYTES {
-        out.truncate(start);
-        return Err(EncodeError::TooLong { bytes });
-    }
-    Ok(())
+    let written = super::write::event_in_run(event, run_id_field, out);
+    line_written(out, start, written)
 }
 
 /// The checks of [`encode_event`] that serialization alone does not make.

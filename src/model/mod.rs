@@ -402,4 +402,4 @@ pub use step::StepKind;
 pub use text::Text;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tools::ToolClass;
-pub(crate) use write::{escape_mask, run_id_field};
+pub(crate) use write::{block_mask, escape_mask, run_id_field};

@@ -843,7 +843,7 @@ fn escaped_long(out: &mut Vec<u8>, bytes: &[u8]) {
 
 /// [`first_escape`] sixteen bytes at a time, for the strings [`escaped_long`] writes (most
 /// of them longer than [`SHORT`]): one SSE2 compare of each kind and a mask per block (the
-/// `wide` crate's safe vectors, as the skims' `block_mask`), where a word of eight takes a
+/// `wide` crate's safe vectors), where a word of eight takes a
 /// dozen scalar operations. The bytes after the last whole block are the last sixteen, a
 /// block that overlaps the one before (found clean). The recorder bench's `None` event
 /// (a 205-byte text): ~180 instructions -> ~95 for its scan and copy; measured on its own
@@ -872,9 +872,10 @@ fn first_escape_long(bytes: &[u8]) -> usize {
 }
 
 /// Bit `i` set when byte `i` of `block` needs an escape: a quote, a backslash or a control
-/// character (below 0x20: the bytes whose minimum with 0x1f is themselves).
+/// character (below 0x20: the bytes whose minimum with 0x1f is themselves). The skims find
+/// the end of a run of plain text with it too (`normalize::skim::text`).
 #[inline(always)]
-fn block_mask(block: &[u8; 16]) -> u32 {
+pub(crate) fn block_mask(block: &[u8; 16]) -> u32 {
     use wide::u8x16;
     let bytes = u8x16::new(*block);
     let quote = bytes.cmp_eq(u8x16::splat(b'"'));

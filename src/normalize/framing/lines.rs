@@ -224,23 +224,7 @@ mod tests {
     fn frame(input: &[u8], max: usize, chunk: usize) -> Vec<Seen> {
         let mut framer = Lines::new(max);
         let mut seen = Vec::new();
-        let mut each = |frame: Frame<'_>| {
-            seen.push(match frame {
-                Frame::Record(r) => Seen::Record(
-                    String::from_utf8_lossy(r.bytes).into_owned(),
-                    r.line,
-                    r.offset,
-                    r.terminated,
-                ),
-                Frame::TooLarge {
-                    line,
-                    offset,
-                    size,
-                    terminated,
-                } => Seen::TooLarge(line, offset, size, terminated),
-                Frame::Cut(_) => Seen::Cut,
-            })
-        };
+        let mut each = |frame: Frame<'_>| seen.push(self::seen(frame));
         for piece in input.chunks(chunk.max(1)) {
             framer.push(piece, &mut each);
         }

@@ -429,47 +429,7 @@ fn string_end_as<const SIMD: bool>(bytes: &[u8], from: usize) -> Option<(usize, 
     if let Some(end) = short_end(bytes, from) {
         return Some((end, false));
     }
-    let mut at = from;
-    // The first byte of the block at `at` is escaped (the block before ended in an odd
-    // run of backslashes): 1, else 0.
-    let mut carry = 0;
-    let mut escaped = false;
-    loop {
-        let tail;
-        let block: &[u8; 64] = match bytes.get(at..at + 64).and_then(|b| b.try_into().ok()) {
-            Some(block) => block,
-            None => {
-                let rest = bytes.get(at..)?;
-                let mut padded = [0; 64];
-                padded[..rest.len()].copy_from_slice(rest);
-                tail = padded;
-                &tail
-            }
-        };
-        let (backslashes, stops) = block_masks(block);
-        let escapes = escaped_bytes(backslashes, &mut carry);
-        let end = stops & !escapes;
-        // The bytes before the end (all of them when the block has none).
-        let before = end.wrapping_sub(1) & !end;
-        escaped |= backslashes & before != 0;
-        let mut escapes = escapes & before;
-        while escapes != 0 {
-            let bit = escapes.trailing_zeros() as usize;
-            // An escaped byte of the padding is a NUL: no escape, given up.
-            match JSON_ESCAPED[usize::from(block[bit & 63])] {
-                1 => {}
-                2 if json_unicode::<SIMD>(bytes.get(at + bit + 1..at + bit + 5)?) => {}
-                _ => return None,
-            }
-            escapes &= escapes - 1;
-        }
-        if end != 0 {
-            let here = at + end.trailing_zeros() as usize;
-            // A control character, or the padding, is no closing quote.
-            return (*bytes.get(here)? == b'"').then_some((here + 1, escaped));
-        }
-        at += 64;
-    }
+    blocks_end(bytes, from, &JSON_ESCAPED, json_unicode::<SIMD>)
 }
 
 /// The end of a string (past its closing quote) found in its first sixteen bytes before
@@ -525,7 +485,7 @@ fn json_unicode<const SIMD: bool>(digits: &[u8]) -> bool {
 /// UTF-8 (a skim checks its line whole, once). A skim that takes a tool's output this way
 /// never unescaped it, and the writer copies it.
 ///
-/// 64 bytes a block, as simdjson finds a string's end: the block's backslashes, and its
+/// 64 bytes a block ([`blocks_end`]), as simdjson finds a string's end: the block's backslashes, and its
 /// quotes and control characters, as two masks ([`block_masks`], SIMD through `wide`); the
 /// bytes odd runs of backslashes escape, by carries ([`escaped_bytes`]); the end the first
 /// quote or control character not escaped; only the escaped bytes before it looked up
@@ -539,14 +499,34 @@ fn json_unicode<const SIMD: bool>(digits: &[u8]) -> bool {
 ///
 /// [`ToolOutput`]: crate::model::ToolOutput
 pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    blocks_end(bytes, from, &ESCAPED, writers_unicode).map(|(end, _)| end)
+}
+
+/// The 64-byte block loop of [`string_end`] and [`writers_string_end`]: where the string
+/// whose opening quote is before `from` ends (past its closing quote), and whether it had an
+/// escape; `None` at a control character or an escape `escapes` (by the byte after the
+/// backslash: 1 taken, 2 a `\u` whose four digits `unicode` decides, 0 given up) does not
+/// take. The block's backslashes, quotes and control characters are two masks
+/// ([`block_masks`]), the bytes odd runs of backslashes escape come by carries
+/// ([`escaped_bytes`]), the end is the first quote or control character not escaped, and
+/// only the escaped bytes before it are looked up. The last bytes are a block padded with
+/// NULs (control characters: a string cut short gives up).
+#[inline(always)]
+fn blocks_end(
+    bytes: &[u8],
+    from: usize,
+    escapes: &[u8; 256],
+    unicode: impl Fn(&[u8]) -> bool,
+) -> Option<(usize, bool)> {
     let mut at = from;
     // The first byte of the block at `at` is escaped (the block before ended in an odd
     // run of backslashes): 1, else 0.
     let mut carry = 0;
+    let mut escaped = false;
     loop {
         let tail;
-        let block: &[u8; 64] = match bytes.get(at..at + 64) {
-            Some(block) => block.try_into().expect("64 bytes"),
+        let block: &[u8; 64] = match bytes.get(at..at + 64).and_then(|b| b.try_into().ok()) {
+            Some(block) => block,
             None => {
                 let rest = bytes.get(at..)?;
                 let mut padded = [0; 64];
@@ -556,24 +536,26 @@ pub(crate) fn writers_string_end(bytes: &[u8], from: usize) -> Option<usize> {
             }
         };
         let (backslashes, stops) = block_masks(block);
-        let escaped = escaped_bytes(backslashes, &mut carry);
-        let end = stops & !escaped;
-        // The escaped bytes before the end (all of them when the block has none).
-        let mut escapes = escaped & end.wrapping_sub(1) & !end;
-        while escapes != 0 {
-            let bit = escapes.trailing_zeros() as usize;
+        let escaped_here = escaped_bytes(backslashes, &mut carry);
+        let end = stops & !escaped_here;
+        // The bytes before the end (all of them when the block has none).
+        let before = end.wrapping_sub(1) & !end;
+        escaped |= backslashes & before != 0;
+        let mut looked_up = escaped_here & before;
+        while looked_up != 0 {
+            let bit = looked_up.trailing_zeros() as usize;
             // An escaped byte of the padding is a NUL: no escape, given up.
-            match ESCAPED[usize::from(block[bit & 63])] {
+            match escapes[usize::from(block[bit & 63])] {
                 1 => {}
-                2 if writers_unicode(bytes.get(at + bit + 1..at + bit + 5)?) => {}
+                2 if unicode(bytes.get(at + bit + 1..at + bit + 5)?) => {}
                 _ => return None,
             }
-            escapes &= escapes - 1;
+            looked_up &= looked_up - 1;
         }
         if end != 0 {
             let here = at + end.trailing_zeros() as usize;
             // A control character, or the padding, is no closing quote.
-            return (*bytes.get(here)? == b'"').then_some(here + 1);
+            return (*bytes.get(here)? == b'"').then_some((here + 1, escaped));
         }
         at += 64;
     }
@@ -985,7 +967,9 @@ pub(crate) fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
 mod tests {
     use super::*;
 
-    fn valid(text: &str) -> bool {
+    /// Whether a skim reads `text` as one whole JSON value (the tests of a string's end, in
+    /// `text.rs`, ask it too).
+    pub(super) fn valid(text: &str) -> bool {
         let mut skim = Skim::new(text.as_bytes());
         skim.skip().is_some() && skim.end().is_some()
     }

@@ -5,7 +5,7 @@
 //! Codex's messages, OpenCode's text parts). Both give up (`None`) where simd-json and
 //! serde_json could differ (a `\u` surrogate) and where the parse would refuse.
 
-use crate::model::escape_mask;
+use crate::model::{block_mask, escape_mask};
 
 /// The first quote, backslash or control character at or after `at`, or the end of `bytes`:
 /// where a run of a string's bytes that stand for themselves ends. Eight bytes at a time, by
@@ -177,30 +177,13 @@ pub(crate) fn unescaped(line: &str, from: usize) -> Option<(String, usize)> {
     }
 }
 
-/// Bit `i` set when byte `i` of `block` is a quote, a backslash or a control character
-/// (below 0x20: the bytes whose minimum with 0x1f is themselves).
-#[inline(always)]
-fn block_mask(block: &[u8; 16]) -> u32 {
-    use wide::u8x16;
-    let bytes = u8x16::new(*block);
-    let quote = bytes.cmp_eq(u8x16::splat(b'"'));
-    let backslash = bytes.cmp_eq(u8x16::splat(b'\\'));
-    let control = bytes.min(u8x16::splat(0x1f)).cmp_eq(bytes);
-    // The sixteen bits of the mask, as an unsigned number.
-    (quote | backslash | control).move_mask() as u32 & 0xffff
-}
-
 // The readings of a string's end (`string_end`, the parent's) held to serde_json's and to
 // the byte-by-byte reading the blocks replaced: here, beside the text's, so that the
 // skim's file stays under its length.
 #[cfg(test)]
 mod tests {
-    use super::super::{Skim, string_end_as};
-
-    fn valid(text: &str) -> bool {
-        let mut skim = Skim::new(text.as_bytes());
-        skim.skip().is_some() && skim.end().is_some()
-    }
+    use super::super::string_end_as;
+    use super::super::tests::valid;
 
     /// Escapes, quotes and control characters at every place in and across the eight-byte
     /// words a string is read in: a skim reads them as serde_json does.
