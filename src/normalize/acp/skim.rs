@@ -34,7 +34,7 @@
 
 use super::wire::Patch;
 use crate::model::ToolOutput;
-use crate::normalize::skim::{plain_end, unescape, writers_string_end};
+use crate::normalize::skim::{plain_end, token, unescape, writers_string_end};
 
 /// A line the skim takes.
 pub(super) enum Skimmed<'a> {
@@ -145,13 +145,6 @@ const KINDS: [&[u8]; 3] = [
     b"agent_thought_chunk\"",
     b"user_message_chunk\"",
 ];
-
-/// Past `token`, when the line has it at `at`.
-#[inline]
-fn token(bytes: &[u8], at: usize, token: &[u8]) -> Option<usize> {
-    let end = at + token.len();
-    (bytes.get(at..end)? == token).then_some(end)
-}
 
 /// Past the closing quote of the string whose opening quote is before `at`, when it has no
 /// escape (nor a control character).

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use super::wire::Wire;
 use crate::normalize::json::Borrowed;
 use crate::normalize::messages_api::Delta;
-use crate::normalize::skim::{plain_end, small_count, text_at};
+use crate::normalize::skim::{plain_end, small_count, text_at, token};
 
 /// A delta's start, through its index's key.
 const HEAD: &[u8] = b"{\"type\":\"content_block_delta\",\"index\":";
@@ -75,9 +75,4 @@ pub(super) fn delta(bytes: &[u8]) -> Option<Wire<'_>> {
         system: None,
         tools: None,
     })
-}
-
-/// Where `token`, at `at`, ends.
-fn token(bytes: &[u8], at: usize, token: &[u8]) -> Option<usize> {
-    (bytes.get(at..)?.starts_with(token)).then_some(at + token.len())
 }

@@ -22,7 +22,7 @@ use serde_json::Map;
 
 use super::wire::{BlockDelta, Delta, ReasoningDelta};
 use crate::normalize::json::Borrowed;
-use crate::normalize::skim::{plain_end, small_count, text_at};
+use crate::normalize::skim::{plain_end, small_count, text_at, token};
 
 /// A delta's start, through its index's key.
 const HEAD: &[u8] = b"{\"contentBlockDelta\":{\"contentBlockIndex\":";
@@ -79,9 +79,4 @@ pub(super) fn delta(bytes: &[u8]) -> Option<BlockDelta<'_>> {
         content_block_index: index,
         delta: Some(delta),
     })
-}
-
-/// Where `token`, at `at`, ends.
-fn token(bytes: &[u8], at: usize, token: &[u8]) -> Option<usize> {
-    (bytes.get(at..)?.starts_with(token)).then_some(at + token.len())
 }

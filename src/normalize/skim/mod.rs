@@ -18,7 +18,7 @@
 
 mod text;
 
-pub(crate) use text::{plain_end, small_count, text_at, unescape, unescaped};
+pub(crate) use text::{plain_end, small_count, text_at, token, unescape, unescaped};
 
 /// Nesting below which a skim gives up (serde_json skips any depth).
 pub(crate) const MAX_DEPTH: u32 = 64;

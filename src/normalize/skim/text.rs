@@ -89,6 +89,14 @@ pub(crate) fn text_at(line: &str, at: usize) -> Option<(std::borrow::Cow<'_, str
     Some((std::borrow::Cow::Owned(text), end))
 }
 
+/// Past `token`, when `bytes` has it at `at`: a skim's fixed piece of a line (a key with its
+/// quotes and colon, a value's opening quote) compared whole.
+#[inline]
+pub(crate) fn token(bytes: &[u8], at: usize, token: &[u8]) -> Option<usize> {
+    let end = at + token.len();
+    (bytes.get(at..end)? == token).then_some(end)
+}
+
 /// The whole number at `at` as JSON writes it (no sign, fraction, exponent or leading
 /// zero), of at most 18 digits: a `u64` simd-json and serde_json read alike; and where its
 /// digits end. The caller reads what follows (a fraction or an exponent there is no token
