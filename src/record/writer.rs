@@ -19,6 +19,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use super::error::RecordError;
@@ -324,12 +325,16 @@ fn still_at(file: &File, path: &Path) -> io::Result<bool> {
     }
 }
 
-/// How many replaced run files may be closing at once on threads of their own
-/// ([`replace_with_new`]); past that, one is closed where it was replaced.
+/// How many replaced run files may wait for the closer thread ([`close_aside`]); past
+/// that, one is closed where it was replaced.
 const CLOSING_AT_ONCE: usize = 16;
 
-/// Replaced run files closing on threads of their own.
+/// Replaced run files handed to the closer thread and not yet closed.
 static CLOSING: AtomicUsize = AtomicUsize::new(0);
+
+/// The closer thread's queue of replaced run files ([`close_aside`]); `None` if the thread
+/// could not be started.
+static CLOSER: OnceLock<Option<mpsc::Sender<File>>> = OnceLock::new();
 
 /// Names the temporary files of [`replace_with_new`], with the process id.
 static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
@@ -337,7 +342,7 @@ static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
 /// Replaces the run file `old` (open, locked, at `path` in `dir`) by a new, empty file:
 /// created beside it (0600, `O_EXCL`, under a name no transcript has:
 /// `.<run-id>.jsonl.new-<pid>-<n>`), locked, and renamed over it. `old` keeps its lock
-/// until it is closed, on a thread of its own; a recorder that was waiting for that lock
+/// until it is closed, on the closer thread ([`close_aside`]); a recorder that was waiting for that lock
 /// finds, once it has it, that the file is no longer the run's and opens the new one
 /// ([`still_at`]).
 ///
@@ -374,25 +379,44 @@ fn replace_with_new(old: File, dir: &Path, run_id: &str, path: &Path) -> io::Res
     Ok(new)
 }
 
-/// Closes a replaced run file on a thread of its own (at most [`CLOSING_AT_ONCE`] at a
-/// time; otherwise here). The last close of a file no name leads to frees its blocks.
+/// Closes a replaced run file on the closer thread, one long-lived thread that closes them
+/// one after another (at most [`CLOSING_AT_ONCE`] waiting; otherwise here). The last close
+/// of a file no name leads to frees its blocks.
+///
+/// A thread spawned per file (as before) cost a batch that replaces every run (`normalize
+/// --replace --out` over 40 inputs) a thread's creation and exit per input: its stack
+/// mapped, guarded and unmapped (a TLB shootdown of every core the process runs on, an
+/// exit to the hypervisor on a VM), its allocator arena set up, on top of the close.
 fn close_aside(old: File) {
+    let closer = CLOSER.get_or_init(|| {
+        let (send, receive) = mpsc::channel::<File>();
+        std::thread::Builder::new()
+            .name("axt-replaced".into())
+            // The default stack: with 64 KiB, a debug build's thread overflowed it (SIGSEGV
+            // in 3 of 6 runs of batch.rs's replacing FIFO test); the pages are only reserved.
+            .spawn(move || {
+                // Lives as long as the process: the sender is a static, never dropped.
+                for file in receive {
+                    drop(file);
+                    CLOSING.fetch_sub(1, Ordering::Relaxed);
+                }
+            })
+            .ok()
+            .map(|_| send)
+    });
+    let Some(closer) = closer else {
+        drop(old);
+        return;
+    };
     if CLOSING.fetch_add(1, Ordering::Relaxed) >= CLOSING_AT_ONCE {
         CLOSING.fetch_sub(1, Ordering::Relaxed);
         drop(old);
         return;
     }
-    let spawned = std::thread::Builder::new()
-        .name("axt-replaced".into())
-        // The default stack: with 64 KiB, a debug build's thread overflowed it (SIGSEGV in
-        // 3 of 6 runs of batch.rs's replacing FIFO test); the pages are only reserved.
-        .spawn(move || {
-            drop(old);
-            CLOSING.fetch_sub(1, Ordering::Relaxed);
-        });
-    if spawned.is_err() {
-        // The closure, and the file with it, were dropped here.
+    if let Err(mpsc::SendError(old)) = closer.send(old) {
+        // The closer thread is gone (it cannot be, but a file is never left open for it).
         CLOSING.fetch_sub(1, Ordering::Relaxed);
+        drop(old);
     }
 }
 
