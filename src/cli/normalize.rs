@@ -501,8 +501,9 @@ const HOLD_BYTES: u64 = 8 << 20;
 /// doing nothing (with two workers, the batch's serial part: a sixth of `make bench-batch`'s
 /// normalize row), the worker goes on transcribing and holds the events, and the messages
 /// said meanwhile, each event with the number of messages said before it. They are written
-/// and told once the run is claimed ([`IoErrors::settle`]): when the input ends, or when
-/// [`HOLD_BYTES`] of input were read meanwhile. What is written and told is what one
+/// and told once the run is claimed ([`IoErrors::settle`]): when it may be claimed (asked
+/// again as the held events double), when the input ends, or when [`HOLD_BYTES`] of input
+/// were read meanwhile. What is written and told is what one
 /// worker writes and tells, up to the same error.
 struct IoErrors<'a, 't, S> {
     sink: S,
@@ -566,7 +567,22 @@ where
         }
         let before = (self.telling.borrow().held.as_ref()).map_or(0, Vec::len);
         self.held.push((event, before));
-        if self.read.get() - self.held_from >= HOLD_BYTES {
+        // The earlier input usually claims its own run at its first event, a moment after
+        // this one began holding: asked again as the held events double (a lock each
+        // time, a few times an input), the run is claimed then, not at the input's end.
+        // Held to the end, a whole input's events grew one vector on this worker (its
+        // pages faulted in anew, then copied as it doubled) and were written in one go.
+        let held = self.held.len();
+        let claimed = held >= 2
+            && held.is_power_of_two()
+            && match (&mut self.claim, self.held.first()) {
+                (Some(claim), Some((first, _))) => claim.try_claim(&first.run_id),
+                _ => false,
+            };
+        if claimed {
+            self.claim = None;
+        }
+        if claimed || self.read.get() - self.held_from >= HOLD_BYTES {
             self.settle()?;
         }
         Ok(())

@@ -282,6 +282,111 @@ fn normalize_transcribes_an_input_of_a_run_still_being_written_meanwhile_real_fi
     assert!(written == std::fs::read_to_string(files.join(run)).unwrap());
 }
 
+/// A later input of another run, begun while the earlier had not yet named its run: its
+/// events are held, and written once the earlier claims its own (the held events asked
+/// again as they double), not only at the later input's end; what is written and said is
+/// what one worker writes and says of the same inputs as files.
+#[test]
+fn normalize_writes_a_held_input_once_the_earlier_names_its_run_real_fifo() {
+    let tmp = TempDir::new("batch-held-claimed");
+    let fixture = normalize_corpus("claude").join("ok/plain-session-thinking-text-bash.jsonl");
+    let earlier = std::fs::read_to_string(&fixture).unwrap();
+    let earlier_run = "cd613e30-d8f1-4adf-81b7-584a2265b1f5";
+    let later_run = "0b0b0b0b-d8f1-4adf-81b7-584a2265b1f5";
+    let later = earlier.replace(earlier_run, later_run);
+    let line_end = |text: &str, lines: usize| {
+        text.match_indices('\n')
+            .nth(lines - 1)
+            .map(|(at, _)| at + 1)
+            .unwrap()
+    };
+    // A run's first events come with its first assistant line, the fifth: the run's
+    // start, its step's and a message. The later input's first five lines are three events
+    // held (asked again at two); its next three, four events more (asked again at four,
+    // once the earlier's first five lines have named the earlier's run).
+    let (later_head, later_rest) = later.split_at(line_end(&later, 5));
+    let (later_middle, later_tail) = later_rest.split_at(line_end(later_rest, 3));
+    let (earlier_head, earlier_rest) = earlier.split_at(line_end(&earlier, 5));
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let (a, b) = (input.join("a.jsonl"), input.join("b.jsonl"));
+    for fifo in [&a, &b] {
+        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
+    }
+    let out = tmp.path().join("piped");
+    let child = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args([
+            "normalize",
+            "--jobs",
+            "2",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+        ])
+        .args([&out, &a, &b])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writing_a = std::fs::OpenOptions::new().write(true).open(&a).unwrap();
+    let mut writing_b = std::fs::OpenOptions::new().write(true).open(&b).unwrap();
+    writing_b.write_all(later_head.as_bytes()).unwrap();
+    // The later input's first events held while the earlier has named nothing (a moment
+    // for its worker to read them; were it slower, they are claimed at once: no harm).
+    std::thread::sleep(Duration::from_millis(300));
+    writing_a.write_all(earlier_head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    writing_b.write_all(later_middle.as_bytes()).unwrap();
+    let later_file = out.join(format!("{later_run}.jsonl"));
+    let mut waited = Duration::ZERO;
+    while !later_file.exists() && waited < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
+    }
+    let written_meanwhile = later_file.exists();
+    // Whatever came, let the command finish.
+    writing_b.write_all(later_tail.as_bytes()).unwrap();
+    writing_a.write_all(earlier_rest.as_bytes()).unwrap();
+    drop((writing_a, writing_b));
+    let piped = child.wait_with_output().unwrap();
+    assert!(
+        written_meanwhile,
+        "the later input's run written while both inputs were still open"
+    );
+
+    for (fifo, text) in [(&a, &earlier), (&b, &later)] {
+        std::fs::remove_file(fifo).unwrap();
+        std::fs::write(fifo, text).unwrap();
+    }
+    let files = tmp.path().join("files");
+    let one = axt(
+        &[
+            "normalize",
+            "--jobs",
+            "1",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+            files.to_str().unwrap(),
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(piped.status.code(), one.status.code());
+    assert_eq!(
+        text(&piped.stderr).replace(out.to_str().unwrap(), "OUT"),
+        text(&one.stderr).replace(files.to_str().unwrap(), "OUT")
+    );
+    for run in [earlier_run, later_run] {
+        let name = format!("{run}.jsonl");
+        let written = std::fs::read_to_string(out.join(&name)).unwrap();
+        assert!(written == std::fs::read_to_string(files.join(&name)).unwrap());
+    }
+}
+
 #[test]
 fn normalize_of_several_files_says_each_in_the_order_given() {
     let tmp = TempDir::new("batch-normalize-files");
