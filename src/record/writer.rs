@@ -332,9 +332,9 @@ const CLOSING_AT_ONCE: usize = 16;
 /// Replaced run files handed to the closer thread and not yet closed.
 static CLOSING: AtomicUsize = AtomicUsize::new(0);
 
-/// The closer thread's queue of replaced run files ([`close_aside`]); `None` if the thread
-/// could not be started.
-static CLOSER: OnceLock<Option<mpsc::Sender<File>>> = OnceLock::new();
+/// The closer thread's queue of replaced run files ([`close_aside`]) and the process that
+/// started it; `None` if the thread could not be started.
+static CLOSER: OnceLock<Option<(u32, mpsc::Sender<File>)>> = OnceLock::new();
 
 /// Names the temporary files of [`replace_with_new`], with the process id.
 static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
@@ -342,9 +342,9 @@ static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
 /// Replaces the run file `old` (open, locked, at `path` in `dir`) by a new, empty file:
 /// created beside it (0600, `O_EXCL`, under a name no transcript has:
 /// `.<run-id>.jsonl.new-<pid>-<n>`), locked, and renamed over it. `old` keeps its lock
-/// until it is closed, on the closer thread ([`close_aside`]); a recorder that was waiting for that lock
-/// finds, once it has it, that the file is no longer the run's and opens the new one
-/// ([`still_at`]).
+/// until it is closed, on the closer thread ([`close_aside`]); a recorder that was waiting
+/// for that lock finds, once it has it, that the file is no longer the run's and opens the
+/// new one ([`still_at`]).
 ///
 /// Emptying the file in place (`ftruncate(2)`) cost the run's writer what freeing the old
 /// file's blocks costs, on the writer's thread: on ext4 mounted with `discard` (many cloud
@@ -402,12 +402,19 @@ fn close_aside(old: File) {
                 }
             })
             .ok()
-            .map(|_| send)
+            .map(|_| (std::process::id(), send))
     });
-    let Some(closer) = closer else {
+    // A child forked after the thread started (Python's `multiprocessing`, an executor
+    // that forks) has the queue but not the thread: a file sent there would stay open,
+    // and locked, for the child's life. Such a child closes its files here.
+    let Some((started_by, closer)) = closer else {
         drop(old);
         return;
     };
+    if *started_by != std::process::id() {
+        drop(old);
+        return;
+    }
     if CLOSING.fetch_add(1, Ordering::Relaxed) >= CLOSING_AT_ONCE {
         CLOSING.fetch_sub(1, Ordering::Relaxed);
         drop(old);
