@@ -5,7 +5,7 @@
 //! This file owns the entry fields the importer needs and the first pass over a file; it
 //! decides nothing about threads.
 
-use std::borrow::Cow;
+use std::num::NonZeroU32;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -18,49 +18,97 @@ use crate::import::session::ImportError;
 use crate::model::Timestamp;
 use crate::model::tools::{ToolClass, classify, subagent_name};
 
-/// One entry of a log: where it is and the graph fields.
+/// One entry of a log: where it is and the graph fields. Its strings are the log's
+/// ([`Str`], [`Ids`]: read through [`Strings`]), so that an entry is a few hundred bytes
+/// and no allocation of its own: with a `String` a field it was ~480 bytes and eight
+/// allocations (~860 bytes a line), 23 MiB of the 40 MiB peak of importing a session of
+/// 198 MiB (28,765 entries).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Entry {
     pub(super) line: u64,
     pub(super) range: Range<usize>,
-    /// Parsed as JSON at all.
-    pub(super) json: bool,
-    pub(super) kind: String,
-    pub(super) subtype: Option<String>,
-    pub(super) uuid: Option<String>,
-    pub(super) parent: Option<String>,
-    pub(super) logical_parent: Option<String>,
-    pub(super) sidechain: bool,
-    pub(super) agent_id: Option<String>,
-    pub(super) session_id: Option<String>,
-    /// Has `session_id` (snake case), as stream-json records do.
-    pub(super) stream_session: bool,
     pub(super) timestamp: Option<Timestamp>,
-    pub(super) compact_summary: bool,
-    pub(super) cwd: Option<String>,
-    pub(super) version: Option<String>,
-    pub(super) git_branch: Option<String>,
-    pub(super) role: bool,
+    /// A hash of `message.content` (assistant entries: two entries of one message with the
+    /// same content are one entry written twice), or of the entry's prompt text (user
+    /// entries, for linking by prompt): [`Entry::content_hash`], [`Entry::prompt`].
+    hash: Option<u128>,
+    pub(super) kind: Kind,
+    pub(super) subtype: Option<Str>,
+    pub(super) uuid: Option<Str>,
+    pub(super) parent: Option<Str>,
+    pub(super) logical_parent: Option<Str>,
+    pub(super) agent_id: Option<Str>,
+    pub(super) session_id: Option<Str>,
+    pub(super) cwd: Option<Str>,
+    pub(super) version: Option<Str>,
+    pub(super) git_branch: Option<Str>,
     /// `toolUseResult.agentId`: the sub-agent a Task result came from.
-    pub(super) result_agent: Option<String>,
-    /// `isMeta: true` (user entries).
-    pub(super) meta: bool,
+    pub(super) result_agent: Option<Str>,
     /// `message.id` (assistant entries): the entries of one API response share it.
-    pub(super) message_id: Option<String>,
-    /// A hash of `message.content` (assistant entries): two entries of one message with the
-    /// same content are one entry written twice.
-    pub(super) content_hash: Option<u128>,
+    pub(super) message_id: Option<Str>,
     /// `sourceToolUseID` (user entries): the call whose result this entry belongs to (a
     /// skill's body, written after the call's `tool_result`).
-    pub(super) source_tool: Option<String>,
+    pub(super) source_tool: Option<Str>,
     /// The ids of the `tool_use` blocks (assistant entries).
-    pub(super) tool_uses: Vec<String>,
+    pub(super) tool_uses: Ids,
     /// The `Task` / `Agent` calls among the tool blocks (assistant entries).
-    pub(super) tasks: Vec<Task>,
+    pub(super) tasks: Ids,
     /// The `tool_use_id`s of the `tool_result` blocks (user entries).
-    pub(super) tool_results: Vec<String>,
-    /// The hash of the entry's prompt text (user entries), for linking by prompt.
-    pub(super) prompt: Option<u128>,
+    pub(super) tool_results: Ids,
+    /// Parsed as JSON at all.
+    pub(super) json: bool,
+    pub(super) sidechain: bool,
+    /// Has `session_id` (snake case), as stream-json records do.
+    pub(super) stream_session: bool,
+    pub(super) compact_summary: bool,
+    pub(super) role: bool,
+    /// `isMeta: true` (user entries).
+    pub(super) meta: bool,
+}
+
+/// An entry's `type`: the ones the graph asks about by name, or another (its text in the
+/// log's strings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// No `type` (or an empty one, or not a string).
+    #[default]
+    None,
+    User,
+    Assistant,
+    System,
+    Summary,
+    FileHistorySnapshot,
+    Other(Str),
+}
+
+/// A string of a log's entries: where it is in the log's text ([`Strings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Str {
+    /// Never 0 (the text starts with a byte no string is cut from), so that an
+    /// `Option<Str>` is 8 bytes.
+    start: NonZeroU32,
+    len: u32,
+}
+
+/// A list of an entry's ids (or `Task` calls): where it is in the log's lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Ids {
+    start: u32,
+    len: u32,
+}
+
+impl Ids {
+    pub(super) fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub(super) fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    fn range(self) -> Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
 }
 
 /// A `Task` / `Agent` call: what linking a sub-agent to it needs.
@@ -74,12 +122,207 @@ pub(super) struct Task {
 
 impl Entry {
     pub(super) fn is_message(&self) -> bool {
-        matches!(self.kind.as_str(), "user" | "assistant")
+        matches!(self.kind, Kind::User | Kind::Assistant)
     }
 
     /// A message the model or the user wrote (not a hook's `isMeta` user entry).
     pub(super) fn is_written(&self) -> bool {
-        self.kind == "assistant" || (self.kind == "user" && !self.meta)
+        self.kind == Kind::Assistant || (self.kind == Kind::User && !self.meta)
+    }
+
+    /// A hash of `message.content` (assistant entries).
+    pub(super) fn content_hash(&self) -> Option<u128> {
+        self.hash.filter(|_| self.kind == Kind::Assistant)
+    }
+
+    /// The hash of the entry's prompt text (user entries), for linking by prompt.
+    pub(super) fn prompt(&self) -> Option<u128> {
+        self.hash.filter(|_| self.kind == Kind::User)
+    }
+}
+
+/// The strings of a log's entries, which their fields point into: one text for all (a
+/// value the entry before has in the same field, as the session id, working directory,
+/// version and branch mostly are, or a `parentUuid` naming the entry before, is not
+/// written again), and the lists of ids and `Task` calls.
+pub(super) struct Strings {
+    text: String,
+    ids: Vec<Str>,
+    tasks: Vec<Task>,
+}
+
+/// A log's strings outgrew the 4 GiB their offsets reach (only a log larger than that).
+#[derive(Debug)]
+pub(super) struct TooMany;
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings {
+            // No string starts at 0 (see `Str::start`).
+            text: String::from("\0"),
+            ids: Vec::new(),
+            tasks: Vec::new(),
+        }
+    }
+}
+
+impl Strings {
+    /// The text of a string.
+    pub(super) fn get(&self, s: Str) -> &str {
+        let start = s.start.get() as usize;
+        // Every `Str` was cut from this text at a string's bounds.
+        self.text.get(start..start + s.len as usize).unwrap_or("")
+    }
+
+    /// The text of a field, when the entry has it.
+    pub(super) fn of(&self, s: Option<Str>) -> Option<&str> {
+        s.map(|s| self.get(s))
+    }
+
+    /// An entry's `type` as written.
+    pub(super) fn kind(&self, kind: Kind) -> &str {
+        match kind {
+            Kind::None => "",
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::System => "system",
+            Kind::Summary => "summary",
+            Kind::FileHistorySnapshot => "file-history-snapshot",
+            Kind::Other(s) => self.get(s),
+        }
+    }
+
+    /// The ids of a list.
+    pub(super) fn ids(&self, ids: Ids) -> impl Iterator<Item = &str> + '_ {
+        self.ids
+            .get(ids.range())
+            .unwrap_or_default()
+            .iter()
+            .map(|s| self.get(*s))
+    }
+
+    /// The `Task` calls of a list.
+    pub(super) fn tasks(&self, tasks: Ids) -> &[Task] {
+        self.tasks.get(tasks.range()).unwrap_or_default()
+    }
+
+    /// `text` kept, `None` when it is empty (an empty field is no field, as it always
+    /// was); a string of `like` when it says the same.
+    fn add(&mut self, text: Option<&str>, like: &[Option<Str>]) -> Result<Option<Str>, TooMany> {
+        let Some(text) = text.filter(|t| !t.is_empty()) else {
+            return Ok(None);
+        };
+        if let Some(same) = like.iter().flatten().find(|s| self.get(**s) == text) {
+            return Ok(Some(*same));
+        }
+        self.push(text).map(Some)
+    }
+
+    fn push(&mut self, text: &str) -> Result<Str, TooMany> {
+        let start = u32::try_from(self.text.len()).map_err(|_| TooMany)?;
+        let start = NonZeroU32::new(start).ok_or(TooMany)?;
+        let len = u32::try_from(text.len()).map_err(|_| TooMany)?;
+        start.checked_add(len).ok_or(TooMany)?;
+        self.text.push_str(text);
+        Ok(Str { start, len })
+    }
+
+    fn kind_of(&mut self, text: Option<&str>, like: Kind) -> Result<Kind, TooMany> {
+        Ok(match text.unwrap_or("") {
+            "" => Kind::None,
+            "user" => Kind::User,
+            "assistant" => Kind::Assistant,
+            "system" => Kind::System,
+            "summary" => Kind::Summary,
+            "file-history-snapshot" => Kind::FileHistorySnapshot,
+            other => {
+                let like = match like {
+                    Kind::Other(s) => Some(s),
+                    _ => None,
+                };
+                match self.add(Some(other), &[like])? {
+                    Some(s) => Kind::Other(s),
+                    None => Kind::None,
+                }
+            }
+        })
+    }
+
+    fn id_list<'a>(&mut self, ids: impl Iterator<Item = &'a str>) -> Result<Ids, TooMany> {
+        let start = u32::try_from(self.ids.len()).map_err(|_| TooMany)?;
+        for id in ids {
+            let id = self.push(id)?;
+            self.ids.push(id);
+        }
+        let len = u32::try_from(self.ids.len() - start as usize).map_err(|_| TooMany)?;
+        Ok(Ids { start, len })
+    }
+
+    fn task_list(&mut self, tasks: impl Iterator<Item = Task>) -> Result<Ids, TooMany> {
+        let start = u32::try_from(self.tasks.len()).map_err(|_| TooMany)?;
+        self.tasks.extend(tasks);
+        let len = u32::try_from(self.tasks.len() - start as usize).map_err(|_| TooMany)?;
+        Ok(Ids { start, len })
+    }
+}
+
+/// A log's entries, in blocks of [`BLOCK`] made one at a time: a `Vec` grown by doubling
+/// held the last block's worth twice while it moved, and up to as much again unused (a
+/// session of 28,765 entries took room for 32,768), and the buffers it left behind stayed
+/// resident in the allocator.
+#[derive(Default)]
+pub(super) struct Entries {
+    blocks: Vec<Vec<Entry>>,
+    len: usize,
+}
+
+/// Entries a block of [`Entries`] holds (~240 KiB).
+const BLOCK: usize = 1024;
+
+impl Entries {
+    fn push(&mut self, entry: Entry) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(entry),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK);
+                block.push(entry);
+                self.blocks.push(block);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn first(&self) -> Option<&Entry> {
+        self.blocks.first()?.first()
+    }
+
+    pub(super) fn last(&self) -> Option<&Entry> {
+        self.blocks.last()?.last()
+    }
+
+    pub(super) fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + Clone {
+        self.blocks.iter().flatten()
+    }
+}
+
+impl std::ops::Index<usize> for Entries {
+    type Output = Entry;
+
+    fn index(&self, at: usize) -> &Entry {
+        &self.blocks[at / BLOCK][at % BLOCK]
+    }
+}
+
+impl<'a> IntoIterator for &'a Entries {
+    type Item = &'a Entry;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'a, Vec<Entry>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.blocks.iter().flatten()
     }
 }
 
@@ -87,7 +330,9 @@ impl Entry {
 /// content (that is read again, entry by entry, when the run is transcribed).
 pub(super) struct Log {
     pub(super) path: PathBuf,
-    pub(super) entries: Vec<Entry>,
+    pub(super) entries: Entries,
+    /// The entries' strings.
+    pub(super) strings: Strings,
     /// The file's size in bytes.
     pub(super) size: usize,
 }
@@ -98,15 +343,43 @@ impl Log {
     /// its byte range alone (no graph fields), and the transcription reports it as too
     /// large when it reads it back.
     pub(super) fn read(path: &Path) -> Result<Log, ImportError> {
-        let mut entries = Vec::new();
+        let mut entries = Entries::default();
+        let mut strings = Strings::default();
+        let mut full = false;
         let scanned = scan(path, |line| {
-            entries.push(entry(line.number, line.range, line.bytes));
+            let before = entries.last();
+            match read_entry(
+                line.number,
+                line.range,
+                line.bytes,
+                true,
+                &mut strings,
+                before,
+            ) {
+                Ok(entry) => entries.push(entry),
+                Err(TooMany) => full = true,
+            }
         })?;
+        if full {
+            return Err(ImportError::Io {
+                path: path.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::FileTooLarge,
+                    "the session log's ids and graph fields pass 4 GiB",
+                ),
+            });
+        }
         Ok(Log {
             path: path.to_owned(),
             entries,
+            strings,
             size: scanned.size as usize,
         })
+    }
+
+    /// The text of a field of an entry, when it has it.
+    pub(super) fn of(&self, s: Option<Str>) -> Option<&str> {
+        self.strings.of(s)
     }
 }
 
@@ -129,7 +402,7 @@ pub(super) fn check(log: &Log) -> Result<(), ImportError> {
     };
     // Every session-log entry but `summary` and `file-history-snapshot` names its session.
     let session = |e: &Entry| {
-        e.session_id.is_some() || matches!(e.kind.as_str(), "summary" | "file-history-snapshot")
+        e.session_id.is_some() || matches!(e.kind, Kind::Summary | Kind::FileHistorySnapshot)
     };
     if is_simplified(log) || log.entries.iter().any(session) {
         return Ok(());
@@ -154,34 +427,40 @@ pub(super) fn is_simplified(log: &Log) -> bool {
             && first.session_id.is_none()
             && (first.role
                 || matches!(
-                    first.kind.as_str(),
+                    log.strings.kind(first.kind),
                     "tool_use" | "tool_result" | "text" | "error" | "stop" | "result"
                 ))
     })
 }
 
-fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> Entry {
-    read_entry(line, range, bytes, true)
-}
-
 /// An entry read by the skim where it can (`skim`), else by serde_json (the tests read
-/// every entry both ways and compare).
-fn read_entry(line: u64, range: Range<usize>, bytes: &[u8], skim: bool) -> Entry {
-    let owned = |text: Option<Cow<'_, str>>| text.map(Cow::into_owned).filter(|t| !t.is_empty());
+/// every entry both ways and compare), its strings kept in `strings` (those it shares with
+/// the entry `before` it once).
+fn read_entry(
+    line: u64,
+    range: Range<usize>,
+    bytes: &[u8],
+    skim: bool,
+    strings: &mut Strings,
+    before: Option<&Entry>,
+) -> Result<Entry, TooMany> {
     let skimmed = skim.then(|| skim_head(bytes)).flatten();
     let Some(head) = skimmed
         .map(Ok)
         .unwrap_or_else(|| serde_json::from_slice::<Head<'_>>(bytes))
         .ok()
     else {
-        return Entry {
+        return Ok(Entry {
             line,
             range,
             ..Entry::default()
-        };
+        });
     };
-    let assistant = head.kind.as_deref() == Some("assistant");
-    let user = head.kind.as_deref() == Some("user");
+    let none = Entry::default();
+    let before = before.unwrap_or(&none);
+    let kind = strings.kind_of(head.kind.as_deref(), before.kind)?;
+    let assistant = kind == Kind::Assistant;
+    let user = kind == Kind::User;
     let message = head.message.unwrap_or_default();
     // The message's id and a hash of its content (assistant entries), where its fields
     // have the types they should.
@@ -192,7 +471,7 @@ fn read_entry(line: u64, range: Range<usize>, bytes: &[u8], skim: bool) -> Entry
             content,
             ..
         } if assistant => (
-            owned(id.clone()),
+            strings.add(id.as_deref(), &[before.message_id])?,
             content.map(|content| bytes_hash(content.as_bytes())),
         ),
         _ => (None, None),
@@ -201,91 +480,104 @@ fn read_entry(line: u64, range: Range<usize>, bytes: &[u8], skim: bool) -> Entry
         line,
         range,
         json: true,
-        kind: owned(head.kind).unwrap_or_default(),
-        subtype: owned(head.subtype),
-        uuid: owned(head.uuid),
-        parent: owned(head.parent),
-        logical_parent: owned(head.logical_parent),
+        kind,
+        subtype: strings.add(head.subtype.as_deref(), &[before.subtype])?,
+        uuid: strings.add(head.uuid.as_deref(), &[])?,
+        // Mostly the entry before.
+        parent: strings.add(head.parent.as_deref(), &[before.uuid, before.parent])?,
+        logical_parent: strings.add(head.logical_parent.as_deref(), &[])?,
         sidechain: head.sidechain.unwrap_or(false),
-        agent_id: owned(head.agent_id),
-        session_id: owned(head.session_id),
+        agent_id: strings.add(head.agent_id.as_deref(), &[before.agent_id])?,
+        session_id: strings.add(head.session_id.as_deref(), &[before.session_id])?,
         stream_session: head.stream_session.is_some(),
         timestamp: head
             .timestamp
             .as_deref()
             .and_then(|t| Timestamp::parse(t).ok()),
         compact_summary: head.compact_summary.unwrap_or(false),
-        cwd: owned(head.cwd),
-        version: owned(head.version),
-        git_branch: owned(head.git_branch),
+        cwd: strings.add(head.cwd.as_deref(), &[before.cwd])?,
+        version: strings.add(head.version.as_deref(), &[before.version])?,
+        git_branch: strings.add(head.git_branch.as_deref(), &[before.git_branch])?,
         role: head.role.is_some(),
-        result_agent: head.tool_use_result.flatten().filter(|a| !a.is_empty()),
+        result_agent: strings.add(head.tool_use_result.flatten().as_deref(), &[])?,
         meta: user && head.meta,
         message_id,
-        content_hash,
-        source_tool: owned(head.source_tool).filter(|_| user),
+        hash: content_hash,
+        source_tool: match user {
+            true => strings.add(head.source_tool.as_deref(), &[])?,
+            false => None,
+        },
         ..Entry::default()
     };
     if let Some(content) = message.content.filter(|_| message.object) {
-        blocks(&mut entry, content, message.skimmed);
+        blocks(&mut entry, content, message.skimmed, strings)?;
     }
-    entry
+    Ok(entry)
 }
 
 /// The content fields linking and thread selection need: the calls and `Task` / `Agent`
 /// calls of an assistant entry, the results and prompt of a user entry.
-fn blocks(entry: &mut Entry, content: &str, skimmed: Option<Content<'_>>) {
-    let user = entry.kind == "user";
+fn blocks(
+    entry: &mut Entry,
+    content: &str,
+    skimmed: Option<Content<'_>>,
+    strings: &mut Strings,
+) -> Result<(), TooMany> {
+    let user = entry.kind == Kind::User;
     let raw = content.as_bytes();
     // Only a block typed `tool_use` or `server_tool_use` is a call: an assistant content
     // without those bytes has none, unless it spells them with an escape (`\u0075`), and
     // every escape of a letter is `\u`. So the blocks are read where either is found.
     let find = |needle: &[u8]| memchr::memmem::find(raw, needle).is_some();
-    let tools = entry.kind == "assistant" && (find(b"tool_use") || find(b"\\u"));
+    let tools = entry.kind == Kind::Assistant && (find(b"tool_use") || find(b"\\u"));
     if !user && !tools {
-        return;
+        return Ok(());
     }
     let Ok(content) = skimmed
         .map(Ok)
         .unwrap_or_else(|| serde_json::from_str::<Content<'_>>(content))
     else {
-        return;
+        return Ok(());
     };
     let blocks = match content {
         Content::Text(text) => {
             if user {
-                entry.prompt = Some(text_hash(&text));
+                entry.hash = Some(text_hash(&text));
             }
-            return;
+            return Ok(());
         }
         Content::Blocks(blocks) => blocks,
-        Content::Other => return,
+        Content::Other => return Ok(()),
     };
     if tools {
-        entry.tool_uses = (blocks.iter())
-            .filter(|b| b.kind.as_deref() == Some("tool_use"))
-            .filter_map(|b| b.id.as_deref().map(str::to_owned))
-            .collect();
-        entry.tasks = (blocks.iter())
-            .filter(|b| matches!(b.kind.as_deref(), Some("tool_use" | "server_tool_use")))
-            .filter_map(|b| {
-                let name = b.name.as_deref()?;
-                let input = b.input.and_then(|raw| serde_json::from_str(raw).ok());
-                task(b.id.as_deref(), name, input.as_ref())
-            })
-            .collect();
+        entry.tool_uses = strings.id_list(
+            (blocks.iter())
+                .filter(|b| b.kind.as_deref() == Some("tool_use"))
+                .filter_map(|b| b.id.as_deref()),
+        )?;
+        entry.tasks = strings.task_list(
+            (blocks.iter())
+                .filter(|b| matches!(b.kind.as_deref(), Some("tool_use" | "server_tool_use")))
+                .filter_map(|b| {
+                    let name = b.name.as_deref()?;
+                    let input = b.input.and_then(|raw| serde_json::from_str(raw).ok());
+                    task(b.id.as_deref(), name, input.as_ref())
+                }),
+        )?;
     }
     if user {
-        entry.tool_results = (blocks.iter())
-            .filter(|b| b.kind.as_deref() == Some("tool_result"))
-            .filter_map(|b| b.tool_use_id.as_deref().map(str::to_owned))
-            .collect();
+        entry.tool_results = strings.id_list(
+            (blocks.iter())
+                .filter(|b| b.kind.as_deref() == Some("tool_result"))
+                .filter_map(|b| b.tool_use_id.as_deref()),
+        )?;
         // The first text block's text, when it is a string.
-        entry.prompt = (blocks.iter())
+        entry.hash = (blocks.iter())
             .find(|b| b.kind.as_deref() == Some("text"))
             .and_then(|b| serde_json::from_str::<String>(b.text?).ok())
             .map(|text| text_hash(&text));
     }
+    Ok(())
 }
 
 /// The `Task` / `Agent` calls among an assistant message's blocks (the adapter makes a
@@ -441,27 +733,75 @@ mod tests {
         ])
     }
 
+    /// An entry read alone, with its strings.
+    fn entry(line: u64, range: Range<usize>, bytes: &[u8]) -> (Entry, Strings) {
+        read(line, range, bytes, true)
+    }
+
+    fn read(line: u64, range: Range<usize>, bytes: &[u8], skim: bool) -> (Entry, Strings) {
+        let mut strings = Strings::default();
+        let entry = read_entry(line, range, bytes, skim, &mut strings, None).unwrap();
+        (entry, strings)
+    }
+
+    /// Every field of an entry, its strings read.
+    fn fields(entry: &Entry, strings: &Strings) -> String {
+        let text = |s: Option<Str>| strings.of(s).map(str::to_owned);
+        format!(
+            "{:?}",
+            (
+                (
+                    entry.line,
+                    &entry.range,
+                    entry.json,
+                    strings.kind(entry.kind)
+                ),
+                (text(entry.subtype), text(entry.uuid), text(entry.parent)),
+                (
+                    text(entry.logical_parent),
+                    text(entry.agent_id),
+                    text(entry.session_id)
+                ),
+                (text(entry.cwd), text(entry.version), text(entry.git_branch)),
+                (
+                    text(entry.result_agent),
+                    text(entry.message_id),
+                    text(entry.source_tool)
+                ),
+                (&entry.timestamp, entry.content_hash(), entry.prompt()),
+                strings.ids(entry.tool_uses).collect::<Vec<_>>(),
+                strings.tasks(entry.tasks),
+                strings.ids(entry.tool_results).collect::<Vec<_>>(),
+                (entry.sidechain, entry.stream_session, entry.compact_summary),
+                (entry.role, entry.meta),
+            )
+        )
+    }
+
     /// The same, as the typed reading has it.
     fn typed(bytes: &[u8]) -> String {
-        let entry = entry(1, 0..bytes.len(), bytes);
+        let (entry, strings) = entry(1, 0..bytes.len(), bytes);
         assert!(entry.json, "{}", String::from_utf8_lossy(bytes));
+        let text = |s: Option<Str>| strings.of(s).map(str::to_owned);
         let mut read = json!({});
-        if entry.kind == "assistant" {
-            let tasks: Vec<_> = entry.tasks.iter().map(describe).collect();
-            read = json!({"uses": entry.tool_uses, "tasks": tasks});
-            if entry.message_id.is_some() || entry.content_hash.is_some() {
-                read["id"] = json!(entry.message_id);
-                read["hashed"] = json!(entry.content_hash.is_some());
+        if entry.kind == Kind::Assistant {
+            let tasks: Vec<_> = strings.tasks(entry.tasks).iter().map(describe).collect();
+            let uses: Vec<_> = strings.ids(entry.tool_uses).collect();
+            read = json!({"uses": uses, "tasks": tasks});
+            if entry.message_id.is_some() || entry.content_hash().is_some() {
+                read["id"] = json!(text(entry.message_id));
+                read["hashed"] = json!(entry.content_hash().is_some());
             }
         }
-        if entry.kind == "user" {
+        if entry.kind == Kind::User {
+            let results: Vec<_> = strings.ids(entry.tool_results).collect();
             read = json!({
-                "results": entry.tool_results,
-                "prompt": entry.prompt.map(|p| p.to_string()),
+                "results": results,
+                "prompt": entry.prompt().map(|p| p.to_string()),
                 "meta": entry.meta,
             });
         }
-        read["agent"] = json!(entry.result_agent);
+        read["agent"] = json!(text(entry.result_agent));
         read.to_string()
     }
 
@@ -511,20 +851,24 @@ mod tests {
     #[test]
     fn the_graph_fields_are_read_as_a_derived_struct_reads_them() {
         let read = |line: &str| entry(3, 0..line.len(), line.as_bytes());
-        let e = read(
+        let (e, strings) = read(
             r#"{"\u0074ype":"user","uuid":"u\u0031","parentUuid":null,"isSidechain":true,"agentId":"a","sessionId":"s","timestamp":"2026-03-14T09:00:01.001Z","sourceToolUseID":"t","role":null,"session_id":null}"#,
         );
         assert!(e.json);
         assert_eq!(
-            (e.kind.as_str(), e.uuid.as_deref(), e.parent.as_deref()),
-            ("user", Some("u1"), None)
+            (e.kind, strings.of(e.uuid), strings.of(e.parent)),
+            (Kind::User, Some("u1"), None)
         );
         assert!(e.sidechain && !e.role && !e.stream_session && e.timestamp.is_some());
-        assert_eq!(e.source_tool.as_deref(), Some("t"));
-        assert!(read(r#"{"type":"user","role":"user","session_id":"x"}"#).role);
+        assert_eq!(strings.of(e.source_tool), Some("t"));
+        assert!(
+            read(r#"{"type":"user","role":"user","session_id":"x"}"#)
+                .0
+                .role
+        );
         // An array is read by position, as a derived struct reads it (the tree does not).
-        let agent = read(r#"{"type":"user","toolUseResult":["a4"]}"#).result_agent;
-        assert_eq!(agent.as_deref(), Some("a4"));
+        let (e, strings) = read(r#"{"type":"user","toolUseResult":["a4"]}"#);
+        assert_eq!(strings.of(e.result_agent), Some("a4"));
         for refused in [
             r#"{"type":"user","uuid":"a","uuid":"b"}"#,
             r#"{"type":"user","uuid":5}"#,
@@ -533,8 +877,8 @@ mod tests {
             r#"["user"]"#,
             "not json",
         ] {
-            let e = read(refused);
-            assert!(!e.json && e.kind.is_empty() && e.line == 3, "{refused}");
+            let (e, _) = read(refused);
+            assert!(!e.json && e.kind == Kind::None && e.line == 3, "{refused}");
         }
     }
 
@@ -583,11 +927,11 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"a":"\ud800"}}]}}"#,
         ];
         let same = |bytes: &[u8]| {
-            let skimmed = read_entry(1, 0..bytes.len(), bytes, true);
-            let read = read_entry(1, 0..bytes.len(), bytes, false);
+            let (skimmed, skimmed_strings) = read(1, 0..bytes.len(), bytes, true);
+            let (parsed, parsed_strings) = read(1, 0..bytes.len(), bytes, false);
             assert_eq!(
-                format!("{skimmed:?}"),
-                format!("{read:?}"),
+                fields(&skimmed, &skimmed_strings),
+                fields(&parsed, &parsed_strings),
                 "{}",
                 String::from_utf8_lossy(bytes)
             );
@@ -617,17 +961,27 @@ mod tests {
                 same(&line);
             }
         }
-        let mut read = 0;
+        let mut lines = 0;
         for file in walk(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/corpus/import/claude-code"
         ))) {
+            // Read in turn as a log is, each entry sharing the strings of the one before:
+            // the same fields as read alone.
+            let mut strings = Strings::default();
+            let mut before: Option<Entry> = None;
             for line in std::fs::read(&file).unwrap().split(|&b| b == b'\n') {
                 same(line);
-                read += 1;
+                let range = 0..line.len();
+                let entry = read_entry(1, range.clone(), line, true, &mut strings, before.as_ref());
+                let entry = entry.unwrap();
+                let (alone, alone_strings) = read(1, range, line, true);
+                assert_eq!(fields(&entry, &strings), fields(&alone, &alone_strings));
+                before = Some(entry);
+                lines += 1;
             }
         }
-        assert!(read > 100, "{read} corpus lines");
+        assert!(lines > 100, "{lines} corpus lines");
     }
 
     fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::discover::{agent_session, session_dir_id};
 use super::link::{link, root_agent};
-use super::log::{Entry, Log, check, is_simplified};
+use super::log::{Log, check, is_simplified};
 use super::select::select;
 use super::simplified::simplified_thread;
 use super::thread::{Thread, thread_from};
@@ -44,7 +44,8 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
     let session_id = main_log
         .as_ref()
         .filter(|log| !is_simplified(log))
-        .and_then(|log| log.entries.iter().find_map(|e| e.session_id.clone()))
+        .and_then(|log| log.entries.iter().find_map(|e| log.of(e.session_id)))
+        .map(str::to_owned)
         .unwrap_or_else(|| fallback_id.clone());
     // An id of nothing but unsafe characters (`""`, `".."`) names no file: the file's instead.
     let session_id = Some(sanitize(&session_id))
@@ -121,7 +122,11 @@ pub(crate) fn plan(files: &SessionFiles) -> Result<SessionPlan, ImportError> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .map(|s| s.strip_prefix("agent-").map(str::to_owned).unwrap_or(s))
-            .or_else(|| log.entries.iter().find_map(|e| e.agent_id.clone()))
+            .or_else(|| {
+                (log.entries.iter())
+                    .find_map(|e| log.of(e.agent_id))
+                    .map(str::to_owned)
+            })
             .unwrap_or_default();
         let run_id = format!("{session_id}.agent-{}", sanitize(&agent));
         let mut thread = if is_simplified(&log) {
@@ -226,13 +231,13 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
         if !entry.sidechain {
             continue;
         }
-        groups.name(at, entry.agent_id.as_deref());
-        if let Some(parent) = entry.parent.as_deref().and_then(|p| by_uuid.get(p))
+        groups.name(at, log.of(entry.agent_id));
+        if let Some(parent) = log.of(entry.parent).and_then(|p| by_uuid.get(p))
             && entries[*parent].sidechain
         {
             groups.join(at, *parent);
         }
-        if let Some(agent) = entry.agent_id.as_deref() {
+        if let Some(agent) = log.of(entry.agent_id) {
             let first = *by_agent.entry(agent).or_insert(at);
             groups.join(at, first);
         }
@@ -257,7 +262,7 @@ fn session_threads(log: &Log, session_id: &str, notes: &mut Vec<Note>) -> Vec<Th
                 agent.to_owned(),
             ),
             None => {
-                let root = sidechain_root(entries, members[0], &by_uuid);
+                let root = sidechain_root(log, members[0], &by_uuid);
                 (
                     format!("{session_id}.sidechain-{}", sanitize(&root)),
                     format!("sidechain-{root}"),
@@ -321,7 +326,7 @@ impl<'a> Groups<'a> {
 fn uuid_index<'a>(log: &'a Log, notes: &mut Vec<Note>) -> HashMap<&'a str, usize> {
     let mut by_uuid: HashMap<&str, usize> = HashMap::with_capacity(log.entries.len());
     for (at, entry) in log.entries.iter().enumerate() {
-        if let Some(uuid) = &entry.uuid
+        if let Some(uuid) = log.of(entry.uuid)
             && by_uuid.insert(uuid, at).is_some()
         {
             notes.push(Note {
@@ -336,17 +341,16 @@ fn uuid_index<'a>(log: &'a Log, notes: &mut Vec<Note>) -> HashMap<&'a str, usize
 }
 
 /// The uuid (or line) of the first entry of a sidechain.
-fn sidechain_root(entries: &[Entry], mut at: usize, by_uuid: &HashMap<&str, usize>) -> String {
+fn sidechain_root(log: &Log, mut at: usize, by_uuid: &HashMap<&str, usize>) -> String {
+    let entries = &log.entries;
     let mut seen = HashSet::new();
-    while let Some(parent) = entries[at].parent.as_deref().and_then(|p| by_uuid.get(p))
+    while let Some(parent) = log.of(entries[at].parent).and_then(|p| by_uuid.get(p))
         && entries[*parent].sidechain
         && seen.insert(*parent)
     {
         at = *parent;
     }
-    entries[at]
-        .uuid
-        .as_deref()
+    log.of(entries[at].uuid)
         .map(|u| u.chars().take(8).collect())
         .unwrap_or_else(|| format!("line{}", entries[at].line))
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 // foldhash, not std's SipHash (see plan.rs); nothing here depends on a table's order.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::log::{Entry, Log};
+use super::log::{Entry, Kind, Log};
 use crate::import::session::{Note, NoteKind};
 
 /// The entries of one thread and how they were chosen.
@@ -63,7 +63,7 @@ pub(super) fn select(
             break;
         }
         let entry = &entries[at];
-        let parent = entry.parent.as_deref().or(entry.logical_parent.as_deref());
+        let parent = log.of(entry.parent).or(log.of(entry.logical_parent));
         let Some(parent) = parent else { break };
         match by_uuid.get(parent) {
             Some(next) if in_group.contains(next) => at = *next,
@@ -115,8 +115,8 @@ pub(super) fn select(
             chain.insert(*at);
         }
     }
-    rejoin(entries, members, &mut chain, &mut rejoined);
-    let kept_out = keep_out(entries, members, by_uuid, &chain);
+    rejoin(log, members, &mut chain, &mut rejoined);
+    let kept_out = keep_out(log, members, by_uuid, &chain);
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
     Selection {
@@ -141,19 +141,19 @@ pub(super) fn select(
 /// None of these makes a new message the thread's: a message is on the thread by the chain
 /// alone, so a branch the user abandoned stays out.
 fn rejoin(
-    entries: &[Entry],
+    log: &Log,
     members: &[usize],
     chain: &mut HashSet<usize>,
     rejoined: &mut BTreeMap<&'static str, u64>,
 ) {
-    let mut thread = Owned::of(entries, chain.iter().copied());
+    let entries = &log.entries;
+    let mut thread = Owned::of(log, chain.iter().copied());
     let messages: HashSet<&str> = thread.messages.keys().copied().collect();
     for at in members {
         let entry = &entries[*at];
-        let ours = entry.kind == "assistant"
-            && entry
-                .message_id
-                .as_deref()
+        let ours = entry.kind == Kind::Assistant
+            && log
+                .of(entry.message_id)
                 .is_some_and(|id| messages.contains(id));
         if ours && !chain.contains(at) && thread.copy(entry).is_none() {
             chain.insert(*at);
@@ -163,16 +163,13 @@ fn rejoin(
     }
     for at in members {
         let entry = &entries[*at];
-        if chain.contains(at) || entry.kind != "user" {
+        if chain.contains(at) || entry.kind != Kind::User {
             continue;
         }
-        let answers = entry
-            .tool_results
-            .iter()
-            .any(|id| thread.calls.contains(id.as_str()) && !thread.answered.contains(id.as_str()));
-        let body = entry
-            .source_tool
-            .as_deref()
+        let answers = (log.strings.ids(entry.tool_results))
+            .any(|id| thread.calls.contains(id) && !thread.answered.contains(id));
+        let body = log
+            .of(entry.source_tool)
             .is_some_and(|call| thread.calls.contains(call) && !thread.bodies.contains(call));
         if answers || body {
             chain.insert(*at);
@@ -183,8 +180,8 @@ fn rejoin(
 }
 
 /// What the thread holds, to tell an entry that belongs to it from a copy of one it has.
-#[derive(Default)]
 struct Owned<'a> {
+    log: &'a Log,
     /// Message id -> the content hashes of its entries in the thread.
     messages: HashMap<&'a str, HashSet<u128>>,
     calls: HashSet<&'a str>,
@@ -194,27 +191,32 @@ struct Owned<'a> {
 }
 
 impl<'a> Owned<'a> {
-    fn of(entries: &'a [Entry], thread: impl Iterator<Item = usize>) -> Self {
-        let mut owned = Owned::default();
+    fn of(log: &'a Log, thread: impl Iterator<Item = usize>) -> Self {
+        let mut owned = Owned {
+            log,
+            messages: HashMap::new(),
+            calls: HashSet::new(),
+            answered: HashSet::new(),
+            bodies: HashSet::new(),
+        };
         for at in thread {
-            owned.add(&entries[at]);
+            owned.add(&log.entries[at]);
         }
         owned
     }
 
-    fn add(&mut self, entry: &'a Entry) {
-        if let (true, Some(id)) = (entry.kind == "assistant", entry.message_id.as_deref()) {
+    fn add(&mut self, entry: &Entry) {
+        let log = self.log;
+        if let (true, Some(id)) = (entry.kind == Kind::Assistant, log.of(entry.message_id)) {
             let hashes = self.messages.entry(id).or_default();
-            hashes.extend(entry.content_hash);
+            hashes.extend(entry.content_hash());
         }
-        if entry.kind == "assistant" {
-            self.calls
-                .extend(entry.tool_uses.iter().map(String::as_str));
+        if entry.kind == Kind::Assistant {
+            self.calls.extend(log.strings.ids(entry.tool_uses));
         }
-        if entry.kind == "user" {
-            self.answered
-                .extend(entry.tool_results.iter().map(String::as_str));
-            self.bodies.extend(entry.source_tool.as_deref());
+        if entry.kind == Kind::User {
+            self.answered.extend(log.strings.ids(entry.tool_results));
+            self.bodies.extend(log.of(entry.source_tool));
         }
     }
 
@@ -222,24 +224,20 @@ impl<'a> Owned<'a> {
     /// messages with content or calls it has, a result for calls it has answered, a body
     /// for a call whose body it has. `None` when it does not.
     fn copy(&self, entry: &Entry) -> Option<()> {
-        match entry.kind.as_str() {
-            "assistant" => {
-                let hashes = self.messages.get(entry.message_id.as_deref()?)?;
-                let same = entry.content_hash.is_some_and(|h| hashes.contains(&h));
-                let calls = entry
-                    .tool_uses
-                    .iter()
-                    .any(|id| self.calls.contains(id.as_str()));
+        let log = self.log;
+        match entry.kind {
+            Kind::Assistant => {
+                let hashes = self.messages.get(log.of(entry.message_id)?)?;
+                let same = entry.content_hash().is_some_and(|h| hashes.contains(&h));
+                let calls = (log.strings.ids(entry.tool_uses)).any(|id| self.calls.contains(id));
                 (same || calls).then_some(())
             }
-            "user" => {
+            Kind::User => {
                 let answered = !entry.tool_results.is_empty()
-                    && entry.tool_results.iter().all(|id| {
-                        self.calls.contains(id.as_str()) && self.answered.contains(id.as_str())
-                    });
-                let body = entry
-                    .source_tool
-                    .as_deref()
+                    && (log.strings.ids(entry.tool_results))
+                        .all(|id| self.calls.contains(id) && self.answered.contains(id));
+                let body = log
+                    .of(entry.source_tool)
                     .is_some_and(|call| self.bodies.contains(call));
                 (answered || body).then_some(())
             }
@@ -254,12 +252,13 @@ impl<'a> Owned<'a> {
 /// `rewound` when someone wrote in it (the user went back to an earlier point and the log
 /// kept the abandoned branch), else a `side-branch` of hook, system and progress entries.
 fn keep_out(
-    entries: &[Entry],
+    log: &Log,
     members: &[usize],
     by_uuid: &HashMap<&str, usize>,
     thread: &HashSet<usize>,
 ) -> Vec<(usize, &'static str)> {
-    let owned = Owned::of(entries, thread.iter().copied());
+    let entries = &log.entries;
+    let owned = Owned::of(log, thread.iter().copied());
     let off: Vec<usize> = members
         .iter()
         .copied()
@@ -272,7 +271,7 @@ fn keep_out(
         .collect();
     let kept: HashSet<usize> = off.iter().copied().collect();
     let parent = |at: usize| {
-        let parent = *by_uuid.get(entries[at].parent.as_deref()?)?;
+        let parent = *by_uuid.get(log.of(entries[at].parent)?)?;
         kept.contains(&parent).then_some(parent)
     };
     // Each entry's branch: its topmost kept-out ancestor (a cycle ends the climb).

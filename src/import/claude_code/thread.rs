@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::log::{Entry, Log, Task};
+use super::log::{Entry, Kind, Log, Task};
 use super::select::Selection;
 use crate::import::feed::{Feed, RunPlan, What};
 use crate::import::session::{Note, NoteKind};
@@ -99,11 +99,11 @@ pub(super) fn thread_from(
     let mut compactions = 0u64;
     for at in selected {
         let entry = &entries[*at];
-        session_id = session_id.or(entry.session_id.clone());
-        version = entry.version.clone().or(version);
-        cwd = cwd.or(entry.cwd.clone());
-        branch = branch.or(entry.git_branch.clone());
-        if entry.kind == "system" && entry.subtype.as_deref() == Some("compact_boundary") {
+        session_id = session_id.or(entry.session_id);
+        version = entry.version.or(version);
+        cwd = cwd.or(entry.cwd);
+        branch = branch.or(entry.git_branch);
+        if entry.kind == Kind::System && log.of(entry.subtype) == Some("compact_boundary") {
             compactions += 1;
             notes.push(Note {
                 file: log.path.clone(),
@@ -117,24 +117,22 @@ pub(super) fn thread_from(
             fed.push(feed(What::Keep("axt-import/compact-summary"), entry));
             continue;
         }
-        if entry.kind == "user" {
+        if entry.kind == Kind::User {
             if prompt.is_none() {
-                prompt = entry.prompt;
+                prompt = entry.prompt();
             }
             // A Task result names the sub-agent it came from: `toolUseResult.agentId`, or
             // (Claude Code 2.0) the entry's own `agentId` on the main thread.
-            let named = entry
-                .result_agent
-                .clone()
-                .or_else(|| entry.agent_id.clone().filter(|_| !sidechain));
+            let named = (log.of(entry.result_agent))
+                .or_else(|| log.of(entry.agent_id).filter(|_| !sidechain));
             if let Some(named) = named {
-                for id in &entry.tool_results {
-                    spawned.insert(id.clone(), named.clone());
+                for id in log.strings.ids(entry.tool_results) {
+                    spawned.insert(id.to_owned(), named.to_owned());
                 }
             }
         }
-        if entry.kind == "assistant" {
-            calls.extend(entry.tasks.iter().cloned());
+        if entry.kind == Kind::Assistant {
+            calls.extend(log.strings.tasks(entry.tasks).iter().cloned());
         }
         fed.push(feed(What::Entry, entry));
     }
@@ -186,10 +184,10 @@ pub(super) fn thread_from(
     import.insert("kept_out".into(), json!(counts));
     import.insert("rejoined".into(), json!(selection.rejoined));
     import.insert("compactions".into(), compactions.into());
-    if let Some(cwd) = cwd {
+    if let Some(cwd) = log.of(cwd) {
         import.insert("cwd".into(), cwd.into());
     }
-    if let Some(branch) = branch {
+    if let Some(branch) = log.of(branch) {
         import.insert("git_branch".into(), branch.into());
     }
     if let Some(agent) = &agent {
@@ -197,8 +195,8 @@ pub(super) fn thread_from(
     }
     let mut thread = Thread::new(run_id, log.path.clone());
     thread.run.import = import;
-    thread.run.session_id = session_id;
-    thread.run.version = version;
+    thread.run.session_id = log.of(session_id).map(str::to_owned);
+    thread.run.version = log.of(version).map(str::to_owned);
     thread.run.kept_out = kept_out.iter().map(|(r, c)| (*r, c.entries)).collect();
     *thread.run.feed_mut() = fed;
     thread.agent = agent;
