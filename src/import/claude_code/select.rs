@@ -115,8 +115,8 @@ pub(super) fn select(
             chain.insert(*at);
         }
     }
-    rejoin(log, members, &mut chain, &mut rejoined);
-    let kept_out = keep_out(log, members, by_uuid, &chain);
+    let owned = rejoin(log, members, &mut chain, &mut rejoined);
+    let kept_out = keep_out(log, &owned, members, by_uuid, &chain);
     let mut selected: Vec<usize> = chain.into_iter().collect();
     selected.sort_unstable();
     Selection {
@@ -139,13 +139,13 @@ pub(super) fn select(
 ///   own (a skill's text, naming its call by `sourceToolUseID`).
 ///
 /// None of these makes a new message the thread's: a message is on the thread by the chain
-/// alone, so a branch the user abandoned stays out.
-fn rejoin(
-    log: &Log,
+/// alone, so a branch the user abandoned stays out. What the thread holds, once done.
+fn rejoin<'a>(
+    log: &'a Log,
     members: &[usize],
     chain: &mut HashSet<usize>,
     rejoined: &mut BTreeMap<&'static str, u64>,
-) {
+) -> Owned<'a> {
     let entries = &log.entries;
     let mut thread = Owned::of(log, chain.iter().copied());
     let messages: HashSet<&str> = thread.messages.keys().copied().collect();
@@ -177,6 +177,7 @@ fn rejoin(
             *rejoined.entry("parallel-result").or_default() += 1;
         }
     }
+    thread
 }
 
 /// What the thread holds, to tell an entry that belongs to it from a copy of one it has.
@@ -251,14 +252,16 @@ impl<'a> Owned<'a> {
 /// is kept out too is in its parent's branch, wherever the file has it), and a branch is
 /// `rewound` when someone wrote in it (the user went back to an earlier point and the log
 /// kept the abandoned branch), else a `side-branch` of hook, system and progress entries.
+/// `owned` is what the `thread` holds (as [`rejoin`] left it: made again, it was 1% of a
+/// Claude Code import's instructions).
 fn keep_out(
     log: &Log,
+    owned: &Owned<'_>,
     members: &[usize],
     by_uuid: &HashMap<&str, usize>,
     thread: &HashSet<usize>,
 ) -> Vec<(usize, &'static str)> {
     let entries = &log.entries;
-    let owned = Owned::of(log, thread.iter().copied());
     let off: Vec<usize> = members
         .iter()
         .copied()
