@@ -269,7 +269,20 @@ impl Stream<'_> {
         if let Some(parent) = self.parent {
             event.parent_run_id = Some(parent.to_owned());
         }
-        self.last = Some(shell(&event));
+        match &mut self.last {
+            // Copied into the last one's strings: no allocation an event.
+            Some(last) => {
+                last.seq = event.seq;
+                last.run_id.clone_from(&event.run_id);
+                last.parent_run_id.clone_from(&event.parent_run_id);
+                last.child_run_id.clone_from(&event.child_run_id);
+                last.event_type.clone_from(&event.event_type);
+                last.path.clone_from(&event.path);
+                last.iteration = event.iteration;
+                last.timestamp.clone_from(&event.timestamp);
+            }
+            None => self.last = Some(shell(&event)),
+        }
         (self.out)(event)
     }
 
