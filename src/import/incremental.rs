@@ -128,12 +128,14 @@ pub fn import_each(
         |index, found, send| {
             let _ending = claims.ending(index);
             let claim = &mut |run_ids: &[&str]| claims.claim_all(index, run_ids);
-            send(one(found, dir, options, &state, claim));
+            // Its key once (a canonical path: a `readlink` a directory of it).
+            let key = found.key();
+            send((one(found, &key, dir, options, &state, claim), key));
         },
-        |index, (status, now)| {
+        |index, ((status, now), key)| {
             let found = sessions[index];
             if let Some(now) = now {
-                seen.insert(found.key(), now);
+                seen.insert(key, now);
             }
             progress(index + 1, sessions.len());
             each(Outcome {
@@ -205,6 +207,7 @@ fn ends_mid_line(path: &Path) -> bool {
 /// and what the state file is to say of it.
 fn one(
     found: &Found,
+    key: &str,
     dir: &Path,
     options: &Options,
     state: &State,
@@ -222,10 +225,7 @@ fn one(
     {
         return (Status::Moving, None);
     }
-    let before = state
-        .sessions
-        .get(&found.key())
-        .filter(|_| mode == Mode::Update);
+    let before = state.sessions.get(key).filter(|_| mode == Mode::Update);
     let runs_there = |seen: &Seen| {
         seen.runs
             .iter()
