@@ -269,7 +269,9 @@ impl Strings {
 /// A log's entries, in blocks of [`BLOCK`] made one at a time: a `Vec` grown by doubling
 /// held the last block's worth twice while it moved, and up to as much again unused (a
 /// session of 28,765 entries took room for 32,768), and the buffers it left behind stayed
-/// resident in the allocator.
+/// resident in the allocator. The first block grows as a `Vec` does, so that a small log
+/// takes room for what it has (a whole block each was +1 MiB of peak RSS importing 100
+/// logs of 2 MiB on two workers).
 #[derive(Default)]
 pub(super) struct Entries {
     blocks: Vec<Vec<Entry>>,
@@ -284,7 +286,10 @@ impl Entries {
         match self.blocks.last_mut() {
             Some(block) if block.len() < BLOCK => block.push(entry),
             _ => {
-                let mut block = Vec::with_capacity(BLOCK);
+                let mut block = match self.blocks.is_empty() {
+                    true => Vec::new(),
+                    false => Vec::with_capacity(BLOCK),
+                };
                 block.push(entry);
                 self.blocks.push(block);
             }
