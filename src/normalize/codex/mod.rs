@@ -150,6 +150,17 @@ impl Adapter for State {
             }
             None => {}
         }
+        // A session file's call output, most of its bytes, likewise.
+        if self.skim
+            && let Some(output) = rollout::skim(record.bytes)
+        {
+            let slot = parser.tally.see(("response_item", Some(output.kind)));
+            let fate = self
+                .rollout
+                .call_output(output, record, &mut self.meta, items, diagnostics);
+            parser.tally.fate(slot, fate);
+            return;
+        }
         parser.parse_in::<LineShape>(record, diagnostics, |line, parsed, diagnostics| {
             self.line(line, record, parsed, items, diagnostics)
         });

@@ -34,6 +34,10 @@ use crate::normalize::openai::ResponsesItems;
 use crate::normalize::report::Fate;
 use crate::normalize::{Diagnostic, Item, RunMeta, Usage};
 
+mod skim;
+
+pub(super) use skim::{CallOutput, skim};
+
 /// Whether a record's `type` is a rollout record's.
 pub(super) fn is_rollout(kind: &str) -> bool {
     matches!(
@@ -133,6 +137,28 @@ impl Rollout {
                 Fate::Passthrough
             }
         }
+    }
+
+    /// A call's output record read by [`skim`]: what [`Rollout::record`] makes of it.
+    pub(super) fn call_output(
+        &mut self,
+        output: CallOutput<'_>,
+        record: Record<'_>,
+        meta: &mut RunMeta,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Fate {
+        let CallOutput {
+            timestamp,
+            call_id,
+            output,
+            ..
+        } = output;
+        self.seen = true;
+        meta.saw_time(timestamp);
+        self.items
+            .call_output(call_id, output, record, items, diagnostics);
+        Fate::Mapped
     }
 
     fn event(

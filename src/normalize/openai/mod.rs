@@ -282,6 +282,32 @@ impl ResponsesItems {
         true
     }
 
+    /// A call's output item that has no member but its `type` (`function_call_output`,
+    /// `custom_tool_call_output` or `local_shell_call_output`), `call_id` and `output` (a
+    /// string), read by the caller's skim of its record, the output held as the record
+    /// escaped it: what [`ResponsesItems::item`] makes of that item (the three kinds answer
+    /// their call alike, never as an error; such an item says nothing of the run).
+    pub(crate) fn call_output(
+        &mut self,
+        call_id: &str,
+        output: crate::model::ToolOutput,
+        record: Record<'_>,
+        items: &mut Vec<Item>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let result = items::ItemResult {
+            tool_id: call_id.to_owned(),
+            content: output,
+            is_error: false,
+            exit_code: None,
+            unnamed: None,
+            program: None,
+        };
+        let role = crate::model::Role::User;
+        self.0
+            .tool_result(result, role, record.span, items, diagnostics);
+    }
+
     /// The input has ended: calls that never got their output are reported.
     pub(crate) fn finish(&mut self, diagnostics: &mut Vec<Diagnostic>) {
         self.0.tools.report_dangling(diagnostics);
