@@ -170,12 +170,16 @@ impl Rollout {
     ) -> Fate {
         match kind {
             "token_count" => {
-                if let Some(total) = payload
-                    .pointer("/info/total_token_usage")
-                    .and_then(TokenUsage::read)
+                // Two lookups, not `Value::pointer`: it splits its path and builds a string
+                // of each part (~2,600 instructions a call, 96.7M of a 100-session import).
+                let total = payload
+                    .get("info")
+                    .and_then(|info| info.get("total_token_usage"));
+                if let Some(usage) = total
+                    && let Some(total) = TokenUsage::read(usage)
                 {
                     self.count(total, meta);
-                    meta.raw_usage = payload.pointer("/info/total_token_usage").cloned();
+                    meta.raw_usage = Some(usage.clone());
                 }
                 Fate::Mapped
             }
