@@ -167,6 +167,7 @@ mod tests {
     use crate::normalize::bench_streams::codex_stream;
     use crate::normalize::driver::Driver;
     use crate::normalize::framing::Lines;
+    use crate::normalize::skim::held_pieces::{HELD_STRING_PIECES, writer_writes};
     use crate::normalize::{Diagnostic, Item, Normalizer, Options, Output, RunMeta};
 
     /// What the adapter makes of `input`, command lines skimmed or parsed.
@@ -259,44 +260,9 @@ mod tests {
     /// writer does not write (output), a `\u` surrogate (command) or one the parse refuses.
     #[test]
     fn a_command_is_skimmed_as_the_parse_reads_it_wherever_its_escapes_fall() {
-        let pieces = [
-            "\\\"",
-            "\\\\",
-            "\\/",
-            "\\b",
-            "\\f",
-            "\\n",
-            "\\r",
-            "\\t",
-            "\\u0000",
-            "\\u001b",
-            "\\u001B",
-            "\\u000a",
-            "\\u00e9",
-            "\\u2028",
-            "\\ud83d\\ude00",
-            "\\ud800",
-            "\\u12",
-            "\\x",
-            "\\",
-            "\"",
-            "\t",
-            "\u{1}",
-            "\u{7f}",
-            "\u{e9}",
-            "\u{1F600}",
-            "}",
-            ",",
-            "ab",
-        ];
-        let writers = |piece: &str| {
-            serde_json::from_str::<String>(&format!("\"{piece}\"")).is_ok_and(|text| {
-                serde_json::to_string(&text).is_ok_and(|json| json == format!("\"{piece}\""))
-            })
-        };
         let mut taken = 0;
         for len in 0..=40 {
-            for piece in pieces {
+            for piece in HELD_STRING_PIECES {
                 for at in [0, len / 2, len] {
                     let mut text = "x".repeat(len);
                     text.insert_str(at, piece);
@@ -308,7 +274,7 @@ mod tests {
                     if skims[1].is_some() {
                         taken += 1;
                     } else {
-                        assert!(!writers(piece), "{output}");
+                        assert!(!writer_writes(piece), "{output}");
                     }
                     if skims[0].is_none() {
                         let surrogate = piece.starts_with("\\ud");

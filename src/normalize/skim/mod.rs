@@ -16,6 +16,8 @@
 //!
 //! This room owns that reading; it knows no store's fields.
 
+#[cfg(test)]
+pub(crate) mod held_pieces;
 mod text;
 
 pub(crate) use text::{plain_end, small_count, text_at, token, unescape, unescaped};
