@@ -160,34 +160,19 @@ fn members(line: &str, at: usize, done: bool) -> Option<Skimmed<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use super::super::State;
+    use super::super::{corpus_files, read_skimmed_or_parsed};
     use super::*;
+    use crate::normalize::Item;
     use crate::normalize::bench_streams::codex_stream;
-    use crate::normalize::driver::Driver;
-    use crate::normalize::framing::Lines;
     use crate::normalize::skim::held_pieces::{HELD_STRING_PIECES, writer_writes};
-    use crate::normalize::{Diagnostic, Item, Normalizer, Options, Output, RunMeta};
-
-    /// What the adapter makes of `input`, command lines skimmed or parsed.
-    fn read(input: &[u8], skim: bool) -> (Vec<Item>, RunMeta, Vec<Diagnostic>) {
-        let mut state = State::new();
-        state.skim = skim;
-        let mut normalizer = Driver::<Lines, State>::new(&Options::default(), state);
-        let mut out = Output::default();
-        normalizer.push(input, &mut out);
-        normalizer.finish(&mut out);
-        (out.items, normalizer.meta().clone(), out.diagnostics)
-    }
 
     /// The two readings of `input` alike: the same items (an output the parse holds escaped
     /// held alike; a session file's call output only the skim holds so, `rollout::skim`),
     /// run metadata with its input report, and diagnostics. How many of its lines the skim
     /// takes.
     fn alike(input: &[u8]) -> usize {
-        let skimmed = read(input, true);
-        let parsed = read(input, false);
+        let skimmed = read_skimmed_or_parsed(input, true);
+        let parsed = read_skimmed_or_parsed(input, false);
         let shown = String::from_utf8_lossy(input);
         assert_eq!(skimmed, parsed, "{shown}");
         let held = |items: &[Item]| -> Vec<Option<Vec<u8>>> {
@@ -228,24 +213,8 @@ mod tests {
     /// alike both ways, most of the bench's bytes skimmed.
     #[test]
     fn every_codex_corpus_input_and_the_bench_stream_read_alike() {
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let mut inputs = Vec::new();
-        let mut dirs = vec![corpus];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("corpus dir") {
-                let path = entry.expect("entry").path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.to_string_lossy().contains("codex")
-                    && path.extension().is_some_and(|e| e == "jsonl")
-                {
-                    inputs.push(path);
-                }
-            }
-        }
-        assert!(inputs.len() >= 20, "{inputs:?}");
         let mut taken = 0;
-        for path in &inputs {
+        for path in &corpus_files() {
             taken += alike(&std::fs::read(path).expect("fixture"));
         }
         assert!(taken >= 10, "{taken}");

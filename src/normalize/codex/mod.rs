@@ -1044,6 +1044,41 @@ fn shape(record: Record<'_>, what: &str) -> Diagnostic {
     )
 }
 
+/// What the adapter makes of `input` with its skims on or off: the skims' tests
+/// (`item.rs`, `rollout/skim.rs`) read each input both ways and compare.
+#[cfg(test)]
+fn read_skimmed_or_parsed(input: &[u8], skim: bool) -> (Vec<Item>, RunMeta, Vec<Diagnostic>) {
+    let mut state = State::new();
+    state.skim = skim;
+    let mut normalizer = Driver::<Lines, State>::new(&Options::default(), state);
+    let mut out = Output::default();
+    normalizer.push(input, &mut out);
+    normalizer.finish(&mut out);
+    (out.items, normalizer.meta().clone(), out.diagnostics)
+}
+
+/// Every `.jsonl` file of the corpus whose path names Codex: its normalize fixtures and its
+/// import stores' session files, which the skims' tests read both ways.
+#[cfg(test)]
+fn corpus_files() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("corpus dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.to_string_lossy().contains("codex")
+                && path.extension().is_some_and(|e| e == "jsonl")
+            {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 20, "{files:?}");
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
