@@ -178,6 +178,71 @@ fn normalize_of_every_fixture_on_every_core_writes_and_prints_what_one_worker_do
     );
 }
 
+/// `axt normalize --jobs 2 --replace --out <tmp>/piped` started on two FIFOs,
+/// `<tmp>/in/a.jsonl` and `b.jsonl`, which the test then writes as it means to.
+struct Piped {
+    a: PathBuf,
+    b: PathBuf,
+    out: PathBuf,
+    child: std::process::Child,
+}
+
+fn normalize_two_fifos(tmp: &Path) -> Piped {
+    let input = tmp.join("in");
+    std::fs::create_dir(&input).unwrap();
+    let (a, b) = (input.join("a.jsonl"), input.join("b.jsonl"));
+    for fifo in [&a, &b] {
+        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
+    }
+    let out = tmp.join("piped");
+    let child = Command::new(env!("CARGO_BIN_EXE_axt"))
+        .args([
+            "normalize",
+            "--jobs",
+            "2",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+        ])
+        .args([&out, &a, &b])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    Piped { a, b, out, child }
+}
+
+/// The same inputs as files (each FIFO replaced by a file of its text), normalized by one
+/// worker into `<tmp>/files`: what `--jobs 1` writes and says, and where.
+fn normalize_as_files_on_one_worker(
+    tmp: &Path,
+    inputs: [(&Path, &str); 2],
+) -> (std::process::Output, PathBuf) {
+    for (fifo, text) in inputs {
+        std::fs::remove_file(fifo).unwrap();
+        std::fs::write(fifo, text).unwrap();
+    }
+    let files = tmp.join("files");
+    let [(a, _), (b, _)] = inputs;
+    let one = axt(
+        &[
+            "normalize",
+            "--jobs",
+            "1",
+            "--clock",
+            CLOCK,
+            "--replace",
+            "--out",
+            files.to_str().unwrap(),
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    (one, files)
+}
+
 /// Two inputs of one run (a session's output given twice), the earlier a pipe still being
 /// written: the later, another pipe, is read and transcribed meanwhile (its events held
 /// until the earlier is done, not its worker waiting idle: before, its writer blocked once
@@ -200,28 +265,7 @@ fn normalize_transcribes_an_input_of_a_run_still_being_written_meanwhile_real_fi
     let (head, tail) = earlier.split_at(result_end);
     let later = format!("{head}{}{tail}", format!("{thinking}\n").repeat(8_000));
     assert!(later.len() > 1 << 20);
-    let input = tmp.path().join("in");
-    std::fs::create_dir(&input).unwrap();
-    let (a, b) = (input.join("a.jsonl"), input.join("b.jsonl"));
-    for fifo in [&a, &b] {
-        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
-    }
-    let out = tmp.path().join("piped");
-    let child = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args([
-            "normalize",
-            "--jobs",
-            "2",
-            "--clock",
-            CLOCK,
-            "--replace",
-            "--out",
-        ])
-        .args([&out, &a, &b])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let Piped { a, b, out, child } = normalize_two_fifos(tmp.path());
     let mut writing_a = std::fs::OpenOptions::new().write(true).open(&a).unwrap();
     writing_a.write_all(first_line.as_bytes()).unwrap();
     let (written, written_b) = mpsc::channel();
@@ -244,26 +288,7 @@ fn normalize_transcribes_an_input_of_a_run_still_being_written_meanwhile_real_fi
     let piped = child.wait_with_output().unwrap();
     b_read_meanwhile.expect("the later input read while the earlier was still being written");
 
-    for (fifo, text) in [(&a, &earlier), (&b, &later)] {
-        std::fs::remove_file(fifo).unwrap();
-        std::fs::write(fifo, text).unwrap();
-    }
-    let files = tmp.path().join("files");
-    let one = axt(
-        &[
-            "normalize",
-            "--jobs",
-            "1",
-            "--clock",
-            CLOCK,
-            "--replace",
-            "--out",
-            files.to_str().unwrap(),
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let (one, files) = normalize_as_files_on_one_worker(tmp.path(), [(&a, &earlier), (&b, &later)]);
     assert_eq!(piped.status.code(), one.status.code());
     let stderr = text(&piped.stderr).replace(out.to_str().unwrap(), "OUT");
     assert_eq!(
@@ -307,28 +332,7 @@ fn normalize_writes_a_held_input_once_the_earlier_names_its_run_real_fifo() {
     let (later_head, later_rest) = later.split_at(line_end(&later, 5));
     let (later_middle, later_tail) = later_rest.split_at(line_end(later_rest, 3));
     let (earlier_head, earlier_rest) = earlier.split_at(line_end(&earlier, 5));
-    let input = tmp.path().join("in");
-    std::fs::create_dir(&input).unwrap();
-    let (a, b) = (input.join("a.jsonl"), input.join("b.jsonl"));
-    for fifo in [&a, &b] {
-        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
-    }
-    let out = tmp.path().join("piped");
-    let child = Command::new(env!("CARGO_BIN_EXE_axt"))
-        .args([
-            "normalize",
-            "--jobs",
-            "2",
-            "--clock",
-            CLOCK,
-            "--replace",
-            "--out",
-        ])
-        .args([&out, &a, &b])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let Piped { a, b, out, child } = normalize_two_fifos(tmp.path());
     let mut writing_a = std::fs::OpenOptions::new().write(true).open(&a).unwrap();
     let mut writing_b = std::fs::OpenOptions::new().write(true).open(&b).unwrap();
     writing_b.write_all(later_head.as_bytes()).unwrap();
@@ -355,26 +359,7 @@ fn normalize_writes_a_held_input_once_the_earlier_names_its_run_real_fifo() {
         "the later input's run written while both inputs were still open"
     );
 
-    for (fifo, text) in [(&a, &earlier), (&b, &later)] {
-        std::fs::remove_file(fifo).unwrap();
-        std::fs::write(fifo, text).unwrap();
-    }
-    let files = tmp.path().join("files");
-    let one = axt(
-        &[
-            "normalize",
-            "--jobs",
-            "1",
-            "--clock",
-            CLOCK,
-            "--replace",
-            "--out",
-            files.to_str().unwrap(),
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let (one, files) = normalize_as_files_on_one_worker(tmp.path(), [(&a, &earlier), (&b, &later)]);
     assert_eq!(piped.status.code(), one.status.code());
     assert_eq!(
         text(&piped.stderr).replace(out.to_str().unwrap(), "OUT"),
