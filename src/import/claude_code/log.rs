@@ -266,76 +266,11 @@ impl Strings {
     }
 }
 
-/// A log's entries, in blocks of [`BLOCK`] made one at a time: a `Vec` grown by doubling
-/// held the last block's worth twice while it moved, and up to as much again unused (a
-/// session of 28,765 entries took room for 32,768), and the buffers it left behind stayed
-/// resident in the allocator. The first block grows as a `Vec` does, so that a small log
-/// takes room for what it has (a whole block each was +1 MiB of peak RSS importing 100
-/// logs of 2 MiB on two workers).
-#[derive(Default)]
-pub(super) struct Entries {
-    blocks: Vec<Vec<Entry>>,
-    len: usize,
-}
-
-/// Entries a block of [`Entries`] holds (~240 KiB).
-const BLOCK: usize = 1024;
-
-impl Entries {
-    fn push(&mut self, entry: Entry) {
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(entry),
-            _ => {
-                let mut block = match self.blocks.is_empty() {
-                    true => Vec::new(),
-                    false => Vec::with_capacity(BLOCK),
-                };
-                block.push(entry);
-                self.blocks.push(block);
-            }
-        }
-        self.len += 1;
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.len
-    }
-
-    pub(super) fn first(&self) -> Option<&Entry> {
-        self.blocks.first()?.first()
-    }
-
-    pub(super) fn last(&self) -> Option<&Entry> {
-        self.blocks.last()?.last()
-    }
-
-    pub(super) fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + Clone {
-        self.blocks.iter().flatten()
-    }
-}
-
-impl std::ops::Index<usize> for Entries {
-    type Output = Entry;
-
-    fn index(&self, at: usize) -> &Entry {
-        &self.blocks[at / BLOCK][at % BLOCK]
-    }
-}
-
-impl<'a> IntoIterator for &'a Entries {
-    type Item = &'a Entry;
-    type IntoIter = std::iter::Flatten<std::slice::Iter<'a, Vec<Entry>>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.blocks.iter().flatten()
-    }
-}
-
 /// A log file's skeleton: every entry's graph fields and where its bytes are, not its
 /// content (that is read again, entry by entry, when the run is transcribed).
 pub(super) struct Log {
     pub(super) path: PathBuf,
-    pub(super) entries: Entries,
+    pub(super) entries: Vec<Entry>,
     /// The entries' strings.
     pub(super) strings: Strings,
     /// The file's size in bytes.
@@ -348,7 +283,7 @@ impl Log {
     /// its byte range alone (no graph fields), and the transcription reports it as too
     /// large when it reads it back.
     pub(super) fn read(path: &Path) -> Result<Log, ImportError> {
-        let mut entries = Entries::default();
+        let mut entries = Vec::new();
         let mut strings = Strings::default();
         let mut full = false;
         let scanned = scan(path, |line| {
