@@ -457,16 +457,20 @@ fn short_end(bytes: &[u8], from: usize) -> Option<usize> {
 /// The escapes JSON has, by the byte after the backslash: 1 two bytes (`\"`, `\/`, `\n`,
 /// ...), 2 a `\u` its four digits decide ([`json_unicode`]), 0 none. An escaped backslash
 /// is never looked up ([`escaped_bytes`]).
-static JSON_ESCAPED: [u8; 256] = {
+static JSON_ESCAPED: [u8; 256] = escape_table(b"\"/bfnrt");
+
+/// A table of escapes by the byte after the backslash: 1 at each of `short` (two-byte
+/// escapes), 2 at `u`, 0 elsewhere ([`JSON_ESCAPED`], [`ESCAPED`]).
+const fn escape_table(short: &[u8]) -> [u8; 256] {
     let mut table = [0; 256];
     let mut at = 0;
-    while at < 7 {
-        table[b"\"/bfnrt"[at] as usize] = 1;
+    while at < short.len() {
+        table[short[at] as usize] = 1;
         at += 1;
     }
     table[b'u' as usize] = 2;
     table
-};
+}
 
 /// A `\u` escape's four digits as serde_json reads them (hex digits); with `SIMD`, none of
 /// a surrogate (simd-json refuses a lone one; a pair is not told apart here).
@@ -566,16 +570,7 @@ fn blocks_end(
 /// The escapes the writer writes, by the byte after the backslash: 1 two bytes (`\"`,
 /// `\n`, ...), 2 a `\u` its digits decide ([`writers_unicode`]), 0 any other (`\/`, what
 /// JSON has not). An escaped backslash is never looked up ([`escaped_bytes`]).
-static ESCAPED: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut at = 0;
-    while at < 6 {
-        table[b"\"bfnrt"[at] as usize] = 1;
-        at += 1;
-    }
-    table[b'u' as usize] = 2;
-    table
-};
+static ESCAPED: [u8; 256] = escape_table(b"\"bfnrt");
 
 /// A `\u` escape's digits as the writer writes them: lower-case `00xx` of a control
 /// character without a short form.
